@@ -1,0 +1,316 @@
+"""The ``kenang`` command line.
+
+Results go to stdout (a table, or JSON with ``--json``); progress and diagnostics go to
+stderr. ``run``, ``backfill`` and ``demo`` call the Prefect flows in
+``flows.pipeline``; ``sql``, ``status`` and ``verify`` are queries and never import
+Prefect. This module is the edge: it alone reads the environment (``KENANG_HOME``)
+and sets Prefect's settings before Prefect is imported.
+
+Exit codes: 0 done; 1 the run finished but something failed (a day, a verify check)
+or a stage failed; 2 bad usage or configuration; 75 another run holds the lock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from flows.config import Settings, init_home, load_settings, resolve_home
+from transforms.errors import ConfigError, KenangError, LockHeld
+
+EXIT_FAILED, EXIT_USAGE, EXIT_LOCKED = 1, 2, 75
+
+
+def _home_option(f):
+    return click.option(
+        "--home",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="kenang home (default: $KENANG_HOME, else ~/.local/share/kenang).",
+    )(f)
+
+
+def _json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")(f)
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LockHeld as exc:
+            _err(f"kenang: {exc}")
+            ctx.exit(EXIT_LOCKED)
+        except ConfigError as exc:
+            _err(f"kenang: configuration error: {exc}")
+            ctx.exit(EXIT_USAGE)
+        except KenangError as exc:
+            _err(f"kenang: {exc}")
+            ctx.exit(EXIT_FAILED)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-v", "--verbose", is_flag=True, help="Show Prefect's and kenang's logs on stderr.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
+    """kenang: remember your AI conversations.
+
+    A nightly pipeline that archives chat transcripts read-only, loads them into
+    Parquet tables with a DuckDB catalog, and never loses a file.
+    """
+    ctx.obj = {"verbose": verbose}
+
+
+def _home(home: Path | None) -> Path:
+    return resolve_home(home, os.environ)
+
+
+def _settings(home: Path | None) -> Settings:
+    return load_settings(_home(home))
+
+
+def _err(msg: str) -> None:
+    click.echo(msg, err=True)
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+
+
+def _json_default(v: Any) -> Any:
+    if isinstance(v, (dt.date, dt.datetime, dt.time)):
+        return v.isoformat()
+    if isinstance(v, (bytes, bytearray)):
+        return v.hex()
+    if isinstance(v, Path):
+        return str(v)
+    return str(v)
+
+
+# --- init ---------------------------------------------------------------------------
+
+@cli.command()
+@_home_option
+def init(home: Path | None) -> None:
+    """Create the home folders and a commented kenang.yaml."""
+    from flows.catalog import ensure_catalog
+
+    target = _home(home)
+    settings, created = init_home(target)
+    ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
+    verb = "created" if created else "kept existing"
+    click.echo(f"{verb} {settings.paths.config_file}")
+    for name in ("active", "archive", "warehouse", "quarantine"):
+        click.echo(f"  {name:<11} {getattr(settings.paths, name)}")
+    _err("next: drop transcripts into active/, then `kenang run` (or schedule the nightly flow; see README)")
+
+
+# --- run / backfill -----------------------------------------------------------------
+
+def _parse_now(value: str | None, settings: Settings) -> dt.datetime | None:
+    if value is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO-8601 time, e.g. 2026-07-20T02:30", param_hint="--now")
+    return when if when.tzinfo else when.replace(tzinfo=settings.timezone)
+
+
+def _prepare_prefect(verbose: bool) -> None:
+    """Prefect settings that must be in place before prefect is imported."""
+    # An ephemeral API can take over 20 s to start on a busy 2-core box.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    if not verbose:
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+        os.environ.setdefault("PREFECT_LOGGING_SERVER_LEVEL", "WARNING")
+
+
+def _with_progress(fn, *args, **kwargs):
+    """Call a flow with a live progress line on stderr when stderr is a terminal."""
+    from flows import progress
+
+    if sys.stderr.isatty():
+        def show(stage: str, done: int, total: int, files: int, elapsed: float) -> None:
+            rate = files / elapsed if elapsed > 0 else 0.0
+            end = "\n" if done == total else ""
+            sys.stderr.write(f"\r{stage}: {done}/{total} days, {rate:.1f} files/s{end}")
+            sys.stderr.flush()
+
+        progress.set_reporter(show)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        progress.set_reporter(None)
+
+
+@cli.command()
+@_home_option
+@click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (local zone if no offset).")
+@click.option("--dry-run", is_flag=True, help="Print what would happen and change nothing.")
+@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
+@_json_option
+@click.pass_context
+def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool, wait_s: float, as_json: bool) -> None:
+    """Run the nightly flow: ingest, quarantine, archive, load."""
+    settings = _settings(home)
+    now = _parse_now(now_s, settings)
+    if dry_run:
+        from flows import report
+
+        plan = report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc))
+        _emit_json(plan) if as_json else click.echo(report.render_dry_run(plan))
+        return
+    _prepare_prefect(ctx.obj["verbose"])
+    from flows.pipeline import nightly
+
+    t0 = time.perf_counter()
+    result = _with_progress(nightly, now=now, home=str(settings.paths.home), wait_seconds=wait_s)
+    _finish(result, as_json, time.perf_counter() - t0)
+
+
+@cli.command()
+@_home_option
+@click.option("--start", required=True, type=click.DateTime(["%Y-%m-%d"]), help="First day, YYYY-MM-DD.")
+@click.option("--end", required=True, type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
+@click.option("--only-missing", is_flag=True, help="Only days with archive files but no complete load.")
+@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
+@_json_option
+@click.pass_context
+def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.datetime, only_missing: bool, wait_s: float, as_json: bool) -> None:
+    """Re-derive the tables for a date range from the archive alone."""
+    settings = _settings(home)
+    if end < start:
+        raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
+    _prepare_prefect(ctx.obj["verbose"])
+    from flows.pipeline import backfill as backfill_flow
+
+    t0 = time.perf_counter()
+    result = _with_progress(
+        backfill_flow,
+        start=start.date(),
+        end=end.date(),
+        only_missing=only_missing,
+        home=str(settings.paths.home),
+        wait_seconds=wait_s,
+    )
+    _finish(result, as_json, time.perf_counter() - t0)
+
+
+def _finish(result: dict, as_json: bool, seconds: float) -> None:
+    from flows import report
+
+    result = {**result, "cli_seconds": round(seconds, 3)}
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(report.render_run(result))
+    if result.get("load", {}).get("failed"):
+        sys.exit(EXIT_FAILED)
+
+
+# --- queries ------------------------------------------------------------------------
+
+@cli.command()
+@_home_option
+@_json_option
+def status(home: Path | None, as_json: bool) -> None:
+    """Show pending, failed and missing days, quarantine and the last runs."""
+    from flows import report
+
+    settings = _settings(home)
+    data = report.status(settings)
+    _emit_json(data) if as_json else click.echo(report.render_status(data))
+
+
+@cli.command()
+@_home_option
+@_json_option
+def verify(home: Path | None, as_json: bool) -> None:
+    """Re-hash the archive; report missing, changed or unrecorded files."""
+    from dataclasses import asdict
+
+    from flows.archive import verify as verify_archive
+    from flows import report
+
+    settings = _settings(home)
+    rep = verify_archive(settings)
+    data = {**asdict(rep), "problems": rep.problems, "archive": str(settings.paths.archive)}
+    _emit_json(data) if as_json else click.echo(report.render_verify(data))
+    if rep.problems:
+        sys.exit(EXIT_FAILED)
+
+
+@cli.command()
+@_home_option
+@click.argument("query")
+@_json_option
+def sql(home: Path | None, query: str, as_json: bool) -> None:
+    """Run a read-only SQL query against the catalog (tables: sessions, messages, runs, ...)."""
+    import duckdb
+
+    from flows import report
+    from flows.catalog import connect_read_only
+
+    settings = _settings(home)
+    if not settings.paths.catalog.is_file():
+        raise ConfigError(f"no catalog at {settings.paths.catalog}; run `kenang init` or `kenang run` first")
+    con = connect_read_only(settings.paths.catalog)
+    try:
+        cur = con.execute(query)
+        cols = [d[0] for d in cur.description] if cur.description else []
+        rows = cur.fetchall() if cols else []
+    except duckdb.Error as exc:
+        _err(f"kenang sql: {str(exc).splitlines()[0]}")
+        sys.exit(EXIT_USAGE)
+    finally:
+        con.close()
+    if as_json:
+        _emit_json([dict(zip(cols, r)) for r in rows])
+    else:
+        click.echo(report.render_rows(cols, rows))
+
+
+# --- demo ---------------------------------------------------------------------------
+
+@cli.command()
+@_home_option
+@_json_option
+@click.pass_context
+def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
+    """Generate three weeks of sample chats and run the nightly flow on them.
+
+    The demo home defaults to ~/.local/share/kenang-demo (never your real home). It is
+    wiped and rebuilt on each call, and only if it is a demo home.
+    """
+    from flows import demo as demo_mod
+
+    target = (home or Path("~/.local/share/kenang-demo")).expanduser().resolve()
+    settings, now, written = demo_mod.prepare(target)
+    _err(f"demo home: {target}  ({written} sample files written to {settings.paths.active})")
+    _prepare_prefect(ctx.obj["verbose"])
+    from flows.pipeline import nightly
+
+    t0 = time.perf_counter()
+    result = _with_progress(nightly, now=now, home=str(target))
+    seconds = time.perf_counter() - t0
+    if as_json:
+        _emit_json({**result, "home": str(target)})
+        return
+    click.echo(demo_mod.render(settings, result, seconds))
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="kenang")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

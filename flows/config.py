@@ -1,0 +1,178 @@
+"""Configuration, resolved once at the edge.
+
+The home is ``--home``, else env ``KENANG_HOME``, else ``~/.local/share/kenang``. Its
+``kenang.yaml`` is validated against ``schemas.config.SCHEMA``; any unknown key, wrong
+type or bad timezone raises ``ConfigError`` naming the key and the file, before
+anything runs. Only the CLI calls ``resolve_home`` with the environment; everything
+below receives a frozen ``Settings``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import yaml
+
+from schemas.config import SCHEMA, Key, Section, defaults, render_yaml
+from transforms.errors import ConfigError
+from transforms.model import USER_ID_RE
+
+CONFIG_NAME = "kenang.yaml"
+DEFAULT_HOME = "~/.local/share/kenang"
+
+
+@dataclass(frozen=True)
+class Paths:
+    home: Path
+    config_file: Path
+    active: Path
+    archive: Path
+    warehouse: Path
+    quarantine: Path
+
+    @property
+    def catalog(self) -> Path:
+        return self.warehouse / "kenang.duckdb"
+
+    @property
+    def lock(self) -> Path:
+        return self.home / ".kenang.lock"
+
+
+@dataclass(frozen=True)
+class Settings:
+    paths: Paths
+    timezone: ZoneInfo
+    grace_period: timedelta
+    quiet_period: timedelta
+    default_user: str
+    max_file_bytes: int
+    values: Mapping[str, Any]
+
+
+def resolve_home(home: str | os.PathLike | None, environ: Mapping[str, str]) -> Path:
+    """--home, else KENANG_HOME, else ~/.local/share/kenang; made absolute."""
+    chosen = home or environ.get("KENANG_HOME") or DEFAULT_HOME
+    return Path(chosen).expanduser().resolve()
+
+
+def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Settings, bool]:
+    """Create the home's folders and a commented kenang.yaml; returns (settings, created_config)."""
+    home.mkdir(parents=True, exist_ok=True)
+    config_file = home / CONFIG_NAME
+    created = not config_file.exists()
+    if created:
+        tmp = config_file.with_name(f".{CONFIG_NAME}.tmp")
+        tmp.write_text(render_yaml(values=values), encoding="utf-8")
+        os.replace(tmp, config_file)
+    settings = load_settings(home)
+    for p in (settings.paths.active, settings.paths.archive, settings.paths.warehouse, settings.paths.quarantine):
+        p.mkdir(parents=True, exist_ok=True)
+    return settings, created
+
+
+def load_settings(home: Path) -> Settings:
+    """Read and validate home/kenang.yaml; ConfigError names the key and the file."""
+    config_file = home / CONFIG_NAME
+    if not config_file.is_file():
+        raise ConfigError(
+            f"no {CONFIG_NAME} in {home}: run `kenang init --home {home}` first "
+            f"(or `kenang demo` for a sample home)"
+        )
+    try:
+        raw = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{config_file}: not valid YAML: {exc}") from exc
+    if raw is None:
+        raw = {}
+    values = validate(raw, SCHEMA, str(config_file))
+    return settings_from(home, config_file, values)
+
+
+def settings_from(home: Path, config_file: Path, values: Mapping[str, Any]) -> Settings:
+    """Build Settings from validated values (also used by tests and the demo)."""
+    where = str(config_file)
+    try:
+        tz = ZoneInfo(values["timezone"])
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(
+            f"{where}: timezone: {values['timezone']!r} is not an IANA time zone "
+            f"(for example Asia/Jakarta or Europe/Amsterdam)"
+        ) from exc
+    user = values["default_user"]
+    if not USER_ID_RE.match(user):
+        raise ConfigError(
+            f"{where}: default_user: {user!r} is not a valid user id "
+            f"(lower-case letters, digits, '.', '_' or '-', at most 64)"
+        )
+
+    def place(key: str) -> Path:
+        p = Path(values["paths"][key]).expanduser()
+        return (p if p.is_absolute() else home / p).resolve()
+
+    paths = Paths(
+        home=home,
+        config_file=config_file,
+        active=place("active"),
+        archive=place("archive"),
+        warehouse=place("warehouse"),
+        quarantine=place("quarantine"),
+    )
+    return Settings(
+        paths=paths,
+        timezone=tz,
+        grace_period=timedelta(hours=values["grace_period_hours"]),
+        quiet_period=timedelta(minutes=values["quiet_period_minutes"]),
+        default_user=user,
+        max_file_bytes=int(values["limits"]["max_file_mb"] * 1024 * 1024),
+        values=values,
+    )
+
+
+def validate(raw: Any, section: Section, where: str, prefix: str = "") -> dict[str, Any]:
+    """Check raw YAML against a schema section; fill defaults; raise ConfigError on any fault."""
+    if not isinstance(raw, dict):
+        label = prefix.rstrip(".") or "the top level"
+        raise ConfigError(f"{where}: {label} must be a mapping of keys, got {type(raw).__name__}")
+    known = {k.name: k for k in section.keys}
+    unknown = sorted(str(k) for k in raw if k not in known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {prefix}{unknown[0]}"
+            f" (known here: {', '.join(prefix + k for k in known)})"
+        )
+    out: dict[str, Any] = {}
+    for name, spec in known.items():
+        if isinstance(spec, Section):
+            out[name] = validate(raw.get(name, {}) or {}, spec, where, f"{prefix}{name}.")
+            continue
+        value = raw.get(name, spec.default)
+        _check_type(value, spec, where, prefix)
+        if spec.check and (problem := spec.check(value)):
+            raise ConfigError(f"{where}: {prefix}{name}: {value!r} {problem}")
+        out[name] = value
+    return out
+
+
+def _check_type(value: Any, spec: Key, where: str, prefix: str) -> None:
+    ok = isinstance(value, spec.types) and not isinstance(value, bool)
+    if not ok:
+        wanted = " or ".join(_type_word(t) for t in spec.types)
+        raise ConfigError(
+            f"{where}: {prefix}{spec.name}: expected {wanted}, got {value!r} ({_type_word(type(value))})"
+        )
+
+
+def _type_word(t: type) -> str:
+    return {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list"}.get(
+        t, t.__name__
+    )
+
+
+def default_values() -> dict[str, Any]:
+    return defaults(SCHEMA)

@@ -1,0 +1,84 @@
+"""``kenang demo``: a sample home with three weeks of bilingual chats, run once.
+
+The home is marked with a ``.kenang-demo`` file. The demo wipes and rebuilds only a
+home carrying that mark, so it can never destroy a real archive.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from pathlib import Path
+
+from flows import report, warehouse
+from flows.config import Settings, init_home
+from schemas.tables import MESSAGES, SESSIONS
+from transforms.errors import ConfigError
+from transforms.synthetic import demo_corpus
+
+MARK = ".kenang-demo"
+DEMO_CONFIG = {"timezone": "Asia/Jakarta", "default_user": "gading"}
+
+
+def prepare(home: Path, wall_now: dt.datetime | None = None) -> tuple[Settings, dt.datetime, int]:
+    """Wipe (if a demo home) and rebuild the demo home; returns (settings, now, files written)."""
+    if home.exists() and any(home.iterdir()) and not (home / MARK).exists():
+        raise ConfigError(f"{home} exists and is not a kenang demo home; pass an empty --home for the demo")
+    if home.exists():
+        shutil.rmtree(home)
+    home.mkdir(parents=True)
+    (home / MARK).write_text("created by `kenang demo`; safe to delete\n", encoding="utf-8")
+    settings, _ = init_home(home, DEMO_CONFIG)
+    now = wall_now or dt.datetime.now(dt.timezone.utc)
+    tz = settings.timezone
+    # The newest eligible day: yesterday once the grace period has passed, else the day before.
+    end_day = (now.astimezone(tz) - settings.grace_period).date() - dt.timedelta(days=1)
+    written = 0
+    horizon = now.timestamp() - 3600
+    for f in demo_corpus(end_day=end_day, days=21, tz=tz):
+        path = settings.paths.active / f.relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if f.symlink_to is not None:
+            os.symlink(f.symlink_to, path)
+            os.utime(path, (horizon, horizon), follow_symlinks=False)
+        else:
+            path.write_bytes(f.data)
+            if f.mtime is not None:
+                mtime = f.mtime if f.expect == "not_yet" else min(f.mtime, horizon)
+                os.utime(path, (mtime, mtime))
+        written += 1
+    return settings, now, written
+
+
+def render(settings: Settings, result: dict, seconds: float) -> str:
+    """The demo's closing words: what happened, per user, and what to try next."""
+    wh = settings.paths.warehouse
+    sessions = warehouse.read(wh, SESSIONS).to_pylist()
+    messages = warehouse.read(wh, MESSAGES)
+    per_user: dict[str, list] = {}
+    for s in sessions:
+        per_user.setdefault(s["user_id"], []).append(s)
+    msg_users = messages["user_id"].to_pylist()
+    rows = []
+    for user, ss in sorted(per_user.items()):
+        days = sorted({s["date"] for s in ss})
+        rows.append((user, len(days), f"{days[0]} .. {days[-1]}", len(ss), msg_users.count(user),
+                     sum(s["redactions"] for s in ss)))
+    home = settings.paths.home
+    lines = [
+        report.render_run({**result, "cli_seconds": seconds}),
+        "",
+        "loaded per user:",
+        report.table(["user", "days", "span", "sessions", "messages", "secrets redacted"], rows),
+        "",
+        f"left in {settings.paths.active} (not yet eligible or still being written): "
+        f"{result['ingest']['waiting_day'] + result['ingest']['waiting_quiet']} file(s)",
+        "",
+        "try next:",
+        f"  kenang status --home {home}",
+        f"  kenang verify --home {home}",
+        f"  kenang sql --home {home} \"SELECT user_id, date, count(*) AS messages FROM messages GROUP BY ALL ORDER BY date DESC LIMIT 10\"",
+        f"  kenang run --home {home}        # a second run changes nothing",
+    ]
+    return "\n".join(lines)

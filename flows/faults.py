@@ -1,0 +1,34 @@
+"""Named step boundaries, for crash-injection tests.
+
+Production code calls ``checkpoint("archive.copied")`` between steps; it does nothing.
+A crash test replaces ``flows.faults.checkpoint`` in a child process with one that
+``os._exit``s at a chosen name, then proves the next run reaches the same final state.
+Call it as ``faults.checkpoint(...)`` (attribute lookup at call time) so the
+replacement takes effect everywhere.
+"""
+
+from __future__ import annotations
+
+#: Every boundary the code declares, in the order a nightly run meets them.
+BOUNDARIES = (
+    "run.locked",
+    "quarantine.copied",
+    "quarantine.sidecar",
+    "quarantine.placed",
+    "quarantine.recorded",
+    "archive.copied",
+    "archive.verified",
+    "archive.placed",
+    "archive.batch_placed",
+    "archive.recorded",
+    "archive.source_deleted",
+    "load.partition_written",
+    "load.day_done",
+    "load.ledger_written",
+    "catalog.built",
+    "run.recorded",
+)
+
+
+def checkpoint(name: str) -> None:
+    """A step boundary; a no-op outside crash tests."""

@@ -1,0 +1,161 @@
+"""Ingest: look at ``active/`` and sort every file into ready, waiting or rejected.
+
+Read-only: this stage never moves or writes anything, so ``--dry-run`` is just this
+stage plus a report.
+
+- Hidden names (a leading dot: editor swap files, kenang's own temporaries) are
+  skipped and counted, never touched.
+- A file modified within the quiet period is *waiting*, whatever its content: it may
+  still be being written, so it is not even parsed.
+- A quiet file that cannot be read (see ``docs/formats.md``) is *rejected*, with the
+  ParseError kind and reason, for the quarantine stage.
+- A quiet, readable file whose day is not yet eligible is *waiting*.
+- Everything else is *ready* for the archive.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flows.config import Settings
+from transforms.days import day_is_eligible, eligible_from, file_is_quiet
+from transforms.errors import ParseError
+from transforms.model import ResolvedSession, Session
+from transforms.parse import parse_transcript
+from transforms.resolve import resolve
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    relpath: str  # relative to active/, posix separators
+    size: int
+    mtime: float
+
+    @property
+    def folder(self) -> str | None:
+        """The first folder under active/, which names the user."""
+        head, sep, _rest = self.relpath.partition("/")
+        return head if sep else None
+
+
+@dataclass(frozen=True)
+class Ready:
+    cand: Candidate
+    resolved: ResolvedSession
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Waiting:
+    cand: Candidate
+    why: str  # 'not_quiet' | 'not_eligible'
+    day: dt.date | None = None
+    user_id: str | None = None
+    eligible_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class Rejected:
+    cand: Candidate
+    kind: str
+    reason: str
+    user_id: str | None = None
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    ready: tuple[Ready, ...] = ()
+    waiting: tuple[Waiting, ...] = ()
+    rejected: tuple[Rejected, ...] = ()
+    hidden: int = 0
+    parsed: dict[str, Session] = field(default_factory=dict)  # sha256 -> session, reused by load
+
+
+def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
+    """Classify every file under active/."""
+    ready: list[Ready] = []
+    waiting: list[Waiting] = []
+    rejected: list[Rejected] = []
+    parsed: dict[str, Session] = {}
+    hidden = 0
+    root = settings.paths.active
+    for cand, st in _walk(root):
+        if cand is None:
+            hidden += 1
+            continue
+        if not file_is_quiet(cand.mtime, wall_now, settings.quiet_period):
+            waiting.append(Waiting(cand, "not_quiet"))
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            target = os.readlink(cand.path)
+            rejected.append(Rejected(cand, "symlink", f"is a symbolic link (to {target}); kenang archives only regular files"))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            rejected.append(Rejected(cand, "not_regular", "is not a regular file (a pipe, socket or device)"))
+            continue
+        if cand.size > settings.max_file_bytes:
+            limit = settings.values["limits"]["max_file_mb"]
+            rejected.append(
+                Rejected(cand, "too_large", f"is {cand.size / 2**20:.1f} MiB, over limits.max_file_mb={limit}")
+            )
+            continue
+        try:
+            data = cand.path.read_bytes()
+            session = parse_transcript(cand.path.name, data, tz=settings.timezone)
+            rs = resolve(
+                session,
+                file_name=cand.path.name,
+                folder=cand.folder,
+                default_user=settings.default_user,
+                tz=settings.timezone,
+                mtime=cand.mtime,
+            )
+        except ParseError as exc:
+            rejected.append(Rejected(cand, exc.kind, exc.reason, _folder_user(cand)))
+            continue
+        except FileNotFoundError:
+            continue  # removed while we looked: nothing to do, nothing lost
+        if not day_is_eligible(rs.day, now, settings.timezone, settings.grace_period):
+            at = eligible_from(rs.day, settings.timezone, settings.grace_period)
+            waiting.append(Waiting(cand, "not_eligible", rs.day, rs.user_id, at))
+            continue
+        sha = hashlib.sha256(data).hexdigest()
+        parsed[sha] = session
+        ready.append(Ready(cand, rs, sha))
+    return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed)
+
+
+def _folder_user(cand: Candidate) -> str | None:
+    return cand.folder.lower() if cand.folder else None
+
+
+def _walk(root: Path):
+    """Yield (Candidate, lstat) for every entry that is not a directory; (None, None) per hidden name."""
+    if not root.is_dir():
+        return
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except FileNotFoundError:
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                yield None, None
+                continue
+            try:
+                st = e.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                stack.append(Path(e.path))
+                continue
+            path = Path(e.path)
+            yield Candidate(path, path.relative_to(root).as_posix(), st.st_size, st.st_mtime), st

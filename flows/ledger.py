@@ -1,0 +1,136 @@
+"""The day ledger and the runs table: what kenang did, and to which (user, day).
+
+- ``days`` holds, per (user, day), the last load outcome (``loaded`` or ``failed``
+  with a reason) and the archive fingerprint that load saw. A day is *missing* when
+  the archive holds files for it but the ledger has no load of exactly those files.
+  The nightly flow, ``backfill --only-missing`` and ``kenang status`` all read this
+  one definition (``day_states``).
+- ``runs`` gets one file per run, written as ``running`` when it starts and replaced
+  when it ends. A ``running`` row whose lock is free was interrupted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pyarrow as pa
+
+from flows import faults, warehouse
+from schemas.tables import ARCHIVE_FILES, DAYS, RUNS
+from transforms.ids import fingerprint
+
+DayKey = tuple[str, dt.date]
+
+
+def new_run_id(now: dt.datetime) -> str:
+    """Sortable and unique: UTC start time plus 6 random hex digits."""
+    return f"{now.astimezone(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+# --- days -----------------------------------------------------------------------
+
+def read_days(wh: Path) -> dict[DayKey, dict]:
+    return {(r["user_id"], r["date"]): r for r in warehouse.read(wh, DAYS).to_pylist()}
+
+
+def write_days(wh: Path, updates: Iterable[Mapping]) -> int:
+    """Merge updated (user, day) rows into the ledger and rewrite it whole."""
+    updates = list(updates)
+    if not updates:
+        return 0
+    rows = read_days(wh)
+    for u in updates:
+        rows[(u["user_id"], u["date"])] = dict(u)
+    ordered = [rows[k] for k in sorted(rows)]
+    warehouse.write_file(warehouse.single_file(wh, DAYS), pa.Table.from_pylist(ordered, schema=DAYS.schema), DAYS)
+    faults.checkpoint("load.ledger_written")
+    return len(updates)
+
+
+@dataclass(frozen=True)
+class ArchivedDay:
+    user_id: str
+    date: dt.date
+    paths: tuple[str, ...]
+    shas: tuple[str, ...]
+
+    @property
+    def fingerprint(self) -> str:
+        return archive_fingerprint(self.paths, self.shas)
+
+
+def archive_fingerprint(paths: Iterable[str], shas: Iterable[str]) -> str:
+    return fingerprint(f"{p}\0{s}" for p, s in zip(paths, shas))
+
+
+def archived_days(wh: Path, where: str = "", params: Iterable = ()) -> dict[DayKey, ArchivedDay]:
+    """Every (user, day) the archive record holds, with its files."""
+    grouped: dict[DayKey, list[tuple[str, str]]] = {}
+    data = warehouse.read(wh, ARCHIVE_FILES, where, params)
+    for user, day, path, sha in zip(
+        data["user_id"].to_pylist(), data["date"].to_pylist(), data["path"].to_pylist(), data["sha256"].to_pylist()
+    ):
+        grouped.setdefault((user, day), []).append((path, sha))
+    out = {}
+    for key, files in grouped.items():
+        files.sort()
+        out[key] = ArchivedDay(key[0], key[1], tuple(p for p, _ in files), tuple(s for _, s in files))
+    return out
+
+
+def day_state(archived: ArchivedDay | None, ledger_row: Mapping | None) -> str:
+    """'loaded', 'failed' or 'missing' for one (user, day)."""
+    if ledger_row is None:
+        return "missing"
+    if ledger_row["status"] == "failed":
+        return "failed"
+    if archived is not None and ledger_row["archive_fingerprint"] != archived.fingerprint:
+        return "missing"
+    return "loaded"
+
+
+# --- runs -----------------------------------------------------------------------
+
+@dataclass
+class RunRecord:
+    run_id: str
+    flow: str
+    parameters: dict
+    started_at: dt.datetime
+    counts: dict
+    status: str = "running"
+    finished_at: dt.datetime | None = None
+    error: str | None = None
+
+    def row(self) -> dict:
+        return {
+            "run_id": self.run_id,
+            "flow": self.flow,
+            "parameters": json.dumps(self.parameters, sort_keys=True, default=str),
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "status": self.status,
+            "counts": json.dumps(self.counts, sort_keys=True, default=str),
+            "error": self.error,
+            "date": self.started_at.astimezone(dt.timezone.utc).date(),
+        }
+
+
+def write_run(wh: Path, run: RunRecord) -> None:
+    path = warehouse.partition_file(wh, RUNS, run.started_at.astimezone(dt.timezone.utc).date(), name=run.run_id)
+    warehouse.write_file(path, pa.Table.from_pylist([run.row()], schema=RUNS.schema), RUNS)
+
+
+def read_runs(wh: Path, limit: int = 10) -> list[dict]:
+    rows = warehouse.read(wh, RUNS).to_pylist()
+    rows.sort(key=lambda r: r["started_at"], reverse=True)
+    return rows[:limit]

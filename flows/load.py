@@ -1,0 +1,184 @@
+"""Load: re-derive a (user, day)'s ``sessions`` and ``messages`` from its archived files.
+
+This is the one day-level code path. The nightly flow feeds it the days whose archive
+changed (or that failed before); a backfill feeds it a date range found in the archive
+folders alone. Either way a day is parsed from the archive, never from ``active/``.
+
+- A partition is written only when its content fingerprint (all columns but
+  ``run_id``) differs from the ledger's, so rerunning writes nothing.
+- An archived file whose bytes no longer match the record, or a recorded file that
+  is gone, fails the day with a reason and leaves its partition as it was.
+- A day that fails does not stop the others.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+from flows import faults, warehouse
+from flows.config import Settings
+from flows.ledger import ArchivedDay, DayKey
+from schemas.tables import MESSAGES, SESSIONS
+from transforms.errors import ParseError
+from transforms.model import Session
+from transforms.parse import parse_transcript
+from transforms.resolve import resolve
+from transforms.rows import SourceFile, build_day_rows
+
+
+@dataclass(frozen=True)
+class DayOutcome:
+    user_id: str
+    date: dt.date
+    status: str  # 'loaded' | 'unchanged' | 'failed'
+    sessions: int = 0
+    messages: int = 0
+    files: int = 0
+    redactions: int = 0
+    reason: str | None = None
+    ledger_row: Mapping | None = None
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    days: tuple[DayOutcome, ...] = ()
+    seconds: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(d.status == status for d in self.days)
+
+    @property
+    def messages(self) -> int:
+        return sum(d.messages for d in self.days if d.status != "failed")
+
+    @property
+    def sessions(self) -> int:
+        return sum(d.sessions for d in self.days if d.status != "failed")
+
+
+Progress = Callable[[int, int, int], None]  # (days done, days total, files done)
+
+
+def load_days(
+    settings: Settings,
+    days: Iterable[ArchivedDay],
+    ledger: Mapping[DayKey, Mapping],
+    run_id: str,
+    parsed: Mapping[str, Session] | None = None,
+    progress: Progress | None = None,
+    check_hashes: bool = False,
+) -> LoadResult:
+    """Load each day; check_hashes re-hashes archived files first (backfill)."""
+    days = list(days)
+    t0 = time.perf_counter()
+    out: list[DayOutcome] = []
+    files_done = 0
+    for i, day in enumerate(days, 1):
+        outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, parsed or {}, check_hashes)
+        out.append(outcome)
+        files_done += len(day.paths)
+        faults.checkpoint("load.day_done")
+        if progress:
+            progress(i, len(days), files_done)
+    return LoadResult(tuple(out), time.perf_counter() - t0)
+
+
+def load_day(
+    settings: Settings,
+    day: ArchivedDay,
+    ledger_row: Mapping | None,
+    run_id: str,
+    parsed: Mapping[str, Session],
+    check_hashes: bool,
+) -> DayOutcome:
+    now = dt.datetime.now(dt.timezone.utc)
+    base = {
+        "user_id": day.user_id,
+        "date": day.date,
+        "archive_fingerprint": day.fingerprint,
+        "run_id": run_id,
+        "updated_at": now,
+    }
+    try:
+        items = []
+        for relpath, sha in zip(day.paths, day.shas):
+            items.append(_read_archived(settings, relpath, sha, day, parsed, check_hashes))
+    except _DayFailure as exc:
+        row = {**base, "status": "failed", "content_fingerprint": None, "sessions": 0, "messages": 0, "reason": str(exc)}
+        return DayOutcome(day.user_id, day.date, "failed", files=len(day.paths), reason=str(exc), ledger_row=row)
+
+    rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id)
+    n_sessions, n_messages = rows.sessions.num_rows, rows.messages.num_rows
+    unchanged = (
+        ledger_row is not None
+        and ledger_row["status"] == "loaded"
+        and ledger_row["content_fingerprint"] == rows.fingerprint
+        and _partition_exists(settings.paths.warehouse, day)
+    )
+    if not unchanged:
+        wh = settings.paths.warehouse
+        warehouse.write_partition(wh, SESSIONS, rows.sessions, day.date, day.user_id)
+        warehouse.write_partition(wh, MESSAGES, rows.messages, day.date, day.user_id)
+    if unchanged and ledger_row["archive_fingerprint"] == day.fingerprint:
+        return DayOutcome(day.user_id, day.date, "unchanged", n_sessions, n_messages, len(day.paths), rows.redactions)
+    row = {
+        **base,
+        "status": "loaded",
+        "content_fingerprint": rows.fingerprint,
+        "sessions": n_sessions,
+        "messages": n_messages,
+        "reason": None,
+    }
+    if unchanged:  # same rows, new archive state (an identical copy recorded): ledger only
+        row["run_id"] = ledger_row["run_id"]
+    status = "unchanged" if unchanged else "loaded"
+    return DayOutcome(day.user_id, day.date, status, n_sessions, n_messages, len(day.paths), rows.redactions, ledger_row=row)
+
+
+class _DayFailure(Exception):
+    pass
+
+
+def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay, parsed: Mapping[str, Session], check_hashes: bool):
+    path = settings.paths.archive / relpath
+    if not path.is_file():
+        raise _DayFailure(f"archived file {relpath} is missing; run `kenang verify`")
+    session = parsed.get(sha)
+    if session is None or check_hashes:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise _DayFailure(f"cannot read archived file {relpath}: {exc.strerror}") from exc
+        if hashlib.sha256(data).hexdigest() != sha:
+            raise _DayFailure(f"archived file {relpath} changed since it was archived; run `kenang verify`")
+        if session is None:
+            try:
+                session = parse_transcript(path.name, data, tz=settings.timezone)
+            except ParseError as exc:
+                raise _DayFailure(f"archived file {relpath} no longer parses: {exc.reason}") from exc
+    rs = resolve(
+        session,
+        file_name=path.name,
+        folder=None if day.user_id == settings.default_user else day.user_id,
+        default_user=settings.default_user,
+        tz=settings.timezone,
+        mtime=path.stat().st_mtime,
+        fixed_day=day.date,
+    )
+    if rs.user_id != day.user_id:
+        raise _DayFailure(
+            f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder"
+        )
+    return rs, SourceFile(relpath, sha)
+
+
+def _partition_exists(wh: Path, day: ArchivedDay) -> bool:
+    return warehouse.partition_file(wh, MESSAGES, day.date, day.user_id).is_file() and warehouse.partition_file(
+        wh, SESSIONS, day.date, day.user_id
+    ).is_file()
+

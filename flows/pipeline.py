@@ -1,0 +1,226 @@
+"""The Prefect flows: ``nightly`` and ``backfill``. They only wire.
+
+nightly:  ingest → quarantine → archive → load → catalog
+backfill: survey the archive → load → catalog
+
+Tasks work per batch (one ingest, one archive batch, loads in batches of days), so
+Prefect's per-task overhead stays small. I/O tasks retry, and only on
+``TransientError``; pure work is never retried. LLM tasks (later stages) carry the
+``llm`` tag, which the README limits to concurrency 1.
+
+Every run takes the run lock and writes a ``runs`` row when it starts and when it
+ends; a failure is re-raised as ``StageFailed`` naming the stage and the run id.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Iterator
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
+
+from flows import archive, catalog, faults, ingest, ledger, load, plan, progress, quarantine
+from flows.config import Settings, load_settings, resolve_home
+from flows.fsio import sweep_tmp
+from flows.lock import run_lock
+from transforms.errors import KenangError, StageFailed, TransientError
+
+LOAD_BATCH_DAYS = 32
+
+
+def _only_transient(task, task_run, state) -> bool:
+    """Prefect retry condition: retry TransientError, nothing else."""
+    try:
+        state.result()
+    except TransientError:
+        return True
+    except BaseException:
+        return False
+    return False
+
+
+_IO = dict(cache_policy=NO_CACHE, retries=3, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_only_transient)
+
+
+@task(name="ingest", cache_policy=NO_CACHE)
+def ingest_task(settings: Settings, now: dt.datetime) -> ingest.IngestResult:
+    return ingest.scan(settings, now, time.time())
+
+
+@task(name="quarantine", **_IO)
+def quarantine_task(settings: Settings, rejected, run_id: str, now: dt.datetime) -> quarantine.QuarantineResult:
+    return quarantine.quarantine_batch(settings, rejected, run_id, now)
+
+
+@task(name="archive", **_IO)
+def archive_task(settings: Settings, ready, run_id: str) -> archive.ArchiveResult:
+    return archive.archive_batch(settings, ready, run_id)
+
+
+@task(name="adopt", **_IO)
+def adopt_task(settings: Settings, rows) -> int:
+    return archive.record(settings, list(rows))
+
+
+@task(name="load", **_IO)
+def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_hashes: bool, offset: int, total: int):
+    def tick(done: int, _n: int, files: int) -> None:
+        progress.report("load", offset + done, total, files)
+
+    return load.load_days(settings, days, ledger_rows, run_id, parsed, tick, check_hashes)
+
+
+@task(name="ledger", **_IO)
+def ledger_task(settings: Settings, outcomes) -> int:
+    return ledger.write_days(settings.paths.warehouse, [o.ledger_row for o in outcomes if o.ledger_row])
+
+
+@task(name="catalog", **_IO)
+def catalog_task(settings: Settings) -> bool:
+    return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
+
+
+@dataclass
+class RunState:
+    """What a run did, stage by stage; becomes the runs row's counts and the CLI's table."""
+
+    run_id: str
+    flow: str
+    stage: str = "start"
+    counts: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+
+    @contextmanager
+    def stage_of(self, name: str) -> Iterator[None]:
+        self.stage = name
+        t0 = time.perf_counter()
+        progress.start(name)
+        yield
+        self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - t0, 4)
+
+
+@contextmanager
+def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seconds: float) -> Iterator[RunState]:
+    """Lock, record the run as running, and record how it ended."""
+    started = ledger.utcnow()
+    run = RunState(ledger.new_run_id(started), flow_name)
+    record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts)
+    t0 = time.perf_counter()
+    with run_lock(settings.paths.lock, run.run_id, wait_seconds):
+        faults.checkpoint("run.locked")
+        for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse):
+            sweep_tmp(root)  # leftovers of a crashed run; only safe under the lock
+        ledger.write_run(settings.paths.warehouse, record)
+        try:
+            yield run
+        except BaseException as exc:
+            record.status, record.finished_at = "failed", ledger.utcnow()
+            record.error = f"{run.stage}: {type(exc).__name__}: {exc}"[:2000]
+            run.counts["seconds"] = run.seconds
+            _safe_write_run(settings, record)
+            if isinstance(exc, (KenangError, OSError)) and not isinstance(exc, StageFailed):
+                raise StageFailed(run.stage, run.run_id, str(exc)) from exc
+            raise
+        run.counts["seconds"] = run.seconds
+        run.counts["wall_seconds"] = round(time.perf_counter() - t0, 4)
+        record.status, record.finished_at = "completed", ledger.utcnow()
+        ledger.write_run(settings.paths.warehouse, record)
+        faults.checkpoint("run.recorded")
+
+
+def _safe_write_run(settings: Settings, record: ledger.RunRecord) -> None:
+    try:
+        ledger.write_run(settings.paths.warehouse, record)
+    except OSError:
+        pass  # the original error matters more; the row stays 'running' = interrupted
+
+
+def _settings(home: str | None) -> Settings:
+    # The flow is the edge for deployment runs, so it may read the environment.
+    return load_settings(resolve_home(home, os.environ))
+
+
+def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, check_hashes: bool) -> load.LoadResult:
+    days = list(days)
+    outcomes: list[load.DayOutcome] = []
+    for i in range(0, len(days), LOAD_BATCH_DAYS):
+        batch = days[i : i + LOAD_BATCH_DAYS]
+        res = load_task(settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days))
+        outcomes.extend(res.days)
+    ledger_task(settings, quote(outcomes))
+    return load.LoadResult(tuple(outcomes))
+
+
+def _load_counts(res: load.LoadResult) -> dict:
+    return {
+        "days": len(res.days),
+        "loaded": res.count("loaded"),
+        "unchanged": res.count("unchanged"),
+        "failed": res.count("failed"),
+        "sessions": res.sessions,
+        "messages": res.messages,
+        "redactions": sum(d.redactions for d in res.days),
+        "failures": [
+            {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.reason}
+            for d in res.days
+            if d.status == "failed"
+        ],
+    }
+
+
+@flow(name="nightly", log_prints=False)
+def nightly(now: dt.datetime | None = None, home: str | None = None, wait_seconds: float = 0.0) -> dict:
+    """Archive every eligible, quiet transcript in active/ and load its day."""
+    settings = _settings(home)
+    now = now or ledger.utcnow()
+    params = {"now": now.isoformat(), "home": str(settings.paths.home)}
+    with pipeline_run(settings, "nightly", params, wait_seconds) as run:
+        with run.stage_of("ingest"):
+            found = ingest_task(settings, now)
+            run.counts["ingest"] = {
+                "ready": len(found.ready),
+                "waiting_quiet": sum(w.why == "not_quiet" for w in found.waiting),
+                "waiting_day": sum(w.why == "not_eligible" for w in found.waiting),
+                "rejected": len(found.rejected),
+                "hidden": found.hidden,
+            }
+        with run.stage_of("quarantine"):
+            q = quarantine_task(settings, quote(found.rejected), run.run_id, now)
+            run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items]}
+        with run.stage_of("archive"):
+            a = archive_task(settings, quote(found.ready), run.run_id)
+            run.counts["archive"] = {k: v for k, v in asdict(a).items() if k != "days"}
+        with run.stage_of("load"):
+            days, ledger_rows = plan.pending_days(settings)
+            run.counts["load"] = _load_counts(_load_all(settings, run, days, ledger_rows, found.parsed, False))
+        with run.stage_of("catalog"):
+            run.counts["catalog_rebuilt"] = catalog_task(settings)
+    return {"run_id": run.run_id, "flow": "nightly", **run.counts}
+
+
+@flow(name="backfill", log_prints=False)
+def backfill(
+    start: dt.date, end: dt.date, only_missing: bool = False, home: str | None = None, wait_seconds: float = 0.0
+) -> dict:
+    """Re-derive the tables for [start, end] from the archive alone."""
+    settings = _settings(home)
+    if end < start:
+        raise ValueError(f"end {end} is before start {start}")
+    params = {"start": start.isoformat(), "end": end.isoformat(), "only_missing": only_missing, "home": str(settings.paths.home)}
+    with pipeline_run(settings, "backfill", params, wait_seconds) as run:
+        with run.stage_of("survey"):
+            found = plan.survey(settings, start, end, only_missing, run.run_id)
+            adopted = adopt_task(settings, quote(found.adopt)) if found.adopt else 0
+            run.counts["survey"] = {"days": len(found.days), "adopted_files": adopted}
+        with run.stage_of("load"):
+            res = _load_all(settings, run, found.days, found.ledger, {}, True)
+            run.counts["load"] = _load_counts(res)
+        with run.stage_of("catalog"):
+            run.counts["catalog_rebuilt"] = catalog_task(settings)
+    return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -1,0 +1,106 @@
+"""Which days a run should load, decided from the archive record and the day ledger.
+
+Pure reads, no Prefect: the flows, ``--dry-run`` and ``kenang status`` share them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Mapping
+
+from flows import ledger
+from flows.archive import list_archive
+from flows.config import Settings
+from flows.fsio import sha256_file
+from flows.ledger import ArchivedDay, DayKey, archived_days, day_state
+
+
+def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, dict]]:
+    """Days whose archive changed since their last load, or whose last load failed."""
+    days = ledger.read_days(settings.paths.warehouse)
+    todo = [
+        a for key, a in sorted(archived_days(settings.paths.warehouse).items())
+        if day_state(a, days.get(key)) != "loaded"
+    ]
+    return todo, days
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What a backfill found in the archive folders of its range."""
+
+    days: tuple[ArchivedDay, ...]
+    adopt: tuple[dict, ...]  # archive_files rows for files on disk with no record
+    ledger: Mapping[DayKey, dict]
+
+
+def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool, run_id: str) -> Survey:
+    """Days with archived files in [start, end], from the folders alone; adopt unrecorded files."""
+    wh = settings.paths.warehouse
+    recorded = archived_days(wh, "date BETWEEN ? AND ?", [start, end])
+    known = {p for a in recorded.values() for p in a.paths}
+    now = dt.datetime.now(dt.timezone.utc)
+    adopt = []
+    files: dict[DayKey, list[tuple[str, str]]] = {
+        k: list(zip(a.paths, a.shas)) for k, a in recorded.items()
+    }
+    for d in list_archive(settings, start, end):
+        if d.relpath in known:
+            continue
+        st = d.path.stat()
+        sha = sha256_file(d.path)
+        adopt.append(
+            {
+                "path": d.relpath,
+                "user_id": d.user_id,
+                "date": d.day,
+                "size": st.st_size,
+                "sha256": sha,
+                "original_path": None,
+                "run_id": run_id,
+                "archived_at": now,
+            }
+        )
+        files.setdefault((d.user_id, d.day), []).append((d.relpath, sha))
+    days_ledger = ledger.read_days(wh)
+    days = []
+    for key in sorted(files):
+        pairs = sorted(files[key])
+        a = ArchivedDay(key[0], key[1], tuple(p for p, _ in pairs), tuple(s for _, s in pairs))
+        if only_missing and day_state(a, days_ledger.get(key)) == "loaded":
+            continue
+        days.append(a)
+    return Survey(tuple(days), tuple(adopt), days_ledger)
+
+
+@dataclass(frozen=True)
+class DayStatus:
+    user_id: str
+    date: dt.date
+    state: str  # loaded | failed | missing
+    files: int
+    reason: str | None
+    run_id: str | None
+
+
+def day_statuses(settings: Settings) -> list[DayStatus]:
+    """Every (user, day) the archive record or the ledger knows, with its state."""
+    wh = settings.paths.warehouse
+    archived = archived_days(wh)
+    rows = ledger.read_days(wh)
+    out = []
+    for key in sorted(set(archived) | set(rows)):
+        a, row = archived.get(key), rows.get(key)
+        state = day_state(a, row)
+        out.append(
+            DayStatus(
+                key[0],
+                key[1],
+                state,
+                len(a.paths) if a else 0,
+                row["reason"] if row else None,
+                row["run_id"] if row else None,
+            )
+        )
+    return out

@@ -1,0 +1,42 @@
+"""Progress of long work: days done out of total, and files per second.
+
+Stages call ``report(stage, done, total, files)``. By default that logs a line at most
+every few seconds (what a Prefect worker's log wants); the CLI installs a live bar on
+stderr instead. Only counts travel here, never transcript text.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable
+
+Reporter = Callable[[str, int, int, int, float], None]  # stage, done, total, files, elapsed
+
+log = logging.getLogger("kenang")
+
+_reporter: Reporter | None = None
+_started: dict[str, float] = {}
+_last_log = 0.0
+
+
+def set_reporter(reporter: Reporter | None) -> None:
+    global _reporter
+    _reporter = reporter
+
+
+def start(stage: str) -> None:
+    _started[stage] = time.perf_counter()
+
+
+def report(stage: str, done: int, total: int, files: int) -> None:
+    global _last_log
+    elapsed = time.perf_counter() - _started.setdefault(stage, time.perf_counter())
+    if _reporter is not None:
+        _reporter(stage, done, total, files, elapsed)
+        return
+    now = time.monotonic()
+    if done == total or now - _last_log >= 5:
+        _last_log = now
+        rate = files / elapsed if elapsed > 0 else 0.0
+        log.info("%s: %d/%d days, %.1f files/s", stage, done, total, rate)

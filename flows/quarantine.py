@@ -1,0 +1,165 @@
+"""Quarantine: files kenang cannot read leave ``active/`` with a reason, never silently.
+
+A rejected file goes to ``<quarantine>/YYYY-MM-DD/<flattened relative path>`` (the day
+of the run, in the configured zone) with a sidecar ``<name>.reason.json`` that says
+what was wrong, and a row in the ``quarantine`` table. It moves with the same
+copy-verify-then-delete steps as the archive, so nothing is lost even if quarantine
+sits on another filesystem. A symlink is moved as a link (its target is never read).
+The night goes on with every other file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import pyarrow as pa
+
+from flows import faults, warehouse
+from flows.config import Settings
+from flows.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy
+from flows.ingest import Rejected
+from schemas.tables import QUARANTINE
+
+SIDECAR = ".reason.json"
+
+
+@dataclass(frozen=True)
+class QuarantineResult:
+    moved: int = 0
+    recorded: int = 0
+    by_kind: tuple[tuple[str, int], ...] = ()
+    items: tuple[tuple[str, str, str], ...] = ()  # (original relpath, kind, reason)
+
+
+def quarantine_batch(settings: Settings, rejected: Iterable[Rejected], run_id: str, now: dt.datetime) -> QuarantineResult:
+    """Move each rejected file to quarantine with a sidecar; record; delete sources."""
+    rejected = list(rejected)
+    if not rejected:
+        return QuarantineResult()
+    day = now.astimezone(settings.timezone).date()
+    dest_dir = settings.paths.quarantine / day.isoformat()
+    stamp = dt.datetime.now(dt.timezone.utc)
+    done: list[tuple[Rejected, dict, str | None]] = []
+    for rej in rejected:
+        name = rej.cand.relpath.replace("/", "__")
+        if rej.kind == "symlink":
+            target = _move_link(rej.cand.path, dest_dir / name)
+            sha, size = None, None
+        else:
+            placed = safe_copy(rej.cand.path, dest_dir, name, checkpoint_prefix="quarantine")
+            target, sha, size = placed.path, placed.sha256, placed.size
+        sidecar = {
+            "original_path": rej.cand.relpath,
+            "kind": rej.kind,
+            "reason": rej.reason,
+            "sha256": sha,
+            "size": size,
+            "run_id": run_id,
+            "quarantined_at": stamp.isoformat(),
+            "what_to_do": _advice(rej.kind),
+        }
+        atomic_write_bytes(
+            target.with_name(target.name + SIDECAR),
+            (json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n").encode(),
+        )
+        faults.checkpoint("quarantine.sidecar")
+        row = {
+            "path": target.relative_to(settings.paths.quarantine).as_posix(),
+            "original_path": rej.cand.relpath,
+            "user_id": rej.user_id,
+            "size": size,
+            "sha256": sha,
+            "kind": rej.kind,
+            "reason": rej.reason,
+            "run_id": run_id,
+            "quarantined_at": stamp,
+            "date": day,
+        }
+        done.append((rej, row, sha))
+    recorded = _record(settings, [row for _, row, _ in done], day, run_id)
+    faults.checkpoint("quarantine.recorded")
+    moved = 0
+    for rej, _row, sha in done:
+        if sha is None or remove_source(rej.cand.path, sha):
+            moved += 1
+    kinds: dict[str, int] = {}
+    for rej in rejected:
+        kinds[rej.kind] = kinds.get(rej.kind, 0) + 1
+    return QuarantineResult(
+        moved,
+        recorded,
+        tuple(sorted(kinds.items())),
+        tuple((r.cand.relpath, r.kind, r.reason) for r in rejected),
+    )
+
+
+def _record(settings: Settings, rows: list[dict], day: dt.date, run_id: str) -> int:
+    """One file per run and day; a (path, sha256) already recorded is not recorded again."""
+    wh = settings.paths.warehouse
+    seen = {(r["path"], r["sha256"]) for r in warehouse.read(wh, QUARANTINE).to_pylist()}
+    fresh = [r for r in rows if (r["path"], r["sha256"]) not in seen]
+    if fresh:
+        path = warehouse.partition_file(wh, QUARANTINE, day, name=run_id)
+        warehouse.write_file(path, pa.Table.from_pylist(fresh, schema=QUARANTINE.schema), QUARANTINE)
+    return len(fresh)
+
+
+def _move_link(src: Path, dest: Path) -> Path:
+    """Move a symlink itself (never its target), across filesystems if need be."""
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if dest.is_symlink() and os.readlink(dest) == os.readlink(src):
+            src.unlink()
+            return dest
+        n = 2
+        while dest.exists() or dest.is_symlink():
+            dest = dest.with_name(f"{dest.name}-{n}")
+            n += 1
+        try:
+            os.rename(src, dest)
+        except OSError:
+            os.symlink(os.readlink(src), dest)
+            src.unlink()
+        fsync_dir(dest.parent)
+        faults.checkpoint("quarantine.placed")
+        return dest
+    except OSError as exc:
+        raise io_error(f"moving symlink {src} to quarantine", exc) from exc
+
+
+def _advice(kind: str) -> str:
+    return {
+        "bad_utf8": "re-save the file as UTF-8, then move it back into active/",
+        "bad_json": "fix the broken line (or remove it), then move the file back into active/",
+        "bad_record": "each line needs an object with 'role' and 'content'; fix it and move it back",
+        "no_messages": "the file has no turns; add '## user' / '## assistant' turns or delete it",
+        "empty": "the file is empty; delete it if that is expected",
+        "unknown_extension": "kenang reads .md and .jsonl; rename or convert the file",
+        "bad_frontmatter": "fix the YAML between the '---' lines, then move the file back",
+        "bad_timestamp": "use ISO-8601 (2026-07-19T10:37:12+07:00) or epoch seconds",
+        "bad_user_id": "user ids are lower-case letters, digits, '.', '_' or '-'",
+        "bad_session_id": "session ids are one line without '/' or '\\\\'",
+        "symlink": "copy the real file into active/ instead of linking it",
+        "too_large": "raise limits.max_file_mb in kenang.yaml if this really is a transcript",
+        "not_regular": "only regular files are read",
+    }.get(kind, "fix the file and move it back into active/")
+
+
+def list_quarantine(settings: Settings) -> list[dict]:
+    """Every sidecar in quarantine, newest first (read-only)."""
+    root = settings.paths.quarantine
+    out = []
+    if root.is_dir():
+        for p in sorted(root.rglob(f"*{SIDECAR}"), reverse=True):
+            try:
+                info = json.loads(p.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            info["path"] = p.relative_to(root).as_posix()[: -len(SIDECAR)]
+            out.append(info)
+    return out

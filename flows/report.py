@@ -1,0 +1,221 @@
+"""What the CLI prints: status, dry-run plans, run summaries and query results.
+
+Builders return plain dicts (the ``--json`` output); renderers turn them into text
+tables. Only counts, ids, paths and reasons appear, never transcript text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any, Iterable, Sequence
+
+from flows import ingest, ledger, plan
+from flows.config import Settings
+from flows.lock import holder
+from flows.quarantine import list_quarantine
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A plain aligned text table."""
+    cells = [[_cell(v) for v in r] for r in rows]
+    widths = [len(h) for h in headers]
+    for r in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, r)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*headers), fmt.format(*("-" * w for w in widths))]
+    lines += [fmt.format(*r) for r in cells]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3f}".rstrip("0").rstrip(".")
+    if isinstance(v, dt.datetime):
+        return v.isoformat(sep=" ", timespec="seconds")
+    text = str(v).replace("\n", " ")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def render_rows(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    if not cols:
+        return "(no result)"
+    out = table(cols, rows)
+    return f"{out}\n({len(rows)} row{'s' if len(rows) != 1 else ''})"
+
+
+# --- dry run ---------------------------------------------------------------------
+
+def dry_run(settings: Settings, now: dt.datetime) -> dict:
+    """What a nightly run at `now` would do, computed without changing anything."""
+    found = ingest.scan(settings, now, time.time())
+    pending, _ = plan.pending_days(settings)
+    new_days = {(r.resolved.user_id, r.resolved.day) for r in found.ready}
+    return {
+        "now": now.isoformat(),
+        "archive": [
+            {
+                "file": r.cand.relpath,
+                "user_id": r.resolved.user_id,
+                "date": r.resolved.day.isoformat(),
+                "messages": len(r.resolved.session.messages),
+                "day_source": r.resolved.day_source,
+            }
+            for r in found.ready
+        ],
+        "quarantine": [{"file": r.cand.relpath, "kind": r.kind, "reason": r.reason} for r in found.rejected],
+        "waiting": [_waiting(w) for w in found.waiting],
+        "load_days": sorted(
+            {f"{u}/{d.isoformat()}" for u, d in new_days} | {f"{a.user_id}/{a.date.isoformat()}" for a in pending}
+        ),
+        "hidden_skipped": found.hidden,
+    }
+
+
+def _waiting(w: ingest.Waiting) -> dict:
+    out = {"file": w.cand.relpath, "why": w.why}
+    if w.day:
+        out.update(user_id=w.user_id, date=w.day.isoformat(), eligible_at=w.eligible_at.isoformat())
+    return out
+
+
+def render_dry_run(p: dict) -> str:
+    parts = [f"dry run at {p['now']}: nothing was changed"]
+    parts.append(f"\nwould archive {len(p['archive'])} file(s):")
+    if p["archive"]:
+        parts.append(table(["file", "user", "day", "messages", "day from"], [
+            (a["file"], a["user_id"], a["date"], a["messages"], a["day_source"]) for a in p["archive"]
+        ]))
+    parts.append(f"\nwould quarantine {len(p['quarantine'])} file(s):")
+    if p["quarantine"]:
+        parts.append(table(["file", "kind", "reason"], [(q["file"], q["kind"], q["reason"]) for q in p["quarantine"]]))
+    parts.append(f"\nwould leave {len(p['waiting'])} file(s) alone:")
+    if p["waiting"]:
+        parts.append(table(["file", "why", "day", "eligible at"], [
+            (w["file"], w["why"], w.get("date"), w.get("eligible_at")) for w in p["waiting"]
+        ]))
+    parts.append(f"\nwould load {len(p['load_days'])} day(s): {', '.join(p['load_days'][:20])}"
+                 + (" ..." if len(p["load_days"]) > 20 else ""))
+    return "\n".join(parts)
+
+
+# --- run summary -----------------------------------------------------------------
+
+def render_run(r: dict) -> str:
+    rows = []
+    if "ingest" in r:
+        i = r["ingest"]
+        rows.append(("ingest", f"{i['ready']} ready, {i['waiting_day']} waiting for their day, "
+                     f"{i['waiting_quiet']} still being written, {i['rejected']} unreadable"))
+    if "survey" in r:
+        s = r["survey"]
+        rows.append(("survey", f"{s['days']} day(s) to derive, {s['adopted_files']} unrecorded file(s) adopted"))
+    if "quarantine" in r:
+        rows.append(("quarantine", f"{r['quarantine']['moved']} moved"))
+    if "archive" in r:
+        a = r["archive"]
+        rows.append(("archive", f"{a['placed']} archived, {a['already_there']} already there, "
+                     f"{a['sources_deleted']} source(s) removed, {a['bytes']} bytes"))
+    ld = r.get("load", {})
+    if ld:
+        rows.append(("load", f"{ld['days']} day(s): {ld['loaded']} loaded, {ld['unchanged']} unchanged, "
+                     f"{ld['failed']} failed; {ld['sessions']} sessions, {ld['messages']} messages, "
+                     f"{ld['redactions']} secret(s) redacted"))
+    rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
+    secs = r.get("seconds", {})
+    out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
+           f"(stages {sum(secs.values()):.1f} s)", table(["stage", "result"], rows)]
+    items = r.get("quarantine", {}).get("items", [])
+    if items:
+        out.append("\nquarantined:")
+        out.append(table(["file", "kind", "reason"], items))
+    if ld.get("failures"):
+        out.append("\nfailed days:")
+        out.append(table(["user", "day", "reason"], [(f["user_id"], f["date"], f["reason"]) for f in ld["failures"]]))
+    return "\n".join(out)
+
+
+# --- status ----------------------------------------------------------------------
+
+def status(settings: Settings) -> dict:
+    wh = settings.paths.warehouse
+    now = dt.datetime.now(dt.timezone.utc)
+    found = ingest.scan(settings, now, time.time())
+    days = plan.day_statuses(settings)
+    lock = holder(settings.paths.lock)
+    runs = ledger.read_runs(wh, limit=10)
+    for r in runs:
+        if r["status"] == "running" and (not lock or lock.get("run_id") != r["run_id"]):
+            r["status"] = "interrupted"
+    q = list_quarantine(settings)
+    return {
+        "home": str(settings.paths.home),
+        "running": lock,
+        "pending": [_waiting(w) for w in found.waiting] + [
+            {"file": r.cand.relpath, "why": "ready", "user_id": r.resolved.user_id, "date": r.resolved.day.isoformat()}
+            for r in found.ready
+        ],
+        "unreadable_in_active": [{"file": r.cand.relpath, "kind": r.kind, "reason": r.reason} for r in found.rejected],
+        "days": {
+            "loaded": sum(d.state == "loaded" for d in days),
+            "failed": [_day(d) for d in days if d.state == "failed"],
+            "missing": [_day(d) for d in days if d.state == "missing"],
+        },
+        "quarantine": q,
+        "runs": [
+            {k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs
+        ],
+    }
+
+
+def _day(d: plan.DayStatus) -> dict:
+    return {"user_id": d.user_id, "date": d.date.isoformat(), "files": d.files, "reason": d.reason}
+
+
+def render_status(s: dict) -> str:
+    out = [f"home: {s['home']}"]
+    if s["running"]:
+        out.append(f"a run is in progress: {s['running'].get('run_id')} (pid {s['running'].get('pid')})")
+    d = s["days"]
+    out.append(f"days: {d['loaded']} loaded, {len(d['failed'])} failed, {len(d['missing'])} missing")
+    if s["pending"]:
+        out.append(f"\npending in active/ ({len(s['pending'])}):")
+        out.append(table(["file", "why", "user", "day"], [
+            (p["file"], p["why"], p.get("user_id"), p.get("date")) for p in s["pending"]
+        ]))
+    if s["unreadable_in_active"]:
+        out.append(f"\nunreadable in active/, quarantined at the next run ({len(s['unreadable_in_active'])}):")
+        out.append(table(["file", "kind"], [(u["file"], u["kind"]) for u in s["unreadable_in_active"]]))
+    for state in ("failed", "missing"):
+        if d[state]:
+            out.append(f"\n{state} days:")
+            out.append(table(["user", "day", "files", "reason"], [
+                (x["user_id"], x["date"], x["files"], x["reason"]) for x in d[state]
+            ]))
+    if d["missing"] or d["failed"]:
+        out.append("fix: `kenang backfill --start D --end D --only-missing` reloads them from the archive")
+    if s["quarantine"]:
+        out.append(f"\nquarantine ({len(s['quarantine'])}):")
+        out.append(table(["file", "kind", "reason"], [(q["path"], q["kind"], q["reason"]) for q in s["quarantine"][:20]]))
+    out.append("\nlast runs:")
+    out.append(table(["run", "flow", "status", "started", "finished"], [
+        (r["run_id"], r["flow"], r["status"], r["started_at"], r["finished_at"]) for r in s["runs"]
+    ]) if s["runs"] else "(none yet)")
+    return "\n".join(out)
+
+
+def render_verify(v: dict) -> str:
+    out = [f"verified {v['checked']} archived file(s) in {v['archive']}: {v['ok']} ok"]
+    for key, label in (("missing", "MISSING (recorded, not on disk)"), ("changed", "CHANGED (bytes differ from the record)"),
+                       ("unrecorded", "UNRECORDED (on disk, not in the record)")):
+        if v[key]:
+            out.append(f"\n{label}: {len(v[key])}")
+            out += [f"  {p}" for p in v[key]]
+    if v["writable"]:
+        out.append(f"\nwarning: {len(v['writable'])} archived file(s) are writable (expected 0444)")
+    if v["leftover_tmp"]:
+        out.append(f"\nnote: {len(v['leftover_tmp'])} temporary file(s) from an interrupted run; the next run removes them")
+    out.append("\nOK" if not v["problems"] else f"\n{v['problems']} problem(s)")
+    return "\n".join(out)

@@ -1,0 +1,112 @@
+"""Parquet tables under ``warehouse/``: the source of truth.
+
+Every write is a whole file, written to a temporary name beside its final one and
+``os.replace``d (``flows.fsio.atomic_write``), so a reader sees either the old
+partition or the new one, never half. Temporary names start with a dot and end in
+``.tmp``-free names that do not match ``*.parquet`` globs of readers.
+
+Reads use an in-memory DuckDB connection over ``read_parquet`` globs. They never open
+``kenang.duckdb``, so the pipeline can neither block nor be blocked by a notebook.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Iterable
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from flows import faults
+from flows.fsio import TMP_PREFIX, atomic_write, io_error
+from schemas.tables import TABLES, Table
+
+_PARQUET_OPTS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
+
+
+def table_dir(warehouse: Path, table: Table) -> Path:
+    return warehouse / table.name
+
+
+def partition_file(warehouse: Path, table: Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
+    """Where a partition lives: user_day -> date=/user_id=/data.parquet, date -> date=/<name>.parquet."""
+    base = table_dir(warehouse, table) / f"date={day.isoformat()}"
+    if table.layout == "user_day":
+        return base / f"user_id={user_id}" / "data.parquet"
+    if table.layout == "date":
+        return base / f"{name}.parquet"
+    raise ValueError(f"{table.name} is not partitioned")
+
+
+def single_file(warehouse: Path, table: Table) -> Path:
+    return warehouse / f"{table.name}.parquet"
+
+
+def glob(warehouse: Path, table: Table) -> str:
+    if table.layout == "single":
+        return str(single_file(warehouse, table))
+    return str(table_dir(warehouse, table) / "**" / "*.parquet")
+
+
+def has_files(warehouse: Path, table: Table) -> bool:
+    if table.layout == "single":
+        return single_file(warehouse, table).is_file()
+    root = table_dir(warehouse, table)
+    return root.is_dir() and any(p.suffix == ".parquet" and not p.name.startswith(TMP_PREFIX) for p in root.rglob("*.parquet"))
+
+
+def write_file(path: Path, data: pa.Table, table: Table) -> None:
+    """Write one Parquet file atomically, cast to the declared schema."""
+    data = data.select(table.schema.names).cast(table.schema)
+    try:
+        atomic_write(path, lambda tmp: pq.write_table(data, tmp, **_PARQUET_OPTS))
+    except OSError as exc:
+        raise io_error(f"writing {path}", exc) from exc
+
+
+def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
+    path = partition_file(warehouse, table, day, user_id, name)
+    write_file(path, data, table)
+    faults.checkpoint("load.partition_written")
+    return path
+
+
+def read(warehouse: Path, table: Table, where: str = "", params: Iterable = ()) -> pa.Table:
+    """Rows of a table (optionally filtered by a SQL WHERE clause) as pyarrow, typed as declared."""
+    if not has_files(warehouse, table):
+        return table.schema.empty_table()
+    hive = "true" if table.layout != "single" else "false"
+    sql = (
+        f"SELECT {', '.join(_quote(n) for n in table.schema.names)} FROM read_parquet(?, "
+        f"hive_partitioning={hive}, union_by_name=true) {('WHERE ' + where) if where else ''}"
+    )
+    con = duckdb.connect(":memory:")
+    try:
+        result = con.sql(sql, params=[glob(warehouse, table), *params]).to_arrow_table()
+    finally:
+        con.close()
+    return _conform(result, table)
+
+
+def read_file(path: Path, table: Table) -> pa.Table:
+    """One Parquet file of a table, typed as declared (missing newer columns read as NULL)."""
+    data = pq.read_table(path)
+    for f in table.schema:
+        if f.name not in data.column_names:
+            data = data.append_column(f.name, pa.nulls(data.num_rows, f.type))
+    return _conform(data.select(table.schema.names), table)
+
+
+def _conform(data: pa.Table, table: Table) -> pa.Table:
+    # DuckDB hands back TIMESTAMPTZ and DATE with its own metadata; cast to the declaration.
+    return data.cast(table.schema) if data.schema != table.schema else data
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def tables() -> dict[str, Table]:
+    return TABLES

@@ -1,0 +1,1 @@
+"""Declarations, made once: table schemas, the config schema, and shipped data files."""

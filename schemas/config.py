@@ -1,0 +1,127 @@
+"""The kenang.yaml schema, declared once.
+
+``kenang init`` renders the commented file from this declaration, and
+``flows.config`` validates a loaded file against it, so a key, its type, its default
+and its comment live in one place. Unknown keys are errors: a typo must never be
+silently ignored in a tool that deletes originals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+Check = Callable[[Any], "str | None"]
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    types: tuple[type, ...]
+    default: Any
+    comment: str
+    check: Check | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    keys: tuple["Key | Section", ...]
+    comment: str
+
+
+def _non_negative(v: Any) -> str | None:
+    return None if v >= 0 else "must be >= 0"
+
+
+def _positive(v: Any) -> str | None:
+    return None if v > 0 else "must be > 0"
+
+
+def _non_empty(v: Any) -> str | None:
+    return None if str(v).strip() else "must not be empty"
+
+
+CONFIG_VERSION = 1
+
+SCHEMA = Section(
+    "",
+    (
+        Key("timezone", (str,), "Asia/Jakarta", "IANA name; days are cut in this zone"),
+        Key(
+            "grace_period_hours",
+            (int, float),
+            2,
+            "day D is eligible once D has ended here and this many hours passed",
+            _non_negative,
+        ),
+        Key(
+            "quiet_period_minutes",
+            (int, float),
+            10,
+            "never touch a file modified more recently than this",
+            _non_negative,
+        ),
+        Key("default_user", (str,), "default", "owner of files that name no user"),
+        Section(
+            "paths",
+            (
+                Key("active", (str,), "active", "where agents drop transcripts", _non_empty),
+                Key("archive", (str,), "archive", "read-only originals; may be a NAS mount", _non_empty),
+                Key("warehouse", (str,), "warehouse", "Parquet tables and kenang.duckdb", _non_empty),
+                Key("quarantine", (str,), "quarantine", "files kenang could not read, with a reason", _non_empty),
+            ),
+            "relative to the home unless absolute (archive may be a NAS mount)",
+        ),
+        Section(
+            "limits",
+            (
+                Key(
+                    "max_file_mb",
+                    (int, float),
+                    200,
+                    "a transcript bigger than this goes to quarantine",
+                    _positive,
+                ),
+            ),
+            "guards against files that are not transcripts",
+        ),
+    ),
+    "",
+)
+
+
+def defaults(section: Section = SCHEMA) -> dict[str, Any]:
+    """The default configuration as a plain nested dict."""
+    out: dict[str, Any] = {}
+    for k in section.keys:
+        out[k.name] = defaults(k) if isinstance(k, Section) else k.default
+    return out
+
+
+def render_yaml(section: Section = SCHEMA, indent: int = 0, values: dict[str, Any] | None = None) -> str:
+    """The commented kenang.yaml that `kenang init` writes; values override the defaults."""
+    values = values or {}
+    lines: list[str] = []
+    if indent == 0:
+        lines += [
+            "# kenang configuration. Every key is optional: a key left out takes its default.",
+            "# Unknown keys are an error, so a typo never passes silently.",
+        ]
+    pad = " " * indent
+    width = max((len(k.name) for k in section.keys if isinstance(k, Key)), default=0)
+    for k in section.keys:
+        if isinstance(k, Section):
+            lines.append(f"{pad}{k.name}:{' ' * 6}# {k.comment}")
+            lines.append(render_yaml(k, indent + 2, values.get(k.name)).rstrip("\n"))
+        else:
+            value = _yaml_scalar(values.get(k.name, k.default))
+            head = f"{pad}{k.name}: {value}"
+            lines.append(f"{head:<{indent + width + 16}}# {k.comment}")
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)

@@ -1,0 +1,191 @@
+"""Every table kenang writes, declared once as a pyarrow schema.
+
+DuckDB view types and Polars casts are generated from these declarations; nothing
+else spells a column list. Columns are append-only: a new column goes at the end, and
+readers use ``union_by_name`` so older partitions (without it) read as NULL. Changing
+or removing a column bumps ``TABLES_VERSION`` and needs a migration.
+
+Layout under ``warehouse/`` (``Table.layout``):
+
+- ``user_day``: ``<table>/date=YYYY-MM-DD/user_id=<u>/data.parquet``. One file per
+  (user, day) partition, always written whole, so a rerun replaces, never appends.
+- ``date``: ``<table>/date=YYYY-MM-DD/<run_id>.parquet``. One file per run that
+  touched that date (runs, quarantine events).
+- ``single``: ``<table>.parquet``. A small ledger rewritten whole.
+
+Every table carries ``user_id`` except ``runs`` (a run spans users), so every row a
+user can query is scoped by user.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+TABLES_VERSION = 1
+
+_TS = pa.timestamp("us", tz="UTC")
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    schema: pa.Schema
+    layout: str  # 'user_day' | 'date' | 'single'
+    doc: str
+
+
+SESSIONS = Table(
+    "sessions",
+    pa.schema(
+        [
+            pa.field("session_id", pa.string(), nullable=False),
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("agent", pa.string()),
+            pa.field("date", pa.date32(), nullable=False),
+            pa.field("started_at", _TS),
+            pa.field("ended_at", _TS),
+            pa.field("message_count", pa.int32(), nullable=False),
+            pa.field("source_format", pa.string(), nullable=False),
+            pa.field("archive_path", pa.string(), nullable=False),
+            pa.field("sha256", pa.string(), nullable=False),
+            pa.field("run_id", pa.string(), nullable=False),
+            pa.field("day_source", pa.string(), nullable=False),
+            pa.field("redactions", pa.int32(), nullable=False),
+        ]
+    ),
+    "user_day",
+    "One row per transcript session; its day is the archive folder it lives in.",
+)
+
+MESSAGES = Table(
+    "messages",
+    pa.schema(
+        [
+            pa.field("message_id", pa.string(), nullable=False),
+            pa.field("session_id", pa.string(), nullable=False),
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("date", pa.date32(), nullable=False),
+            pa.field("ts", _TS),
+            pa.field("role", pa.string(), nullable=False),
+            pa.field("seq", pa.int32(), nullable=False),
+            pa.field("content", pa.string(), nullable=False),
+            pa.field("run_id", pa.string(), nullable=False),
+            pa.field("redactions", pa.int32(), nullable=False),
+        ]
+    ),
+    "user_day",
+    "One row per message, content redacted; message_id is a content hash.",
+)
+
+ARCHIVE_FILES = Table(
+    "archive_files",
+    pa.schema(
+        [
+            pa.field("path", pa.string(), nullable=False),
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("date", pa.date32(), nullable=False),
+            pa.field("size", pa.int64(), nullable=False),
+            pa.field("sha256", pa.string(), nullable=False),
+            pa.field("original_path", pa.string()),
+            pa.field("run_id", pa.string(), nullable=False),
+            pa.field("archived_at", _TS, nullable=False),
+        ]
+    ),
+    "user_day",
+    "The record of every file in the archive; `kenang verify` checks the archive against it.",
+)
+
+DAYS = Table(
+    "days",
+    pa.schema(
+        [
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("date", pa.date32(), nullable=False),
+            pa.field("status", pa.string(), nullable=False),  # 'loaded' | 'failed'
+            pa.field("archive_fingerprint", pa.string(), nullable=False),
+            pa.field("content_fingerprint", pa.string()),
+            pa.field("sessions", pa.int32(), nullable=False),
+            pa.field("messages", pa.int32(), nullable=False),
+            pa.field("reason", pa.string()),
+            pa.field("run_id", pa.string(), nullable=False),
+            pa.field("updated_at", _TS, nullable=False),
+        ]
+    ),
+    "single",
+    "The day ledger: per (user, day), the last load outcome and the archive state it saw.",
+)
+
+RUNS = Table(
+    "runs",
+    pa.schema(
+        [
+            pa.field("run_id", pa.string(), nullable=False),
+            pa.field("flow", pa.string(), nullable=False),
+            pa.field("parameters", pa.string(), nullable=False),  # JSON object
+            pa.field("started_at", _TS, nullable=False),
+            pa.field("finished_at", _TS),
+            pa.field("status", pa.string(), nullable=False),  # running|completed|failed
+            pa.field("counts", pa.string(), nullable=False),  # JSON object
+            pa.field("error", pa.string()),
+            pa.field("date", pa.date32(), nullable=False),
+        ]
+    ),
+    "date",
+    "One row per flow run; readers trust rows of completed runs.",
+)
+
+QUARANTINE = Table(
+    "quarantine",
+    pa.schema(
+        [
+            pa.field("path", pa.string(), nullable=False),
+            pa.field("original_path", pa.string(), nullable=False),
+            pa.field("user_id", pa.string()),
+            pa.field("size", pa.int64()),
+            pa.field("sha256", pa.string()),
+            pa.field("kind", pa.string(), nullable=False),
+            pa.field("reason", pa.string(), nullable=False),
+            pa.field("run_id", pa.string(), nullable=False),
+            pa.field("quarantined_at", _TS, nullable=False),
+            pa.field("date", pa.date32(), nullable=False),
+        ]
+    ),
+    "date",
+    "One row per file moved to quarantine, with the reason its sidecar also holds.",
+)
+
+TABLES: dict[str, Table] = {
+    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE)
+}
+
+_DUCKDB_TYPES = {
+    pa.string(): "VARCHAR",
+    pa.date32(): "DATE",
+    _TS: "TIMESTAMPTZ",
+    pa.int32(): "INTEGER",
+    pa.int64(): "BIGINT",
+    pa.float64(): "DOUBLE",
+    pa.bool_(): "BOOLEAN",
+}
+
+
+def duckdb_type(dtype: pa.DataType) -> str:
+    """The DuckDB type name of a pyarrow type used in these schemas."""
+    if pa.types.is_list(dtype):
+        return duckdb_type(dtype.value_type) + "[]"
+    try:
+        return _DUCKDB_TYPES[dtype]
+    except KeyError:
+        raise TypeError(f"no DuckDB type declared for {dtype}") from None
+
+
+def duckdb_columns(table: Table) -> list[tuple[str, str]]:
+    """(column, DuckDB type) pairs in declaration order."""
+    return [(f.name, duckdb_type(f.type)) for f in table.schema]
+
+
+def empty(table: Table) -> pa.Table:
+    """A zero-row pyarrow table with the declared schema."""
+    return table.schema.empty_table()

@@ -1,0 +1,39 @@
+"""Content-hash ids, so that rerunning anything is a no-op.
+
+An id is the sha256 of a canonical encoding of the fields that make the thing what it
+is, never of where or when kenang saw it. ``message_id`` deliberately leaves out
+``seq``: the n-th identical (role, ts, content) in a session is told apart by its
+occurrence number instead, so a newer copy of a transcript with messages inserted
+earlier still maps old messages to their old ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Iterable
+
+
+def _digest(*parts: object) -> str:
+    payload = json.dumps(parts, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def message_id(user_id: str, session_id: str, role: str, ts: datetime | None, content: str, occurrence: int) -> str:
+    ts_key = ts.isoformat(timespec="microseconds") if ts is not None else ""
+    return _digest("message", user_id, session_id, role, ts_key, content, occurrence)[:32]
+
+
+def fingerprint(items: Iterable[str]) -> str:
+    """Order-independent fingerprint of a set of strings (sha256 of the sorted items)."""
+    return _digest("set", *sorted(items))
+
+
+def row_fingerprint(rows: Iterable[tuple]) -> str:
+    """Fingerprint of rows in order; callers sort them first."""
+    h = hashlib.sha256()
+    for row in rows:
+        h.update(json.dumps(row, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()

@@ -1,0 +1,57 @@
+"""Decide a parsed session's owner, id and day.
+
+Owner: the file's own ``user_id``, else the first folder under ``active/`` (or the
+user folder in the archive), else ``default_user``. Id: the file's ``session_id``,
+else the file name without its extension. Day: see ``transforms.days``; once a file is
+archived, its archive folder is the day, so a later change of time zone never moves
+archived sessions between days.
+"""
+
+from __future__ import annotations
+
+from datetime import date, tzinfo
+
+from transforms.days import session_day
+from transforms.errors import ParseError
+from transforms.model import USER_ID_RE, ResolvedSession, Session
+
+
+def folder_user(name: str | None) -> str | None:
+    """The user a folder name gives, validated; None for no folder."""
+    if name is None:
+        return None
+    user = name.strip().lower()
+    if not USER_ID_RE.match(user):
+        raise ParseError(
+            f"folder {name!r} does not name a valid user (lower-case letters, digits, '.', '_' or '-'); "
+            f"rename the folder or set user_id in the file",
+            kind="bad_user_id",
+        )
+    return user
+
+
+def file_stem(file_name: str) -> str:
+    stem, dot, _ext = file_name.rpartition(".")
+    return stem if dot and stem else file_name
+
+
+def resolve(
+    session: Session,
+    *,
+    file_name: str,
+    folder: str | None,
+    default_user: str,
+    tz: tzinfo,
+    mtime: float,
+    fixed_day: date | None = None,
+) -> ResolvedSession:
+    """Owner, id and day of a session; fixed_day is the archive folder's day when loading."""
+    user = session.user_id or folder_user(folder) or default_user
+    day, source = session_day(session.first_ts, file_name, mtime, tz)
+    return ResolvedSession(
+        session=session,
+        session_id=session.session_id or file_stem(file_name),
+        user_id=user,
+        day=fixed_day or day,
+        day_source=source,
+    )

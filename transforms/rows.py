@@ -1,0 +1,134 @@
+"""Turn one (user, day)'s resolved sessions into ``sessions`` and ``messages`` rows.
+
+A partition is built whole from every archived file of that user and day, so a rerun
+replaces it rather than appending. Sessions that share a ``session_id`` (a transcript
+archived again with more turns) are merged: their messages are unioned by
+``message_id`` and renumbered, so nothing is counted twice.
+
+Message content is redacted here, before any row exists. The partition's
+fingerprint covers every column except ``run_id``, so an unchanged day is recognised
+and not rewritten.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Sequence
+
+import pyarrow as pa
+
+from schemas.tables import MESSAGES, SESSIONS
+from transforms.ids import message_id, row_fingerprint
+from transforms.model import ResolvedSession
+from transforms.redact import redact
+
+_FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    archive_path: str  # relative to the archive root, posix separators
+    sha256: str
+
+
+@dataclass(frozen=True)
+class DayRows:
+    sessions: pa.Table
+    messages: pa.Table
+    fingerprint: str
+    redactions: int
+
+
+def build_day_rows(
+    items: Sequence[tuple[ResolvedSession, SourceFile]], *, user_id: str, day: date, run_id: str
+) -> DayRows:
+    """Rows for one (user, day) partition from its resolved sessions."""
+    by_id: dict[str, list[tuple[ResolvedSession, SourceFile]]] = {}
+    for rs, src in sorted(items, key=lambda it: (it[0].session_id, it[1].archive_path)):
+        by_id.setdefault(rs.session_id, []).append((rs, src))
+
+    session_rows: list[dict] = []
+    message_rows: list[dict] = []
+    total_redactions = 0
+    for sid, group in by_id.items():
+        merged = _merge_messages(group, user_id=user_id, session_id=sid)
+        first_rs, first_src = group[0]
+        stamps = [m["ts"] for m in merged if m["ts"] is not None]
+        redactions = sum(m["redactions"] for m in merged)
+        total_redactions += redactions
+        session_rows.append(
+            {
+                "session_id": sid,
+                "user_id": user_id,
+                "agent": next((rs.session.agent for rs, _ in group if rs.session.agent), None),
+                "date": day,
+                "started_at": min(stamps) if stamps else None,
+                "ended_at": max(stamps) if stamps else None,
+                "message_count": len(merged),
+                "source_format": first_rs.session.source_format,
+                "archive_path": first_src.archive_path,
+                "sha256": first_src.sha256,
+                "run_id": run_id,
+                "day_source": first_rs.day_source,
+                "redactions": redactions,
+            }
+        )
+        for seq, m in enumerate(merged):
+            message_rows.append(
+                {
+                    "message_id": m["message_id"],
+                    "session_id": sid,
+                    "user_id": user_id,
+                    "date": day,
+                    "ts": m["ts"],
+                    "role": m["role"],
+                    "seq": seq,
+                    "content": m["content"],
+                    "run_id": run_id,
+                    "redactions": m["redactions"],
+                }
+            )
+
+    sessions = pa.Table.from_pylist(session_rows, schema=SESSIONS.schema)
+    messages = pa.Table.from_pylist(message_rows, schema=MESSAGES.schema)
+    return DayRows(sessions, messages, _fingerprint(session_rows, message_rows), total_redactions)
+
+
+def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id: str, session_id: str) -> list[dict]:
+    seen: dict[str, dict] = {}
+    order = 0
+    for rs, _src in group:
+        occurrences: Counter = Counter()
+        for msg in rs.session.messages:
+            ts = msg.ts.astimezone(timezone.utc) if msg.ts is not None else None
+            key = (msg.role, ts, msg.content)
+            mid = message_id(user_id, session_id, msg.role, ts, msg.content, occurrences[key])
+            occurrences[key] += 1
+            if mid in seen:
+                continue
+            red = redact(msg.content)
+            seen[mid] = {
+                "message_id": mid,
+                "ts": ts,
+                "role": msg.role,
+                "content": red.text,
+                "redactions": red.count,
+                "order": order,
+            }
+            order += 1
+    # Timestamped messages in time order; untimestamped ones keep their file order.
+    rows = list(seen.values())
+    if len(group) > 1:
+        rows.sort(key=lambda r: (r["ts"] or _FAR_FUTURE, r["order"]))
+    return rows
+
+
+def _fingerprint(session_rows: list[dict], message_rows: list[dict]) -> str:
+    def strip(row: dict) -> tuple:
+        return tuple((k, v) for k, v in row.items() if k != "run_id")
+
+    return row_fingerprint(
+        [("s",) + strip(r) for r in session_rows] + [("m",) + strip(r) for r in message_rows]
+    )
