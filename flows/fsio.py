@@ -7,8 +7,9 @@ Invariants:
   checksum-verified against the source and made read-only (rclone move semantics).
   It works the same across filesystems because it never relies on ``rename`` of the
   source: the copy is always made, so a NAS mount behaves like a local folder.
-- Temporary names start with ``.kenang-tmp-`` so scanners and globs skip them, and a
-  later run sweeps leftovers of a crashed one.
+- Temporary names start with ``.kenang-tmp-`` and end in ``.part``, so neither
+  kenang's scanners nor a reader's ``**/*.parquet`` glob can pick one up, and a later
+  run sweeps leftovers of a crashed one.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def fsync_dir(path: Path) -> None:
 
 
 def tmp_name(final: Path) -> Path:
-    return final.with_name(f"{TMP_PREFIX}{secrets.token_hex(4)}-{final.name}")
+    """A hidden sibling name that no reader's glob (*.parquet, *.md) can match."""
+    return final.with_name(f"{TMP_PREFIX}{secrets.token_hex(4)}-{final.name}.part")
 
 
 def atomic_write_bytes(final: Path, data: bytes, mode: int | None = None) -> None:

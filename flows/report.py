@@ -16,9 +16,9 @@ from flows.lock import holder
 from flows.quarantine import list_quarantine
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A plain aligned text table."""
-    cells = [[_cell(v) for v in r] for r in rows]
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int | None = 80) -> str:
+    """A plain aligned text table; cells longer than max_width are cut with '...'."""
+    cells = [[_cell(v, max_width) for v in r] for r in rows]
     widths = [len(h) for h in headers]
     for r in cells:
         widths = [max(w, len(c)) for w, c in zip(widths, r)]
@@ -28,7 +28,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _cell(v: Any) -> str:
+def _cell(v: Any, max_width: int | None) -> str:
     if v is None:
         return ""
     if isinstance(v, float):
@@ -36,7 +36,7 @@ def _cell(v: Any) -> str:
     if isinstance(v, dt.datetime):
         return v.isoformat(sep=" ", timespec="seconds")
     text = str(v).replace("\n", " ")
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if max_width is None or len(text) <= max_width else text[: max_width - 3] + "..."
 
 
 def render_rows(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -126,7 +126,7 @@ def render_run(r: dict) -> str:
     rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
     secs = r.get("seconds", {})
     out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
-           f"(stages {sum(secs.values()):.1f} s)", table(["stage", "result"], rows)]
+           f"(stages {sum(secs.values()):.1f} s)", table(["stage", "result"], rows, max_width=None)]
     items = r.get("quarantine", {}).get("items", [])
     if items:
         out.append("\nquarantined:")

@@ -2,8 +2,8 @@
 
 Every write is a whole file, written to a temporary name beside its final one and
 ``os.replace``d (``flows.fsio.atomic_write``), so a reader sees either the old
-partition or the new one, never half. Temporary names start with a dot and end in
-``.tmp``-free names that do not match ``*.parquet`` globs of readers.
+partition or the new one, never half. Temporary names end in ``.part``, so a reader's
+``**/*.parquet`` glob never lists a half-written file.
 
 Reads use an in-memory DuckDB connection over ``read_parquet`` globs. They never open
 ``kenang.duckdb``, so the pipeline can neither block nor be blocked by a notebook.

@@ -6,8 +6,8 @@ the rest ``None``; the resolution against folder names and config happens later,
 ``transforms.resolve``, so that parsing stays a function of the bytes alone.
 
 Invariants:
-- ``Message.ts`` is timezone-aware or ``None``. A naive timestamp in a file is a
-  parse error, never guessed.
+- ``Message.ts`` is timezone-aware or ``None``. A naive timestamp in a file is read in
+  the configured ``timezone`` (the zone the user lives in), never in the machine's.
 - ``Message.seq`` is the 0-based position in the file, gap-free.
 - ``Message.role`` is lower-case and non-empty; ``content`` may be empty only when
   the file says so, and a session always has at least one message.

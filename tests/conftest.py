@@ -1,0 +1,45 @@
+"""Shared fixtures: a kenang home in tmp_path, and one Prefect test server per session.
+
+Prefect is pointed at a private PREFECT_HOME before it is imported, so tests never
+touch ~/.prefect. Flow tests use the session-scoped ``prefect_api`` fixture; its URL
+is also handed to child processes (crash and lock tests) so they skip starting an
+ephemeral server of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_PREFECT_HOME = tempfile.mkdtemp(prefix="kenang-test-prefect-")
+os.environ["PREFECT_HOME"] = _PREFECT_HOME
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
+os.environ.pop("KENANG_HOME", None)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def prefect_api():
+    """A Prefect API for the whole session; yields its URL."""
+    from prefect.settings import PREFECT_API_URL
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=None):
+        yield PREFECT_API_URL.value()
+    shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
+
+
+@pytest.fixture
+def home(tmp_path: Path):
+    """A fresh, initialised kenang home (Asia/Jakarta, default user 'default')."""
+    from flows.config import init_home
+
+    settings, _ = init_home(tmp_path / "home")
+    return settings

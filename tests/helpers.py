@@ -1,0 +1,94 @@
+"""Test helpers: drop transcripts into a home, and snapshot a home's whole state."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from flows import warehouse
+from flows.config import Settings
+from schemas.tables import TABLES
+
+JAKARTA = dt.timezone(dt.timedelta(hours=7))
+NOW = dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA)  # 2026-07-19 eligible, 2026-07-20 not
+OLD = (NOW - dt.timedelta(days=1)).timestamp()  # an mtime well past any quiet period
+VOLATILE = {"run_id", "archived_at", "updated_at", "quarantined_at"}
+
+
+def md(day: str, hhmm: str, *turns: tuple[str, str], session_id: str | None = None, user_id: str | None = None) -> bytes:
+    """A markdown transcript whose turns start at day hhmm (+07:00), a minute apart."""
+    head = []
+    if session_id or user_id:
+        head = ["---"] + ([f"session_id: {session_id}"] if session_id else []) + (
+            [f"user_id: {user_id}"] if user_id else []
+        ) + ["---"]
+    start = dt.datetime.fromisoformat(f"{day}T{hhmm[:2]}:{hhmm[2:]}:00+07:00")
+    body = [f"Parent Day: [[{day}]]", ""]
+    for i, (role, text) in enumerate(turns):
+        body += [f"## {role} · {(start + dt.timedelta(minutes=i)).isoformat()}", text, ""]
+    return ("\n".join(head + body)).encode()
+
+
+def jsonl(*records: dict) -> bytes:
+    return ("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n").encode()
+
+
+def drop(settings: Settings, relpath: str, data: bytes, mtime: float | None = OLD) -> Path:
+    """Write a file under active/ with the given mtime (None: now, i.e. still being written)."""
+    path = settings.paths.active / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def scenario(settings: Settings) -> None:
+    """A night with every kind of file: good ones of two users, bad ones, and ones to leave alone."""
+    drop(settings, "2026-07-19-1037.md", md("2026-07-19", "1037", ("user", "Pagi! Lanjut setup Proxmox."),
+                                            ("assistant", "Oke, buka Options > Start order."),
+                                            session_id="2026-07-19-1037"))
+    drop(settings, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?"),
+                                                    ("assistant", "Ya."), ("user", "password: hunter2-test")))
+    drop(settings, "rina/chat.jsonl", jsonl(
+        {"role": "user", "content": "Kak, jadwal sahur besok jam 3?", "timestamp": "2026-07-19T21:00:00+07:00", "user_id": "rina"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Jam 03.00 ya."}], "timestamp": 1784470000},
+    ))
+    drop(settings, "broken.jsonl", b'{"role": "user", "content": "hi"}\n{"role": "assist')
+    drop(settings, "latin1.md", "## user\ncaf\xe9\n".encode("latin-1"))
+    link = settings.paths.active / "linked.md"
+    os.symlink("/etc/hostname", link)
+    os.utime(link, (OLD, OLD), follow_symlinks=False)
+    drop(settings, "2026-07-20-0100.md", md("2026-07-20", "0100", ("user", "Hari ini belum selesai.")))
+    drop(settings, "gading/writing-now.md", md("2026-07-18", "0900", ("user", "masih ditulis")), mtime=None)
+
+
+def snapshot(settings: Settings) -> dict:
+    """Everything a user could observe in a home, minus run ids and wall-clock stamps."""
+    out: dict = {}
+    for name in ("active", "archive", "quarantine"):
+        root = getattr(settings.paths, name)
+        for p in sorted(root.rglob("*")):
+            key = f"{name}/{p.relative_to(root).as_posix()}"
+            if p.is_symlink():
+                out[key] = ("link", os.readlink(p))
+            elif p.is_file():
+                if p.name.endswith(".reason.json"):
+                    info = json.loads(p.read_text())
+                    out[key] = {k: v for k, v in info.items() if k not in VOLATILE}
+                else:
+                    out[key] = (hashlib.sha256(p.read_bytes()).hexdigest(), oct(p.stat().st_mode & 0o777))
+    for t in ("sessions", "messages", "archive_files", "days", "quarantine"):
+        rows = [
+            {k: v for k, v in r.items() if k not in VOLATILE}
+            for r in warehouse.read(settings.paths.warehouse, TABLES[t]).to_pylist()
+        ]
+        out[f"table/{t}"] = sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str))
+    return out
+
+
+def table(settings: Settings, name: str) -> list[dict]:
+    return warehouse.read(settings.paths.warehouse, TABLES[name]).to_pylist()
