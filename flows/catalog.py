@@ -91,6 +91,12 @@ def _current_digest(catalog: Path) -> str | None:
         con.close()
 
 
-def connect_read_only(catalog: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection for `kenang sql` and notebooks; never blocks a run."""
-    return duckdb.connect(str(catalog), read_only=True)
+def connect_read_only(catalog: Path, timezone: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection for `kenang sql` and notebooks; never blocks a run.
+
+    With ``timezone``, TIMESTAMPTZ values display in the user's zone rather than UTC.
+    """
+    con = duckdb.connect(str(catalog), read_only=True)
+    if timezone:
+        con.execute("SET TimeZone = ?", [timezone])
+    return con

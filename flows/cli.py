@@ -258,12 +258,13 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
     import duckdb
 
     from flows import report
-    from flows.catalog import connect_read_only
+    from flows.catalog import connect_read_only, ensure_catalog
 
     settings = _settings(home)
     if not settings.paths.catalog.is_file():
-        raise ConfigError(f"no catalog at {settings.paths.catalog}; run `kenang init` or `kenang run` first")
-    con = connect_read_only(settings.paths.catalog)
+        # The catalog is kenang's own derived file; building it is atomic and blocks nobody.
+        ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
+    con = connect_read_only(settings.paths.catalog, settings.timezone.key)
     try:
         cur = con.execute(query)
         cols = [d[0] for d in cur.description] if cur.description else []

@@ -13,8 +13,9 @@ from __future__ import annotations
 BOUNDARIES = (
     "run.locked",
     "quarantine.copied",
-    "quarantine.sidecar",
+    "quarantine.verified",
     "quarantine.placed",
+    "quarantine.sidecar",
     "quarantine.recorded",
     "archive.copied",
     "archive.verified",

@@ -33,6 +33,19 @@ from transforms.errors import KenangError, StageFailed, TransientError
 
 LOAD_BATCH_DAYS = 32
 
+#: Seconds spent inside task bodies, per stage, for the current run. Tasks run one at a
+#: time in the flow's process, so a plain dict is enough; the flow resets it.
+_work: dict[str, float] = {}
+
+
+@contextmanager
+def _timed(stage: str) -> Iterator[None]:
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        _work[stage] = _work.get(stage, 0.0) + time.perf_counter() - t0
+
 
 def _only_transient(task, task_run, state) -> bool:
     """Prefect retry condition: retry TransientError, nothing else."""
@@ -50,22 +63,26 @@ _IO = dict(cache_policy=NO_CACHE, retries=3, retry_delay_seconds=[2, 10, 30], re
 
 @task(name="ingest", cache_policy=NO_CACHE)
 def ingest_task(settings: Settings, now: dt.datetime) -> ingest.IngestResult:
-    return ingest.scan(settings, now, time.time())
+    with _timed("ingest"):
+        return ingest.scan(settings, now, time.time())
 
 
 @task(name="quarantine", **_IO)
 def quarantine_task(settings: Settings, rejected, run_id: str, now: dt.datetime) -> quarantine.QuarantineResult:
-    return quarantine.quarantine_batch(settings, rejected, run_id, now)
+    with _timed("quarantine"):
+        return quarantine.quarantine_batch(settings, rejected, run_id, now)
 
 
 @task(name="archive", **_IO)
 def archive_task(settings: Settings, ready, run_id: str) -> archive.ArchiveResult:
-    return archive.archive_batch(settings, ready, run_id)
+    with _timed("archive"):
+        return archive.archive_batch(settings, ready, run_id)
 
 
 @task(name="adopt", **_IO)
 def adopt_task(settings: Settings, rows) -> int:
-    return archive.record(settings, list(rows))
+    with _timed("adopt"):
+        return archive.record(settings, list(rows))
 
 
 @task(name="load", **_IO)
@@ -73,17 +90,20 @@ def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_
     def tick(done: int, _n: int, files: int) -> None:
         progress.report("load", offset + done, total, files)
 
-    return load.load_days(settings, days, ledger_rows, run_id, parsed, tick, check_hashes)
+    with _timed("load"):
+        return load.load_days(settings, days, ledger_rows, run_id, parsed, tick, check_hashes)
 
 
 @task(name="ledger", **_IO)
 def ledger_task(settings: Settings, outcomes) -> int:
-    return ledger.write_days(settings.paths.warehouse, [o.ledger_row for o in outcomes if o.ledger_row])
+    with _timed("ledger"):
+        return ledger.write_days(settings.paths.warehouse, [o.ledger_row for o in outcomes if o.ledger_row])
 
 
 @task(name="catalog", **_IO)
 def catalog_task(settings: Settings) -> bool:
-    return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
+    with _timed("catalog"):
+        return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
 
 
 @dataclass
@@ -112,11 +132,13 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
     run = RunState(ledger.new_run_id(started), flow_name)
     record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts)
     t0 = time.perf_counter()
+    _work.clear()
     with run_lock(settings.paths.lock, run.run_id, wait_seconds):
         faults.checkpoint("run.locked")
-        for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse):
-            sweep_tmp(root)  # leftovers of a crashed run; only safe under the lock
-        ledger.write_run(settings.paths.warehouse, record)
+        with _timed("bookkeeping"):
+            for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse):
+                sweep_tmp(root)  # leftovers of a crashed run; only safe under the lock
+            ledger.write_run(settings.paths.warehouse, record)
         try:
             yield run
         except BaseException as exc:
@@ -128,9 +150,11 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
                 raise StageFailed(run.stage, run.run_id, str(exc)) from exc
             raise
         run.counts["seconds"] = run.seconds
+        run.counts["work_seconds"] = {k: round(v, 4) for k, v in _work.items()}
         run.counts["wall_seconds"] = round(time.perf_counter() - t0, 4)
         record.status, record.finished_at = "completed", ledger.utcnow()
-        ledger.write_run(settings.paths.warehouse, record)
+        with _timed("bookkeeping"):
+            ledger.write_run(settings.paths.warehouse, record)
         faults.checkpoint("run.recorded")
 
 
@@ -197,7 +221,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             a = archive_task(settings, quote(found.ready), run.run_id)
             run.counts["archive"] = {k: v for k, v in asdict(a).items() if k != "days"}
         with run.stage_of("load"):
-            days, ledger_rows = plan.pending_days(settings)
+            with _timed("plan"):
+                days, ledger_rows = plan.pending_days(settings)
             run.counts["load"] = _load_counts(_load_all(settings, run, days, ledger_rows, found.parsed, False))
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
@@ -215,7 +240,8 @@ def backfill(
     params = {"start": start.isoformat(), "end": end.isoformat(), "only_missing": only_missing, "home": str(settings.paths.home)}
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
         with run.stage_of("survey"):
-            found = plan.survey(settings, start, end, only_missing, run.run_id)
+            with _timed("plan"):
+                found = plan.survey(settings, start, end, only_missing, run.run_id)
             adopted = adopt_task(settings, quote(found.adopt)) if found.adopt else 0
             run.counts["survey"] = {"days": len(found.days), "adopted_files": adopted}
         with run.stage_of("load"):

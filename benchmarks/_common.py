@@ -1,0 +1,181 @@
+"""Shared setup for the benchmark scripts: a scratch dir, one Prefect test server, timed runs.
+
+Invariants:
+
+- Prefect is configured through the environment *before* it is first imported, so
+  nothing here imports ``prefect`` or ``flows.pipeline`` at module level; ``bench_env``
+  sets the environment and only then starts the harness.
+- Everything a benchmark writes (kenang homes, PREFECT_HOME) lives under one temp dir
+  in /tmp that ``bench_env`` removes on exit.
+- Server start-up happens once per script and is excluded from every timing.
+- Timings are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from transforms.synthetic import SyntheticFile, year_corpus
+
+#: The synthetic corpus is dated in Jakarta time, the default home's timezone.
+JAKARTA = dt.timezone(dt.timedelta(hours=7))
+#: Targets are stated for this many cores.
+TARGET_CORES = 2
+
+
+def size_args(parser: argparse.ArgumentParser, *, sessions: int = 10, messages: int = 40) -> None:
+    """--sessions and --messages, defaulting to the targets' sizes."""
+    parser.add_argument("--sessions", type=int, default=sessions, help=f"sessions per day (default {sessions})")
+    parser.add_argument("--messages", type=int, default=messages, help=f"messages per session (default {messages})")
+
+
+@dataclass(frozen=True)
+class Env:
+    root: Path  # scratch dir for homes
+    startup_seconds: float  # Prefect test server start-up, excluded from timings
+
+
+@contextmanager
+def bench_env(prefix: str) -> Iterator[Env]:
+    """A scratch dir under /tmp and one Prefect test server for the whole script."""
+    root = Path(tempfile.mkdtemp(prefix=f"kenang-bench-{prefix}-", dir="/tmp"))
+    try:
+        os.environ["PREFECT_HOME"] = str(root / "prefect-home")
+        os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "180"
+        os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+        os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
+        os.environ.pop("KENANG_HOME", None)
+        from prefect.testing.utilities import prefect_test_harness
+
+        t0 = time.perf_counter()
+        with prefect_test_harness(server_startup_timeout=None):
+            startup = time.perf_counter() - t0
+            import flows.pipeline  # noqa: F401  (imported here so its cost is not in the first timing)
+
+            yield Env(root, startup)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def new_home(path: Path):
+    """An initialised kenang home with the defaults (Asia/Jakarta, grace 2 h); returns Settings."""
+    from flows.config import init_home
+
+    settings, _ = init_home(path)
+    return settings
+
+
+def corpus(start: dt.date, days: int, sessions: int, messages: int) -> Iterator[SyntheticFile]:
+    return year_corpus(start=start, days=days, sessions_per_day=sessions, messages_per_session=messages, tz=JAKARTA)
+
+
+@dataclass(frozen=True)
+class Written:
+    files: int
+    bytes: int
+    seconds: float
+
+
+def write_files(active: Path, files: Iterable[SyntheticFile]) -> Written:
+    """Place synthetic files under active/ with their mtimes; timed."""
+    t0 = time.perf_counter()
+    n = size = 0
+    for f in files:
+        path = active / f.relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if f.symlink_to is not None:
+            os.symlink(f.symlink_to, path)
+        else:
+            path.write_bytes(f.data)
+            size += len(f.data)
+            if f.mtime is not None:
+                os.utime(path, (f.mtime, f.mtime))
+        n += 1
+    return Written(n, size, time.perf_counter() - t0)
+
+
+def run_after(last_day: dt.date) -> dt.datetime:
+    """The nightly's ``now``: the day after last_day, 03:00 +07:00."""
+    return dt.datetime.combine(last_day + dt.timedelta(days=1), dt.time(3, 0), tzinfo=JAKARTA)
+
+
+def timed_nightly(home: Path, now: dt.datetime) -> tuple[dict, float]:
+    """One nightly flow call; returns (result, wall seconds measured outside the call)."""
+    from flows.pipeline import nightly
+
+    t0 = time.perf_counter()
+    result = nightly(now=now, home=str(home))
+    return result, time.perf_counter() - t0
+
+
+def work_total(result: dict) -> float:
+    return sum(result.get("work_seconds", {}).values())
+
+
+def overhead_share(result: dict, wall: float) -> float:
+    """1 - kenang's own work / flow call wall time: what Prefect (and the harness) costs."""
+    return 1.0 - work_total(result) / wall if wall > 0 else float("nan")
+
+
+def stage_table(results: list[dict], indent: str = "  ") -> list[str]:
+    """Per-stage lines: median 'seconds' (around task calls) and 'work_seconds' (inside kenang)."""
+    stages: list[str] = []
+    for r in results:
+        for k in [*r.get("seconds", {}), *r.get("work_seconds", {})]:
+            if k not in stages:
+                stages.append(k)
+    lines = [f"{indent}{'stage':<12} {'around tasks s':>15} {'kenang work s':>14}"]
+    for s in stages:
+        around = [r.get("seconds", {}).get(s) for r in results]
+        work = [r.get("work_seconds", {}).get(s) for r in results]
+        lines.append(f"{indent}{s:<12} {_med(around):>15} {_med(work):>14}")
+    lines.append(f"{indent}{'sum work':<12} {'':>15} {statistics.median(work_total(r) for r in results):>14.3f}")
+    return lines
+
+
+def _med(values: list[float | None]) -> str:
+    present = [v for v in values if v is not None]
+    return f"{statistics.median(present):.3f}" if present else "-"
+
+
+def counts_line(result: dict) -> str:
+    i, a, ld = result.get("ingest", {}), result.get("archive", {}), result.get("load", {})
+    return (
+        f"ingest ready={i.get('ready')} waiting={i.get('waiting_quiet', 0) + i.get('waiting_day', 0)} "
+        f"rejected={i.get('rejected')}; archive placed={a.get('placed')} recorded={a.get('recorded')} "
+        f"deleted={a.get('sources_deleted')}; load days={ld.get('days')} loaded={ld.get('loaded')} "
+        f"failed={ld.get('failed')} sessions={ld.get('sessions')} messages={ld.get('messages')}; "
+        f"catalog rebuilt={result.get('catalog_rebuilt')}"
+    )
+
+
+def peak_rss_self_mib() -> float:
+    """Peak RSS of this process so far (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def peak_rss_children_mib() -> float:
+    """Largest peak RSS of any reaped child (the Prefect test server, once the harness stopped it)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def target_verdict(met: bool) -> str:
+    return "MET" if met else "MISSED"

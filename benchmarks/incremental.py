@@ -1,0 +1,98 @@
+"""Incremental benchmark: does one new day cost the same whatever the archive already holds?
+
+What it measures: home A starts with an empty archive; home B already holds 3 years
+(3 × 365 days × 10 sessions × 40 messages from ``year_corpus``, archived and loaded by
+one nightly run; that setup is not timed in the comparison, but its duration is
+printed). Then the SAME new day (10 sessions × 40 messages, dated the day after B's
+last day: identical relpaths and bytes in both homes) is dropped into each home's
+``active/`` and one nightly flow call is timed in each (wall time measured outside the
+call). Each measurement is repeated ``--repeats`` times, on a freshly initialised A and
+on a fresh copy of B's pre-run tree (copied to the same path, so absolute paths in the
+catalog stay valid); the medians are compared.
+
+Target: median(B) / median(A) <= 1.3.
+
+One Prefect test server serves the script; its start-up is excluded from all timings.
+Everything lives in a temp dir under /tmp that is removed at the end.
+
+Run:  .venv/bin/python benchmarks/incremental.py                 # the target's size
+      .venv/bin/python benchmarks/incremental.py --years 1 --days-per-year 10 --sessions 4 --messages 10  # smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import shutil
+import statistics
+import time
+
+import _common as c
+
+TARGET_RATIO = 1.3
+START = dt.date(2022, 1, 1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--years", type=int, default=3, help="years already archived in home B (default 3)")
+    p.add_argument("--days-per-year", type=int, default=365, help="days per year (default 365)")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs per home; the median is compared (default 3)")
+    c.size_args(p)
+    args = p.parse_args(argv)
+
+    history = args.years * args.days_per_year
+    new_day = START + dt.timedelta(days=history)
+    now = c.run_after(new_day)
+    print(f"incremental: one new day ({new_day}, {args.sessions} sessions x {args.messages} messages) into "
+          f"A = empty archive vs B = {history} days archived ({START} .. {new_day - dt.timedelta(days=1)}); "
+          f"now={now.isoformat()}, {args.repeats} repeat(s)")
+    with c.bench_env("incremental") as env:
+        print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
+        home_a, home_b, base_b = env.root / "A", env.root / "B", env.root / "B.base"
+
+        # B's history: written, archived and loaded once (not part of the comparison).
+        settings_b = c.new_home(home_b)
+        w = c.write_files(settings_b.paths.active, c.corpus(START, history, args.sessions, args.messages))
+        setup, setup_wall = c.timed_nightly(home_b, c.run_after(new_day - dt.timedelta(days=1)))
+        t0 = time.perf_counter()
+        shutil.copytree(home_b, base_b, symlinks=True)
+        copy_s = time.perf_counter() - t0
+        print(f"setup B (not timed in the comparison): generated {w.files} files ({w.bytes / 2**20:.0f} MiB) "
+              f"in {w.seconds:.1f} s; first nightly {setup_wall:.1f} s; snapshot copy {copy_s:.1f} s")
+        print(f"  {c.counts_line(setup)}")
+
+        new_files = list(c.corpus(new_day, 1, args.sessions, args.messages))
+        runs: dict[str, list[tuple[dict, float]]] = {"A": [], "B": []}
+        for i in range(args.repeats):
+            # A: a fresh empty home at the same path each time.
+            shutil.rmtree(home_a, ignore_errors=True)
+            c.write_files(c.new_home(home_a).paths.active, new_files)
+            runs["A"].append(c.timed_nightly(home_a, now))
+            # B: the pre-run snapshot copied back to B's own path (the first run uses B as built).
+            if i:
+                shutil.rmtree(home_b)
+                shutil.copytree(base_b, home_b, symlinks=True)
+            c.write_files(settings_b.paths.active, new_files)
+            runs["B"].append(c.timed_nightly(home_b, now))
+
+        med = {}
+        for name, label in (("A", "empty archive"), ("B", f"{history} days archived")):
+            walls = [w for _, w in runs[name]]
+            results = [r for r, _ in runs[name]]
+            med[name] = statistics.median(walls)
+            overhead = statistics.median(c.overhead_share(r, w) for r, w in runs[name])
+            print(f"\nhome {name} ({label}): flow call wall median {med[name]:.2f} s "
+                  f"(runs: {', '.join(f'{w:.2f}' for w in walls)}); prefect overhead share {overhead:.1%}")
+            print(f"  {c.counts_line(results[-1])}")
+            print("\n".join(c.stage_table(results)))
+
+    ratio = med["B"] / med["A"]
+    print(f"\nB/A = {med['B']:.2f} / {med['A']:.2f} = {ratio:.2f}")
+    full = args.years == 3 and args.days_per_year == 365 and args.sessions == 10 and args.messages == 40
+    print(f"target: ratio <= {TARGET_RATIO} -> {c.target_verdict(ratio <= TARGET_RATIO)}"
+          f"{'' if full else ' (reduced size)'}")
+
+
+if __name__ == "__main__":
+    main()

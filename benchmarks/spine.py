@@ -1,0 +1,74 @@
+"""Spine benchmark: one nightly run (ingest → quarantine → archive → load → catalog) over a synthetic year.
+
+What it measures: a fresh home gets ``year_corpus`` files for 365 days × 10 sessions ×
+40 messages (3,650 files, 146,000 messages) in ``active/``; generating and writing them
+is timed separately and not counted. Then ONE ``nightly`` flow call runs with ``now`` =
+the day after the last day, 03:00 +07:00, and the script prints: the flow call's wall
+time (measured outside it), per-stage seconds (around task calls) and work seconds
+(inside kenang's own code), the Prefect overhead share = 1 - sum(work)/flow wall, peak
+RSS of this process and of child processes (the Prefect test server), and a second,
+identical nightly (a rerun, which must be a no-op) with its wall time. No LLM stage.
+
+Target: <= 30 s wall for the first nightly, on 2 cores.
+
+One Prefect test server serves the script; its start-up is excluded from all timings.
+Everything lives in a temp dir under /tmp that is removed at the end.
+
+Run:  .venv/bin/python benchmarks/spine.py                 # the target's size
+      .venv/bin/python benchmarks/spine.py --days 10 --sessions 4 --messages 10   # smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+
+import _common as c
+
+TARGET_SECONDS = 30.0
+START = dt.date(2025, 1, 1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--days", type=int, default=365, help="days of transcripts (default 365)")
+    c.size_args(p)
+    args = p.parse_args(argv)
+
+    last = START + dt.timedelta(days=args.days - 1)
+    now = c.run_after(last)
+    print(f"spine: nightly over {args.days} days x {args.sessions} sessions x {args.messages} messages "
+          f"({START} .. {last}), now={now.isoformat()}")
+    with c.bench_env("spine") as env:
+        print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
+        home = env.root / "home"
+        settings = c.new_home(home)
+        w = c.write_files(settings.paths.active, c.corpus(START, args.days, args.sessions, args.messages))
+        print(f"generated: {w.files} files, {w.files * args.messages} messages, {w.bytes / 2**20:.1f} MiB "
+              f"in {w.seconds:.1f} s (generation + writing, not counted)")
+        rss_before = c.peak_rss_self_mib()
+
+        first, wall = c.timed_nightly(home, now)
+        print(f"\nnightly #1: flow call wall {wall:.2f} s (flow body wall_seconds {first['wall_seconds']:.2f} s)")
+        print(f"  {c.counts_line(first)}")
+        print("\n".join(c.stage_table([first])))
+        print(f"  prefect overhead share: 1 - {c.work_total(first):.2f}/{wall:.2f} = "
+              f"{c.overhead_share(first, wall):.1%}")
+
+        again, wall2 = c.timed_nightly(home, now)
+        print(f"\nnightly #2 (rerun, expected no-op): flow call wall {wall2:.2f} s, "
+              f"kenang work {c.work_total(again):.2f} s, overhead share {c.overhead_share(again, wall2):.1%}")
+        print(f"  {c.counts_line(again)}")
+        rss_self = c.peak_rss_self_mib()
+
+    print(f"\npeak RSS, this process: {rss_self:.0f} MiB (before the first nightly: {rss_before:.0f} MiB)")
+    print(f"peak RSS, child processes (Prefect test server, largest reaped child): {c.peak_rss_children_mib():.0f} MiB")
+    n = c.cores()
+    print(f"\ntarget: <= {TARGET_SECONDS:.0f} s wall on {c.TARGET_CORES} cores -> "
+          f"{c.target_verdict(wall <= TARGET_SECONDS)} ({wall:.2f} s on {n} core{'s' * (n != 1)}"
+          f"{'' if n == c.TARGET_CORES else f'; not {c.TARGET_CORES} cores, so only indicative'}"
+          f"{'' if args.days == 365 and args.sessions == 10 and args.messages == 40 else '; reduced size'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""kenang.yaml: one commented file, strictly validated before anything runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import yaml
+
+from flows.cli import main
+from flows.config import init_home, load_settings, resolve_home
+from transforms.errors import ConfigError
+
+
+def test_init_creates_the_folders_and_a_commented_config_with_the_documented_keys(tmp_path):
+    settings, created = init_home(tmp_path / "h")
+    assert created
+    text = settings.paths.config_file.read_text()
+    values = yaml.safe_load(text)
+    assert values == {
+        "timezone": "Asia/Jakarta",
+        "grace_period_hours": 2,
+        "quiet_period_minutes": 10,
+        "default_user": "default",
+        "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine"},
+        "limits": {"max_file_mb": 200},
+    }
+    assert "# IANA name" in text and "# never touch a file modified more recently" in text
+    for name in ("active", "archive", "warehouse", "quarantine"):
+        assert getattr(settings.paths, name).is_dir()
+
+
+def test_init_keeps_an_existing_config(tmp_path):
+    settings, _ = init_home(tmp_path / "h")
+    settings.paths.config_file.write_text("timezone: Europe/Amsterdam\n")
+    again, created = init_home(tmp_path / "h")
+    assert not created and again.timezone.key == "Europe/Amsterdam"
+
+
+def test_the_home_comes_from_the_flag_then_the_environment_then_the_default(tmp_path):
+    assert resolve_home(tmp_path / "a", {"KENANG_HOME": str(tmp_path / "b")}) == tmp_path / "a"
+    assert resolve_home(None, {"KENANG_HOME": str(tmp_path / "b")}) == tmp_path / "b"
+    assert str(resolve_home(None, {})).endswith(".local/share/kenang")
+
+
+def test_paths_are_relative_to_the_home_unless_absolute(tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "kenang.yaml").write_text(f"paths:\n  archive: {tmp_path / 'nas'}\n  active: inbox\n")
+    s = load_settings(home)
+    assert s.paths.archive == tmp_path / "nas" and s.paths.active == home / "inbox"
+
+
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("timezon: Asia/Jakarta\n", "unknown key timezon"),
+        ("paths:\n  archiv: /mnt/nas\n", "unknown key paths.archiv"),
+        ("timezone: Asia/Jakartaa\n", "timezone: 'Asia/Jakartaa' is not an IANA time zone"),
+        ("grace_period_hours: two\n", "grace_period_hours: expected integer or number, got 'two'"),
+        ("quiet_period_minutes: true\n", "quiet_period_minutes: expected integer or number"),
+        ("grace_period_hours: -1\n", "grace_period_hours: -1 must be >= 0"),
+        ("default_user: Gading Putra\n", "default_user: 'Gading Putra' is not a valid user id"),
+        ("paths: /mnt\n", "paths must be a mapping"),
+        ("- a\n- b\n", "the top level must be a mapping"),
+        ("timezone: [\n", "not valid YAML"),
+    ],
+)
+def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, text, needle):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "kenang.yaml").write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_settings(home)
+    assert needle in str(err.value) and str(home / "kenang.yaml") in str(err.value)
+
+
+def test_with_a_bad_config_nothing_runs(tmp_path, capsys):
+    settings, _ = init_home(tmp_path / "h")
+    (settings.paths.active / "a.md").write_text("## user · 2026-07-19T10:00:00+07:00\nhalo\n")
+    settings.paths.config_file.write_text("timezone: Mars/Olympus\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--home", str(settings.paths.home), "--now", "2026-07-21T03:00"])
+    assert exit_info.value.code == 2
+    assert "Mars/Olympus" in capsys.readouterr().err
+    assert (settings.paths.active / "a.md").exists() and not any(settings.paths.archive.iterdir())
+
+
+def test_a_home_without_a_config_says_to_run_init(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["status", "--home", str(tmp_path / "nowhere")])
+    assert exit_info.value.code == 2 and "kenang init" in capsys.readouterr().err
+
+
+def test_a_naive_now_is_read_in_the_configured_zone(tmp_path):
+    from flows.cli import _parse_now
+
+    settings, _ = init_home(tmp_path / "h")
+    assert _parse_now("2026-07-20T03:00", settings) == dt.datetime(2026, 7, 20, 3, 0, tzinfo=settings.timezone)

@@ -1,0 +1,74 @@
+"""Kill the process at every step boundary; the next run must reach the same end state.
+
+A child process runs ``kenang run`` with ``flows.faults.checkpoint`` replaced by one
+that ``os._exit``s at the chosen boundary (no cleanup, no finally blocks: as close to
+``kill -9`` as Python gets). Then an ordinary run follows, and the home must equal the
+home of one uninterrupted run: no lost file, no duplicate row, a clean verify.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from flows import faults
+from flows.archive import verify
+from flows.config import init_home
+from flows.pipeline import nightly
+from helpers import NOW, scenario, snapshot
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+# (boundary, which hit): per-file boundaries are also cut at a later file.
+CASES = [(b, 1) for b in faults.BOUNDARIES] + [
+    ("archive.placed", 2),
+    ("archive.source_deleted", 2),
+    ("quarantine.placed", 2),
+    ("load.day_done", 2),
+]
+CRASHED = 137
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, prefect_api):
+    settings, _ = init_home(tmp_path_factory.mktemp("reference") / "home")
+    scenario(settings)
+    nightly(now=NOW, home=str(settings.paths.home))
+    return snapshot(settings)
+
+
+def crash_at(settings, boundary: str, nth: int, api_url: str) -> subprocess.CompletedProcess:
+    code = (
+        "import os, flows.faults as f\n"
+        "hits = [0]\n"
+        "def checkpoint(name):\n"
+        f"    if name == {boundary!r}:\n"
+        "        hits[0] += 1\n"
+        f"        if hits[0] == {nth}:\n"
+        f"            os._exit({CRASHED})\n"
+        "f.checkpoint = checkpoint\n"
+        "from flows.cli import main\n"
+        f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
+    )
+    env = {**os.environ, "PREFECT_API_URL": api_url}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("boundary,nth", CASES, ids=[f"{b}#{n}" for b, n in CASES])
+def test_a_crash_at_any_step_heals_on_the_next_run(home, reference, prefect_api, boundary, nth):
+    scenario(home)
+    child = crash_at(home, boundary, nth, prefect_api)
+    assert child.returncode == CRASHED, f"the run never reached {boundary} #{nth}: {child.stderr[-2000:]}"
+
+    nightly(now=NOW, home=str(home.paths.home))
+
+    assert snapshot(home) == reference
+    report = verify(home)
+    assert report.problems == 0 and report.leftover_tmp == () and report.writable == ()
+    # and the run after that is a no-op
+    again = nightly(now=NOW, home=str(home.paths.home))
+    assert again["archive"]["placed"] == 0 and again["load"]["days"] == 0
+    assert snapshot(home) == reference

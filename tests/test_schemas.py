@@ -1,0 +1,32 @@
+"""Each table's columns are pinned: columns are append-only, a change here is a migration."""
+
+from __future__ import annotations
+
+from schemas.tables import TABLES, TABLES_VERSION, duckdb_columns
+
+PINNED = {
+    "sessions": ["session_id", "user_id", "agent", "date", "started_at", "ended_at", "message_count",
+                 "source_format", "archive_path", "sha256", "run_id", "day_source", "redactions"],
+    "messages": ["message_id", "session_id", "user_id", "date", "ts", "role", "seq", "content", "run_id",
+                 "redactions"],
+    "archive_files": ["path", "user_id", "date", "size", "sha256", "original_path", "run_id", "archived_at"],
+    "days": ["user_id", "date", "status", "archive_fingerprint", "content_fingerprint", "sessions", "messages",
+             "reason", "run_id", "updated_at"],
+    "runs": ["run_id", "flow", "parameters", "started_at", "finished_at", "status", "counts", "error", "date"],
+    "quarantine": ["path", "original_path", "user_id", "size", "sha256", "kind", "reason", "run_id",
+                   "quarantined_at", "date"],
+}
+
+
+def test_every_table_has_exactly_its_pinned_columns_in_order():
+    assert TABLES_VERSION == 1
+    assert {name: t.schema.names for name, t in TABLES.items()} == PINNED
+
+
+def test_duckdb_types_are_generated_for_every_column():
+    cols = dict(duckdb_columns(TABLES["messages"]))
+    assert cols["ts"] == "TIMESTAMPTZ" and cols["date"] == "DATE" and cols["seq"] == "INTEGER"
+
+
+def test_every_user_facing_table_is_scoped_by_user():
+    assert all("user_id" in t.schema.names for n, t in TABLES.items() if n != "runs")
