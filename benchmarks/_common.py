@@ -32,6 +32,12 @@ from transforms.synthetic import SyntheticFile, year_corpus
 JAKARTA = dt.timezone(dt.timedelta(hours=7))
 #: Targets are stated for this many cores.
 TARGET_CORES = 2
+#: Prefect 3.9 joins a heartbeat thread that sleeps in 1 s steps when a flow call ends
+#: (prefect/flow_engine.py ``_send_heartbeats``), so flow call walls come out near whole seconds.
+QUANTUM_NOTE = (
+    "note: a Prefect flow call's wall time rounds up to about whole seconds + 0.1 s "
+    "(its heartbeat thread sleeps in 1 s steps and is joined at exit)"
+)
 
 
 def size_args(parser: argparse.ArgumentParser, *, sessions: int = 10, messages: int = 40) -> None:

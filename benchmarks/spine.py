@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> None:
           f"({START} .. {last}), now={now.isoformat()}")
     with c.bench_env("spine") as env:
         print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
+        print(c.QUANTUM_NOTE)
         home = env.root / "home"
         settings = c.new_home(home)
         w = c.write_files(settings.paths.active, c.corpus(START, args.days, args.sessions, args.messages))
