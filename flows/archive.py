@@ -28,7 +28,7 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from flows import faults, warehouse
+from flows import faults, progress, warehouse
 from flows.config import Settings
 from flows.fsio import TMP_PREFIX, remove_source, safe_copy, sha256_file
 from flows.ingest import Ready
@@ -63,9 +63,10 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
     placed_rows: list[tuple[Ready, dict]] = []
     n_new = n_existed = n_bytes = 0
     now = dt.datetime.now(dt.timezone.utc)
-    for r in ready:
+    for i, r in enumerate(ready, 1):
         rs = r.resolved
         placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.path.name)
+        progress.report("archive", i, len(ready), i, unit="files")
         n_new += not placed.existed
         n_existed += placed.existed
         n_bytes += placed.size

@@ -135,17 +135,22 @@ def _prepare_prefect(verbose: bool) -> None:
 
 
 def _with_progress(fn, *args, **kwargs):
-    """Call a flow with a live progress line on stderr when stderr is a terminal."""
+    """Call a flow with progress on stderr: a live line on a terminal, else a line every 5 s."""
     from flows import progress
 
-    if sys.stderr.isatty():
-        def show(stage: str, done: int, total: int, files: int, elapsed: float) -> None:
-            rate = files / elapsed if elapsed > 0 else 0.0
-            end = "\n" if done == total else ""
-            sys.stderr.write(f"\r{stage}: {done}/{total} days, {rate:.1f} files/s{end}")
-            sys.stderr.flush()
+    tty = sys.stderr.isatty()
+    last = [0.0]
 
-        progress.set_reporter(show)
+    def show(stage: str, done: int, total: int, files: int, elapsed: float, unit: str) -> None:
+        text = progress.line(stage, done, total, files, elapsed, unit)
+        if tty:
+            sys.stderr.write(f"\r{text}" + ("\n" if done == total else ""))
+        elif done == total or time.monotonic() - last[0] >= 5:
+            last[0] = time.monotonic()
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    progress.set_reporter(show)
     try:
         return fn(*args, **kwargs)
     finally:

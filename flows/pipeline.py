@@ -86,9 +86,9 @@ def adopt_task(settings: Settings, rows) -> int:
 
 
 @task(name="load", **_IO)
-def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_hashes: bool, offset: int, total: int):
+def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_hashes: bool, offset: int, total: int, files_before: int):
     def tick(done: int, _n: int, files: int) -> None:
-        progress.report("load", offset + done, total, files)
+        progress.report("load", offset + done, total, files_before + files, unit="days")
 
     with _timed("load"):
         return load.load_days(settings, days, ledger_rows, run_id, parsed, tick, check_hashes)
@@ -173,11 +173,14 @@ def _settings(home: str | None) -> Settings:
 def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, check_hashes: bool) -> load.LoadResult:
     days = list(days)
     outcomes: list[load.DayOutcome] = []
+    files = 0
     for i in range(0, len(days), LOAD_BATCH_DAYS):
         batch = days[i : i + LOAD_BATCH_DAYS]
-        res = load_task(settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days))
+        res = load_task(settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days), files)
+        files += sum(len(d.paths) for d in batch)
+        # Record each batch as it lands, so a long backfill that dies keeps its progress.
+        ledger_task(settings, quote(res.days))
         outcomes.extend(res.days)
-    ledger_task(settings, quote(outcomes))
     return load.LoadResult(tuple(outcomes))
 
 

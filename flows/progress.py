@@ -1,8 +1,8 @@
-"""Progress of long work: days done out of total, and files per second.
+"""Progress of long work: items done out of total, and files per second.
 
-Stages call ``report(stage, done, total, files)``. By default that logs a line at most
-every few seconds (what a Prefect worker's log wants); the CLI installs a live bar on
-stderr instead. Only counts travel here, never transcript text.
+Stages call ``report(stage, done, total, files, unit)``. By default that logs a line
+at most every few seconds (what a Prefect worker's log wants); the CLI installs its
+own reporter on stderr. Only counts travel here, never transcript text.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 import time
 from typing import Callable
 
-Reporter = Callable[[str, int, int, int, float], None]  # stage, done, total, files, elapsed
+Reporter = Callable[[str, int, int, int, float, str], None]  # stage, done, total, files, elapsed, unit
 
 log = logging.getLogger("kenang")
 
@@ -29,14 +29,18 @@ def start(stage: str) -> None:
     _started[stage] = time.perf_counter()
 
 
-def report(stage: str, done: int, total: int, files: int) -> None:
+def report(stage: str, done: int, total: int, files: int, unit: str = "days") -> None:
     global _last_log
     elapsed = time.perf_counter() - _started.setdefault(stage, time.perf_counter())
     if _reporter is not None:
-        _reporter(stage, done, total, files, elapsed)
+        _reporter(stage, done, total, files, elapsed, unit)
         return
     now = time.monotonic()
     if done == total or now - _last_log >= 5:
         _last_log = now
-        rate = files / elapsed if elapsed > 0 else 0.0
-        log.info("%s: %d/%d days, %.1f files/s", stage, done, total, rate)
+        log.info("%s", line(stage, done, total, files, elapsed, unit))
+
+
+def line(stage: str, done: int, total: int, files: int, elapsed: float, unit: str) -> str:
+    rate = files / elapsed if elapsed > 0 else 0.0
+    return f"{stage}: {done}/{total} {unit}, {rate:.1f} files/s"
