@@ -28,7 +28,7 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from flows import faults, progress, warehouse
+from flows import faults, ledger, progress, warehouse
 from flows.config import Settings
 from flows.fsio import TMP_PREFIX, remove_source, safe_copy, sha256_file
 from flows.ingest import Ready
@@ -106,6 +106,8 @@ def record(settings: Settings, rows: list[dict]) -> int:
         by_part.setdefault((row["user_id"], row["date"]), []).append(row)
     added = 0
     wh = settings.paths.warehouse
+    ledger.mark_pending(wh, by_part)  # before the record changes: see ledger.read_pending
+    faults.checkpoint("archive.pending_marked")
     for (user, day), new in sorted(by_part.items()):
         path = warehouse.partition_file(wh, ARCHIVE_FILES, day, user)
         existing = warehouse.read_file(path, ARCHIVE_FILES).to_pylist() if path.exists() else []

@@ -21,11 +21,13 @@ BOUNDARIES = (
     "archive.verified",
     "archive.placed",
     "archive.batch_placed",
+    "archive.pending_marked",
     "archive.recorded",
     "archive.source_deleted",
     "load.partition_written",
     "load.day_done",
     "load.ledger_written",
+    "load.settled",
     "catalog.built",
     "run.recorded",
 )

@@ -21,6 +21,7 @@ from typing import Iterable, Mapping
 import pyarrow as pa
 
 from flows import faults, warehouse
+from flows.fsio import atomic_write_bytes
 from schemas.tables import ARCHIVE_FILES, DAYS, RUNS
 from transforms.ids import fingerprint
 
@@ -70,6 +71,55 @@ class ArchivedDay:
 
 def archive_fingerprint(paths: Iterable[str], shas: Iterable[str]) -> str:
     return fingerprint(f"{p}\0{s}" for p, s in zip(paths, shas))
+
+
+def archived_day(wh: Path, user_id: str, day: dt.date) -> ArchivedDay | None:
+    """One (user, day)'s archive record, read from its own partition only."""
+    path = warehouse.partition_file(wh, ARCHIVE_FILES, day, user_id)
+    if not path.is_file():
+        return None
+    rows = sorted(zip(*(warehouse.read_file(path, ARCHIVE_FILES).column(c).to_pylist() for c in ("path", "sha256"))))
+    if not rows:
+        return None
+    return ArchivedDay(user_id, day, tuple(p for p, _ in rows), tuple(s for _, s in rows))
+
+
+# --- pending: (user, day)s whose archive record changed and may need a load ----------
+#
+# The archive stage marks a day pending *before* it records new files for it, and the
+# load stage clears the mark only after the day's outcome is in the ledger. So a crash
+# anywhere leaves the day pending, and the nightly run checks just these days (and
+# the failed ones) instead of scanning the whole archive record: its cost does not
+# grow with years of history.
+
+def _pending_file(wh: Path) -> Path:
+    return wh / "_pending_days.json"
+
+
+def read_pending(wh: Path) -> set[DayKey]:
+    path = _pending_file(wh)
+    if not path.is_file():
+        return set()
+    return {(u, dt.date.fromisoformat(d)) for u, d in json.loads(path.read_text(encoding="utf-8"))}
+
+
+def _write_pending(wh: Path, keys: set[DayKey]) -> None:
+    data = json.dumps(sorted([u, d.isoformat()] for u, d in keys)).encode()
+    atomic_write_bytes(_pending_file(wh), data)
+
+
+def mark_pending(wh: Path, keys: Iterable[DayKey]) -> None:
+    current = read_pending(wh)
+    new = current | set(keys)
+    if new != current:
+        _write_pending(wh, new)
+
+
+def clear_pending(wh: Path, keys: Iterable[DayKey]) -> None:
+    current = read_pending(wh)
+    new = current - set(keys)
+    if new != current:
+        _write_pending(wh, new)
 
 
 def archived_days(wh: Path, where: str = "", params: Iterable = ()) -> dict[DayKey, ArchivedDay]:

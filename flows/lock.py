@@ -20,12 +20,17 @@ from transforms.errors import LockHeld
 
 
 @contextmanager
-def run_lock(path: Path, run_id: str, wait_seconds: float = 0.0, poll: float = 0.5) -> Iterator[None]:
-    """Hold the run lock, waiting up to wait_seconds; LockHeld says who holds it."""
+def run_lock(path: Path, run_id: str, wait_seconds: float = 0.0, poll: float = 0.5) -> Iterator[bool]:
+    """Hold the run lock, waiting up to wait_seconds; LockHeld says who holds it.
+
+    Yields whether the previous holder died holding it (its note is still in the
+    file: a clean exit empties it), so the caller knows to sweep crash leftovers.
+    A short minimum wait rides out `kenang status` peeking at the lock.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + wait_seconds
+        deadline = time.monotonic() + max(wait_seconds, 2.0)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -34,10 +39,11 @@ def run_lock(path: Path, run_id: str, wait_seconds: float = 0.0, poll: float = 0
                 if time.monotonic() >= deadline:
                     raise LockHeld(_held_message(path, wait_seconds)) from None
                 time.sleep(poll)
+        unclean = os.fstat(fd).st_size > 0
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "run_id": run_id, "since": time.time()}).encode(), 0)
         try:
-            yield
+            yield unclean
         finally:
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)

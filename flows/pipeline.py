@@ -100,6 +100,14 @@ def ledger_task(settings: Settings, outcomes) -> int:
         return ledger.write_days(settings.paths.warehouse, [o.ledger_row for o in outcomes if o.ledger_row])
 
 
+@task(name="settle", **_IO)
+def settle_task(settings: Settings, checked) -> None:
+    """Clear the pending marks whose days are now settled in the ledger."""
+    with _timed("ledger"):
+        ledger.clear_pending(settings.paths.warehouse, checked)
+    faults.checkpoint("load.settled")
+
+
 @task(name="catalog", **_IO)
 def catalog_task(settings: Settings) -> bool:
     with _timed("catalog"):
@@ -133,11 +141,12 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
     record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts)
     t0 = time.perf_counter()
     _work.clear()
-    with run_lock(settings.paths.lock, run.run_id, wait_seconds):
+    with run_lock(settings.paths.lock, run.run_id, wait_seconds) as previous_run_died:
         faults.checkpoint("run.locked")
         with _timed("bookkeeping"):
-            for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse):
-                sweep_tmp(root)  # leftovers of a crashed run; only safe under the lock
+            if previous_run_died:  # sweep its temporaries; a clean run leaves none
+                for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse):
+                    sweep_tmp(root)
             ledger.write_run(settings.paths.warehouse, record)
         try:
             yield run
@@ -225,8 +234,9 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["archive"] = {k: v for k, v in asdict(a).items() if k != "days"}
         with run.stage_of("load"):
             with _timed("plan"):
-                days, ledger_rows = plan.pending_days(settings)
+                days, ledger_rows, checked = plan.pending_days(settings)
             run.counts["load"] = _load_counts(_load_all(settings, run, days, ledger_rows, found.parsed, False))
+            settle_task(settings, quote(checked))
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}

@@ -16,14 +16,23 @@ from flows.fsio import sha256_file
 from flows.ledger import ArchivedDay, DayKey, archived_days, day_state
 
 
-def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, dict]]:
-    """Days whose archive changed since their last load, or whose last load failed."""
-    days = ledger.read_days(settings.paths.warehouse)
-    todo = [
-        a for key, a in sorted(archived_days(settings.paths.warehouse).items())
-        if day_state(a, days.get(key)) != "loaded"
-    ]
-    return todo, days
+def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, dict], set[DayKey]]:
+    """Days to load: pending ones whose record changed, and ones whose last load failed.
+
+    Returns (days to load, the ledger, the pending keys checked); the caller clears
+    the checked keys once their outcomes are in the ledger. Reads one archive_files
+    partition per candidate day, never the whole record.
+    """
+    wh = settings.paths.warehouse
+    days = ledger.read_days(wh)
+    checked = ledger.read_pending(wh)
+    failed = {k for k, r in days.items() if r["status"] == "failed"}
+    todo = []
+    for key in sorted(checked | failed):
+        a = ledger.archived_day(wh, *key)
+        if a is not None and day_state(a, days.get(key)) != "loaded":
+            todo.append(a)
+    return todo, days, checked
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def render_rows(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def dry_run(settings: Settings, now: dt.datetime) -> dict:
     """What a nightly run at `now` would do, computed without changing anything."""
     found = ingest.scan(settings, now, time.time())
-    pending, _ = plan.pending_days(settings)
+    pending, _, _ = plan.pending_days(settings)
     new_days = {(r.resolved.user_id, r.resolved.day) for r in found.ready}
     return {
         "now": now.isoformat(),

@@ -110,12 +110,13 @@ def test_a_backfill_outside_the_archived_range_does_nothing(home):
     assert result["survey"]["days"] == 0 and snapshot(home) == before
 
 
-def test_a_nightly_run_loads_days_a_crash_left_unloaded(home):
+def test_a_day_whose_ledger_was_lost_shows_as_missing_and_only_missing_restores_it(home):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
     night(home)
     rows = snapshot(home)["table/messages"]
-    os.remove(home.paths.warehouse / "days.parquet")  # as if the run died before its ledger write
-    result = night(home)
+    os.remove(home.paths.warehouse / "days.parquet")  # warehouse damage, not a crash
+    assert [(d.date, d.state) for d in plan.day_statuses(home)] == [(dt.date(2026, 7, 19), "missing")]
+    result = fill(home, only_missing=True)
     assert result["load"]["days"] == 1 and result["load"]["loaded"] == 1
     assert snapshot(home)["table/messages"] == rows
-    assert night(home)["load"]["days"] == 0
+    assert fill(home, only_missing=True)["load"]["days"] == 0
