@@ -16,6 +16,10 @@ from flows.fsio import sha256_file
 from flows.ledger import ArchivedDay, DayKey, archived_days, day_state
 
 
+#: Up to this many candidate days are read partition by partition; more, in one scan.
+_ONE_BY_ONE = 64
+
+
 def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, dict], set[DayKey]]:
     """Days to load: pending ones whose record changed, and ones whose last load failed.
 
@@ -27,11 +31,13 @@ def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, di
     days = ledger.read_days(wh)
     checked = ledger.read_pending(wh)
     failed = {k for k, r in days.items() if r["status"] == "failed"}
-    todo = []
-    for key in sorted(checked | failed):
-        a = ledger.archived_day(wh, *key)
-        if a is not None and day_state(a, days.get(key)) != "loaded":
-            todo.append(a)
+    keys = sorted(checked | failed)
+    if len(keys) > _ONE_BY_ONE:  # a big first import: one scan beats many small reads
+        everything = archived_days(wh)
+        found = [everything.get(k) for k in keys]
+    else:
+        found = [ledger.archived_day(wh, *k) for k in keys]
+    todo = [a for a in found if a is not None and day_state(a, days.get((a.user_id, a.date))) != "loaded"]
     return todo, days, checked
 
 
