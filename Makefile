@@ -6,16 +6,35 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kenang-installed
 
-.PHONY: setup demo test bench clean
+# llama-cpp-python compiles llama.cpp from source (about 10 minutes on 2 cores). It is
+# built once into a wheel cache outside the clone and reused by every later setup,
+# including CI's fresh clones. The build is portable (AVX2, no AVX-512/AMX): a
+# -march=native build crashed in llama.cpp's AMX kernels on this project's machines.
+LLAMA_VERSION    := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+                    -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
+                    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
+WHEELS ?= $(HOME)/.cache/kenang/wheels/llama-cpp-python-$(LLAMA_VERSION)-portable-1
+
+.PHONY: setup demo test bench clean llama-wheel
 
 setup: $(STAMP)
 
-# Reinstall only when the declared dependencies change; a built venv is reused.
-$(STAMP): pyproject.toml
+llama-wheel: $(WHEELS)/.built
+
+$(WHEELS)/.built:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kenang needs Python 3.11+ (found " + sys.version.split()[0] + "); run: make PYTHON=python3.11")'
+	mkdir -p $(WHEELS)
+	@echo "building llama-cpp-python $(LLAMA_VERSION) once into $(WHEELS) (about 10 minutes)..."
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PYTHON) -m pip wheel --quiet --disable-pip-version-check \
+		--no-cache-dir --no-deps -w $(WHEELS) llama-cpp-python==$(LLAMA_VERSION)
+	touch $@
+
+# Reinstall only when the declared dependencies change; a built venv is reused.
+$(STAMP): pyproject.toml $(WHEELS)/.built
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --find-links $(WHEELS) -e '.[test]'
 	touch $(STAMP)
 
 demo: $(STAMP)

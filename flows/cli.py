@@ -165,7 +165,7 @@ def _with_progress(fn, *args, **kwargs):
 @_json_option
 @click.pass_context
 def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool, wait_s: float, as_json: bool) -> None:
-    """Run the nightly flow: ingest, quarantine, archive, load."""
+    """Run the nightly flow: ingest, quarantine, archive, load, summarize."""
     settings = _settings(home)
     now = _parse_now(now_s, settings)
     if dry_run:
@@ -187,11 +187,13 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
 @click.option("--start", required=True, type=click.DateTime(["%Y-%m-%d"]), help="First day, YYYY-MM-DD.")
 @click.option("--end", required=True, type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
 @click.option("--only-missing", is_flag=True, help="Only days with archive files but no complete load.")
+@click.option("--resummarize", is_flag=True, help="Rewrite every summary in the range (after switching models).")
 @click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
 @_json_option
 @click.pass_context
-def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.datetime, only_missing: bool, wait_s: float, as_json: bool) -> None:
-    """Re-derive the tables for a date range from the archive alone."""
+def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.datetime, only_missing: bool,
+             resummarize: bool, wait_s: float, as_json: bool) -> None:
+    """Re-derive the tables and summaries for a date range from the archive alone."""
     settings = _settings(home)
     if end < start:
         raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
@@ -204,6 +206,7 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
         start=start.date(),
         end=end.date(),
         only_missing=only_missing,
+        resummarize=resummarize,
         home=str(settings.paths.home),
         wait_seconds=wait_s,
     )
@@ -218,7 +221,7 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
         _emit_json(result)
     else:
         click.echo(report.render_run(result))
-    if result.get("load", {}).get("failed"):
+    if result.get("load", {}).get("failed") or result.get("summarize", {}).get("failed"):
         sys.exit(EXIT_FAILED)
 
 

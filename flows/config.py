@@ -169,9 +169,8 @@ def _check_type(value: Any, spec: Key, where: str, prefix: str) -> None:
 
 
 def _type_word(t: type) -> str:
-    return {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list"}.get(
-        t, t.__name__
-    )
+    return {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list",
+            type(None): "empty"}.get(t, t.__name__)
 
 
 def default_values() -> dict[str, Any]:

@@ -66,6 +66,10 @@ def render(settings: Settings, result: dict, seconds: float) -> str:
         rows.append((user, len(days), f"{days[0]} .. {days[-1]}", len(ss), msg_users.count(user),
                      sum(s["redactions"] for s in ss)))
     home = settings.paths.home
+    summaries = sorted(settings.paths.archive.rglob("*.summary.md"), key=lambda p: p.name, reverse=True)[:2]
+    shown: list[str] = []
+    for path in summaries:
+        shown += ["", f"── {path.relative_to(settings.paths.archive)} " + "─" * 20, path.read_text(encoding="utf-8").rstrip()]
     lines = [
         report.render_run({**result, "cli_seconds": seconds}),
         "",
@@ -74,6 +78,10 @@ def render(settings: Settings, result: dict, seconds: float) -> str:
         "",
         f"left in {settings.paths.active} (not yet eligible or still being written): "
         f"{result['ingest']['waiting_day'] + result['ingest']['waiting_quiet']} file(s)",
+        "",
+        f"two of the {len(list(settings.paths.archive.rglob('*.summary.md')))} daily summaries "
+        f"(all under {settings.paths.archive}/daily_sessions/, index in MEMORY_INDEX.md):",
+        *shown,
         "",
         "try next:",
         f"  kenang status --home {home}",

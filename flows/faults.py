@@ -28,6 +28,9 @@ BOUNDARIES = (
     "load.day_done",
     "load.ledger_written",
     "load.settled",
+    "summarize.file_written",
+    "summarize.day_done",
+    "summarize.index_written",
     "catalog.built",
     "run.recorded",
 )

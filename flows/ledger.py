@@ -50,7 +50,8 @@ def write_days(wh: Path, updates: Iterable[Mapping]) -> int:
         return 0
     rows = read_days(wh)
     for u in updates:
-        rows[(u["user_id"], u["date"])] = dict(u)
+        key = (u["user_id"], u["date"])
+        rows[key] = {**rows.get(key, {}), **u}  # load and summarize each own their columns
     ordered = [rows[k] for k in sorted(rows)]
     warehouse.write_file(warehouse.single_file(wh, DAYS), pa.Table.from_pylist(ordered, schema=DAYS.schema), DAYS)
     faults.checkpoint("load.ledger_written")

@@ -1,12 +1,13 @@
 """The Prefect flows: ``nightly`` and ``backfill``. They only wire.
 
-nightly:  ingest → quarantine → archive → load → catalog
-backfill: survey the archive → load → catalog
+nightly:  ingest → quarantine → archive → load → summarize → catalog
+backfill: survey the archive → load → summarize → catalog
 
 Tasks work per batch (one ingest, one archive batch, loads in batches of days), so
 Prefect's per-task overhead stays small. I/O tasks retry, and only on
-``TransientError``; pure work is never retried. LLM tasks (later stages) carry the
-``llm`` tag, which the README limits to concurrency 1.
+``TransientError``; pure work is never retried. The summarize task carries the
+``llm`` tag, which the README limits to concurrency 1; the flow also calls it one
+batch at a time, since a llama.cpp context is not thread-safe.
 
 Every run takes the run lock and writes a ``runs`` row when it starts and when it
 ends; a failure is re-raised as ``StageFailed`` naming the stage and the run id.
@@ -25,13 +26,14 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from flows import archive, catalog, faults, ingest, ledger, load, plan, progress, quarantine
+from flows import archive, catalog, faults, ingest, ledger, load, plan, progress, quarantine, summarize
 from flows.config import Settings, load_settings, resolve_home
 from flows.fsio import sweep_tmp
 from flows.lock import run_lock
 from transforms.errors import KenangError, StageFailed, TransientError
 
 LOAD_BATCH_DAYS = 32
+SUMMARIZE_BATCH_DAYS = 8
 
 #: Seconds spent inside task bodies, per stage, for the current run. Tasks run one at a
 #: time in the flow's process, so a plain dict is enough; the flow resets it.
@@ -98,6 +100,26 @@ def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_
 def ledger_task(settings: Settings, outcomes) -> int:
     with _timed("ledger"):
         return ledger.write_days(settings.paths.warehouse, [o.ledger_row for o in outcomes if o.ledger_row])
+
+
+@task(name="load-model", **_IO)
+def model_task(settings: Settings):
+    with _timed("model"):
+        return summarize.make_summarizer(settings)
+
+
+@task(name="summarize", tags=["llm"], **_IO)
+def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int):
+    with _timed("summarize"):
+        res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today)
+    progress.report("summarize", offset + len(keys), total, offset + len(keys), unit="days")
+    return res
+
+
+@task(name="memory-index", **_IO)
+def index_task(settings: Settings, users) -> int:
+    with _timed("summarize"):
+        return summarize.write_memory_indexes(settings, users)
 
 
 @task(name="settle", **_IO)
@@ -193,6 +215,27 @@ def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, chec
     return load.LoadResult(tuple(outcomes))
 
 
+def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=None, end=None, force=False) -> dict:
+    """Summarize the days that need it: the model is loaded once, only if there is work."""
+    with _timed("plan"):
+        rows = ledger.read_days(settings.paths.warehouse)
+        keys = summarize.days_to_summarize(rows, start=start, end=end, force=force)
+    if not keys:
+        return summarize.summary_counts(summarize.SummarizeResult())
+    summarizer = model_task(settings)
+    outcomes = []
+    for i in range(0, len(keys), SUMMARIZE_BATCH_DAYS):
+        batch = keys[i : i + SUMMARIZE_BATCH_DAYS]
+        res = summarize_task(settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys))
+        ledger_task(settings, quote([d for d in res.days]))
+        outcomes.extend(res.days)
+    index_task(settings, {u for u, _ in keys})
+    counts = summarize.summary_counts(summarize.SummarizeResult(tuple(outcomes)))
+    counts["backend"] = summarizer.backend
+    counts["model"] = summarizer.model
+    return counts
+
+
 def _load_counts(res: load.LoadResult) -> dict:
     return {
         "days": len(res.days),
@@ -237,6 +280,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 days, ledger_rows, checked = plan.pending_days(settings)
             run.counts["load"] = _load_counts(_load_all(settings, run, days, ledger_rows, found.parsed, False))
             settle_task(settings, quote(checked))
+        with run.stage_of("summarize"):
+            run.counts["summarize"] = _summarize_all(settings, run, now.astimezone(settings.timezone).date())
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
@@ -244,13 +289,24 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
 
 @flow(name="backfill", log_prints=False)
 def backfill(
-    start: dt.date, end: dt.date, only_missing: bool = False, home: str | None = None, wait_seconds: float = 0.0
+    start: dt.date,
+    end: dt.date,
+    only_missing: bool = False,
+    resummarize: bool = False,
+    home: str | None = None,
+    wait_seconds: float = 0.0,
 ) -> dict:
-    """Re-derive the tables for [start, end] from the archive alone."""
+    """Re-derive the tables and summaries for [start, end] from the archive alone."""
     settings = _settings(home)
     if end < start:
         raise ValueError(f"end {end} is before start {start}")
-    params = {"start": start.isoformat(), "end": end.isoformat(), "only_missing": only_missing, "home": str(settings.paths.home)}
+    params = {
+        "start": start.isoformat(),
+        "end": end.isoformat(),
+        "only_missing": only_missing,
+        "resummarize": resummarize,
+        "home": str(settings.paths.home),
+    }
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
         with run.stage_of("survey"):
             with _timed("plan"):
@@ -260,6 +316,9 @@ def backfill(
         with run.stage_of("load"):
             res = _load_all(settings, run, found.days, found.ledger, {}, True)
             run.counts["load"] = _load_counts(res)
+        with run.stage_of("summarize"):
+            today = ledger.utcnow().astimezone(settings.timezone).date()
+            run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -97,6 +97,8 @@ class DayStatus:
     files: int
     reason: str | None
     run_id: str | None
+    summary: str = "pending"  # summarized | failed | pending (not yet, or made from older content)
+    summary_reason: str | None = None
 
 
 def day_statuses(settings: Settings) -> list[DayStatus]:
@@ -116,6 +118,16 @@ def day_statuses(settings: Settings) -> list[DayStatus]:
                 len(a.paths) if a else 0,
                 row["reason"] if row else None,
                 row["run_id"] if row else None,
+                _summary_state(row),
+                row.get("summary_reason") if row else None,
             )
         )
     return out
+
+
+def _summary_state(row: dict | None) -> str:
+    if not row or not row.get("summary_status"):
+        return "pending"
+    if row["summary_status"] == "failed":
+        return "failed"
+    return "summarized" if row.get("summary_fingerprint") == row.get("content_fingerprint") else "pending"

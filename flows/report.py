@@ -123,6 +123,11 @@ def render_run(r: dict) -> str:
         rows.append(("load", f"{ld['days']} day(s): {ld['loaded']} loaded, {ld['unchanged']} unchanged, "
                      f"{ld['failed']} failed; {ld['sessions']} sessions, {ld['messages']} messages, "
                      f"{ld['redactions']} secret(s) redacted"))
+    sm = r.get("summarize", {})
+    if sm:
+        model = f" with {sm['backend']} ({sm['model']})" if sm.get("backend") else ""
+        rows.append(("summarize", f"{sm['days']} day(s){model}: {sm['summarized']} written, {sm['failed']} failed; "
+                     f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields"))
     rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
     secs = r.get("seconds", {})
     out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
@@ -131,9 +136,10 @@ def render_run(r: dict) -> str:
     if items:
         out.append("\nquarantined:")
         out.append(table(["file", "kind", "reason"], items))
-    if ld.get("failures"):
-        out.append("\nfailed days:")
-        out.append(table(["user", "day", "reason"], [(f["user_id"], f["date"], f["reason"]) for f in ld["failures"]]))
+    failures = [("load", f) for f in ld.get("failures", [])] + [("summarize", f) for f in sm.get("failures", [])]
+    if failures:
+        out.append("\nfailed days (the next nightly run retries them):")
+        out.append(table(["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]))
     return "\n".join(out)
 
 
@@ -162,6 +168,12 @@ def status(settings: Settings) -> dict:
             "loaded": sum(d.state == "loaded" for d in days),
             "failed": [_day(d) for d in days if d.state == "failed"],
             "missing": [_day(d) for d in days if d.state == "missing"],
+            "summarized": sum(d.summary == "summarized" for d in days),
+            "summary_failed": [
+                {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.summary_reason}
+                for d in days if d.summary == "failed"
+            ],
+            "summary_pending": sum(d.state == "loaded" and d.summary == "pending" for d in days),
         },
         "quarantine": q,
         "runs": [
@@ -180,6 +192,8 @@ def render_status(s: dict) -> str:
         out.append(f"a run is in progress: {s['running'].get('run_id')} (pid {s['running'].get('pid')})")
     d = s["days"]
     out.append(f"days: {d['loaded']} loaded, {len(d['failed'])} failed, {len(d['missing'])} missing")
+    out.append(f"summaries: {d['summarized']} written, {len(d['summary_failed'])} failed, "
+               f"{d['summary_pending']} waiting for the next run")
     if s["pending"]:
         out.append(f"\npending in active/ ({len(s['pending'])}):")
         out.append(table(["file", "why", "user", "day"], [
@@ -194,6 +208,9 @@ def render_status(s: dict) -> str:
             out.append(table(["user", "day", "files", "reason"], [
                 (x["user_id"], x["date"], x["files"], x["reason"]) for x in d[state]
             ]))
+    if d["summary_failed"]:
+        out.append("\nfailed summaries (retried by the next nightly run):")
+        out.append(table(["user", "day", "reason"], [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]]))
     if d["missing"] or d["failed"]:
         out.append("fix: `kenang backfill --start D --end D --only-missing` reloads them from the archive")
     if s["quarantine"]:

@@ -42,6 +42,19 @@ def _non_empty(v: Any) -> str | None:
     return None if str(v).strip() else "must not be empty"
 
 
+def _one_of(*choices: str) -> Check:
+    def check(v: Any) -> str | None:
+        return None if v in choices else f"must be one of: {', '.join(choices)}"
+
+    return check
+
+
+def _strings(v: Any) -> str | None:
+    return None if all(isinstance(x, str) and x.strip() for x in v) else "must be a list of names"
+
+
+NONE = type(None)
+
 CONFIG_VERSION = 1
 
 SCHEMA = Section(
@@ -86,6 +99,22 @@ SCHEMA = Section(
             ),
             "guards against files that are not transcripts",
         ),
+        Section(
+            "summarizer",
+            (
+                Key("backend", (str,), "llama", "llama (a local GGUF via llama-cpp-python) or extractive (no model)",
+                    _one_of("llama", "extractive")),
+                Key("model_path", (str, NONE), None, "a GGUF file; null = the bundled SmolLM2-135M-Instruct"),
+                Key("n_ctx", (int,), 2048, "context window in tokens; longer days go in chunks", _positive),
+                Key("n_threads", (int, NONE), None, "CPU threads for the model; null = all cores"),
+                Key("chat_format", (str, NONE), None, "llama-cpp chat format (e.g. chatml); null = the model's own"),
+                Key("max_tokens", (int,), 384, "longest reply per model call", _positive),
+                Key("temperature", (int, float), 0.2, "first attempt; the retry uses 0", _non_negative),
+                Key("seed", (int,), 42, "fixed, so a rerun writes the same summary"),
+            ),
+            "how the daily summaries are written",
+        ),
+        Key("projects", (list,), [], "project names to recognise in chats, e.g. [Homelab, kenang]", _strings),
     ),
     "",
 )
@@ -122,6 +151,10 @@ def render_yaml(section: Section = SCHEMA, indent: int = 0, values: dict[str, An
 
 
 def _yaml_scalar(v: Any) -> str:
+    if v is None:
+        return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(str(x) for x in v) + "]"
     return str(v)

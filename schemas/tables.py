@@ -73,6 +73,7 @@ MESSAGES = Table(
             pa.field("content", pa.string(), nullable=False),
             pa.field("run_id", pa.string(), nullable=False),
             pa.field("redactions", pa.int32(), nullable=False),
+            pa.field("flags", pa.list_(pa.string())),  # injection kinds; never promoted into a summary
         ]
     ),
     "user_day",
@@ -111,6 +112,10 @@ DAYS = Table(
             pa.field("reason", pa.string()),
             pa.field("run_id", pa.string(), nullable=False),
             pa.field("updated_at", _TS, nullable=False),
+            pa.field("summary_status", pa.string()),  # 'summarized' | 'failed' | NULL (not yet)
+            pa.field("summary_fingerprint", pa.string()),  # the content_fingerprint it summarized
+            pa.field("summary_reason", pa.string()),
+            pa.field("summary_run_id", pa.string()),
         ]
     ),
     "single",
@@ -156,8 +161,48 @@ QUARANTINE = Table(
     "One row per file moved to quarantine, with the reason its sidecar also holds.",
 )
 
+_STRS = pa.list_(pa.string())
+
+DAILY_SUMMARIES = Table(
+    "daily_summaries",
+    pa.schema(
+        [
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("date", pa.date32(), nullable=False),
+            pa.field("schema_version", pa.int32(), nullable=False),
+            pa.field("summary", pa.string(), nullable=False),
+            pa.field("people", _STRS, nullable=False),
+            pa.field("projects", _STRS, nullable=False),
+            pa.field("tags", _STRS, nullable=False),
+            pa.field("technologies", _STRS, nullable=False),
+            pa.field("importance", pa.int32(), nullable=False),
+            pa.field("mood", pa.string(), nullable=False),
+            pa.field("related_dates", pa.list_(pa.date32()), nullable=False),
+            pa.field("sessions", pa.int32(), nullable=False),
+            pa.field("messages", pa.int32(), nullable=False),
+            pa.field("backend", pa.string(), nullable=False),
+            pa.field("model", pa.string(), nullable=False),
+            pa.field("model_sha256", pa.string(), nullable=False),
+            pa.field("prompt_version", pa.int32(), nullable=False),
+            pa.field("fallback_fields", _STRS, nullable=False),
+            pa.field("first_try_valid", pa.bool_(), nullable=False),
+            pa.field("attempts", pa.int32(), nullable=False),
+            pa.field("chunks", pa.int32(), nullable=False),
+            pa.field("prompt_tokens", pa.int32(), nullable=False),
+            pa.field("completion_tokens", pa.int32(), nullable=False),
+            pa.field("llm_seconds", pa.float64(), nullable=False),
+            pa.field("provenance", pa.string(), nullable=False),  # JSON: field -> item -> llm|extractor|both
+            pa.field("path", pa.string(), nullable=False),  # the summary file, relative to the archive
+            pa.field("content_fingerprint", pa.string(), nullable=False),
+            pa.field("run_id", pa.string(), nullable=False),
+        ]
+    ),
+    "user_day",
+    "One row per (user, day) summary: the frontmatter fields as columns, plus how it was made.",
+)
+
 TABLES: dict[str, Table] = {
-    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE)
+    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE, DAILY_SUMMARIES)
 }
 
 _DUCKDB_TYPES = {

@@ -38,8 +38,12 @@ def prefect_api():
 
 @pytest.fixture
 def home(tmp_path: Path):
-    """A fresh, initialised kenang home (Asia/Jakarta, default user 'default')."""
+    """A fresh, initialised kenang home (Asia/Jakarta, default user 'default').
+
+    It summarizes with the deterministic extractive backend; tests of the model
+    backend swap in a fake model or opt into the bundled one explicitly.
+    """
     from flows.config import init_home
 
-    settings, _ = init_home(tmp_path / "home")
+    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}})
     return settings

@@ -24,6 +24,9 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "default_user": "default",
         "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine"},
         "limits": {"max_file_mb": 200},
+        "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 2048, "n_threads": None,
+                       "chat_format": None, "max_tokens": 384, "temperature": 0.2, "seed": 42},
+        "projects": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text
     for name in ("active", "archive", "warehouse", "quarantine"):
@@ -63,6 +66,9 @@ def test_paths_are_relative_to_the_home_unless_absolute(tmp_path):
         ("default_user: Gading Putra\n", "default_user: 'Gading Putra' is not a valid user id"),
         ("paths: /mnt\n", "paths must be a mapping"),
         ("- a\n- b\n", "the top level must be a mapping"),
+        ("summarizer:\n  backend: gpt4\n", "summarizer.backend: 'gpt4' must be one of: llama, extractive"),
+        ("summarizer:\n  n_ctx: 2k\n", "summarizer.n_ctx: expected integer, got '2k'"),
+        ("projects: Homelab\n", "projects: expected list"),
         ("timezone: [\n", "not valid YAML"),
     ],
 )

@@ -22,7 +22,11 @@ def run(settings, now=NOW):
 def test_a_night_archives_eligible_files_and_loads_their_days(home):
     scenario(home)
     result = run(home)
-    archived = sorted(p.relative_to(home.paths.archive).as_posix() for p in home.paths.archive.rglob("*") if p.is_file())
+    archived = sorted(
+        p.relative_to(home.paths.archive).as_posix()
+        for p in home.paths.archive.rglob("*")
+        if p.is_file() and not p.name.endswith(".summary.md") and "MEMORY_INDEX" not in p.name
+    )
     assert archived == [
         "daily_sessions/2026-07-18/gading/2026-07-18-2340.md",
         "daily_sessions/2026-07-19/2026-07-19-1037.md",
@@ -93,7 +97,7 @@ def test_the_same_name_with_new_bytes_gets_a_new_archive_name_and_is_merged(home
     drop(home, "s1.md", second)
     run(home)
     day = home.paths.archive / "daily_sessions/2026-07-19"
-    names = sorted(p.name for p in day.iterdir())
+    names = sorted(p.name for p in day.iterdir() if not p.name.endswith(".summary.md"))
     assert len(names) == 2 and "s1.md" in names
     assert (day / "s1.md").read_bytes() == first
     sessions = table(home, "sessions")

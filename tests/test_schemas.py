@@ -8,13 +8,19 @@ PINNED = {
     "sessions": ["session_id", "user_id", "agent", "date", "started_at", "ended_at", "message_count",
                  "source_format", "archive_path", "sha256", "run_id", "day_source", "redactions"],
     "messages": ["message_id", "session_id", "user_id", "date", "ts", "role", "seq", "content", "run_id",
-                 "redactions"],
+                 "redactions", "flags"],
     "archive_files": ["path", "user_id", "date", "size", "sha256", "original_path", "run_id", "archived_at"],
     "days": ["user_id", "date", "status", "archive_fingerprint", "content_fingerprint", "sessions", "messages",
-             "reason", "run_id", "updated_at"],
+             "reason", "run_id", "updated_at", "summary_status", "summary_fingerprint", "summary_reason",
+             "summary_run_id"],
     "runs": ["run_id", "flow", "parameters", "started_at", "finished_at", "status", "counts", "error", "date"],
     "quarantine": ["path", "original_path", "user_id", "size", "sha256", "kind", "reason", "run_id",
                    "quarantined_at", "date"],
+    "daily_summaries": ["user_id", "date", "schema_version", "summary", "people", "projects", "tags",
+                        "technologies", "importance", "mood", "related_dates", "sessions", "messages", "backend",
+                        "model", "model_sha256", "prompt_version", "fallback_fields", "first_try_valid", "attempts",
+                        "chunks", "prompt_tokens", "completion_tokens", "llm_seconds", "provenance", "path",
+                        "content_fingerprint", "run_id"],
 }
 
 

@@ -10,10 +10,13 @@ most specific first, each on the output of the one before:
 2. Tokens with a recognisable shape: ``anthropic_key`` (``sk-ant-``), ``openai_key``
    (``sk-``, ``sk-proj-``; a digit is required so ``sk-learn-...`` prose survives),
    ``aws_access_key`` (``AKIA``/``ASIA`` + 16), ``github_token`` (``ghp_ gho_ ghs_
-   ghu_ ghr_ github_pat_``), ``slack_token`` (``xox[abposr]-``), ``jwt``.
+   ghu_ ghr_ github_pat_``), ``slack_token`` (``xox[abposr]-``), ``jwt``,
+   ``tailscale_key`` (``tskey-``) and ``huggingface_token`` (``hf_`` + 30), the two a
+   homelab that runs local models pastes most.
 3. ``bearer``: the token after ``Authorization: Bearer`` (also written as a quoted
    JSON or Python header; the prefix is kept), or after a bare ``Bearer`` when it
-   looks random (20+ characters with a digit).
+   looks random (20+ characters with a digit). ``basic_auth``: the base64 after
+   ``Authorization: Basic``, which is ``user:password`` in the clear.
 4. ``url_credentials``: only the password in ``scheme://user:PASS@host``.
 5. ``wallet_mnemonic``: a run of 12 or more consecutive BIP39 English words
    (case-insensitive) separated only by whitespace, commas, semicolons, list bullets
@@ -23,10 +26,16 @@ most specific first, each on the output of the one before:
 6. ``password`` / ``secret``: the value of an assignment to a password-like key
    (``password passwd pwd pass passphrase kata sandi sandi``) or a secret-like key
    (``secret client_secret secret_key aws_secret_access_key token api_key apikey
-   api-key``), also with a prefix such as ``DB_`` or ``access_``. The key and separator
-   are kept. Separators ``:`` and ``=`` take any value; the verbal ``is`` / ``adalah``
-   take a value only when quoted or when it looks like a password (4+ characters with a
-   digit or symbol), so "the password is wrong" survives.
+   api-key``), also with a prefix such as ``DB_`` or ``access_``. ``password``,
+   ``passwd``, ``passphrase`` and ``token`` also take a prefix glued on with letters
+   (PHP's ``dbpassword``, ngrok's ``authtoken``: no English word ends in them, unlike
+   ``bypass``), and every key takes the Indonesian ``-nya`` ("passwordnya: ...",
+   "kata sandinya adalah ..."). The key and separator are kept. Separators ``:`` and
+   ``=`` take any value, and so does ``=>`` after a quoted key (PHP
+   ``'dbpassword' => '...'``; not after a bare one, where it is a JavaScript arrow
+   such as ``token => token.trim()``); the verbal ``is`` / ``adalah`` take a value
+   only when quoted or when it looks like a password (4+ characters with a digit or
+   symbol), so "the password is wrong" survives.
 
 Invariants:
 
@@ -75,6 +84,8 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("github_token", re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
     ("slack_token", re.compile(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
     ("jwt", re.compile(_START + r"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")),
+    ("tailscale_key", re.compile(_START + r"tskey-[A-Za-z0-9-]{16,}")),
+    ("huggingface_token", re.compile(_START + r"hf_[A-Za-z0-9]{30,}")),
 )
 
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/=-]"
@@ -89,6 +100,14 @@ _PARTIAL: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("bearer", re.compile(rf"\b[Bb]earer[ \t]+(?P<secret>(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{20,}})")),
+    (
+        "basic_auth",
+        re.compile(
+            r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ \t]+"
+            + _NOT_MARKER
+            + r"(?P<secret>[A-Za-z0-9+/]+=*)"
+        ),
+    ),
     (
         "url_credentials",
         re.compile(
@@ -105,9 +124,14 @@ _VALUE = (
     r"(?:(?P<q>[\"'`])" + _NOT_MARKER + r"(?P<quoted>[^\"'`\n]+)(?P=q)"
     r"|" + _NOT_MARKER + r"(?P<bare>[^\s\"'`]*[^\s\"'`.,;:)\]}]))"
 )
+# A glued-on prefix ("dbpassword", "authtoken") is bounded, so a long word costs a
+# bounded look at each word start, not a scan to its end.
+_GLUED = r"(?:[A-Za-z0-9]{1,20}(?=pass(?:word|wd|phrase)|token))?"
 _ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?:(?P<pw>" + _PASSWORD_KEYS + r")|(?P<sec>" + _SECRET_KEYS + r"))"
-    r"[\"']?(?:(?P<sep>[ \t]*[:=](?!=)[ \t]*)|(?P<verb>[ \t]+(?:is|adalah)[ \t]+))" + _VALUE
+    r"(?i)(?<![A-Za-z0-9])" + _GLUED + r"(?:(?P<pw>" + _PASSWORD_KEYS + r")|(?P<sec>" + _SECRET_KEYS + r"))"
+    r"(?:-?nya)?[\"']?"
+    r"(?:(?P<sep>[ \t]*(?::(?!=)|=(?![=>]))[ \t]*|(?<=[\"'])[ \t]*=>[ \t]*)|(?P<verb>[ \t]+(?:is|adalah)[ \t]+))"
+    + _VALUE
 )
 # Type names after a colon are code annotations ("password: str"), not values.
 _NOT_VALUES = frozenset({"str", "string", "bytes", "int", "none", "null", "optional", "any"})

@@ -5,7 +5,8 @@ replaces it rather than appending. Sessions that share a ``session_id`` (a trans
 archived again with more turns) are merged: their messages are unioned by
 ``message_id`` and renumbered, so nothing is counted twice.
 
-Message content is redacted here, before any row exists. The partition's
+Message content is redacted here, before any row exists, and a message that reads
+like a prompt override is flagged (``flags``) so no summary promotes it. The partition's
 fingerprint covers every column except ``run_id``, so an unchanged day is recognised
 and not rewritten.
 """
@@ -22,6 +23,7 @@ import pyarrow as pa
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.ids import message_id, row_fingerprint
 from transforms.model import ResolvedSession
+from transforms.injection import flag_injection
 from transforms.redact import redact
 
 _FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)
@@ -88,6 +90,7 @@ def build_day_rows(
                     "content": m["content"],
                     "run_id": run_id,
                     "redactions": m["redactions"],
+                    "flags": m["flags"],
                 }
             )
 
@@ -115,6 +118,7 @@ def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id:
                 "role": msg.role,
                 "content": red.text,
                 "redactions": red.count,
+                "flags": list(flag_injection(red.text)),
                 "order": order,
             }
             order += 1

@@ -1,0 +1,246 @@
+"""Summarize: one ``YYYY-MM-DD.summary.md`` per loaded (user, day), plus its table row.
+
+The stage reads a day's redacted, flagged messages from the warehouse (so the model
+never sees a secret), asks the configured ``Summarizer``, and writes three things:
+
+- the summary file beside the day's originals in the archive, atomically and 0444
+  (a derived file: ``backfill --resummarize`` may replace it; originals never change);
+- the day's ``daily_summaries`` partition;
+- ``MEMORY_INDEX.md`` for each user touched, rebuilt from ``daily_summaries``.
+
+Before writing, the rendered file is parsed back and must equal what was meant: an
+invalid frontmatter is never written. A day the model fails on is recorded as
+failed in the ledger with its reason; the next nightly run retries it.
+
+Which days: loaded days whose summary is missing, failed, or made from other content
+(``summary_fingerprint != content_fingerprint``). ``--resummarize`` takes every day
+in the backfill's range.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pyarrow as pa
+
+from flows import faults, ledger, warehouse
+from flows.archive import day_dir
+from flows.config import Settings
+from flows.fsio import READ_ONLY, atomic_write_bytes
+from flows.ledger import DayKey
+from schemas.lexicon import TECHNOLOGIES
+from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
+from transforms.extract import DayMessage, DayText
+from transforms.frontmatter import parse_summary, render_summary
+from transforms.memory_index import IndexEntry, index_name, render_memory_index
+from transforms.summarize import (
+    DayInput,
+    ExtractiveSummarizer,
+    LlmSummarizer,
+    SessionMeta,
+    SummarizeError,
+    Summarizer,
+    canonical_map,
+)
+
+log = logging.getLogger("kenang")
+
+
+def make_summarizer(settings: Settings) -> Summarizer:
+    """The configured backend; the llama model is loaded here, once per run."""
+    cfg = settings.values["summarizer"]
+    if cfg["backend"] == "extractive":
+        return ExtractiveSummarizer()
+    from flows.llm import ModelConfig, bundled_model_path, load_model
+
+    path = Path(cfg["model_path"]).expanduser() if cfg["model_path"] else bundled_model_path()
+    model = load_model(ModelConfig(path, cfg["n_ctx"], cfg["n_threads"], cfg["chat_format"], cfg["seed"]))
+    return LlmSummarizer(
+        model,
+        temperature=float(cfg["temperature"]),
+        max_tokens=cfg["max_tokens"],
+        canonical_technologies=canonical_map(TECHNOLOGIES),
+    )
+
+
+def days_to_summarize(
+    ledger_rows: Mapping[DayKey, Mapping], *, start: dt.date | None = None, end: dt.date | None = None, force: bool = False
+) -> list[DayKey]:
+    """Loaded days whose summary is missing, failed or stale (all of them with force), in a range."""
+    out = []
+    for key, row in sorted(ledger_rows.items()):
+        if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
+            continue
+        fresh = row.get("summary_status") == "summarized" and row.get("summary_fingerprint") == row["content_fingerprint"]
+        if force or not fresh:
+            out.append(key)
+    return out
+
+
+def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) -> DayInput:
+    """A day's redacted messages and sessions, from the warehouse."""
+    wh = settings.paths.warehouse
+    msgs = warehouse.read_file(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES).to_pylist()
+    sess = warehouse.read_file(warehouse.partition_file(wh, SESSIONS, day, user_id), SESSIONS).to_pylist()
+    sess.sort(key=lambda s: (s["started_at"] or dt.datetime.max.replace(tzinfo=dt.timezone.utc), s["session_id"]))
+    order = {s["session_id"]: i for i, s in enumerate(sess)}
+    msgs.sort(key=lambda m: (order.get(m["session_id"], 0), m["seq"]))
+    text = DayText(
+        user_id=user_id,
+        day=day,
+        tz=settings.timezone,
+        messages=tuple(
+            DayMessage(m["session_id"], m["role"], m["content"], m["ts"], bool(m["flags"])) for m in msgs
+        ),
+    )
+    sessions = tuple(SessionMeta(s["session_id"], s["started_at"], s["ended_at"], s["message_count"]) for s in sess)
+    return DayInput(text, sessions, today, tuple(settings.values["projects"]))
+
+
+@dataclass(frozen=True)
+class DaySummaryOutcome:
+    user_id: str
+    date: dt.date
+    status: str  # 'summarized' | 'failed'
+    reason: str | None = None
+    fallback_fields: tuple[str, ...] = ()
+    first_try_valid: bool = False
+    completion_tokens: int = 0
+    llm_seconds: float = 0.0
+    ledger_row: Mapping | None = None
+
+
+@dataclass(frozen=True)
+class SummarizeResult:
+    days: tuple[DaySummaryOutcome, ...] = ()
+
+    def count(self, status: str) -> int:
+        return sum(d.status == status for d in self.days)
+
+
+def summarize_days(
+    settings: Settings,
+    summarizer: Summarizer,
+    keys: Iterable[DayKey],
+    ledger_rows: Mapping[DayKey, Mapping],
+    run_id: str,
+    today: dt.date,
+) -> SummarizeResult:
+    """Summarize each day; a failing day is recorded and the others go on."""
+    out = []
+    for user_id, day in keys:
+        row = ledger_rows[(user_id, day)]
+        try:
+            outcome = _summarize_one(settings, summarizer, user_id, day, row, run_id, today)
+        except SummarizeError as exc:
+            outcome = _failed(user_id, day, run_id, str(exc))
+        except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
+            log.exception("summarize failed for %s/%s", user_id, day)
+            outcome = _failed(user_id, day, run_id, f"internal error: {type(exc).__name__}: {exc}")
+        out.append(outcome)
+        faults.checkpoint("summarize.day_done")
+    return SummarizeResult(tuple(out))
+
+
+def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DaySummaryOutcome:
+    row = {"user_id": user_id, "date": day, "summary_status": "failed", "summary_reason": reason[:1000],
+           "summary_run_id": run_id}
+    return DaySummaryOutcome(user_id, day, "failed", reason, ledger_row=row)
+
+
+def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> DaySummaryOutcome:
+    inp = day_input(settings, user_id, day, today)
+    result = summarizer.summarize(inp)
+    text = render_summary(result.doc)
+    if parse_summary(text, today=today) != result.doc:  # never write what would not read back
+        raise SummarizeError(f"rendered summary for {day} does not read back as written")
+    path = day_dir(settings, user_id, day) / f"{day.isoformat()}.summary.md"
+    data = text.encode("utf-8")
+    if not path.is_file() or path.read_bytes() != data:
+        atomic_write_bytes(path, data, mode=READ_ONLY)
+    faults.checkpoint("summarize.file_written")
+    doc = result.doc
+    table_row = {
+        "user_id": user_id,
+        "date": day,
+        "schema_version": doc.schema_version,
+        "summary": doc.summary,
+        "people": list(doc.people),
+        "projects": list(doc.projects),
+        "tags": list(doc.tags),
+        "technologies": list(doc.technologies),
+        "importance": doc.importance,
+        "mood": doc.mood,
+        "related_dates": list(doc.related_dates),
+        "sessions": doc.sessions,
+        "messages": len(inp.text.messages),
+        "backend": doc.generator.backend,
+        "model": doc.generator.model,
+        "model_sha256": doc.generator.model_sha256,
+        "prompt_version": doc.generator.prompt_version,
+        "fallback_fields": list(doc.generator.fallback_fields),
+        "first_try_valid": result.first_try_valid,
+        "attempts": result.attempts,
+        "chunks": result.chunks,
+        "prompt_tokens": result.prompt_tokens,
+        "completion_tokens": result.completion_tokens,
+        "llm_seconds": round(result.llm_seconds, 3),
+        "provenance": json.dumps(result.provenance, sort_keys=True, ensure_ascii=False),
+        "path": path.relative_to(settings.paths.archive).as_posix(),
+        "content_fingerprint": row["content_fingerprint"],
+        "run_id": run_id,
+    }
+    warehouse.write_partition(
+        settings.paths.warehouse, DAILY_SUMMARIES, pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema),
+        day, user_id,
+    )
+    ledger_row = {
+        "user_id": user_id,
+        "date": day,
+        "summary_status": "summarized",
+        "summary_fingerprint": row["content_fingerprint"],
+        "summary_reason": None,
+        "summary_run_id": run_id,
+    }
+    return DaySummaryOutcome(
+        user_id, day, "summarized", None, doc.generator.fallback_fields, result.first_try_valid,
+        result.completion_tokens, result.llm_seconds, ledger_row,
+    )
+
+
+def write_memory_indexes(settings: Settings, users: Iterable[str]) -> int:
+    """Rebuild MEMORY_INDEX.md for each user from daily_summaries; returns files changed."""
+    changed = 0
+    for user in sorted(set(users)):
+        rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()
+        entries = [IndexEntry(r["date"], r["importance"], r["mood"], tuple(r["tags"]), r["summary"]) for r in rows]
+        data = render_memory_index(user, entries).encode("utf-8")
+        path = settings.paths.archive / index_name(user, settings.default_user)
+        if path.is_file() and path.read_bytes() == data:
+            continue
+        atomic_write_bytes(path, data)
+        changed += 1
+    faults.checkpoint("summarize.index_written")
+    return changed
+
+
+def summary_counts(res: SummarizeResult) -> dict:
+    done = [d for d in res.days if d.status == "summarized"]
+    return {
+        "days": len(res.days),
+        "summarized": len(done),
+        "failed": res.count("failed"),
+        "first_try_valid": sum(d.first_try_valid for d in done),
+        "with_fallback": sum(bool(d.fallback_fields) for d in done),
+        "completion_tokens": sum(d.completion_tokens for d in done),
+        "llm_seconds": round(sum(d.llm_seconds for d in done), 3),
+        "failures": [
+            {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.reason} for d in res.days if d.status == "failed"
+        ],
+    }
+

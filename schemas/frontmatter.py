@@ -1,0 +1,94 @@
+"""The daily summary's frontmatter, declared once: fields, types, bounds and moods.
+
+``transforms.frontmatter`` validates and normalises against these declarations, the
+LLM is given ``llm_json_schema()`` (generated from them), and the ``daily_summaries``
+table mirrors them. A frontmatter kenang writes always satisfies every bound here.
+
+Bumping ``SCHEMA_VERSION`` means a migration: old summaries stay readable and
+``kenang backfill --resummarize`` rewrites them.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+#: The mood vocabulary, fixed and documented. The LLM must pick one of these; the
+#: extractive fallback picks by lexicon. ``neutral`` is the default.
+MOODS: tuple[str, ...] = (
+    "productive",
+    "focused",
+    "curious",
+    "reflective",
+    "calm",
+    "happy",
+    "grateful",
+    "excited",
+    "neutral",
+    "tired",
+    "stressed",
+    "anxious",
+    "frustrated",
+    "sad",
+)
+
+IMPORTANCE_MIN, IMPORTANCE_MAX = 1, 10
+
+#: Per list field: (most items, longest item in characters).
+LIST_BOUNDS: dict[str, tuple[int, int]] = {
+    "people": (12, 60),
+    "projects": (8, 60),
+    "tags": (10, 40),
+    "technologies": (16, 40),
+    "related_dates": (10, 10),
+}
+
+#: The summary body: sentences and characters.
+SUMMARY_SENTENCES = (2, 6)
+SUMMARY_MAX_CHARS = 1200
+
+#: Frontmatter keys in the order they are written.
+FIELDS: tuple[str, ...] = (
+    "schema_version",
+    "date",
+    "user_id",
+    "people",
+    "projects",
+    "tags",
+    "technologies",
+    "importance",
+    "mood",
+    "related_dates",
+    "sessions",
+    "generator",
+)
+
+#: Fields the LLM proposes; the rest come from kenang itself.
+LLM_FIELDS: tuple[str, ...] = ("summary", "people", "projects", "tags", "technologies", "importance", "mood")
+
+GENERATOR_KEYS: tuple[str, ...] = ("backend", "model", "model_sha256", "prompt_version", "fallback_fields")
+
+
+def llm_json_schema() -> dict:
+    """The JSON schema handed to the model as its response format.
+
+    Grammars enforce shape, not numeric bounds or lengths, so everything is validated
+    again afterwards (``transforms.frontmatter``).
+    """
+    # No maxLength/maxItems: llama.cpp unrolls each into a nested grammar rule per
+    # character, which makes sampling crawl; the bounds are enforced after parsing.
+    def str_list(_field: str) -> dict:
+        return {"type": "array", "items": {"type": "string"}}
+
+    return {
+        "type": "object",
+        "properties": {
+            "summary": {"type": "string"},
+            "people": str_list("people"),
+            "projects": str_list("projects"),
+            "tags": str_list("tags"),
+            "technologies": str_list("technologies"),
+            "importance": {"type": "integer", "minimum": IMPORTANCE_MIN, "maximum": IMPORTANCE_MAX},
+            "mood": {"type": "string", "enum": list(MOODS)},
+        },
+        "required": list(LLM_FIELDS),
+    }

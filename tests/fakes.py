@@ -1,0 +1,68 @@
+"""Deterministic stand-ins for the language model (llm's conftest style)."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+from transforms.summarize import Generation
+
+
+class QueueModel:
+    """Replies with queued texts in order; records every prompt it was given."""
+
+    name = "fake-queue.gguf"
+    sha256 = "0" * 64
+
+    def __init__(self, replies=(), *, n_ctx: int = 4096, default: str | None = None, fail: Exception | None = None):
+        self.replies = deque(replies)
+        self.n_ctx = n_ctx
+        self.default = default
+        self.fail = fail
+        self.prompts: list[list[dict]] = []
+        self.temperatures: list[float] = []
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4)
+
+    def generate(self, messages, *, schema, temperature, max_tokens) -> Generation:
+        self.prompts.append(messages)
+        self.temperatures.append(temperature)
+        if self.fail is not None:
+            raise self.fail
+        text = self.replies.popleft() if self.replies else self.default
+        if text is None:
+            raise AssertionError("the fake model ran out of replies")
+        return Generation(text, self.count_tokens(str(messages)), self.count_tokens(text), 0.01)
+
+
+def reply(**fields) -> str:
+    """A well-formed model reply; override any field."""
+    base = {
+        "summary": "Gading set the Proxmox boot order so PostgreSQL starts first. The app VM now waits thirty seconds.",
+        "people": ["Gading"],
+        "projects": [],
+        "tags": ["proxmox-boot-order"],
+        "technologies": ["Proxmox", "PostgreSQL"],
+        "importance": 6,
+        "mood": "productive",
+    }
+    base.update(fields)
+    return json.dumps(base)
+
+
+class EchoModel(QueueModel):
+    """An adversarial model: puts the whole prompt it saw into every field."""
+
+    name = "fake-echo.gguf"
+
+    def generate(self, messages, *, schema, temperature, max_tokens) -> Generation:
+        seen = messages[-1]["content"]
+        words = seen.split()
+        text = json.dumps({
+            "summary": seen[:1000] + ". It was a day. It ended.",
+            "people": words[:12], "projects": words[12:20], "tags": words[20:30],
+            "technologies": words[30:46], "importance": 5, "mood": "neutral",
+        })
+        self.prompts.append(messages)
+        return Generation(text, 10, 10, 0.0)

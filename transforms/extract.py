@@ -1,0 +1,780 @@
+"""Deterministic extractors: everything a daily summary needs, from the day's text alone.
+
+They run on every day, before any model: the extractive summarizer is made of them,
+and each is the fallback of the LLM field it mirrors. Input is a ``DayText``: one
+user's messages of one local day, already redacted, with prompt-injection suspects
+marked ``flagged``.
+
+Design and invariants:
+
+- Pure and deterministic: no I/O, no clock (``today`` is an argument), inputs are
+  never mutated, and the same ``DayText`` always gives the same output. The
+  vocabulary (technology gazetteer, stopwords, mood words, importance markers) is
+  data, loaded by ``schemas.lexicon``; the grammar (dates, honorifics, sentences)
+  lives here.
+- A ``flagged`` message contributes nothing to any extractor, not even a count.
+- The conversation is the ``user`` and ``assistant`` messages. System prompts and tool
+  output are boilerplate and logs (a tool's log is full of dates), so they are read
+  by none of the extractors; they are still counted as messages by the summary.
+- Fenced code blocks are never read: a pasted config is not a topic, a person or a
+  date. ``[REDACTED:...]`` markers are read as blanks.
+- Every result is within ``schemas.frontmatter``: lists hold at most their bound of
+  items, each at most its bound of characters (a longer item is dropped, not cut),
+  deduplicated case-insensitively with the first spelling kept; the mood is one of
+  ``MOODS``; importance is in ``[IMPORTANCE_MIN, IMPORTANCE_MAX]``; the summary has
+  ``SUMMARY_SENTENCES`` sentences and at most ``SUMMARY_MAX_CHARS`` characters.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+
+from schemas.frontmatter import (
+    IMPORTANCE_MAX,
+    IMPORTANCE_MIN,
+    LIST_BOUNDS,
+    MOODS,
+    SUMMARY_MAX_CHARS,
+    SUMMARY_SENTENCES,
+)
+from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, STOPWORDS, TECHNOLOGIES
+
+
+@dataclass(frozen=True)
+class DayMessage:
+    session_id: str
+    role: str  # user | assistant | system | tool ...
+    content: str  # already redacted
+    ts: datetime | None  # aware, or None
+    flagged: bool = False  # reads like a prompt injection: never extract anything from it
+
+
+@dataclass(frozen=True)
+class DayText:
+    user_id: str
+    day: date  # the day being summarized
+    tz: tzinfo  # the configured zone
+    messages: tuple[DayMessage, ...]
+
+
+_CONVERSATION_ROLES = frozenset({"user", "assistant"})
+_DEFAULT_USER = "default"
+
+
+# --- reading the text ---------------------------------------------------------------
+
+_FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}(?=[^`]*$)|~{3,})")
+_REDACTED = re.compile(r"\[REDACTED:[^\]\n]*\]")
+_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_SPACES = re.compile(r"\s+")
+# Separators inside a multi-word alias or name: "docker compose", "docker-compose",
+# "docker_compose", "next.js", "nextjs" are one spelling.
+_SEPARATORS = re.compile(r"[\s._-]+")
+
+
+def _without_code(text: str) -> str:
+    """The text with fenced code blocks removed; an unclosed fence runs to the end (CommonMark)."""
+    out: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        if fence:
+            stripped = line.strip()
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                fence = ""
+            continue
+        m = _FENCE_OPEN.match(line)
+        if m:
+            fence = m["fence"]
+            out.append("")  # a fence ends a paragraph
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _prose(text: str) -> str:
+    return _REDACTED.sub(" ", _without_code(text))
+
+
+def _readable(day_text: DayText, roles: frozenset[str] = _CONVERSATION_ROLES) -> list[DayMessage]:
+    return [m for m in day_text.messages if not m.flagged and m.role in roles]
+
+
+def _local(ts: datetime, tz: tzinfo) -> datetime:
+    """``ts`` in ``tz``; a naive one is read in ``tz``, never in the machine's zone."""
+    return ts.replace(tzinfo=tz) if ts.tzinfo is None else ts.astimezone(tz)
+
+
+def _local_day(message: DayMessage, day_text: DayText) -> date:
+    return day_text.day if message.ts is None else _local(message.ts, day_text.tz).date()
+
+
+def _flexible(phrase: str) -> str:
+    """A regex for a phrase whose separators may be any one separator or none."""
+    parts = [p for p in _SEPARATORS.split(phrase) if p]
+    return r"[\s._-]?".join(re.escape(p) for p in parts)
+
+
+def _squash(text: str) -> str:
+    return _SEPARATORS.sub("", text.lower())
+
+
+def _bounded(field: str, items: Iterable[str]) -> tuple[str, ...]:
+    """First spelling of each item, case-insensitively; too-long items dropped; cut to the bound."""
+    most, longest = LIST_BOUNDS[field]
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in items:
+        key = item.lower()
+        if not item or len(item) > longest or key in seen:
+            continue
+        seen.add(key)
+        out.append(item)
+        if len(out) == most:
+            break
+    return tuple(out)
+
+
+# --- dates ----------------------------------------------------------------------------
+
+_MONTHS: dict[str, int] = {
+    # Indonesian, with the abbreviations people actually write (and two old spellings)
+    "januari": 1, "februari": 2, "pebruari": 2, "maret": 3, "april": 4, "mei": 5, "juni": 6,
+    "juli": 7, "agustus": 8, "september": 9, "oktober": 10, "november": 11, "nopember": 11,
+    "desember": 12, "agu": 8, "agt": 8, "ags": 8, "agus": 8, "okt": 10, "des": 12,
+    # English
+    "january": 1, "february": 2, "march": 3, "may": 5, "june": 6, "july": 7, "august": 8,
+    "october": 10, "december": 12, "aug": 8, "oct": 10, "dec": 12,
+    # both
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "sep": 9, "sept": 9, "nov": 11,
+}
+_WEEKDAYS = frozenset({
+    "senin", "selasa", "rabu", "kamis", "jumat", "jum'at", "sabtu", "minggu", "ahad",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+})
+_NUMBER_WORDS: dict[str, int] = {
+    "satu": 1, "dua": 2, "tiga": 3, "empat": 4, "lima": 5, "enam": 6, "tujuh": 7, "delapan": 8,
+    "sembilan": 9, "sepuluh": 10,
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10,
+}
+# A relative word -> (unit, amount); units are "d" days and "m" months.
+_RELATIVE_WORDS: dict[str, tuple[str, int]] = {
+    "kemarin lusa": ("d", -2), "the day before yesterday": ("d", -2),
+    "kemarin": ("d", -1), "kemaren": ("d", -1), "yesterday": ("d", -1),
+    "besok": ("d", 1), "tomorrow": ("d", 1),
+    "lusa": ("d", 2), "day after tomorrow": ("d", 2), "the day after tomorrow": ("d", 2),
+    "minggu lalu": ("d", -7), "minggu kemarin": ("d", -7), "minggu kemaren": ("d", -7),
+    "pekan lalu": ("d", -7), "pekan kemarin": ("d", -7), "last week": ("d", -7),
+    "seminggu lalu": ("d", -7), "seminggu yang lalu": ("d", -7), "a week ago": ("d", -7),
+    "minggu depan": ("d", 7), "pekan depan": ("d", 7), "next week": ("d", 7),
+    "bulan lalu": ("m", -1), "bulan kemarin": ("m", -1), "bulan kemaren": ("m", -1),
+    "sebulan lalu": ("m", -1), "sebulan yang lalu": ("m", -1), "last month": ("m", -1),
+    "bulan depan": ("m", 1), "next month": ("m", 1),
+}
+_UNITS: dict[str, tuple[str, int]] = {
+    "hari": ("d", 1), "day": ("d", 1), "days": ("d", 1),
+    "minggu": ("d", 7), "pekan": ("d", 7), "week": ("d", 7), "weeks": ("d", 7),
+    "bulan": ("m", 1), "month": ("m", 1), "months": ("m", 1),
+}
+
+
+def _spaced(phrase: str) -> str:
+    """A regex for a phrase whose words may be split by any run of whitespace."""
+    return r"\s+".join(re.escape(w) for w in phrase.split())
+
+
+def _alternation(words: Iterable[str]) -> str:
+    """Longest first, so at one position the longest spelling wins."""
+    return "|".join(_spaced(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+_MONTH_ALT = _alternation(_MONTHS)
+_NUM_ALT = r"\d{1,3}|" + _alternation(_NUMBER_WORDS)
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_DATE_RE = re.compile(
+    rf"""
+    (?<![\w.,:/-])(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})(?!\d)
+  | (?<![\w.,:/-])(?P<dd>\d{{1,2}}){_ORDINAL}\s+(?P<dm>{_MONTH_ALT})(?!\w)\.?(?:,?\s+(?P<dy>\d{{4}})(?!\d))?
+  | (?<!\w)(?P<mm>{_MONTH_ALT})\.?\s+(?P<md>\d{{1,2}}){_ORDINAL},?\s+(?P<my>\d{{4}})(?!\d)
+  | (?<![\w.,:/-])(?P<n>{_NUM_ALT})\s+(?P<unit>hari|minggu|pekan|bulan)\s+(?:yang\s+)?(?P<dir>lalu|lagi)(?!\w)
+  | (?<![\w.,:/-])(?P<en_n>{_NUM_ALT})\s+(?P<en_unit>days?|weeks?|months?)\s+ago(?!\w)
+  | (?<!\w)in\s+(?P<in_n>{_NUM_ALT})\s+(?P<in_unit>days?|weeks?|months?)(?!\w)
+  | (?<!\w)(?P<word>{_alternation(_RELATIVE_WORDS)})(?!\w)
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_MIN_YEAR = 1900  # a four-digit "year" before this is a number, not a date worth linking
+
+
+def _add_months(d: date, months: int) -> date:
+    """The same day of the month ``months`` later, clipped to the month's last day."""
+    y, m = divmod(d.year * 12 + d.month - 1 + months, 12)
+    return date(y, m + 1, min(d.day, calendar.monthrange(y, m + 1)[1]))
+
+
+def _shift(anchor: date, unit: str, amount: int) -> date:
+    return _add_months(anchor, amount) if unit == "m" else anchor + timedelta(days=amount)
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_WORDS[text.lower()]
+
+
+def _real_date(y: int, m: int, d: int) -> date | None:
+    if y < _MIN_YEAR:
+        return None
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+def _date_of(m: re.Match, anchor: date) -> date | None:
+    """The date one match names, relative words read against ``anchor`` (the message's local day)."""
+    try:
+        if m["iy"]:
+            return _real_date(int(m["iy"]), int(m["im"]), int(m["id"]))
+        if m["dd"]:
+            year = int(m["dy"]) if m["dy"] else anchor.year
+            return _real_date(year, _MONTHS[m["dm"].lower()], int(m["dd"]))
+        if m["mm"]:
+            return _real_date(int(m["my"]), _MONTHS[m["mm"].lower()], int(m["md"]))
+        if m["n"]:
+            unit, size = _UNITS[m["unit"].lower()]
+            sign = -1 if m["dir"].lower() == "lalu" else 1
+            return _shift(anchor, unit, sign * size * _number(m["n"]))
+        if m["en_n"]:
+            unit, size = _UNITS[m["en_unit"].lower()]
+            return _shift(anchor, unit, -size * _number(m["en_n"]))
+        if m["in_n"]:
+            unit, size = _UNITS[m["in_unit"].lower()]
+            return _shift(anchor, unit, size * _number(m["in_n"]))
+        unit, amount = _RELATIVE_WORDS[_SPACES.sub(" ", m["word"].lower())]
+        return _shift(anchor, unit, amount)
+    except (OverflowError, ValueError):  # shifted past date.min or date.max
+        return None
+
+
+def extract_dates(day_text: DayText, *, today: date) -> tuple[date, ...]:
+    """Dates the day's conversation refers to, sorted ascending.
+
+    Explicit dates (``2026-10-14``, ``14 Oktober 2026``, ``14 Okt``, ``7 May 2023``,
+    ``May 7, 2023``, ``May 7th 2023``) and relative words (``kemarin``, ``lusa``,
+    ``minggu lalu``, ``bulan depan``, ``3 hari lalu``, ``in two days``, ...), the relative
+    ones and a missing year read against each message's own local date. A month-first
+    English date needs its year ("May 7" alone is too often "may"). Kept: real dates
+    from 1900 on, not the day itself, not after ``today``; at most the bound, the most
+    mentioned first, ties by closeness to the day.
+    """
+    counts: Counter[date] = Counter()
+    for message in _readable(day_text):
+        anchor = _local_day(message, day_text)
+        for m in _DATE_RE.finditer(_prose(message.content)):
+            found = _date_of(m, anchor)
+            if found is not None and found != day_text.day and found <= today:
+                counts[found] += 1
+    most = LIST_BOUNDS["related_dates"][0]
+    ranked = sorted(counts, key=lambda d: (-counts[d], abs((d - day_text.day).days), d))
+    return tuple(sorted(ranked[:most]))
+
+
+# --- technologies -------------------------------------------------------------------
+
+def _technology_index() -> tuple[dict[str, str], re.Pattern]:
+    """(squashed alias -> canonical name, one regex for every alias, longest first)."""
+    by_key: dict[str, str] = {}
+    for name, aliases in TECHNOLOGIES.items():
+        for alias in aliases:
+            owner = by_key.setdefault(_squash(alias), name)
+            if owner != name:
+                raise ValueError(f"technologies.yaml: {alias!r} ({name}) reads the same as an alias of {owner}")
+    aliases = sorted({a for v in TECHNOLOGIES.values() for a in v}, key=lambda a: (-len(a), a))
+    return by_key, re.compile(r"(?<!\w)(?:" + "|".join(map(_flexible, aliases)) + r")(?!\w)", re.IGNORECASE)
+
+
+_TECH_BY_KEY, _TECH_RE = _technology_index()
+
+
+def _technology_spans(text: str) -> Iterator[tuple[re.Match, str]]:
+    for m in _TECH_RE.finditer(text):
+        yield m, _TECH_BY_KEY[_squash(m[0])]
+
+
+def extract_technologies(day_text: DayText) -> tuple[str, ...]:
+    """Canonical names from the gazetteer, in order of first mention.
+
+    Aliases match case-insensitively on word boundaries, the longest at a position
+    winning: "docker compose up" yields Docker Compose only, and Docker too only where
+    "docker" is also written on its own. Inline code and URLs are read; code blocks not.
+    """
+    found = (name for m in _readable(day_text) for _, name in _technology_spans(_prose(m.content)))
+    return _bounded("technologies", found)
+
+
+# --- people ---------------------------------------------------------------------------
+
+_HONORIFICS = ("kak", "mas", "mbak", "pak", "bu", "bang", "om", "tante", "dek", "teh", "uda", "bapak", "ibu")
+_SAME_HONORIFIC = {"bapak": "pak", "ibu": "bu"}  # "Bapak Joko" and "Pak Joko" are one person
+_NAME = r"[A-ZÀ-Ö][a-zß-öø-ÿ]+"
+_PERSON_RE = re.compile(
+    r"(?<![\w.])(?:"
+    rf"(?P<hon>(?i:{'|'.join(sorted(_HONORIFICS, key=len, reverse=True))}))[ \t]+"
+    rf"(?P<name>{_NAME}|[A-Z]{{2,3}})(?:[ \t]+(?P<name2>{_NAME}))?"
+    "|"
+    rf"(?P<title>Mr|Mrs|Ms|Mx|Dr|dr|Prof)(?P<dot>\.?)[ \t]+(?P<tname>{_NAME})(?:[ \t]+(?P<tname2>{_NAME}))?"
+    r")(?!\w)"  # "Mas Bayu's wedding" names Mas Bayu
+)
+_NOT_A_NAME = STOPWORDS | _WEEKDAYS | frozenset(_MONTHS) | frozenset(_TECH_BY_KEY)
+
+
+def _is_name(word: str | None) -> bool:
+    return bool(word) and word.lower() not in _NOT_A_NAME and _squash(word) not in _TECH_BY_KEY
+
+
+def _speaker(day_text: DayText) -> str | None:
+    uid = day_text.user_id.strip()
+    if not uid or uid.lower() == _DEFAULT_USER:
+        return None
+    return uid.title()
+
+
+def _people_in(text: str) -> Iterator[tuple[str, str]]:
+    """(as written, dedupe key) for each honorific or title followed by a capitalised name."""
+    for m in _PERSON_RE.finditer(text):
+        if m["hon"]:
+            first, second, lead = m["name"], m["name2"], m["hon"].lower()
+            title = lead.capitalize()
+            key_lead = _SAME_HONORIFIC.get(lead, lead)
+        else:
+            first, second = m["tname"], m["tname2"]
+            title = m["title"].capitalize() + m["dot"]
+            key_lead = m["title"].lower()
+        if not _is_name(first):
+            continue
+        name = f"{first} {second}" if _is_name(second) else first
+        yield f"{title} {name}", f"{key_lead} {name.lower()}"
+
+
+def extract_people(day_text: DayText) -> tuple[str, ...]:
+    """The user (``user_id`` title-cased, unless ``default``), then people named with an honorific.
+
+    ``Kak|Mas|Mbak|Pak|Bu|Bang|Om|Tante|Dek|Teh|Uda|Bapak|Ibu`` or ``Mr.|Mrs.|Ms.|Dr.``
+    followed by a capitalised name (one or two words; ``Pak RT`` counts), kept as
+    written with the honorific capitalised. "Bu gurunya" (lower-case) is not a person,
+    nor is an honorific before a weekday, month, stopword or technology. ``Bapak X`` and
+    ``Pak X`` (``Ibu``/``Bu``) are one person: the first spelling wins.
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    speaker = _speaker(day_text)
+    if speaker and any(m.role == "user" for m in _readable(day_text)):
+        out.append(speaker)
+        seen.add(speaker.lower())
+    for message in _readable(day_text):
+        for person, key in _people_in(_prose(message.content)):
+            if key not in seen and person.lower() not in seen:
+                seen.add(key)
+                out.append(person)
+    return _bounded("people", out)
+
+
+# --- projects -------------------------------------------------------------------------
+
+_IDENT = r"[A-Z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*|[a-z0-9]+(?:[-_][a-z0-9]+)+"
+_PROJECT_RE = re.compile(rf"(?<![\w-])(?i:project|proyek|projek|repo)[ \t]+(?P<name>{_IDENT})(?![\w-])")
+_CLITIC = re.compile(r"-(?:nya|ku|mu)$", re.IGNORECASE)  # "Kenang-nya" is "Kenang"
+
+
+def _project_name(raw: str) -> str | None:
+    name = _CLITIC.sub("", raw)
+    if not (name[:1].isupper() or "-" in name or "_" in name):
+        return None
+    if name.isupper():
+        return None  # an acronym: "repo NAS" is a place, not a project
+    if name.lower() in _NOT_A_NAME or _squash(name) in _TECH_BY_KEY:
+        return None
+    return name
+
+
+def extract_projects(day_text: DayText, *, known: tuple[str, ...]) -> tuple[str, ...]:
+    """Configured project names found in the text (spelled as configured), and named projects.
+
+    A known name matches case-insensitively on word boundaries. A named project is
+    ``project|proyek|projek|repo X`` where X is a capitalised word or a kebab/snake-case
+    identifier, not an acronym ("repo NAS"), stopword or technology; a clitic
+    ("Kenang-nya") is dropped. Order of first mention.
+    """
+    known_res = [(k, re.compile(rf"(?<!\w){_flexible(k)}(?!\w)", re.IGNORECASE)) for k in known if k.strip()]
+    spelled = {_squash(k): k for k, _ in known_res}
+    found: list[tuple[int, int, str]] = []
+    for i, message in enumerate(_readable(day_text)):
+        text = _prose(message.content)
+        for name, pattern in known_res:
+            m = pattern.search(text)
+            if m:
+                found.append((i, m.start(), name))
+        for m in _PROJECT_RE.finditer(text):
+            name = _project_name(m["name"])
+            if name:
+                found.append((i, m.start("name"), spelled.get(_squash(name), name)))
+    return _bounded("projects", (name for _, _, name in sorted(found, key=lambda f: (f[0], f[1]))))
+
+
+# --- tags -----------------------------------------------------------------------------
+
+_MAX_TAGS = 5
+_TAG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_WORD_RE = re.compile(r"^[^\W\d_]+(?:-[^\W\d_]+)*$")
+_EDGE_PUNCT = "\"'“”‘’()[]{}<>*.,!?;:…"
+_CODE_CHARS = re.compile(r"[/\\._=<>$@#{}\[\]()`|~^%&+*:;]")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _ascii(word: str) -> str:
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
+
+
+# Calendar words say when, not what: they are never tags.
+_CALENDAR_WORDS = _WEEKDAYS | frozenset(_MONTHS) | frozenset(w for p in _RELATIVE_WORDS for w in p.split())
+
+
+def _content_words(text: str) -> Iterator[str]:
+    """Candidate tags in order: technology slugs, then plain words that are not code, numbers or stopwords."""
+    text = _INLINE_CODE.sub(" ", _URL.sub(" ", _prose(text)))
+    blanked = []
+    last = 0
+    for m, name in _technology_spans(text):
+        yield _slug(name)
+        blanked.append(text[last : m.start()])
+        last = m.end()
+    blanked.append(text[last:])
+    for chunk in " ".join(blanked).split():
+        word = chunk.strip(_EDGE_PUNCT)
+        if not word or _CODE_CHARS.search(word) or not _WORD_RE.match(word):
+            continue
+        if any(a.islower() and b.isupper() for a, b in zip(word, word[1:])):
+            continue  # camelCase is code
+        word = _CLITIC.sub("", _ascii(word).lower())
+        if len(word) < 4 or not _TAG_RE.match(word) or word in STOPWORDS or word in _CALENDAR_WORDS:
+            continue
+        if all(part in STOPWORDS for part in word.split("-")):
+            continue
+        yield word
+
+
+def extract_tags(day_text: DayText) -> tuple[str, ...]:
+    """Up to five lower-case kebab-case tags: the day's most characteristic content words.
+
+    A word scores by the number of messages it appears in, then by its count, then
+    by its first appearance. Stopwords (both languages), calendar words, the names of
+    the people found, words under four letters, numbers, URLs and code-ish tokens never
+    count; a technology alias counts as its canonical name's slug ("postgres" ->
+    ``postgresql``).
+    """
+    names = {w.lower() for p in extract_people(day_text) for w in p.split()[-2:]}
+    where: dict[str, set[int]] = {}
+    count: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    order = 0
+    for i, message in enumerate(_readable(day_text)):
+        for word in _content_words(message.content):
+            if word in names:
+                continue
+            where.setdefault(word, set()).add(i)
+            count[word] += 1
+            first.setdefault(word, order)
+            order += 1
+    ranked = sorted(count, key=lambda w: (-len(where[w]), -count[w], first[w]))
+    tags = (w for w in ranked if _TAG_RE.match(w) and len(w) <= LIST_BOUNDS["tags"][1])
+    return _bounded("tags", tags)[:_MAX_TAGS]
+
+
+# --- mood -----------------------------------------------------------------------------
+
+
+def _phrase_regex(phrases: Iterable[str]) -> re.Pattern:
+    alts = []
+    for p in sorted(phrases, key=lambda p: (-len(p), p)):
+        body = _spaced(p)
+        # An emoji has no word boundaries; a word must not sit inside another word.
+        alts.append(rf"(?<!\w){body}(?!\w)" if re.search(r"\w", p) else body)
+    return re.compile("|".join(alts), re.IGNORECASE)
+
+
+_MOOD_RES = {mood: _phrase_regex(words) for mood, words in MOOD_WORDS.items()}
+_LAUGHS = ((re.compile(r"(?<!\w)(?:ha){2,}h?(?!\w)", re.I), "haha"),
+           (re.compile(r"(?<!\w)(?:he){2,}h?(?!\w)", re.I), "hehe"),
+           (re.compile(r"(?<!\w)(?:wk){2,}w?(?!\w)", re.I), "wkwk"))
+
+
+def _user_prose(day_text: DayText) -> list[str]:
+    return [_prose(m.content) for m in _readable(day_text, frozenset({"user"}))]
+
+
+def extract_mood(day_text: DayText) -> str:
+    """One of ``MOODS``, by the user's own words (``lexicon.yaml`` moods).
+
+    Each occurrence of a mood's word or phrase in a user message scores one; laughter
+    of any length ("hahaha", "wkwkwk") reads as its short form. The highest score
+    wins; a tie goes to the mood listed first in ``MOODS``; no signal is ``neutral``.
+    """
+    scores: Counter[str] = Counter()
+    for text in _user_prose(day_text):
+        for pattern, short in _LAUGHS:
+            text = pattern.sub(short, text)
+        for mood, pattern in _MOOD_RES.items():
+            scores[mood] += len(pattern.findall(text))
+    best = max(MOODS, key=lambda mood: (scores[mood], -MOODS.index(mood)))
+    return best if scores[best] > 0 else "neutral"
+
+
+# --- importance -----------------------------------------------------------------------
+
+_MARKERS_RE = _phrase_regex(IMPORTANCE_MARKERS)
+_LONG_DAY_CHARS = 2000
+
+
+def extract_importance(day_text: DayText) -> int:
+    """How much the day matters, from 1 to 10.
+
+    Starting from 1, add
+      +1 per 4 user messages, at most +3;
+      +1 per session beyond the first, at most +2;
+      +1 per marker of a decision, agreement, promise, deadline or plan in the user's
+         own words (``lexicon.yaml`` importance_markers: sepakat, deal, diputuskan,
+         decided, deadline, penting, janji, promise, ...), at most +3;
+      +1 when the user wrote at least 2000 characters (code blocks not counted);
+    then clamp to ``[IMPORTANCE_MIN, IMPORTANCE_MAX]``. A day with nothing readable is 1.
+    """
+    user_text = _user_prose(day_text)
+    sessions = {m.session_id for m in day_text.messages if not m.flagged}
+    markers = sum(len(_MARKERS_RE.findall(t)) for t in user_text)
+    score = (
+        1
+        + min(3, len(user_text) // 4)
+        + min(2, max(0, len(sessions) - 1))
+        + min(3, markers)
+        + (1 if sum(len(t) for t in user_text) >= _LONG_DAY_CHARS else 0)
+    )
+    return max(IMPORTANCE_MIN, min(IMPORTANCE_MAX, score))
+
+
+# --- sentences ------------------------------------------------------------------------
+
+# Never end a sentence: titles, "e.g."-style, and initials (checked separately).
+_ABBREV_NEVER = frozenset({
+    "mr", "mrs", "ms", "mx", "dr", "prof", "st", "jr", "sr", "vs", "cf", "e.g", "i.e", "eg", "ie",
+    "no", "nos", "fig", "approx", "jl", "jln", "rp", "yth", "yg", "dgn", "utk", "spt", "tgl",
+    "hlm", "kec", "kab", "prov", "drs", "ir", "s.d", "a.n", "u.p", "dsj", "pt", "cv", "tbk",
+})
+# End a sentence only when a capital follows: "buah, sayur, dll. semuanya" goes on.
+_ABBREV_LIST_END = frozenset({"dll", "dsb", "dst", "dkk", "tsb", "sbb", "etc", "al"})
+_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+•]|\d{1,3}[.)])\s+")
+_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+_HEADER = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+_RULE = re.compile(r"^\s{0,3}(?:[-*_]\s*){3,}$")
+
+
+def _blocks(text: str) -> Iterator[str]:
+    """Paragraphs and list items of the text, code, headers, tables and rules left out."""
+    lines: list[str] = []
+    for line in _without_code(text).splitlines():
+        line = _QUOTE.sub("", line)
+        if not line.strip() or _HEADER.match(line) or _RULE.match(line) or line.lstrip().startswith("|"):
+            if lines:
+                yield " ".join(lines)
+            lines = []
+            continue
+        item = _LIST_ITEM.match(line)
+        if item:
+            if lines:
+                yield " ".join(lines)
+            lines = [line[item.end():].strip()]
+        else:
+            lines.append(line.strip())
+    if lines:
+        yield " ".join(lines)
+
+
+def _is_boundary(block: str, m: re.Match) -> bool:
+    if m[0].rstrip("\"'”’)]") != ".":
+        return True  # "!", "?", "…" and runs like "..." or "?!" always end a sentence
+    before = block[: m.start()].split()
+    token = before[-1].lstrip("(\"'“‘[").lower() if before else ""
+    if len(token) == 1 and token.isalpha():
+        return False  # an initial: "A. Rahman"
+    if token in _ABBREV_NEVER:
+        return False
+    if token in _ABBREV_LIST_END:
+        return block[m.end():].lstrip()[:1].isupper()
+    return True
+
+
+def _split(block: str) -> Iterator[str]:
+    start = 0
+    for m in _BOUNDARY.finditer(block):
+        if _is_boundary(block, m):
+            yield block[start : m.end()].strip()
+            start = m.end()
+    yield block[start:].strip()
+
+
+def first_sentences(text: str, n: int) -> tuple[str, ...]:
+    """The first ``n`` sentences of ``text``, whitespace collapsed.
+
+    Sentences end at ``.``, ``!``, ``?`` or ``…`` followed by a space or the end, but not
+    after an abbreviation (``dr.``, ``e.g.``, ``yg.``; ``dll.``/``dsb.``/``etc.`` only
+    before a capital) or an initial; ``1.5``, ``next.js`` and URLs have no space after
+    their dots. A paragraph, list item or quote line ends a sentence too. Fenced code
+    blocks, headers, tables and rules are skipped. The last piece of a paragraph is
+    returned even without closing punctuation.
+    """
+    if n <= 0:
+        return ()
+    out: list[str] = []
+    for block in _blocks(text):
+        block = _SPACES.sub(" ", block).strip()
+        for sentence in _split(block):
+            if re.search(r"\w", sentence):
+                out.append(sentence)
+                if len(out) == n:
+                    return tuple(out)
+    return tuple(out)
+
+
+# --- the extractive summary -----------------------------------------------------------
+
+_QUOTE_CHARS = 160
+_SESSIONS_QUOTED = 4
+_MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
+# Only asterisks: underscores are far more often code (__init__, snake_case) than emphasis.
+_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+_INNER_STOP = re.compile(r"[.!?…]+(?=\s)")
+_LOOP_N, _LOOP_TIMES = 6, 3
+
+
+def _clean_sentence(sentence: str) -> str | None:
+    """A sentence fit to quote: no markers, code ticks or markdown, ending in . ? or !, ≤ 160 chars."""
+    if "[REDACTED" in sentence:
+        return None
+    s = _EMPHASIS.sub(r"\2", _MD_LINK.sub(r"\1", sentence)).replace("`", "")
+    s = _SPACES.sub(" ", "".join(c for c in s if c.isprintable())).strip()
+    words = re.findall(r"[^\W\d_]+", s)
+    if len(words) < 3 or sum(w.lower() not in STOPWORDS for w in words) < 2:
+        return None  # "Oke makasih ya!" says nothing
+    tail = re.search(r"[.!?…]+[\"'”’)\]]*$", s)
+    body, end = (s[: tail.start()], tail[0]) if tail else (s, "")
+    # A stop left inside belongs to an abbreviation or an initial; other splitters would cut there.
+    body = _INNER_STOP.sub("", body)
+    if len(body) + len(end) > _QUOTE_CHARS:
+        cut = body[: _QUOTE_CHARS - 3]
+        space = cut.rfind(" ")
+        return (cut[:space] if space > _QUOTE_CHARS // 2 else cut).rstrip(" ,;:-–—(\"'") + "..."
+    end = end.replace("…", "...")
+    if not end or end[-1] not in ".!?":
+        end += "."
+    return body.rstrip(" ,;:-–—") + end
+
+
+def _opening(messages: list[DayMessage]) -> str | None:
+    """The first quotable sentence the user wrote in a session."""
+    for message in messages:
+        if message.role != "user":
+            continue
+        for sentence in first_sentences(message.content, 8):
+            cleaned = _clean_sentence(sentence)
+            if cleaned:
+                return cleaned
+    return None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _listing(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _loops(text: str) -> bool:
+    words = re.findall(r"\w+", text.lower())
+    grams = Counter(tuple(words[i : i + _LOOP_N]) for i in range(len(words) - _LOOP_N + 1))
+    return any(c >= _LOOP_TIMES for c in grams.values())
+
+
+def extractive_summary(day_text: DayText) -> str:
+    """A readable 2-6 sentence summary built from the day's own words, at most 1200 characters.
+
+    First a sentence with the counts of sessions and messages and the main topics
+    (technologies, else tags), then, for up to four sessions (those with the most user
+    messages, told in time order), the first quotable sentence of the user's opening
+    message, and how many sessions were left out. Flagged messages are never used or
+    counted. Every sentence ends in ``.``, ``?`` or ``!`` and holds no other sentence end
+    followed by a space, so any splitter counts the same sentences.
+    """
+    low, high = SUMMARY_SENTENCES
+    speaker = _speaker(day_text)
+    who, who_mid = (speaker, speaker) if speaker else ("The user", "the user")
+    unflagged = [m for m in day_text.messages if not m.flagged]
+    if not unflagged:
+        set_aside = len(day_text.messages)
+        reason = ("No messages were recorded." if not set_aside
+                  else "Its only message was set aside as untrusted." if set_aside == 1
+                  else f"All {set_aside} messages of the day were set aside as untrusted.")
+        return f"{who} had no conversation to summarize on {day_text.day.isoformat()}. {reason}"
+
+    sessions: dict[str, list[DayMessage]] = {}
+    for m in unflagged:
+        sessions.setdefault(m.session_id, []).append(m)
+    far = datetime.max.replace(tzinfo=None)
+
+    def start(sid: str) -> datetime:
+        ts = next((m.ts for m in sessions[sid] if m.ts is not None), None)
+        return far if ts is None else _local(ts, day_text.tz).replace(tzinfo=None)
+
+    chronological = sorted(sessions, key=start)  # stable: untimed sessions keep their order
+    topics = list(extract_technologies(day_text)[:3]) or list(extract_tags(day_text)[:3])
+    head = f"{who} had {_plural(len(sessions), 'session')} with {_plural(len(unflagged), 'message')}"
+    head += f", mostly about {_listing(topics)}." if topics else "."
+
+    quotable = [(sid, q) for sid in chronological if (q := _opening(sessions[sid]))]
+    busiest = sorted(quotable, key=lambda sq: -sum(m.role == "user" for m in sessions[sq[0]]))
+    chosen = {sid for sid, _ in busiest[:_SESSIONS_QUOTED]}
+    lines: list[str] = []
+    seen: set[str] = set()
+    for sid, quote in quotable:
+        if sid not in chosen or quote.lower() in seen:
+            continue
+        seen.add(quote.lower())
+        verb = "asked" if quote.endswith("?") else "wrote"
+        ts = start(sid)
+        lines.append(f"At {ts:%H:%M} {who_mid} {verb}: {quote}" if ts != far else f"{who} {verb}: {quote}")
+    left_out = len(sessions) - len(lines)
+    tail = [f"{_plural(left_out, 'other session')} {'is' if left_out == 1 else 'are'} not quoted here."] if lines and left_out else []
+
+    def assemble() -> list[str]:
+        parts = [head, *lines, *tail]
+        if len(parts) < low:
+            tags = list(extract_tags(day_text))
+            parts.append(f"Keywords: {', '.join(tags)}." if tags else "No user message had a sentence worth quoting.")
+        return parts[:high]
+
+    parts = assemble()
+    while (len(" ".join(parts)) > SUMMARY_MAX_CHARS or _loops(" ".join(parts))) and (tail or lines):
+        if tail:
+            tail = []
+        else:
+            lines.pop()
+        parts = assemble()
+    return " ".join(parts)

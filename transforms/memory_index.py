@@ -1,0 +1,54 @@
+"""MEMORY_INDEX.md: one line per summarized day, a section per month, newest first.
+
+Each line is ``- [[date]] importance/10 · mood · top tags — first sentence``, so an
+assistant (or a person) can scan months of memory at a glance and follow the
+``[[date]]`` link to the day's summary. The index is rendered from the
+``daily_summaries`` rows alone and holds no timestamp, so the same summaries always
+render the same bytes and a rerun leaves the file alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Iterable
+
+from transforms.frontmatter import sentences
+
+TOP_TAGS = 3
+FIRST_SENTENCE_MAX = 200
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    date: dt.date
+    importance: int
+    mood: str
+    tags: tuple[str, ...]
+    summary: str
+
+
+def render_memory_index(user_id: str, entries: Iterable[IndexEntry]) -> str:
+    entries = sorted(entries, key=lambda e: e.date, reverse=True)
+    lines = [
+        f"# Memory index: {user_id}",
+        "",
+        f"{len(entries)} day{'s' if len(entries) != 1 else ''} remembered. "
+        "Written by kenang from the daily summaries; edits are overwritten.",
+    ]
+    month = None
+    for e in entries:
+        if (e.date.year, e.date.month) != month:
+            month = (e.date.year, e.date.month)
+            lines += ["", f"## {e.date:%Y-%m}", ""]
+        tags = ", ".join(e.tags[:TOP_TAGS]) or "no tags"
+        first = (sentences(e.summary) or [""])[0]
+        if len(first) > FIRST_SENTENCE_MAX:
+            first = first[: FIRST_SENTENCE_MAX - 1].rstrip() + "…"
+        lines.append(f"- [[{e.date.isoformat()}]] {e.importance}/10 · {e.mood} · {tags} — {first}")
+    return "\n".join(lines) + "\n"
+
+
+def index_name(user_id: str, default_user: str) -> str:
+    """MEMORY_INDEX.md for the default user, MEMORY_INDEX.<user>.md for everyone else."""
+    return "MEMORY_INDEX.md" if user_id == default_user else f"MEMORY_INDEX.{user_id}.md"
