@@ -22,7 +22,6 @@ import argparse
 import datetime as dt
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -62,7 +61,11 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--days", type=int, default=12, help="demo (user, day)s to summarize (default 12)")
     p.add_argument("--model", default=None, help="a GGUF path, or 'gemma'; default: the bundled SmolLM2")
-    p.add_argument("--n-ctx", type=int, default=2048)
+    from schemas.config import defaults
+
+    cfg = defaults()["summarizer"]
+    p.add_argument("--n-ctx", type=int, default=cfg["n_ctx"], help=f"default {cfg['n_ctx']}, as kenang.yaml")
+    p.add_argument("--max-tokens", type=int, default=cfg["max_tokens"], help=f"default {cfg['max_tokens']}")
     p.add_argument("--threads", type=int, default=None)
     args = p.parse_args(argv)
 
@@ -90,9 +93,8 @@ def run(root: Path, args) -> None:
     from transforms.summarize import LlmSummarizer, canonical_map
 
     home = root / "home"
-    settings, now, _ = demo.prepare(home)
-    cfg = settings.paths.config_file
-    cfg.write_text(cfg.read_text().replace("backend: llama", "backend: extractive"))
+    plan = demo.prepare(home)  # configured with the extractive backend: loading is not timed
+    now = plan.now
     with prefect_test_harness(server_startup_timeout=None):
         nightly(now=now, home=str(home))
     settings = load_settings(home)
@@ -103,7 +105,7 @@ def run(root: Path, args) -> None:
     model = load_model(ModelConfig(path, args.n_ctx, args.threads, None, 42))
     load_s = time.perf_counter() - t0
     rec = Recording(model)
-    s = LlmSummarizer(rec, canonical_technologies=canonical_map(TECHNOLOGIES))
+    s = LlmSummarizer(rec, max_tokens=args.max_tokens, canonical_technologies=canonical_map(TECHNOLOGIES))
     today = now.astimezone(settings.timezone).date()
 
     print(f"summarize: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}); model load {load_s:.2f} s (not counted)")
@@ -140,5 +142,4 @@ def run(root: Path, args) -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     main()

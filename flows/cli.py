@@ -303,18 +303,22 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     from flows import demo as demo_mod
 
     target = (home or Path("~/.local/share/kenang-demo")).expanduser().resolve()
-    settings, now, written = demo_mod.prepare(target)
-    _err(f"demo home: {target}  ({written} sample files written to {settings.paths.active})")
+    plan = demo_mod.prepare(target)
+    _err(f"demo home: {target}  ({plan.written} sample files written to {plan.settings.paths.active})")
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly
 
     t0 = time.perf_counter()
-    result = _with_progress(nightly, now=now, home=str(target))
+    _err("night 1: archiving and loading three weeks of history (extractive summaries)...")
+    history = _with_progress(nightly, now=plan.history_now, home=str(target))
+    settings = demo_mod.use_model(plan.settings)
+    _err("night 2: the newest day, summarized by the bundled model (about a minute)...")
+    result = _with_progress(nightly, now=plan.now, home=str(target))
     seconds = time.perf_counter() - t0
     if as_json:
-        _emit_json({**result, "home": str(target)})
+        _emit_json({"home": str(target), "nights": [history, result]})
         return
-    click.echo(demo_mod.render(settings, result, seconds))
+    click.echo(demo_mod.render(settings, history, result, seconds))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,27 +9,43 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from flows import report, warehouse
-from flows.config import Settings, init_home
+from flows.config import Settings, init_home, load_settings
+from flows.fsio import atomic_write_bytes
+from schemas.config import render_yaml
+from transforms.days import eligible_from
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.errors import ConfigError
 from transforms.synthetic import demo_corpus
 
 MARK = ".kenang-demo"
 DEMO_CONFIG = {"timezone": "Asia/Jakarta", "default_user": "gading"}
+#: Days summarized by the bundled model on the demo's last night; older days were
+#: "imported" with the extractive backend first, which keeps the demo to a few minutes
+#: on 2 cores (the 135M model takes 10-30 s a day).
+MODEL_DAYS = 1
 
 
-def prepare(home: Path, wall_now: dt.datetime | None = None) -> tuple[Settings, dt.datetime, int]:
-    """Wipe (if a demo home) and rebuild the demo home; returns (settings, now, files written)."""
+@dataclass(frozen=True)
+class DemoPlan:
+    settings: Settings
+    history_now: dt.datetime  # the first night: every day but the last, extractive summaries
+    now: dt.datetime  # the last night: the newest day, summarized by the bundled model
+    written: int
+
+
+def prepare(home: Path, wall_now: dt.datetime | None = None) -> DemoPlan:
+    """Wipe (if a demo home) and rebuild the demo home with its sample files."""
     if home.exists() and any(home.iterdir()) and not (home / MARK).exists():
         raise ConfigError(f"{home} exists and is not a kenang demo home; pass an empty --home for the demo")
     if home.exists():
         shutil.rmtree(home)
     home.mkdir(parents=True)
     (home / MARK).write_text("created by `kenang demo`; safe to delete\n", encoding="utf-8")
-    settings, _ = init_home(home, DEMO_CONFIG)
+    settings, _ = init_home(home, {**DEMO_CONFIG, "summarizer": {"backend": "extractive"}})
     now = wall_now or dt.datetime.now(dt.timezone.utc)
     tz = settings.timezone
     # The newest eligible day: yesterday once the grace period has passed, else the day before.
@@ -48,10 +64,18 @@ def prepare(home: Path, wall_now: dt.datetime | None = None) -> tuple[Settings, 
                 mtime = f.mtime if f.expect == "not_yet" else min(f.mtime, horizon)
                 os.utime(path, (mtime, mtime))
         written += 1
-    return settings, now, written
+    history_now = eligible_from(end_day - dt.timedelta(days=MODEL_DAYS), settings.timezone, settings.grace_period)
+    return DemoPlan(settings, history_now, now, written)
 
 
-def render(settings: Settings, result: dict, seconds: float) -> str:
+def use_model(settings: Settings) -> Settings:
+    """Switch the demo home to the default summarizer (the bundled model) for its last night."""
+    text = render_yaml(values={**DEMO_CONFIG})
+    atomic_write_bytes(settings.paths.config_file, text.encode("utf-8"))
+    return load_settings(settings.paths.home)
+
+
+def render(settings: Settings, history: dict, result: dict, seconds: float) -> str:
     """The demo's closing words: what happened, per user, and what to try next."""
     wh = settings.paths.warehouse
     sessions = warehouse.read(wh, SESSIONS).to_pylist()
@@ -66,11 +90,17 @@ def render(settings: Settings, result: dict, seconds: float) -> str:
         rows.append((user, len(days), f"{days[0]} .. {days[-1]}", len(ss), msg_users.count(user),
                      sum(s["redactions"] for s in ss)))
     home = settings.paths.home
-    summaries = sorted(settings.paths.archive.rglob("*.summary.md"), key=lambda p: p.name, reverse=True)[:2]
+    summaries = sorted(settings.paths.archive.rglob("*.summary.md"), key=lambda p: p.name, reverse=True)
+    by_model = [p for p in summaries if "backend: llama" in p.read_text(encoding="utf-8")][:1]
+    summaries = by_model + [p for p in summaries if p not in by_model and "backend: extractive" in p.read_text(encoding="utf-8")][:1]
     shown: list[str] = []
     for path in summaries:
         shown += ["", f"── {path.relative_to(settings.paths.archive)} " + "─" * 20, path.read_text(encoding="utf-8").rstrip()]
     lines = [
+        "night 1: the history, summaries by the extractive backend",
+        report.render_run(history),
+        "",
+        f"night 2: the newest day, summarized by the bundled model ({result.get('summarize', {}).get('model', '-')})",
         report.render_run({**result, "cli_seconds": seconds}),
         "",
         "loaded per user:",
@@ -78,9 +108,10 @@ def render(settings: Settings, result: dict, seconds: float) -> str:
         "",
         f"left in {settings.paths.active} (not yet eligible or still being written): "
         f"{result['ingest']['waiting_day'] + result['ingest']['waiting_quiet']} file(s)",
+        f"quarantined on night 1: {history.get('quarantine', {}).get('moved', 0)} file(s), see above",
         "",
-        f"two of the {len(list(settings.paths.archive.rglob('*.summary.md')))} daily summaries "
-        f"(all under {settings.paths.archive}/daily_sessions/, index in MEMORY_INDEX.md):",
+        f"one model-written and one extractive summary of the {len(list(settings.paths.archive.rglob('*.summary.md')))} "
+        f"(all under {settings.paths.archive}/daily_sessions/, indexes in MEMORY_INDEX*.md):",
         *shown,
         "",
         "try next:",

@@ -33,7 +33,7 @@ from flows.lock import run_lock
 from transforms.errors import KenangError, StageFailed, TransientError
 
 LOAD_BATCH_DAYS = 32
-SUMMARIZE_BATCH_DAYS = 8
+SUMMARIZE_BATCH_DAYS = 4
 
 #: Seconds spent inside task bodies, per stage, for the current run. Tasks run one at a
 #: time in the flow's process, so a plain dict is enough; the flow resets it.
@@ -112,7 +112,7 @@ def model_task(settings: Settings):
 def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int):
     with _timed("summarize"):
         res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today)
-    progress.report("summarize", offset + len(keys), total, offset + len(keys), unit="days")
+    progress.report("summarize", offset + len(keys), total, 0, unit="days")
     return res
 
 

@@ -42,5 +42,8 @@ def report(stage: str, done: int, total: int, files: int, unit: str = "days") ->
 
 
 def line(stage: str, done: int, total: int, files: int, elapsed: float, unit: str) -> str:
+    if files == 0:  # model-bound work (summaries): seconds per item says more than a rate
+        per = elapsed / done if done else 0.0
+        return f"{stage}: {done}/{total} {unit}, {per:.1f} s per {unit.rstrip('s')}"
     rate = files / elapsed if elapsed > 0 else 0.0
     return f"{stage}: {done}/{total} {unit}, {rate:.1f} files/s"

@@ -79,16 +79,15 @@ def llm_json_schema() -> dict:
     def str_list(_field: str) -> dict:
         return {"type": "array", "items": {"type": "string"}}
 
-    return {
-        "type": "object",
-        "properties": {
-            "summary": {"type": "string"},
-            "people": str_list("people"),
-            "projects": str_list("projects"),
-            "tags": str_list("tags"),
-            "technologies": str_list("technologies"),
-            "importance": {"type": "integer", "minimum": IMPORTANCE_MIN, "maximum": IMPORTANCE_MAX},
-            "mood": {"type": "string", "enum": list(MOODS)},
-        },
-        "required": list(LLM_FIELDS),
+    # The summary goes last: a small model that rambles until max_tokens then loses
+    # only the summary, and the fields before it are salvaged from the cut reply.
+    properties = {
+        "importance": {"type": "integer", "minimum": IMPORTANCE_MIN, "maximum": IMPORTANCE_MAX},
+        "mood": {"type": "string", "enum": list(MOODS)},
+        "people": str_list("people"),
+        "projects": str_list("projects"),
+        "technologies": str_list("technologies"),
+        "tags": str_list("tags"),
+        "summary": {"type": "string"},
     }
+    return {"type": "object", "properties": properties, "required": list(properties)}

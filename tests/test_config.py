@@ -24,8 +24,8 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "default_user": "default",
         "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine"},
         "limits": {"max_file_mb": 200},
-        "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 2048, "n_threads": None,
-                       "chat_format": None, "max_tokens": 384, "temperature": 0.2, "seed": 42},
+        "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 4096, "n_threads": None,
+                       "chat_format": None, "max_tokens": 320, "temperature": 0.2, "seed": 42},
         "projects": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text

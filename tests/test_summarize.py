@@ -202,3 +202,19 @@ def test_whatever_json_the_model_returns_the_frontmatter_is_valid(fields, prefix
 def test_the_rendered_summary_matches_the_golden_file():
     out = summarizer(QueueModel([reply()])).summarize(day_input())
     assert render_summary(out.doc) == (GOLDEN / "2026-07-19.summary.md").read_text(encoding="utf-8")
+
+
+def test_a_reply_cut_off_by_max_tokens_keeps_the_fields_it_completed():
+    cut = '{"importance": 7, "mood": "calm", "people": ["Gading"], "projects": [], "technologies": ["Proxmox"], "tags": ["boot"], "summary": "Gading set the boot order and then the model went on and on and'
+    assert parse_json_object(cut) == {"importance": 7, "mood": "calm", "people": ["Gading"], "projects": [],
+                                      "technologies": ["Proxmox"], "tags": ["boot"]}
+    model = QueueModel([cut, cut])
+    out = summarizer(model).summarize(day_input())
+    assert out.doc.generator.fallback_fields == ("summary",) and out.doc.mood == "calm"
+
+
+def test_a_summary_echoing_the_prompt_or_starting_mid_sentence_is_rejected():
+    echo = reply(summary=", this is the summary of one day, in order. Combine them into the note for the whole day.")
+    echo2 = reply(summary="These are the summaries of the parts of one day, in order. Nothing else happened.")
+    out = summarizer(QueueModel([echo, echo2])).summarize(day_input())
+    assert out.doc.generator.fallback_fields == ("summary",)

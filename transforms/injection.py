@@ -13,9 +13,9 @@ summary's facts, and reaches the summarizer only through ``quote_for_prompt``.
   normalisation, removal of zero-width and bidi controls, every Unicode line break read
   as one and markdown quote markers (``> ``) dropped: "ｉｇｎｏｒｅ" and "ig\\u200bnore"
   read as "ignore", a line after U+2028 starts a line, and "> ignore all\\n> previous
-  instructions" reads as it would unquoted. The YAML file documents each false-positive choice;
-  in short, the grey zones are kept clean: "system prompt" as a topic, "act as a
-  reverse proxy", "you are now connected", "developer mode" on a phone, "jailbreak my
+  instructions" reads as it would unquoted. The YAML file documents each false-positive
+  choice; in short, the grey zones are kept clean: "system prompt" as a topic, "act as
+  a reverse proxy", "you are now connected", "developer mode" on a phone, "jailbreak my
   Kindle", "mulai sekarang kamu bisa ...". Chat-template control tokens always flag
   ``system_prompt``, even when a chat template is the topic.
 - ``long_paste``: more than ``LONG_PASTE_CHARS`` characters, or one line of more than

@@ -219,16 +219,50 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
 def parse_json_object(text: str) -> dict | None:
-    """The first JSON object in a model's reply (code fences and chatter around it tolerated)."""
+    """The first JSON object in a model's reply (code fences and chatter around it tolerated).
+
+    A reply cut off by max_tokens keeps the fields it completed: the object is
+    closed after its last complete top-level member.
+    """
     text = _FENCE.sub("", text.strip())
     start = text.find("{")
     if start < 0:
         return None
+    text = text[start:]
     try:
-        obj, _ = json.JSONDecoder().raw_decode(text[start:])
+        obj, _ = json.JSONDecoder().raw_decode(text)
     except ValueError:
-        return None
+        obj = _salvage(text)
     return obj if isinstance(obj, dict) else None
+
+
+def _salvage(text: str) -> dict | None:
+    """Close a truncated JSON object after its last complete member, if any."""
+    cuts = []
+    depth, in_str, escaped = 0, False, False
+    for i, ch in enumerate(text):
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 1:
+            cuts.append(i)
+    for cut in reversed(cuts):
+        try:
+            obj = json.loads(text[:cut] + "}")
+        except ValueError:
+            continue
+        return obj if isinstance(obj, dict) else None
+    return None
 
 
 @dataclass(frozen=True)
@@ -255,16 +289,17 @@ class Grounding:
         return len(needle) >= 2 and re.search(r"(?<!\w)" + re.escape(needle) + r"(?!\w)", self.clean) is not None
 
     def summary_is_clean(self, summary: str) -> bool:
-        """No injection wording, and no 8-word run copied from a flagged turn."""
-        if flag_injection(summary):
+        """Starts like a sentence; no injection wording; nothing copied from a flagged turn or our prompt."""
+        if not summary[:1].isalnum() or flag_injection(summary):
             return False
         words = re.findall(r"\w+", summary.lower())
-        grams = {" ".join(words[i : i + 8]) for i in range(len(words) - 7)}
+        grams8 = {" ".join(words[i : i + 8]) for i in range(len(words) - 7)}
         for text in self.flagged:
             flat = " ".join(re.findall(r"\w+", text))
-            if any(g in flat for g in grams):
+            if any(g in flat for g in grams8):
                 return False
-        return True
+        grams5 = {" ".join(words[i : i + 5]) for i in range(len(words) - 4)}
+        return not grams5 & _PROMPT_GRAMS  # the model echoing its instructions
 
 
 def validate_output(obj: dict | None, ground: Grounding, canonical: dict[str, str]) -> dict:
@@ -310,6 +345,17 @@ SYSTEM_PROMPT = (
 
 PARTIAL_NOTE = "This is part {i} of {n} of the day. Summarize this part only."
 REDUCE_NOTE = "These are the summaries of the parts of one day, in order. Combine them into the note for the whole day."
+
+
+def _five_word_runs(*texts: str) -> frozenset[str]:
+    out = set()
+    for text in texts:
+        words = re.findall(r"\w+", text.lower())
+        out |= {" ".join(words[i : i + 5]) for i in range(len(words) - 4)}
+    return frozenset(out)
+
+
+_PROMPT_GRAMS = _five_word_runs(SYSTEM_PROMPT, PARTIAL_NOTE, REDUCE_NOTE)
 
 
 class LlmSummarizer:

@@ -1,0 +1,44 @@
+"""`kenang demo`: two nights on a sample home, the last one with the (here: fake) model."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakes import QueueModel, reply
+from flows import summarize
+from flows.cli import main
+from flows.config import load_settings
+from schemas.lexicon import TECHNOLOGIES
+from transforms.summarize import LlmSummarizer, canonical_map
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+
+def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tmp_path, monkeypatch, capsys):
+    model = QueueModel(default=reply(summary="Gading worked on the homelab all day. Proxmox is calmer now."))
+    monkeypatch.setattr(summarize, "make_summarizer",
+                        lambda s: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
+                        if s.values["summarizer"]["backend"] == "llama" else summarize.ExtractiveSummarizer())
+    home = tmp_path / "demo"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--home", str(home)])
+    assert exit_info.value.code in (0, None)
+    out = capsys.readouterr().out
+    for needle in ("night 1", "night 2", "bad_utf8", "bad_json", "no_messages", "unknown_extension", "symlink",
+                   "loaded per user", "gading", "rina", "backend: llama", "backend: extractive", "kenang status"):
+        assert needle in out, needle
+    settings = load_settings(home)
+    assert settings.values["summarizer"]["backend"] == "llama"  # the home is left on the default backend
+    assert len(list(settings.paths.archive.rglob("*.summary.md"))) >= 30
+    assert (settings.paths.archive / "MEMORY_INDEX.md").is_file()
+    assert model.prompts  # the last night really went through the model backend
+
+
+def test_the_demo_refuses_to_wipe_a_home_that_is_not_a_demo_home(tmp_path, capsys):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "kenang.yaml").write_text("timezone: Asia/Jakarta\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--home", str(real)])
+    assert exit_info.value.code == 2 and "not a kenang demo home" in capsys.readouterr().err
+    assert (real / "kenang.yaml").exists()
