@@ -19,7 +19,6 @@ Run:  .venv/bin/python benchmarks/summarize.py                  # 12 demo days, 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import shutil
 import tempfile
@@ -130,7 +129,7 @@ def run(root: Path, args) -> None:
           f"({len(res.days) - len(done)} failed)")
     print(f"raw:    {raw_s:7.2f} s wall for the same {len(rec.calls)} calls")
     print(f"ratio stage/raw: {stage_s / raw_s:.3f}   (target <= {TARGET_RATIO}: {'MET' if stage_s / raw_s <= TARGET_RATIO else 'MISSED'})")
-    print(f"tokens/s (completion, raw replay): {completion_tokens / raw_s:.1f}")
+    print(f"tokens/s (completion tokens per second of raw replay, prompt processing included): {completion_tokens / raw_s:.1f}")
     print(f"valid on first try: {sum(d.first_try_valid for d in done)}/{n} = {sum(d.first_try_valid for d in done) / n:.0%}")
     print(f"days with a fallback field: {sum(bool(d.fallback_fields) for d in done)}/{n} = "
           f"{sum(bool(d.fallback_fields) for d in done) / n:.0%}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +104,8 @@ def load_model(cfg: ModelConfig) -> LlamaModel:
         llama = Llama(
             model_path=str(cfg.model_path),
             n_ctx=cfg.n_ctx,
-            n_threads=cfg.n_threads,
+            # llama-cpp-python's own default is half the cores; kenang's is all of them.
+            n_threads=cfg.n_threads or os.cpu_count() or 1,
             chat_format=cfg.chat_format,
             seed=cfg.seed,
             verbose=False,

@@ -28,7 +28,7 @@ from typing import Iterable, Mapping
 
 import pyarrow as pa
 
-from flows import faults, ledger, warehouse
+from flows import faults, warehouse
 from flows.archive import day_dir
 from flows.config import Settings
 from flows.fsio import READ_ONLY, atomic_write_bytes

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from flows.cli import main
-from helpers import NOW, drop, md, scenario
+from helpers import NOW, scenario
 
 COMMANDS = ["init", "run", "backfill", "status", "verify", "sql", "demo"]
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import stat
 
 import pytest
 
 from flows.archive import verify
 from flows.pipeline import nightly
-from helpers import NOW, OLD, drop, md, scenario, snapshot, table
+from helpers import NOW, drop, md, scenario, snapshot, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
