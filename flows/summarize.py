@@ -166,18 +166,7 @@ def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> Da
     faults.checkpoint("summarize.file_written")
     doc = result.doc
     table_row = {
-        "user_id": user_id,
-        "date": day,
-        "schema_version": doc.schema_version,
-        "summary": doc.summary,
-        "people": list(doc.people),
-        "projects": list(doc.projects),
-        "tags": list(doc.tags),
-        "technologies": list(doc.technologies),
-        "importance": doc.importance,
-        "mood": doc.mood,
-        "related_dates": list(doc.related_dates),
-        "sessions": doc.sessions,
+        **doc.record(),
         "messages": len(inp.text.messages),
         "backend": doc.generator.backend,
         "model": doc.generator.model,

@@ -81,6 +81,23 @@ class DaySummary:
     session_lines: tuple[SessionLine, ...] = field(default=())
     schema_version: int = SCHEMA_VERSION
 
+    def record(self) -> dict:
+        """The frontmatter fields (but the generator) and the summary text as plain values."""
+        return {
+            "schema_version": self.schema_version,
+            "date": self.date,
+            "user_id": self.user_id,
+            "people": list(self.people),
+            "projects": list(self.projects),
+            "tags": list(self.tags),
+            "technologies": list(self.technologies),
+            "importance": self.importance,
+            "mood": self.mood,
+            "related_dates": list(self.related_dates),
+            "sessions": self.sessions,
+            "summary": self.summary,
+        }
+
 
 # --- normalisers (each returns a bounded value) ----------------------------------------
 
@@ -223,17 +240,8 @@ def render_summary(doc: DaySummary) -> str:
     """The Markdown file, frontmatter first; the same doc always renders the same bytes."""
     gen = doc.generator
     values = {
-        "schema_version": doc.schema_version,
-        "date": doc.date,
-        "user_id": doc.user_id,
-        "people": list(doc.people),
-        "projects": list(doc.projects),
-        "tags": list(doc.tags),
-        "technologies": list(doc.technologies),
-        "importance": doc.importance,
-        "mood": doc.mood,
+        **doc.record(),
         "related_dates": [d.isoformat() for d in doc.related_dates],
-        "sessions": doc.sessions,
         "generator": {
             "backend": gen.backend,
             "model": gen.model,
