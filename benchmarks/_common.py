@@ -75,10 +75,12 @@ def bench_env(prefix: str) -> Iterator[Env]:
 
 
 def new_home(path: Path):
-    """An initialised kenang home with the defaults (Asia/Jakarta, grace 2 h); returns Settings."""
+    """An initialised kenang home (Asia/Jakarta, grace 2 h) whose summaries use the
+    extractive backend: these benchmarks time the non-LLM stages
+    (benchmarks/summarize.py times the model); returns Settings."""
     from flows.config import init_home
 
-    settings, _ = init_home(path)
+    settings, _ = init_home(path, {"summarizer": {"backend": "extractive"}})
     return settings
 
 

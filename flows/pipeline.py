@@ -223,9 +223,12 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     if not keys:
         return summarize.summary_counts(summarize.SummarizeResult())
     summarizer = model_task(settings)
+    # Small batches for a model (progress, and little lost to a crash); the extractive
+    # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
+    size = SUMMARIZE_BATCH_DAYS if summarizer.backend == "llama" else LOAD_BATCH_DAYS
     outcomes = []
-    for i in range(0, len(keys), SUMMARIZE_BATCH_DAYS):
-        batch = keys[i : i + SUMMARIZE_BATCH_DAYS]
+    for i in range(0, len(keys), size):
+        batch = keys[i : i + size]
         res = summarize_task(settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys))
         ledger_task(settings, quote([d for d in res.days]))
         outcomes.extend(res.days)

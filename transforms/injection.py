@@ -47,7 +47,7 @@ import hashlib
 import re
 import unicodedata
 
-from schemas.patterns import INJECTION_PATTERNS
+from schemas.patterns import INJECTION_COMBINED, INJECTION_PATTERNS
 
 LONG_PASTE_CHARS = 6000
 LONG_LINE_CHARS = 2000
@@ -85,7 +85,7 @@ def flag_injection(text: str) -> tuple[str, ...]:
     """Sorted unique injection kinds found in ``text``; an empty tuple means clean."""
     normal = _LINE_BREAK.sub("\n", _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
     normal = _QUOTE_MARKS.sub("", normal)
-    found = {kind for kind, patterns in INJECTION_PATTERNS.items() if any(p.search(normal) for p in patterns)}
+    found = {kind for kind, pattern in INJECTION_COMBINED.items() if pattern.search(normal)}
     if _is_long_paste(text) or _CUT_MARKER.search(text):
         found.add("long_paste")
     for m in _HEADER_FLAGS.finditer(text):
