@@ -1,4 +1,4 @@
-"""Spine benchmark: one nightly run (ingest → quarantine → archive → load → catalog) over a synthetic year.
+"""Spine benchmark: one nightly run (ingest → quarantine → archive → load → summarize → catalog) over a synthetic year.
 
 What it measures: a fresh home gets ``year_corpus`` files for 365 days × 10 sessions ×
 40 messages (3,650 files, 146,000 messages) in ``active/``; generating and writing them
@@ -7,7 +7,9 @@ the day after the last day, 03:00 +07:00, and the script prints: the flow call's
 time (measured outside it), per-stage seconds (around task calls) and work seconds
 (inside kenang's own code), the Prefect overhead share = 1 - sum(work)/flow wall, peak
 RSS of this process and of child processes (the Prefect test server), and a second,
-identical nightly (a rerun, which must be a no-op) with its wall time. No LLM stage.
+identical nightly (a rerun, which must be a no-op) with its wall time. No model: the
+home summarizes with the extractive backend (``benchmarks/summarize.py`` times the model),
+and the summarize stage is its own line in the per-stage table.
 
 Target: <= 30 s wall for the first nightly, on 2 cores.
 
