@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 
-from schemas.config import SCHEMA, Key, Section, defaults, render_yaml
+from schemas.config import SCHEMA, Key, Section, render_yaml
 from transforms.errors import ConfigError
 from transforms.model import USER_ID_RE
 
@@ -172,6 +172,3 @@ def _type_word(t: type) -> str:
     return {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list",
             type(None): "empty"}.get(t, t.__name__)
 
-
-def default_values() -> dict[str, Any]:
-    return defaults(SCHEMA)

@@ -69,6 +69,12 @@ class ArchivedDay:
     def fingerprint(self) -> str:
         return archive_fingerprint(self.paths, self.shas)
 
+    @classmethod
+    def of(cls, user_id: str, day: dt.date, files: Iterable[tuple[str, str]]) -> "ArchivedDay":
+        """From (path, sha256) pairs, in path order."""
+        pairs = sorted(files)
+        return cls(user_id, day, tuple(p for p, _ in pairs), tuple(s for _, s in pairs))
+
 
 def archive_fingerprint(paths: Iterable[str], shas: Iterable[str]) -> str:
     return fingerprint(f"{p}\0{s}" for p, s in zip(paths, shas))
@@ -79,10 +85,10 @@ def archived_day(wh: Path, user_id: str, day: dt.date) -> ArchivedDay | None:
     path = warehouse.partition_file(wh, ARCHIVE_FILES, day, user_id)
     if not path.is_file():
         return None
-    rows = sorted(zip(*(warehouse.read_file(path, ARCHIVE_FILES).column(c).to_pylist() for c in ("path", "sha256"))))
-    if not rows:
+    data = warehouse.read_file(path, ARCHIVE_FILES)
+    if not data.num_rows:
         return None
-    return ArchivedDay(user_id, day, tuple(p for p, _ in rows), tuple(s for _, s in rows))
+    return ArchivedDay.of(user_id, day, zip(data["path"].to_pylist(), data["sha256"].to_pylist()))
 
 
 # --- pending: (user, day)s whose archive record changed and may need a load ----------
@@ -131,11 +137,7 @@ def archived_days(wh: Path, where: str = "", params: Iterable = ()) -> dict[DayK
         data["user_id"].to_pylist(), data["date"].to_pylist(), data["path"].to_pylist(), data["sha256"].to_pylist()
     ):
         grouped.setdefault((user, day), []).append((path, sha))
-    out = {}
-    for key, files in grouped.items():
-        files.sort()
-        out[key] = ArchivedDay(key[0], key[1], tuple(p for p, _ in files), tuple(s for _, s in files))
-    return out
+    return {key: ArchivedDay.of(key[0], key[1], files) for key, files in grouped.items()}
 
 
 def day_state(archived: ArchivedDay | None, ledger_row: Mapping | None) -> str:

@@ -122,8 +122,9 @@ def load_day(
     )
     if not unchanged:
         wh = settings.paths.warehouse
-        warehouse.write_partition(wh, SESSIONS, rows.sessions, day.date, day.user_id)
-        warehouse.write_partition(wh, MESSAGES, rows.messages, day.date, day.user_id)
+        for table, data in ((SESSIONS, rows.sessions), (MESSAGES, rows.messages)):
+            warehouse.write_partition(wh, table, data, day.date, day.user_id)
+            faults.checkpoint("load.partition_written")
     if unchanged and ledger_row["archive_fingerprint"] == day.fingerprint:
         return DayOutcome(day.user_id, day.date, "unchanged", n_sessions, n_messages, len(day.paths), rows.redactions)
     row = {

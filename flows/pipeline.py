@@ -230,7 +230,7 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     for i in range(0, len(keys), size):
         batch = keys[i : i + size]
         res = summarize_task(settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys))
-        ledger_task(settings, quote([d for d in res.days]))
+        ledger_task(settings, quote(res.days))
         outcomes.extend(res.days)
     index_task(settings, {u for u, _ in keys})
     counts = summarize.summary_counts(summarize.SummarizeResult(tuple(outcomes)))

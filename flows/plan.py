@@ -81,8 +81,7 @@ def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool,
     days_ledger = ledger.read_days(wh)
     days = []
     for key in sorted(files):
-        pairs = sorted(files[key])
-        a = ArchivedDay(key[0], key[1], tuple(p for p, _ in pairs), tuple(s for _, s in pairs))
+        a = ArchivedDay.of(key[0], key[1], files[key])
         if only_missing and day_state(a, days_ledger.get(key)) == "loaded":
             continue
         days.append(a)

@@ -19,9 +19,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flows import faults
 from flows.fsio import TMP_PREFIX, atomic_write, io_error
-from schemas.tables import TABLES, Table
+from schemas.tables import Table
 
 _PARQUET_OPTS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
 
@@ -69,7 +68,6 @@ def write_file(path: Path, data: pa.Table, table: Table) -> None:
 def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
     path = partition_file(warehouse, table, day, user_id, name)
     write_file(path, data, table)
-    faults.checkpoint("load.partition_written")
     return path
 
 
@@ -107,6 +105,3 @@ def _conform(data: pa.Table, table: Table) -> pa.Table:
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
-
-def tables() -> dict[str, Table]:
-    return TABLES

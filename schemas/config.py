@@ -55,8 +55,6 @@ def _strings(v: Any) -> str | None:
 
 NONE = type(None)
 
-CONFIG_VERSION = 1
-
 SCHEMA = Section(
     "",
     (

@@ -230,7 +230,3 @@ def duckdb_columns(table: Table) -> list[tuple[str, str]]:
     """(column, DuckDB type) pairs in declaration order."""
     return [(f.name, duckdb_type(f.type)) for f in table.schema]
 
-
-def empty(table: Table) -> pa.Table:
-    """A zero-row pyarrow table with the declared schema."""
-    return table.schema.empty_table()

@@ -57,7 +57,3 @@ def file_is_quiet(mtime: float, wall_now: float, quiet: timedelta) -> bool:
     age = wall_now - mtime
     return age >= 0 and age >= quiet.total_seconds()
 
-
-def days_between(start: date, end: date) -> list[date]:
-    """Every day from start to end inclusive."""
-    return [start + timedelta(days=i) for i in range((end - start).days + 1)]

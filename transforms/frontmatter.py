@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 import yaml
@@ -357,6 +357,3 @@ def _parse_body(body: list[str], day: dt.date) -> tuple[str, list[SessionLine]]:
         lines.append(SessionLine(m["id"], m["start"] or "", m["end"] or "", int(m["n"]), m["topic"] or ""))
     return summary, lines
 
-
-def with_generator(doc: DaySummary, **changes) -> DaySummary:
-    return replace(doc, generator=replace(doc.generator, **changes))
