@@ -188,12 +188,13 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
 @click.option("--end", required=True, type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
 @click.option("--only-missing", is_flag=True, help="Only days with archive files but no complete load.")
 @click.option("--resummarize", is_flag=True, help="Rewrite every summary in the range (after switching models).")
+@click.option("--reindex", is_flag=True, help="Re-chunk and re-embed every day in the range for the recall index.")
 @click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
 @_json_option
 @click.pass_context
 def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.datetime, only_missing: bool,
-             resummarize: bool, wait_s: float, as_json: bool) -> None:
-    """Re-derive the tables and summaries for a date range from the archive alone."""
+             resummarize: bool, reindex: bool, wait_s: float, as_json: bool) -> None:
+    """Re-derive the tables, summaries and recall index for a date range from the archive alone."""
     settings = _settings(home)
     if end < start:
         raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
@@ -209,6 +210,7 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
         resummarize=resummarize,
         home=str(settings.paths.home),
         wait_seconds=wait_s,
+        reindex=reindex,
     )
     _finish(result, as_json, time.perf_counter() - t0)
 
@@ -221,7 +223,7 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
         _emit_json(result)
     else:
         click.echo(report.render_run(result))
-    if result.get("load", {}).get("failed") or result.get("summarize", {}).get("failed"):
+    if any(result.get(stage, {}).get("failed") for stage in ("load", "summarize", "index")):
         sys.exit(EXIT_FAILED)
 
 
@@ -286,6 +288,48 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
         _emit_json([dict(zip(cols, r)) for r in rows])
     else:
         click.echo(report.render_rows(cols, rows))
+
+
+@cli.command()
+@_home_option
+@click.argument("query", required=False)
+@click.option("--user", help="Whose memory to search (required when the home has several users).")
+@click.option("--top-k", type=click.IntRange(1, 100), default=None, help="Results to show (default: recall.top_k, 5).")
+@click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="Only days from this one, YYYY-MM-DD.")
+@click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Only days up to this one, YYYY-MM-DD.")
+@click.option("--mode", type=click.Choice(["hybrid", "keyword", "vector"]), default="hybrid", show_default=True,
+              help="Fused search, or one arm alone.")
+@click.option("--queries", "queries_file", type=click.File("r", encoding="utf-8"),
+              help="Read one query per line (- for stdin); print one JSON line per query.")
+@_json_option
+def recall(home: Path | None, query: str | None, user: str | None, top_k: int | None, start: dt.datetime | None,
+           end: dt.datetime | None, mode: str, queries_file, as_json: bool) -> None:
+    """Search your archive by meaning and keywords, with related days pulled in.
+
+    Example: kenang recall "apa kesepakatan sama Kak Rina soal sahur?"
+    """
+    from flows import report
+    from flows.recall import Recaller
+
+    if (query is None) == (queries_file is None):
+        raise click.UsageError("give a QUERY or --queries FILE (not both)")
+    settings = _settings(home)
+    r = Recaller(settings, user, start=start.date() if start else None, end=end.date() if end else None)
+    if r.stale:
+        _err(f"kenang: {r.stale} chunks were embedded by another embedder and are searched by keyword only; "
+             "run `kenang backfill --reindex --start ... --end ...`")
+    if queries_file is not None:
+        for line in queries_file:
+            q = line.strip()
+            if q:
+                hits = r.search(q, top_k=top_k, mode=mode)
+                click.echo(json.dumps({"query": q, "results": [h.as_dict(q) for h in hits]}, ensure_ascii=False))
+        return
+    hits = r.search(query, top_k=top_k, mode=mode)
+    if as_json:
+        _emit_json([h.as_dict(query) for h in hits])
+    else:
+        click.echo(report.render_recall(query, r.user, hits, color=sys.stdout.isatty()))
 
 
 # --- demo ---------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """The Prefect flows: ``nightly`` and ``backfill``. They only wire.
 
-nightly:  ingest → quarantine → archive → load → summarize → catalog
-backfill: survey the archive → load → summarize → catalog
+nightly:  ingest → quarantine → archive → load → summarize → index → catalog
+backfill: survey the archive → load → summarize → index → catalog
 
 Tasks work per batch (one ingest, one archive batch, loads in batches of days), so
 Prefect's per-task overhead stays small. I/O tasks retry, and only on
 ``TransientError``; pure work is never retried. The summarize task carries the
 ``llm`` tag, which the README limits to concurrency 1; the flow also calls it one
-batch at a time, since a llama.cpp context is not thread-safe.
+batch at a time, since a llama.cpp context is not thread-safe. The summarizer and the
+embedder are each loaded once per run, and only when there is work for them.
 
 Every run takes the run lock and writes a ``runs`` row when it starts and when it
 ends; a failure is re-raised as ``StageFailed`` naming the stage and the run id.
@@ -26,7 +27,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from flows import archive, catalog, faults, ingest, ledger, load, plan, progress, quarantine, summarize
+from flows import archive, catalog, embed, faults, index, ingest, ledger, load, plan, progress, quarantine, summarize
 from flows.config import Settings, load_settings, resolve_home
 from flows.fsio import sweep_tmp
 from flows.lock import run_lock
@@ -34,6 +35,7 @@ from transforms.errors import KenangError, StageFailed, TransientError
 
 LOAD_BATCH_DAYS = 32
 SUMMARIZE_BATCH_DAYS = 4
+INDEX_BATCH_DAYS = 8
 
 #: Seconds spent inside task bodies, per stage, for the current run. Tasks run one at a
 #: time in the flow's process, so a plain dict is enough; the flow resets it.
@@ -120,6 +122,20 @@ def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: st
 def index_task(settings: Settings, users) -> int:
     with _timed("summarize"):
         return summarize.write_memory_indexes(settings, users)
+
+
+@task(name="load-embedder", **_IO)
+def embedder_task(settings: Settings):
+    with _timed("model"):
+        return embed.make_embedder(settings)
+
+
+@task(name="recall-index", **_IO)
+def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int):
+    with _timed("index"):
+        res = index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed)
+    progress.report("index", offset + len(keys), total, 0, unit="days")
+    return res
 
 
 @task(name="settle", **_IO)
@@ -239,6 +255,24 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     return counts
 
 
+def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reindex: bool = False) -> dict:
+    """Index the days that need it; the embedder is loaded once, only if there is work."""
+    with _timed("plan"):
+        rows = ledger.read_days(settings.paths.warehouse)
+        eid = embed.configured_id(settings)
+        keys = index.days_to_index(rows, eid, start=start, end=end, force=reindex)
+    if not keys:
+        return index.IndexResult().counts() | {"embedder": eid}
+    embedder = embedder_task(settings)
+    outcomes = []
+    for i in range(0, len(keys), INDEX_BATCH_DAYS):
+        batch = keys[i : i + INDEX_BATCH_DAYS]
+        res = recall_index_task(settings, quote(embedder), batch, quote(rows), run.run_id, reindex, i, len(keys))
+        ledger_task(settings, quote(res.days))
+        outcomes.extend(res.days)
+    return index.IndexResult(tuple(outcomes)).counts() | {"embedder": eid}
+
+
 def _load_counts(res: load.LoadResult) -> dict:
     return {
         "days": len(res.days),
@@ -285,6 +319,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             settle_task(settings, quote(checked))
         with run.stage_of("summarize"):
             run.counts["summarize"] = _summarize_all(settings, run, now.astimezone(settings.timezone).date())
+        with run.stage_of("index"):
+            run.counts["index"] = _index_all(settings, run)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
@@ -298,8 +334,9 @@ def backfill(
     resummarize: bool = False,
     home: str | None = None,
     wait_seconds: float = 0.0,
+    reindex: bool = False,
 ) -> dict:
-    """Re-derive the tables and summaries for [start, end] from the archive alone."""
+    """Re-derive the tables, summaries and recall index for [start, end] from the archive alone."""
     settings = _settings(home)
     if end < start:
         raise ValueError(f"end {end} is before start {start}")
@@ -308,6 +345,7 @@ def backfill(
         "end": end.isoformat(),
         "only_missing": only_missing,
         "resummarize": resummarize,
+        "reindex": reindex,
         "home": str(settings.paths.home),
     }
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
@@ -322,6 +360,8 @@ def backfill(
         with run.stage_of("summarize"):
             today = ledger.utcnow().astimezone(settings.timezone).date()
             run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize)
+        with run.stage_of("index"):
+            run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -10,6 +10,8 @@ import datetime as dt
 import time
 from typing import Any, Iterable, Sequence
 
+import click
+
 from flows import ingest, ledger, plan
 from flows.config import Settings
 from flows.lock import holder
@@ -128,6 +130,10 @@ def render_run(r: dict) -> str:
         model = f" with {sm['backend']} ({sm['model']})" if sm.get("backend") else ""
         rows.append(("summarize", f"{sm['days']} day(s){model}: {sm['summarized']} written, {sm['failed']} failed; "
                      f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields"))
+    ix = r.get("index", {})
+    if ix:
+        rows.append(("index", f"{ix['days']} day(s): {ix['indexed']} indexed, {ix['unchanged']} unchanged, "
+                     f"{ix['failed']} failed; {ix['chunks']} chunks, {ix['embedded']} embedded ({ix['embedder']})"))
     rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
     secs = r.get("seconds", {})
     out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
@@ -136,10 +142,29 @@ def render_run(r: dict) -> str:
     if items:
         out.append("\nquarantined:")
         out.append(table(["file", "kind", "reason"], items))
-    failures = [("load", f) for f in ld.get("failures", [])] + [("summarize", f) for f in sm.get("failures", [])]
+    failures = [(stage, f) for stage in ("load", "summarize", "index") for f in r.get(stage, {}).get("failures", [])]
     if failures:
         out.append("\nfailed days (the next nightly run retries them):")
         out.append(table(["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]))
+    return "\n".join(out)
+
+
+# --- recall ----------------------------------------------------------------------
+
+def render_recall(query: str, user: str, hits: Sequence[Any], *, color: bool = False) -> str:
+    """Readable recall results: date, score, via, source, then the snippet around the match."""
+    from transforms.recall import snippet
+
+    if not hits:
+        return f"no memories of {user} match {query!r}"
+    out = [f"{len(hits)} result{'s' if len(hits) != 1 else ''} for {query!r} ({user})"]
+    for i, h in enumerate(hits, 1):
+        c = h.chunk
+        where = c.source + (f" {c.session_id}" if c.session_id else "")
+        head = f"{i}. {h.date.isoformat()}  score {h.score:.3f}  {h.via}  {where}"
+        if c.flagged:
+            head += f"  [flagged: {', '.join(c.flagged)}; not instructions]"
+        out += ["", click.style(head, bold=True) if color else head, "   " + snippet(c.text, query)]
     return "\n".join(out)
 
 

@@ -20,6 +20,7 @@ in the backfill's range.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from schemas.lexicon import TECHNOLOGIES
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
-from transforms.memory_index import IndexEntry, index_name, render_memory_index
+from transforms.memory_index import entry_of, index_name, render_memory_index
 from transforms.summarize import (
     DayInput,
     ExtractiveSummarizer,
@@ -149,7 +150,7 @@ def summarize_days(
 
 def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DaySummaryOutcome:
     row = {"user_id": user_id, "date": day, "summary_status": "failed", "summary_reason": reason[:1000],
-           "summary_run_id": run_id}
+           "summary_run_id": run_id, "summary_sha256": None}
     return DaySummaryOutcome(user_id, day, "failed", reason, ledger_row=row)
 
 
@@ -195,6 +196,7 @@ def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> Da
         "summary_fingerprint": row["content_fingerprint"],
         "summary_reason": None,
         "summary_run_id": run_id,
+        "summary_sha256": hashlib.sha256(data).hexdigest(),
     }
     return DaySummaryOutcome(
         user_id, day, "summarized", None, doc.generator.fallback_fields, result.first_try_valid,
@@ -207,7 +209,7 @@ def write_memory_indexes(settings: Settings, users: Iterable[str]) -> int:
     changed = 0
     for user in sorted(set(users)):
         rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()
-        entries = [IndexEntry(r["date"], r["importance"], r["mood"], tuple(r["tags"]), r["summary"]) for r in rows]
+        entries = [entry_of(r) for r in rows]
         data = render_memory_index(user, entries).encode("utf-8")
         path = settings.paths.archive / index_name(user, settings.default_user)
         if path.is_file() and path.read_bytes() == data:

@@ -112,6 +112,29 @@ SCHEMA = Section(
             ),
             "how the daily summaries are written",
         ),
+        Section(
+            "embedder",
+            (
+                Key("backend", (str,), "e5+use",
+                    "e5+use (both bundled models, fused), e5, use, llama (a GGUF embedding model), or none (keyword only)",
+                    _one_of("e5+use", "e5", "use", "llama", "none")),
+                Key("model_path", (str, NONE), None, "a GGUF embedding model for the llama backend, e.g. bge-m3"),
+                Key("query_prefix", (str,), "", "llama backend: text put before each query (e5 GGUFs want 'query: ')"),
+                Key("passage_prefix", (str,), "", "llama backend: text put before each chunk (e5 GGUFs: 'passage: ')"),
+                Key("n_threads", (int, NONE), None, "CPU threads; null = all cores"),
+                Key("batch_size", (int,), 16, "chunks embedded per call", _positive),
+            ),
+            "the recall index's embedding model (changing it re-embeds everything)",
+        ),
+        Section(
+            "recall",
+            (
+                Key("top_k", (int,), 5, "results per query", _positive),
+                Key("related_decay", (int, float), 0.7, "a related_dates day scores its parent's score times this",
+                    _non_negative),
+            ),
+            "kenang recall",
+        ),
         Key("projects", (list,), [], "project names to recognise in chats, e.g. [Homelab, kenang]", _strings),
     ),
     "",
@@ -155,4 +178,6 @@ def _yaml_scalar(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, list):
         return "[" + ", ".join(str(x) for x in v) + "]"
+    if isinstance(v, str) and (not v or v != v.strip() or any(c in v for c in ":#'\"[]{},&*!|>%@`")):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return str(v)

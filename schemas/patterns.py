@@ -19,7 +19,9 @@ Invariants:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from importlib.resources import files
+from re import _constants, _parser  # the stdlib's own regex parser (Python >= 3.11)
 
 import yaml
 
@@ -50,3 +52,131 @@ INJECTION_COMBINED: dict[str, re.Pattern[str]] = {
     kind: re.compile("|".join(f"(?:{p.pattern})" for p in patterns), _FLAGS)
     for kind, patterns in INJECTION_PATTERNS.items()
 }
+
+
+# --- prefilter: the substrings each pattern needs ------------------------------------
+#
+# Most messages hold none of the words the patterns are built around, and a regex
+# costs far more than a substring check. So each pattern gets the set of substrings
+# one of which is in every text it matches, derived from its parse tree (never
+# written by hand), and transforms.injection runs a pattern only on a text that holds
+# one of them.
+
+_IGNORECASE = _constants.SRE_FLAG_IGNORECASE
+_ZERO_WIDTH = (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT)
+_REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
+_MAX_SPELLINGS = 32  # a run of fixed text with more spellings than this is cut in two
+
+# A spelling is (text, exact): exact when every character was matched case-sensitively.
+_Spellings = frozenset[tuple[str, bool]]
+_EMPTY: _Spellings = frozenset({("", True)})
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A pattern and the substrings one of which is in every text it matches.
+
+    ``needs`` holds the case-insensitive substrings, lower-cased; ``exact`` the
+    case-sensitive ones, as written. Each of their characters is ASCII or has no case
+    at all, so ``transforms.injection`` may test ``needs`` against the text's
+    ``str.lower()``. Both empty: nothing could be derived, and the pattern always runs.
+    """
+
+    kind: str
+    pattern: re.Pattern[str]
+    needs: frozenset[str]
+    exact: frozenset[str]
+
+
+def _foldable(ch: str) -> bool:
+    """ASCII, or a character with no case: str.lower and re.IGNORECASE agree on it."""
+    return ch.isascii() or (ch.lower() == ch and ch.upper() == ch)
+
+
+def _product(left: _Spellings, right: _Spellings) -> _Spellings:
+    return frozenset((a + b, ea and eb) for a, ea in left for b, eb in right)
+
+
+def _fixed(items, ignorecase: bool) -> _Spellings | None:
+    """Every text ``items`` can match, if that is a few fixed strings; else None."""
+    out = _EMPTY
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue
+        if op is _constants.LITERAL and _foldable(chr(av)):
+            one = frozenset({(chr(av), not ignorecase)})
+        elif op is _constants.IN and all(o is _constants.LITERAL and _foldable(chr(c)) for o, c in av):
+            one = frozenset((chr(c), not ignorecase) for _, c in av)
+        elif op is _constants.SUBPATTERN:
+            one = _fixed(av[3], _flags(ignorecase, av))
+        elif op is _constants.BRANCH:
+            alts = [_fixed(alt, ignorecase) for alt in av[1]]
+            one = None if None in alts else frozenset().union(*alts)
+        else:
+            return None
+        if one is None:
+            return None
+        out = _product(out, one)
+        if len(out) > _MAX_SPELLINGS:
+            return None
+    return out
+
+
+def _needed(items, ignorecase: bool) -> _Spellings | None:
+    """Spellings one of which every match of ``items`` contains; None if none could be derived.
+
+    Consecutive fixed items join into one run; a group, a repeat taken at least once,
+    and a branch whose every alternative needs something, need what their insides
+    need. Of these candidates the one whose shortest spelling is longest is kept (a
+    case-sensitive spelling counts as longer: "DAN" is rarer than "dan").
+    """
+    candidates: list[_Spellings | None] = []
+    run = _EMPTY
+    for item in items:
+        op, av = item
+        if op in _ZERO_WIDTH:
+            continue  # consumes nothing: the text around it stays one run
+        one = _fixed([item], ignorecase)
+        if one is not None:
+            if len(run) * len(one) > _MAX_SPELLINGS:
+                candidates.append(run)
+                run = _EMPTY
+            run = _product(run, one)
+            continue
+        candidates.append(run)
+        run = _EMPTY
+        if op is _constants.SUBPATTERN:
+            candidates.append(_needed(av[3], _flags(ignorecase, av)))
+        elif op is _constants.BRANCH:
+            alts = [_needed(alt, ignorecase) for alt in av[1]]
+            candidates.append(None if None in alts else frozenset().union(*alts))
+        elif op in _REPEATS and av[0] >= 1:
+            candidates.append(_needed(av[2], ignorecase))
+    candidates.append(run)
+    usable = [c for c in candidates if c and all(text for text, _ in c)]
+    if not usable:
+        return None
+    return max(usable, key=lambda c: (min(len(text) + 3 * exact for text, exact in c), -len(c)))
+
+
+def _flags(ignorecase: bool, subpattern_av) -> bool:
+    """IGNORECASE inside a group that may set or clear it, as in ``(?-i:DAN)``."""
+    _group, add, remove, _items = subpattern_av
+    return bool(add & _IGNORECASE) or (ignorecase and not remove & _IGNORECASE)
+
+
+def gate(kind: str, pattern: re.Pattern[str]) -> Gate:
+    """``pattern`` with the substrings it needs (none when they cannot be derived)."""
+    spellings = _needed(_parser.parse(pattern.pattern, pattern.flags), bool(pattern.flags & _IGNORECASE)) or ()
+    return Gate(
+        kind,
+        pattern,
+        needs=frozenset(text.lower() for text, exact in spellings if not exact),
+        exact=frozenset(text for text, exact in spellings if exact),
+    )
+
+
+#: Every pattern with the substrings it needs, for the prefilter in ``transforms.injection``.
+INJECTION_GATES: tuple[Gate, ...] = tuple(
+    gate(kind, p) for kind, patterns in INJECTION_PATTERNS.items() for p in patterns
+)

@@ -116,6 +116,11 @@ DAYS = Table(
             pa.field("summary_fingerprint", pa.string()),  # the content_fingerprint it summarized
             pa.field("summary_reason", pa.string()),
             pa.field("summary_run_id", pa.string()),
+            pa.field("summary_sha256", pa.string()),  # of the summary file written
+            pa.field("index_status", pa.string()),  # 'indexed' | 'failed' | NULL (not yet)
+            pa.field("index_key", pa.string()),  # what it indexed: content, summary, embedder, chunker
+            pa.field("index_reason", pa.string()),
+            pa.field("index_run_id", pa.string()),
         ]
     ),
     "single",
@@ -201,8 +206,31 @@ DAILY_SUMMARIES = Table(
     "One row per (user, day) summary: the frontmatter fields as columns, plus how it was made.",
 )
 
+MEMORY_CHUNKS = Table(
+    "memory_chunks",
+    pa.schema(
+        [
+            pa.field("chunk_id", pa.string(), nullable=False),  # content hash of user, date, session, source, text
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("date", pa.date32(), nullable=False),
+            pa.field("session_id", pa.string()),  # NULL for summary and index chunks
+            pa.field("source", pa.string(), nullable=False),  # 'transcript' | 'summary' | 'index'
+            pa.field("seq", pa.int32(), nullable=False),  # first message's seq (transcripts), else 0
+            pa.field("text", pa.string(), nullable=False),  # redacted
+            pa.field("flagged", _STRS, nullable=False),  # injection kinds of the messages in it
+            pa.field("terms", _STRS, nullable=False),  # distinct keyword terms, for BM25
+            pa.field("tfs", pa.list_(pa.int32()), nullable=False),  # their counts, aligned with terms
+            pa.field("embedder_id", pa.string()),  # NULL when the backend is 'none' (keyword only)
+            pa.field("embedding", pa.list_(pa.float32())),  # L2-normalised
+            pa.field("run_id", pa.string(), nullable=False),
+        ]
+    ),
+    "user_day",
+    "The recall index: redacted chunks of transcripts, summaries and MEMORY_INDEX lines, with embeddings.",
+)
+
 TABLES: dict[str, Table] = {
-    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE, DAILY_SUMMARIES)
+    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE, DAILY_SUMMARIES, MEMORY_CHUNKS)
 }
 
 _DUCKDB_TYPES = {
@@ -212,6 +240,7 @@ _DUCKDB_TYPES = {
     pa.int32(): "INTEGER",
     pa.int64(): "BIGINT",
     pa.float64(): "DOUBLE",
+    pa.float32(): "FLOAT",
     pa.bool_(): "BOOLEAN",
 }
 

@@ -40,10 +40,13 @@ def prefect_api():
 def home(tmp_path: Path):
     """A fresh, initialised kenang home (Asia/Jakarta, default user 'default').
 
-    It summarizes with the deterministic extractive backend; tests of the model
-    backend swap in a fake model or opt into the bundled one explicitly.
+    It summarizes with the deterministic extractive backend and indexes keyword-only
+    (embedder ``none``); tests of the model backends swap in fakes or opt into the
+    bundled models explicitly.
     """
     from flows.config import init_home
 
-    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}})
+    settings, _ = init_home(
+        tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
+    )
     return settings

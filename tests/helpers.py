@@ -15,7 +15,7 @@ from schemas.tables import TABLES
 JAKARTA = dt.timezone(dt.timedelta(hours=7))
 NOW = dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA)  # 2026-07-19 eligible, 2026-07-20 not
 OLD = (NOW - dt.timedelta(days=1)).timestamp()  # an mtime well past any quiet period
-VOLATILE = {"run_id", "archived_at", "updated_at", "quarantined_at", "summary_run_id", "llm_seconds"}
+VOLATILE = {"run_id", "archived_at", "updated_at", "quarantined_at", "summary_run_id", "index_run_id", "llm_seconds"}
 
 
 def md(day: str, hhmm: str, *turns: tuple[str, str], session_id: str | None = None, user_id: str | None = None) -> bytes:
@@ -81,7 +81,7 @@ def snapshot(settings: Settings) -> dict:
                     out[key] = {k: v for k, v in info.items() if k not in VOLATILE}
                 else:
                     out[key] = (hashlib.sha256(p.read_bytes()).hexdigest(), oct(p.stat().st_mode & 0o777))
-    for t in ("sessions", "messages", "archive_files", "days", "quarantine", "daily_summaries"):
+    for t in ("sessions", "messages", "archive_files", "days", "quarantine", "daily_summaries", "memory_chunks"):
         rows = [
             {k: v for k, v in r.items() if k not in VOLATILE}
             for r in warehouse.read(settings.paths.warehouse, TABLES[t]).to_pylist()

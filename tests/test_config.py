@@ -26,6 +26,9 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "limits": {"max_file_mb": 200},
         "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 4096, "n_threads": None,
                        "chat_format": None, "max_tokens": 320, "temperature": 0.2, "seed": 42},
+        "embedder": {"backend": "e5+use", "model_path": None, "query_prefix": "", "passage_prefix": "",
+                     "n_threads": None, "batch_size": 16},
+        "recall": {"top_k": 5, "related_decay": 0.7},
         "projects": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text

@@ -37,3 +37,8 @@ def row_fingerprint(rows: Iterable[tuple]) -> str:
         h.update(json.dumps(row, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
         h.update(b"\n")
     return h.hexdigest()
+
+
+def chunk_id(user_id: str, day: object, session_id: str | None, source: str, text: str) -> str:
+    """A recall chunk: the same text of the same (user, day, session, source) is the same chunk."""
+    return _digest("chunk", user_id, str(day), session_id or "", source, text)[:32]

@@ -41,12 +41,22 @@ def render_memory_index(user_id: str, entries: Iterable[IndexEntry]) -> str:
         if (e.date.year, e.date.month) != month:
             month = (e.date.year, e.date.month)
             lines += ["", f"## {e.date:%Y-%m}", ""]
-        tags = ", ".join(e.tags[:TOP_TAGS]) or "no tags"
-        first = (sentences(e.summary) or [""])[0]
-        if len(first) > FIRST_SENTENCE_MAX:
-            first = first[: FIRST_SENTENCE_MAX - 1].rstrip() + "…"
-        lines.append(f"- [[{e.date.isoformat()}]] {e.importance}/10 · {e.mood} · {tags} — {first}")
+        lines.append(entry_line(e))
     return "\n".join(lines) + "\n"
+
+
+def entry_line(e: IndexEntry) -> str:
+    """One day's line: ``- [[date]] importance/10 · mood · top tags — first sentence``."""
+    tags = ", ".join(e.tags[:TOP_TAGS]) or "no tags"
+    first = (sentences(e.summary) or [""])[0]
+    if len(first) > FIRST_SENTENCE_MAX:
+        first = first[: FIRST_SENTENCE_MAX - 1].rstrip() + "…"
+    return f"- [[{e.date.isoformat()}]] {e.importance}/10 · {e.mood} · {tags} — {first}"
+
+
+def entry_of(row: dict) -> IndexEntry:
+    """The entry for a ``daily_summaries`` row."""
+    return IndexEntry(row["date"], row["importance"], row["mood"], tuple(row["tags"]), row["summary"])
 
 
 def index_name(user_id: str, default_user: str) -> str:

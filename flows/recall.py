@@ -1,0 +1,171 @@
+"""Recall: load one user's chunks, then answer queries (the API behind ``kenang recall``).
+
+``Recaller`` reads the user's ``memory_chunks`` (within an optional date range) and
+the ``related_dates`` of their daily summaries from Parquet with an in-memory DuckDB,
+so it never blocks, and is never blocked by, a running pipeline. The embedder and
+the keyword index are built once; each ``search`` is then one query embedding, one
+matrix-vector product and a few posting lists (``transforms.recall``).
+
+Only chunks embedded by the configured embedder take part in the vector arm; if the
+index holds chunks of another embedder (the config changed and no run has re-indexed
+yet), ``stale`` counts them and the CLI says to run ``kenang backfill --reindex``.
+
+Notebooks::
+
+    from flows.recall import recall
+    hits = recall("proxmox boot order", home="~/kenang-demo")
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+
+from flows import warehouse
+from flows.config import Settings, load_settings, resolve_home
+from flows.embed import make_embedder
+from flows.index import embedder_key
+from schemas.tables import DAILY_SUMMARIES, DAYS, MEMORY_CHUNKS
+from transforms.errors import ConfigError
+from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
+
+
+def index_users(settings: Settings) -> list[str]:
+    """Users with anything in the recall index."""
+    wh = settings.paths.warehouse
+    if not warehouse.has_files(wh, MEMORY_CHUNKS):
+        return []
+    root = warehouse.table_dir(wh, MEMORY_CHUNKS)
+    return sorted({p.parent.name.removeprefix("user_id=") for p in root.glob("date=*/user_id=*/data.parquet")})
+
+
+def choose_user(settings: Settings, user: str | None) -> str:
+    """The user to search: the one given, else the only one indexed."""
+    users = index_users(settings)
+    if user:
+        return user
+    if len(users) == 1:
+        return users[0]
+    if not users:
+        raise ConfigError("the recall index is empty: run `kenang run` (or `kenang backfill`) first")
+    raise ConfigError(f"this home has {len(users)} users ({', '.join(users)}); choose one with --user")
+
+
+@dataclass
+class _Loaded:
+    refs: list[ChunkRef]
+    embeddings: np.ndarray | None  # rows of the current embedder; zeros elsewhere
+    current: np.ndarray  # bool: row embedded by the current embedder
+    keyword: KeywordIndex
+    related: dict[dt.date, tuple[dt.date, ...]]
+
+
+class Recaller:
+    """One user's recall index in memory, searched with one embedder."""
+
+    def __init__(self, settings: Settings, user: str | None = None, *, start: dt.date | None = None,
+                 end: dt.date | None = None, embedder: Embedder | None | str = "config"):
+        self.settings = settings
+        self.user = choose_user(settings, user)
+        self.start, self.end = start, end
+        self.embedder = make_embedder(settings) if embedder == "config" else embedder
+        self.embedder_id = embedder_key(self.embedder)
+        self._data = self._load()
+
+    @property
+    def size(self) -> int:
+        return len(self._data.refs)
+
+    @property
+    def stale(self) -> int:
+        """Chunks embedded by another embedder than this one (left out of the vector arm)."""
+        return int((~self._data.current).sum()) if self.embedder is not None else 0
+
+    def _load(self) -> _Loaded:
+        wh = self.settings.paths.warehouse
+        where, params = ["user_id = ?"], [self.user]
+        if self.start:
+            where.append("date >= ?")
+            params.append(self.start)
+        if self.end:
+            where.append("date <= ?")
+            params.append(self.end)
+        cols = "chunk_id, user_id, date, session_id, source, text, flagged, terms, tfs, embedder_id, embedding"
+        tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, "ORDER BY date, source, session_id, seq, chunk_id")
+        refs = [
+            ChunkRef(c, u, d, s, src, t, tuple(f or ()))
+            for c, u, d, s, src, t, f in zip(*(tbl[k].to_pylist() for k in
+                                               ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged")))
+        ]
+        terms, tfs = tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks()
+        keyword = KeywordIndex(
+            terms.flatten().to_pylist(),
+            tfs.flatten().to_numpy(zero_copy_only=False),
+            np.diff(terms.offsets.to_numpy()) if len(refs) else np.zeros(0, np.int64),
+        )
+        current = np.asarray([e == self.embedder_id for e in tbl["embedder_id"].to_pylist()], dtype=bool)
+        embeddings = None
+        if self.embedder is not None:
+            embeddings = np.zeros((len(refs), self.embedder.dim), dtype=np.float32)
+            if current.any():
+                col = tbl["embedding"].combine_chunks().filter(current)
+                embeddings[current] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.embedder.dim)
+        summaries = _query(wh, DAILY_SUMMARIES, "date, related_dates", "user_id = ?", [self.user], "")
+        related = {d: tuple(r or ()) for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist())}
+        return _Loaded(refs, embeddings, current, keyword, related)
+
+    def scores(self, query: str, mode: str = "hybrid") -> np.ndarray:
+        """Fused score of every loaded chunk for one query."""
+        d = self._data
+        kw = d.keyword.scores(query)
+        cos = None
+        if self.embedder is not None and mode != "keyword":
+            cos = d.embeddings @ self.embedder.embed_query(query)
+            cos[~d.current] = 0.0
+        return fuse(kw, cos, mode=mode)
+
+    def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True) -> list[Hit]:
+        cfg = self.settings.values["recall"]
+        if not query.strip() or not self._data.refs:
+            return []
+        return select(
+            self.scores(query, mode), self._data.refs, self._data.related,
+            top_k=top_k or cfg["top_k"], decay=float(cfg["related_decay"]), expand=expand,
+        )
+
+
+def _query(wh: Path, table, columns: str, where: str, params: list, tail: str):
+    if not warehouse.has_files(wh, table):
+        return table.schema.empty_table().select([c.strip() for c in columns.split(",")])
+    con = duckdb.connect(":memory:")
+    try:
+        sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning=true, union_by_name=true) "
+               f"WHERE {where} {tail}")
+        return con.sql(sql, params=[warehouse.glob(wh, table), *params]).to_arrow_table()
+    finally:
+        con.close()
+
+
+def recall(query: str, *, home: str | None = None, user: str | None = None, top_k: int | None = None,
+           start: dt.date | None = None, end: dt.date | None = None, mode: str = "hybrid") -> list[dict]:
+    """One query, as plain dicts (what ``kenang recall --json`` prints). For notebooks."""
+    import os
+
+    settings = load_settings(resolve_home(home, os.environ))
+    r = Recaller(settings, user, start=start, end=end)
+    return [h.as_dict(query) for h in r.search(query, top_k=top_k, mode=mode)]
+
+
+def index_status(settings: Settings) -> dict:
+    """How many loaded days are indexed, per the ledger (for `kenang status`)."""
+    rows = warehouse.read(settings.paths.warehouse, DAYS).to_pylist()
+    loaded = [r for r in rows if r["status"] == "loaded"]
+    return {
+        "loaded_days": len(loaded),
+        "indexed_days": sum(r.get("index_status") == "indexed" for r in loaded),
+        "failed_days": sum(r.get("index_status") == "failed" for r in loaded),
+    }

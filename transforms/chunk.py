@@ -1,0 +1,190 @@
+"""Cut a day into recall chunks, and the keyword terms of any text.
+
+Three sources feed the recall index, all already redacted:
+
+- ``transcript``: windows of whole turns from each session, about ``TARGET_TOKENS``
+  tokens each (never more than ``MAX_TOKENS`` unless one line alone is longer), each
+  window repeating the previous window's last turn so an exchange that straddles a
+  cut is found whole. A single turn longer than the window is split at line, then
+  sentence, then word boundaries.
+- ``summary``: the day's summary text with its people, projects, tags and
+  technologies.
+- ``index``: the day's line in MEMORY_INDEX.md.
+
+``chunk_id`` is a content hash of (user, date, session, source, text), so re-chunking
+the same day gives the same ids and the index stage embeds only what is new.
+
+``terms`` is the keyword side (BM25): NFKC, lower case, words and compound tokens
+such as ``pve-02.lan`` or ``err_zfs_0x1f4a`` (kept whole *and* as their parts), stop
+words of English and Indonesian dropped, and a light stemmer: Indonesian particles
+and possessives (``-nya``, ``-lah``, ``-kah``, ``-pun``, ``-ku``, ``-mu``) and
+English plurals. Queries go through the same function.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from schemas.wordlists import STOPWORDS
+from transforms.ids import chunk_id
+
+CHUNKER_VERSION = 1
+TARGET_TOKENS = 300
+MAX_TOKENS = 400
+TOKENS_PER_WORD = 1.3  # multilingual subword tokenizers split Indonesian and code finely
+
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+_COMPOUND_RE = re.compile(r"\w+(?:[.:/\-]\w+)+", re.UNICODE)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+")
+_SUFFIXES_ID = ("nya", "lah", "kah", "pun", "ku", "mu")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a session, redacted, in order."""
+
+    seq: int
+    role: str
+    content: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Chunk:
+    chunk_id: str
+    user_id: str
+    date: dt.date
+    session_id: str | None
+    source: str  # 'transcript' | 'summary' | 'index'
+    seq: int
+    text: str
+    flagged: tuple[str, ...]
+    terms: tuple[str, ...]
+    tfs: tuple[int, ...]
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, round(len(_WORD_RE.findall(text)) * TOKENS_PER_WORD))
+
+
+# --- terms ----------------------------------------------------------------------------
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES_ID:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word.isalpha():
+        return word[:-2] if word.endswith(("ches", "shes", "xes")) else word[:-1]
+    return word
+
+
+def terms_of(text: str) -> list[str]:
+    """Keyword terms of a text, in order, with repeats (queries and chunks alike)."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    out = [m[0] for m in _COMPOUND_RE.finditer(text)]
+    for w in _WORD_RE.findall(text):
+        if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
+            continue
+        out.append(_stem(w))
+    return out
+
+
+def term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Distinct terms (sorted) and how often each occurs."""
+    counts = Counter(terms_of(text))
+    keys = tuple(sorted(counts))
+    return keys, tuple(counts[k] for k in keys)
+
+
+# --- chunks ---------------------------------------------------------------------------
+
+def _make(user_id: str, day: dt.date, session_id: str | None, source: str, seq: int, text: str, flags: Iterable[str]) -> Chunk:
+    terms, tfs = term_counts(text)
+    return Chunk(
+        chunk_id(user_id, day, session_id, source, text),
+        user_id,
+        day,
+        session_id,
+        source,
+        seq,
+        text,
+        tuple(sorted(set(flags))),
+        terms,
+        tfs,
+    )
+
+
+def _split_long(text: str, limit: int) -> list[str]:
+    """Pieces of one over-long turn, each within ``limit`` tokens where a boundary allows."""
+    pieces: list[str] = []
+    for unit_re in (None, _SENTENCE_END_RE, re.compile(r"\s+")):
+        units = text.split("\n") if unit_re is None else [u for p in pieces or [text] for u in unit_re.split(p)]
+        pieces, current, size = [], [], 0
+        joiner = "\n" if unit_re is None else " "
+        for u in units:
+            t = estimate_tokens(u)
+            if current and size + t > limit:
+                pieces.append(joiner.join(current))
+                current, size = [], 0
+            current.append(u)
+            size += t
+        if current:
+            pieces.append(joiner.join(current))
+        if all(estimate_tokens(p) <= limit for p in pieces):
+            break
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:
+    """(turn, rendered line, tokens), with long turns split into several lines."""
+    out = []
+    for t in turns:
+        body = t.content.strip()
+        if not body:
+            continue
+        line = f"{t.role}: {body}"
+        size = estimate_tokens(line)
+        if size <= MAX_TOKENS:
+            out.append((t, line, size))
+            continue
+        for piece in _split_long(body, MAX_TOKENS - 2):
+            out.append((t, f"{t.role}: {piece}", estimate_tokens(piece) + 1))
+    return out
+
+
+def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
+    """Overlapping windows of whole turns, about TARGET_TOKENS each."""
+    lines = _lines(turns)
+    chunks: list[Chunk] = []
+    start = 0
+    while start < len(lines):
+        end, size = start, 0
+        while end < len(lines) and (end == start or size + lines[end][2] <= MAX_TOKENS):
+            size += lines[end][2]
+            end += 1
+            if size >= TARGET_TOKENS:
+                break
+        window = lines[start:end]
+        text = "\n".join(line for _, line, _ in window)
+        flags = [f for t, _, _ in window for f in t.flags]
+        chunks.append(_make(user_id, day, session_id, "transcript", window[0][0].seq, text, flags))
+        if end >= len(lines):
+            break
+        start = max(start + 1, end - 1)  # repeat the last turn, and always move on
+    return chunks
+
+
+def summary_chunk(user_id: str, day: dt.date, summary: str, fields: dict[str, Sequence[str]]) -> Chunk:
+    """The day's summary, with its list fields spelled out for keyword search."""
+    extra = [f"{name}: {', '.join(values)}" for name, values in fields.items() if values]
+    text = "\n".join([summary.strip(), *extra]).strip()
+    return _make(user_id, day, None, "summary", 0, text, ())
+
+
+def index_chunk(user_id: str, day: dt.date, line: str) -> Chunk:
+    return _make(user_id, day, None, "index", 0, line.strip(), ())

@@ -1,0 +1,233 @@
+"""Recall search, pure: BM25 keyword scores, cosine scores, their fusion, days, related dates.
+
+A search runs over one user's chunks (``ChunkSet``), already filtered by date range:
+
+1. **Keyword**: Okapi BM25 (k1 = 1.2, b = 0.75) over the chunks' ``terms``, from a
+   term-sorted posting list built once per loaded set (``KeywordIndex``).
+2. **Vector**: cosine of the query embedding with every chunk embedding, by brute
+   force (one matrix-vector product), so the ranking is exact.
+3. **Fusion** (``fuse``), a documented weighted sum:
+   ``score = (w_kw * bm25 / max(bm25) + w_vec * cosine) / (w_kw + w_vec)``.
+   ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. Reciprocal
+   Rank Fusion (``fuse_rrf``) is kept for comparison in the evaluation.
+4. **Days**: a day scores as its best chunk; the top days are the direct hits.
+5. **Related dates**: for each of the top ``k`` direct days, each day in its summary's
+   ``related_dates`` that has chunks in range is pulled in at the parent's score times
+   ``decay`` (0.7), with its own best chunk, ``via = related:<parent date>``. A day
+   keeps the higher of its direct and related scores. The final top ``k`` is taken over
+   both.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from transforms.chunk import terms_of
+
+K1 = 1.2
+B = 0.75
+KEYWORD_WEIGHT = 1.0
+VECTOR_WEIGHT = 2.0
+RRF_K = 60
+RELATED_DECAY = 0.7
+SNIPPET_CHARS = 240
+
+MODES = ("hybrid", "keyword", "vector")
+
+
+class Embedder(Protocol):
+    """Turns text into L2-normalised vectors; loaded once per run."""
+
+    id: str  # names the model and its version; chunks embedded by another id are never mixed
+    dim: int
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...  # (n, dim) float32
+
+    def embed_query(self, text: str) -> np.ndarray: ...  # (dim,) float32
+
+
+class KeywordIndex:
+    """BM25 over documents given as (distinct terms, counts), as a term-sorted posting list.
+
+    ``doc_terms`` holds every document's distinct terms flattened, ``doc_tfs`` their
+    counts, and ``lengths`` how many distinct terms each document has (so document
+    ``i``'s terms are the next ``lengths[i]`` entries).
+    """
+
+    def __init__(self, doc_terms: Sequence[str], doc_tfs: np.ndarray, lengths: np.ndarray):
+        n = len(lengths)
+        self.n_docs = n
+        doc_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        tfs = np.asarray(doc_tfs, dtype=np.float32)
+        vocab: dict[str, int] = {}
+        term_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in doc_terms), dtype=np.int64, count=len(doc_terms))
+        self.vocab = vocab
+        doc_len = np.bincount(doc_of, weights=tfs, minlength=n).astype(np.float32)
+        avg = float(doc_len.mean()) if n else 0.0
+        order = np.argsort(term_ids, kind="stable")
+        self.postings = doc_of[order]
+        df = np.bincount(term_ids, minlength=len(vocab))
+        self.indptr = np.concatenate([[0], np.cumsum(df)])
+        idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)
+        tf = tfs[order]
+        norm = K1 * (1.0 - B + B * doc_len[self.postings] / (avg or 1.0))
+        self.weights = idf[term_ids[order]] * tf * (K1 + 1.0) / (tf + norm)
+
+    @classmethod
+    def from_lists(cls, terms: Sequence[Sequence[str]], tfs: Sequence[Sequence[int]]) -> "KeywordIndex":
+        lengths = np.fromiter((len(t) for t in terms), dtype=np.int64, count=len(terms))
+        flat_terms = [t for ts in terms for t in ts]
+        flat_tfs = np.fromiter((c for cs in tfs for c in cs), dtype=np.float32, count=len(flat_terms))
+        return cls(flat_terms, flat_tfs, lengths)
+
+    def scores(self, query: str) -> np.ndarray:
+        out = np.zeros(self.n_docs, dtype=np.float32)
+        for term in dict.fromkeys(terms_of(query)):
+            tid = self.vocab.get(term)
+            if tid is None:
+                continue
+            a, b = self.indptr[tid], self.indptr[tid + 1]
+            out[self.postings[a:b]] += self.weights[a:b]  # a term's postings name each doc once
+        return out
+
+
+def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid",
+         keyword_weight: float = KEYWORD_WEIGHT, vector_weight: float = VECTOR_WEIGHT) -> np.ndarray:
+    """The weighted sum in the module docstring; scores are comparable within one query."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
+    wk = 0.0 if mode == "vector" else keyword_weight
+    wv = 0.0 if mode == "keyword" or cosine is None else vector_weight
+    if wk + wv == 0:
+        raise ValueError("vector mode needs embeddings; this index is keyword only")
+    top = float(keyword.max()) if keyword.size else 0.0
+    total = np.zeros(keyword.shape, dtype=np.float64)
+    if wk and top > 0:
+        total += wk * keyword / top
+    if wv:
+        total += wv * cosine
+    return total / (wk + wv)
+
+
+def fuse_rrf(*scores: np.ndarray, k: int = RRF_K) -> np.ndarray:
+    """Reciprocal Rank Fusion: sum of 1 / (k + rank) over the given score arrays."""
+    total = np.zeros(scores[0].shape, dtype=np.float64)
+    for s in scores:
+        ranks = np.empty(len(s), dtype=np.float64)
+        ranks[np.argsort(-s, kind="stable")] = np.arange(1, len(s) + 1)
+        total += 1.0 / (k + ranks)
+    return total
+
+
+@dataclass(frozen=True)
+class ChunkRef:
+    """What a result needs to know of a chunk, by its row in the loaded set."""
+
+    chunk_id: str
+    user_id: str
+    date: dt.date
+    session_id: str | None
+    source: str
+    text: str
+    flagged: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hit:
+    date: dt.date
+    score: float
+    via: str  # 'direct' | 'related:<date>'
+    chunk: ChunkRef
+
+    def as_dict(self, query: str = "") -> dict:
+        c = self.chunk
+        return {
+            "date": self.date.isoformat(),
+            "score": round(self.score, 6),
+            "via": self.via,
+            "source": c.source,
+            "session_id": c.session_id,
+            "user_id": c.user_id,
+            "chunk_id": c.chunk_id,
+            "flagged": list(c.flagged),
+            "text": c.text,
+            "snippet": snippet(c.text, query) if query else c.text[:SNIPPET_CHARS],
+        }
+
+
+def rank_days(scores: np.ndarray, dates: Sequence[dt.date]) -> dict[dt.date, int]:
+    """Each day's best-scoring row (ties: the earliest row)."""
+    best: dict[dt.date, int] = {}
+    for i in np.argsort(-scores, kind="stable"):
+        best.setdefault(dates[i], int(i))
+    return best
+
+
+def select(
+    scores: np.ndarray,
+    refs: Sequence[ChunkRef],
+    related: Mapping[dt.date, Sequence[dt.date]],
+    *,
+    top_k: int,
+    decay: float = RELATED_DECAY,
+    expand: bool = True,
+) -> list[Hit]:
+    """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score."""
+    if not len(refs) or top_k < 1:
+        return []
+    best_row = rank_days(scores, [r.date for r in refs])  # in score order
+    hits: dict[dt.date, Hit] = {}
+    for day, row in best_row.items():
+        hits[day] = Hit(day, float(scores[row]), "direct", refs[row])
+    if expand:
+        direct_top = list(best_row.items())[:top_k]
+        for parent, row in direct_top:
+            pulled = float(scores[row]) * decay
+            for day in related.get(parent, ()):
+                if day == parent or day not in best_row:
+                    continue
+                current = hits[day]
+                if pulled > current.score:
+                    hits[day] = Hit(day, pulled, f"related:{parent.isoformat()}", refs[best_row[day]])
+    ordered = sorted(hits.values(), key=lambda h: (-h.score, h.date))
+    return ordered[:top_k]
+
+
+def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+    """About ``width`` characters of ``text`` around the first query term it contains."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    lowered = flat.lower()
+    at = -1
+    for term in sorted(set(terms_of(query)), key=len, reverse=True):
+        m = re.search(r"(?<!\w)" + re.escape(term), lowered)
+        if m:
+            at = m.start()
+            break
+    if at < 0:
+        return flat[: width - 1].rstrip() + "…"
+    start = max(0, at - width // 3)
+    end = min(len(flat), start + width)
+    start = max(0, end - width)
+    return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+
+
+def metrics(ranked: Iterable[Sequence[dt.date]], answers: Iterable[Sequence[dt.date]]) -> dict[str, float]:
+    """hit@1, hit@5 and MRR of ranked day lists against answer days (any answer counts)."""
+    h1 = h5 = rr = 0.0
+    n = 0
+    for days, gold in zip(ranked, answers):
+        n += 1
+        gold = set(gold)
+        rank = next((i for i, d in enumerate(days, 1) if d in gold), None)
+        h1 += rank == 1
+        h5 += rank is not None and rank <= 5
+        rr += 1.0 / rank if rank else 0.0
+    return {"hit@1": h1 / n, "hit@5": h5 / n, "mrr": rr / n} if n else {"hit@1": math.nan, "hit@5": math.nan, "mrr": math.nan}
