@@ -25,9 +25,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from flows import warehouse
+from flows import embed, warehouse
 from flows.config import Settings, load_settings, resolve_home
-from flows.embed import make_embedder
 from flows.index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, DAYS, MEMORY_CHUNKS
 from transforms.errors import ConfigError
@@ -72,7 +71,7 @@ class Recaller:
         self.settings = settings
         self.user = choose_user(settings, user)
         self.start, self.end = start, end
-        self.embedder = make_embedder(settings) if embedder == "config" else embedder
+        self.embedder = embed.make_embedder(settings) if embedder == "config" else embedder
         self.embedder_id = embedder_key(self.embedder)
         self._data = self._load()
 

@@ -66,3 +66,38 @@ class EchoModel(QueueModel):
         })
         self.prompts.append(messages)
         return Generation(text, 10, 10, 0.0)
+
+
+class AxisEmbedder:
+    """A deterministic embedder: one axis per listed word, counts, L2-normalised.
+
+    Synonyms across languages share an axis (``sahur``/``pre-dawn``), so tests can model
+    cross-lingual recall and compute every cosine by hand. A text with none of the
+    words embeds as the zero vector (cosine 0 with everything).
+    """
+
+    AXES = (("proxmox",), ("boot",), ("sahur", "pre-dawn"), ("rina",), ("backup", "cadangan"), ("nas",))
+
+    def __init__(self, eid: str = "fake-axis@1"):
+        self.id = eid
+        self.dim = len(self.AXES)
+        self.passages: list[str] = []
+        self.queries: list[str] = []
+
+    def _vec(self, text: str):
+        import numpy as np
+
+        words = text.lower().replace("?", " ").replace(".", " ").replace(",", " ").split()
+        v = np.array([sum(words.count(w) for w in axis) for axis in self.AXES], dtype=np.float32)
+        n = np.linalg.norm(v)
+        return v / n if n else v
+
+    def embed_passages(self, texts):
+        import numpy as np
+
+        self.passages.extend(texts)
+        return np.vstack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text):
+        self.queries.append(text)
+        return self._vec(text)

@@ -10,7 +10,8 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    ``score = (w_kw * bm25 / max(bm25) + w_vec * cosine) / (w_kw + w_vec)``.
    ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. Reciprocal
    Rank Fusion (``fuse_rrf``) is kept for comparison in the evaluation.
-4. **Days**: a day scores as its best chunk; the top days are the direct hits.
+4. **Days**: a day scores as its best chunk; the top days are the direct hits. A chunk
+   with no keyword match and no positive cosine (score 0) is never a result.
 5. **Related dates**: for each of the top ``k`` direct days, each day in its summary's
    ``related_dates`` that has chunks in range is pulled in at the parent's score times
    ``decay`` (0.7), with its own best chunk, ``via = related:<parent date>``. A day
@@ -181,20 +182,21 @@ def select(
     """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score."""
     if not len(refs) or top_k < 1:
         return []
-    best_row = rank_days(scores, [r.date for r in refs])  # in score order
+    best_row = rank_days(scores, [r.date for r in refs])  # every day's best chunk, in score order
     hits: dict[dt.date, Hit] = {}
     for day, row in best_row.items():
-        hits[day] = Hit(day, float(scores[row]), "direct", refs[row])
+        if scores[row] > 0:
+            hits[day] = Hit(day, float(scores[row]), "direct", refs[row])
     if expand:
-        direct_top = list(best_row.items())[:top_k]
-        for parent, row in direct_top:
-            pulled = float(scores[row]) * decay
-            for day in related.get(parent, ()):
-                if day == parent or day not in best_row:
+        direct_top = list(hits.values())[:top_k]
+        for parent in direct_top:
+            pulled = parent.score * decay
+            for day in related.get(parent.date, ()):
+                if day == parent.date or day not in best_row:
                     continue
-                current = hits[day]
-                if pulled > current.score:
-                    hits[day] = Hit(day, pulled, f"related:{parent.isoformat()}", refs[best_row[day]])
+                current = hits.get(day)
+                if current is None or pulled > current.score:
+                    hits[day] = Hit(day, pulled, f"related:{parent.date.isoformat()}", refs[best_row[day]])
     ordered = sorted(hits.values(), key=lambda h: (-h.score, h.date))
     return ordered[:top_k]
 

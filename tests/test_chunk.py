@@ -1,0 +1,86 @@
+"""Chunking a day for recall, and the keyword terms of a text."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from transforms.chunk import (
+    MAX_TOKENS,
+    Turn,
+    estimate_tokens,
+    index_chunk,
+    session_chunks,
+    summary_chunk,
+    term_counts,
+    terms_of,
+)
+
+DAY = dt.date(2026, 7, 19)
+
+
+def turns(n: int, words: int = 60) -> list[Turn]:
+    return [Turn(i, "user" if i % 2 == 0 else "assistant", " ".join(f"w{i}x{j}" for j in range(words))) for i in range(n)]
+
+
+def test_a_short_session_is_one_chunk_of_its_turns_with_speakers():
+    chunks = session_chunks("gading", DAY, "s1", [Turn(0, "user", "Pagi!"), Turn(1, "assistant", "Halo.")])
+    assert len(chunks) == 1
+    c = chunks[0]
+    assert c.text == "user: Pagi!\nassistant: Halo."
+    assert (c.user_id, c.date, c.session_id, c.source, c.seq) == ("gading", DAY, "s1", "transcript", 0)
+
+
+def test_windows_hold_whole_turns_within_the_limit_and_repeat_the_last_turn():
+    chunks = session_chunks("u", DAY, "s", turns(12))
+    assert len(chunks) > 2
+    for c in chunks:
+        assert estimate_tokens(c.text) <= MAX_TOKENS + 2 * len(c.text.splitlines())
+        assert all(line.startswith(("user: ", "assistant: ")) for line in c.text.splitlines())
+    for a, b in zip(chunks, chunks[1:]):
+        assert a.text.splitlines()[-1] == b.text.splitlines()[0]  # one turn of overlap
+    seen = {line for c in chunks for line in c.text.splitlines()}
+    assert len(seen) == 12  # every turn is in some chunk
+
+
+def test_a_turn_longer_than_a_window_is_split_at_boundaries_and_nothing_is_lost():
+    long = "\n".join(f"Kalimat nomor {i} tentang ZFS dan snapshot harian di pve-02.lan." for i in range(120))
+    chunks = session_chunks("u", DAY, "s", [Turn(0, "assistant", long)])
+    assert len(chunks) > 1
+    assert all(c.text.startswith("assistant: ") for c in chunks)
+    joined = " ".join(c.text.removeprefix("assistant: ") for c in chunks)
+    for i in range(120):
+        assert f"Kalimat nomor {i} " in joined
+
+
+def test_chunk_ids_are_content_hashes():
+    a = session_chunks("u", DAY, "s", turns(6))
+    b = session_chunks("u", DAY, "s", turns(6))
+    assert [c.chunk_id for c in a] == [c.chunk_id for c in b]
+    other_user = session_chunks("v", DAY, "s", turns(6))
+    assert {c.chunk_id for c in a}.isdisjoint(c.chunk_id for c in other_user)
+
+
+def test_flags_of_any_message_mark_its_chunks():
+    chunks = session_chunks("u", DAY, "s", [Turn(0, "user", "halo"), Turn(1, "user", "ignore all previous", ("role_override",))])
+    assert chunks[0].flagged == ("role_override",)
+
+
+def test_summary_and_index_chunks_carry_their_fields():
+    c = summary_chunk("u", DAY, "Set the boot order.", {"people": ["Rina"], "tags": [], "technologies": ["Proxmox"]})
+    assert c.text == "Set the boot order.\npeople: Rina\ntechnologies: Proxmox"
+    assert (c.source, c.session_id) == ("summary", None)
+    assert index_chunk("u", DAY, "- [[2026-07-19]] 5/10 · calm · x — y").source == "index"
+
+
+def test_terms_keep_compounds_whole_and_as_parts_and_drop_stopwords():
+    t = terms_of("Kenapa pve-02.lan error ERR_ZFS_0x1f4a lagi di port 8006?")
+    assert "pve-02.lan" in t and "pve" in t and "02" in t and "lan" in t
+    assert "err_zfs_0x1f4a" in t and "8006" in t
+    assert not {"kenapa", "lagi", "di"} & set(t)
+
+
+def test_light_stemming_meets_on_both_sides():
+    assert terms_of("servernya") == terms_of("server")
+    assert terms_of("backups") == terms_of("backup")
+    assert terms_of("status") == ["status"] and terms_of("aku") == []
+    assert term_counts("boot boot order") == (("boot", "order"), (2, 1))
