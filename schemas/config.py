@@ -167,7 +167,8 @@ def render_yaml(section: Section = SCHEMA, indent: int = 0, values: dict[str, An
         else:
             value = _yaml_scalar(values.get(k.name, k.default))
             head = f"{pad}{k.name}: {value}"
-            lines.append(f"{head:<{indent + width + 16}}# {k.comment}")
+            column = indent + width + 16
+            lines.append(f"{head:<{column}}# {k.comment}" if len(head) < column else f"{head}  # {k.comment}")
     return "\n".join(lines) + "\n"
 
 
