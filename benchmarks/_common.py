@@ -53,9 +53,10 @@ class Env:
 
 
 @contextmanager
-def bench_env(prefix: str) -> Iterator[Env]:
-    """A scratch dir under /tmp and one Prefect test server for the whole script."""
-    root = Path(tempfile.mkdtemp(prefix=f"kenang-bench-{prefix}-", dir="/tmp"))
+def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
+    """A scratch dir under /tmp (or ``keep``, left in place) and one Prefect test server for the whole script."""
+    root = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix=f"kenang-bench-{prefix}-", dir="/tmp"))
+    root.mkdir(parents=True, exist_ok=True)
     try:
         os.environ["PREFECT_HOME"] = str(root / "prefect-home")
         os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "180"
@@ -71,16 +72,18 @@ def bench_env(prefix: str) -> Iterator[Env]:
 
             yield Env(root, startup)
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def new_home(path: Path):
     """An initialised kenang home (Asia/Jakarta, grace 2 h) whose summaries use the
-    extractive backend: these benchmarks time the non-LLM stages
-    (benchmarks/summarize.py times the model); returns Settings."""
+    extractive backend and whose recall index is keyword-only: these benchmarks time
+    the non-model stages (benchmarks/summarize.py times the LLM, benchmarks/recall.py
+    the embedders); returns Settings."""
     from flows.config import init_home
 
-    settings, _ = init_home(path, {"summarizer": {"backend": "extractive"}})
+    settings, _ = init_home(path, {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
     return settings
 
 

@@ -37,10 +37,11 @@ def test_bm25_sums_over_distinct_query_terms():
 
 def test_fusion_is_the_documented_weighted_sum():
     kw = np.array([2.0, 1.0, 0.0])
-    cos = np.array([0.5, 1.0, 0.0])
+    cos = np.array([0.8, 0.9, 0.7])  # scaled over the set: 0.5, 1, 0
     assert fuse(kw, cos).tolist() == pytest.approx([(1 + 2 * 0.5) / 3, (0.5 + 2 * 1.0) / 3, 0.0])
     assert fuse(kw, cos, mode="keyword").tolist() == pytest.approx([1.0, 0.5, 0.0])
     assert fuse(kw, cos, mode="vector").tolist() == pytest.approx([0.5, 1.0, 0.0])
+    assert fuse(kw, np.full(3, 0.4)).tolist() == pytest.approx([1 / 3, 0.5 / 3, 0.0])  # flat cosines add nothing
     assert fuse(kw, None).tolist() == pytest.approx([1.0, 0.5, 0.0])  # keyword-only index
     with pytest.raises(ValueError):
         fuse(kw, None, mode="vector")

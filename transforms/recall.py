@@ -6,8 +6,12 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    term-sorted posting list built once per loaded set (``KeywordIndex``).
 2. **Vector**: cosine of the query embedding with every chunk embedding, by brute
    force (one matrix-vector product), so the ranking is exact.
-3. **Fusion** (``fuse``), a documented weighted sum:
-   ``score = (w_kw * bm25 / max(bm25) + w_vec * cosine) / (w_kw + w_vec)``.
+3. **Fusion** (``fuse``), a documented weighted sum of the two arms, each scaled to
+   [0, 1] over the loaded chunks:
+   ``score = (w_kw * bm25 / max(bm25) + w_vec * (cos - min(cos)) / (max(cos) - min(cos))) / (w_kw + w_vec)``
+   with ``w_kw = 1`` and ``w_vec = 2``. Scaling the cosines matters: embedders crowd
+   them into a narrow band (e5's sit between about 0.7 and 0.9), so raw cosines would
+   let BM25 decide alone (``benchmarks/recall_eval.py`` measures both).
    ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. Reciprocal
    Rank Fusion (``fuse_rrf``) is kept for comparison in the evaluation.
 4. **Days**: a day scores as its best chunk; the top days are the direct hits. A chunk
@@ -107,13 +111,21 @@ def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid"
     wv = 0.0 if mode == "keyword" or cosine is None else vector_weight
     if wk + wv == 0:
         raise ValueError("vector mode needs embeddings; this index is keyword only")
-    top = float(keyword.max()) if keyword.size else 0.0
     total = np.zeros(keyword.shape, dtype=np.float64)
-    if wk and top > 0:
-        total += wk * keyword / top
+    if wk:
+        total += wk * scale(keyword, floor=0.0)
     if wv:
-        total += wv * cosine
+        total += wv * scale(cosine)
     return total / (wk + wv)
+
+
+def scale(x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
+    """``x`` mapped onto [0, 1]: (x - low) / (max - low), low = min(x) unless ``floor`` is given."""
+    if not x.size:
+        return x.astype(np.float64)
+    low = float(x.min()) if floor is None else floor
+    span = float(x.max()) - low
+    return (x.astype(np.float64) - low) / span if span > 0 else np.zeros(x.shape, dtype=np.float64)
 
 
 def fuse_rrf(*scores: np.ndarray, k: int = RRF_K) -> np.ndarray:

@@ -1,0 +1,156 @@
+"""Recall quality: hit@1, hit@5 and MRR on a bilingual evaluation archive with its own questions.
+
+    .venv/bin/python benchmarks/recall_eval.py
+
+The archive (``recall_corpus.py``) is 90 days of one person's chats with an assistant,
+Indonesian, English and mixed, plus a second user whose chats overlap the topics. Its
+54 questions (27 Indonesian, 27 English) each name the day(s) that answer them; kinds:
+plain, cross-lingual, long English conversations, keyword-only (error codes,
+hostnames, ticket ids) and related-only (answerable only through a day that cites the
+answer day by date).
+
+The script runs the real nightly flow over the archive (extractive summaries, the
+``e5+use`` index), then ranks days for every question with each method:
+
+- vector only: e5, USE, and both (the mean of their cosines);
+- BM25 only;
+- hybrid: the documented weighted sum ``(bm25/max + w * scaled cosine) / (1 + w)`` for a
+  few ``w`` (and once with raw cosines, to show why they are scaled), and Reciprocal
+  Rank Fusion of BM25, e5 and USE;
+- hybrid with the 1-hop related_dates expansion at x0.7 (what ``kenang recall`` does).
+
+Each method ranks days (a day scores as its best chunk). Also checked: no result of
+another user ever appears.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+import _common as c
+import recall_corpus
+
+WEIGHTS = (1.0, 2.0, 3.0)
+FINAL = "hybrid w=2 + related x0.7 (kenang recall)"
+
+
+def build_home(root: Path, backend: str):
+    from flows.config import init_home, load_settings
+
+    if (root / "home" / "kenang.yaml").is_file():  # --keep: reuse the built archive and index
+        settings = load_settings(root / "home")
+        return settings, None, 0.0
+    settings, _ = init_home(root / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": backend}})
+    files = recall_corpus.corpus()
+    old = time.time() - 86400
+    for f in files:
+        p = settings.paths.active / f.relpath
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(f.text, encoding="utf-8")
+        os.utime(p, (old, old))
+    last = max(f.day for f in files)
+    result, wall = c.timed_nightly(settings.paths.home, c.run_after(last))
+    return settings, result, wall
+
+
+def days_of(scores, refs, related, *, expand: bool, k: int = 10):
+    from transforms.recall import select
+
+    return [h.date for h in select(scores, refs, related, top_k=k, expand=expand)], \
+        [h.chunk.user_id for h in select(scores, refs, related, top_k=k, expand=expand)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--backend", default="e5+use", help="embedder backend to index with (default e5+use)")
+    p.add_argument("--keep", type=Path, help="build the home in this folder and keep it; reuse it if it exists")
+    args = p.parse_args(argv)
+
+    with c.bench_env("recall-eval", keep=args.keep) as env:
+        from flows.embed import E5_WEIGHT, USE_WEIGHT, E5Embedder, UseEmbedder, make_embedder
+        from flows.recall import Recaller
+        from transforms.recall import fuse, fuse_rrf, metrics, scale
+
+        settings, result, wall = build_home(env.root, args.backend)
+        ix = result["index"] if result else None
+        if ix:
+            secs = result["work_seconds"].get("index", 0.0)
+            print(f"archive: {result['load']['messages']} messages, {result['load']['days']} user-days; "
+                  f"index: {ix['chunks']} chunks, {ix['embedded']} embedded in {secs:.1f} s "
+                  f"({ix['embedded'] / max(secs, 1e-9):.1f} chunks/s); nightly wall {wall:.1f} s")
+
+        embedder = make_embedder(settings)
+        r = Recaller(settings, "gading", embedder=embedder)
+        d = r._data
+        e5, use = E5Embedder(), UseEmbedder()
+        # The stored ensemble vectors are [sqrt(a)·e5 | sqrt(b)·use]; split them back.
+        a = E5_WEIGHT / (E5_WEIGHT + USE_WEIGHT)
+        E5m = d.embeddings[:, : e5.dim] / np.sqrt(a)
+        USEm = d.embeddings[:, e5.dim :] / np.sqrt(1 - a)
+        refs, related = d.refs, d.related
+
+        qs = recall_corpus.questions()
+        ranked: dict[str, list] = defaultdict(list)
+        leaks = 0
+        for q in qs:
+            kw = d.keyword.scores(q.query)
+            c5 = E5m @ e5.embed_query(q.query)
+            cu = USEm @ use.embed_query(q.query)
+            both = a * c5 + (1 - a) * cu
+            methods = {
+                "vector: e5": (fuse(kw, c5, mode="vector"), False),
+                "vector: USE": (fuse(kw, cu, mode="vector"), False),
+                "vector: e5+USE": (fuse(kw, both, mode="vector"), False),
+                "BM25": (fuse(kw, None, mode="keyword"), False),
+                "RRF(BM25, e5, USE)": (fuse_rrf(kw, c5, cu), False),
+                "hybrid, raw cosines: (BM25/max + 2·cos) / 3": ((scale(kw, floor=0.0) + 2 * both) / 3, False),
+            }
+            for w in WEIGHTS:
+                methods[f"hybrid w={w:g}: BM25 + e5+USE"] = (fuse(kw, both, vector_weight=w), False)
+            methods["hybrid w=2: BM25 + e5"] = (fuse(kw, c5), False)
+            methods["hybrid w=2: BM25 + USE"] = (fuse(kw, cu), False)
+            methods["BM25 + related x0.7"] = (fuse(kw, None, mode="keyword"), True)
+            methods["vector: e5+USE + related x0.7"] = (fuse(kw, both, mode="vector"), True)
+            methods["hybrid w=2 + related x0.7: BM25 + e5"] = (fuse(kw, c5), True)
+            methods["hybrid w=2 + related x0.7: BM25 + USE"] = (fuse(kw, cu), True)
+            methods[FINAL] = (fuse(kw, both), True)
+            for name, (scores, expand) in methods.items():
+                days, users = days_of(scores, refs, related, expand=expand)
+                leaks += sum(u != "gading" for u in users)
+                ranked[name].append(days)
+            # The real API, end to end, must agree with the last line.
+            api = [h.date for h in r.search(q.query, top_k=10)]
+            assert api == ranked[FINAL][-1], q.qid
+
+        gold = [q.answers for q in qs]
+        print(f"\n{len(qs)} questions ({sum(q.lang == 'id' for q in qs)} Indonesian, {sum(q.lang == 'en' for q in qs)} English); "
+              f"results of another user: {leaks}")
+        print(f"\n| method | hit@1 | hit@5 | MRR |\n|---|---|---|---|")
+        for name, lists in ranked.items():
+            m = metrics(lists, gold)
+            print(f"| {name} | {m['hit@1']:.3f} | {m['hit@5']:.3f} | {m['mrr']:.3f} |")
+
+        kinds = sorted({k for q in qs for k in q.kinds})
+        show = ["BM25", "vector: e5+USE", "hybrid w=2: BM25 + e5+USE", FINAL]
+        print("\nhit@5 by question kind:\n\n| method | " + " | ".join(f"{k} ({sum(k in q.kinds for q in qs)})" for k in kinds)
+              + " | id | en |\n|---|" + "---|" * (len(kinds) + 2))
+        for name in show:
+            cells = []
+            for k in kinds:
+                idx = [i for i, q in enumerate(qs) if k in q.kinds]
+                cells.append(metrics([ranked[name][i] for i in idx], [gold[i] for i in idx])["hit@5"])
+            for lang in ("id", "en"):
+                idx = [i for i, q in enumerate(qs) if q.lang == lang]
+                cells.append(metrics([ranked[name][i] for i in idx], [gold[i] for i in idx])["hit@5"])
+            print(f"| {name} | " + " | ".join(f"{x:.3f}" for x in cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
