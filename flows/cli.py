@@ -339,7 +339,7 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
 @_json_option
 @click.pass_context
 def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
-    """Generate three weeks of sample chats and run the nightly flow on them.
+    """Generate three weeks of sample chats, run the nightly flow on them, and recall.
 
     The demo home defaults to ~/.local/share/kenang-demo (never your real home). It is
     wiped and rebuilt on each call, and only if it is a demo home.
@@ -359,10 +359,12 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     _err("night 2: the newest day, summarized by the bundled model (about a minute)...")
     result = _with_progress(nightly, now=plan.now, home=str(target))
     seconds = time.perf_counter() - t0
+    found = demo_mod.recalls(settings)
     if as_json:
-        _emit_json({"home": str(target), "nights": [history, result]})
+        _emit_json({"home": str(target), "nights": [history, result],
+                    "recalls": [{"query": q, "results": [h.as_dict(q) for h in hits]} for q, hits in found]})
         return
-    click.echo(demo_mod.render(settings, history, result, seconds))
+    click.echo(demo_mod.render(settings, history, result, seconds, found))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -27,6 +27,12 @@ DEMO_CONFIG = {"timezone": "Asia/Jakarta", "default_user": "gading"}
 #: "imported" with the extractive backend first, which keeps the demo to a few minutes
 #: on 2 cores (the 135M model takes 10-30 s a day).
 MODEL_DAYS = 1
+#: The demo ends by recalling these for its main user: one Indonesian question with an
+#: English answer, one English question with an Indonesian answer.
+DEMO_QUERIES = (
+    "gimana cara akses Home Assistant dari luar tanpa buka port?",
+    "after a power cut, which VM should boot first in Proxmox?",
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,15 @@ def use_model(settings: Settings) -> Settings:
     return load_settings(settings.paths.home)
 
 
-def render(settings: Settings, history: dict, result: dict, seconds: float) -> str:
+def recalls(settings: Settings) -> list[tuple[str, list]]:
+    """The demo's example recalls, with the home's configured embedder."""
+    from flows.recall import Recaller
+
+    r = Recaller(settings, DEMO_CONFIG["default_user"])
+    return [(q, r.search(q, top_k=3)) for q in DEMO_QUERIES]
+
+
+def render(settings: Settings, history: dict, result: dict, seconds: float, found: list[tuple[str, list]] = ()) -> str:
     """The demo's closing words: what happened, per user, and what to try next."""
     wh = settings.paths.warehouse
     sessions = warehouse.read(wh, SESSIONS).to_pylist()
@@ -114,10 +128,14 @@ def render(settings: Settings, history: dict, result: dict, seconds: float) -> s
         f"(all under {settings.paths.archive}/daily_sessions/, indexes in MEMORY_INDEX*.md):",
         *shown,
         "",
+        "recall, by meaning and keywords across languages (kenang recall):",
+        *[line for q, hits in found for line in ("", report.render_recall(q, DEMO_CONFIG["default_user"], hits))],
+        "",
         "try next:",
         f"  kenang status --home {home}",
         f"  kenang verify --home {home}",
         f"  kenang sql --home {home} \"SELECT user_id, date, count(*) AS messages FROM messages GROUP BY ALL ORDER BY date DESC LIMIT 10\"",
+        f"  kenang recall --home {home} \"apa kesepakatan soal sahur?\" --user gading",
         f"  kenang run --home {home}        # a second run changes nothing",
     ]
     return "\n".join(lines)

@@ -200,10 +200,27 @@ def status(settings: Settings) -> dict:
             ],
             "summary_pending": sum(d.state == "loaded" and d.summary == "pending" for d in days),
         },
+        "index": _index_status(settings),
         "quarantine": q,
         "runs": [
             {k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs
         ],
+    }
+
+
+def _index_status(settings: Settings) -> dict:
+    """Recall index coverage from the ledger, against the configured embedder."""
+    from flows import embed, index
+
+    rows = ledger.read_days(settings.paths.warehouse)
+    eid = embed.configured_id(settings)
+    loaded = [r for r in rows.values() if r["status"] == "loaded"]
+    return {
+        "embedder": eid,
+        "indexed": sum(r.get("index_status") == "indexed" and r.get("index_key") == index.index_key(r, eid) for r in loaded),
+        "failed": [{"user_id": r["user_id"], "date": r["date"].isoformat(), "reason": r.get("index_reason")}
+                   for r in loaded if r.get("index_status") == "failed"],
+        "pending": len(index.days_to_index(rows, eid)),
     }
 
 
@@ -219,6 +236,10 @@ def render_status(s: dict) -> str:
     out.append(f"days: {d['loaded']} loaded, {len(d['failed'])} failed, {len(d['missing'])} missing")
     out.append(f"summaries: {d['summarized']} written, {len(d['summary_failed'])} failed, "
                f"{d['summary_pending']} waiting for the next run")
+    ix = s.get("index")
+    if ix:
+        out.append(f"recall index: {ix['indexed']} days indexed, {len(ix['failed'])} failed, "
+                   f"{ix['pending']} waiting for the next run ({ix['embedder']})")
     if s["pending"]:
         out.append(f"\npending in active/ ({len(s['pending'])}):")
         out.append(table(["file", "why", "user", "day"], [

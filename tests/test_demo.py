@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fakes import QueueModel, reply
-from flows import summarize
+from fakes import AxisEmbedder, QueueModel, reply
+from flows import embed, summarize
+from flows.demo import DEMO_QUERIES
 from flows.cli import main
 from flows.config import load_settings
 from schemas.lexicon import TECHNOLOGIES
@@ -19,19 +20,24 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     monkeypatch.setattr(summarize, "make_summarizer",
                         lambda s: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
                         if s.values["summarizer"]["backend"] == "llama" else summarize.ExtractiveSummarizer())
+    fake = AxisEmbedder()  # the real embedders have their own tests; this keeps the demo quick
+    monkeypatch.setattr(embed, "make_embedder", lambda s: fake)
+    monkeypatch.setattr(embed, "configured_id", lambda s: fake.id)
     home = tmp_path / "demo"
     with pytest.raises(SystemExit) as exit_info:
         main(["demo", "--home", str(home)])
     assert exit_info.value.code in (0, None)
     out = capsys.readouterr().out
     for needle in ("night 1", "night 2", "bad_utf8", "bad_json", "no_messages", "unknown_extension", "symlink",
-                   "loaded per user", "gading", "rina", "backend: llama", "backend: extractive", "kenang status"):
+                   "loaded per user", "gading", "rina", "backend: llama", "backend: extractive", "kenang status",
+                   "recall, by meaning", *DEMO_QUERIES, "kenang recall"):
         assert needle in out, needle
     settings = load_settings(home)
     assert settings.values["summarizer"]["backend"] == "llama"  # the home is left on the default backend
     assert len(list(settings.paths.archive.rglob("*.summary.md"))) >= 30
     assert (settings.paths.archive / "MEMORY_INDEX.md").is_file()
     assert model.prompts  # the last night really went through the model backend
+    assert fake.passages and fake.queries == list(DEMO_QUERIES)  # indexed, then recalled
 
 
 def test_the_demo_refuses_to_wipe_a_home_that_is_not_a_demo_home(tmp_path, capsys):
