@@ -31,6 +31,7 @@ BOUNDARIES = (
     "summarize.file_written",
     "summarize.day_done",
     "summarize.index_written",
+    "index.day_done",
     "catalog.built",
     "run.recorded",
 )

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import pyarrow.compute as pc
 
 from flows import embed, warehouse
 from flows.config import Settings, load_settings, resolve_home
@@ -101,10 +102,12 @@ class Recaller:
                                                ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged")))
         ]
         terms, tfs = tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks()
+        encoded = pc.dictionary_encode(terms.flatten())  # the vocabulary, built in Arrow
         keyword = KeywordIndex(
-            terms.flatten().to_pylist(),
+            encoded.dictionary.to_pylist(),
             tfs.flatten().to_numpy(zero_copy_only=False),
             np.diff(terms.offsets.to_numpy()) if len(refs) else np.zeros(0, np.int64),
+            term_ids=encoded.indices.to_numpy(zero_copy_only=False),
         )
         current = np.asarray([e == self.embedder_id for e in tbl["embedder_id"].to_pylist()], dtype=bool)
         embeddings = None

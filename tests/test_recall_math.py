@@ -92,3 +92,13 @@ def test_metrics_count_any_answer_day():
     ranked = [[D[0], D[1]], [D[2], D[3]], [D[4]]]
     gold = [[D[0]], [D[3], D[6]], [D[5]]]
     assert metrics(ranked, gold) == pytest.approx({"hit@1": 1 / 3, "hit@5": 2 / 3, "mrr": (1 + 0.5) / 3})
+
+
+def test_a_dictionary_encoded_index_scores_like_a_plain_one():
+    terms, tfs = [["boot", "proxmox"], ["proxmox"], ["nas"]], [[1, 2], [1], [1]]
+    plain = KeywordIndex.from_lists(terms, tfs)
+    vocab = ["nas", "proxmox", "boot"]
+    ids = [2, 1, 1, 0]
+    encoded = KeywordIndex(vocab, np.array([1, 2, 1, 1]), np.array([2, 1, 1]), term_ids=np.array(ids))
+    for q in ("proxmox", "boot nas", "x"):
+        assert encoded.scores(q) == pytest.approx(plain.scores(q))

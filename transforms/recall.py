@@ -65,13 +65,18 @@ class KeywordIndex:
     ``i``'s terms are the next ``lengths[i]`` entries).
     """
 
-    def __init__(self, doc_terms: Sequence[str], doc_tfs: np.ndarray, lengths: np.ndarray):
+    def __init__(self, doc_terms: Sequence[str], doc_tfs: np.ndarray, lengths: np.ndarray,
+                 *, term_ids: np.ndarray | None = None):
         n = len(lengths)
         self.n_docs = n
         doc_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
         tfs = np.asarray(doc_tfs, dtype=np.float32)
-        vocab: dict[str, int] = {}
-        term_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in doc_terms), dtype=np.int64, count=len(doc_terms))
+        if term_ids is None:  # doc_terms are the flat terms
+            vocab: dict[str, int] = {}
+            term_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in doc_terms), dtype=np.int64, count=len(doc_terms))
+        else:  # doc_terms is the vocabulary and term_ids index it (a dictionary-encoded column)
+            vocab = {t: i for i, t in enumerate(doc_terms)}
+            term_ids = np.asarray(term_ids, dtype=np.int64)
         self.vocab = vocab
         doc_len = np.bincount(doc_of, weights=tfs, minlength=n).astype(np.float32)
         avg = float(doc_len.mean()) if n else 0.0
