@@ -46,6 +46,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/spine.py
 	$(BIN)/python benchmarks/incremental.py
+	$(BIN)/python benchmarks/recall.py
+	$(BIN)/python benchmarks/recall_eval.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
