@@ -34,7 +34,8 @@ CRASHED = 137
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, prefect_api):
-    settings, _ = init_home(tmp_path_factory.mktemp("reference") / "home", {"summarizer": {"backend": "extractive"}})
+    settings, _ = init_home(tmp_path_factory.mktemp("reference") / "home",
+                            {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
     scenario(settings)
     nightly(now=NOW, home=str(settings.paths.home))
     return snapshot(settings)

@@ -12,7 +12,7 @@ PINNED = {
     "archive_files": ["path", "user_id", "date", "size", "sha256", "original_path", "run_id", "archived_at"],
     "days": ["user_id", "date", "status", "archive_fingerprint", "content_fingerprint", "sessions", "messages",
              "reason", "run_id", "updated_at", "summary_status", "summary_fingerprint", "summary_reason",
-             "summary_run_id"],
+             "summary_run_id", "summary_sha256", "index_status", "index_key", "index_reason", "index_run_id"],
     "runs": ["run_id", "flow", "parameters", "started_at", "finished_at", "status", "counts", "error", "date"],
     "quarantine": ["path", "original_path", "user_id", "size", "sha256", "kind", "reason", "run_id",
                    "quarantined_at", "date"],
@@ -21,6 +21,8 @@ PINNED = {
                         "model", "model_sha256", "prompt_version", "fallback_fields", "first_try_valid", "attempts",
                         "chunks", "prompt_tokens", "completion_tokens", "llm_seconds", "provenance", "path",
                         "content_fingerprint", "run_id"],
+    "memory_chunks": ["chunk_id", "user_id", "date", "session_id", "source", "seq", "text", "flagged", "terms", "tfs",
+                      "embedder_id", "embedding", "run_id"],
 }
 
 
