@@ -21,6 +21,7 @@ import duckdb
 from flows import faults, warehouse
 from flows.fsio import fsync_dir, tmp_name
 from schemas.tables import TABLES, Table, duckdb_columns
+from schemas.views import derived_view_sql
 
 _META = "_kenang_catalog"
 
@@ -41,7 +42,8 @@ def view_sql(wh: Path, table: Table) -> str:
 
 
 def catalog_ddl(wh: Path) -> list[str]:
-    return [view_sql(wh, t) for t in TABLES.values()]
+    """The table views, then the views derived from them (``schemas.views``)."""
+    return [view_sql(wh, t) for t in TABLES.values()] + derived_view_sql()
 
 
 def ensure_catalog(catalog: Path, wh: Path) -> bool:

@@ -332,6 +332,41 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
         click.echo(report.render_recall(query, r.user, hits, color=sys.stdout.isatty()))
 
 
+@cli.command()
+@_home_option
+@click.argument("intent", required=False)
+@click.option("--user", help="Whose days (required when the home has several users).")
+@click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="First day, YYYY-MM-DD.")
+@click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
+@click.option("--by", type=click.Choice(["day", "week", "month"]), default="month", show_default=True,
+              help="Period to group by.")
+@click.option("--window", type=click.IntRange(1, 366), help="importance_trend: rolling window in days.")
+@_json_option
+def analyze(home: Path | None, intent: str | None, user: str | None, start: dt.datetime | None, end: dt.datetime | None,
+            by: str, window: int | None, as_json: bool) -> None:
+    """Trends over your summaries and messages: exact SQL, no LLM.
+
+    INTENT is one of: mood_timeseries, productivity, technology_counts,
+    people_mentions, project_activity, activity_heatmap, importance_trend.
+    Without INTENT, lists them.
+    """
+    from flows import report
+    from flows.analyze import INTENTS, Analytics
+
+    if intent is None or intent not in INTENTS:
+        if intent is not None:
+            _err(f"kenang analyze: unknown intent {intent!r}")
+        click.echo(report.table(["intent", "what it shows"], [(i.name, i.doc) for i in INTENTS.values()]),
+                   err=intent is not None)
+        if intent is not None:
+            sys.exit(EXIT_USAGE)
+        return
+    settings = _settings(home)
+    res = Analytics(settings, user).run(intent, start=start.date() if start else None,
+                                        end=end.date() if end else None, by=by, window=window)
+    _emit_json(res.as_dict()) if as_json else click.echo(report.render_analysis(res))
+
+
 # --- demo ---------------------------------------------------------------------------
 
 @cli.command()

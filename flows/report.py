@@ -168,6 +168,23 @@ def render_recall(query: str, user: str, hits: Sequence[Any], *, color: bool = F
     return "\n".join(out)
 
 
+# --- analyze ---------------------------------------------------------------------
+
+def render_analysis(res: Any) -> str:
+    """A trend as a terminal table, headed by what it covers and how it is defined."""
+    span = f"{res.start or 'the first day'} .. {res.end or 'the last day'}"
+    head = [f"{res.intent} for {res.user}, {span}"]
+    if "rule" in res.definition:
+        head.append(f"productive: {res.definition['rule']}")
+    elif res.definition:
+        head.append("; ".join(f"{k}: {v}" for k, v in res.definition.items()))
+    if res.empty:
+        return "\n".join(head + [f"(empty: no summarized days of {res.user} in {span})"])
+    cols = res.frame.columns
+    rows = [tuple("" if v is None else v for v in r) for r in res.frame.iter_rows()]
+    return "\n".join(head + [table(cols, rows, max_width=None), f"({len(rows)} row{'s' if len(rows) != 1 else ''})"])
+
+
 # --- status ----------------------------------------------------------------------
 
 def status(settings: Settings) -> dict:

@@ -53,6 +53,13 @@ def _strings(v: Any) -> str | None:
     return None if all(isinstance(x, str) and x.strip() for x in v) else "must be a list of names"
 
 
+def _moods(v: Any) -> str | None:
+    from schemas.frontmatter import MOODS
+
+    bad = [x for x in v if x not in MOODS]
+    return f"unknown mood(s) {', '.join(map(str, bad))}; moods are: {', '.join(MOODS)}" if bad else None
+
+
 NONE = type(None)
 
 SCHEMA = Section(
@@ -134,6 +141,17 @@ SCHEMA = Section(
                     _non_negative),
             ),
             "kenang recall",
+        ),
+        Section(
+            "analytics",
+            (
+                Key("productive_moods", (list,), ["productive", "focused"],
+                    "moods that count a day as productive (kenang analyze productivity)", _moods),
+                Key("productive_min_importance", (int,), 5, "... and the least importance it needs (1-10)",
+                    _non_negative),
+                Key("rolling_days", (int,), 7, "window of importance_trend's rolling mean, in days", _positive),
+            ),
+            "kenang analyze and the notebooks",
         ),
         Key("projects", (list,), [], "project names to recognise in chats, e.g. [Homelab, kenang]", _strings),
     ),

@@ -29,6 +29,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "embedder": {"backend": "e5+use", "model_path": None, "query_prefix": "", "passage_prefix": "",
                      "n_threads": None, "batch_size": 16},
         "recall": {"top_k": 5, "related_decay": 0.7},
+        "analytics": {"productive_moods": ["productive", "focused"], "productive_min_importance": 5, "rolling_days": 7},
         "projects": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text
