@@ -16,7 +16,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
                     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
 WHEELS ?= $(HOME)/.cache/kenang/wheels/llama-cpp-python-$(LLAMA_VERSION)-portable-1
 
-.PHONY: setup demo test bench clean llama-wheel
+.PHONY: setup demo test bench notebooks clean llama-wheel
 
 setup: $(STAMP)
 
@@ -40,6 +40,11 @@ $(STAMP): pyproject.toml $(WHEELS)/.built
 demo: $(STAMP)
 	$(BIN)/kenang demo
 
+# JupyterLab on the notebooks, reading the demo home unless KENANG_HOME says otherwise.
+notebooks: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[notebooks,test]' --find-links $(WHEELS)
+	$(BIN)/jupyter lab notebooks/
+
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
@@ -48,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/incremental.py
 	$(BIN)/python benchmarks/recall.py
 	$(BIN)/python benchmarks/recall_eval.py
+	$(BIN)/python benchmarks/analytics.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

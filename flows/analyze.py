@@ -32,6 +32,7 @@ from flows.config import Settings, load_settings, resolve_home
 from schemas.tables import DAILY_SUMMARIES, DAYS, MESSAGES
 from schemas.views import LIST_VIEWS, derived_view_sql
 from transforms.errors import ConfigError
+from transforms.model import USER_ID_RE
 
 PERIODS = ("day", "week", "month")
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -98,15 +99,25 @@ class Analytics:
             return
         if what == "summaries":
             self.con.execute(
-                "CREATE TABLE daily_summaries AS SELECT user_id, date, summary, people, projects, tags, technologies, "
-                "importance, mood, related_dates, sessions, messages FROM all_daily_summaries WHERE user_id = ?",
-                [self.user])
+                "CREATE TABLE daily_summaries AS SELECT user_id, CAST(date AS DATE) AS date, summary, people, projects, "
+                "tags, technologies, importance, mood, related_dates, sessions, messages "
+                f"FROM {self._user_files(DAILY_SUMMARIES, 'all_daily_summaries')} WHERE user_id = ?", [self.user])
             for stmt in derived_view_sql("daily_summaries"):
                 self.con.execute(stmt)
         elif what == "messages":
             self.con.execute(
-                "CREATE TABLE message_times AS SELECT date, ts, role FROM all_messages WHERE user_id = ?", [self.user])
+                "CREATE TABLE message_times AS SELECT CAST(date AS DATE) AS date, CAST(ts AS TIMESTAMPTZ) AS ts, role "
+                f"FROM {self._user_files(MESSAGES, 'all_messages')} WHERE user_id = ?", [self.user])
         self._loaded.add(what)
+
+    def _user_files(self, table, fallback: str) -> str:
+        """Only this user's partitions (a user id is ``[a-z0-9._-]``, safe in a glob)."""
+        root = warehouse.table_dir(self.settings.paths.warehouse, table)
+        files = list(root.glob(f"date=*/user_id={self.user}/data.parquet")) if USER_ID_RE.match(self.user) else []
+        if not files:
+            return fallback
+        pattern = str(root / "*" / f"user_id={self.user}" / "data.parquet").replace("'", "''")
+        return f"read_parquet('{pattern}', hive_partitioning=true, union_by_name=true)"
 
     def run(self, intent: str, *, start: dt.date | None = None, end: dt.date | None = None, by: str = "month",
             window: int | None = None) -> Result:
