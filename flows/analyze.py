@@ -213,10 +213,11 @@ def _activity_heatmap(a: Analytics, x: dict) -> Result:
 def _importance_trend(a: Analytics, x: dict) -> Result:
     a._need("summaries")
     w = int(x["window"])
+    # The window looks back past --start: the first day of a range keeps its real rolling mean.
     df = a.frame(
-        "SELECT date, importance, round(avg(importance) OVER (ORDER BY date RANGE BETWEEN "
+        "SELECT * FROM (SELECT date, importance, round(avg(importance) OVER (ORDER BY date RANGE BETWEEN "
         f"INTERVAL {w - 1} DAYS PRECEDING AND CURRENT ROW), 3) AS rolling_mean "
-        f"FROM daily_summaries WHERE {_RANGE} ORDER BY date", [a.user, x["start"], x["end"]])
+        "FROM daily_summaries WHERE user_id = ?) WHERE date BETWEEN ? AND ? ORDER BY date", [a.user, x["start"], x["end"]])
     return a.result("importance_trend", x, df, {"window_days": w,
                                                  "rolling_mean": f"mean importance of the summarized days in the {w} days up to each day"})
 

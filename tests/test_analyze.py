@@ -134,6 +134,8 @@ def test_importance_trend_is_a_rolling_mean_over_calendar_days(wh):
     ]
     two = Analytics(wh, "gading").run("importance_trend", window=2, end=D(2026, 7, 3))
     assert [r["rolling_mean"] for r in rows(two)] == [6.0, 5.0, 5.5]
+    late = Analytics(wh, "gading").run("importance_trend", start=D(2026, 7, 2), end=D(2026, 7, 3))
+    assert [r["rolling_mean"] for r in rows(late)] == [5.0, 5.667]  # the window reaches back before --start
 
 
 def test_every_intent_is_scoped_to_its_user(wh):
