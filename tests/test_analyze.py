@@ -174,3 +174,18 @@ def test_cli_analyze_prints_a_table_json_and_says_when_empty(wh, capsys):
     assert cli("analyze", "--home", home, "nonsense") == 2
     err = capsys.readouterr().err
     assert "unknown intent 'nonsense'" in err and "importance_trend" in err
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_an_open_reader_neither_blocks_nor_is_blocked_by_a_run(wh):
+    from flows.pipeline import nightly
+    from helpers import NOW, drop, md
+
+    reader = Analytics(wh, "gading")
+    reader.run("productivity")  # holds its tables in memory; no file stays open or locked
+    drop(wh, "gading/x.md", md("2026-07-19", "1000", ("user", "Proxmox lagi."), ("assistant", "Oke."), user_id="gading"))
+    result = nightly(now=NOW, home=str(wh.paths.home))
+    assert result["load"]["loaded"] == 1
+    assert rows(reader.run("productivity"))[0]["days"] == 4  # the open session still answers
+    fresh = Analytics(wh, "gading").run("mood_timeseries", by="day", start=D(2026, 7, 19), end=D(2026, 7, 19))
+    assert len(rows(fresh)) == 1  # a new reader sees the run's summary
