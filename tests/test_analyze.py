@@ -189,3 +189,18 @@ def test_an_open_reader_neither_blocks_nor_is_blocked_by_a_run(wh):
     assert rows(reader.run("productivity"))[0]["days"] == 4  # the open session still answers
     fresh = Analytics(wh, "gading").run("mood_timeseries", by="day", start=D(2026, 7, 19), end=D(2026, 7, 19))
     assert len(rows(fresh)) == 1  # a new reader sees the run's summary
+
+
+def test_the_catalog_has_one_exploded_view_per_list_field(wh):
+    from flows.catalog import connect_read_only, ensure_catalog
+
+    ensure_catalog(wh.paths.catalog, wh.paths.warehouse)
+    con = connect_read_only(wh.paths.catalog)
+    try:
+        got = con.execute("SELECT user_id, technology, count(*) FROM summary_technologies GROUP BY ALL ORDER BY ALL").fetchall()
+        assert got == [("gading", "Next.js", 1), ("gading", "Proxmox", 2), ("gading", "ZFS", 1), ("rina", "Proxmox", 1)]
+        for view in ("summary_people", "summary_projects", "summary_tags", "summary_related_dates"):
+            cols = [d[0] for d in con.execute(f"SELECT * FROM {view} LIMIT 0").description]
+            assert cols[:2] == ["user_id", "date"]
+    finally:
+        con.close()
