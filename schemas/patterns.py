@@ -3,7 +3,9 @@
 ``INJECTION_PATTERNS`` maps each prompt-injection kind to its compiled patterns, read
 from ``injection_patterns.yaml``; ``transforms.injection`` uses them to flag text that
 reads like a prompt override. The file is data so the lists can grow without touching
-code; its comments say why each pattern is as narrow as it is.
+code; its comments say why each pattern is as narrow as it is. ``INJECTION_GATES``
+pairs each pattern with the substrings every match of it contains, derived from the
+pattern itself, so a prefilter can skip the patterns a text cannot match.
 
 Invariants:
 

@@ -7,6 +7,7 @@ extractor stays within the frontmatter's bounds on realistic text and never cras
 
 from __future__ import annotations
 
+import random
 import re
 from collections import defaultdict
 from datetime import date, datetime, time, timedelta, timezone
@@ -14,9 +15,12 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemas.frontmatter import IMPORTANCE_MAX, IMPORTANCE_MIN, LIST_BOUNDS, MOODS, SUMMARY_MAX_CHARS
 from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, STOPWORDS, TECHNOLOGIES
+from transforms import extract as ex  # private regexes, checked against their plain forms
 from transforms.days import session_day
 from transforms.extract import (
     DayMessage,
@@ -474,3 +478,99 @@ def test_the_demo_days_yield_the_people_technologies_and_dates_they_were_written
     assert {"Gading", "Rina", "Kak Rina", "Mas Bayu"} <= people
     assert {"Proxmox", "ZFS", "restic", "K3s", "PostgreSQL", "pgvector", "Tailscale"} <= technologies
     assert any(extract_dates(d, today=END) for d in days)
+
+
+# --- fast regexes that match as the plain ones did ------------------------------------
+# The alternations are grouped by first character, neighbouring whole-word phrases share
+# one pair of boundaries, and mood and laughter are searched for once before they are
+# counted. None of it may change a match: each is checked against the plain form.
+
+
+def _longest_first(words):
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+ALIASES = _longest_first({a for v in TECHNOLOGIES.values() for a in v})
+LISTS = {
+    "months": (_longest_first(ex._MONTHS), str.split, ex._SPACED_JOIN),
+    "numbers": (_longest_first(ex._NUMBER_WORDS), str.split, ex._SPACED_JOIN),
+    "relative": (_longest_first(ex._RELATIVE_WORDS), str.split, ex._SPACED_JOIN),
+    "technologies": (ALIASES, ex._flexible_parts, ex._FLEXIBLE_JOIN),
+    **{mood: (_longest_first(words), str.split, ex._SPACED_JOIN) for mood, words in MOOD_WORDS.items()},
+}
+PHRASES = sorted({p for words, _, _ in LISTS.values() for p in words} | set(IMPORTANCE_MARKERS))
+
+
+def _plain_phrase_regex(phrases) -> re.Pattern:
+    """_phrase_regex as it was: every phrase its own alternative, each word one in its own boundaries."""
+    alts = [rf"(?<!\w){ex._spaced(p)}(?!\w)" if re.search(r"\w", p) else ex._spaced(p) for p in _longest_first(phrases)]
+    return re.compile("|".join(alts), re.IGNORECASE)
+
+
+def _mangled(rng: random.Random, n: int) -> str:
+    """Phrases in odd case, glued by odd separators, inside and beside words."""
+    glue = [" ", "  ", "\n", "-", ".", "_", "", ",", "x", "9", "'", "!", " the "]
+    out = []
+    for _ in range(n):
+        p = rng.choice(PHRASES)
+        p = "".join(c.upper() if rng.random() < 0.3 else c for c in p)
+        out += [p.replace(" ", rng.choice([" ", "-", "", "\t", ".", "_"])), rng.choice(glue)]
+    return "".join(out)
+
+
+@lru_cache(maxsize=1)
+def regex_texts() -> tuple[str, ...]:
+    rng = random.Random(0)
+    demo = [m.content for d in demo_days() for m in d.messages]
+    return tuple(demo + [_mangled(rng, rng.randint(1, 12)) for _ in range(1500)])
+
+
+def _spans(pattern: re.Pattern, text: str) -> list[tuple[tuple[int, int], tuple]]:
+    return [(m.span(), m.groups()) for m in pattern.finditer(text)]
+
+
+@pytest.mark.parametrize("name", sorted(LISTS))
+def test_a_grouped_alternation_matches_as_the_plain_one(name: str):
+    words, parts_of, joiner = LISTS[name]
+    grouped, plain = ex._one_of(words, parts_of, joiner), "|".join(joiner.join(map(re.escape, parts_of(w))) for w in words)
+    for form in (r"(?<!\w)(?:{})(?!\w)", r"(?:{})"):
+        fast, slow = (re.compile(form.format(x), re.IGNORECASE) for x in (grouped, plain))
+        for text in regex_texts():
+            assert _spans(fast, text) == _spans(slow, text), (name, text)
+    # the preference at each position, with nothing after it to force a choice
+    fast, slow = re.compile(grouped, re.IGNORECASE), re.compile(plain, re.IGNORECASE)
+    for text in regex_texts()[-300:]:
+        for i in range(len(text)):
+            a, b = fast.match(text, i), slow.match(text, i)
+            assert (a and a.span()) == (b and b.span()), (name, text, i)
+
+
+def test_the_technology_mood_and_marker_regexes_match_as_their_plain_forms():
+    plain_tech = re.compile(r"(?<!\w)(?:" + "|".join(map(ex._flexible, ALIASES)) + r")(?!\w)", re.IGNORECASE)
+    plain_moods = {mood: _plain_phrase_regex(words) for mood, words in MOOD_WORDS.items()}
+    plain_markers = _plain_phrase_regex(IMPORTANCE_MARKERS)
+    for text in regex_texts():
+        assert _spans(ex._TECH_RE, text) == _spans(plain_tech, text), text
+        assert ex._MARKERS_RE.findall(text) == plain_markers.findall(text), text
+        for mood, pattern in ex._MOOD_RES.items():
+            assert pattern.findall(text) == plain_moods[mood].findall(text), (mood, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PHRASES + ["haha", "HeHeH", "wkwkwk", "hahaha!", " ", "-", "ab", "😂"])
+                | st.text(max_size=5), max_size=10).map("".join))
+def test_one_search_finds_a_mood_word_or_laugh_wherever_the_counting_regexes_would(text: str):
+    if any(p.search(text) for p in ex._MOOD_RES.values()):
+        assert ex._ANY_MOOD.search(text)
+    if any(p.search(text) for p, _ in ex._LAUGHS):
+        assert ex._ANY_LAUGH.search(text)
+
+
+def test_extractors_give_the_same_answer_when_asked_again():
+    # Per-message results are kept between calls (lru caches): a second pass, in another
+    # order, must read the same.
+    days = demo_days()
+    first = [(extract_tags(d), extract_technologies(d), extract_people(d), extractive_summary(d)) for d in days]
+    ex._prose.cache_clear()
+    again = [(extract_tags(d), extract_technologies(d), extract_people(d), extractive_summary(d)) for d in reversed(days)]
+    assert first == again[::-1]

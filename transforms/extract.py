@@ -16,6 +16,10 @@ Design and invariants:
 - The conversation is the ``user`` and ``assistant`` messages. System prompts and tool
   output are boilerplate and logs (a tool's log is full of dates), so they are read
   by none of the extractors; they are still counted as messages by the summary.
+- Per-message work (the prose of a message, its technologies, people and candidate
+  tags) is memoised in bounded LRU caches keyed by the message text: extractors
+  that read the same message share it, and an answer never depends on what was
+  asked before.
 - Fenced code blocks are never read: a pasted config is not a topic, a person or a
   date. ``[REDACTED:...]`` markers are read as blanks.
 - Every result is within ``schemas.frontmatter``: lists hold at most their bound of
@@ -31,9 +35,11 @@ import calendar
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
+from functools import lru_cache
+from itertools import groupby
 
 from schemas.frontmatter import (
     IMPORTANCE_MAX,
@@ -98,6 +104,12 @@ def _without_code(text: str) -> str:
     return "\n".join(out)
 
 
+# Several extractors read each message, and the summarizer calls them one by one, so
+# what they read is kept per message text (a day's worth; pure, so only time is saved).
+_PER_MESSAGE = 1024
+
+
+@lru_cache(maxsize=_PER_MESSAGE)
 def _prose(text: str) -> str:
     return _REDACTED.sub(" ", _without_code(text))
 
@@ -115,10 +127,41 @@ def _local_day(message: DayMessage, day_text: DayText) -> date:
     return day_text.day if message.ts is None else _local(message.ts, day_text.tz).date()
 
 
+_FLEXIBLE_JOIN = r"[\s._-]?"
+_SPACED_JOIN = r"\s+"
+
+
+def _flexible_parts(phrase: str) -> list[str]:
+    return [p for p in _SEPARATORS.split(phrase) if p]
+
+
 def _flexible(phrase: str) -> str:
     """A regex for a phrase whose separators may be any one separator or none."""
-    parts = [p for p in _SEPARATORS.split(phrase) if p]
-    return r"[\s._-]?".join(re.escape(p) for p in parts)
+    return _FLEXIBLE_JOIN.join(re.escape(p) for p in _flexible_parts(phrase))
+
+
+def _one_of(phrases: Iterable[str], parts_of: Callable[[str], list[str]], joiner: str) -> str:
+    """The alternation of ``joiner.join(map(re.escape, parts_of(p)))`` over ``phrases``, in
+    their order, with the alternatives that start with the same character grouped.
+
+    For a pattern compiled with IGNORECASE this matches the same text at the same
+    places, taking the same alternative: at one position only alternatives whose first
+    character matches the text can match, and within a group the order is kept. The
+    engine then tries one branch per first character rather than every alternative,
+    which is most of the time a long alternation takes. Grouping is exact for ASCII
+    first characters (under IGNORECASE two of them match the same text only when their
+    lower cases are equal), so a list with any other first character is not grouped.
+    """
+    rows = [parts_of(p) for p in phrases]
+    if not all(row and row[0] and row[0][0].isascii() for row in rows):
+        return "|".join(joiner.join(map(re.escape, row)) for row in rows)
+    groups: dict[str, list[str]] = {}
+    for first, *more in rows:
+        rest = re.escape(first[1:]) + "".join(joiner + re.escape(part) for part in more)
+        groups.setdefault(first[0].lower(), []).append(rest)
+    return "|".join(
+        re.escape(c) + (rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")") for c, rests in groups.items()
+    )
 
 
 def _squash(text: str) -> str:
@@ -187,19 +230,22 @@ _UNITS: dict[str, tuple[str, int]] = {
 
 def _spaced(phrase: str) -> str:
     """A regex for a phrase whose words may be split by any run of whitespace."""
-    return r"\s+".join(re.escape(w) for w in phrase.split())
+    return _SPACED_JOIN.join(re.escape(w) for w in phrase.split())
 
 
 def _alternation(words: Iterable[str]) -> str:
     """Longest first, so at one position the longest spelling wins."""
-    return "|".join(_spaced(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+    return _one_of(sorted(words, key=lambda w: (-len(w), w)), str.split, _SPACED_JOIN)
 
 
 _MONTH_ALT = _alternation(_MONTHS)
 _NUM_ALT = r"\d{1,3}|" + _alternation(_NUMBER_WORDS)
 _ORDINAL = r"(?:st|nd|rd|th)?"
+# Every alternative starts after a non-word character; saying so once up front lets the
+# engine pass over the inside of a word in one step.
 _DATE_RE = re.compile(
     rf"""
+    (?<!\w)(?:
     (?<![\w.,:/-])(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})(?!\d)
   | (?<![\w.,:/-])(?P<dd>\d{{1,2}}){_ORDINAL}\s+(?P<dm>{_MONTH_ALT})(?!\w)\.?(?:,?\s+(?P<dy>\d{{4}})(?!\d))?
   | (?<!\w)(?P<mm>{_MONTH_ALT})\.?\s+(?P<md>\d{{1,2}}){_ORDINAL},?\s+(?P<my>\d{{4}})(?!\d)
@@ -207,7 +253,7 @@ _DATE_RE = re.compile(
   | (?<![\w.,:/-])(?P<en_n>{_NUM_ALT})\s+(?P<en_unit>days?|weeks?|months?)\s+ago(?!\w)
   | (?<!\w)in\s+(?P<in_n>{_NUM_ALT})\s+(?P<in_unit>days?|weeks?|months?)(?!\w)
   | (?<!\w)(?P<word>{_alternation(_RELATIVE_WORDS)})(?!\w)
-    """,
+    )""",
     re.IGNORECASE | re.VERBOSE,
 )
 _MIN_YEAR = 1900  # a four-digit "year" before this is a number, not a date worth linking
@@ -296,15 +342,17 @@ def _technology_index() -> tuple[dict[str, str], re.Pattern]:
             if owner != name:
                 raise ValueError(f"technologies.yaml: {alias!r} ({name}) reads the same as an alias of {owner}")
     aliases = sorted({a for v in TECHNOLOGIES.values() for a in v}, key=lambda a: (-len(a), a))
-    return by_key, re.compile(r"(?<!\w)(?:" + "|".join(map(_flexible, aliases)) + r")(?!\w)", re.IGNORECASE)
+    one_of = _one_of(aliases, _flexible_parts, _FLEXIBLE_JOIN)
+    return by_key, re.compile(r"(?<!\w)(?:" + one_of + r")(?!\w)", re.IGNORECASE)
 
 
 _TECH_BY_KEY, _TECH_RE = _technology_index()
 
 
-def _technology_spans(text: str) -> Iterator[tuple[re.Match, str]]:
-    for m in _TECH_RE.finditer(text):
-        yield m, _TECH_BY_KEY[_squash(m[0])]
+@lru_cache(maxsize=_PER_MESSAGE)
+def _technology_spans(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, canonical name) of each alias in ``text``, in order."""
+    return tuple((m.start(), m.end(), _TECH_BY_KEY[_squash(m[0])]) for m in _TECH_RE.finditer(text))
 
 
 def extract_technologies(day_text: DayText) -> tuple[str, ...]:
@@ -314,8 +362,13 @@ def extract_technologies(day_text: DayText) -> tuple[str, ...]:
     winning: "docker compose up" yields Docker Compose only, and Docker too only where
     "docker" is also written on its own. Inline code and URLs are read; code blocks not.
     """
-    found = (name for m in _readable(day_text) for _, name in _technology_spans(_prose(m.content)))
+    found = (name for m in _readable(day_text) for name in _technologies_in(m.content))
     return _bounded("technologies", found)
+
+
+def _technologies_in(content: str) -> Iterator[str]:
+    """Canonical names of the aliases in a message's prose, in order, repeats kept."""
+    return (name for _, _, name in _technology_spans(_prose(content)))
 
 
 # --- people ---------------------------------------------------------------------------
@@ -362,6 +415,11 @@ def _people_in(text: str) -> Iterator[tuple[str, str]]:
         yield f"{title} {name}", f"{key_lead} {name.lower()}"
 
 
+@lru_cache(maxsize=_PER_MESSAGE)
+def _people_of(content: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_people_in(_prose(content)))
+
+
 def extract_people(day_text: DayText) -> tuple[str, ...]:
     """The user (``user_id`` title-cased, unless ``default``), then people named with an honorific.
 
@@ -378,7 +436,7 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
         out.append(speaker)
         seen.add(speaker.lower())
     for message in _readable(day_text):
-        for person, key in _people_in(_prose(message.content)):
+        for person, key in _people_of(message.content):
             if key not in seen and person.lower() not in seen:
                 seen.add(key)
                 out.append(person)
@@ -440,6 +498,9 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+_TECH_SLUGS = {name: _slug(name) for name in TECHNOLOGIES}
+
+
 def _ascii(word: str) -> str:
     return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
 
@@ -448,28 +509,41 @@ def _ascii(word: str) -> str:
 _CALENDAR_WORDS = _WEEKDAYS | frozenset(_MONTHS) | frozenset(w for p in _RELATIVE_WORDS for w in p.split())
 
 
-def _content_words(text: str) -> Iterator[str]:
+@lru_cache(maxsize=_PER_MESSAGE)
+def _content_words(content: str) -> tuple[str, ...]:
     """Candidate tags in order: technology slugs, then plain words that are not code, numbers or stopwords."""
-    text = _INLINE_CODE.sub(" ", _URL.sub(" ", _prose(text)))
+    # Without URLs or inline code this is the prose itself, whose spans are known already.
+    text = _INLINE_CODE.sub(" ", _URL.sub(" ", _prose(content)))
+    words = []
     blanked = []
     last = 0
-    for m, name in _technology_spans(text):
-        yield _slug(name)
-        blanked.append(text[last : m.start()])
-        last = m.end()
+    for start, end, name in _technology_spans(text):
+        words.append(_TECH_SLUGS[name])
+        blanked.append(text[last:start])
+        last = end
     blanked.append(text[last:])
     for chunk in " ".join(blanked).split():
-        word = chunk.strip(_EDGE_PUNCT)
-        if not word or _CODE_CHARS.search(word) or not _WORD_RE.match(word):
-            continue
-        if any(a.islower() and b.isupper() for a, b in zip(word, word[1:])):
-            continue  # camelCase is code
-        word = _CLITIC.sub("", _ascii(word).lower())
-        if len(word) < 4 or not _TAG_RE.match(word) or word in STOPWORDS or word in _CALENDAR_WORDS:
-            continue
-        if all(part in STOPWORDS for part in word.split("-")):
-            continue
-        yield word
+        word = _tag_word(chunk)
+        if word:
+            words.append(word)
+    return tuple(words)
+
+
+# Words repeat, day after day: each spelling is judged once.
+@lru_cache(maxsize=8192)
+def _tag_word(chunk: str) -> str | None:
+    """The tag a whitespace-separated chunk of prose stands for, if it is a content word."""
+    word = chunk.strip(_EDGE_PUNCT)
+    if not word or _CODE_CHARS.search(word) or not _WORD_RE.match(word):
+        return None
+    if any(a.islower() and b.isupper() for a, b in zip(word, word[1:])):
+        return None  # camelCase is code
+    word = _CLITIC.sub("", _ascii(word).lower())
+    if len(word) < 4 or not _TAG_RE.match(word) or word in STOPWORDS or word in _CALENDAR_WORDS:
+        return None
+    if all(part in STOPWORDS for part in word.split("-")):
+        return None
+    return word
 
 
 def extract_tags(day_text: DayText) -> tuple[str, ...]:
@@ -503,11 +577,19 @@ def extract_tags(day_text: DayText) -> tuple[str, ...]:
 
 
 def _phrase_regex(phrases: Iterable[str]) -> re.Pattern:
+    r"""Any of the phrases, longest first; a phrase with a word character only as a whole word.
+
+    Neighbouring word phrases share one ``(?<!\w)(?:...)(?!\w)``, which matches what
+    each one wrapped in its own would, in the same order, and fails inside a word at once.
+    """
     alts = []
-    for p in sorted(phrases, key=lambda p: (-len(p), p)):
-        body = _spaced(p)
-        # An emoji has no word boundaries; a word must not sit inside another word.
-        alts.append(rf"(?<!\w){body}(?!\w)" if re.search(r"\w", p) else body)
+    ordered = sorted(phrases, key=lambda p: (-len(p), p))
+    # An emoji has no word boundaries; a word must not sit inside another word.
+    for is_word, run in groupby(ordered, key=lambda p: bool(re.search(r"\w", p))):
+        if is_word:
+            alts.append(rf"(?<!\w)(?:{_one_of(run, str.split, _SPACED_JOIN)})(?!\w)")
+        else:
+            alts.extend(map(_spaced, run))
     return re.compile("|".join(alts), re.IGNORECASE)
 
 
@@ -515,6 +597,10 @@ _MOOD_RES = {mood: _phrase_regex(words) for mood, words in MOOD_WORDS.items()}
 _LAUGHS = ((re.compile(r"(?<!\w)(?:ha){2,}h?(?!\w)", re.I), "haha"),
            (re.compile(r"(?<!\w)(?:he){2,}h?(?!\w)", re.I), "hehe"),
            (re.compile(r"(?<!\w)(?:wk){2,}w?(?!\w)", re.I), "wkwk"))
+# Most messages hold no laugh and no mood word: one search for any of them (each a
+# union of the patterns it stands for) spares the dozen scans that would find nothing.
+_ANY_LAUGH = re.compile("|".join(pattern.pattern for pattern, _ in _LAUGHS), re.IGNORECASE)
+_ANY_MOOD = _phrase_regex({p for words in MOOD_WORDS.values() for p in words})
 
 
 def _user_prose(day_text: DayText) -> list[str]:
@@ -530,8 +616,11 @@ def extract_mood(day_text: DayText) -> str:
     """
     scores: Counter[str] = Counter()
     for text in _user_prose(day_text):
-        for pattern, short in _LAUGHS:
-            text = pattern.sub(short, text)
+        if _ANY_LAUGH.search(text):
+            for pattern, short in _LAUGHS:
+                text = pattern.sub(short, text)
+        if not _ANY_MOOD.search(text):
+            continue
         for mood, pattern in _MOOD_RES.items():
             scores[mood] += len(pattern.findall(text))
     best = max(MOODS, key=lambda mood: (scores[mood], -MOODS.index(mood)))
