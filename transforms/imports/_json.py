@@ -1,0 +1,228 @@
+"""What the JSON exports (ChatGPT, Claude.ai, Open WebUI) share: loading, times, ids, trees.
+
+Invariants the importers rely on:
+
+- Bytes are strict UTF-8 with one leading BOM dropped; ``NaN``/``Infinity`` are not JSON.
+- ``sniff_load`` never raises: anything that is not a JSON array or object is ``None``.
+- Every datetime returned is aware: a naive ISO string is read in ``tz``, an epoch
+  number is an instant. An epoch above 1e11 is not seconds (that is the year 5138):
+  it is divided by 1000 until it fits, so milliseconds, microseconds and nanoseconds
+  all read right.
+- A conversation id is the export's own id when it is a safe path segment, else a
+  content hash of the conversation; an id that is present but unsafe is refused.
+- ``tree_order`` puts every node exactly once: the active path root to leaf first,
+  then the abandoned branches depth first, children in file order. Cycles and
+  dangling parents in a broken export cannot loop it or lose a node.
+- Reasons never carry message text: at most an id or a value cut to 40 characters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from datetime import datetime, tzinfo
+
+from transforms.errors import ParseError
+
+_EPOCH_SECONDS_MAX = 1e11
+_SHOWN = 40
+_MAX_ID = 200
+_ID_FORBIDDEN = frozenset("/\\\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_ROLE_ALIASES = {"human": "user", "ai": "assistant", "model": "assistant", "bot": "assistant"}
+
+EMPTY = "[empty message]"
+
+
+def decode(data: bytes) -> str:
+    """Strict UTF-8 without a leading BOM; an empty file is a ParseError."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"invalid UTF-8 at byte offset {exc.start}", kind="bad_utf8") from exc
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise ParseError("file is empty or whitespace only", kind="empty")
+    return text
+
+
+def load(data: bytes) -> object:
+    """The file as one JSON value; a ParseError with line and column when it is not JSON."""
+    text = decode(data)
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})", kind="bad_json"
+        ) from exc
+    except (ValueError, RecursionError) as exc:
+        raise ParseError("invalid JSON (NaN/Infinity or nesting too deep)", kind="bad_json") from exc
+
+
+def sniff_load(data: bytes) -> object | None:
+    """The file as a JSON array or object, or None for anything else; never raises."""
+    head = data[:1024].removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not head.startswith((b"{", b"[")):
+        return None  # cheap: an aider log or a JSONL file is never decoded here
+    try:
+        return load(data)
+    except ParseError:
+        return None
+
+
+def records(obj: object) -> list[dict] | None:
+    """A single object or a non-empty array of objects as a list of dicts; None otherwise."""
+    if isinstance(obj, dict):
+        return [obj]
+    if isinstance(obj, list) and obj and all(isinstance(item, dict) for item in obj):
+        return obj
+    return None
+
+
+def conversations(obj: object) -> list[dict]:
+    """The conversations of an export that is one object or an array of them."""
+    if isinstance(obj, dict):
+        return [obj]
+    if not isinstance(obj, list):
+        raise ParseError(
+            f"top level is {json_type(obj)}, not a conversation or an array of them", kind="bad_record"
+        )
+    if not obj:
+        raise ParseError("the export holds no conversations", kind="no_messages")
+    for i, item in enumerate(obj):
+        if not isinstance(item, dict):
+            raise ParseError(f"item {i} is {json_type(item)}, not a conversation object", kind="bad_record")
+    return obj
+
+
+def timestamp(value: object, tz: tzinfo, where: str) -> datetime | None:
+    """An ISO string or an epoch number as an aware datetime; None for null or ''."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return _iso(value, tz, where)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _epoch(value, tz, where)
+    raise ParseError(
+        f"{where}: timestamp is {json_type(value)}, not a string or epoch number", kind="bad_timestamp"
+    )
+
+
+def _iso(value: str, tz: tzinfo, where: str) -> datetime:
+    try:
+        ts = datetime.fromisoformat(value.strip())
+    except ValueError as exc:
+        raise ParseError(f"{where}: unparseable timestamp {shown(value)}", kind="bad_timestamp") from exc
+    return ts.replace(tzinfo=tz) if ts.tzinfo is None else ts
+
+
+def _epoch(value: float, tz: tzinfo, where: str) -> datetime:
+    seconds = float(value)
+    try:
+        if not math.isfinite(seconds):
+            raise ValueError("not finite")
+        while abs(seconds) > _EPOCH_SECONDS_MAX:
+            seconds /= 1000
+        return datetime.fromtimestamp(seconds, tz)
+    except (ValueError, OverflowError, OSError) as exc:
+        raise ParseError(
+            f"{where}: epoch timestamp out of range: {shown(str(value))}", kind="bad_timestamp"
+        ) from exc
+
+
+def conversation_id(value: object, conversation: object, where: str) -> str:
+    """The export's own id, or the first 16 hex digits of the sha256 of its canonical JSON."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        canonical = json.dumps(conversation, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    if not isinstance(value, str):
+        raise ParseError(f"{where}: id is {json_type(value)}, not a string", kind="bad_session_id")
+    text = value.strip()
+    if text in (".", "..") or len(text) > _MAX_ID or any(ch in _ID_FORBIDDEN for ch in text):
+        raise ParseError(f"{where}: id {shown(text)} is not usable as a session id", kind="bad_session_id")
+    return text
+
+
+def title(value: object) -> str | None:
+    """A title as text; '' and non-strings read as no title."""
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def role(value: object, where: str) -> str:
+    """A role stripped and lower-cased; ``human`` is ``user``, ``ai``/``model``/``bot`` are ``assistant``."""
+    if not isinstance(value, str) or not value.strip():
+        raise ParseError(f"{where}: role is missing or empty", kind="bad_record")
+    lowered = value.strip().lower()
+    return _ROLE_ALIASES.get(lowered, lowered)
+
+
+def latest_leaf(parents: Sequence[int | None], times: Sequence[datetime | None]) -> int | None:
+    """The leaf written last (untimed leaves count as oldest; ties go to the later node)."""
+    if not parents:
+        return None
+    has_child = {p for i, p in enumerate(parents) if p is not None and p != i}
+    leaves = [i for i in range(len(parents)) if i not in has_child] or [len(parents) - 1]
+    return max(leaves, key=lambda i: (times[i] is not None, times[i].timestamp() if times[i] else 0.0, i))
+
+
+def tree_order(parents: Sequence[int | None], leaf: int | None) -> list[tuple[int, bool]]:
+    """(node, active) for every node: the path root to ``leaf`` first, then the rest depth first."""
+    active: list[int] = []
+    seen: set[int] = set()
+    node = leaf
+    while node is not None and node not in seen:
+        seen.add(node)
+        active.append(node)
+        node = parents[node]
+    active.reverse()
+
+    children: list[list[int]] = [[] for _ in parents]
+    for i, p in enumerate(parents):
+        if p is not None and p != i:
+            children[p].append(i)
+    visited: set[int] = set()
+    rest: list[int] = []
+    roots = [i for i, p in enumerate(parents) if p is None or p == i]
+    for start in roots + list(range(len(parents))):  # the second pass reaches nodes caught in cycles
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            if i in visited:
+                continue
+            visited.add(i)
+            if i not in seen:
+                rest.append(i)
+            stack.extend(reversed(children[i]))
+    return [(i, True) for i in active] + [(i, False) for i in rest]
+
+
+def index_parents(keys: Sequence[object], parent_keys: Sequence[object]) -> list[int | None]:
+    """Parent positions from parent keys; a parent the file does not hold makes a root."""
+    position: dict[object, int] = {}
+    for i, key in enumerate(keys):
+        if isinstance(key, str) and key:
+            position.setdefault(key, i)
+    return [position.get(p) if isinstance(p, str) else None for p in parent_keys]
+
+
+def shown(value: str) -> str:
+    """A value safe to put in a one-line reason: cut to 40 characters, quoted and escaped."""
+    cut = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
+    return repr(cut)
+
+
+def json_type(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def where_conversation(i: int, ident: object) -> str:
+    """'conversation 3' or 'conversation 3 (id 'abc')' for reasons."""
+    return f"conversation {i}" + (f" (id {shown(ident)})" if isinstance(ident, str) and ident else "")
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")

@@ -1,0 +1,108 @@
+"""The import model and the format registry (see the package docstring)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Callable
+
+from transforms.errors import ParseError
+from transforms.model import Message, Session
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedMessage:
+    role: str  # user | assistant | system | tool
+    content: str
+    ts: dt.datetime | None  # aware, or None when the export has no time for it
+    active: bool = True  # False: on an abandoned branch (an edited or regenerated turn)
+    kind: str = "text"  # text | code | tool_use | tool_result | execution_output | quote | attachment | placeholder ...
+    hidden: bool = False  # system prompts, custom instructions, meta records: kept, never shown as a turn
+    source_id: str | None = None  # the export's own id for the message, when it has one
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    conversation_id: str  # the export's own id, else a content hash
+    title: str | None
+    messages: tuple[ImportedMessage, ...]  # in order: the active path first in time order, branches kept
+    created: dt.datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    format: str
+    conversations: tuple[Conversation, ...]
+    notes: tuple[str, ...] = field(default=())  # e.g. "no timestamps: dated 2026-07-19 (--date)"
+
+
+# name -> (sniff(data: bytes, name: str) -> bool, parse(data, name, tz, default_ts) -> Export)
+_FORMATS: dict[str, tuple[Callable, Callable]] = {}
+
+
+def register(name: str, sniff: Callable, parse: Callable) -> None:
+    _FORMATS[name] = (sniff, parse)
+
+
+def formats() -> tuple[str, ...]:
+    _load()
+    return tuple(_FORMATS)
+
+
+_loaded = False
+
+
+def _load() -> None:
+    """Import every format module once (each registers itself)."""
+    global _loaded
+    if _loaded:
+        return
+    from transforms.imports import aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt  # noqa: F401
+
+    _loaded = True
+
+
+def detect(name: str, data: bytes) -> str | None:
+    """The format of an export, by its content; None if no importer recognises it."""
+    _load()
+    for fmt, (sniff, _) in _FORMATS.items():
+        if sniff(data, name):
+            return fmt
+    return None
+
+
+def parse_export(name: str, data: bytes, *, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
+    fmt = detect(name, data)
+    if fmt is None:
+        raise ParseError(f"not a format kenang can import (tried: {', '.join(formats())})", kind="unknown_format")
+    return _FORMATS[fmt][1](data, name, tz, default_ts)
+
+
+def sessions_by_day(conv: Conversation, tz: dt.tzinfo, source_format: str) -> list[tuple[dt.date | None, Session]]:
+    """One Session per local day the conversation has messages on; untimed messages join the day before them.
+
+    Each session's id is ``<conversation_id>`` for its first day and
+    ``<conversation_id>@<date>`` for the days after. A conversation with no timestamps
+    at all is one session with day ``None`` (the caller dates it).
+    """
+    groups: list[tuple[dt.date | None, list[ImportedMessage]]] = []
+    current: dt.date | None = None
+    for m in conv.messages:
+        day = m.ts.astimezone(tz).date() if m.ts is not None else current
+        if not groups or day != groups[-1][0]:
+            if groups and groups[-1][0] is None and day is not None:
+                groups[-1] = (day, groups[-1][1])  # leading untimed messages join the first dated day
+            else:
+                groups.append((day, []))
+        if day is not None:
+            current = day
+        groups[-1][1].append(m)
+    merged: dict[dt.date | None, list[ImportedMessage]] = {}
+    for day, msgs in groups:
+        merged.setdefault(day, []).extend(msgs)
+    out = []
+    for i, (day, msgs) in enumerate(sorted(merged.items(), key=lambda kv: (kv[0] is None, kv[0] or dt.date.min))):
+        sid = conv.conversation_id if i == 0 else f"{conv.conversation_id}@{day.isoformat() if day else 'undated'}"
+        messages = tuple(Message(m.role, m.content, m.ts, seq) for seq, m in enumerate(msgs))
+        out.append((day, Session(sid, None, None, source_format, messages)))
+    return out
