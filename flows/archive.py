@@ -30,8 +30,8 @@ import pyarrow as pa
 
 from flows import faults, ledger, progress, warehouse
 from flows.config import Settings
-from flows.fsio import TMP_PREFIX, remove_source, safe_copy, sha256_file
-from flows.ingest import Ready
+from flows.fsio import TMP_PREFIX, remove_source, safe_copy, safe_write, sha256_file
+from flows.ingest import Ready, ReadyExport
 from schemas.tables import ARCHIVE_FILES
 
 DAILY = "daily_sessions"
@@ -97,6 +97,55 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
             kept += 1
     days = frozenset((row["user_id"], row["date"]) for _, row in placed_rows)
     return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days)
+
+
+IMPORTS = "imports"
+
+
+def imports_dir(settings: Settings, user_id: str) -> Path:
+    base = settings.paths.archive / IMPORTS
+    return base if user_id == settings.default_user else base / user_id
+
+
+def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: str) -> ArchiveResult:
+    """Archive each export once, and its day transcripts into the day folders; then delete it.
+
+    Order, each step safe to crash after: the original goes byte-exact (verified, 0444)
+    to ``imports/[user/]``; each (conversation, day) transcript is written read-only
+    into its day folder (identical bytes are recognised, so a re-import adds nothing,
+    and a newer export's longer transcript gets a new name beside the old one, whose
+    messages the load merges by id); the transcripts are recorded, with the export's
+    archive path as their ``original_path``; only then is the export removed from
+    ``active/``.
+    """
+    n_new = n_existed = n_bytes = recorded = deleted = kept = 0
+    days: set = set()
+    now = dt.datetime.now(dt.timezone.utc)
+    for e in exports:
+        original = safe_copy(e.cand.path, imports_dir(settings, e.user_id), e.cand.path.name)
+        if original.sha256 != e.sha256:
+            kept += 1  # changed since the scan: left for the next run
+            continue
+        rows = []
+        for d in e.derived:
+            placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), d.name)
+            n_new += not placed.existed
+            n_existed += placed.existed
+            n_bytes += placed.size
+            rows.append({
+                "path": rel(settings, placed.path), "user_id": e.user_id, "date": d.day, "size": placed.size,
+                "sha256": placed.sha256, "original_path": rel(settings, original.path), "run_id": run_id,
+                "archived_at": now,
+            })
+        recorded += record(settings, rows)
+        faults.checkpoint("archive.recorded")
+        days |= {(r["user_id"], r["date"]) for r in rows}
+        if remove_source(e.cand.path, e.sha256):
+            deleted += 1
+            faults.checkpoint("archive.source_deleted")
+        else:
+            kept += 1
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days))
 
 
 def record(settings: Settings, rows: list[dict]) -> int:

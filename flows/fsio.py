@@ -136,6 +136,33 @@ def safe_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "ar
         raise io_error(f"copying {src} to {dest_dir}", exc) from exc
 
 
+def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = "archive") -> Placed:
+    """``safe_copy`` for bytes kenang made (an export's day transcript): same naming, fsync, verify, 0444."""
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        target = _free_name(dest_dir, name, sha)
+        if target.exists():
+            return Placed(target, sha, len(data), existed=True)
+        tmp = tmp_name(target)
+        try:
+            with open(tmp, "xb") as fo:
+                fo.write(data)
+                fo.flush()
+                os.fsync(fo.fileno())
+            if sha256_file(tmp) != sha:
+                raise ArchiveError(f"checksum mismatch writing {name}")
+            os.chmod(tmp, READ_ONLY)
+            os.rename(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        fsync_dir(dest_dir)
+        faults.checkpoint(f"{checkpoint_prefix}.placed")
+        return Placed(target, sha, len(data), existed=False)
+    except OSError as exc:
+        raise io_error(f"writing {name} to {dest_dir}", exc) from exc
+
+
 def _free_name(dest_dir: Path, name: str, sha: str) -> Path:
     """The first name for these bytes: the name itself, or a sha-suffixed variant."""
     stem, dot, suffix = name.partition(".") if not name.startswith(".") else (name, "", "")

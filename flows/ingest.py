@@ -27,6 +27,9 @@ from transforms.days import day_is_eligible, eligible_from, file_is_quiet
 from transforms.errors import ParseError
 from transforms.model import ResolvedSession, Session
 from transforms.parse import parse_transcript
+from transforms.imports import detect, formats, parse_export
+from transforms.imports.base import Derived, derived_transcripts
+from transforms.model import USER_ID_RE
 from transforms.resolve import resolve
 
 
@@ -69,17 +72,32 @@ class Rejected:
 
 
 @dataclass(frozen=True)
+class ReadyExport:
+    """An export (ChatGPT, Claude.ai, ...) whose every day is eligible: its day transcripts, made."""
+
+    cand: Candidate
+    sha256: str
+    format: str
+    user_id: str
+    conversations: int
+    derived: tuple[Derived, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class IngestResult:
     ready: tuple[Ready, ...] = ()
     waiting: tuple[Waiting, ...] = ()
     rejected: tuple[Rejected, ...] = ()
     hidden: int = 0
     parsed: dict[str, Session] = field(default_factory=dict)  # sha256 -> session, reused by load
+    exports: tuple[ReadyExport, ...] = ()
 
 
 def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     """Classify every file under active/."""
     ready: list[Ready] = []
+    exports: list[ReadyExport] = []
     waiting: list[Waiting] = []
     rejected: list[Rejected] = []
     parsed: dict[str, Session] = {}
@@ -107,6 +125,14 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
             continue
         try:
             data = cand.path.read_bytes()
+            fmt = detect(cand.path.name, data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None
+            if fmt is not None:
+                item = expand_export(settings, cand, data, now)
+                (exports if isinstance(item, ReadyExport) else waiting).append(item)
+                continue
+            if cand.path.suffix.lower() == ".json":
+                raise ParseError(f"not a chat export kenang can import (tried: {', '.join(formats())})",
+                                 kind="unknown_format")
             session = parse_transcript(cand.path.name, data, tz=settings.timezone)
             rs = resolve(
                 session,
@@ -128,7 +154,34 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
         sha = hashlib.sha256(data).hexdigest()
         parsed[sha] = session
         ready.append(Ready(cand, rs, sha))
-    return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed)
+    return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed, tuple(exports))
+
+
+IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")
+
+
+def expand_export(settings: Settings, cand: Candidate, data: bytes, now: dt.datetime) -> ReadyExport | Waiting:
+    """Parse an export into day transcripts; it waits until every one of its days is eligible.
+
+    The owner is the file's folder under active/ (else the default user). Messages with
+    no time at all (ShareGPT, a headerless aider log) are dated by the file's mtime,
+    which ``kenang import --date`` sets.
+    """
+    tz = settings.timezone
+    user = _folder_user(cand) or settings.default_user
+    if not USER_ID_RE.match(user):
+        raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
+    stamp = dt.datetime.fromtimestamp(cand.mtime, tz)
+    export = parse_export(cand.path.name, data, tz=tz, default_ts=stamp)
+    sha = hashlib.sha256(data).hexdigest()
+    derived = derived_transcripts(export, tz=tz, user_id=user, source=cand.relpath, source_sha256=sha,
+                                  undated_day=stamp.date())
+    if not derived:
+        raise ParseError(f"a {export.format} export with no messages", kind="no_messages")
+    last = max(d.day for d in derived)
+    if not day_is_eligible(last, now, tz, settings.grace_period):
+        return Waiting(cand, "not_eligible", last, user, eligible_from(last, tz, settings.grace_period))
+    return ReadyExport(cand, sha, export.format, user, len(export.conversations), tuple(derived), export.notes)
 
 
 def _folder_user(cand: Candidate) -> str | None:

@@ -83,6 +83,12 @@ def archive_task(settings: Settings, ready, run_id: str) -> archive.ArchiveResul
         return archive.archive_batch(settings, ready, run_id)
 
 
+@task(name="archive-exports", **_IO)
+def exports_task(settings: Settings, exports, run_id: str) -> archive.ArchiveResult:
+    with _timed("archive"):
+        return archive.archive_exports(settings, exports, run_id)
+
+
 @task(name="adopt", **_IO)
 def adopt_task(settings: Settings, rows) -> int:
     with _timed("adopt"):
@@ -305,6 +311,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 "waiting_day": sum(w.why == "not_eligible" for w in found.waiting),
                 "rejected": len(found.rejected),
                 "hidden": found.hidden,
+                "exports": len(found.exports),
             }
         with run.stage_of("quarantine"):
             q = quarantine_task(settings, quote(found.rejected), run.run_id, now)
@@ -312,6 +319,15 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
         with run.stage_of("archive"):
             a = archive_task(settings, quote(found.ready), run.run_id)
             run.counts["archive"] = {k: v for k, v in asdict(a).items() if k != "days"}
+            if found.exports:
+                x = exports_task(settings, quote(found.exports), run.run_id)
+                run.counts["imports"] = {
+                    "exports": [{"file": e.cand.relpath, "format": e.format, "user_id": e.user_id,
+                                 "conversations": e.conversations, "transcripts": len(e.derived),
+                                 "messages": sum(d.messages for d in e.derived), "notes": list(e.notes)}
+                                for e in found.exports],
+                    **{k: v for k, v in asdict(x).items() if k != "days"},
+                }
         with run.stage_of("load"):
             with _timed("plan"):
                 days, ledger_rows, checked = plan.pending_days(settings)

@@ -26,12 +26,19 @@ KNOWN_ROLES = ("user", "assistant", "system", "tool")
 USER_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 
+#: Flags a transcript may carry on a message (JSONL key ``flags``), kept in the
+#: ``messages.flags`` column beside the injection kinds. A flagged message is never
+#: promoted into a summary's facts.
+MESSAGE_FLAGS = ("inactive_branch", "hidden")
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     role: str
     content: str
     ts: datetime | None
     seq: int
+    flags: tuple[str, ...] = ()  # a subset of MESSAGE_FLAGS
 
 
 @dataclass(frozen=True, slots=True)

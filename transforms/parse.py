@@ -32,7 +32,7 @@ from datetime import date, datetime, tzinfo
 import yaml
 
 from transforms.errors import ParseError
-from transforms.model import KNOWN_ROLES, USER_ID_RE, Message, Session
+from transforms.model import KNOWN_ROLES, MESSAGE_FLAGS, USER_ID_RE, Message, Session
 
 _MARKDOWN_EXTS = (".md", ".markdown")
 _JSONL_EXTS = (".jsonl",)
@@ -186,6 +186,7 @@ def _parse_jsonl(text: str, tz: tzinfo) -> Session:
                 content=_content(record, lineno),
                 ts=_json_timestamp(record.get("timestamp"), tz, lineno),
                 seq=len(messages),
+                flags=_flags(record.get("flags")),
             )
         )
     if not messages:
@@ -197,6 +198,13 @@ def _parse_jsonl(text: str, tz: tzinfo) -> Session:
         source_format="jsonl",
         messages=tuple(messages),
     )
+
+
+def _flags(value: object) -> tuple[str, ...]:
+    """The known message flags of a record (others are ignored, as unknown keys are)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(f for f in MESSAGE_FLAGS if f in value)
 
 
 def _reject_constant(name: str) -> object:

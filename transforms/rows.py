@@ -118,7 +118,7 @@ def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id:
                 "role": msg.role,
                 "content": red.text,
                 "redactions": red.count,
-                "flags": list(flag_injection(red.text)),
+                "flags": list(flag_injection(red.text)) + list(msg.flags),
                 "order": order,
             }
             order += 1

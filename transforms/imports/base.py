@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -105,4 +107,64 @@ def sessions_by_day(conv: Conversation, tz: dt.tzinfo, source_format: str) -> li
         sid = conv.conversation_id if i == 0 else f"{conv.conversation_id}@{day.isoformat() if day else 'undated'}"
         messages = tuple(Message(m.role, m.content, m.ts, seq) for seq, m in enumerate(msgs))
         out.append((day, Session(sid, None, None, source_format, messages)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """One session of an export, as a kenang JSONL transcript for one local day."""
+
+    day: dt.date
+    session_id: str
+    name: str  # file name in the day's archive folder
+    data: bytes
+    messages: int
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
+
+
+def derived_transcripts(export: Export, *, tz: dt.tzinfo, user_id: str, source: str, source_sha256: str,
+                        undated_day: dt.date) -> list[Derived]:
+    """Every conversation of an export as kenang JSONL transcripts, one per (conversation, local day).
+
+    The transcript's first record names the session, the user, the format (``agent``)
+    and where it came from (``source``, ``source_sha256``, ``title``); every record
+    keeps the message's ``kind`` and its ``flags`` (``inactive_branch``, ``hidden``).
+    Messages with no time in a conversation with none take ``undated_day``.
+    """
+    out: list[Derived] = []
+    by_id = {c.conversation_id: c for c in export.conversations}
+    for conv in export.conversations:
+        for day, session in sessions_by_day(conv, tz, export.format):
+            if not session.messages:
+                continue
+            originals = _originals(by_id[conv.conversation_id], session)
+            lines = []
+            for i, (m, im) in enumerate(zip(session.messages, originals)):
+                flags = [f for f, on in (("inactive_branch", not im.active), ("hidden", im.hidden)) if on]
+                record: dict = {"role": m.role, "content": m.content,
+                                "timestamp": m.ts.isoformat() if m.ts else None, "kind": im.kind}
+                if flags:
+                    record["flags"] = flags
+                if i == 0:
+                    record = {"session_id": session.session_id, "user_id": user_id, "agent": export.format,
+                              "title": conv.title, "source": source, "source_sha256": source_sha256, **record}
+                lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
+            when = day or undated_day
+            name = f"{export.format}-{_UNSAFE.sub('_', session.session_id)[:150]}.jsonl"
+            out.append(Derived(when, session.session_id, name, ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"),
+                               len(session.messages)))
+    return out
+
+
+def _originals(conv: Conversation, session: Session) -> list[ImportedMessage]:
+    """The ImportedMessages behind a day session, in its order (sessions_by_day keeps order)."""
+    pool = iter(conv.messages)
+    out = []
+    for m in session.messages:
+        for im in pool:
+            if im.content == m.content and im.role == m.role and im.ts == m.ts:
+                out.append(im)
+                break
     return out
