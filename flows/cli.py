@@ -290,6 +290,45 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
         click.echo(report.render_rows(cols, rows))
 
 
+@cli.command(name="import")
+@_home_option
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--user", help="Whose conversations these are (default: the home's default_user).")
+@click.option("--date", "date_s", type=click.DateTime(["%Y-%m-%d"]),
+              help="Date for messages without timestamps (ShareGPT, a headerless aider log).")
+@click.option("--dry-run", is_flag=True, help="Show each conversation and what would be new; change nothing.")
+@click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (for the grace period).")
+@_json_option
+@click.pass_context
+def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user: str | None, date_s: dt.datetime | None,
+            dry_run: bool, now_s: str | None, as_json: bool) -> None:
+    """Import exports: ChatGPT, Claude.ai, Claude Code, aider, ShareGPT, Open WebUI.
+
+    Each file is copied into active/ (the original stays where it is) and the nightly
+    flow runs: the export is archived once, and each conversation becomes sessions on
+    the days it has messages. Importing the same export again, or a newer one that
+    overlaps it, adds only what is new.
+    """
+    from flows import imports, report
+
+    settings = _settings(home)
+    user = (user or settings.default_user).strip().lower()
+    date = date_s.date() if date_s else None
+    if dry_run:
+        plan = imports.preview(settings, files, user, date)
+        _emit_json(plan) if as_json else click.echo(report.render_import_preview(plan))
+        return
+    placed = imports.stage(settings, files, user, date)
+    for p in placed:
+        _err(f"copied {p['file']} ({p['format']}) to {p['active']}")
+    _prepare_prefect(ctx.obj["verbose"])
+    from flows.pipeline import nightly
+
+    t0 = time.perf_counter()
+    result = _with_progress(nightly, now=_parse_now(now_s, settings), home=str(settings.paths.home))
+    _finish(result, as_json, time.perf_counter() - t0)
+
+
 @cli.command()
 @_home_option
 @click.argument("query", required=False)

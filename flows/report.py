@@ -134,6 +134,12 @@ def render_run(r: dict) -> str:
     if ix:
         rows.append(("index", f"{ix['days']} day(s): {ix['indexed']} indexed, {ix['unchanged']} unchanged, "
                      f"{ix['failed']} failed; {ix['chunks']} chunks, {ix['embedded']} embedded ({ix['embedder']})"))
+    im = r.get("imports")
+    if im:
+        rows.insert(3 if "archive" in r else 1, ("imports", f"{len(im['exports'])} export(s): "
+                    + ", ".join(f"{e['file']} ({e['format']}, {e['conversations']} conversations, "
+                                f"{e['messages']} messages)" for e in im["exports"])
+                    + f"; {im['placed']} day transcript(s) written, {im['already_there']} already there"))
     rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
     secs = r.get("seconds", {})
     out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
@@ -147,6 +153,25 @@ def render_run(r: dict) -> str:
         out.append("\nfailed days (the next nightly run retries them):")
         out.append(table(["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]))
     return "\n".join(out)
+
+
+# --- import ----------------------------------------------------------------------
+
+def render_import_preview(plan: dict) -> str:
+    out = []
+    for f in plan["files"]:
+        convs = f["conversations"]
+        head = f"{f['file']}: {f['format']}, {len(convs)} conversation{'s' if len(convs) != 1 else ''}"
+        out.append(head + (f" (error: {f['error']})" if f.get("error") else ""))
+        for note in f.get("notes", []):
+            out.append(f"  note: {note}")
+        rows = [((c["title"] or c["id"])[:60], f"{c['first_day']} .. {c['last_day']}" if c["first_day"] else "-",
+                 c["messages"], c["new_messages"]) for c in convs]
+        if rows:
+            out.append(table(["conversation", "days", "messages", "new"], rows))
+        total, new = sum(c["messages"] for c in convs), sum(c["new_messages"] for c in convs)
+        out.append(f"  {total} messages, {new} new (dry run: nothing changed)\n")
+    return "\n".join(out).rstrip()
 
 
 # --- recall ----------------------------------------------------------------------

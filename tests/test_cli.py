@@ -12,7 +12,7 @@ import pytest
 from flows.cli import main
 from helpers import NOW, scenario
 
-COMMANDS = ["init", "run", "backfill", "status", "verify", "sql", "recall", "analyze", "demo"]
+COMMANDS = ["init", "run", "backfill", "status", "verify", "sql", "import", "recall", "analyze", "demo"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
