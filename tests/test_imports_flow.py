@@ -1,0 +1,156 @@
+"""Exports through the nightly flow: exact counts, archived once, re-import no-op, overlap adds only new."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import hashlib
+import json
+import stat
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from flows.cli import main
+from flows.pipeline import nightly
+from helpers import NOW, drop, table
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+FIX = Path(__file__).parent / "fixtures" / "imports"
+SAMPLES = {  # file -> messages it holds (every one kept), by role
+    "chatgpt/mitkury__chatgpt-export-parser__example-conversation.json": {"user": 3, "assistant": 2},
+    "chatgpt/yetanotherchris__openwebui-importer__gpt_example.json": {"system": 1, "user": 5, "assistant": 5},
+    "claude_ai/yetanotherchris__openwebui-importer__claude_example.json": {"user": 283, "assistant": 274},
+    "openwebui/yetanotherchris__openwebui-importer__webui-json.json": {"user": 1, "assistant": 1},
+    "claude_code/simonw__claude-code-transcripts__sample_session.jsonl": {"user": 2, "assistant": 4, "tool": 2},
+    "claude_code/d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl": {"user": 2, "assistant": 15, "tool": 12},
+    "aider/Aider-AI__aider__chat-history.prefix250k.md": {"user": 111, "assistant": 70, "tool": 157},
+    "sharegpt/axolotl-ai-cloud__axolotl__conversation.json": {"user": 6, "assistant": 6},
+}
+
+
+def night(home, now=NOW):
+    return nightly(now=now, home=str(home.paths.home))
+
+
+def put(home, rel: str, data: bytes | None = None, user: str = "gading") -> Path:
+    src = FIX / rel
+    return drop(home, f"{user}/{src.name.lstrip('.')}", data if data is not None else src.read_bytes())
+
+
+@pytest.mark.parametrize("sample", list(SAMPLES), ids=[s.split("/")[0] for s in SAMPLES])
+def test_every_message_of_every_sample_export_is_loaded(home, sample):
+    put(home, sample)
+    res = night(home)
+    assert res["ingest"]["exports"] == 1 and res["ingest"]["rejected"] == 0
+    rows = [r for r in table(home, "messages") if r["user_id"] == "gading"]
+    assert Counter(r["role"] for r in rows) == Counter(SAMPLES[sample])
+    # the original is archived once, byte-exact and read-only, and left active/
+    original = home.paths.archive / "imports" / "gading" / (FIX / sample).name.lstrip(".")
+    assert original.read_bytes() == (FIX / sample).read_bytes()
+    assert stat.S_IMODE(original.stat().st_mode) == 0o444
+    assert not any(home.paths.active.rglob("*.*"))
+    # every day transcript records where it came from
+    files = [r for r in table(home, "archive_files") if r["user_id"] == "gading"]
+    assert files and all(r["original_path"] == f"imports/gading/{original.name}" for r in files)
+
+
+def test_abandoned_branches_and_hidden_messages_are_kept_and_flagged(home):
+    put(home, "chatgpt/edited_branch.json")
+    night(home)
+    rows = table(home, "messages")
+    flags = Counter(f for r in rows for f in r["flags"])
+    assert len(rows) == 7
+    assert flags["inactive_branch"] == 3  # the first edit of the question and two answers it lost
+    summary = table(home, "daily_summaries")[0]["summary"]
+    for r in rows:
+        if "inactive_branch" in r["flags"]:
+            assert r["content"] not in summary  # an abandoned branch never becomes a fact
+
+
+def test_reimporting_the_same_export_changes_nothing(home):
+    put(home, "chatgpt/edited_branch.json")
+    night(home)
+    before = {p: p.stat().st_mtime_ns for p in home.paths.archive.rglob("*") if p.is_file()}
+    n = len(table(home, "messages"))
+    put(home, "chatgpt/edited_branch.json")
+    res = night(home)
+    assert res["imports"]["placed"] == 0 and res["imports"]["already_there"] == 1
+    assert res["load"]["days"] == 0 and len(table(home, "messages")) == n
+    assert {p: p.stat().st_mtime_ns for p in home.paths.archive.rglob("*") if p.is_file()} == before
+    assert not any(home.paths.active.rglob("*.json"))
+
+
+def test_a_newer_overlapping_export_adds_only_its_new_messages(home):
+    put(home, "chatgpt/edited_branch.json")
+    night(home)
+    old = {r["message_id"] for r in table(home, "messages")}
+    conv = json.loads((FIX / "chatgpt/edited_branch.json").read_text())
+    newer = copy.deepcopy(conv)
+    c = newer[0]
+    leaf = c["current_node"]
+    c["mapping"][leaf]["children"] = ["b-u4"]
+    c["mapping"]["b-u4"] = {"id": "b-u4", "parent": leaf, "children": [], "message": {
+        "id": "b-u4", "author": {"role": "user"}, "create_time": c["mapping"][leaf]["message"]["create_time"] + 60,
+        "content": {"content_type": "text", "parts": ["One more question"]}, "status": "finished_successfully"}}
+    c["current_node"] = "b-u4"
+    put(home, "chatgpt/edited_branch.json", json.dumps(newer).encode())
+    res = night(home, NOW + dt.timedelta(days=1))
+    rows = table(home, "messages")
+    assert {r["message_id"] for r in rows} >= old
+    assert len(rows) == len(old) + 1
+    assert [r["content"] for r in rows if r["message_id"] not in old] == ["One more question"]
+    assert res["load"]["loaded"] == 1
+
+
+def test_exports_that_are_not_conversations_go_to_quarantine_with_the_formats_tried(home):
+    put(home, "claude_ai/projects.json")
+    put(home, "chatgpt/bad_json.json")
+    drop(home, "gading/random.json", b'{"hello": "world"}')
+    res = night(home)
+    items = {i[0]: i for i in res["quarantine"]["items"]}
+    assert len(items) == 3
+    for _name, kind, reason in items.values():
+        assert kind == "unknown_format"
+        assert "chatgpt, claude_ai, claude_code, openwebui, sharegpt" in reason
+    assert table(home, "messages") == []
+
+
+def test_an_export_waits_until_every_one_of_its_days_is_eligible(home):
+    conv = json.loads((FIX / "chatgpt/edited_branch.json").read_text())
+    late = NOW.timestamp()  # 2026-07-20 03:00 +07: that day is not eligible yet
+    for node in conv[0]["mapping"].values():
+        if node.get("message") and node["message"].get("create_time"):
+            node["message"]["create_time"] = late
+    put(home, "chatgpt/edited_branch.json", json.dumps(conv).encode())
+    res = night(home)
+    assert res["ingest"]["waiting_day"] == 1 and res["ingest"]["exports"] == 0
+    assert (home.paths.active / "gading" / "edited_branch.json").is_file()
+    res = night(home, NOW + dt.timedelta(days=1))
+    assert res["ingest"]["exports"] == 1 and len(table(home, "messages")) == 7
+
+
+def test_cli_import_previews_then_imports_with_a_date_for_undated_exports(home, capsys):
+    def cli(*args):
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            return exc.code
+        return 0
+
+    f = str(FIX / "sharegpt/list.json")
+    h = str(home.paths.home)
+    assert cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
+    out = capsys.readouterr().out
+    assert "sharegpt, 2 conversations" in out and "8 messages, 8 new" in out and "2026-07-01" in out
+    assert cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--now", NOW.isoformat(), f) == 0
+    rows = table(home, "messages")
+    assert len(rows) == 8 and {r["date"] for r in rows} == {dt.date(2026, 7, 1)}
+    assert cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
+    assert "8 messages, 0 new" in capsys.readouterr().out
+    # the user's own file is never touched; a file that is no export is refused up front
+    assert hashlib.sha256(Path(f).read_bytes()).hexdigest() == hashlib.sha256((FIX / "sharegpt/list.json").read_bytes()).hexdigest()
+    assert cli("import", "--home", h, str(FIX / "claude_ai/projects.json")) == 2
+    assert "not an export kenang can import" in capsys.readouterr().err
