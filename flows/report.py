@@ -55,6 +55,7 @@ def dry_run(settings: Settings, now: dt.datetime) -> dict:
     found = ingest.scan(settings, now, time.time())
     pending, _, _ = plan.pending_days(settings)
     new_days = {(r.resolved.user_id, r.resolved.day) for r in found.ready}
+    new_days |= {(e.user_id, d.day) for e in found.exports for d in e.derived}
     return {
         "now": now.isoformat(),
         "archive": [
@@ -66,6 +67,12 @@ def dry_run(settings: Settings, now: dt.datetime) -> dict:
                 "day_source": r.resolved.day_source,
             }
             for r in found.ready
+        ],
+        "imports": [
+            {"file": e.cand.relpath, "format": e.format, "user_id": e.user_id, "conversations": e.conversations,
+             "transcripts": len(e.derived), "messages": sum(d.messages for d in e.derived),
+             "days": f"{min(d.day for d in e.derived)} .. {max(d.day for d in e.derived)}"}
+            for e in found.exports
         ],
         "quarantine": [{"file": r.cand.relpath, "kind": r.kind, "reason": r.reason} for r in found.rejected],
         "waiting": [_waiting(w) for w in found.waiting],
@@ -89,6 +96,11 @@ def render_dry_run(p: dict) -> str:
     if p["archive"]:
         parts.append(table(["file", "user", "day", "messages", "day from"], [
             (a["file"], a["user_id"], a["date"], a["messages"], a["day_source"]) for a in p["archive"]
+        ]))
+    if p.get("imports"):
+        parts.append(f"\nwould import {len(p['imports'])} export(s):")
+        parts.append(table(["file", "format", "user", "conversations", "messages", "days"], [
+            (e["file"], e["format"], e["user_id"], e["conversations"], e["messages"], e["days"]) for e in p["imports"]
         ]))
     parts.append(f"\nwould quarantine {len(p['quarantine'])} file(s):")
     if p["quarantine"]:

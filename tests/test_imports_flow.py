@@ -154,3 +154,23 @@ def test_cli_import_previews_then_imports_with_a_date_for_undated_exports(home, 
     assert hashlib.sha256(Path(f).read_bytes()).hexdigest() == hashlib.sha256((FIX / "sharegpt/list.json").read_bytes()).hexdigest()
     assert cli("import", "--home", h, str(FIX / "claude_ai/projects.json")) == 2
     assert "not an export kenang can import" in capsys.readouterr().err
+
+
+def test_dry_run_lists_exports_and_a_backfill_rebuilds_imported_days_from_the_archive(home, capsys):
+    import shutil
+
+    from flows.pipeline import backfill
+
+    put(home, "chatgpt/edited_branch.json")
+    try:
+        main(["run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--dry-run"])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    out = capsys.readouterr().out
+    assert "would import 1 export(s)" in out and "chatgpt" in out
+    night(home)
+    before = sorted(r["message_id"] for r in table(home, "messages"))
+    shutil.rmtree(home.paths.warehouse)
+    res = backfill(start=dt.date(2024, 7, 1), end=dt.date(2024, 7, 31), home=str(home.paths.home))
+    assert res["load"]["loaded"] == 1
+    assert sorted(r["message_id"] for r in table(home, "messages")) == before
