@@ -47,8 +47,9 @@ def register(name: str, sniff: Callable, parse: Callable) -> None:
 
 
 def formats() -> tuple[str, ...]:
+    """The format names, sorted (whatever order their modules were imported in)."""
     _load()
-    return tuple(_FORMATS)
+    return tuple(sorted(_FORMATS))
 
 
 _loaded = False
@@ -66,9 +67,8 @@ def _load() -> None:
 
 def detect(name: str, data: bytes) -> str | None:
     """The format of an export, by its content; None if no importer recognises it."""
-    _load()
-    for fmt, (sniff, _) in _FORMATS.items():
-        if sniff(data, name):
+    for fmt in formats():
+        if _FORMATS[fmt][0](data, name):
             return fmt
     return None
 
