@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
 import stat
 from dataclasses import dataclass, field
@@ -131,8 +132,7 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
                 (exports if isinstance(item, ReadyExport) else waiting).append(item)
                 continue
             if cand.path.suffix.lower() == ".json":
-                raise ParseError(f"not a chat export kenang can import (tried: {', '.join(formats())})",
-                                 kind="unknown_format")
+                raise _not_an_export(data)
             session = parse_transcript(cand.path.name, data, tz=settings.timezone)
             rs = resolve(
                 session,
@@ -158,6 +158,21 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
 
 
 IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")
+
+
+def _not_an_export(data: bytes) -> ParseError:
+    """Why a .json file no importer claims is refused: broken JSON, or JSON that is no chat export."""
+    try:
+        json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        return ParseError(f"not valid UTF-8 at byte {exc.start}", kind="bad_utf8")
+    except ValueError as exc:
+        where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        return ParseError(f"not valid JSON{where}", kind="bad_json")
+    except RecursionError:
+        return ParseError("JSON nested too deeply", kind="bad_json")
+    return ParseError(f"valid JSON, but not a chat export kenang can import (tried: {', '.join(formats())})",
+                      kind="unknown_format")
 
 
 def expand_export(settings: Settings, cand: Candidate, data: bytes, now: dt.datetime) -> ReadyExport | Waiting:

@@ -110,11 +110,13 @@ def test_exports_that_are_not_conversations_go_to_quarantine_with_the_formats_tr
     put(home, "chatgpt/bad_json.json")
     drop(home, "gading/random.json", b'{"hello": "world"}')
     res = night(home)
-    items = {i[0]: i for i in res["quarantine"]["items"]}
+    items = {Path(i[0]).name: i for i in res["quarantine"]["items"]}
     assert len(items) == 3
-    for _name, kind, reason in items.values():
+    for name in ("projects.json", "random.json"):
+        _file, kind, reason = items[name]
         assert kind == "unknown_format"
-        assert "chatgpt, claude_ai, claude_code, openwebui, sharegpt" in reason
+        assert "aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt" in reason
+    assert items["bad_json.json"][1] == "bad_json" and "line" in items["bad_json.json"][2]
     assert table(home, "messages") == []
 
 
