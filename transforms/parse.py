@@ -58,17 +58,20 @@ def parse_transcript(name: str, data: bytes, *, tz: tzinfo) -> Session:
     """Parse a transcript file's bytes; raise ``ParseError`` with a ``kind`` when it cannot."""
     lower = name.lower()
     if lower.endswith(_MARKDOWN_EXTS):
-        return _parse_markdown(_decode(data), tz)
+        return _parse_markdown(decode_text(data), tz)
     if lower.endswith(_JSONL_EXTS):
-        return _parse_jsonl(_decode(data), tz)
+        return _parse_jsonl(decode_text(data), tz)
     supported = ", ".join(_MARKDOWN_EXTS + _JSONL_EXTS)
     raise ParseError(
         f"unknown file extension in {_shown(name)}; supported: {supported}", kind="unknown_extension"
     )
 
 
-def _decode(data: bytes) -> str:
-    """Strict UTF-8 without a leading BOM and with CRLF read as LF."""
+def decode_text(data: bytes) -> str:
+    """Strict UTF-8 without a leading BOM and with CRLF read as LF; empty is a ParseError.
+
+    Shared by the transcript parsers and the export importers.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

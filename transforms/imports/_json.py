@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from transforms.errors import ParseError
+from transforms.parse import decode_text
 
 _EPOCH_SECONDS_MAX = 1e11
 _SHOWN = 40
@@ -36,15 +37,11 @@ EMPTY = "[empty message]"
 
 
 def decode(data: bytes) -> str:
-    """Strict UTF-8 without a leading BOM; an empty file is a ParseError."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"invalid UTF-8 at byte offset {exc.start}", kind="bad_utf8") from exc
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
-        raise ParseError("file is empty or whitespace only", kind="empty")
-    return text
+    """Strict UTF-8 without a leading BOM; an empty file is a ParseError (``parse.decode_text``).
+
+    CRLF read as LF changes nothing in JSON: a raw line break can only stand between tokens.
+    """
+    return decode_text(data)
 
 
 def load(data: bytes) -> object:

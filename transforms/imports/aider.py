@@ -36,6 +36,7 @@ import re
 from transforms.errors import ParseError
 from transforms.imports import base
 from transforms.imports.base import Conversation, Export, ImportedMessage
+from transforms.parse import decode_text
 
 FORMAT = "aider"
 
@@ -64,7 +65,7 @@ def parse(data: bytes, name: str, tz: dt.tzinfo, default_ts: dt.datetime | None 
     sessions: list[tuple[dt.datetime | None, list[tuple[str, list[str]]]]] = []
     headerless = False
     after_blank = False  # a blank line ends a user message: only consecutive "#### " lines join
-    for lineno, raw in enumerate(_decode(data).split("\n"), start=1):
+    for lineno, raw in enumerate(decode_text(data).split("\n"), start=1):
         if lineno == 1 and _MODELINE_RE.match(raw):
             continue
         if raw.startswith(HEADER_PREFIX):
@@ -144,17 +145,6 @@ def _conversation_id(start: dt.datetime | None, messages: tuple[ImportedMessage,
         return f"aider-{start.replace(tzinfo=None).isoformat()}"
     body = "\n".join(f"{m.role}\n{m.content}" for m in messages)
     return "aider-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
-
-
-def _decode(data: bytes) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"invalid UTF-8 at byte offset {exc.start}", kind="bad_utf8") from exc
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    if not text.strip():
-        raise ParseError("file is empty or whitespace only", kind="empty")
-    return text
 
 
 base.register(FORMAT, sniff, parse)

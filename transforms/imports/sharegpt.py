@@ -27,6 +27,7 @@ import json
 from transforms.errors import ParseError
 from transforms.imports import base
 from transforms.imports.base import Conversation, Export, ImportedMessage
+from transforms.parse import decode_text
 
 FORMAT = "sharegpt"
 
@@ -80,7 +81,7 @@ def _is_sharegpt(item: object) -> bool:
 def parse(data: bytes, name: str, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
     """Every conversation in the file; see the module docstring."""
     notes: list[str] = []
-    items = _items(_decode(data))
+    items = _items(decode_text(data))
     ts = default_ts.replace(tzinfo=tz) if default_ts is not None and default_ts.tzinfo is None else default_ts
     conversations = []
     seen: dict[str, int] = {}
@@ -170,17 +171,6 @@ def _conversation_id(item: dict, where: str, notes: list[str]) -> str:
         )
     canonical = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sharegpt-" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def _decode(data: bytes) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"invalid UTF-8 at byte offset {exc.start}", kind="bad_utf8") from exc
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    if not text.strip():
-        raise ParseError("file is empty or whitespace only", kind="empty")
-    return text
 
 
 base.register(FORMAT, sniff, parse)
