@@ -28,7 +28,7 @@ import polars as pl
 
 from flows import warehouse
 from flows.catalog import view_sql
-from flows.config import Settings, load_settings, resolve_home
+from flows.config import Settings, load_settings, pick_user, resolve_home
 from schemas.tables import DAILY_SUMMARIES, DAYS, MESSAGES
 from schemas.views import LIST_VIEWS, derived_view_sql
 from transforms.errors import ConfigError
@@ -83,15 +83,11 @@ class Analytics:
         self._loaded: set[str] = set()
 
     def _choose_user(self, user: str | None) -> str:
-        users = [r[0] for r in self.con.execute(
-            "SELECT DISTINCT user_id FROM all_days WHERE status = 'loaded' ORDER BY 1").fetchall()]
-        if user:
-            return user
-        if len(users) == 1:
-            return users[0]
-        if not users:
-            raise ConfigError("nothing is loaded yet: run `kenang run` (or `kenang backfill`) first")
-        raise ConfigError(f"this home has {len(users)} users ({', '.join(users)}); choose one with --user")
+        def loaded() -> list[str]:
+            sql = "SELECT DISTINCT user_id FROM all_days WHERE status = 'loaded' ORDER BY 1"
+            return [r[0] for r in self.con.execute(sql).fetchall()]
+
+        return pick_user(user, loaded, "nothing is loaded yet: run `kenang run` (or `kenang backfill`) first")
 
     def _need(self, what: str) -> None:
         """Copy this user's rows into memory once (then every query is in-memory)."""

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -172,3 +172,14 @@ def _type_word(t: type) -> str:
     return {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list",
             type(None): "empty"}.get(t, t.__name__)
 
+
+def pick_user(given: str | None, known: Callable[[], list[str]], nothing_yet: str) -> str:
+    """The user a query is for: the one given, else the home's only one (``known`` is read only then)."""
+    if given:
+        return given
+    users = known()
+    if len(users) == 1:
+        return users[0]
+    if not users:
+        raise ConfigError(nothing_yet)
+    raise ConfigError(f"this home has {len(users)} users ({', '.join(users)}); choose one with --user")

@@ -27,10 +27,9 @@ import numpy as np
 import pyarrow.compute as pc
 
 from flows import embed, warehouse
-from flows.config import Settings, load_settings, resolve_home
+from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, DAYS, MEMORY_CHUNKS
-from transforms.errors import ConfigError
 from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
 
 
@@ -45,14 +44,8 @@ def index_users(settings: Settings) -> list[str]:
 
 def choose_user(settings: Settings, user: str | None) -> str:
     """The user to search: the one given, else the only one indexed."""
-    users = index_users(settings)
-    if user:
-        return user
-    if len(users) == 1:
-        return users[0]
-    if not users:
-        raise ConfigError("the recall index is empty: run `kenang run` (or `kenang backfill`) first")
-    raise ConfigError(f"this home has {len(users)} users ({', '.join(users)}); choose one with --user")
+    return pick_user(user, lambda: index_users(settings),
+                     "the recall index is empty: run `kenang run` (or `kenang backfill`) first")
 
 
 @dataclass
