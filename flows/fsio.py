@@ -106,61 +106,48 @@ def safe_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "ar
     counter), so nothing in the archive is ever overwritten. The source is untouched.
     """
     try:
-        dest_dir.mkdir(parents=True, exist_ok=True)
         src_sha, size = _hash_and_size(src)
-        target = _free_name(dest_dir, name, src_sha)
-        if target.exists():
-            return Placed(target, src_sha, size, existed=True)
-        tmp = tmp_name(target)
-        try:
-            _copy_fsync(src, tmp)
-            fsync_dir(dest_dir)
-            faults.checkpoint(f"{checkpoint_prefix}.copied")
-            got = sha256_file(tmp)
-            if got != src_sha:
-                raise ArchiveError(
-                    f"checksum mismatch copying {src.name}: source {src_sha[:12]}, copy {got[:12]}; source kept"
-                )
-            faults.checkpoint(f"{checkpoint_prefix}.verified")
-            os.chmod(tmp, READ_ONLY)
-            # The run lock makes kenang the only writer here, and _free_name saw no file
-            # at target, so this rename cannot overwrite; rename (not link) also works
-            # on SMB mounts without hard links.
-            os.rename(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
-        fsync_dir(dest_dir)
-        faults.checkpoint(f"{checkpoint_prefix}.placed")
-        return Placed(target, src_sha, size, existed=False)
+        return _place(dest_dir, name, src_sha, size, lambda tmp: _copy_fsync(src, tmp), checkpoint_prefix,
+                      f"copying {src.name}", "source kept")
     except OSError as exc:
         raise io_error(f"copying {src} to {dest_dir}", exc) from exc
 
 
 def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = "archive") -> Placed:
     """``safe_copy`` for bytes kenang made (an export's day transcript): same naming, fsync, verify, 0444."""
-    sha = hashlib.sha256(data).hexdigest()
     try:
-        dest_dir.mkdir(parents=True, exist_ok=True)
-        target = _free_name(dest_dir, name, sha)
-        if target.exists():
-            return Placed(target, sha, len(data), existed=True)
-        tmp = tmp_name(target)
-        try:
-            with open(tmp, "xb") as fo:
-                fo.write(data)
-                fo.flush()
-                os.fsync(fo.fileno())
-            if sha256_file(tmp) != sha:
-                raise ArchiveError(f"checksum mismatch writing {name}")
-            os.chmod(tmp, READ_ONLY)
-            os.rename(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
-        fsync_dir(dest_dir)
-        faults.checkpoint(f"{checkpoint_prefix}.placed")
-        return Placed(target, sha, len(data), existed=False)
+        return _place(dest_dir, name, hashlib.sha256(data).hexdigest(), len(data),
+                      lambda tmp: _write_fsync(data, tmp), checkpoint_prefix, f"writing {name}", "nothing placed")
     except OSError as exc:
         raise io_error(f"writing {name} to {dest_dir}", exc) from exc
+
+
+def _place(dest_dir: Path, name: str, sha: str, size: int, fill: Callable[[Path], None], checkpoint_prefix: str,
+           what: str, on_mismatch: str) -> Placed:
+    """Fill a temporary file beside the free name for these bytes, verify it, make it 0444, rename it in."""
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    target = _free_name(dest_dir, name, sha)
+    if target.exists():
+        return Placed(target, sha, size, existed=True)
+    tmp = tmp_name(target)
+    try:
+        fill(tmp)
+        fsync_dir(dest_dir)
+        faults.checkpoint(f"{checkpoint_prefix}.copied")
+        got = sha256_file(tmp)
+        if got != sha:
+            raise ArchiveError(f"checksum mismatch {what}: source {sha[:12]}, copy {got[:12]}; {on_mismatch}")
+        faults.checkpoint(f"{checkpoint_prefix}.verified")
+        os.chmod(tmp, READ_ONLY)
+        # The run lock makes kenang the only writer here, and _free_name saw no file
+        # at target, so this rename cannot overwrite; rename (not link) also works
+        # on SMB mounts without hard links.
+        os.rename(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(dest_dir)
+    faults.checkpoint(f"{checkpoint_prefix}.placed")
+    return Placed(target, sha, size, existed=False)
 
 
 def _free_name(dest_dir: Path, name: str, sha: str) -> Path:
@@ -192,6 +179,13 @@ def _copy_fsync(src: Path, dst: Path) -> None:
         os.fsync(fo.fileno())
     st = os.stat(src)
     os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _write_fsync(data: bytes, dst: Path) -> None:
+    with open(dst, "xb") as fo:
+        fo.write(data)
+        fo.flush()
+        os.fsync(fo.fileno())
 
 
 def remove_source(src: Path, expect_sha: str) -> bool:
