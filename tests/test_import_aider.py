@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
+from import_support import (
+    ALL_FORMATS,
+    FIXTURES,
+    GENERIC_JSONL,
+    JAKARTA,
+    KENANG_MARKDOWN,
+    every_format_registered,
+)
 
 from transforms.errors import ParseError
 from transforms.imports import aider, base, claude_code, sharegpt
 
-FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 HERE = FIXTURES / "aider"
 SAMPLE = HERE / "Aider-AI__aider__chat-history.prefix250k.md"
 EDGES = HERE / "two_headers_headerless_start.aider.chat.history.md"
-JAKARTA = ZoneInfo("Asia/Jakarta")
 
-ALL_FORMATS = ("aider", "chatgpt", "claude_ai", "claude_code", "openwebui", "sharegpt")
-KENANG_MARKDOWN = b"---\nsession_id: x\n---\n\n## user \xc2\xb7 2026-07-19T10:37:12+07:00\nhi\n"
-GENERIC_JSONL = b'{"role":"user","content":"hi"}\n'
-
-
-def every_format_registered() -> set[str]:
-    """Import all six importers, so that detect chooses among every sniffer, not just the loaded ones."""
-    for name in ALL_FORMATS:
-        importlib.import_module(f"transforms.imports.{name}")
-    return set(base.formats())
 
 
 def parse(path: Path):

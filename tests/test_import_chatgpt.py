@@ -9,24 +9,19 @@ import re
 from collections import Counter
 from datetime import UTC, date, datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from import_support import ALL_FORMATS, FIXTURES, JAKARTA, fixtures, jsonish
 
 from transforms.errors import ParseError
 from transforms.imports import base, chatgpt, detect, parse_export, sessions_by_day
 
-FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 HERE = FIXTURES / "chatgpt"
 MITKURY = HERE / "mitkury__chatgpt-export-parser__example-conversation.json"
 GPT_EXAMPLE = HERE / "yetanotherchris__openwebui-importer__gpt_example.json"
-JAKARTA = ZoneInfo("Asia/Jakarta")
-ALL_FORMATS = ("aider", "chatgpt", "claude_ai", "claude_code", "openwebui", "sharegpt")
 OTHER_FOLDERS = ("aider", "claude_ai", "claude_code", "openwebui", "sharegpt")
-_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
-_KEYS = st.sampled_from(  # the keys the format reads
+_KEYS = (  # the keys the format reads
     [
         "mapping",
         "current_node",
@@ -44,11 +39,7 @@ _KEYS = st.sampled_from(  # the keys the format reads
         "metadata",
     ]
 )
-JSONISH = st.recursive(
-    _SCALARS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=6),
-    max_leaves=30,
-)
+JSONISH = jsonish(_KEYS)
 
 
 def parse(path: Path):
@@ -61,11 +52,6 @@ def parse_bytes(data: bytes):
 
 def utc(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
-
-
-def fixtures(folder: str) -> list[Path]:
-    where = FIXTURES / folder
-    return sorted(p for p in where.iterdir() if p.name != "SOURCES.md") if where.is_dir() else []
 
 
 def census(export) -> dict:

@@ -3,34 +3,28 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
+from import_support import (
+    ALL_FORMATS,
+    FIXTURES,
+    GENERIC_JSONL,
+    JAKARTA,
+    KENANG_MARKDOWN,
+    every_format_registered,
+)
 
 from transforms.errors import ParseError
 from transforms.imports import aider, base, claude_code, sharegpt
 
-FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 HERE = FIXTURES / "claude_code"
 SIMONW = HERE / "simonw__claude-code-transcripts__sample_session.jsonl"
 VIEWER = HERE / "d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
-JAKARTA = ZoneInfo("Asia/Jakarta")
 
-ALL_FORMATS = ("aider", "chatgpt", "claude_ai", "claude_code", "openwebui", "sharegpt")
-KENANG_MARKDOWN = b"---\nsession_id: x\n---\n\n## user \xc2\xb7 2026-07-19T10:37:12+07:00\nhi\n"
-GENERIC_JSONL = b'{"role":"user","content":"hi"}\n'
-
-
-def every_format_registered() -> set[str]:
-    """Import all six importers, so that detect chooses among every sniffer, not just the loaded ones."""
-    for name in ALL_FORMATS:
-        importlib.import_module(f"transforms.imports.{name}")
-    return set(base.formats())
 
 
 def parse(path: Path):

@@ -9,25 +9,20 @@ import re
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from import_support import ALL_FORMATS, FIXTURES, JAKARTA, fixtures, jsonish
 
 from transforms.errors import ParseError
 from transforms.imports import base, detect, openwebui, parse_export
 
-FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 HERE = FIXTURES / "openwebui"
 SAMPLE = HERE / "yetanotherchris__openwebui-importer__webui-json.json"
 SINGLE = HERE / "single_seconds.json"
 LISTED = HERE / "list_milliseconds.json"
-JAKARTA = ZoneInfo("Asia/Jakarta")
-ALL_FORMATS = ("aider", "chatgpt", "claude_ai", "claude_code", "openwebui", "sharegpt")
 OTHER_FOLDERS = ("aider", "chatgpt", "claude_ai", "claude_code", "sharegpt")
-_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
-_KEYS = st.sampled_from(  # the keys the format reads
+_KEYS = (  # the keys the format reads
     [
         "id",
         "title",
@@ -45,11 +40,7 @@ _KEYS = st.sampled_from(  # the keys the format reads
         "type",
     ]
 )
-JSONISH = st.recursive(
-    _SCALARS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=6),
-    max_leaves=30,
-)
+JSONISH = jsonish(_KEYS)
 
 
 def parse(path: Path):
@@ -58,11 +49,6 @@ def parse(path: Path):
 
 def parse_bytes(data: bytes):
     return openwebui.parse(data, "chat-export.json", JAKARTA, None)
-
-
-def fixtures(folder: str) -> list[Path]:
-    where = FIXTURES / folder
-    return sorted(p for p in where.iterdir() if p.name != "SOURCES.md") if where.is_dir() else []
 
 
 # --- the real sample ----------------------------------------------------------
