@@ -92,3 +92,14 @@ def snapshot(settings: Settings) -> dict:
 
 def table(settings: Settings, name: str) -> list[dict]:
     return warehouse.read(settings.paths.warehouse, TABLES[name]).to_pylist()
+
+
+def run_cli(*args: str) -> int:
+    """Run ``kenang ARGS`` in-process; its exit code (0 when it returns normally)."""
+    from flows.cli import main
+
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        return 0 if exc.code is None else exc.code
+    return 0

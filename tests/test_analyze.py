@@ -7,10 +7,10 @@ import json
 
 import pyarrow as pa
 import pytest
+from helpers import run_cli
 
 from flows import ledger, warehouse
 from flows.analyze import INTENTS, Analytics
-from flows.cli import main
 from schemas.tables import DAILY_SUMMARIES, MESSAGES
 from transforms.errors import ConfigError
 
@@ -155,31 +155,25 @@ def test_an_empty_range_is_empty_for_every_intent(wh, intent):
 
 
 def test_cli_analyze_prints_a_table_json_and_says_when_empty(wh, capsys):
-    def cli(*args):
-        try:
-            main(list(args))
-        except SystemExit as exc:
-            return exc.code
-        return 0
-
     home = str(wh.paths.home)
-    assert cli("analyze", "--home", home, "--user", "gading", "productivity", "--start", "2026-07-01", "--end", "2026-07-31") == 0
+    assert run_cli("analyze", "--home", home, "--user", "gading", "productivity", "--start", "2026-07-01", "--end", "2026-07-31") == 0
     out = capsys.readouterr().out
     assert "productive_days" in out and "0.5" in out and "importance is >= 5" in out
-    assert cli("analyze", "--home", home, "--user", "gading", "technology_counts", "--json") == 0
+    assert run_cli("analyze", "--home", home, "--user", "gading", "technology_counts", "--json") == 0
     data = json.loads(capsys.readouterr().out)
     assert data["intent"] == "technology_counts" and data["rows"][0]["technology"] == "Proxmox"
-    assert cli("analyze", "--home", home, "--user", "gading", "people_mentions", "--start", "2025-01-01", "--end", "2025-01-02") == 0
+    assert run_cli("analyze", "--home", home, "--user", "gading", "people_mentions", "--start", "2025-01-01", "--end", "2025-01-02") == 0
     assert "(empty" in capsys.readouterr().out
-    assert cli("analyze", "--home", home, "nonsense") == 2
+    assert run_cli("analyze", "--home", home, "nonsense") == 2
     err = capsys.readouterr().err
     assert "unknown intent 'nonsense'" in err and "importance_trend" in err
 
 
 @pytest.mark.usefixtures("prefect_api")
 def test_an_open_reader_neither_blocks_nor_is_blocked_by_a_run(wh):
-    from flows.pipeline import nightly
     from helpers import NOW, drop, md
+
+    from flows.pipeline import nightly
 
     reader = Analytics(wh, "gading")
     reader.run("productivity")  # holds its tables in memory; no file stays open or locked

@@ -11,10 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import NOW, drop, run_cli, table
 
-from flows.cli import main
 from flows.pipeline import nightly
-from helpers import NOW, drop, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -135,26 +134,19 @@ def test_an_export_waits_until_every_one_of_its_days_is_eligible(home):
 
 
 def test_cli_import_previews_then_imports_with_a_date_for_undated_exports(home, capsys):
-    def cli(*args):
-        try:
-            main(list(args))
-        except SystemExit as exc:
-            return exc.code
-        return 0
-
     f = str(FIX / "sharegpt/list.json")
     h = str(home.paths.home)
-    assert cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
+    assert run_cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
     out = capsys.readouterr().out
     assert "sharegpt, 2 conversations" in out and "8 messages, 8 new" in out and "2026-07-01" in out
-    assert cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--now", NOW.isoformat(), f) == 0
+    assert run_cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--now", NOW.isoformat(), f) == 0
     rows = table(home, "messages")
     assert len(rows) == 8 and {r["date"] for r in rows} == {dt.date(2026, 7, 1)}
-    assert cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
+    assert run_cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
     assert "8 messages, 0 new" in capsys.readouterr().out
     # the user's own file is never touched; a file that is no export is refused up front
     assert hashlib.sha256(Path(f).read_bytes()).hexdigest() == hashlib.sha256((FIX / "sharegpt/list.json").read_bytes()).hexdigest()
-    assert cli("import", "--home", h, str(FIX / "claude_ai/projects.json")) == 2
+    assert run_cli("import", "--home", h, str(FIX / "claude_ai/projects.json")) == 2
     assert "not an export kenang can import" in capsys.readouterr().err
 
 
@@ -164,10 +156,7 @@ def test_dry_run_lists_exports_and_a_backfill_rebuilds_imported_days_from_the_ar
     from flows.pipeline import backfill
 
     put(home, "chatgpt/edited_branch.json")
-    try:
-        main(["run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--dry-run"])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
+    assert run_cli("run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--dry-run") == 0
     out = capsys.readouterr().out
     assert "would import 1 export(s)" in out and "chatgpt" in out
     night(home)

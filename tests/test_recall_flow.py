@@ -6,13 +6,12 @@ import datetime as dt
 import json
 
 import pytest
-
 from fakes import AxisEmbedder
+from helpers import NOW, drop, md, run_cli, table
+
 from flows import embed
-from flows.cli import main
 from flows.pipeline import backfill, nightly
 from flows.recall import Recaller, choose_user
-from helpers import NOW, drop, md, table
 from transforms.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -38,13 +37,6 @@ def archive_days(home) -> None:
                                   ("assistant", "Noted."), user_id="gading"))
     drop(home, "rina/d.md", md("2026-07-19", "2100", ("user", "Jadwal sahur sama Gading jam 03.30, Rina yang masak."),
                                 ("assistant", "Siap."), user_id="rina"))
-
-
-def cli(*args: str) -> None:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        assert exc.code in (0, None), exc.code
 
 
 def night(home, now=NOW):
@@ -154,18 +146,18 @@ def test_cli_recall_prints_json_and_reads_a_queries_file(home, fake, capsys, tmp
     archive_days(home)
     night(home)
     capsys.readouterr()
-    cli("recall", "--home", str(home.paths.home), "--user", "gading", "cadangan", "--json")
+    assert run_cli("recall", "--home", str(home.paths.home), "--user", "gading", "cadangan", "--json") == 0
     out = json.loads(capsys.readouterr().out)
     assert {"date", "score", "via", "source", "session_id", "text"} <= set(out[0])
     assert any(r["via"] == "related:2026-07-18" for r in out)
     qf = tmp_path / "q.txt"
     qf.write_text("proxmox boot\n\nsahur rina\n")
-    cli("recall", "--home", str(home.paths.home), "--user", "gading", "--queries", str(qf))
+    assert run_cli("recall", "--home", str(home.paths.home), "--user", "gading", "--queries", str(qf)) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [x["query"] for x in lines] == ["proxmox boot", "sahur rina"]
     assert lines[0]["results"][0]["date"] == "2026-07-17"
     assert lines[1]["results"][0]["date"] == "2026-07-19"
-    cli("recall", "--home", str(home.paths.home), "--user", "gading", "proxmox boot")
+    assert run_cli("recall", "--home", str(home.paths.home), "--user", "gading", "proxmox boot") == 0
     text = capsys.readouterr().out
     assert "2026-07-17" in text and "direct" in text
 
@@ -173,7 +165,5 @@ def test_cli_recall_prints_json_and_reads_a_queries_file(home, fake, capsys, tmp
 def test_cli_recall_without_user_in_a_shared_home_is_a_usage_error(home, fake, capsys):
     archive_days(home)
     night(home)
-    with pytest.raises(SystemExit) as exc:
-        main(["recall", "--home", str(home.paths.home), "sahur"])
-    assert exc.value.code == 2
+    assert run_cli("recall", "--home", str(home.paths.home), "sahur") == 2
     assert "--user" in capsys.readouterr().err
