@@ -61,10 +61,11 @@ def build_home(root: Path, backend: str):
 
 
 def days_of(scores, refs, related, *, expand: bool, k: int = 10):
+    """(ranked days, the user of each result) for one method's scores."""
     from transforms.recall import select
 
-    return [h.date for h in select(scores, refs, related, top_k=k, expand=expand)], \
-        [h.chunk.user_id for h in select(scores, refs, related, top_k=k, expand=expand)]
+    hits = select(scores, refs, related, top_k=k, expand=expand)
+    return [h.date for h in hits], [h.chunk.user_id for h in hits]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -40,6 +40,12 @@ def _normalise(m: np.ndarray) -> np.ndarray:
     return m / np.where(norms == 0, 1.0, norms)
 
 
+def _batched(embed, texts: Sequence[str], size: int, dim: int) -> np.ndarray:
+    """``embed`` over ``texts`` in batches of ``size``, rows L2-normalised."""
+    out = [embed(list(texts[i : i + size])) for i in range(0, len(texts), size)]
+    return _normalise(np.vstack(out)) if out else np.zeros((0, dim), np.float32)
+
+
 def _version(dist: str) -> str:
     try:
         return importlib.metadata.version(dist)
@@ -92,8 +98,7 @@ class E5Embedder:
         self.id = e5_id()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        out = [self._model.passage(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
-        return _normalise(np.vstack(out)) if out else np.zeros((0, self.dim), np.float32)
+        return _batched(self._model.passage, texts, self.batch_size, self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
         return _normalise(self._model.query(text))
@@ -111,8 +116,7 @@ class UseEmbedder:
         self.id = use_id()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        out = [self._model.encode(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
-        return _normalise(np.vstack(out)) if out else np.zeros((0, self.dim), np.float32)
+        return _batched(self._model.encode, texts, self.batch_size, self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
         return _normalise(self._model.encode(text))
