@@ -76,15 +76,12 @@ class Analytics:
         self.settings = settings
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET TimeZone = ?", [settings.timezone.key])
-        wh = settings.paths.warehouse
-        for table in (DAILY_SUMMARIES, MESSAGES, DAYS):
-            self.con.execute(view_sql(wh, table).replace(f'VIEW "{table.name}"', f'VIEW "all_{table.name}"', 1))
-        self.user = self._choose_user(user)
         self._loaded: set[str] = set()
+        self.user = self._choose_user(user)
 
     def _choose_user(self, user: str | None) -> str:
         def loaded() -> list[str]:
-            sql = "SELECT DISTINCT user_id FROM all_days WHERE status = 'loaded' ORDER BY 1"
+            sql = f"SELECT DISTINCT user_id FROM {self._view(DAYS)} WHERE status = 'loaded' ORDER BY 1"
             return [r[0] for r in self.con.execute(sql).fetchall()]
 
         return pick_user(user, loaded, "nothing is loaded yet: run `kenang run` (or `kenang backfill`) first")
@@ -97,21 +94,30 @@ class Analytics:
             self.con.execute(
                 "CREATE TABLE daily_summaries AS SELECT user_id, CAST(date AS DATE) AS date, summary, people, projects, "
                 "tags, technologies, importance, mood, related_dates, sessions, messages "
-                f"FROM {self._user_files(DAILY_SUMMARIES, 'all_daily_summaries')} WHERE user_id = ?", [self.user])
+                f"FROM {self._user_files(DAILY_SUMMARIES)} WHERE user_id = ?", [self.user])
             for stmt in derived_view_sql("daily_summaries"):
                 self.con.execute(stmt)
         elif what == "messages":
             self.con.execute(
                 "CREATE TABLE message_times AS SELECT CAST(date AS DATE) AS date, CAST(ts AS TIMESTAMPTZ) AS ts, role "
-                f"FROM {self._user_files(MESSAGES, 'all_messages')} WHERE user_id = ?", [self.user])
+                f"FROM {self._user_files(MESSAGES)} WHERE user_id = ?", [self.user])
         self._loaded.add(what)
 
-    def _user_files(self, table, fallback: str) -> str:
+    def _view(self, table) -> str:
+        """A view over all of a table's files (typed and empty if it has none), made when first needed."""
+        name = f"all_{table.name}"
+        if name not in self._loaded:
+            sql = view_sql(self.settings.paths.warehouse, table).replace(f'VIEW "{table.name}"', f'VIEW "{name}"', 1)
+            self.con.execute(sql)
+            self._loaded.add(name)
+        return name
+
+    def _user_files(self, table) -> str:
         """Only this user's partitions (a user id is ``[a-z0-9._-]``, safe in a glob)."""
         root = warehouse.table_dir(self.settings.paths.warehouse, table)
         files = list(root.glob(f"date=*/user_id={self.user}/data.parquet")) if USER_ID_RE.match(self.user) else []
         if not files:
-            return fallback
+            return self._view(table)
         pattern = str(root / "*" / f"user_id={self.user}" / "data.parquet").replace("'", "''")
         return f"read_parquet('{pattern}', hive_partitioning=true, union_by_name=true)"
 
