@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from transforms.errors import ParseError
 from transforms.model import Message, Session
@@ -60,7 +60,14 @@ def _load() -> None:
     global _loaded
     if _loaded:
         return
-    from transforms.imports import aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt  # noqa: F401
+    from transforms.imports import (  # noqa: F401
+        aider,
+        chatgpt,
+        claude_ai,
+        claude_code,
+        openwebui,
+        sharegpt,
+    )
 
     _loaded = True
 
@@ -80,12 +87,13 @@ def parse_export(name: str, data: bytes, *, tz: dt.tzinfo, default_ts: dt.dateti
     return _FORMATS[fmt][1](data, name, tz, default_ts)
 
 
-def sessions_by_day(conv: Conversation, tz: dt.tzinfo, source_format: str) -> list[tuple[dt.date | None, Session]]:
-    """One Session per local day the conversation has messages on; untimed messages join the day before them.
+def day_groups(conv: Conversation, tz: dt.tzinfo) -> list[tuple[dt.date | None, str, list[ImportedMessage]]]:
+    """(local day, session id, messages) per day the conversation has messages on, days in order.
 
-    Each session's id is ``<conversation_id>`` for its first day and
-    ``<conversation_id>@<date>`` for the days after. A conversation with no timestamps
-    at all is one session with day ``None`` (the caller dates it).
+    Untimed messages join the day before them (leading ones, the first dated day).
+    The first day's session id is ``<conversation_id>``, each later day's
+    ``<conversation_id>@<date>``. A conversation with no timestamps at all is one group
+    with day ``None`` (the caller dates it).
     """
     groups: list[tuple[dt.date | None, list[ImportedMessage]]] = []
     current: dt.date | None = None
@@ -105,9 +113,16 @@ def sessions_by_day(conv: Conversation, tz: dt.tzinfo, source_format: str) -> li
     out = []
     for i, (day, msgs) in enumerate(sorted(merged.items(), key=lambda kv: (kv[0] is None, kv[0] or dt.date.min))):
         sid = conv.conversation_id if i == 0 else f"{conv.conversation_id}@{day.isoformat() if day else 'undated'}"
-        messages = tuple(Message(m.role, m.content, m.ts, seq) for seq, m in enumerate(msgs))
-        out.append((day, Session(sid, None, None, source_format, messages)))
+        out.append((day, sid, msgs))
     return out
+
+
+def sessions_by_day(conv: Conversation, tz: dt.tzinfo, source_format: str) -> list[tuple[dt.date | None, Session]]:
+    """One Session per local day the conversation has messages on (``day_groups``)."""
+    return [
+        (day, Session(sid, None, None, source_format, tuple(Message(m.role, m.content, m.ts, seq) for seq, m in enumerate(msgs))))
+        for day, sid, msgs in day_groups(conv, tz)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,37 +149,22 @@ def derived_transcripts(export: Export, *, tz: dt.tzinfo, user_id: str, source: 
     Messages with no time in a conversation with none take ``undated_day``.
     """
     out: list[Derived] = []
-    by_id = {c.conversation_id: c for c in export.conversations}
     for conv in export.conversations:
-        for day, session in sessions_by_day(conv, tz, export.format):
-            if not session.messages:
+        for day, sid, msgs in day_groups(conv, tz):
+            if not msgs:
                 continue
-            originals = _originals(by_id[conv.conversation_id], session)
             lines = []
-            for i, (m, im) in enumerate(zip(session.messages, originals)):
-                flags = [f for f, on in (("inactive_branch", not im.active), ("hidden", im.hidden)) if on]
+            for i, m in enumerate(msgs):
+                flags = [f for f, on in (("inactive_branch", not m.active), ("hidden", m.hidden)) if on]
                 record: dict = {"role": m.role, "content": m.content,
-                                "timestamp": m.ts.isoformat() if m.ts else None, "kind": im.kind}
+                                "timestamp": m.ts.isoformat() if m.ts else None, "kind": m.kind}
                 if flags:
                     record["flags"] = flags
                 if i == 0:
-                    record = {"session_id": session.session_id, "user_id": user_id, "agent": export.format,
+                    record = {"session_id": sid, "user_id": user_id, "agent": export.format,
                               "title": conv.title, "source": source, "source_sha256": source_sha256, **record}
                 lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
-            when = day or undated_day
-            name = f"{export.format}-{_UNSAFE.sub('_', session.session_id)[:150]}.jsonl"
-            out.append(Derived(when, session.session_id, name, ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"),
-                               len(session.messages)))
-    return out
-
-
-def _originals(conv: Conversation, session: Session) -> list[ImportedMessage]:
-    """The ImportedMessages behind a day session, in its order (sessions_by_day keeps order)."""
-    pool = iter(conv.messages)
-    out = []
-    for m in session.messages:
-        for im in pool:
-            if im.content == m.content and im.role == m.role and im.ts == m.ts:
-                out.append(im)
-                break
+            name = f"{export.format}-{_UNSAFE.sub('_', sid)[:150]}.jsonl"
+            data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+            out.append(Derived(day or undated_day, sid, name, data, len(msgs)))
     return out
