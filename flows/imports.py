@@ -26,10 +26,10 @@ from flows.config import Settings
 from flows.fsio import fsync_dir, tmp_name
 from schemas.tables import MESSAGES
 from transforms.errors import ConfigError, ParseError
-from transforms.ids import message_id
 from transforms.imports import detect, formats, parse_export
 from transforms.imports.base import sessions_by_day
 from transforms.model import USER_ID_RE
+from transforms.rows import session_message_ids
 
 
 def _check(settings: Settings, files: Iterable[Path], user: str) -> list[tuple[Path, bytes, str]]:
@@ -103,12 +103,7 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
             for day, session in sessions_by_day(conv, tz, export.format):
                 day = day or stamp.date()
                 days.append(day)
-                seen: dict = {}
-                for m in session.messages:
-                    ts = m.ts.astimezone(dt.timezone.utc) if m.ts else None
-                    key = (m.role, ts, m.content)
-                    mid = message_id(user, session.session_id, m.role, ts, m.content, seen.get(key, 0))
-                    seen[key] = seen.get(key, 0) + 1
+                for _m, _ts, mid in session_message_ids(session.messages, user_id=user, session_id=session.session_id):
                     total += 1
                     new += mid not in known(day)
             convs.append({"id": conv.conversation_id, "title": conv.title, "first_day": min(days) if days else None,

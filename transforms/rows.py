@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 import pyarrow as pa
 
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.ids import message_id, row_fingerprint
-from transforms.model import ResolvedSession
+from transforms.model import Message, ResolvedSession
 from transforms.injection import flag_injection
 from transforms.redact import redact
 
@@ -99,16 +99,21 @@ def build_day_rows(
     return DayRows(sessions, messages, _fingerprint(session_rows, message_rows), total_redactions)
 
 
+def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id: str) -> Iterator[tuple[Message, datetime | None, str]]:
+    """(message, its UTC time, its id) for one file's messages of a session; the n-th identical one counts n."""
+    occurrences: Counter = Counter()
+    for msg in messages:
+        ts = msg.ts.astimezone(timezone.utc) if msg.ts is not None else None
+        key = (msg.role, ts, msg.content)
+        yield msg, ts, message_id(user_id, session_id, msg.role, ts, msg.content, occurrences[key])
+        occurrences[key] += 1
+
+
 def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id: str, session_id: str) -> list[dict]:
     seen: dict[str, dict] = {}
     order = 0
     for rs, _src in group:
-        occurrences: Counter = Counter()
-        for msg in rs.session.messages:
-            ts = msg.ts.astimezone(timezone.utc) if msg.ts is not None else None
-            key = (msg.role, ts, msg.content)
-            mid = message_id(user_id, session_id, msg.role, ts, msg.content, occurrences[key])
-            occurrences[key] += 1
+        for msg, ts, mid in session_message_ids(rs.session.messages, user_id=user_id, session_id=session_id):
             if mid in seen:
                 continue
             red = redact(msg.content)
