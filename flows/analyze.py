@@ -27,7 +27,7 @@ import duckdb
 import polars as pl
 
 from flows import warehouse
-from flows.catalog import view_sql
+from flows.catalog import LOCKED_CONFIG, lock_to_warehouse, view_sql
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from schemas.tables import DAILY_SUMMARIES, DAYS, MESSAGES
 from schemas.views import LIST_VIEWS, derived_view_sql
@@ -74,8 +74,9 @@ class Analytics:
 
     def __init__(self, settings: Settings, user: str | None = None):
         self.settings = settings
-        self.con = duckdb.connect(":memory:")
-        self.con.execute("SET TimeZone = ?", [settings.timezone.key])
+        # Notebooks reach this connection (`analytics.con`): like `kenang sql`'s, it may read the warehouse only.
+        self.con = lock_to_warehouse(duckdb.connect(":memory:", config=LOCKED_CONFIG), settings.paths.warehouse,
+                                     settings.timezone.key)
         self._loaded: set[str] = set()
         self.user = self._choose_user(user)
 

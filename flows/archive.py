@@ -21,6 +21,7 @@ archive against the record.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ import pyarrow as pa
 
 from flows import faults, ledger, progress, warehouse
 from flows.config import Settings
-from flows.fsio import TMP_PREFIX, remove_source, safe_copy, safe_write, sha256_file
+from flows.fsio import READ_ONLY, TMP_PREFIX, atomic_write_bytes, remove_source, safe_copy, safe_write, sha256_file
 from flows.ingest import Ready, ReadyExport
 from schemas.tables import ARCHIVE_FILES
 
@@ -149,7 +150,12 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
 
 
 def record(settings: Settings, rows: list[dict]) -> int:
-    """Add rows to archive_files, one whole partition per (user, day); skip recorded paths."""
+    """Add rows to archive_files, one whole partition per (user, day); skip recorded paths.
+
+    Each touched day's manifest in the archive is written first, then its partition:
+    the archive describes itself, so a backfill with the warehouse gone still knows
+    which files kenang archived (and which were placed there behind its back).
+    """
     by_part: dict[tuple[str, dt.date], list[dict]] = {}
     for row in rows:
         by_part.setdefault((row["user_id"], row["date"]), []).append(row)
@@ -166,12 +172,79 @@ def record(settings: Settings, rows: list[dict]) -> int:
             if r["path"] not in known:
                 known.add(r["path"])
                 fresh.append(r)
+        merged = sorted(existing + fresh, key=lambda r: r["path"])
+        write_manifest(settings, user, day, merged)
         if not fresh:
             continue
-        merged = sorted(existing + fresh, key=lambda r: r["path"])
         warehouse.write_file(path, pa.Table.from_pylist(merged, schema=ARCHIVE_FILES.schema), ARCHIVE_FILES)
         added += len(fresh)
     return added
+
+
+# --- the archive's own record of what kenang put in each day folder ------------------
+#
+# ``<day folder>/.kenang-files.json`` (0444) lists every original kenang archived there:
+# name -> sha256, size, original path. It holds nothing that changes between runs, so
+# an identical night writes identical bytes. Hidden, so no scan takes it for a file.
+
+MANIFEST = ".kenang-files.json"
+
+
+def manifest_entries(rows: Iterable[dict]) -> dict:
+    """The manifest body for a day's archive_files rows."""
+    files = {}
+    for r in sorted(rows, key=lambda r: r["path"]):
+        files[r["path"].rsplit("/", 1)[-1]] = {"sha256": r["sha256"], "size": r["size"],
+                                               "original_path": r["original_path"]}
+    return {"kenang_manifest": 1, "files": files}
+
+
+def write_manifest(settings: Settings, user: str, day: dt.date, rows: list[dict]) -> bool:
+    """Write a day folder's manifest if it would change; returns whether it did."""
+    data = (json.dumps(manifest_entries(rows), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    path = day_dir(settings, user, day) / MANIFEST
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    atomic_write_bytes(path, data, mode=READ_ONLY)
+    faults.checkpoint("archive.manifest_written")
+    return True
+
+
+def read_manifests(settings: Settings, start: dt.date | None = None, end: dt.date | None = None) -> dict[tuple[str, dt.date], list[dict]]:
+    """archive_files rows (without run fields) for every day folder's manifest in [start, end]."""
+    out: dict[tuple[str, dt.date], list[dict]] = {}
+    for user, day, folder in _day_folders(settings, start, end):
+        try:
+            body = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            continue  # unreadable: its files show as unrecorded, which verify reports
+        rows = []
+        for name, e in sorted((body.get("files") or {}).items()):
+            relpath = rel(settings, folder / name)
+            rows.append({"path": relpath, "user_id": user, "date": day, "size": e.get("size"),
+                         "sha256": e.get("sha256"), "original_path": e.get("original_path")})
+        out[(user, day)] = rows
+    return out
+
+
+def _day_folders(settings: Settings, start: dt.date | None, end: dt.date | None):
+    """(user, day, folder) for every day folder in range, from the layout alone."""
+    root = settings.paths.archive / DAILY
+    if not root.is_dir():
+        return
+    for day_entry in sorted(os.scandir(root), key=lambda e: e.name):
+        try:
+            day = dt.date.fromisoformat(day_entry.name)
+        except ValueError:
+            continue
+        if (start and day < start) or (end and day > end) or not day_entry.is_dir(follow_symlinks=False):
+            continue
+        yield settings.default_user, day, Path(day_entry.path)
+        for sub in sorted(os.scandir(day_entry.path), key=lambda e: e.name):
+            if sub.is_dir(follow_symlinks=False) and not sub.name.startswith("."):
+                yield sub.name, day, Path(sub.path)
 
 
 # --- what the archive holds, from the files alone ----------------------------------
@@ -186,24 +259,11 @@ class OnDisk:
 
 def list_archive(settings: Settings, start: dt.date | None = None, end: dt.date | None = None) -> list[OnDisk]:
     """Every archived original, from the folder layout alone (no warehouse needed)."""
-    root = settings.paths.archive / DAILY
     out: list[OnDisk] = []
-    if not root.is_dir():
-        return out
-    for day_entry in sorted(os.scandir(root), key=lambda e: e.name):
-        try:
-            day = dt.date.fromisoformat(day_entry.name)
-        except ValueError:
-            continue
-        if (start and day < start) or (end and day > end) or not day_entry.is_dir(follow_symlinks=False):
-            continue
-        for entry in sorted(os.scandir(day_entry.path), key=lambda e: e.name):
-            if entry.is_dir(follow_symlinks=False):
-                for sub in sorted(os.scandir(entry.path), key=lambda e: e.name):
-                    if _is_original(sub):
-                        out.append(OnDisk(Path(sub.path), rel(settings, Path(sub.path)), entry.name, day))
-            elif _is_original(entry):
-                out.append(OnDisk(Path(entry.path), rel(settings, Path(entry.path)), settings.default_user, day))
+    for user, day, folder in _day_folders(settings, start, end):
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if _is_original(entry):
+                out.append(OnDisk(Path(entry.path), rel(settings, Path(entry.path)), user, day))
     return out
 
 
@@ -214,56 +274,3 @@ def _is_original(entry: os.DirEntry) -> bool:
 def is_derived(name: str) -> bool:
     """Files kenang itself writes beside the originals (summaries); never originals."""
     return name.endswith(".summary.md")
-
-
-# --- verify -----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class VerifyReport:
-    checked: int
-    ok: int
-    missing: tuple[str, ...]
-    changed: tuple[str, ...]
-    unrecorded: tuple[str, ...]
-    writable: tuple[str, ...]
-    leftover_tmp: tuple[str, ...]
-
-    @property
-    def problems(self) -> int:
-        return len(self.missing) + len(self.changed) + len(self.unrecorded)
-
-
-def verify(settings: Settings) -> VerifyReport:
-    """Re-hash every archived file against the record."""
-    recorded = {
-        r["path"]: r for r in warehouse.read(settings.paths.warehouse, ARCHIVE_FILES).to_pylist()
-    }
-    on_disk = {d.relpath: d for d in list_archive(settings)}
-    missing, changed, unrecorded, writable = [], [], [], []
-    ok = 0
-    for relpath, row in sorted(recorded.items()):
-        d = on_disk.get(relpath)
-        if d is None:
-            missing.append(relpath)
-            continue
-        if sha256_file(d.path) != row["sha256"]:
-            changed.append(relpath)
-            continue
-        ok += 1
-        if os.stat(d.path).st_mode & 0o222:
-            writable.append(relpath)
-    unrecorded = sorted(set(on_disk) - set(recorded))
-    tmp = sorted(
-        p.relative_to(settings.paths.archive).as_posix()
-        for p in (settings.paths.archive / DAILY).rglob(f"{TMP_PREFIX}*")
-    ) if (settings.paths.archive / DAILY).exists() else []
-    return VerifyReport(
-        checked=len(recorded) + len(unrecorded),
-        ok=ok,
-        missing=tuple(missing),
-        changed=tuple(changed),
-        unrecorded=tuple(unrecorded),
-        writable=tuple(writable),
-        leftover_tmp=tuple(tmp),
-    )
-

@@ -7,7 +7,9 @@ Prefect. This module is the edge: it alone reads the environment (``KENANG_HOME`
 and sets Prefect's settings before Prefect is imported.
 
 Exit codes: 0 done; 1 the run finished but something failed (a day, a verify check)
-or a stage failed; 2 bad usage or configuration; 75 another run holds the lock.
+or a stage failed; 2 bad usage or configuration; 3 the night was degraded (the archive
+is not mounted, read-only or full: nothing archived, no original deleted); 75 another
+run holds the lock.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import click
 from flows.config import Settings, init_home, load_settings, resolve_home
 from transforms.errors import ConfigError, KenangError, LockHeld
 
-EXIT_FAILED, EXIT_USAGE, EXIT_LOCKED = 1, 2, 75
+EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED, EXIT_LOCKED = 1, 2, 3, 75
 
 
 def _home_option(f):
@@ -98,17 +100,29 @@ def _json_default(v: Any) -> Any:
 
 @cli.command()
 @_home_option
-def init(home: Path | None) -> None:
-    """Create the home folders and a commented kenang.yaml."""
+@click.option("--claim-archive", is_flag=True,
+              help="Take over an archive whose marker names another home (a restored or moved home).")
+def init(home: Path | None, claim_archive: bool) -> None:
+    """Create the home folders, a commented kenang.yaml and the archive marker.
+
+    Run it with the archive mounted: the marker (.kenang-archive) is how every later
+    run knows the archive is really there, and a run never creates the archive itself.
+    """
+    from flows import mount
     from flows.catalog import ensure_catalog
 
     target = _home(home)
     settings, created = init_home(target)
+    marker = mount.claim(settings, force=claim_archive)
     ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
     verb = "created" if created else "kept existing"
     click.echo(f"{verb} {settings.paths.config_file}")
     for name in ("active", "archive", "warehouse", "quarantine"):
         click.echo(f"  {name:<11} {getattr(settings.paths, name)}")
+    if marker == "foreign":
+        _err(f"kenang: the archive {settings.paths.archive} is marked as another home's; runs will not write to it. "
+             "If this home was restored or moved, run `kenang init --claim-archive`.")
+        sys.exit(EXIT_USAGE)
     _err("next: drop transcripts into active/, then `kenang run` (or schedule the nightly flow; see README)")
 
 
@@ -121,6 +135,8 @@ def _parse_now(value: str | None, settings: Settings) -> dt.datetime | None:
         when = dt.datetime.fromisoformat(value)
     except ValueError:
         raise click.BadParameter(f"{value!r} is not an ISO-8601 time, e.g. 2026-07-20T02:30", param_hint="--now")
+    if not 1970 <= when.year <= 9000:
+        raise click.BadParameter(f"{value!r} is not a time kenang can run at (years 1970 to 9000)", param_hint="--now")
     return when if when.tzinfo else when.replace(tzinfo=settings.timezone)
 
 
@@ -132,6 +148,18 @@ def _prepare_prefect(verbose: bool) -> None:
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
         os.environ.setdefault("PREFECT_LOGGING_SERVER_LEVEL", "WARNING")
+        # A failed run is reported by kenang itself, in one line (`kenang: ...`); Prefect's
+        # own traceback of it is for --verbose and the Prefect UI.
+        os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "CRITICAL")
+        os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL", "CRITICAL")
+
+
+def _lock_free(settings: Settings, wait_s: float) -> None:
+    """Say at once, before Prefect starts, that another run holds the lock (the flow checks again)."""
+    from flows.lock import holder, held_message
+
+    if wait_s <= 0 and holder(settings.paths.lock) is not None:
+        raise LockHeld(held_message(settings.paths.lock, 0))
 
 
 def _with_progress(fn, *args, **kwargs):
@@ -174,6 +202,7 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
         plan = report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc))
         _emit_json(plan) if as_json else click.echo(report.render_dry_run(plan))
         return
+    _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly
 
@@ -198,6 +227,7 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
     settings = _settings(home)
     if end < start:
         raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
+    _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import backfill as backfill_flow
 
@@ -223,6 +253,8 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
         _emit_json(result)
     else:
         click.echo(report.render_run(result))
+    if result.get("degraded"):
+        sys.exit(EXIT_DEGRADED)
     if any(result.get(stage, {}).get("failed") for stage in ("load", "summarize", "index")):
         sys.exit(EXIT_FAILED)
 
@@ -245,10 +277,10 @@ def status(home: Path | None, as_json: bool) -> None:
 @_home_option
 @_json_option
 def verify(home: Path | None, as_json: bool) -> None:
-    """Re-hash the archive; report missing, changed or unrecorded files."""
+    """Re-hash the archive, the summaries and the warehouse against what kenang recorded."""
     from dataclasses import asdict
 
-    from flows.archive import verify as verify_archive
+    from flows.verify import verify as verify_archive
     from flows import report
 
     settings = _settings(home)
@@ -261,24 +293,57 @@ def verify(home: Path | None, as_json: bool) -> None:
 
 @cli.command()
 @_home_option
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
+@_json_option
+def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bool) -> None:
+    """Take files found in the archive without a record into the record, on purpose.
+
+    PATH is a file in an archive day folder (daily_sessions/YYYY-MM-DD/[user/]), or a
+    folder to adopt every unrecorded file under. Each must parse as a transcript. The
+    file is made read-only and recorded; the next `kenang run` loads its day.
+    """
+    from flows import adopt as adopt_mod, report
+
+    settings = _settings(home)
+    res = adopt_mod.adopt(settings, paths, wait_s)
+    _emit_json(res) if as_json else click.echo(report.render_adopt(res))
+    if res["refused"]:
+        sys.exit(EXIT_FAILED)
+
+
+@cli.command()
+@_home_option
 @click.argument("query")
 @_json_option
 def sql(home: Path | None, query: str, as_json: bool) -> None:
-    """Run a read-only SQL query against the catalog (tables: sessions, messages, runs, ...)."""
+    """Run one read-only SQL query against the catalog (tables: sessions, messages, runs, ...).
+
+    It reads the home's warehouse and nothing else. One SELECT (or WITH, DESCRIBE, SHOW,
+    SUMMARIZE), a PRAGMA that reads, or an EXPLAIN of one runs; COPY, EXPORT, SET,
+    INSTALL, ATTACH, CREATE and the like are refused before they run, as is any file
+    outside the warehouse.
+    """
     import duckdb
 
     from flows import report
-    from flows.catalog import connect_read_only, ensure_catalog
+    from flows.catalog import QueryRefused, check_read_only, connect
 
     settings = _settings(home)
-    if not settings.paths.catalog.is_file():
-        # The catalog is kenang's own derived file; building it is atomic and blocks nobody.
-        ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
-    con = connect_read_only(settings.paths.catalog, settings.timezone.key)
+    try:
+        check_read_only(query)
+    except QueryRefused as exc:
+        _err(f"kenang sql: {exc}")
+        sys.exit(EXIT_USAGE)
+    con = connect(settings)
     try:
         cur = con.execute(query)
         cols = [d[0] for d in cur.description] if cur.description else []
         rows = cur.fetchall() if cols else []
+    except duckdb.PermissionException as exc:
+        _err(f"kenang sql: refused: kenang sql reads only the warehouse ({settings.paths.warehouse}); "
+             f"{str(exc).splitlines()[0]}")
+        sys.exit(EXIT_USAGE)
     except duckdb.Error as exc:
         _err(f"kenang sql: {str(exc).splitlines()[0]}")
         sys.exit(EXIT_USAGE)
@@ -318,6 +383,7 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
         plan = imports.preview(settings, files, user, date)
         _emit_json(plan) if as_json else click.echo(report.render_import_preview(plan))
         return
+    _lock_free(settings, 0)
     placed = imports.stage(settings, files, user, date)
     for p in placed:
         _err(f"copied {p['file']} ({p['format']}) to {p['active']}")

@@ -10,6 +10,7 @@ below receives a frozen ``Settings``.
 from __future__ import annotations
 
 import os
+import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -43,6 +44,11 @@ class Paths:
     def lock(self) -> Path:
         return self.home / ".kenang.lock"
 
+    @property
+    def home_id_file(self) -> Path:
+        """The home's id, made by ``kenang init``; the archive marker names it."""
+        return self.home / ".kenang-id"
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -62,7 +68,11 @@ def resolve_home(home: str | os.PathLike | None, environ: Mapping[str, str]) -> 
 
 
 def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Settings, bool]:
-    """Create the home's folders and a commented kenang.yaml; returns (settings, created_config)."""
+    """Create the home's folders, its id, a commented kenang.yaml and the archive marker.
+
+    Returns (settings, created_config). The archive root is created here and nowhere
+    else: a run never creates it (see ``flows.mount``).
+    """
     home.mkdir(parents=True, exist_ok=True)
     config_file = home / CONFIG_NAME
     created = not config_file.exists()
@@ -71,9 +81,24 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
         tmp.write_text(render_yaml(values=values), encoding="utf-8")
         os.replace(tmp, config_file)
     settings = load_settings(home)
-    for p in (settings.paths.active, settings.paths.archive, settings.paths.warehouse, settings.paths.quarantine):
+    if not settings.paths.home_id_file.is_file():
+        tmp = settings.paths.home_id_file.with_name(".kenang-id.tmp")
+        tmp.write_text(uuid.uuid4().hex + "\n", encoding="utf-8")
+        os.replace(tmp, settings.paths.home_id_file)
+    for p in (settings.paths.active, settings.paths.warehouse, settings.paths.quarantine):
         p.mkdir(parents=True, exist_ok=True)
+    from flows import mount  # it reads Settings, so it is imported here, not at the top
+
+    mount.claim(settings)
     return settings, created
+
+
+def home_id(paths: Paths) -> str | None:
+    """The id ``kenang init`` gave this home, or None for a home made before ids existed."""
+    try:
+        return paths.home_id_file.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
 
 
 def load_settings(home: Path) -> Settings:
@@ -123,6 +148,7 @@ def settings_from(home: Path, config_file: Path, values: Mapping[str, Any]) -> S
         warehouse=place("warehouse"),
         quarantine=place("quarantine"),
     )
+    check_layout(paths, where)
     return Settings(
         paths=paths,
         timezone=tz,
@@ -132,6 +158,36 @@ def settings_from(home: Path, config_file: Path, values: Mapping[str, Any]) -> S
         max_file_bytes=int(values["limits"]["max_file_mb"] * 1024 * 1024),
         values=values,
     )
+
+
+#: Folders no kenang path may be: the root and the system's own top-level folders.
+SYSTEM_DIRS = frozenset(
+    Path(p) for p in ("/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/media", "/mnt",
+                      "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var")
+)
+_LAYOUT = ("active", "archive", "warehouse", "quarantine")
+
+
+def check_layout(paths: Paths, where: str) -> None:
+    """The four folders are apart from one another, from the config file and from system folders.
+
+    ``paths.active: .`` would make kenang quarantine its own kenang.yaml and tables, and
+    ``paths.active: /`` would walk the whole filesystem; both are refused before anything runs.
+    """
+    for name in _LAYOUT:
+        p = getattr(paths, name)
+        if p in SYSTEM_DIRS or p == Path(p.anchor):
+            raise ConfigError(f"{where}: paths.{name}: {str(p)!r} is a system folder; "
+                              f"give kenang a folder of its own, e.g. {paths.home / name}")
+        if p == paths.config_file or p in paths.config_file.parents:
+            raise ConfigError(f"{where}: paths.{name}: {str(p)!r} contains the home's own {CONFIG_NAME}; "
+                              f"use a subfolder, e.g. {paths.home / name}")
+    for i, a in enumerate(_LAYOUT):
+        for b in _LAYOUT[i + 1:]:
+            pa, pb = getattr(paths, a), getattr(paths, b)
+            if pa == pb or pa in pb.parents or pb in pa.parents:
+                raise ConfigError(f"{where}: paths.{a} ({pa}) and paths.{b} ({pb}) overlap; "
+                                  f"each must be a folder of its own, neither inside the other")
 
 
 def validate(raw: Any, section: Section, where: str, prefix: str = "") -> dict[str, Any]:

@@ -22,6 +22,7 @@ BOUNDARIES = (
     "archive.placed",
     "archive.batch_placed",
     "archive.pending_marked",
+    "archive.manifest_written",
     "archive.recorded",
     "archive.source_deleted",
     "load.partition_written",

@@ -3,12 +3,18 @@
 Read-only: this stage never moves or writes anything, so ``--dry-run`` is just this
 stage plus a report.
 
-- Hidden names (a leading dot: editor swap files, kenang's own temporaries) are
-  skipped and counted, never touched.
+- Hidden names (a leading dot: editor swap files, a tool's own state folders,
+  kenang's temporaries) are *skipped*, never touched, and listed (``skipped``) so the
+  run report and ``kenang status`` can say so. A dot-folder is not walked.
 - A file modified within the quiet period is *waiting*, whatever its content: it may
   still be being written, so it is not even parsed.
+- A pipe, socket or device is *skipped* as ``not_regular`` and left in place: it
+  cannot be copied and verified, so it cannot be moved safely either.
 - A quiet file that cannot be read (see ``docs/formats.md``) is *rejected*, with the
-  ParseError kind and reason, for the quarantine stage.
+  ParseError kind and reason, for the quarantine stage. So is one whose times are not
+  sane (``bad_timestamp``: before 1970, or more than a day past ``--now``), and one
+  that meets any other error while it is read, parsed or dated: no single file can
+  stop the night.
 - A quiet, readable file whose day is not yet eligible is *waiting*.
 - Everything else is *ready* for the archive.
 """
@@ -18,13 +24,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flows.config import Settings
-from transforms.days import day_is_eligible, eligible_from, file_is_quiet
+from transforms.days import check_day, check_times, day_is_eligible, eligible_from, file_is_quiet
 from transforms.errors import ParseError
 from transforms.model import ResolvedSession, Session
 from transforms.parse import parse_transcript
@@ -32,6 +39,8 @@ from transforms.imports import detect, formats, parse_export
 from transforms.imports.base import Derived, derived_transcripts
 from transforms.model import USER_ID_RE
 from transforms.resolve import resolve
+
+log = logging.getLogger("kenang")
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,14 @@ class ReadyExport:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """An entry ingest leaves alone on purpose, and says so (run report, status)."""
+
+    relpath: str
+    why: str  # 'hidden' (a dot-file) | 'hidden_folder' (a dot-folder, never walked) | 'not_regular'
+
+
+@dataclass(frozen=True)
 class IngestResult:
     ready: tuple[Ready, ...] = ()
     waiting: tuple[Waiting, ...] = ()
@@ -93,68 +110,97 @@ class IngestResult:
     hidden: int = 0
     parsed: dict[str, Session] = field(default_factory=dict)  # sha256 -> session, reused by load
     exports: tuple[ReadyExport, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+
+    @property
+    def bytes_to_archive(self) -> int:
+        """What archiving tonight writes: the ready files, each export and its day transcripts."""
+        return sum(r.cand.size for r in self.ready) + sum(
+            e.cand.size + sum(len(d.data) for d in e.derived) for e in self.exports)
+
+    def skipped_counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for s in self.skipped:
+            out[s.why] = out.get(s.why, 0) + 1
+        return out
 
 
 def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
-    """Classify every file under active/."""
+    """Classify every file under active/; nothing one file does can stop the scan."""
     ready: list[Ready] = []
     exports: list[ReadyExport] = []
     waiting: list[Waiting] = []
     rejected: list[Rejected] = []
+    skipped: list[Skipped] = []
     parsed: dict[str, Session] = {}
-    hidden = 0
     root = settings.paths.active
-    for cand, st in _walk(root):
-        if cand is None:
-            hidden += 1
-            continue
-        if not file_is_quiet(cand.mtime, wall_now, settings.quiet_period):
-            waiting.append(Waiting(cand, "not_quiet"))
-            continue
-        if stat.S_ISLNK(st.st_mode):
-            target = os.readlink(cand.path)
-            rejected.append(Rejected(cand, "symlink", f"is a symbolic link (to {target}); kenang archives only regular files"))
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            rejected.append(Rejected(cand, "not_regular", "is not a regular file (a pipe, socket or device)"))
-            continue
-        if cand.size > settings.max_file_bytes:
-            limit = settings.values["limits"]["max_file_mb"]
-            rejected.append(
-                Rejected(cand, "too_large", f"is {cand.size / 2**20:.1f} MiB, over limits.max_file_mb={limit}")
-            )
+    for cand, st, why in _walk(root):
+        if why is not None:
+            skipped.append(Skipped(cand.relpath, why))
             continue
         try:
-            data = cand.path.read_bytes()
-            fmt = detect(cand.path.name, data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None
-            if fmt is not None:
-                item = expand_export(settings, cand, data, now)
-                (exports if isinstance(item, ReadyExport) else waiting).append(item)
-                continue
-            if cand.path.suffix.lower() == ".json":
-                raise _not_an_export(data)
-            session = parse_transcript(cand.path.name, data, tz=settings.timezone)
-            rs = resolve(
-                session,
-                file_name=cand.path.name,
-                folder=cand.folder,
-                default_user=settings.default_user,
-                tz=settings.timezone,
-                mtime=cand.mtime,
-            )
+            item = _classify(settings, cand, st, now, wall_now)
         except ParseError as exc:
-            rejected.append(Rejected(cand, exc.kind, exc.reason, _folder_user(cand)))
-            continue
+            item = Rejected(cand, exc.kind, exc.reason, _folder_user_or_none(cand))
         except FileNotFoundError:
             continue  # removed while we looked: nothing to do, nothing lost
-        if not day_is_eligible(rs.day, now, settings.timezone, settings.grace_period):
-            at = eligible_from(rs.day, settings.timezone, settings.grace_period)
-            waiting.append(Waiting(cand, "not_eligible", rs.day, rs.user_id, at))
-            continue
-        sha = hashlib.sha256(data).hexdigest()
-        parsed[sha] = session
-        ready.append(Ready(cand, rs, sha))
-    return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed, tuple(exports))
+        except OverflowError as exc:
+            item = Rejected(cand, "bad_timestamp", f"holds a date kenang cannot represent ({exc})",
+                            _folder_user_or_none(cand))
+        except Exception as exc:  # noqa: BLE001 - one file must never stop the night
+            log.warning("ingest could not read %s: %s", cand.relpath, type(exc).__name__)
+            item = Rejected(cand, "unreadable", f"kenang could not read it ({type(exc).__name__}: {exc})",
+                            _folder_user_or_none(cand))
+        if isinstance(item, tuple):  # a ready transcript and its parsed session
+            r, session = item
+            parsed[r.sha256] = session
+            ready.append(r)
+        elif isinstance(item, ReadyExport):
+            exports.append(item)
+        elif isinstance(item, Waiting):
+            waiting.append(item)
+        elif isinstance(item, Skipped):
+            skipped.append(item)
+        else:
+            rejected.append(item)
+    hidden = sum(s.why != "not_regular" for s in skipped)
+    return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed, tuple(exports), tuple(skipped))
+
+
+def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.datetime, wall_now: float):
+    """One file's fate: (Ready, session), ReadyExport, Waiting, Skipped or Rejected; ParseError when unreadable."""
+    if not file_is_quiet(cand.mtime, wall_now, settings.quiet_period):
+        return Waiting(cand, "not_quiet")
+    if stat.S_ISLNK(st.st_mode):
+        target = os.readlink(cand.path)
+        return Rejected(cand, "symlink", f"is a symbolic link (to {target}); kenang archives only regular files")
+    if not stat.S_ISREG(st.st_mode):
+        # A pipe, socket or device cannot be copied and verified, so it is not moved either.
+        return Skipped(cand.relpath, "not_regular")
+    if cand.size > settings.max_file_bytes:
+        limit = settings.values["limits"]["max_file_mb"]
+        return Rejected(cand, "too_large", f"is {cand.size / 2**20:.1f} MiB, over limits.max_file_mb={limit}")
+    data = cand.path.read_bytes()
+    fmt = detect(cand.path.name, data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None
+    if fmt is not None:
+        return expand_export(settings, cand, data, now)
+    if cand.path.suffix.lower() == ".json":
+        raise _not_an_export(data)
+    session = parse_transcript(cand.path.name, data, tz=settings.timezone)
+    check_times((m.ts for m in session.messages), now)
+    rs = resolve(
+        session,
+        file_name=cand.path.name,
+        folder=cand.folder,
+        default_user=settings.default_user,
+        tz=settings.timezone,
+        mtime=cand.mtime,
+    )
+    check_day(rs.day, now, {"timestamp": "first timestamp", "filename": "file name"}.get(rs.day_source, rs.day_source))
+    if not day_is_eligible(rs.day, now, settings.timezone, settings.grace_period):
+        at = eligible_from(rs.day, settings.timezone, settings.grace_period)
+        return Waiting(cand, "not_eligible", rs.day, rs.user_id, at)
+    return Ready(cand, rs, hashlib.sha256(data).hexdigest()), session
 
 
 IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")
@@ -188,11 +234,14 @@ def expand_export(settings: Settings, cand: Candidate, data: bytes, now: dt.date
         raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
     stamp = dt.datetime.fromtimestamp(cand.mtime, tz)
     export = parse_export(cand.path.name, data, tz=tz, default_ts=stamp)
+    check_times((m.ts for c in export.conversations for m in c.messages), now)
     sha = hashlib.sha256(data).hexdigest()
     derived = derived_transcripts(export, tz=tz, user_id=user, source=cand.relpath, source_sha256=sha,
                                   undated_day=stamp.date())
     if not derived:
         raise ParseError(f"a {export.format} export with no messages", kind="no_messages")
+    for d in derived:
+        check_day(d.day, now, "messages")
     last = max(d.day for d in derived)
     if not day_is_eligible(last, now, tz, settings.grace_period):
         return Waiting(cand, "not_eligible", last, user, eligible_from(last, tz, settings.grace_period))
@@ -203,8 +252,16 @@ def _folder_user(cand: Candidate) -> str | None:
     return cand.folder.lower() if cand.folder else None
 
 
+def _folder_user_or_none(cand: Candidate) -> str | None:
+    """The folder's user for a quarantine row, or None when the folder is no valid user id."""
+    user = _folder_user(cand)
+    return user if user and USER_ID_RE.match(user) else None
+
+
 def _walk(root: Path):
-    """Yield (Candidate, lstat) for every entry that is not a directory; (None, None) per hidden name."""
+    """Yield (Candidate, lstat, None) for every entry that is not a directory, and
+    (Candidate, None, why) for each hidden name: a dot-file, or a dot-folder, which is
+    not walked (editor swap files, a tool's own state, kenang's temporaries)."""
     if not root.is_dir():
         return
     stack = [root]
@@ -212,18 +269,23 @@ def _walk(root: Path):
         d = stack.pop()
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:  # an unreadable folder is reported, never a reason to stop
+            log.warning("ingest cannot list %s: %s", d, exc.strerror)
             continue
         for e in entries:
-            if e.name.startswith("."):
-                yield None, None
-                continue
+            path = Path(e.path)
+            rel = path.relative_to(root).as_posix()
             try:
                 st = e.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue
-            if stat.S_ISDIR(st.st_mode):
-                stack.append(Path(e.path))
+            if e.name.startswith("."):
+                why = "hidden_folder" if stat.S_ISDIR(st.st_mode) else "hidden"
+                yield Candidate(path, rel + ("/" if why == "hidden_folder" else ""), 0, st.st_mtime), None, why
                 continue
-            path = Path(e.path)
-            yield Candidate(path, path.relative_to(root).as_posix(), st.st_size, st.st_mtime), st
+            if stat.S_ISDIR(st.st_mode):
+                stack.append(path)
+                continue
+            yield Candidate(path, rel, st.st_size, st.st_mtime), st, None

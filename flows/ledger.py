@@ -151,6 +151,30 @@ def day_state(archived: ArchivedDay | None, ledger_row: Mapping | None) -> str:
     return "loaded"
 
 
+# --- derived files outside the day ledger: MEMORY_INDEX*.md -----------------------------
+#
+# Summaries have their sha256 in the days ledger; the MEMORY_INDEX files (one per user,
+# in the archive root) have theirs here, so ``kenang verify`` can tell a hand edit.
+
+def _derived_file(wh: Path) -> Path:
+    return wh / "_derived_files.json"
+
+
+def read_derived(wh: Path) -> dict[str, str]:
+    """archive-relative path -> the sha256 kenang wrote there."""
+    try:
+        return dict(json.loads(_derived_file(wh).read_text(encoding="utf-8")))
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def record_derived(wh: Path, shas: Mapping[str, str]) -> None:
+    current = read_derived(wh)
+    new = {**current, **shas}
+    if new != current:
+        atomic_write_bytes(_derived_file(wh), (json.dumps(new, indent=1, sort_keys=True) + "\n").encode())
+
+
 # --- runs -----------------------------------------------------------------------
 
 @dataclass

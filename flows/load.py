@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +25,14 @@ from flows import faults, warehouse
 from flows.config import Settings
 from flows.ledger import ArchivedDay, DayKey
 from schemas.tables import MESSAGES, SESSIONS
-from transforms.errors import ParseError
+from transforms.errors import ParseError, TransientError
+from transforms.redact import redact
 from transforms.model import Session
 from transforms.parse import parse_transcript
 from transforms.resolve import resolve
 from transforms.rows import SourceFile, build_day_rows
+
+log = logging.getLogger("kenang")
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ class DayOutcome:
     redactions: int = 0
     reason: str | None = None
     ledger_row: Mapping | None = None
+    merged: tuple[tuple[str, int], ...] = ()  # (session_id, files): one session read from several files
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,13 @@ def load_days(
     out: list[DayOutcome] = []
     files_done = 0
     for i, day in enumerate(days, 1):
-        outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, parsed or {}, check_hashes)
+        try:
+            outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, parsed or {}, check_hashes)
+        except TransientError:
+            raise  # the task retries the batch
+        except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
+            log.warning("load failed for %s/%s: %s", day.user_id, day.date, type(exc).__name__)
+            outcome = _failed(day, run_id, f"internal error: {type(exc).__name__}: {redact(str(exc)).text}"[:1000])
         out.append(outcome)
         files_done += len(day.paths)
         faults.checkpoint("load.day_done")
@@ -96,21 +107,13 @@ def load_day(
     parsed: Mapping[str, Session],
     check_hashes: bool,
 ) -> DayOutcome:
-    now = dt.datetime.now(dt.timezone.utc)
-    base = {
-        "user_id": day.user_id,
-        "date": day.date,
-        "archive_fingerprint": day.fingerprint,
-        "run_id": run_id,
-        "updated_at": now,
-    }
+    base = _base_row(day, run_id)
     try:
         items = []
         for relpath, sha in zip(day.paths, day.shas):
             items.append(_read_archived(settings, relpath, sha, day, parsed, check_hashes))
     except _DayFailure as exc:
-        row = {**base, "status": "failed", "content_fingerprint": None, "sessions": 0, "messages": 0, "reason": str(exc)}
-        return DayOutcome(day.user_id, day.date, "failed", files=len(day.paths), reason=str(exc), ledger_row=row)
+        return _failed(day, run_id, str(exc))
 
     rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id)
     n_sessions, n_messages = rows.sessions.num_rows, rows.messages.num_rows
@@ -118,7 +121,7 @@ def load_day(
         ledger_row is not None
         and ledger_row["status"] == "loaded"
         and ledger_row["content_fingerprint"] == rows.fingerprint
-        and _partition_exists(settings.paths.warehouse, day)
+        and _partition_intact(settings.paths.warehouse, day)
     )
     if not unchanged:
         wh = settings.paths.warehouse
@@ -126,7 +129,8 @@ def load_day(
             warehouse.write_partition(wh, table, data, day.date, day.user_id)
             faults.checkpoint("load.partition_written")
     if unchanged and ledger_row["archive_fingerprint"] == day.fingerprint:
-        return DayOutcome(day.user_id, day.date, "unchanged", n_sessions, n_messages, len(day.paths), rows.redactions)
+        return DayOutcome(day.user_id, day.date, "unchanged", n_sessions, n_messages, len(day.paths), rows.redactions,
+                          merged=rows.merged)
     row = {
         **base,
         "status": "loaded",
@@ -138,11 +142,23 @@ def load_day(
     if unchanged:  # same rows, new archive state (an identical copy recorded): ledger only
         row["run_id"] = ledger_row["run_id"]
     status = "unchanged" if unchanged else "loaded"
-    return DayOutcome(day.user_id, day.date, status, n_sessions, n_messages, len(day.paths), rows.redactions, ledger_row=row)
+    return DayOutcome(day.user_id, day.date, status, n_sessions, n_messages, len(day.paths), rows.redactions,
+                      ledger_row=row, merged=rows.merged)
 
 
 class _DayFailure(Exception):
     pass
+
+
+def _base_row(day: ArchivedDay, run_id: str) -> dict:
+    return {"user_id": day.user_id, "date": day.date, "archive_fingerprint": day.fingerprint, "run_id": run_id,
+            "updated_at": dt.datetime.now(dt.timezone.utc)}
+
+
+def _failed(day: ArchivedDay, run_id: str, reason: str) -> DayOutcome:
+    row = {**_base_row(day, run_id), "status": "failed", "content_fingerprint": None, "sessions": 0, "messages": 0,
+           "reason": reason}
+    return DayOutcome(day.user_id, day.date, "failed", files=len(day.paths), reason=reason, ledger_row=row)
 
 
 def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay, parsed: Mapping[str, Session], check_hashes: bool):
@@ -178,8 +194,7 @@ def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay,
     return rs, SourceFile(relpath, sha)
 
 
-def _partition_exists(wh: Path, day: ArchivedDay) -> bool:
-    return warehouse.partition_file(wh, MESSAGES, day.date, day.user_id).is_file() and warehouse.partition_file(
-        wh, SESSIONS, day.date, day.user_id
-    ).is_file()
+def _partition_intact(wh: Path, day: ArchivedDay) -> bool:
+    """Both partitions exist and hold the bytes kenang wrote (one changed behind its back is rewritten)."""
+    return all(warehouse.intact(warehouse.partition_file(wh, t, day.date, day.user_id)) for t in (MESSAGES, SESSIONS))
 

@@ -37,7 +37,7 @@ def run_lock(path: Path, run_id: str, wait_seconds: float = 0.0, poll: float = 0
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise LockHeld(_held_message(path, wait_seconds)) from None
+                    raise LockHeld(held_message(path, wait_seconds)) from None
                 time.sleep(poll)
         unclean = os.fstat(fd).st_size > 0
         os.ftruncate(fd, 0)
@@ -70,7 +70,8 @@ def holder(path: Path) -> dict | None:
         os.close(fd)
 
 
-def _held_message(path: Path, waited: float) -> str:
+def held_message(path: Path, waited: float) -> str:
+    """The one line a second run prints: who holds the lock, for how long, and what to do."""
     info = holder(path) or {}
     who = f"run {info.get('run_id', '?')} (pid {info.get('pid', '?')})" if info else "another kenang run"
     since = ""

@@ -27,7 +27,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from flows import archive, catalog, embed, faults, index, ingest, ledger, load, plan, progress, quarantine, summarize
+from flows import archive, catalog, embed, faults, index, ingest, ledger, load, mount, plan, progress, quarantine, summarize
 from flows.config import Settings, load_settings, resolve_home
 from flows.fsio import sweep_tmp
 from flows.lock import run_lock
@@ -77,6 +77,12 @@ def quarantine_task(settings: Settings, rejected, run_id: str, now: dt.datetime)
         return quarantine.quarantine_batch(settings, rejected, run_id, now)
 
 
+@task(name="archive-check", cache_policy=NO_CACHE)
+def mount_task(settings: Settings, need_bytes: int) -> mount.ArchiveState:
+    with _timed("archive"):
+        return mount.check(settings, need_bytes)
+
+
 @task(name="archive", **_IO)
 def archive_task(settings: Settings, ready, run_id: str) -> archive.ArchiveResult:
     with _timed("archive"):
@@ -89,10 +95,12 @@ def exports_task(settings: Settings, exports, run_id: str) -> archive.ArchiveRes
         return archive.archive_exports(settings, exports, run_id)
 
 
-@task(name="adopt", **_IO)
-def adopt_task(settings: Settings, rows) -> int:
-    with _timed("adopt"):
-        return archive.record(settings, list(rows))
+@task(name="record", **_IO)
+def record_task(settings: Settings, rows, run_id: str) -> int:
+    """Bring the two records together: manifests into the warehouse (a lost warehouse) and back; never adopts."""
+    now = ledger.utcnow()
+    with _timed("archive"):
+        return archive.record(settings, [{"run_id": run_id, "archived_at": now, **r} for r in rows])
 
 
 @task(name="load", **_IO)
@@ -293,6 +301,10 @@ def _load_counts(res: load.LoadResult) -> dict:
             for d in res.days
             if d.status == "failed"
         ],
+        "merged_sessions": [
+            {"user_id": d.user_id, "date": d.date.isoformat(), "session_id": sid, "files": n}
+            for d in res.days if d.status == "loaded" for sid, n in d.merged
+        ],
     }
 
 
@@ -312,14 +324,22 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 "rejected": len(found.rejected),
                 "hidden": found.hidden,
                 "exports": len(found.exports),
+                "skipped": found.skipped_counts(),
+                "skipped_items": [[x.relpath, x.why] for x in found.skipped],
             }
         with run.stage_of("quarantine"):
             q = quarantine_task(settings, quote(found.rejected), run.run_id, now)
-            run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items]}
+            run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items],
+                                        "left": [list(i) for i in q.left]}
         with run.stage_of("archive"):
-            a = archive_task(settings, quote(found.ready), run.run_id)
+            disk = mount_task(settings, found.bytes_to_archive)
+            if disk.writable:
+                a = archive_task(settings, quote(found.ready), run.run_id)
+            else:
+                a = archive.ArchiveResult(sources_kept=len(found.ready) + len(found.exports))
+                run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
             run.counts["archive"] = {k: v for k, v in asdict(a).items() if k != "days"}
-            if found.exports:
+            if found.exports and disk.writable:
                 x = exports_task(settings, quote(found.exports), run.run_id)
                 run.counts["imports"] = {
                     "exports": [{"file": e.cand.relpath, "format": e.format, "user_id": e.user_id,
@@ -329,12 +349,16 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                     **{k: v for k, v in asdict(x).items() if k != "days"},
                 }
         with run.stage_of("load"):
-            with _timed("plan"):
-                days, ledger_rows, checked = plan.pending_days(settings)
-            run.counts["load"] = _load_counts(_load_all(settings, run, days, ledger_rows, found.parsed, False))
-            settle_task(settings, quote(checked))
+            if disk.readable:
+                with _timed("plan"):
+                    days, ledger_rows, checked = plan.pending_days(settings)
+                run.counts["load"] = _load_counts(_load_all(settings, run, days, ledger_rows, found.parsed, False))
+                settle_task(settings, quote(checked))
+            else:
+                run.counts["load"] = _load_counts(load.LoadResult())
         with run.stage_of("summarize"):
-            run.counts["summarize"] = _summarize_all(settings, run, now.astimezone(settings.timezone).date())
+            if disk.writable:  # summaries and MEMORY_INDEX live in the archive
+                run.counts["summarize"] = _summarize_all(settings, run, now.astimezone(settings.timezone).date())
         with run.stage_of("index"):
             run.counts["index"] = _index_all(settings, run)
         with run.stage_of("catalog"):
@@ -366,16 +390,26 @@ def backfill(
     }
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
         with run.stage_of("survey"):
+            disk = mount_task(settings, 0)
+            if not disk.readable:  # an absent archive must not read as days with no files
+                run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
+                return {"run_id": run.run_id, "flow": "backfill", **run.counts}
             with _timed("plan"):
-                found = plan.survey(settings, start, end, only_missing, run.run_id)
-            adopted = adopt_task(settings, quote(found.adopt)) if found.adopt else 0
-            run.counts["survey"] = {"days": len(found.days), "adopted_files": adopted}
+                found = plan.survey(settings, start, end, only_missing)
+            if found.restore and disk.writable:
+                record_task(settings, quote(found.restore), run.run_id)
+            run.counts["survey"] = {"days": len(found.days), "restored_records": len(found.restore),
+                                    "unrecorded": list(found.unrecorded)}
+            if not disk.writable:
+                run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
         with run.stage_of("load"):
             res = _load_all(settings, run, found.days, found.ledger, {}, True)
             run.counts["load"] = _load_counts(res)
+            settle_task(settings, quote({(d.user_id, d.date) for d in found.days}))
         with run.stage_of("summarize"):
-            today = ledger.utcnow().astimezone(settings.timezone).date()
-            run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize)
+            if disk.writable:
+                today = ledger.utcnow().astimezone(settings.timezone).date()
+                run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize)
         with run.stage_of("index"):
             run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex)
         with run.stage_of("catalog"):

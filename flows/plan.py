@@ -9,11 +9,11 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Mapping
 
-from flows import ledger
-from flows.archive import list_archive
+from flows import ledger, warehouse
+from flows.archive import list_archive, read_manifests
 from flows.config import Settings
-from flows.fsio import sha256_file
 from flows.ledger import ArchivedDay, DayKey, archived_days, day_state
+from schemas.tables import ARCHIVE_FILES
 
 
 #: Up to this many candidate days are read partition by partition; more, in one scan.
@@ -46,46 +46,45 @@ class Survey:
     """What a backfill found in the archive folders of its range."""
 
     days: tuple[ArchivedDay, ...]
-    adopt: tuple[dict, ...]  # archive_files rows for files on disk with no record
+    restore: tuple[dict, ...]  # rows one record holds and the other lacks: the manifests' or the warehouse's
+    unrecorded: tuple[str, ...]  # archive paths on disk in no record: reported, never loaded
     ledger: Mapping[DayKey, dict]
 
 
-def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool, run_id: str) -> Survey:
-    """Days with archived files in [start, end], from the folders alone; adopt unrecorded files."""
+def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool) -> Survey:
+    """Days in [start, end] whose record holds files, and the files on disk no record knows.
+
+    The record is the warehouse's ``archive_files`` and, for a warehouse that was lost,
+    the manifest kenang writes into each archive day folder (``archive.MANIFEST``). A
+    file neither knows is never adopted here: a stray file placed in the archive must
+    not reach the tables or the index unnoticed. It is reported, as ``kenang verify``
+    reports it, and ``kenang adopt PATH`` takes it in on purpose.
+    """
     wh = settings.paths.warehouse
-    recorded = archived_days(wh, "date BETWEEN ? AND ?", [start, end])
-    known = {p for a in recorded.values() for p in a.paths}
-    now = dt.datetime.now(dt.timezone.utc)
-    adopt = []
-    files: dict[DayKey, list[tuple[str, str]]] = {
-        k: list(zip(a.paths, a.shas)) for k, a in recorded.items()
-    }
-    for d in list_archive(settings, start, end):
-        if d.relpath in known:
-            continue
-        st = d.path.stat()
-        sha = sha256_file(d.path)
-        adopt.append(
-            {
-                "path": d.relpath,
-                "user_id": d.user_id,
-                "date": d.day,
-                "size": st.st_size,
-                "sha256": sha,
-                "original_path": None,
-                "run_id": run_id,
-                "archived_at": now,
-            }
-        )
-        files.setdefault((d.user_id, d.day), []).append((d.relpath, sha))
+    recorded = warehouse.read(wh, ARCHIVE_FILES, "date BETWEEN ? AND ?", [start, end]).to_pylist()
+    files: dict[DayKey, dict[str, str]] = {}
+    for r in recorded:
+        files.setdefault((r["user_id"], r["date"]), {})[r["path"]] = r["sha256"]
+    manifests = read_manifests(settings, start, end)
+    in_manifest = {row["path"] for rows in manifests.values() for row in rows}
+    # Recorded before manifests existed (or a manifest lost): written back into the archive.
+    restore: list[dict] = [r for r in recorded if r["path"] not in in_manifest]
+    for key, rows in manifests.items():
+        known = files.setdefault(key, {})
+        for row in rows:
+            if row["path"] not in known:
+                known[row["path"]] = row["sha256"]
+                restore.append(row)
+    on_record = {p for f in files.values() for p in f}
+    unrecorded = tuple(d.relpath for d in list_archive(settings, start, end) if d.relpath not in on_record)
     days_ledger = ledger.read_days(wh)
     days = []
-    for key in sorted(files):
-        a = ArchivedDay.of(key[0], key[1], files[key])
+    for key in sorted(k for k, f in files.items() if f):
+        a = ArchivedDay.of(key[0], key[1], files[key].items())
         if only_missing and day_state(a, days_ledger.get(key)) == "loaded":
             continue
         days.append(a)
-    return Survey(tuple(days), tuple(adopt), days_ledger)
+    return Survey(tuple(days), tuple(restore), unrecorded, days_ledger)
 
 
 @dataclass(frozen=True)

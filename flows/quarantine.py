@@ -5,7 +5,8 @@ of the run, in the configured zone) with a sidecar ``<name>.reason.json`` that s
 what was wrong, and a row in the ``quarantine`` table. It moves with the same
 copy-verify-then-delete steps as the archive, so nothing is lost even if quarantine
 sits on another filesystem. A symlink is moved as a link (its target is never read).
-The night goes on with every other file.
+A file that cannot be moved at all (unreadable, gone) is left in place and listed in
+the result's ``left``; the night goes on with every other file.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from flows.config import Settings
 from flows.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy
 from flows.ingest import Rejected
 from schemas.tables import QUARANTINE
+from transforms.errors import ArchiveError, TransientError
 
 SIDECAR = ".reason.json"
 
@@ -34,6 +36,7 @@ class QuarantineResult:
     recorded: int = 0
     by_kind: tuple[tuple[str, int], ...] = ()
     items: tuple[tuple[str, str, str], ...] = ()  # (original relpath, kind, reason)
+    left: tuple[tuple[str, str], ...] = ()  # (original relpath, why it could not be moved): left in active/
 
 
 def quarantine_batch(settings: Settings, rejected: Iterable[Rejected], run_id: str, now: dt.datetime) -> QuarantineResult:
@@ -45,14 +48,23 @@ def quarantine_batch(settings: Settings, rejected: Iterable[Rejected], run_id: s
     dest_dir = settings.paths.quarantine / day.isoformat()
     stamp = dt.datetime.now(dt.timezone.utc)
     done: list[tuple[Rejected, dict, str | None]] = []
+    left: list[tuple[str, str]] = []
     for rej in rejected:
         name = rej.cand.relpath.replace("/", "__")
-        if rej.kind == "symlink":
-            target = _move_link(rej.cand.path, dest_dir / name)
-            sha, size = None, None
-        else:
-            placed = safe_copy(rej.cand.path, dest_dir, name, checkpoint_prefix="quarantine")
-            target, sha, size = placed.path, placed.sha256, placed.size
+        try:
+            if rej.kind == "symlink":
+                target = _move_link(rej.cand.path, dest_dir / name)
+                sha, size = None, None
+            else:
+                placed = safe_copy(rej.cand.path, dest_dir, name, checkpoint_prefix="quarantine")
+                target, sha, size = placed.path, placed.sha256, placed.size
+        except TransientError:
+            raise  # the task retries the batch; a file already placed is recognised
+        except (ArchiveError, OSError) as exc:
+            # A file that cannot be copied (unreadable, vanished, not regular after all)
+            # stays where it is, and the run says so; the night goes on.
+            left.append((rej.cand.relpath, str(exc)))
+            continue
         sidecar = {
             "original_path": rej.cand.relpath,
             "kind": rej.kind,
@@ -95,6 +107,7 @@ def quarantine_batch(settings: Settings, rejected: Iterable[Rejected], run_id: s
         recorded,
         tuple(sorted(kinds.items())),
         tuple((r.cand.relpath, r.kind, r.reason) for r in rejected),
+        tuple(left),
     )
 
 

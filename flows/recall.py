@@ -30,6 +30,7 @@ from flows import embed, warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, DAYS, MEMORY_CHUNKS
+from transforms.errors import ConfigError
 from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
 
 
@@ -125,6 +126,12 @@ class Recaller:
 
     def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True) -> list[Hit]:
         cfg = self.settings.values["recall"]
+        if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
+            why = ("embedder.backend is none" if self.embedder is None
+                   else f"no chunk was embedded by the configured embedder ({self.embedder_id})")
+            raise ConfigError(f"--mode vector needs embeddings, and this recall index is keyword-only ({why}); "
+                              "use --mode keyword or hybrid, or set embedder.backend in kenang.yaml and run "
+                              "`kenang backfill --reindex --start ... --end ...`")
         if not query.strip() or not self._data.refs:
             return []
         return select(

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Sequence
 
 import click
 
-from flows import ingest, ledger, plan
+from flows import ingest, ledger, mount, plan
 from flows.config import Settings
 from flows.lock import holder
 from flows.quarantine import list_quarantine
@@ -80,6 +80,7 @@ def dry_run(settings: Settings, now: dt.datetime) -> dict:
             {f"{u}/{d.isoformat()}" for u, d in new_days} | {f"{a.user_id}/{a.date.isoformat()}" for a in pending}
         ),
         "hidden_skipped": found.hidden,
+        "skipped": [{"file": x.relpath, "why": x.why} for x in found.skipped],
     }
 
 
@@ -110,6 +111,9 @@ def render_dry_run(p: dict) -> str:
         parts.append(table(["file", "why", "day", "eligible at"], [
             (w["file"], w["why"], w.get("date"), w.get("eligible_at")) for w in p["waiting"]
         ]))
+    if p.get("skipped"):
+        parts.append(f"\nwould skip {len(p['skipped'])} entr{'y' if len(p['skipped']) == 1 else 'ies'}:")
+        parts.append(table(["file", "why"], [(x["file"], _SKIP_WORDS.get(x["why"], x["why"])) for x in p["skipped"]]))
     parts.append(f"\nwould load {len(p['load_days'])} day(s): {', '.join(p['load_days'][:20])}"
                  + (" ..." if len(p["load_days"]) > 20 else ""))
     return "\n".join(parts)
@@ -121,11 +125,14 @@ def render_run(r: dict) -> str:
     rows = []
     if "ingest" in r:
         i = r["ingest"]
+        skipped = i.get("skipped") or {}
         rows.append(("ingest", f"{i['ready']} ready, {i['waiting_day']} waiting for their day, "
-                     f"{i['waiting_quiet']} still being written, {i['rejected']} unreadable"))
+                     f"{i['waiting_quiet']} still being written, {i['rejected']} unreadable"
+                     + (f", {sum(skipped.values())} skipped ({_skipped_words(skipped)})" if skipped else "")))
     if "survey" in r:
         s = r["survey"]
-        rows.append(("survey", f"{s['days']} day(s) to derive, {s['adopted_files']} unrecorded file(s) adopted"))
+        rows.append(("survey", f"{s['days']} day(s) to derive"
+                     + (f", {len(s['unrecorded'])} unrecorded file(s) NOT adopted (see below)" if s.get("unrecorded") else "")))
     if "quarantine" in r:
         rows.append(("quarantine", f"{r['quarantine']['moved']} moved"))
     if "archive" in r:
@@ -156,15 +163,49 @@ def render_run(r: dict) -> str:
     secs = r.get("seconds", {})
     out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
            f"(stages {sum(secs.values()):.1f} s)", table(["stage", "result"], rows, max_width=None)]
+    if r.get("degraded"):
+        d = r["degraded"]
+        out.insert(0, f"DEGRADED NIGHT: archive {d['archive'].replace('_', ' ')}. {d['reason']}")
     items = r.get("quarantine", {}).get("items", [])
     if items:
         out.append("\nquarantined:")
         out.append(table(["file", "kind", "reason"], items))
+    left = r.get("quarantine", {}).get("left", [])
+    if left:
+        out.append("\nunreadable, but could not be moved to quarantine (left in active/):")
+        out.append(table(["file", "why"], left))
+    skipped = r.get("ingest", {}).get("skipped_items", [])
+    if skipped:
+        out.append("\nskipped in active/ (left as they are):")
+        out.append(table(["file", "why"], [(f, _SKIP_WORDS.get(w, w)) for f, w in skipped[:20]]))
+        if len(skipped) > 20:
+            out.append(f"... and {len(skipped) - 20} more")
+    unrecorded = r.get("survey", {}).get("unrecorded", [])
+    if unrecorded:
+        out.append("\nunrecorded files in the archive (not loaded; `kenang adopt PATH` takes one in):")
+        out += [f"  {p}" for p in unrecorded]
+    merged = r.get("load", {}).get("merged_sessions", [])
+    if merged:
+        out.append("\nsessions read from several files with the same session_id (merged by message id; "
+                   "sessions.archive_paths lists the files):")
+        out.append(table(["user", "day", "session", "files"], [(m["user_id"], m["date"], m["session_id"], m["files"])
+                                                                for m in merged]))
     failures = [(stage, f) for stage in ("load", "summarize", "index") for f in r.get(stage, {}).get("failures", [])]
     if failures:
         out.append("\nfailed days (the next nightly run retries them):")
         out.append(table(["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]))
     return "\n".join(out)
+
+
+_SKIP_WORDS = {
+    "hidden": "hidden name (starts with a dot)",
+    "hidden_folder": "hidden folder, not looked into",
+    "not_regular": "not a regular file (a pipe, socket or device): cannot be moved safely",
+}
+
+
+def _skipped_words(counts: dict) -> str:
+    return ", ".join(f"{n} {w.replace('_', ' ')}" for w, n in sorted(counts.items()))
 
 
 # --- import ----------------------------------------------------------------------
@@ -243,6 +284,8 @@ def status(settings: Settings) -> dict:
             for r in found.ready
         ],
         "unreadable_in_active": [{"file": r.cand.relpath, "kind": r.kind, "reason": r.reason} for r in found.rejected],
+        "skipped_in_active": [{"file": x.relpath, "why": x.why} for x in found.skipped],
+        "archive": mount.check(settings).as_dict(),
         "days": {
             "loaded": sum(d.state == "loaded" for d in days),
             "failed": [_day(d) for d in days if d.state == "failed"],
@@ -284,6 +327,8 @@ def _day(d: plan.DayStatus) -> dict:
 
 def render_status(s: dict) -> str:
     out = [f"home: {s['home']}"]
+    if s.get("archive", {}).get("state", "ok") != "ok":
+        out.append(f"ARCHIVE {s['archive']['state'].replace('_', ' ').upper()}: {s['archive']['reason']}")
     if s["running"]:
         out.append(f"a run is in progress: {s['running'].get('run_id')} (pid {s['running'].get('pid')})")
     d = s["days"]
@@ -302,6 +347,10 @@ def render_status(s: dict) -> str:
     if s["unreadable_in_active"]:
         out.append(f"\nunreadable in active/, quarantined at the next run ({len(s['unreadable_in_active'])}):")
         out.append(table(["file", "kind"], [(u["file"], u["kind"]) for u in s["unreadable_in_active"]]))
+    if s.get("skipped_in_active"):
+        sk = s["skipped_in_active"]
+        out.append(f"\nskipped in active/, left as they are ({len(sk)}):")
+        out.append(table(["file", "why"], [(x["file"], _SKIP_WORDS.get(x["why"], x["why"])) for x in sk[:20]]))
     for state in ("failed", "missing"):
         if d[state]:
             out.append(f"\n{state} days:")
@@ -324,15 +373,46 @@ def render_status(s: dict) -> str:
 
 
 def render_verify(v: dict) -> str:
-    out = [f"verified {v['checked']} archived file(s) in {v['archive']}: {v['ok']} ok"]
-    for key, label in (("missing", "MISSING (recorded, not on disk)"), ("changed", "CHANGED (bytes differ from the record)"),
-                       ("unrecorded", "UNRECORDED (on disk, not in the record)")):
-        if v[key]:
+    st = v.get("archive_state") or {"state": "ok"}
+    if st["state"] in ("not_mounted", "foreign"):
+        out = [f"ARCHIVE {st['state'].replace('_', ' ').upper()}: {st['reason']}", "(the archive was not checked)"]
+    else:
+        out = [f"verified {v['checked']} archived file(s) in {v['archive']}: {v['ok']} ok"]
+    sections = (
+        ("missing", "MISSING (recorded, not on disk)"),
+        ("changed", "CHANGED (bytes differ from the record)"),
+        ("unrecorded", "UNRECORDED (on disk, in no record: a backfill never loads it; `kenang adopt PATH` takes it in)"),
+        ("derived_changed", "EDITED BY HAND (a summary or MEMORY_INDEX differs from what kenang wrote; "
+                            "`kenang backfill --resummarize` rewrites summaries)"),
+        ("derived_missing", "DERIVED FILE MISSING (kenang wrote it, it is gone; `kenang backfill --resummarize` rewrites it)"),
+        ("derived_unrecorded", "UNRECORDED DERIVED FILE (a summary kenang has no record of writing)"),
+        ("warehouse_changed", "WAREHOUSE CHANGED (a Parquet file differs from what kenang wrote; "
+                              "`kenang backfill` of its days rebuilds it)"),
+        ("warehouse_unrecorded", "WAREHOUSE UNRECORDED (a Parquet file kenang has no checksum for)"),
+    )
+    for key, label in sections:
+        if v.get(key):
             out.append(f"\n{label}: {len(v[key])}")
             out += [f"  {p}" for p in v[key]]
+    if v.get("warehouse_checked"):
+        out.append(f"\nwarehouse: {v['warehouse_checked']} Parquet file(s) checked")
     if v["writable"]:
         out.append(f"\nwarning: {len(v['writable'])} archived file(s) are writable (expected 0444)")
     if v["leftover_tmp"]:
         out.append(f"\nnote: {len(v['leftover_tmp'])} temporary file(s) from an interrupted run; the next run removes them")
     out.append("\nOK" if not v["problems"] else f"\n{v['problems']} problem(s)")
     return "\n".join(out)
+
+
+def render_adopt(r: dict) -> str:
+    out = []
+    for a in r["adopted"]:
+        out.append(f"adopted {a['path']} ({a['user_id']}, {a['date']}, {a['messages']} messages)")
+    for a in r["already"]:
+        out.append(f"already recorded: {a}")
+    for a in r["refused"]:
+        out.append(f"refused {a['path']}: {a['reason']}")
+    if r["adopted"]:
+        out.append(f"\n{len(r['adopted'])} file(s) recorded; the next `kenang run` loads their day(s): "
+                   + ", ".join(sorted({f"{a['user_id']}/{a['date']}" for a in r["adopted"]})))
+    return "\n".join(out) or "nothing to adopt"

@@ -29,7 +29,7 @@ from typing import Iterable, Mapping
 
 import pyarrow as pa
 
-from flows import faults, warehouse
+from flows import faults, ledger, warehouse
 from flows.archive import day_dir
 from flows.config import Settings
 from flows.fsio import READ_ONLY, atomic_write_bytes
@@ -207,15 +207,18 @@ def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> Da
 def write_memory_indexes(settings: Settings, users: Iterable[str]) -> int:
     """Rebuild MEMORY_INDEX.md for each user from daily_summaries; returns files changed."""
     changed = 0
+    shas = {}
     for user in sorted(set(users)):
         rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()
         entries = [entry_of(r) for r in rows]
         data = render_memory_index(user, entries).encode("utf-8")
         path = settings.paths.archive / index_name(user, settings.default_user)
+        shas[path.name] = hashlib.sha256(data).hexdigest()
         if path.is_file() and path.read_bytes() == data:
             continue
         atomic_write_bytes(path, data)
         changed += 1
+    ledger.record_derived(settings.paths.warehouse, shas)
     faults.checkpoint("summarize.index_written")
     return changed
 

@@ -12,6 +12,7 @@ Reads use an in-memory DuckDB connection over ``read_parquet`` globs. They never
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Iterable
 
@@ -19,7 +20,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flows.fsio import TMP_PREFIX, atomic_write, io_error
+from flows.fsio import TMP_PREFIX, atomic_write, atomic_write_bytes, io_error, sha256_file
 from schemas.tables import Table
 
 _PARQUET_OPTS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
@@ -57,12 +58,60 @@ def has_files(warehouse: Path, table: Table) -> bool:
 
 
 def write_file(path: Path, data: pa.Table, table: Table) -> None:
-    """Write one Parquet file atomically, cast to the declared schema."""
+    """Write one Parquet file atomically, cast to the declared schema, and record its sha256."""
     data = data.select(table.schema.names).cast(table.schema)
+
+    def write(tmp: Path) -> None:
+        pq.write_table(data, tmp, **_PARQUET_OPTS)
+        _record_checksum(path, sha256_file(tmp))
+
     try:
-        atomic_write(path, lambda tmp: pq.write_table(data, tmp, **_PARQUET_OPTS))
+        atomic_write(path, write)
     except OSError as exc:
         raise io_error(f"writing {path}", exc) from exc
+
+
+# --- checksums: a partition changed behind kenang's back is caught --------------------
+#
+# Every Parquet file kenang writes gets a hidden sidecar ``.<name>.sha256`` beside it,
+# holding the sha256 of the bytes kenang wrote. The sidecar is replaced *before* the
+# Parquet file (both atomically), and keeps the previous checksum too, so a crash
+# between the two leaves a pair that still verifies: the file is the previous bytes,
+# or the new ones. ``verify`` re-hashes every file against its sidecar, and a backfill
+# rewrites a partition whose bytes no longer match.
+
+def checksum_file(path: Path) -> Path:
+    return path.with_name(f".{path.name}.sha256")
+
+
+def recorded_checksums(path: Path) -> tuple[str, ...]:
+    """The sha256s a Parquet file may hold: the one kenang wrote, and the one before it."""
+    try:
+        info = json.loads(checksum_file(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    return tuple(v for v in (info.get("sha256"), info.get("previous")) if isinstance(v, str))
+
+
+def _record_checksum(path: Path, sha: str) -> None:
+    current = recorded_checksums(path)
+    body = {"sha256": sha, "previous": current[0] if current else None}
+    atomic_write_bytes(checksum_file(path), (json.dumps(body) + "\n").encode())
+
+
+def intact(path: Path) -> bool:
+    """Whether a Parquet file exists and holds bytes kenang wrote."""
+    try:
+        return path.is_file() and sha256_file(path) in recorded_checksums(path)
+    except OSError:
+        return False
+
+
+def parquet_files(warehouse: Path) -> list[Path]:
+    """Every Parquet file under the warehouse (temporaries excluded), sorted."""
+    if not warehouse.is_dir():
+        return []
+    return sorted(p for p in warehouse.rglob("*.parquet") if not p.name.startswith(".") and p.is_file())
 
 
 def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:

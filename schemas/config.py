@@ -30,12 +30,13 @@ class Section:
     comment: str
 
 
-def _non_negative(v: Any) -> str | None:
-    return None if v >= 0 else "must be >= 0"
+def _between(lo: float, hi: float) -> Check:
+    def check(v: Any) -> str | None:
+        if v is None or lo <= v <= hi:
+            return None
+        return f"must be {'>=' if v < lo else '<='} {lo if v < lo else hi} (allowed: {lo} to {hi})"
 
-
-def _positive(v: Any) -> str | None:
-    return None if v > 0 else "must be > 0"
+    return check
 
 
 def _non_empty(v: Any) -> str | None:
@@ -71,14 +72,14 @@ SCHEMA = Section(
             (int, float),
             2,
             "day D is eligible once D has ended here and this many hours passed",
-            _non_negative,
+            _between(0, 24 * 31),
         ),
         Key(
             "quiet_period_minutes",
             (int, float),
             10,
             "never touch a file modified more recently than this",
-            _non_negative,
+            _between(0, 24 * 60),
         ),
         Key("default_user", (str,), "default", "owner of files that name no user"),
         Section(
@@ -99,7 +100,14 @@ SCHEMA = Section(
                     (int, float),
                     200,
                     "a transcript bigger than this goes to quarantine",
-                    _positive,
+                    _between(0.001, 100_000),
+                ),
+                Key(
+                    "archive_min_free_mb",
+                    (int, float),
+                    64,
+                    "below this much free space the archive counts as full: nothing is archived",
+                    _between(0, 10_000_000),
                 ),
             ),
             "guards against files that are not transcripts",
@@ -110,11 +118,11 @@ SCHEMA = Section(
                 Key("backend", (str,), "llama", "llama (a local GGUF via llama-cpp-python) or extractive (no model)",
                     _one_of("llama", "extractive")),
                 Key("model_path", (str, NONE), None, "a GGUF file; null = the bundled SmolLM2-135M-Instruct"),
-                Key("n_ctx", (int,), 4096, "context window in tokens; longer days go in chunks", _positive),
-                Key("n_threads", (int, NONE), None, "CPU threads for the model; null = all cores"),
+                Key("n_ctx", (int,), 4096, "context window in tokens; longer days go in chunks", _between(512, 1_048_576)),
+                Key("n_threads", (int, NONE), None, "CPU threads for the model; null = all cores", _between(1, 1024)),
                 Key("chat_format", (str, NONE), None, "llama-cpp chat format (e.g. chatml); null = the model's own"),
-                Key("max_tokens", (int,), 320, "longest reply per model call", _positive),
-                Key("temperature", (int, float), 0.2, "first attempt; the retry uses 0", _non_negative),
+                Key("max_tokens", (int,), 320, "longest reply per model call", _between(16, 32_768)),
+                Key("temperature", (int, float), 0.2, "first attempt; the retry uses 0", _between(0, 2)),
                 Key("seed", (int,), 42, "fixed, so a rerun writes the same summary"),
             ),
             "how the daily summaries are written",
@@ -128,17 +136,17 @@ SCHEMA = Section(
                 Key("model_path", (str, NONE), None, "a GGUF embedding model for the llama backend, e.g. bge-m3"),
                 Key("query_prefix", (str,), "", "llama backend: text put before each query (e5 GGUFs want 'query: ')"),
                 Key("passage_prefix", (str,), "", "llama backend: text put before each chunk (e5 GGUFs: 'passage: ')"),
-                Key("n_threads", (int, NONE), None, "CPU threads; null = all cores"),
-                Key("batch_size", (int,), 16, "chunks embedded per call", _positive),
+                Key("n_threads", (int, NONE), None, "CPU threads; null = all cores", _between(1, 1024)),
+                Key("batch_size", (int,), 16, "chunks embedded per call", _between(1, 4096)),
             ),
             "the recall index's embedding model (changing it re-embeds everything)",
         ),
         Section(
             "recall",
             (
-                Key("top_k", (int,), 5, "results per query", _positive),
+                Key("top_k", (int,), 5, "results per query", _between(1, 100)),
                 Key("related_decay", (int, float), 0.7, "a related_dates day scores its parent's score times this",
-                    _non_negative),
+                    _between(0, 1)),
             ),
             "kenang recall",
         ),
@@ -148,8 +156,8 @@ SCHEMA = Section(
                 Key("productive_moods", (list,), ["productive", "focused"],
                     "moods that count a day as productive (kenang analyze productivity)", _moods),
                 Key("productive_min_importance", (int,), 5, "... and the least importance it needs (1-10)",
-                    _non_negative),
-                Key("rolling_days", (int,), 7, "window of importance_trend's rolling mean, in days", _positive),
+                    _between(1, 10)),
+                Key("rolling_days", (int,), 7, "window of importance_trend's rolling mean, in days", _between(1, 366)),
             ),
             "kenang analyze and the notebooks",
         ),

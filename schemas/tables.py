@@ -53,6 +53,9 @@ SESSIONS = Table(
             pa.field("run_id", pa.string(), nullable=False),
             pa.field("day_source", pa.string(), nullable=False),
             pa.field("redactions", pa.int32(), nullable=False),
+            # Every archived file the session was read from: several when one session_id
+            # came in more than one file that day (a re-dropped, grown transcript).
+            pa.field("archive_paths", pa.list_(pa.string())),
         ]
     ),
     "user_day",

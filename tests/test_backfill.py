@@ -38,7 +38,9 @@ def test_a_backfill_rebuilds_lost_tables_from_the_archive_alone(home):
     home.paths.active.mkdir()
     result = fill(home)
     after = snapshot(home)
-    assert result["survey"]["adopted_files"] == 3 and result["load"]["loaded"] == 3
+    # The archive's own day manifests say which files kenang archived: they are re-recorded, not adopted.
+    assert result["survey"]["restored_records"] == 3 and result["survey"]["unrecorded"] == []
+    assert result["load"]["loaded"] == 3
     # The tables come back identical; only the quarantine history (not in the archive) is gone.
     keep = ("table/sessions", "table/messages", "table/days")
     assert {k: after[k] for k in keep} == {k: before[k] for k in keep}

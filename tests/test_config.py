@@ -23,7 +23,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "quiet_period_minutes": 10,
         "default_user": "default",
         "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine"},
-        "limits": {"max_file_mb": 200},
+        "limits": {"max_file_mb": 200, "archive_min_free_mb": 64},
         "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 4096, "n_threads": None,
                        "chat_format": None, "max_tokens": 320, "temperature": 0.2, "seed": 42},
         "embedder": {"backend": "e5+use", "model_path": None, "query_prefix": "", "passage_prefix": "",
@@ -93,7 +93,8 @@ def test_with_a_bad_config_nothing_runs(tmp_path, capsys):
         main(["run", "--home", str(settings.paths.home), "--now", "2026-07-21T03:00"])
     assert exit_info.value.code == 2
     assert "Mars/Olympus" in capsys.readouterr().err
-    assert (settings.paths.active / "a.md").exists() and not any(settings.paths.archive.iterdir())
+    assert (settings.paths.active / "a.md").exists()
+    assert [p.name for p in settings.paths.archive.iterdir()] == [".kenang-archive"]  # only init's marker
 
 
 def test_a_home_without_a_config_says_to_run_init(tmp_path, capsys):

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from flows import faults
-from flows.archive import verify
+from flows.verify import verify
 from flows.config import init_home
 from flows.pipeline import nightly
 from helpers import NOW, scenario, snapshot

@@ -6,7 +6,7 @@ from schemas.tables import TABLES, TABLES_VERSION, duckdb_columns
 
 PINNED = {
     "sessions": ["session_id", "user_id", "agent", "date", "started_at", "ended_at", "message_count",
-                 "source_format", "archive_path", "sha256", "run_id", "day_source", "redactions"],
+                 "source_format", "archive_path", "sha256", "run_id", "day_source", "redactions", "archive_paths"],
     "messages": ["message_id", "session_id", "user_id", "date", "ts", "role", "seq", "content", "run_id",
                  "redactions", "flags"],
     "archive_files": ["path", "user_id", "date", "size", "sha256", "original_path", "run_id", "archived_at"],

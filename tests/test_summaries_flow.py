@@ -49,7 +49,7 @@ def test_every_loaded_day_gets_a_read_only_summary_a_table_row_and_an_index_line
 
 
 def test_summaries_are_not_originals_so_verify_stays_clean(home):
-    from flows.archive import verify
+    from flows.verify import verify
 
     scenario(home)
     night(home)

@@ -7,6 +7,10 @@
 - Day D is eligible once D has ended in the configured zone and the grace period has
   passed: ``now >= start_of(D + 1) + grace``. ``now`` is the run's notion of time
   (``--now``), so backfills and tests can replay any night.
+- A sane time lies between 1970-01-01 (UTC) and one day past the run's ``now``. A
+  message dated outside that window, or a day outside it (a file named
+  ``9999-12-31-x.md``), is a ``bad_timestamp``: such a date cannot be a chat of
+  tonight's, and year 9999 or 0001 would overflow the day arithmetic further on.
 - A file is quiet once the wall clock is at least the quiet period past its mtime. This
   uses the real clock on purpose: it guards against a writer that is active right now,
   whatever night ``--now`` replays. An mtime in the future is never quiet.
@@ -15,7 +19,10 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta, tzinfo
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
+
+from transforms.errors import ParseError
 
 _NAME_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
@@ -57,3 +64,43 @@ def file_is_quiet(mtime: float, wall_now: float, quiet: timedelta) -> bool:
     age = wall_now - mtime
     return age >= 0 and age >= quiet.total_seconds()
 
+
+
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: How far past the run's ``now`` a timestamp may lie (clocks drift; zones differ).
+FUTURE_SLACK = timedelta(days=1)
+
+
+def _utc_naive(ts: datetime) -> datetime | None:
+    """``ts`` as naive UTC, or None when it cannot be expressed (year 1 at +07:00)."""
+    try:
+        offset = ts.utcoffset() or timedelta(0)
+        return ts.replace(tzinfo=None) - offset
+    except OverflowError:
+        return None
+
+
+def check_times(stamps: Iterable[datetime | None], now: datetime, what: str = "message") -> None:
+    """Raise ``bad_timestamp`` for the first time outside 1970-01-01 .. now + 1 day."""
+    lo = EARLIEST.replace(tzinfo=None)
+    hi = _utc_naive(now + FUTURE_SLACK)
+    for i, ts in enumerate(stamps, 1):
+        if ts is None:
+            continue
+        utc = _utc_naive(ts)
+        if utc is None or not lo <= utc <= hi:
+            raise ParseError(
+                f"{what} {i} is dated {ts.isoformat()}, outside the sane range 1970-01-01 .. "
+                f"{(now + FUTURE_SLACK).date().isoformat()} (one day past the run's --now)",
+                kind="bad_timestamp",
+            )
+
+
+def check_day(day: date, now: datetime, source: str) -> None:
+    """Raise ``bad_timestamp`` for a day outside 1970-01-01 .. now + 1 day."""
+    if not EARLIEST.date() <= day <= (now + FUTURE_SLACK).date():
+        raise ParseError(
+            f"its day {day.isoformat()} (from its {source}) is outside the sane range 1970-01-01 .. "
+            f"{(now + FUTURE_SLACK).date().isoformat()}",
+            kind="bad_timestamp",
+        )

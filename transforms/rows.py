@@ -3,7 +3,9 @@
 A partition is built whole from every archived file of that user and day, so a rerun
 replaces it rather than appending. Sessions that share a ``session_id`` (a transcript
 archived again with more turns) are merged: their messages are unioned by
-``message_id`` and renumbered, so nothing is counted twice.
+``message_id`` and renumbered, so nothing is counted twice. The merge is never silent:
+the session row lists every file it came from (``archive_paths``), and ``merged``
+names it for the run report.
 
 Message content is redacted here, before any row exists, and a message that reads
 like a prompt override is flagged (``flags``) so no summary promotes it. The partition's
@@ -41,6 +43,7 @@ class DayRows:
     messages: pa.Table
     fingerprint: str
     redactions: int
+    merged: tuple[tuple[str, int], ...] = ()  # (session_id, files) for each session read from several files
 
 
 def build_day_rows(
@@ -53,6 +56,7 @@ def build_day_rows(
 
     session_rows: list[dict] = []
     message_rows: list[dict] = []
+    several_files: list[tuple[str, int]] = []
     total_redactions = 0
     for sid, group in by_id.items():
         merged = _merge_messages(group, user_id=user_id, session_id=sid)
@@ -75,8 +79,11 @@ def build_day_rows(
                 "run_id": run_id,
                 "day_source": first_rs.day_source,
                 "redactions": redactions,
+                "archive_paths": sorted({src.archive_path for _, src in group}),
             }
         )
+        if len(group) > 1:
+            several_files.append((sid, len(group)))
         for seq, m in enumerate(merged):
             message_rows.append(
                 {
@@ -96,7 +103,7 @@ def build_day_rows(
 
     sessions = pa.Table.from_pylist(session_rows, schema=SESSIONS.schema)
     messages = pa.Table.from_pylist(message_rows, schema=MESSAGES.schema)
-    return DayRows(sessions, messages, _fingerprint(session_rows, message_rows), total_redactions)
+    return DayRows(sessions, messages, _fingerprint(session_rows, message_rows), total_redactions, tuple(several_files))
 
 
 def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id: str) -> Iterator[tuple[Message, datetime | None, str]]:

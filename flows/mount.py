@@ -1,0 +1,120 @@
+"""Is the archive really there? A marker file, checked before anything moves.
+
+The worst case for a tool that deletes originals is an unmounted NAS: the mount point
+is an empty local folder, kenang archives onto the local disk, deletes the originals,
+and when the mount comes back the archive lacks them. So:
+
+- ``kenang init`` writes ``<archive>/.kenang-archive``, holding this home's id
+  (``<home>/.kenang-id``). It is the only place that ever creates the archive root.
+- Every run checks the marker first (``check``). No marker: the archive is *not
+  mounted*. A marker naming another home: it is *foreign*. Either way nothing is read
+  from it or written to it. An archive that refuses a write is *read_only*; one with
+  less free space than the night needs plus ``limits.archive_min_free_mb`` is *full*.
+  Both are still read (loads go on), never written (nothing archived, no summary).
+- A run on a degraded archive deletes no original and says so; the CLI exits 3.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import json
+import os
+import secrets
+from dataclasses import dataclass
+
+from flows.config import Settings, home_id
+from transforms.errors import ConfigError
+
+MARKER = ".kenang-archive"
+
+
+@dataclass(frozen=True)
+class ArchiveState:
+    state: str  # ok | not_mounted | foreign | read_only | full
+    reason: str | None = None
+
+    @property
+    def writable(self) -> bool:
+        return self.state == "ok"
+
+    @property
+    def readable(self) -> bool:
+        return self.state in ("ok", "read_only", "full")
+
+    def as_dict(self) -> dict:
+        return {"state": self.state, "reason": self.reason}
+
+
+def claim(settings: Settings, force: bool = False) -> str:
+    """Create the archive root if need be and write its marker; returns what was done.
+
+    A marker of another home is kept unless ``force`` (``kenang init --claim-archive``):
+    two homes writing one archive would each adopt the other's files.
+    """
+    root, me = settings.paths.archive, home_id(settings.paths)
+    if me is None:
+        raise ConfigError(f"{settings.paths.home} has no home id; run `kenang init --home {settings.paths.home}`")
+    marker = root / MARKER
+    current = _read_marker(marker)
+    if current is not None and current.get("home_id") == me:
+        return "kept"
+    if current is not None and not force:
+        return "foreign"
+    root.mkdir(parents=True, exist_ok=True)
+    body = {"kenang_archive": 1, "home_id": me, "home": str(settings.paths.home),
+            "claimed_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    tmp = root / f".kenang-tmp-{secrets.token_hex(4)}-{MARKER}.part"
+    tmp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, marker)
+    return "claimed" if current is None else "reclaimed"
+
+
+def check(settings: Settings, need_bytes: int = 0) -> ArchiveState:
+    """The archive's state for a run that will write ``need_bytes`` into it."""
+    root = settings.paths.archive
+    marker = _read_marker(root / MARKER)
+    if marker is None:
+        return ArchiveState("not_mounted", (
+            f"{root} holds no {MARKER} marker, so the archive is not mounted (or was never set up): "
+            f"nothing was archived and no original was deleted. Mount it and rerun; for a new, empty "
+            f"archive run `kenang init` once."))
+    me = home_id(settings.paths)
+    if me is None or marker.get("home_id") != me:
+        return ArchiveState("foreign", (
+            f"the archive {root} belongs to another kenang home ({marker.get('home', '?')}); nothing was "
+            f"archived. If this home was restored or moved, run `kenang init --claim-archive`."))
+    probe = root / f".kenang-tmp-probe-{secrets.token_hex(4)}.part"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        probe.unlink()
+    except OSError as exc:
+        probe.unlink(missing_ok=True)
+        if exc.errno == errno.ENOSPC:
+            return _full(settings, 0, need_bytes)
+        return ArchiveState("read_only", (
+            f"the archive {root} refuses writes ({exc.strerror}): nothing was archived and no original "
+            f"was deleted; days already archived still load."))
+    st = os.statvfs(root)
+    free = st.f_bavail * st.f_frsize
+    margin = int(settings.values["limits"]["archive_min_free_mb"] * 2**20)
+    if free < need_bytes + margin:
+        return _full(settings, free, need_bytes)
+    return ArchiveState("ok")
+
+
+def _full(settings: Settings, free: int, need: int) -> ArchiveState:
+    limit = settings.values["limits"]["archive_min_free_mb"]
+    return ArchiveState("full", (
+        f"the archive {settings.paths.archive} is full ({free / 2**20:.0f} MiB free; tonight needs "
+        f"{need / 2**20:.1f} MiB plus limits.archive_min_free_mb={limit}): nothing was archived and no "
+        f"original was deleted."))
+
+
+def _read_marker(path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else {}

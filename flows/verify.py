@@ -1,0 +1,135 @@
+"""``kenang verify``: everything kenang wrote is still what it wrote.
+
+Four records, four checks, each read-only:
+
+- **originals**: every file in the archive's day folders is re-hashed against its
+  record (the warehouse's ``archive_files``, and each day folder's manifest). A
+  recorded file that is gone is *missing*, one whose bytes differ is *changed*, a file
+  no record knows is *unrecorded* (placed there behind kenang's back: a backfill never
+  loads it; ``kenang adopt`` takes it in on purpose).
+- **derived files**: each ``.summary.md`` against the sha256 the ledger recorded
+  when kenang wrote it, and each MEMORY_INDEX against its own record. One that differs
+  was edited by hand; one no record knows was put there.
+- **warehouse**: every Parquet file against the checksum sidecar written with it
+  (``warehouse.recorded_checksums``); ``kenang backfill`` of the range rebuilds a
+  changed partition.
+- **the archive itself**: no marker means not mounted, and nothing else is checked.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from flows import ledger, mount, warehouse
+from flows.archive import DAILY, day_dir, list_archive, read_manifests
+from flows.config import Settings
+from flows.fsio import TMP_PREFIX, sha256_file
+from schemas.tables import ARCHIVE_FILES
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    checked: int
+    ok: int
+    missing: tuple[str, ...]
+    changed: tuple[str, ...]
+    unrecorded: tuple[str, ...]
+    writable: tuple[str, ...]
+    leftover_tmp: tuple[str, ...]
+    derived_changed: tuple[str, ...] = ()
+    derived_missing: tuple[str, ...] = ()
+    derived_unrecorded: tuple[str, ...] = ()
+    warehouse_checked: int = 0
+    warehouse_changed: tuple[str, ...] = ()
+    warehouse_unrecorded: tuple[str, ...] = ()
+    archive_state: dict = field(default_factory=lambda: {"state": "ok", "reason": None})
+
+    @property
+    def problems(self) -> int:
+        unmounted = self.archive_state["state"] in ("not_mounted", "foreign")
+        return (len(self.missing) + len(self.changed) + len(self.unrecorded) + len(self.derived_changed)
+                + len(self.derived_missing) + len(self.derived_unrecorded) + len(self.warehouse_changed)
+                + len(self.warehouse_unrecorded) + int(unmounted))
+
+
+def verify(settings: Settings) -> VerifyReport:
+    """Re-hash the archive, the derived files and the warehouse against their records."""
+    wh_changed, wh_unrecorded, wh_checked = _warehouse(settings)
+    state = mount.check(settings)
+    if not state.readable and state.state != "read_only":
+        return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
+                            warehouse_changed=wh_changed, warehouse_unrecorded=wh_unrecorded,
+                            archive_state=state.as_dict())
+    recorded = {r["path"]: r["sha256"] for rows in read_manifests(settings).values() for r in rows}
+    recorded.update({r["path"]: r["sha256"] for r in warehouse.read(settings.paths.warehouse, ARCHIVE_FILES).to_pylist()})
+    on_disk = {d.relpath: d for d in list_archive(settings)}
+    missing, changed, writable = [], [], []
+    ok = 0
+    for relpath, sha in sorted(recorded.items()):
+        d = on_disk.get(relpath)
+        if d is None:
+            missing.append(relpath)
+            continue
+        if sha256_file(d.path) != sha:
+            changed.append(relpath)
+            continue
+        ok += 1
+        if os.stat(d.path).st_mode & 0o222:
+            writable.append(relpath)
+    unrecorded = sorted(set(on_disk) - set(recorded))
+    daily = settings.paths.archive / DAILY
+    tmp = sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*")) \
+        if daily.exists() else []
+    d_changed, d_missing, d_unrecorded = _derived(settings)
+    return VerifyReport(
+        checked=len(recorded) + len(unrecorded),
+        ok=ok,
+        missing=tuple(missing),
+        changed=tuple(changed),
+        unrecorded=tuple(unrecorded),
+        writable=tuple(writable),
+        leftover_tmp=tuple(tmp),
+        derived_changed=d_changed,
+        derived_missing=d_missing,
+        derived_unrecorded=d_unrecorded,
+        warehouse_checked=wh_checked,
+        warehouse_changed=wh_changed,
+        warehouse_unrecorded=wh_unrecorded,
+        archive_state=state.as_dict(),
+    )
+
+
+def _derived(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Summaries and MEMORY_INDEX files against the sha256 kenang recorded for them."""
+    archive = settings.paths.archive
+    expected: dict[str, str] = {}
+    for (user, day), row in ledger.read_days(settings.paths.warehouse).items():
+        if row.get("summary_status") == "summarized" and row.get("summary_sha256"):
+            path = day_dir(settings, user, day) / f"{day.isoformat()}.summary.md"
+            expected[path.relative_to(archive).as_posix()] = row["summary_sha256"]
+    expected.update(ledger.read_derived(settings.paths.warehouse))
+    on_disk = {p.relative_to(archive).as_posix(): p for p in (archive / DAILY).rglob("*.summary.md")} \
+        if (archive / DAILY).is_dir() else {}
+    for p in archive.glob("MEMORY_INDEX*.md"):
+        on_disk[p.name] = p
+    changed = tuple(r for r in sorted(expected) if r in on_disk and sha256_file(on_disk[r]) != expected[r])
+    missing = tuple(r for r in sorted(expected) if r not in on_disk)
+    unrecorded = tuple(sorted(set(on_disk) - set(expected)))
+    return changed, missing, unrecorded
+
+
+def _warehouse(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """(changed, unrecorded, checked) Parquet files of the warehouse."""
+    wh = settings.paths.warehouse
+    changed, unrecorded = [], []
+    files = warehouse.parquet_files(wh)
+    for p in files:
+        shas = warehouse.recorded_checksums(p)
+        relpath = p.relative_to(wh).as_posix()
+        if not shas:
+            unrecorded.append(relpath)
+        elif sha256_file(p) not in shas:
+            changed.append(relpath)
+    return tuple(changed), tuple(unrecorded), len(files)
+
