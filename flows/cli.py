@@ -111,12 +111,17 @@ def init(home: Path | None, claim_archive: bool) -> None:
     from flows import mount
     from flows.catalog import ensure_catalog
 
+    from flows.warehouse import record_missing_checksums
+
     target = _home(home)
     settings, created = init_home(target)
     marker = mount.claim(settings, force=claim_archive)
     ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
+    adopted = record_missing_checksums(settings.paths.warehouse)
     verb = "created" if created else "kept existing"
     click.echo(f"{verb} {settings.paths.config_file}")
+    if adopted:
+        _err(f"recorded checksums for {adopted} warehouse file(s) written before kenang kept them")
     for name in ("active", "archive", "warehouse", "quarantine"):
         click.echo(f"  {name:<11} {getattr(settings.paths, name)}")
     if marker == "foreign":

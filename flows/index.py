@@ -51,14 +51,15 @@ def index_key(row: Mapping, embedder_id: str) -> str:
 def days_to_index(
     ledger_rows: Mapping[DayKey, Mapping], embedder_id: str, *,
     start: dt.date | None = None, end: dt.date | None = None, force: bool = False,
+    redo: frozenset[DayKey] = frozenset(),
 ) -> list[DayKey]:
-    """Loaded days whose index is missing, failed or stale (all of them in range with force)."""
+    """Loaded days whose index is missing, failed or stale (all of them in range with force); plus ``redo``."""
     out = []
     for key, row in sorted(ledger_rows.items()):
         if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
             continue
         fresh = row.get("index_status") == "indexed" and row.get("index_key") == index_key(row, embedder_id)
-        if force or not fresh:
+        if force or not fresh or key in redo:
             out.append(key)
     return out
 
@@ -132,15 +133,20 @@ def index_days(
     run_id: str,
     *,
     reembed: bool = False,
+    untrusted: frozenset[DayKey] = frozenset(),
 ) -> IndexResult:
-    """Index each day; new chunks of all the days are embedded together, in batches."""
+    """Index each day; new chunks of all the days are embedded together, in batches.
+
+    The partitions of ``untrusted`` days (changed behind kenang's back) are rebuilt
+    from scratch: nothing in them, embeddings included, is reused.
+    """
     eid = embedder_key(embedder)
     plans: list[tuple[DayKey, list[Chunk], dict[str, np.ndarray], pa.Table | None]] = []
     failed: list[DayIndexOutcome] = []
     for user_id, day in keys:
         try:
             chunks = day_chunks(settings, user_id, day)
-            old = _existing(settings, user_id, day)
+            old = None if (user_id, day) in untrusted else _existing(settings, user_id, day)
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
             log.exception("index failed for %s/%s", user_id, day)
             failed.append(_failed(user_id, day, run_id, f"{type(exc).__name__}: {exc}"))

@@ -90,7 +90,10 @@ def check(settings: Settings, need_bytes: int = 0) -> ArchiveState:
         os.close(fd)
         probe.unlink()
     except OSError as exc:
-        probe.unlink(missing_ok=True)
+        try:
+            probe.unlink(missing_ok=True)
+        except OSError:
+            pass  # a read-only filesystem refuses even this
         if exc.errno == errno.ENOSPC:
             return _full(settings, 0, need_bytes)
         return ArchiveState("read_only", (

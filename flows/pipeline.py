@@ -31,6 +31,7 @@ from flows import archive, catalog, embed, faults, index, ingest, ledger, load, 
 from flows.config import Settings, load_settings, resolve_home
 from flows.fsio import sweep_tmp
 from flows.lock import run_lock
+from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import KenangError, StageFailed, TransientError
 
 LOAD_BATCH_DAYS = 32
@@ -145,9 +146,10 @@ def embedder_task(settings: Settings):
 
 
 @task(name="recall-index", **_IO)
-def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int):
+def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int,
+                      untrusted=frozenset()):
     with _timed("index"):
-        res = index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed)
+        res = index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted)
     progress.report("index", offset + len(keys), total, 0, unit="days")
     return res
 
@@ -245,11 +247,12 @@ def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, chec
     return load.LoadResult(tuple(outcomes))
 
 
-def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=None, end=None, force=False) -> dict:
+def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=None, end=None, force=False,
+                   redo=frozenset()) -> dict:
     """Summarize the days that need it: the model is loaded once, only if there is work."""
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
-        keys = summarize.days_to_summarize(rows, start=start, end=end, force=force)
+        keys = summarize.days_to_summarize(rows, start=start, end=end, force=force, redo=redo)
     if not keys:
         return summarize.summary_counts(summarize.SummarizeResult())
     summarizer = model_task(settings)
@@ -269,19 +272,20 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     return counts
 
 
-def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reindex: bool = False) -> dict:
+def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reindex: bool = False,
+               redo=frozenset()) -> dict:
     """Index the days that need it; the embedder is loaded once, only if there is work."""
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
         eid = embed.configured_id(settings)
-        keys = index.days_to_index(rows, eid, start=start, end=end, force=reindex)
+        keys = index.days_to_index(rows, eid, start=start, end=end, force=reindex, redo=redo)
     if not keys:
         return index.IndexResult().counts() | {"embedder": eid}
     embedder = embedder_task(settings)
     outcomes = []
     for i in range(0, len(keys), INDEX_BATCH_DAYS):
         batch = keys[i : i + INDEX_BATCH_DAYS]
-        res = recall_index_task(settings, quote(embedder), batch, quote(rows), run.run_id, reindex, i, len(keys))
+        res = recall_index_task(settings, quote(embedder), batch, quote(rows), run.run_id, reindex, i, len(keys), redo)
         ledger_task(settings, quote(res.days))
         outcomes.extend(res.days)
     return index.IndexResult(tuple(outcomes)).counts() | {"embedder": eid}
@@ -409,9 +413,12 @@ def backfill(
         with run.stage_of("summarize"):
             if disk.writable:
                 today = ledger.utcnow().astimezone(settings.timezone).date()
-                run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize)
+                redo = frozenset(plan.tampered(settings, DAILY_SUMMARIES, start, end))
+                run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize,
+                                                         redo=redo)
         with run.stage_of("index"):
-            run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex)
+            redo = frozenset(plan.tampered(settings, MEMORY_CHUNKS, start, end))
+            run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex, redo=redo)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -87,6 +87,22 @@ def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool)
     return Survey(tuple(days), tuple(restore), unrecorded, days_ledger)
 
 
+def tampered(settings: Settings, table, start: dt.date, end: dt.date) -> set[DayKey]:
+    """(user, day)s in range whose partition of ``table`` exists but holds bytes kenang did not write."""
+    root = warehouse.table_dir(settings.paths.warehouse, table)
+    out: set[DayKey] = set()
+    if not root.is_dir():
+        return out
+    for path in root.glob("date=*/user_id=*/data.parquet"):
+        try:
+            day = dt.date.fromisoformat(path.parent.parent.name.removeprefix("date="))
+        except ValueError:
+            continue
+        if start <= day <= end and not warehouse.intact(path):
+            out.add((path.parent.name.removeprefix("user_id="), day))
+    return out
+
+
 @dataclass(frozen=True)
 class DayStatus:
     user_id: str

@@ -70,15 +70,16 @@ def make_summarizer(settings: Settings) -> Summarizer:
 
 
 def days_to_summarize(
-    ledger_rows: Mapping[DayKey, Mapping], *, start: dt.date | None = None, end: dt.date | None = None, force: bool = False
+    ledger_rows: Mapping[DayKey, Mapping], *, start: dt.date | None = None, end: dt.date | None = None, force: bool = False,
+    redo: frozenset[DayKey] = frozenset(),
 ) -> list[DayKey]:
-    """Loaded days whose summary is missing, failed or stale (all of them with force), in a range."""
+    """Loaded days whose summary is missing, failed or stale (all of them with force), in a range; plus ``redo``."""
     out = []
     for key, row in sorted(ledger_rows.items()):
         if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
             continue
         fresh = row.get("summary_status") == "summarized" and row.get("summary_fingerprint") == row["content_fingerprint"]
-        if force or not fresh:
+        if force or not fresh or key in redo:
             out.append(key)
     return out
 

@@ -107,6 +107,20 @@ def intact(path: Path) -> bool:
         return False
 
 
+def record_missing_checksums(warehouse: Path) -> int:
+    """Give every Parquet file without a sidecar one, trusting its bytes as they are; returns how many.
+
+    For a home made before kenang kept checksums: ``kenang init`` calls it once, with
+    the home as it stands. A file that has a sidecar is never touched.
+    """
+    n = 0
+    for p in parquet_files(warehouse):
+        if not checksum_file(p).exists():
+            _record_checksum(p, sha256_file(p))
+            n += 1
+    return n
+
+
 def parquet_files(warehouse: Path) -> list[Path]:
     """Every Parquet file under the warehouse (temporaries excluded), sorted."""
     if not warehouse.is_dir():

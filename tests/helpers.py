@@ -73,7 +73,9 @@ def snapshot(settings: Settings) -> dict:
         root = getattr(settings.paths, name)
         for p in sorted(root.rglob("*")):
             key = f"{name}/{p.relative_to(root).as_posix()}"
-            if p.is_symlink():
+            if p.name == ".kenang-archive":
+                out[key] = "archive marker"  # names the home, so it differs between two homes
+            elif p.is_symlink():
                 out[key] = ("link", os.readlink(p))
             elif p.is_file():
                 if p.name.endswith(".reason.json"):
