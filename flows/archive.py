@@ -1,7 +1,9 @@
 """Archive: move originals into read-only storage with nothing lost.
 
 Layout: ``<archive>/daily_sessions/YYYY-MM-DD/<file>`` for the default user, and
-``<archive>/daily_sessions/YYYY-MM-DD/<user>/<file>`` for everyone else.
+``<archive>/daily_sessions/YYYY-MM-DD/<user>/<file>`` for everyone else. A file name
+that holds a secret (a key pasted into a name) is archived under a stable hash of it,
+``redacted-<sha>.md``: names reach tables and reports, so they are redacted like text.
 
 A batch goes in three steps, each safe to crash after:
 
@@ -34,6 +36,7 @@ from flows.config import Settings
 from flows.fsio import READ_ONLY, TMP_PREFIX, atomic_write_bytes, remove_source, safe_copy, safe_write, sha256_file
 from flows.ingest import Ready, ReadyExport
 from schemas.tables import ARCHIVE_FILES
+from transforms.redact import redact_file_name
 
 DAILY = "daily_sessions"
 
@@ -66,7 +69,7 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
     now = dt.datetime.now(dt.timezone.utc)
     for i, r in enumerate(ready, 1):
         rs = r.resolved
-        placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.path.name)
+        placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name)
         progress.report("archive", i, len(ready), i, unit="files")
         n_new += not placed.existed
         n_existed += placed.existed
@@ -123,13 +126,13 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
     days: set = set()
     now = dt.datetime.now(dt.timezone.utc)
     for e in exports:
-        original = safe_copy(e.cand.path, imports_dir(settings, e.user_id), e.cand.path.name)
+        original = safe_copy(e.cand.path, imports_dir(settings, e.user_id), e.cand.name)
         if original.sha256 != e.sha256:
             kept += 1  # changed since the scan: left for the next run
             continue
         rows = []
         for d in e.derived:
-            placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), d.name)
+            placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), redact_file_name(d.name))
             n_new += not placed.existed
             n_existed += placed.existed
             n_bytes += placed.size

@@ -38,6 +38,7 @@ from transforms.parse import parse_transcript
 from transforms.imports import detect, formats, parse_export
 from transforms.imports.base import Derived, derived_transcripts
 from transforms.model import USER_ID_RE
+from transforms.redact import redact, redact_file_name
 from transforms.resolve import resolve
 
 log = logging.getLogger("kenang")
@@ -46,9 +47,14 @@ log = logging.getLogger("kenang")
 @dataclass(frozen=True)
 class Candidate:
     path: Path
-    relpath: str  # relative to active/, posix separators
+    relpath: str  # relative to active/, posix separators; a name holding a secret shown as its hash
     size: int
     mtime: float
+
+    @property
+    def name(self) -> str:
+        """The file's name as kenang archives and records it (``relpath``'s last part)."""
+        return self.relpath.rsplit("/", 1)[-1]
 
     @property
     def folder(self) -> str | None:
@@ -151,6 +157,8 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
             log.warning("ingest could not read %s: %s", cand.relpath, type(exc).__name__)
             item = Rejected(cand, "unreadable", f"kenang could not read it ({type(exc).__name__}: {exc})",
                             _folder_user_or_none(cand))
+        if isinstance(item, Rejected):  # a reason may quote the file: it is redacted like content
+            item = Rejected(item.cand, item.kind, redact(item.reason).text, item.user_id)
         if isinstance(item, tuple):  # a ready transcript and its parsed session
             r, session = item
             parsed[r.sha256] = session
@@ -258,6 +266,11 @@ def _folder_user_or_none(cand: Candidate) -> str | None:
     return user if user and USER_ID_RE.match(user) else None
 
 
+def shown_path(relpath: str) -> str:
+    """A path as kenang records and prints it: a name holding a secret becomes a stable hash."""
+    return "/".join(redact_file_name(part) for part in relpath.split("/"))
+
+
 def _walk(root: Path):
     """Yield (Candidate, lstat, None) for every entry that is not a directory, and
     (Candidate, None, why) for each hidden name: a dot-file, or a dot-folder, which is
@@ -276,7 +289,7 @@ def _walk(root: Path):
             continue
         for e in entries:
             path = Path(e.path)
-            rel = path.relative_to(root).as_posix()
+            rel = shown_path(path.relative_to(root).as_posix())
             try:
                 st = e.stat(follow_symlinks=False)
             except FileNotFoundError:

@@ -26,6 +26,7 @@ from flows.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, s
 from flows.ingest import Rejected
 from schemas.tables import QUARANTINE
 from transforms.errors import ArchiveError, TransientError
+from transforms.redact import redact
 
 SIDECAR = ".reason.json"
 
@@ -63,7 +64,7 @@ def quarantine_batch(settings: Settings, rejected: Iterable[Rejected], run_id: s
         except (ArchiveError, OSError) as exc:
             # A file that cannot be copied (unreadable, vanished, not regular after all)
             # stays where it is, and the run says so; the night goes on.
-            left.append((rej.cand.relpath, str(exc)))
+            left.append((rej.cand.relpath, redact(str(exc)).text))
             continue
         sidecar = {
             "original_path": rej.cand.relpath,

@@ -16,6 +16,7 @@ from flows import ingest, ledger, mount, plan
 from flows.config import Settings
 from flows.lock import holder
 from flows.quarantine import list_quarantine
+from transforms.redact import redact
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int | None = 80) -> str:
@@ -218,7 +219,7 @@ def render_import_preview(plan: dict) -> str:
         out.append(head + (f" (error: {f['error']})" if f.get("error") else ""))
         for note in f.get("notes", []):
             out.append(f"  note: {note}")
-        rows = [((c["title"] or c["id"])[:60], f"{c['first_day']} .. {c['last_day']}" if c["first_day"] else "-",
+        rows = [(redact(c["title"] or c["id"]).text[:60], f"{c['first_day']} .. {c['last_day']}" if c["first_day"] else "-",
                  c["messages"], c["new_messages"]) for c in convs]
         if rows:
             out.append(table(["conversation", "days", "messages", "new"], rows))

@@ -5,7 +5,10 @@ from ``injection_patterns.yaml``; ``transforms.injection`` uses them to flag tex
 reads like a prompt override. The file is data so the lists can grow without touching
 code; its comments say why each pattern is as narrow as it is. ``INJECTION_GATES``
 pairs each pattern with the substrings every match of it contains, derived from the
-pattern itself, so a prefilter can skip the patterns a text cannot match.
+pattern itself, so a prefilter can skip the patterns a text cannot match. ``gate``
+derives them for any pattern, and ``Prefilter`` finds which of many gated patterns a
+text admits in one pass over their substrings; ``transforms.redact`` gates its
+recognisers the same way.
 
 Invariants:
 
@@ -21,6 +24,7 @@ Invariants:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from re import _constants, _parser  # the stdlib's own regex parser (Python >= 3.11)
@@ -65,6 +69,12 @@ INJECTION_COMBINED: dict[str, re.Pattern[str]] = {
 # one of them.
 
 _IGNORECASE = _constants.SRE_FLAG_IGNORECASE
+
+#: The characters on which re.IGNORECASE and str.lower disagree about a needed
+#: substring's characters ("ı" and "İ" match "i", "ſ" matches "s", the Kelvin sign
+#: matches "k"; tests/test_injection.py checks every code point). A text holding one
+#: of them must skip the prefilter.
+FOLD_UNSAFE = re.compile("[\u0130\u0131\u017f\u212a]")
 _ZERO_WIDTH = (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT)
 _REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
 _MAX_SPELLINGS = 32  # a run of fixed text with more spellings than this is cut in two
@@ -88,6 +98,55 @@ class Gate:
     pattern: re.Pattern[str]
     needs: frozenset[str]
     exact: frozenset[str]
+
+    def admits(self, text: str) -> bool:
+        """Whether ``pattern`` could match ``text``: it holds a needed substring, or nothing was derived."""
+        if not self.needs and not self.exact or FOLD_UNSAFE.search(text):
+            return True
+        low = text.lower()
+        return any(s in low for s in self.needs) or any(s in text for s in self.exact)
+
+
+class Prefilter:
+    """Which of many gates' patterns could match a text, in one pass over their substrings.
+
+    Each distinct substring is looked up once, not once per pattern; of a gate's
+    substrings, one that contains another is dropped (the shorter is in every text the
+    longer is). A text holding a ``FOLD_UNSAFE`` character admits every gate.
+    """
+
+    def __init__(self, gates: tuple[Gate, ...]) -> None:
+        self.gates = gates
+        self._always = frozenset(i for i, g in enumerate(gates) if not g.needs and not g.exact)
+        self._needs = _by_substring(gates, lambda g: g.needs)
+        self._exact = _by_substring(gates, lambda g: g.exact)
+
+    def admitted(self, text: str) -> set[int]:
+        """The indices of the gates whose pattern could match ``text``."""
+        if FOLD_UNSAFE.search(text):
+            return set(range(len(self.gates)))
+        low = text.lower()
+        out = set(self._always)
+        for s, ids in self._needs:
+            if s in low:
+                out.update(ids)
+        for s, ids in self._exact:
+            if s in text:
+                out.update(ids)
+        return out
+
+
+def _by_substring(
+    gates: tuple[Gate, ...], pick: Callable[[Gate], frozenset[str]]
+) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each needed substring, with the indices of the gates that need it."""
+    out: dict[str, list[int]] = {}
+    for i, g in enumerate(gates):
+        subs = pick(g)
+        for s in subs:
+            if not any(o != s and o in s for o in subs):
+                out.setdefault(s, []).append(i)
+    return tuple((s, tuple(ids)) for s, ids in out.items())
 
 
 def _foldable(ch: str) -> bool:

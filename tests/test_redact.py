@@ -6,12 +6,29 @@ this file.
 
 from __future__ import annotations
 
+import hashlib
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+
+from schemas.patterns import FOLD_UNSAFE
 from schemas.wordlists import BIP39_ENGLISH
-from transforms.redact import Redaction, redact
+from transforms import redact as redact_module  # private rule tables, for the prefilter tests
+from transforms.redact import (
+    EXCLUDED_PLUGINS,
+    KINDS,
+    PROVIDER_PLUGINS,
+    Redaction,
+    redact,
+    redact_file_name,
+    redact_identifier,
+)
 
 AWS = "AK" + "IA" + "IOSFODNN7EXAMPLE"
 GITHUB = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -29,6 +46,26 @@ PEM = (
 MNEMONIC = (
     "legal winner thank year wave sausage worth useful legal winner thank yellow".split()
 )
+
+
+def fill(n: int) -> str:
+    """``n`` characters of an obviously fake token body."""
+    return ("FAKE0000EXAMPLE0000fake" * 10)[:n]
+
+
+def lower_fill(n: int) -> str:
+    return ("fake0000example0000" * 10)[:n]
+
+
+STRIPE = "s" + "k_live_" + fill(24)
+GOOGLE = "AI" + "za" + fill(35)
+NPM = "np" + "m_" + fill(36)
+PYPI = "pypi-" + "AgEIcHlwaS5vcmc" + fill(80)
+GITLAB = "gl" + "pat-" + fill(20)
+SENDGRID = "S" + "G." + fill(22) + "." + fill(43)
+TELEGRAM = "1234567" + "89:AA" + fill(33)
+SLACK_WEBHOOK = "https://hooks.slack" + ".com/services/TFAKE0000/BEXAMPLE00/" + fill(24)
+DISCORD_WEBHOOK = "https://discord" + ".com/api/webhooks/123456789012345678/" + fill(40)
 
 
 # --- each kind ----------------------------------------------------------------
@@ -50,6 +87,29 @@ MNEMONIC = (
         (SLACK, "slack_token"),
         ("xo" + "xp-" + "1234-5678-abcdef", "slack_token"),
         (JWT, "jwt"),
+        # kenang's own shapes for what detect-secrets lacks
+        (GOOGLE, "google_api_key"),
+        (STRIPE, "stripe_key"),
+        ("r" + "k_live_" + fill(30), "stripe_key"),
+        ("s" + "k_test_" + fill(24), "stripe_key"),
+        ("wh" + "sec_" + fill(32), "stripe_key"),
+        (NPM, "npm_token"),
+        ("do" + "p_v1_" + "fa" * 32, "digitalocean_token"),
+        ("h" + "f_" + fill(34), "huggingface_token"),
+        (DISCORD_WEBHOOK, "discord_webhook"),
+        # detect-secrets' provider formats
+        (GITLAB, "gitlab_token"),
+        (PYPI, "pypi_token"),
+        (SENDGRID, "sendgrid_key"),
+        (TELEGRAM, "telegram_bot_token"),
+        (SLACK_WEBHOOK, "slack_webhook"),
+        ("M" + fill(23) + "." + fill(6) + "." + fill(27), "discord_token"),
+        ("A" + "C" + lower_fill(32), "twilio_key"),
+        ("S" + "K" + lower_fill(32), "twilio_key"),
+        (lower_fill(32) + "-us" + "12", "mailchimp_key"),
+        ("sq0" + "csp-" + fill(43), "square_oauth_secret"),
+        ("AK" + "C" + fill(20), "artifactory_token"),
+        ("AC" + "CA" + "FAKE0EXAMPLE0000", "aws_access_key"),
     ],
 )
 def test_a_token_with_a_known_shape_is_redacted_whole(secret: str, kind: str):
@@ -67,6 +127,99 @@ def test_a_private_key_block_is_redacted_up_to_its_end_line():
 def test_a_private_key_cut_off_before_its_end_line_is_redacted_to_the_end():
     result = redact("here:\n-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEow\nIBAAKCAQEA")
     assert result.text == "here:\n[REDACTED:private_key]"
+
+
+def test_a_token_is_redacted_whole_even_past_the_length_detect_secrets_names():
+    # detect-secrets matches sk_live_ + 24 characters; live keys are longer, and the rest goes too.
+    long_key = "s" + "k_live_" + fill(99)
+    assert redact(f"key {long_key}.").text == "key [REDACTED:stripe_key]."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "kind"),
+    [
+        (
+            "AccountName=nas;AccountKey=" + fill(86) + "==;EndpointSuffix=core.windows.net",
+            "AccountName=nas;AccountKey=[REDACTED:azure_storage_key];EndpointSuffix=core.windows.net",
+            "azure_storage_key",
+        ),
+        ('ibm_cloud_api_key = "' + fill(44) + '"', 'ibm_cloud_api_key = "[REDACTED:ibm_cloud_iam_key]"', "ibm_cloud_iam_key"),
+        (
+            'cos_hmac_secret_access_key = "' + "0123456789abcdef" * 3 + '"',
+            'cos_hmac_secret_access_key = "[REDACTED:ibm_cos_hmac_key]"',
+            "ibm_cos_hmac_key",
+        ),
+        ("softlayer_api_key: " + lower_fill(64), "softlayer_api_key: [REDACTED:softlayer_key]", "softlayer_key"),
+        ('cloudant_password = "' + "0123456789abcdef" * 4 + '"', 'cloudant_password = "[REDACTED:cloudant_key]"', "cloudant_key"),
+        (
+            "aws_secret_key = '" + fill(40) + "'",
+            "aws_secret_key = '[REDACTED:aws_access_key]'",
+            "aws_access_key",
+        ),
+    ],
+)
+def test_a_detect_secrets_assignment_keeps_its_key_and_loses_only_its_secret(text: str, expected: str, kind: str):
+    result = redact(text)
+    assert (result.text, result.kinds) == (expected, (kind,))
+
+
+def test_detect_secrets_assignment_patterns_in_their_linear_spelling_match_what_they_matched():
+    rewritten = [(p, redact_module._linear(p)) for plugin in PROVIDER_PLUGINS for p in plugin.denylist]
+    rewritten = [(old, new) for old, new in rewritten if old is not new]
+    assert len(rewritten) == 5  # Cloudant's two, IBM's two, SoftLayer's one
+    values = ["0123456789abcdef" * 4, lower_fill(64), "abcdefghijklmnopqrstuvwx", fill(44), "0123456789abcdef" * 3]
+    keys = ["cloudant_password", "cl_key", "ibm_cloud_iam_key", "ibm_api_key", "cos_hmac_secret_access_key",
+            "softlayer_api_key", "[\"sl_token\"]"]
+    operators = ["=", ":", ":=", "=>", "::", " ", "  =  ", " :: ", " => ", "\t=", "=\n"]
+    for old, new in rewritten:
+        for key in keys:
+            for op in operators:
+                for value in values:
+                    for text in (f"{key}{op}{value}", f"x {key}{op}'{value}' y", f'{{"{key}"{op}"{value}"}}'):
+                        a, b = old.search(text), new.search(text)
+                        assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups())), (old.pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("//registry.npmjs.org/:_authToken=" + NPM, "//registry.npmjs.org/:_authToken=[REDACTED:npm_token]"),
+        ("//npm.lan/:_authToken=" + "0123abcd-" * 4 + "ffff # CI", "//npm.lan/:_authToken=[REDACTED:secret] # CI"),
+        ("key " + "s" + "k-" + fill(20) + "T3Blbk" + "FJ" + fill(20), "key [REDACTED:openai_key]"),
+        ("s" + "k-proj-abc-" + fill(20) + "T3Blbk" + "FJ" + fill(20), "[REDACTED:openai_key]"),
+    ],
+)
+def test_what_the_left_out_npm_and_openai_plugins_match_kenangs_own_rules_redact(text: str, expected: str):
+    assert redact(text).text == expected
+
+
+def test_an_ibm_pattern_that_does_not_name_ibm_leaves_the_secret_to_kenangs_own_kinds():
+    assert redact('api_key = "' + fill(44) + '"').text == 'api_key = "[REDACTED:secret]"'
+
+
+def test_every_regex_detect_secrets_plugin_is_used_or_left_out_for_a_stated_reason():
+    plugins = set(get_mapping_from_secret_type_to_class().values())
+    used = set(PROVIDER_PLUGINS)
+    assert used <= plugins
+    assert {p.__name__ for p in plugins - used} == set(EXCLUDED_PLUGINS)
+    assert all(issubclass(p, RegexBasedDetector) for p in used)
+    assert set(PROVIDER_PLUGINS.values()) <= set(KINDS)
+
+
+@pytest.mark.parametrize("header", [p.pattern for p in PrivateKeyDetector.denylist])
+def test_every_private_key_header_detect_secrets_knows_is_redacted_with_its_whole_block(header: str):
+    if header.startswith("PuTTY"):
+        key = (
+            header + ": ssh-rsa\nEncryption: none\nComment: FAKE\nPublic-Lines: 1\nAAAAB3FAKE\n"
+            "Private-Lines: 1\nAAAAFAKEprivate\nPrivate-MAC: 0123456789abcdef"
+        )
+    elif "SSH2" in header:
+        key = f"---- {header} ----\nFAKEbody\n---- {header.replace('BEGIN', 'END')} ----"
+    else:
+        key = f"-----{header}-----\nFAKEbody\n-----{header.replace('BEGIN', 'END')}-----"
+    result = redact(f"kunci:\n{key}\nselesai")
+    assert result.text == "kunci:\n[REDACTED:private_key]\nselesai"
+    assert not any(p.search(result.text) for p in PrivateKeyDetector.denylist)
 
 
 def test_a_public_key_is_not_a_secret():
@@ -112,12 +265,141 @@ def test_only_the_password_of_url_credentials_is_redacted():
         ("apikey=abc", "apikey=[REDACTED:secret]", "secret"),
         ("x-api-key: abc", "x-api-key: [REDACTED:secret]", "secret"),
         ("the token is 'abc def'", "the token is '[REDACTED:secret]'", "secret"),
+        # everyday phrasings, Indonesian and English
+        ("kata sandi wifi rumah: Mawar123", "kata sandi wifi rumah: [REDACTED:password]", "password"),
+        ("password wifi: kucing99", "password wifi: [REDACTED:password]", "password"),
+        ("password root MySQL: S3cret", "password root MySQL: [REDACTED:password]", "password"),
+        ("Password yang baru: kucingku", "Password yang baru: [REDACTED:password]", "password"),
+        ("pw: hunter22", "pw: [REDACTED:password]", "password"),
+        ("pwd=hunter22", "pwd=[REDACTED:password]", "password"),
+        ("passwordnya kucing123", "passwordnya [REDACTED:password]", "password"),
+        ("passwordnya: kucing", "passwordnya: [REDACTED:password]", "password"),
+        ("sandinya: rahasia", "sandinya: [REDACTED:password]", "password"),
+        ("the password is: hunter2", "the password is: [REDACTED:password]", "password"),
+        ("the password for the router is hunter2!", "the password for the router is [REDACTED:password]!", "password"),
+        ("  password: s3cret", "  password: [REDACTED:password]", "password"),
+        ("db:\n  password:\n    s3cret\n  user: app", "db:\n  password:\n    [REDACTED:password]\n  user: app", "password"),
+        ("password: |\n  s3cret", "password: |\n  [REDACTED:password]", "password"),
+        ("PIN ATM: 1234", "PIN ATM: [REDACTED:pin]", "pin"),
+        ("pin: 123456", "pin: [REDACTED:pin]", "pin"),
+        ("PIN-nya 4321", "PIN-nya [REDACTED:pin]", "pin"),
+        # any key whose name holds a secret word
+        ("STRIPE_SECRET_KEY=abc", "STRIPE_SECRET_KEY=[REDACTED:secret]", "secret"),
+        ("SECRET_KEY_BASE=abc", "SECRET_KEY_BASE=[REDACTED:secret]", "secret"),
+        ("db.password=abc", "db.password=[REDACTED:password]", "password"),
+        ("ADMIN_PASSWORD_HASH=abc", "ADMIN_PASSWORD_HASH=[REDACTED:password]", "password"),
+        ("DB_PASSWORD2=abc", "DB_PASSWORD2=[REDACTED:password]", "password"),
+        ("MY_APP_TOKEN: abc", "MY_APP_TOKEN: [REDACTED:secret]", "secret"),
+        ('"apiKey": "abc"', '"apiKey": "[REDACTED:secret]"', "secret"),
+        ("auth_token = 'abc'", "auth_token = '[REDACTED:secret]'", "secret"),
+        ("GITHUB_TOKEN=abc", "GITHUB_TOKEN=[REDACTED:secret]", "secret"),
+        ("MINIO_ACCESS_KEY=abc", "MINIO_ACCESS_KEY=[REDACTED:secret]", "secret"),
+        ("private_key: abc", "private_key: [REDACTED:secret]", "secret"),
+        ("auth_key=abc", "auth_key=[REDACTED:secret]", "secret"),
+        ("credentials: abc", "credentials: [REDACTED:secret]", "secret"),
+        ("GOOGLE_CREDENTIALS='abc'", "GOOGLE_CREDENTIALS='[REDACTED:secret]'", "secret"),
     ],
 )
 def test_an_assignment_keeps_its_key_and_loses_its_value(text: str, expected: str, kind: str | None):
     result = redact(text)
     assert result.text == expected
     assert result.kinds == ((kind,) if kind else ())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mysql -u root -pS3cret nextcloud", "mysql -u root -p[REDACTED:password] nextcloud"),
+        ("mariadb -pS3cret", "mariadb -p[REDACTED:password]"),
+        ("mysqldump -uroot -p'S3cret' db > db.sql", "mysqldump -uroot -p'[REDACTED:password]' db > db.sql"),
+        ("mysql --password=S3cret", "mysql --password=[REDACTED:password]"),
+        ("PGPASSWORD=S3cret psql -h db", "PGPASSWORD=[REDACTED:password] psql -h db"),
+        ('psql "postgresql://u:p4ss@h/db"', 'psql "postgresql://u:[REDACTED:url_credentials]@h/db"'),
+        ("mongosh -u admin -p S3cret", "mongosh -u admin -p [REDACTED:password]"),
+        ("mongosh --password=S3cret", "mongosh --password=[REDACTED:password]"),
+        ("redis-cli -h nas -p 6379 -a S3cret ping", "redis-cli -h nas -p 6379 -a [REDACTED:password] ping"),
+        ("curl -u admin:S3cret https://nas.lan/api", "curl -u admin:[REDACTED:password] https://nas.lan/api"),
+        ("curl --user 'admin:S3cret' https://x", "curl --user 'admin:[REDACTED:password]' https://x"),
+        ("wget --password=S3cret https://x/f", "wget --password=[REDACTED:password] https://x/f"),
+        ("wget --http-password S3cret https://x/f", "wget --http-password [REDACTED:password] https://x/f"),
+        ("http -a user:S3cret GET nas.lan", "http -a user:[REDACTED:password] GET nas.lan"),
+        ("sshpass -p S3cret ssh root@pve", "sshpass -p [REDACTED:password] ssh root@pve"),
+        ("smbclient -U gading%S3cret //nas/share", "smbclient -U gading%[REDACTED:password] //nas/share"),
+        ("docker login -u me -p S3cret ghcr.io", "docker login -u me -p [REDACTED:password] ghcr.io"),
+        ("ipmitool -H 10.0.0.2 -U admin -P S3cret power status", "ipmitool -H 10.0.0.2 -U admin -P [REDACTED:password] power status"),
+        ("ldapsearch -x -D cn=admin -w S3cret -b dc=lan", "ldapsearch -x -D cn=admin -w [REDACTED:password] -b dc=lan"),
+        ("htpasswd -bc /etc/nginx/.htpasswd admin S3cret", "htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:password]"),
+        ("htpasswd -nbB admin S3cret", "htpasswd -nbB admin [REDACTED:password]"),
+        ("openssl pkcs12 -export -passout pass:S3cret -out a.p12", "openssl pkcs12 -export -passout pass:[REDACTED:password] -out a.p12"),
+    ],
+)
+def test_a_password_given_on_a_command_line_is_redacted_and_the_command_kept(text: str, expected: str):
+    result = redact(text)
+    assert result.text == expected
+    assert result.count == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql -u root -p nextcloud",
+        "mysql -h db -P 3306 -u root -p",
+        "mongosh -u admin -p --authenticationDatabase admin",
+        "curl -u admin https://nas.lan/api",
+        "curl --user-agent 'Mozilla/5.0' https://x",
+        "docker run -p 8080:80 nginx",
+        "docker login --password-stdin ghcr.io",
+        "redis-cli --askpass",
+        "sshpass -e ssh root@pve",
+    ],
+)
+def test_a_command_that_prompts_for_its_password_or_has_none_is_left_alone(text: str):
+    assert redact(text).count == 0
+
+
+@pytest.mark.parametrize(
+    "card",
+    ["4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111", "5555 5555 5555 4444", "2223003122003222",
+     "378282246310005", "3782 822463 10005", "6011111111111117", "3530111333300000", "4222222222222",
+     "4111 1111 1111 1111 003"],
+)
+def test_a_payment_card_number_is_redacted(card: str):
+    result = redact(f"kartu {card}, exp 12/30")
+    assert result.text == "kartu [REDACTED:card_number], exp 12/30"
+    assert result.kinds == ("card_number",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4111 1111 1111 1112",  # fails Luhn
+        "order 4111111111111112 shipped",
+        "+62 812-3456-7890",
+        "0812 3456 7890",
+        "wa.me/6281234567890",
+        "6281234567890",  # 13 digits must be a Visa (4...)
+        "ts 1752900000000 and 1752900000000000000",
+        "0.4532015112830366",
+        "IMEI 353918050271234",  # Luhn-valid, but 15 digits starting 35 is no card brand
+        "2024-01-15 2024-01-16",
+        "v4.1.1-1111.1111",
+        "id 412345678901234567",  # an 18-digit snowflake; Visa has 13, 16 or 19
+        "1234-5678-9012-3456",
+    ],
+)
+def test_numbers_that_are_not_card_numbers_are_left_alone(text: str):
+    assert redact(text).count == 0
+
+
+def test_a_value_assigned_to_a_redacted_key_is_redacted_too():
+    pair = AWS + ":wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+    assert redact(pair).text == "[REDACTED:aws_access_key]:[REDACTED:secret]"
+    assert redact('{"' + GITHUB + '": "value0001"}').text == '{"[REDACTED:github_token]": "[REDACTED:secret]"}'
+    assert redact(GITHUB + "=anything").text == "[REDACTED:github_token]=[REDACTED:secret]"
+
+
+def test_a_word_after_a_redacted_token_and_a_colon_is_kept():
+    assert redact(f"pakai token {GITHUB}: tapi tetap 403").text == "pakai token [REDACTED:github_token]: tapi tetap 403"
 
 
 def test_a_twelve_word_mnemonic_is_redacted_whole():
@@ -173,6 +455,26 @@ def test_count_and_kinds_cover_every_secret():
         "Keep the Bearer tokens short-lived.",
         "abandon ability able about above absent absorb abstract absurd abuse, then stop.",
         "Task-abcdefghijklmnopqrstuvwxyz is done; see ticket ASIA-2026 and AKIA.",
+        # property words between a key and its colon, and keys that only look like one
+        "token limit: 4096",
+        "max_tokens: 4096, tokens_per_second: 12.5",
+        "token_count: 512",
+        "Token usage: 1234 prompt, 56 completion",
+        "pass rate: 95%",
+        "pass the flag: --verbose",
+        "password policy: 12 chars",
+        "Password manager: Bitwarden",
+        "kata sandi salah: 3 kali",
+        "Passwordnya apa?",
+        "the password is what?",
+        "Token count is 512",
+        "GPIO pin: 18",
+        "pin 17: GND",
+        "pinned: true",
+        "password_auth: false",
+        "Isi ~/.aws/credentials: aws_access_key_id dan aws_secret_access_key",
+        "Password:\n  Use the one from Bitwarden.",
+        "ping 10.0.0.1 and 192.168.1.1; the public one is 203.0.113.7",
     ],
 )
 def test_ordinary_sentences_are_left_alone(text: str):
@@ -185,6 +487,95 @@ def test_the_bip39_word_list_is_complete():
     assert {"abandon", "zoo", "legal", "winner"} <= BIP39_ENGLISH
 
 
+# --- identifiers ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["2026-07-19-1037", "3f2a9c1e-5b7d-4e8a-9c3b-1d2e3f4a5b6c", "gading", "kenang-demo", ""])
+def test_an_identifier_without_a_secret_is_kept(value: str):
+    assert redact_identifier(value) == value
+
+
+@pytest.mark.parametrize(
+    "value", [GITHUB, OPENAI, ANTHROPIC, AWS, STRIPE, "chat-" + GITHUB, "session-" + AWS, "x_" + NPM, "password=hunter2"]
+)
+def test_an_identifier_holding_a_secret_becomes_a_stable_hash(value: str):
+    out = redact_identifier(value)
+    assert re.fullmatch(r"redacted-[0-9a-f]{12}", out)
+    assert out == "redacted-" + hashlib.sha256(value.encode()).hexdigest()[:12]
+    assert redact_identifier(value) == out
+
+
+def test_two_identifiers_with_different_secrets_stay_apart():
+    assert redact_identifier(GITHUB) != redact_identifier(GITHUB_PAT)
+
+
+@pytest.mark.parametrize(
+    ("name", "extensions"),
+    [(f"{GITHUB}.jsonl", ".jsonl"), (f"2026-07-19-{OPENAI}.summary.md", ".summary.md"), (f"{AWS}.md", ".md"), (GITHUB, "")],
+)
+def test_a_file_name_holding_a_secret_keeps_its_extensions_and_loses_its_stem(name: str, extensions: str):
+    stem = name[: len(name) - len(extensions)]
+    assert redact_file_name(name) == redact_identifier(stem) + extensions
+    assert redact_file_name(name).startswith("redacted-")
+
+
+def test_a_files_transcript_and_summary_share_one_redacted_stem():
+    stem = "2026-07-19-" + GITHUB
+    assert redact_file_name(stem + ".jsonl")[:21] == redact_file_name(stem + ".summary.md")[:21]
+
+
+@pytest.mark.parametrize("name", ["2026-07-19-1037.jsonl", "2026-07-19.summary.md", "notes.md", ".env", "a.tar.gz"])
+def test_a_file_name_without_a_secret_is_kept(name: str):
+    assert redact_file_name(name) == name
+
+
+# --- the prefilter --------------------------------------------------------------
+
+
+class _AdmitAll:
+    """A prefilter that runs every rule: the reference the real one must agree with."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def admitted(self, text: str) -> set[int]:
+        return set(range(self.n))
+
+
+def _without_prefilter(text: str) -> str:
+    def marker(kind: str) -> str:
+        return f"[REDACTED:{kind}]"
+
+    rules = redact_module._BEFORE_MNEMONICS
+    return redact_module._apply(rules, _AdmitAll(len(rules)), text, marker)
+
+
+def _with_prefilter(text: str) -> str:
+    return redact_module._apply(
+        redact_module._BEFORE_MNEMONICS, redact_module._BEFORE_MNEMONICS_FILTER, text, lambda k: f"[REDACTED:{k}]"
+    )
+
+
+def test_str_lower_agrees_with_ignorecase_on_the_needed_characters_but_for_the_fold_unsafe_four():
+    # The prefilter looks needed substrings up in text.lower(), as transforms.injection's
+    # does; checked over every code point for the characters the redactor's rules need.
+    gates = [r.gate for r in (*redact_module._BEFORE_MNEMONICS, *redact_module._CLI_RULES)]
+    gates.append(redact_module._ASSIGNMENT_GATE)
+    needed = sorted({c for g in gates for s in g.needs | g.exact for c in s})
+    assert all(c.isascii() for c in needed)
+    every = "".join(map(chr, range(0x110000)))
+    matching = set(re.findall("[" + "".join(map(re.escape, needed)) + "]", every, re.IGNORECASE))
+    for ch in needed:
+        same = [c for c in matching if re.fullmatch(re.escape(ch), c, re.IGNORECASE)]
+        odd = [c for c in same if c.lower() != ch.lower()]
+        assert all(FOLD_UNSAFE.fullmatch(c) for c in odd), (ch, odd)
+
+
+def test_every_token_rule_gets_a_prefilter_but_the_card_rule():
+    unfiltered = [r.kind for r in redact_module._BEFORE_MNEMONICS if not r.gate.needs and not r.gate.exact]
+    assert unfiltered == ["card_number"]
+
+
 # --- idempotence --------------------------------------------------------------
 
 
@@ -193,6 +584,10 @@ PIECES = [
     "Authorization: Bearer tok123", "https://u:p4ss@h", "password: x", "kata sandi adalah abc123",
     "token=", "secret is", " ", "\n", ": ", "=", "'", '"', "[REDACTED:", "]", "1. ", ",", "legal",
     "winner", "the", "yang", "api_key", "Bearer ", "://", "@", "-----BEGIN ", "PRIVATE KEY-----",
+    STRIPE, GOOGLE, NPM, GITLAB, SENDGRID, TELEGRAM, SLACK_WEBHOOK, DISCORD_WEBHOOK, "4111 1111 1111 1111",
+    "4111111111111111", "mysql -u root -p", "curl -u admin:", "smbclient -U u%", " -a ", "pin: ", "PIN ATM: 1234",
+    "kata sandi wifi rumah: ", "password:\n  ", "passwordnya ", "limit", "wifi", "AccountKey=", "nya", "?",
+    "[REDACTED:secret]", "ſ", "İ",
 ]
 
 
@@ -210,3 +605,32 @@ def test_redacting_redacted_text_changes_nothing(text: str):
     once = redact(text)
     assert once.count >= 1
     assert redact(once.text) == Redaction(text=once.text, count=0, kinds=())
+
+
+@settings(max_examples=200)
+@given(st.lists(st.sampled_from(PIECES) | st.text(max_size=8), max_size=20).map("".join))
+def test_the_prefilter_never_changes_a_result(text: str):
+    for variant in (text, text.upper(), text.lower()):
+        assert _with_prefilter(variant) == _without_prefilter(variant)
+
+
+@pytest.mark.parametrize("text", PIECES)
+def test_the_prefilter_finds_what_every_rule_finds_in_each_piece(text: str):
+    for variant in (text, text.upper(), f"x {text} y {text}"):
+        assert _with_prefilter(variant) == _without_prefilter(variant)
+
+
+def test_adversarial_input_of_200_kb_completes():
+    # Completion is the test; speed is measured by benchmarks, not asserted here.
+    n = 200_000
+    for text in [
+        "1" * n, "4111 " * (n // 5), "mysql " * (n // 6), "mysql -p" + " " * n, "curl -u " + "a" * n,
+        "password " * (n // 9), "kata sandi wifi " * (n // 16), "password:\n" + " " * n, "a" * n + ":",
+        "[REDACTED:x]:" * (n // 13), "AKC" + "a" * n, "sk_live_" * (n // 8), "M" + "a" * n, "-us" * (n // 3),
+        "aws " * (n // 4), "cl_key=" * (n // 7), "//" * (n // 2) + "/:_authToken=", "sk-" * (n // 3) + "T3BlbkFJ",
+        "sk-" * (n // 3) + "1", "eyJ-" * (n // 4), "gh" + "p_" * (n // 2), "AIza-" * (n // 5),
+        "cl_key" + " " * n + "x", "ibm_api_key" + " " * n + "x", "cos_secret_key" + " " * n + "x",
+        "sl_key" + " " * n + "x", "password" + " " * n + "!", "pin" + " \t" * (n // 2) + ":",
+    ]:
+        assert len(text) >= 199_000
+        redact(text)

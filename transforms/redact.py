@@ -5,60 +5,166 @@ reports how many it replaced and of which kinds. Recognisers run in a fixed orde
 most specific first, each on the output of the one before:
 
 1. ``private_key``: a PEM ``-----BEGIN ... PRIVATE KEY-----`` block (RSA, EC, DSA,
-   OPENSSH, ENCRYPTED, PGP ``... KEY BLOCK``) up to its END line, or to the end of the
-   text when the paste was cut.
+   OPENSSH, ENCRYPTED, PGP ``... KEY BLOCK``), an SSH2 ``---- BEGIN SSH2 ENCRYPTED
+   PRIVATE KEY ----`` block or a PuTTY key (``PuTTY-User-Key-File-2:`` to its
+   ``Private-MAC:`` line), up to its end, or to the end of the text when the paste was
+   cut. These are the headers detect-secrets' PrivateKeyDetector names; it matches the
+   header line only, so kenang takes the block.
 2. Tokens with a recognisable shape: ``anthropic_key`` (``sk-ant-``), ``openai_key``
    (``sk-``, ``sk-proj-``; a digit is required so ``sk-learn-...`` prose survives),
    ``aws_access_key`` (``AKIA``/``ASIA`` + 16), ``github_token`` (``ghp_ gho_ ghs_
    ghu_ ghr_ github_pat_``), ``slack_token`` (``xox[abposr]-``), ``jwt``,
-   ``tailscale_key`` (``tskey-``) and ``huggingface_token`` (``hf_`` + 30), the two a
-   homelab that runs local models pastes most.
-3. ``bearer``: the token after ``Authorization: Bearer`` (also written as a quoted
+   ``tailscale_key`` (``tskey-``), ``huggingface_token`` (``hf_`` + 30),
+   ``google_api_key`` (``AIza`` + 35), ``stripe_key`` (``sk_`` / ``rk_`` ``live_`` or
+   ``test_``, ``whsec_``), ``npm_token`` (``npm_`` + 36), ``digitalocean_token``
+   (``dop_v1_ doo_v1_ dor_v1_``) and ``discord_webhook`` (the whole
+   ``https://discord.com/api/webhooks/<id>/<token>`` URL). A token starts at the start
+   of the text or after any character but a letter or digit, so a whole identifier
+   ("ghp_...") and one inside a file name ("2026-07-19-sk-proj-...") are tokens; a
+   ``jwt`` only where no token character precedes it.
+3. Provider formats from detect-secrets (``PROVIDER_PLUGINS``, kinds named after the
+   plugin): ``artifactory_token``, ``aws_access_key`` (also ``ABIA ACCA A3T`` ids and a
+   40-character secret key quoted after an ``aws ... key`` name), ``azure_storage_key``
+   (after ``AccountKey=``), ``url_credentials`` (its BasicAuthDetector),
+   ``cloudant_key``, ``discord_token``, ``github_token``, ``gitlab_token`` (``glpat-``
+   and the other ``gl..-`` tokens), ``ibm_cloud_iam_key``, ``ibm_cos_hmac_key``,
+   ``mailchimp_key``, ``pypi_token``, ``sendgrid_key`` (``SG.``), ``slack_token``,
+   ``slack_webhook`` (``https://hooks.slack.com/services/...``), ``softlayer_key``,
+   ``square_oauth_secret``, ``stripe_key``, ``telegram_bot_token``
+   (``123456789:AA...``) and ``twilio_key``. The ``denylist`` regexes of its
+   regex-based plugins are imported once and used as they are, but for one linear
+   respelling: the assignment operator of ``build_assignment_regex`` (three space
+   repeats in a row, cubic on a long run of spaces) is written with possessive repeats,
+   which match the same text at the same places. The secret is a pattern's first
+   capture group, or its whole match where it has none or captures only the token's
+   prefix (GitHub, GitLab), less the delimiters the pattern spells around it
+   (Artifactory's leading space or quote, Azure's ``AccountKey=``), cut at whitespace,
+   and grown over the token characters on both sides: the patterns have no word
+   boundaries, so one may match inside a longer token, and Stripe's 24 characters are a
+   minimum (live keys are longer). IBM's two patterns allow an empty provider prefix,
+   which makes them a generic ``key = <44 characters>`` rule; a match counts only when
+   it names IBM. Left out, with the reason in ``EXCLUDED_PLUGINS``: the entropy and
+   keyword detectors (noise in chat), IPPublicDetector (an IP address is not a secret,
+   and a homelab names them all day), JwtTokenDetector (its lazy tail stops before the
+   signature; ``jwt`` above takes the whole token), PrivateKeyDetector (see 1), and
+   NpmDetector and OpenAIDetector, whose regexes backtrack in quadratic time (on a long
+   line of URLs, on a run of ``sk-``) and whose every match ``npm_token``, ``openai_key``
+   and the ``_authToken=`` assignment take anyway.
+4. ``bearer``: the token after ``Authorization: Bearer`` (also written as a quoted
    JSON or Python header; the prefix is kept), or after a bare ``Bearer`` when it
    looks random (20+ characters with a digit). ``basic_auth``: the base64 after
    ``Authorization: Basic``, which is ``user:password`` in the clear.
-4. ``url_credentials``: only the password in ``scheme://user:PASS@host``.
-5. ``wallet_mnemonic``: a run of 12 or more consecutive BIP39 English words
+5. ``url_credentials``: only the password in ``scheme://user:PASS@host``.
+6. ``card_number``: 13 to 19 digits, bare or grouped by spaces or dashes in fours
+   (Amex and Diners 4-6-5 and 4-6-4), that pass the Luhn check and have the length
+   of the brand their first digits name (Visa 4: 13, 16 or 19; Mastercard 51-55 and
+   2221-2720: 16; Amex 34, 37: 15; Diners 30, 36, 38, 39: 14-19; JCB 35: 16-19;
+   Discover and UnionPay 6: 16-19). Not next to a word character, ``+``, ``/``, ``-``
+   or a decimal point, so phone numbers (``+62 812-3456-7890``, ``0812...``,
+   ``62812...``), Unix timestamps, dates, versions, IMEIs and order ids that fail Luhn
+   survive.
+7. ``wallet_mnemonic``: a run of 12 or more consecutive BIP39 English words
    (case-insensitive) separated only by whitespace, commas, semicolons, list bullets
    or numbering (``1. abandon 2. ability``). The whole run goes. Every word in the list
    has 3+ letters, so "to", "of", "the", "yang" break a run and prose does not reach 12.
-   It runs before 6 so that ``seed: <12 words>`` is one redaction, not 11 words left.
-6. ``password`` / ``secret``: the value of an assignment to a password-like key
-   (``password passwd pwd pass passphrase kata sandi sandi``) or a secret-like key
+   A word glued to a digit or ``_`` is part of a token, not a word. It runs before 9 so
+   that ``seed: <12 words>`` is one redaction, not 11 words left.
+8. ``password`` on a command line, after each option on the rest of the command's
+   line: ``mysql``/``mariadb`` (and their dump and admin tools) ``-pSECRET`` (``-p``
+   alone prompts, ``-P`` is the port), ``mongosh -p``/``--password``, ``redis-cli
+   -a``/``--pass``, ``curl -u``/``--user user:SECRET``, HTTPie ``http -a
+   user:SECRET``, ``sshpass -p``, ``smbclient -U user%SECRET``, ``wget --password
+   SECRET``, ``docker login -p``, ``ipmitool -P``, the LDAP tools' ``-w``, ``htpasswd
+   -b file user SECRET`` and OpenSSL's ``pass:SECRET``. ``--password=`` and
+   ``PGPASSWORD=`` are assignments (9).
+9. ``password`` / ``secret`` / ``pin``: the value of an assignment to a password-like
+   key (``password passwd passphrase pwd pw pass kata sandi sandi``), a secret-like key
    (``secret client_secret secret_key aws_secret_access_key token api_key apikey
-   api-key``), also with a prefix such as ``DB_`` or ``access_``. ``password``,
-   ``passwd``, ``passphrase`` and ``token`` also take a prefix glued on with letters
-   (PHP's ``dbpassword``, ngrok's ``authtoken``: no English word ends in them, unlike
-   ``bypass``), and every key takes the Indonesian ``-nya`` ("passwordnya: ...",
-   "kata sandinya adalah ..."). The key and separator are kept. Separators ``:`` and
-   ``=`` take any value, and so does ``=>`` after a quoted key (PHP
-   ``'dbpassword' => '...'``; not after a bare one, where it is a JavaScript arrow
-   such as ``token => token.trim()``); the verbal ``is`` / ``adalah`` take a value
-   only when quoted or when it looks like a password (4+ characters with a digit or
-   symbol), so "the password is wrong" survives.
+   api-key access_key private_key auth_key credential(s)``) or ``pin``, also with a
+   prefix such as ``DB_``, ``STRIPE_`` or ``db.`` and a suffix naming a variant
+   (``SECRET_KEY_BASE``, ``PASSWORD_HASH``, ``PASSWORD2``, ``_OLD``, ``_PROD``, ...).
+   ``password``, ``passwd``, ``passphrase`` and ``token`` also take a prefix glued on
+   with letters (PHP's ``dbpassword``, ngrok's ``authtoken``: no English word ends in
+   them, unlike ``bypass``), and every key takes the Indonesian ``-nya``
+   ("passwordnya: ...", "kata sandinya adalah ..."). Up to three short words may stand
+   between a key and its separator ("kata sandi wifi rumah:", "password root MySQL:",
+   "PIN ATM:"), unless one of them says the value is not the secret ("token limit:",
+   "password policy:", "kata sandi salah:") or the key is the verb ``pass`` ("pass the
+   flag: --foo"). The key and separator are kept. Separators ``:`` and ``=`` take any
+   value but a type name or a boolean, and so does ``=>`` after a quoted key (PHP
+   ``'dbpassword' => '...'``; not after a bare one, where it is a JavaScript arrow such
+   as ``token => token.trim()``); a YAML ``password:`` with its value alone on the next,
+   indented line (also after ``|`` or ``>``) takes that value. The verbal ``is`` /
+   ``adalah``, and a bare ``-nya`` ("passwordnya kucing123"), take a value only when
+   quoted or when it looks like a password (4+ characters with a digit or symbol, a
+   closing ``?`` or ``!`` not counted), so "the password is wrong" and "passwordnya
+   apa?" survive. A ``pin`` takes only 4 to 8 digits, so ``GPIO pin: 18`` survives.
+10. ``secret``: a value assigned to a marker, where a recogniser took the key and left
+    the value (``AKIA...:<secret key>`` becomes ``[REDACTED:aws_access_key]:...``):
+    after ``=`` any value, after ``:`` one that looks random (8+ characters with a
+    digit).
+
+A recogniser runs only on text that holds one of the substrings every match of its
+pattern contains, derived from the pattern by ``schemas.patterns.gate``: a prefilter
+that saves time and never changes a result.
+
+``redact_identifier(value)`` returns ``value`` when ``redact`` finds nothing in it, else
+the stable ``redacted-<12 hex of its sha256>``; ``redact_file_name(name)`` does the same
+to a file name's stem and keeps its extensions (``.md``, ``.jsonl``, ``.summary.md``).
 
 Invariants:
 
 - Idempotent: ``redact(redact(x).text)`` changes nothing and counts 0. A marker never
-  matches a recogniser: values starting ``[REDACTED:`` are skipped, and a marker's
-  brackets break a mnemonic run.
+  matches a recogniser: values starting ``[REDACTED:`` are skipped, a secret that
+  reaches a marker stops there and the scan goes on after it, and a marker's brackets
+  break a mnemonic run.
 - ``kinds`` is sorted and unique; ``count`` is the number of markers written.
-- Pure: no I/O beyond the word list that ``schemas.wordlists`` loads on import.
+- Linear time on adversarial input: repeats are bounded, possessive or followed by
+  what they cannot match (tests/test_redact.py runs 200 KB adversarial strings).
+- Pure: no I/O beyond the word list that ``schemas.wordlists`` loads and the
+  detect-secrets plugin modules imported on import.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from detect_secrets.plugins.artifactory import ArtifactoryDetector
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.cloudant import CloudantDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
+from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.softlayer import SoftlayerDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from schemas.patterns import Gate, Prefilter, gate
 from schemas.wordlists import BIP39_ENGLISH
 
 _MARKER = "[REDACTED:{}]"
 _NOT_MARKER = r"(?!\[REDACTED:)"
 _MNEMONIC_MIN_WORDS = 12
-# A token starts where no token character precedes it, so "eyJ-eyJ-eyJ-..." or
-# "sk-sk-sk-..." offers one candidate start, not one per dash (no quadratic scans).
+# A token starts after a non-word character or at the start of the text, so a whole
+# identifier like "ghp_..." is a token, and so is one after "-" or "_" in a file name
+# ("2026-07-19-sk-proj-..."). Each such pattern either fails within a bounded look at
+# a start or matches to the end of its run, so "sk-sk-sk-..." costs linear time.
+_AFTER_WORD = r"(?<![A-Za-z0-9])"
+# A JWT must find two dots in its run: a start after "-" could scan the whole run and
+# fail, once per "eyJ-", so it starts only where no token character precedes it.
 _START = r"(?<![A-Za-z0-9_-])"
 
 
@@ -71,22 +177,199 @@ class Redaction:
     kinds: tuple[str, ...]
 
 
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """A gated pattern, and where in each of its matches the secret is (None: not a secret).
+
+    With ``option``, the gated pattern finds a command, and the matches are those of
+    ``option`` in the rest of the command's line.
+    """
+
+    kind: str
+    gate: Gate
+    span: Callable[[re.Match[str]], Span | None]
+    option: re.Pattern[str] | None = None
+    # Grow the span over the token characters around it: the pattern may match inside a token.
+    whole_token: bool = False
+
+    def matches(self, text: str, start: int = 0) -> Iterator[re.Match[str]]:
+        if self.option is None:
+            yield from self.gate.pattern.finditer(text, start)
+            return
+        scanned = 0  # a line is scanned once, from its first command on: linear, and idempotent
+        for command in self.gate.pattern.finditer(text):
+            if command.start() < scanned:
+                continue
+            end = text.find("\n", command.end())
+            scanned = len(text) if end < 0 else end
+            yield from self.option.finditer(text, command.end(), scanned)
+
+
+def _rule(kind: str, pattern: re.Pattern[str], span: Callable[[re.Match[str]], Span | None]) -> _Rule:
+    return _Rule(kind, gate(kind, pattern), span)
+
+
+def _whole(m: re.Match[str]) -> Span:
+    return m.span()
+
+
+def _secret_group(m: re.Match[str]) -> Span:
+    return m.span("secret")
+
+
+def _quoted_or_bare(m: re.Match[str]) -> Span:
+    return m.span("quoted") if m["quoted"] is not None else m.span("bare")
+
+
+# --- 1 and 2: kenang's own shapes ------------------------------------------------------
+
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-    r".*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    r".*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+    r"|---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----.*?(?:---- END SSH2 ENCRYPTED PRIVATE KEY ----|\Z)"
+    r"|PuTTY-User-Key-File-\d+:.*?(?:Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]+|\Z)",
     re.DOTALL,
 )
 # (kind, pattern): each whole match is a secret.
 _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("anthropic_key", re.compile(_START + r"sk-ant-[A-Za-z0-9_-]{20,}")),
-    ("openai_key", re.compile(_START + r"sk-(?!ant-)(?=[A-Za-z0-9_-]{20})[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*")),
+    ("anthropic_key", re.compile(_AFTER_WORD + r"sk-ant-[A-Za-z0-9_-]{20,}")),
+    # The digit is looked for within 80 characters, so a run of "sk-" without one costs
+    # 80 steps a start, not a scan to its end.
+    ("openai_key", re.compile(_AFTER_WORD + r"sk-(?!ant-)(?=[A-Za-z0-9_-]{20})(?=[A-Za-z_-]{0,80}\d)[A-Za-z0-9_-]+")),
     ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")),
-    ("github_token", re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
-    ("slack_token", re.compile(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("github_token", re.compile(_AFTER_WORD + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
+    ("slack_token", re.compile(_AFTER_WORD + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
     ("jwt", re.compile(_START + r"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")),
-    ("tailscale_key", re.compile(_START + r"tskey-[A-Za-z0-9-]{16,}")),
-    ("huggingface_token", re.compile(_START + r"hf_[A-Za-z0-9]{30,}")),
+    ("tailscale_key", re.compile(_AFTER_WORD + r"tskey-[A-Za-z0-9-]{16,}")),
+    ("huggingface_token", re.compile(_AFTER_WORD + r"hf_[A-Za-z0-9]{30,}")),
+    ("google_api_key", re.compile(_AFTER_WORD + r"AIza[0-9A-Za-z_-]{35,}")),
+    # detect-secrets knows sk_live_ and rk_live_; test keys and webhook secrets are secrets too.
+    ("stripe_key", re.compile(_AFTER_WORD + r"(?:[sr]k_(?:live|test)_[0-9A-Za-z]{10,}|whsec_[A-Za-z0-9]{20,})")),
+    ("npm_token", re.compile(_AFTER_WORD + r"npm_[A-Za-z0-9]{36,}")),
+    ("digitalocean_token", re.compile(_AFTER_WORD + r"do[opr]_v1_[A-Za-z0-9]{40,}")),
+    (
+        "discord_webhook",
+        re.compile(r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+"),
+    ),
 )
+
+# --- 3: detect-secrets' provider formats -----------------------------------------------
+
+#: The detect-secrets plugins whose ``denylist`` regexes redact, and the kind each writes.
+PROVIDER_PLUGINS: dict[type, str] = {
+    ArtifactoryDetector: "artifactory_token",
+    AWSKeyDetector: "aws_access_key",
+    AzureStorageKeyDetector: "azure_storage_key",
+    BasicAuthDetector: "url_credentials",
+    CloudantDetector: "cloudant_key",
+    DiscordBotTokenDetector: "discord_token",
+    GitHubTokenDetector: "github_token",
+    GitLabTokenDetector: "gitlab_token",
+    IbmCloudIamDetector: "ibm_cloud_iam_key",
+    IbmCosHmacDetector: "ibm_cos_hmac_key",
+    MailchimpDetector: "mailchimp_key",
+    PypiTokenDetector: "pypi_token",
+    SendGridDetector: "sendgrid_key",
+    SlackDetector: "slack_token",
+    SoftlayerDetector: "softlayer_key",
+    SquareOAuthDetector: "square_oauth_secret",
+    StripeDetector: "stripe_key",
+    TelegramBotTokenDetector: "telegram_bot_token",
+    TwilioKeyDetector: "twilio_key",
+}
+#: The detect-secrets plugins left out, by class name, and why.
+EXCLUDED_PLUGINS: dict[str, str] = {
+    "Base64HighEntropyString": "entropy alone flags hashes, ids and base64 pastes all day",
+    "HexHighEntropyString": "entropy alone flags commit hashes, checksums and container ids",
+    "KeywordDetector": "a keyword with any value; kenang's assignment rules are narrower and bilingual",
+    "IPPublicDetector": "an IP address is not a secret, and a homelab names them all day",
+    "JwtTokenDetector": "its lazy tail stops before the signature; kenang's jwt takes the whole token",
+    "PrivateKeyDetector": "it matches the BEGIN line only; kenang's private_key takes the whole block",
+    # Superlinear: each "//" scans on to the end of its line ("//" * n then one
+    # "/:_authToken=" is quadratic). kenang's npm_token and its authtoken assignment take
+    # every token it matches.
+    "NpmDetector": "quadratic on a long line of URLs; kenang's npm_token and _authToken= rules cover it",
+    # Superlinear: each "sk-" scans its whole run before looking for T3BlbkFJ. kenang's
+    # openai_key takes every key it matches ("T3BlbkFJ" holds the digit it needs).
+    "OpenAIDetector": "quadratic on a run of sk- prefixes; kenang's openai_key covers every key it matches",
+}
+# A pattern that finds another kind of the plugin's secrets.
+_PATTERN_KINDS: dict[tuple[type, int], str] = {(SlackDetector, 1): "slack_webhook"}
+# Their groups capture the token's prefix ("ghp", "glpat"), not the token.
+_GROUP_IS_PREFIX = frozenset({GitHubTokenDetector, GitLabTokenDetector})
+# The key name a whole match starts with, which is kept.
+_KEY_IN_MATCH: dict[type, str] = {AzureStorageKeyDetector: "AccountKey="}
+# Their provider prefix may be empty; a match counts only when it names one of these.
+_MUST_NAME: dict[type, tuple[str, ...]] = {
+    IbmCloudIamDetector: ("ibm", "iam", "cloud"),
+    IbmCosHmacDetector: ("cos",),
+}
+# Delimiters a pattern spells around a token: before it (Artifactory's "=", ":", quote
+# or space), after it (a quote or space; a trailing "=" is base64 padding, kept in).
+_LEAD = " \t\r\n\"'=:"
+_TRAIL = " \t\r\n\"'"
+_WHITESPACE = re.compile(r"\s")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]*")
+_TOKEN_SET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _provider_span(plugin: type, pattern: re.Pattern[str]) -> Callable[[re.Match[str]], Span | None]:
+    whole = plugin in _GROUP_IS_PREFIX or not pattern.groups
+    keep = _KEY_IN_MATCH.get(plugin, "")
+    names = _MUST_NAME.get(plugin, ())
+
+    def span(m: re.Match[str]) -> Span | None:
+        if names and not any(n in m[0].lower() for n in names):
+            return None
+        group = 0 if whole else next((g for g in range(1, pattern.groups + 1) if m.start(g) >= 0), 0)
+        start, end = m.span(group)
+        if keep and m[group].startswith(keep):
+            start += len(keep)
+        text = m.string
+        while start < end and text[start] in _LEAD:
+            start += 1
+        if (ws := _WHITESPACE.search(text, start, end)) is not None:
+            end = ws.start()
+        while end > start and text[end - 1] in _TRAIL:
+            end -= 1
+        return (start, end) if start < end else None
+
+    return span
+
+
+# detect-secrets' build_assignment_regex spells the operator as three space repeats in a
+# row, which backtrack in cubic time on a long run of spaces ("cl_key" and 500 spaces
+# takes a second). The rewrite matches the same text at the same places, linearly: what
+# follows the operator starts with neither a space nor "=", ">" or ":", so the operator
+# is forced, and its spaces can be taken possessively.
+_ASSIGNMENT_OPERATOR = "(?: *)(?:=|:|:=|=>| +|::)(?: *)"
+_ASSIGNMENT_OPERATOR_LINEAR = "(?: *+(?:=>|::|:=|=|:) *+| ++)"
+
+
+def _linear(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern``, with detect-secrets' assignment operator in its linear spelling."""
+    if _ASSIGNMENT_OPERATOR not in pattern.pattern:
+        return pattern
+    return re.compile(pattern.pattern.replace(_ASSIGNMENT_OPERATOR, _ASSIGNMENT_OPERATOR_LINEAR), pattern.flags)
+
+
+def _provider_rules() -> tuple[_Rule, ...]:
+    rules = []
+    for plugin, kind in PROVIDER_PLUGINS.items():
+        for i, original in enumerate(plugin.denylist):
+            pattern = _linear(original)
+            kind_here = _PATTERN_KINDS.get((plugin, i), kind)
+            g = gate(kind_here, pattern)
+            if plugin in _MUST_NAME:  # the names are needed too: a sharper prefilter, as sound
+                g = Gate(kind_here, pattern, frozenset(_MUST_NAME[plugin]), frozenset())
+            rules.append(_Rule(kind_here, g, _provider_span(plugin, pattern), whole_token=True))
+    return tuple(rules)
+
+
+# --- 4 and 5: headers and URLs -----------------------------------------------------------
 
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/=-]"
 # (kind, pattern): only the ``secret`` group is a secret; the rest is kept.
@@ -118,8 +401,119 @@ _PARTIAL: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 
-_PASSWORD_KEYS = r"password|passwd|passphrase|pwd|pass|kata[ \t]+sandi|sandi"
-_SECRET_KEYS = r"aws_secret_access_key|client_secret|secret_key|secret|token|api_key|apikey|api-key"
+# --- 6: payment cards --------------------------------------------------------------------
+
+# It opens with a digit, and looks behind that digit, so the engine can skip to digits.
+_CARD = re.compile(
+    r"[0-9](?<![\w.,+/-][0-9])"
+    r"(?:[0-9]{12,18}"
+    r"|[0-9]{3}(?P<sep>[ -])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{4}(?:(?P=sep)[0-9]{3})?"
+    r"|[0-9]{3}[ -][0-9]{6}[ -][0-9]{4,5})"
+    r"(?![\w+/-]|[.,][0-9])"
+)
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _brand_length(d: str) -> bool:
+    """Whether ``d`` has a length the card brand its first digits name issues."""
+    n = len(d)
+    if d[0] == "4":
+        return n in (13, 16, 19)
+    if d[:2] in ("34", "37"):
+        return n == 15
+    if d[:2] in ("30", "36", "38", "39"):
+        return 14 <= n <= 19
+    if d[:2] == "35":
+        return 16 <= n <= 19
+    if "51" <= d[:2] <= "55" or "2221" <= d[:4] <= "2720":
+        return n == 16
+    if d[0] == "6":
+        return 16 <= n <= 19
+    return False
+
+
+def _card_span(m: re.Match[str]) -> Span | None:
+    digits = m[0].replace(" ", "").replace("-", "")
+    return m.span() if _brand_length(digits) and _luhn(digits) else None
+
+
+# --- 8: passwords on a command line ------------------------------------------------------
+
+_ARG = (
+    r"(?:(?P<q>[\"'])" + _NOT_MARKER + r"(?P<quoted>[^\"'\n]+)(?P=q)"
+    r"|" + _NOT_MARKER + r"(?P<bare>[^\s\"'`;|&<>]+))"
+)
+
+
+def _user_and(sep: str) -> str:
+    """``user<sep>SECRET``, bare or quoted as one argument; only the secret is captured."""
+    return (
+        rf"(?:(?P<q>[\"'])[^\"'\s{sep}]*{sep}" + _NOT_MARKER + r"(?P<quoted>[^\"'\n]+)(?P=q)"
+        rf"|[^\s\"'{sep}]*{sep}" + _NOT_MARKER + r"(?P<bare>[^\s\"'`;|&<>]+))"
+    )
+
+
+def _cli(commands: str, option: str, value: str = _ARG) -> _Rule:
+    """``value`` after each ``option`` on the rest of the line of one of ``commands``."""
+    command = re.compile(r"(?<![\w.-])(?:" + commands + r")(?=[ \t])")
+    return _Rule("password", gate("password", command), _quoted_or_bare, re.compile(r"[ \t]" + option + value))
+
+
+_MYSQL = r"mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlpump|mysqlsh|mariadb-dump|mariadb-admin"
+_MONGO = r"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop"
+_CLI_RULES: tuple[_Rule, ...] = (
+    _cli(_MYSQL, r"-p(?=[^\s-])"),  # glued: "-p" alone prompts, "-P" is the port
+    _cli(_MONGO, r"(?:-p|--password)(?:[ \t]+|=)(?!-)"),
+    _cli(r"redis-cli|valkey-cli|keydb-cli", r"(?:-a|--pass)[ \t]+(?!-)"),
+    _cli(r"curl", r"(?:-u|--user|-U|--proxy-user)(?:[ \t]*|=)", _user_and(":")),
+    _cli(r"http|https|xh|xhs", r"(?:-a|--auth)(?:[ \t]*|=)", _user_and(":")),
+    _cli(r"sshpass", r"-p[ \t]*(?!-)"),
+    _cli(r"smbclient|smbmap|smbget|smbcacls|rpcclient", r"(?:-U|--user)(?:[ \t]*|=)", _user_and("%")),
+    _cli(r"wget", r"--(?:(?:ftp|http|proxy)-)?password[ \t]+(?!-)"),
+    _cli(r"(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login", r"(?:-p|--password)(?:[ \t]+|=)(?!-)"),
+    _cli(r"ipmitool", r"-P[ \t]*(?!-)"),
+    _cli(r"ldapsearch|ldapadd|ldapmodify|ldapdelete|ldapwhoami|ldappasswd", r"-w[ \t]*(?!-)"),
+    # "htpasswd -b FILE USER SECRET", or with -n (no file) "htpasswd -nb USER SECRET".
+    _rule(
+        "password",
+        re.compile(
+            r"(?<![\w.-])htpasswd[ \t]+"
+            r"(?:-(?=[a-zA-Z]*n)[a-zA-Z]*b[a-zA-Z]*[ \t]+\S+|-[a-zA-Z]*b[a-zA-Z]*[ \t]+\S+[ \t]+\S+)[ \t]+" + _ARG
+        ),
+        _quoted_or_bare,
+    ),
+    _rule(
+        "password",
+        re.compile(
+            r"(?<![\w-])-pass(?:in|out)?[ \t]+(?:(?P<q>[\"'])pass:" + _NOT_MARKER + r"(?P<quoted>[^\"'\n]+)(?P=q)"
+            r"|pass:" + _NOT_MARKER + r"(?P<bare>[^\s\"'`;|&<>]+))"
+        ),
+        _quoted_or_bare,
+    ),
+)
+
+# --- 9: assignments ----------------------------------------------------------------------
+
+_PASSWORD_KEYS = r"password|passwd|passphrase|pwd|pw|pass|kata[ \t]+sandi|sandi"
+_SECRET_KEYS = (
+    r"aws_secret_access_key|client[_-]?secret|secret[_-]?key|secret|token|api[_-]?key"
+    r"|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?"
+)
+# A suffix that names a variant of the same secret, never a property of it ("token_limit").
+_KEY_SUFFIX = (
+    r"(?:[_.-]?[0-9]{1,2}(?![0-9])"
+    r"|[_.-](?:base|value|hash|plain|raw|b64|base64|enc|encrypted|old|new|prod|production|dev|test"
+    r"|staging|live|local)(?![A-Za-z0-9]))?"
+)
 _VALUE = (
     r"(?:(?P<q>[\"'`])" + _NOT_MARKER + r"(?P<quoted>[^\"'`\n]+)(?P=q)"
     r"|" + _NOT_MARKER + r"(?P<bare>[^\s\"'`]*[^\s\"'`.,;:)\]}]))"
@@ -127,17 +521,87 @@ _VALUE = (
 # A glued-on prefix ("dbpassword", "authtoken") is bounded, so a long word costs a
 # bounded look at each word start, not a scan to its end.
 _GLUED = r"(?:[A-Za-z0-9]{1,20}(?=pass(?:word|wd|phrase)|token))?"
+# Up to three short words between a key and its separator. The verbs are never one of
+# them: "kata sandi adalah x: y" is "adalah x", however often it is read again.
+_MID_WORD = r"(?!(?:is|adalah)(?![A-Za-z0-9_.-]))[A-Za-z0-9][A-Za-z0-9_.-]{0,19}"
+_MID_WORDS = _MID_WORD + r"(?:[ \t]+" + _MID_WORD + r"){0,2}"
 _ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9])" + _GLUED + r"(?:(?P<pw>" + _PASSWORD_KEYS + r")|(?P<sec>" + _SECRET_KEYS + r"))"
-    r"(?:-?nya)?[\"']?"
-    r"(?:(?P<sep>[ \t]*(?::(?!=)|=(?![=>]))[ \t]*|(?<=[\"'])[ \t]*=>[ \t]*)|(?P<verb>[ \t]+(?:is|adalah)[ \t]+))"
+    r"(?i)(?<![A-Za-z0-9/])" + _GLUED  # not after "/": "~/.aws/credentials:" is a path
+    + r"(?:(?P<pw>" + _PASSWORD_KEYS + r")|(?P<sec>" + _SECRET_KEYS + r")|(?P<pin>pin))"
+    + _KEY_SUFFIX
+    + r"(?P<nya>-?nya)?[\"']?"
+    r"(?P<mid>[ \t]+" + _MID_WORDS + r")?"
+    r"(?:(?P<block>[ \t]*:[ \t]*(?:[|>][-+]?[ \t]*)?\n[ \t]+)"
+    r"|(?P<sep>[ \t]*(?::(?!=)|=(?![=>]))[ \t]*|(?<=[\"'])[ \t]*=>[ \t]*)"
+    # A bare "-nya" (the key's own, right before the value) is verbal only where no
+    # "word word: value" follows, which is the words-between form, so a value is read
+    # the same way however often it is redacted.
+    r"|(?P<verb>[ \t]+(?:is|adalah)(?:[ \t]*:)?[ \t]+"
+    r"|(?(mid)(?!)|(?(nya)[ \t]+(?!" + _MID_WORDS + r"[ \t]*[:=])|(?!)))))"
     + _VALUE
 )
-# Type names after a colon are code annotations ("password: str"), not values.
-_NOT_VALUES = frozenset({"str", "string", "bytes", "int", "none", "null", "optional", "any"})
+# Type names after a colon are code annotations ("password: str"), not values; a
+# boolean is a setting ("password_auth: false"), never a secret.
+_NOT_VALUES = frozenset({
+    "str", "string", "bytes", "int", "none", "null", "optional", "any",
+    "true", "false", "yes", "no", "on", "off", "enabled", "disabled", "required",
+})
+# Words between a key and its separator that make the value a property of the secret,
+# not the secret: "token limit: 4096", "password policy: 12 chars", "kata sandi salah: 3x".
+_NOT_KEY_WORDS = frozenset(
+    """
+    rate count counts limit limits budget usage used length len size policy policies manager
+    managers reset resets expired expires expiry expiration lifetime ttl timeout type types url
+    uri endpoint file path dir name names field fields header prefix format hint prompt prompts
+    input box form strength requirement requirements rule rules rotation change changed changes
+    update updated per window id ids index store storage vault generator error errors failed wrong
+    invalid incorrect required optional enabled disabled mode method protected less through check
+    checks recovery forgot forgotten history age complexity min max minimum maximum level score
+    cost price label description message regex pattern strategy provider version
+    tidak nggak gak ga enggak bukan salah belum sudah udah harus wajib minimal maksimal panjang kuat
+    lemah lupa hilang kadaluarsa kedaluwarsa habis berlaku sisa jumlah batas gagal ganti diganti direset
+    """.split()
+)
 _LOOKS_LIKE_PASSWORD = re.compile(r"^(?=.*[\d\W_]).{4,}$")
+_PIN = re.compile(r"[0-9]{4,8}")
+_REST_OF_LINE_BLANK = re.compile(r"[ \t]*(?:\n|\Z)")
 
-_WORD = re.compile(r"[A-Za-z]+")
+# --- 10: a value assigned to a marker ----------------------------------------------------
+
+_AFTER_MARKER = re.compile(
+    r"\[REDACTED:[a-z0-9_]+\][\"']?(?:(?P<eq>[ \t]*=[ \t]*)|[ \t]*:[ \t]*)"
+    r"(?:(?P<q>[\"'])" + _NOT_MARKER + r"(?P<quoted>[^\"'\n]+)(?P=q)|" + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;)\]}]+))"
+)
+_LOOKS_RANDOM = re.compile(r"(?=.*[0-9])\S{8,}")
+
+
+def _after_marker_span(m: re.Match[str]) -> Span | None:
+    start, end = _quoted_or_bare(m)
+    return (start, end) if m["eq"] is not None or _LOOKS_RANDOM.fullmatch(m.string, start, end) else None
+
+
+# --- the order they run in ---------------------------------------------------------------
+
+_BEFORE_MNEMONICS: tuple[_Rule, ...] = (
+    _rule("private_key", _PRIVATE_KEY, _whole),
+    *(_rule(kind, pattern, _whole) for kind, pattern in _TOKENS),
+    *_provider_rules(),
+    *(_rule(kind, pattern, _secret_group) for kind, pattern in _PARTIAL),
+    _rule("card_number", _CARD, _card_span),
+)
+_BEFORE_MNEMONICS_FILTER = Prefilter(tuple(r.gate for r in _BEFORE_MNEMONICS))
+_CLI_FILTER = Prefilter(tuple(r.gate for r in _CLI_RULES))
+_ASSIGNMENT_GATE = gate("password", _ASSIGNMENT)
+_AFTER_MARKER_RULE = _rule("secret", _AFTER_MARKER, _after_marker_span)
+
+#: Every kind ``redact`` can write.
+KINDS: tuple[str, ...] = tuple(sorted(
+    {r.kind for r in (*_BEFORE_MNEMONICS, *_CLI_RULES)} | {"wallet_mnemonic", "password", "secret", "pin"}
+))
+
+# A word glued to a digit or "_" is part of a token ("yellow4111", "abandon_1"), not a
+# mnemonic word, so a run never ends next to a token that a marker would then expose.
+_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]+(?![A-Za-z0-9_])")
 # Possessive, so a long gap that fails (many spaces, then "!") fails in linear time.
 _MNEMONIC_GAP = re.compile(r"(?:[\s,;]|\d++[.):]?|[-*•](?=\s))++")
 
@@ -150,19 +614,64 @@ def redact(text: str) -> Redaction:
         found.append(kind)
         return _MARKER.format(kind)
 
-    text = _PRIVATE_KEY.sub(lambda m: marker("private_key"), text)
-    for kind, pattern in _TOKENS:
-        text = pattern.sub(lambda m, kind=kind: marker(kind), text)
-    for kind, pattern in _PARTIAL:
-        text = pattern.sub(lambda m, kind=kind: _replace_group(m, "secret", marker(kind)), text)
+    text = _apply(_BEFORE_MNEMONICS, _BEFORE_MNEMONICS_FILTER, text, marker)
     text = _redact_mnemonics(text, marker)
-    text = _redact_assignments(text, marker)
+    text = _apply(_CLI_RULES, _CLI_FILTER, text, marker)
+    if _ASSIGNMENT_GATE.admits(text):
+        text = _redact_assignments(text, marker)
+    if found and _AFTER_MARKER_RULE.gate.admits(text):  # only a marker can hold a key
+        text = _substitute(_AFTER_MARKER_RULE, text, marker)
     return Redaction(text=text, count=len(found), kinds=tuple(sorted(set(found))))
 
 
-def _replace_group(m: re.Match[str], group: str, replacement: str) -> str:
-    start, end = m.span(group)
-    return m.string[m.start() : start] + replacement + m.string[end : m.end()]
+def _apply(rules: tuple[_Rule, ...], prefilter: Prefilter, text: str, marker: Callable[[str], str]) -> str:
+    """Each rule in turn, on the output of the one before; only the rules the prefilter admits run."""
+    admitted = prefilter.admitted(text)
+    for i, rule in enumerate(rules):
+        if i in admitted:
+            new = _substitute(rule, text, marker)
+            if new is not text:
+                text = new
+                admitted = prefilter.admitted(text)  # a marker is new text: judge it afresh
+    return text
+
+
+def _substitute(rule: _Rule, text: str, marker: Callable[[str], str]) -> str:
+    """``text`` with the secret of each match of ``rule`` replaced; ``text`` itself when none."""
+    out: list[str] = []
+    pos = 0
+    matches = rule.matches(text)
+    while (m := next(matches, None)) is not None:
+        if m.start() < pos:  # inside a span that ran on past its match
+            continue
+        span = rule.span(m)
+        if span is None or span[0] < pos:
+            continue
+        start, end = span
+        if rule.whole_token:
+            while start > pos and text[start - 1] in _TOKEN_SET:
+                start -= 1
+            end = _TOKEN_TAIL.match(text, end).end()
+        cut = _before_marker(text, start, end)
+        if cut < end and rule.option is None:
+            # A marker inside the match: what follows it is looked at afresh, as a rerun would.
+            close = text.find("]", cut)
+            matches = rule.matches(text, close + 1 if close >= 0 else cut + len("[REDACTED:"))
+        if start == cut:
+            continue
+        out.append(text[pos:start])
+        out.append(marker(rule.kind))
+        pos = cut
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _before_marker(text: str, start: int, end: int) -> int:
+    """``end``, or where a marker starts inside ``text[start:end]``: a secret never swallows a marker."""
+    at = text.find("[REDACTED:", start, end)
+    return end if at < 0 else at
 
 
 def _redact_assignments(text: str, marker: Callable[[str], str]) -> str:
@@ -172,20 +681,41 @@ def _redact_assignments(text: str, marker: Callable[[str], str]) -> str:
     # Not re.sub: a rejected "password is wrong" must not swallow a "token: x" inside it.
     while (m := _ASSIGNMENT.search(text, pos)) is not None:
         group = "quoted" if m["quoted"] is not None else "bare"
-        value = m[group]
-        if m["verb"] is not None:
-            rejected = group == "bare" and not _LOOKS_LIKE_PASSWORD.match(value)
+        start, end = m.span(group)
+        value = text[start : _before_marker(text, start, end)]
+        if m["verb"] is not None and group == "bare":
+            value = value.rstrip("?!")
+        if _accepted(m, value):
+            end = start + len(value)
+            kind = "pin" if m["pin"] is not None else "password" if m["pw"] is not None else "secret"
+            out.append(text[pos:start])
+            out.append(marker(kind))
+            pos = end
         else:
-            rejected = value.lower() in _NOT_VALUES
-        if rejected:
             out.append(text[pos : m.start() + 1])
             pos = m.start() + 1
-            continue
-        out.append(text[pos : m.start()])
-        out.append(_replace_group(m, group, marker("password" if m["pw"] is not None else "secret")))
-        pos = m.end()
     out.append(text[pos:])
     return "".join(out)
+
+
+def _accepted(m: re.Match[str], value: str) -> bool:
+    """Whether an assignment's ``value`` (its text up to a marker) is a secret (see 9. in the module docstring)."""
+    if not value:
+        return False
+    if m["verb"] is not None and m["quoted"] is None and not _LOOKS_LIKE_PASSWORD.match(value):
+        return False
+    if value.lower() in _NOT_VALUES:
+        return False
+    if m["mid"] is not None:
+        if (m["pw"] or "").lower() == "pass":
+            return False
+        if any(w.lower() in _NOT_KEY_WORDS for w in m["mid"].split()):
+            return False
+    if m["pin"] is not None and not _PIN.fullmatch(value):
+        return False
+    if m["block"] is not None and not _REST_OF_LINE_BLANK.match(m.string, m.end()):
+        return False
+    return True
 
 
 def _redact_mnemonics(text: str, marker: Callable[[str], str]) -> str:
@@ -218,3 +748,28 @@ def _redact_mnemonics(text: str, marker: Callable[[str], str]) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+# --- identifiers ---------------------------------------------------------------------------
+
+_ID_PREFIX = "redacted-"
+# A file name's extensions: short lower-case words after the stem (".md", ".summary.md").
+_EXTENSIONS = re.compile(r"(?:\.[a-z][a-z0-9]{0,9})+\Z")
+
+
+def _stable_id(value: str) -> str:
+    return _ID_PREFIX + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def redact_identifier(value: str) -> str:
+    """``value`` when it holds no secret, else ``redacted-<12 hex of its sha256>``: stable, one per value."""
+    return value if redact(value).count == 0 else _stable_id(value)
+
+
+def redact_file_name(name: str) -> str:
+    """``name`` with its stem replaced as ``redact_identifier`` would when the name holds a secret; extensions kept."""
+    m = _EXTENSIONS.search(name)
+    stem, extensions = (name[: m.start()], m[0]) if m is not None and m.start() > 0 else (name, "")
+    if redact(name).count == 0 and redact(stem).count == 0:
+        return name
+    return _stable_id(stem) + extensions

@@ -7,7 +7,8 @@ archived again with more turns) are merged: their messages are unioned by
 the session row lists every file it came from (``archive_paths``), and ``merged``
 names it for the run report.
 
-Message content is redacted here, before any row exists, and a message that reads
+Message content is redacted here, before any row exists, and so are the session id
+and the agent (a token used as one becomes a stable ``redacted-<hash>``), and a message that reads
 like a prompt override is flagged (``flags``) so no summary promotes it. The partition's
 fingerprint covers every column except ``run_id``, so an unchanged day is recognised
 and not rewritten.
@@ -26,7 +27,7 @@ from schemas.tables import MESSAGES, SESSIONS
 from transforms.ids import message_id, row_fingerprint
 from transforms.model import Message, ResolvedSession
 from transforms.injection import flag_injection
-from transforms.redact import redact
+from transforms.redact import redact, redact_identifier
 
 _FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)
 
@@ -58,8 +59,9 @@ def build_day_rows(
     message_rows: list[dict] = []
     several_files: list[tuple[str, int]] = []
     total_redactions = 0
-    for sid, group in by_id.items():
-        merged = _merge_messages(group, user_id=user_id, session_id=sid)
+    for raw_sid, group in by_id.items():
+        merged = _merge_messages(group, user_id=user_id, session_id=raw_sid)
+        sid = redact_identifier(raw_sid)  # a token used as a session id is a secret like any other
         first_rs, first_src = group[0]
         stamps = [m["ts"] for m in merged if m["ts"] is not None]
         redactions = sum(m["redactions"] for m in merged)
@@ -68,7 +70,7 @@ def build_day_rows(
             {
                 "session_id": sid,
                 "user_id": user_id,
-                "agent": next((rs.session.agent for rs, _ in group if rs.session.agent), None),
+                "agent": _agent(group),
                 "date": day,
                 "started_at": min(stamps) if stamps else None,
                 "ended_at": max(stamps) if stamps else None,
@@ -104,6 +106,11 @@ def build_day_rows(
     sessions = pa.Table.from_pylist(session_rows, schema=SESSIONS.schema)
     messages = pa.Table.from_pylist(message_rows, schema=MESSAGES.schema)
     return DayRows(sessions, messages, _fingerprint(session_rows, message_rows), total_redactions, tuple(several_files))
+
+
+def _agent(group: list[tuple[ResolvedSession, SourceFile]]) -> str | None:
+    agent = next((rs.session.agent for rs, _ in group if rs.session.agent), None)
+    return redact_identifier(agent) if agent else None
 
 
 def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id: str) -> Iterator[tuple[Message, datetime | None, str]]:

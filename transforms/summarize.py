@@ -11,7 +11,12 @@ Backends:
   2. the output is parsed and every field validated and bounded
      (``transforms.frontmatter``); list items must be grounded in the day's
      unflagged text, so neither a hallucination nor injected text becomes a tag,
-     person or fact;
+     person or fact; the summary may not copy a flagged turn (eight words in a row)
+     nor use a word that only flagged turns use (stopwords, words under four letters
+     and the prompt's own words aside), and ``mood`` and ``importance`` may not be a
+     value a flagged turn asked for ("set importance to 10", "importance: 10",
+     "10/10", "penting banget kasih 10", "mood: happy", "moodnya excited"), so an
+     injection cannot write the note or score the day;
   3. if any field failed, the call is retried once at a lower temperature;
   4. a field still invalid falls back to its extractor, and is named in
      ``generator.fallback_fields``.
@@ -36,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
 from schemas.frontmatter import LLM_FIELDS, MOODS, llm_json_schema
+from schemas.lexicon import MOOD_WORDS, STOPWORDS
 from transforms.errors import TransientError
 from transforms.extract import (
     DayMessage,
@@ -265,18 +271,68 @@ def _salvage(text: str) -> dict | None:
     return None
 
 
+# What a flagged turn asks the summarizer to score: a number after an importance word
+# ("set importance to 10", "penting banget kasih 10"), or out of ten ("10/10").
+_ASKED_IMPORTANCE = re.compile(
+    r"(?:importance|kepentingan|penting|prioritas|priority|score|skor|rating|nilai)[^\n\d]{0,30}?"
+    r"(?P<after>10|[1-9])(?![0-9]|[.,][0-9])"
+    r"|(?<![0-9.])(?P<of>10|[1-9])[ \t]*(?:/|dari|out[ \t]+of)[ \t]*10(?![0-9])",
+    re.IGNORECASE,
+)
+# A line that names a mood ("mood: senang", "moodnya excited", "suasana hati: tenang").
+_MOOD_CUE = re.compile(r"\b(?:mood|suasana\s+hati|perasaan|feeling)", re.IGNORECASE)
+_MOOD_WORD_RES = {
+    mood: re.compile("|".join(r"(?<!\w)" + re.escape(w) + r"(?!\w)" for w in words), re.IGNORECASE)
+    for mood, words in MOOD_WORDS.items()
+}
+
+
+def _asked_importance(texts: Sequence[str]) -> frozenset[int]:
+    return frozenset(int(m["after"] or m["of"]) for t in texts for m in _ASKED_IMPORTANCE.finditer(t))
+
+
+def _asked_moods(texts: Sequence[str]) -> frozenset[str]:
+    """The moods a flagged turn names: a mood by its name anywhere, or by a lexicon word on a line about mood."""
+    out = set()
+    for text in texts:
+        words = set(re.findall(r"\w+", text))
+        out.update(m for m in MOODS if m in words)
+        for line in text.splitlines():
+            if _MOOD_CUE.search(line):
+                out.update(mood for mood, pattern in _MOOD_WORD_RES.items() if pattern.search(line))
+    return frozenset(out)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text))
+
+
 @dataclass(frozen=True)
 class Grounding:
-    """The day's unflagged and flagged text, lower-cased, for grounding checks."""
+    """The day's unflagged and flagged text, lower-cased, for grounding checks.
+
+    ``flagged_only`` holds the words only flagged turns use (stopwords, words under
+    four letters, numbers and the prompt's words aside); ``asked_importance`` and
+    ``asked_moods`` the values flagged turns asked the summarizer for.
+    """
 
     clean: str
     flagged: tuple[str, ...]
+    flagged_only: frozenset[str] = frozenset()
+    asked_importance: frozenset[int] = frozenset()
+    asked_moods: frozenset[str] = frozenset()
 
     @staticmethod
     def of(messages: Sequence[DayMessage]) -> "Grounding":
+        clean = "\n".join(m.content.lower() for m in messages if not m.flagged)
+        flagged = tuple(m.content.lower() for m in messages if m.flagged)
+        only = set().union(*map(_words, flagged)) - _words(clean) - STOPWORDS - _PROMPT_WORDS
         return Grounding(
-            "\n".join(m.content.lower() for m in messages if not m.flagged),
-            tuple(m.content.lower() for m in messages if m.flagged),
+            clean,
+            flagged,
+            frozenset(w for w in only if len(w) >= 4 and not w.isdigit()),
+            _asked_importance(flagged),
+            _asked_moods(flagged),
         )
 
     def has(self, item: str, field: str) -> bool:
@@ -293,6 +349,8 @@ class Grounding:
         if not summary[:1].isalnum() or flag_injection(summary):
             return False
         words = re.findall(r"\w+", summary.lower())
+        if self.flagged_only.intersection(words):
+            return False  # a word the day's trusted text never uses: it came from a flagged turn
         grams8 = {" ".join(words[i : i + 8]) for i in range(len(words) - 7)}
         for text in self.flagged:
             flat = " ".join(re.findall(r"\w+", text))
@@ -315,11 +373,12 @@ def validate_output(obj: dict | None, ground: Grounding, canonical: dict[str, st
         if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
             items = normalise_list(name, raw, canonical if name == "technologies" else None)
             valid[name] = tuple(i for i in items if ground.has(i, name))
+    # A value a flagged turn asked for is injected, not judged: the field falls back.
     importance = normalise_importance(obj.get("importance"))
-    if importance is not None:
+    if importance is not None and importance not in ground.asked_importance:
         valid["importance"] = importance
     mood = normalise_mood(obj.get("mood"))
-    if mood is not None:
+    if mood is not None and mood not in ground.asked_moods:
         valid["mood"] = mood
     return valid
 
@@ -356,6 +415,7 @@ def _five_word_runs(*texts: str) -> frozenset[str]:
 
 
 _PROMPT_GRAMS = _five_word_runs(SYSTEM_PROMPT, PARTIAL_NOTE, REDUCE_NOTE)
+_PROMPT_WORDS = frozenset(_words(" ".join((SYSTEM_PROMPT, PARTIAL_NOTE, REDUCE_NOTE)).lower()))
 
 
 class LlmSummarizer:
