@@ -70,8 +70,13 @@ def claim(settings: Settings, force: bool = False) -> str:
     return "claimed" if current is None else "reclaimed"
 
 
-def check(settings: Settings, need_bytes: int = 0) -> ArchiveState:
-    """The archive's state for a run that will write ``need_bytes`` into it."""
+def check(settings: Settings, need_bytes: int = 0, *, probe: bool = True) -> ArchiveState:
+    """The archive's state for a run that will write ``need_bytes`` into it.
+
+    ``probe`` creates and removes an empty temporary file to learn whether the archive
+    takes writes; read-only commands (``status``, ``verify``) pass False and learn only
+    what the marker and the free space say.
+    """
     root = settings.paths.archive
     marker = _read_marker(root / MARKER)
     if marker is None:
@@ -84,27 +89,35 @@ def check(settings: Settings, need_bytes: int = 0) -> ArchiveState:
         return ArchiveState("foreign", (
             f"the archive {root} belongs to another kenang home ({marker.get('home', '?')}); nothing was "
             f"archived. If this home was restored or moved, run `kenang init --claim-archive`."))
-    probe = root / f".kenang-tmp-probe-{secrets.token_hex(4)}.part"
-    try:
-        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        os.close(fd)
-        probe.unlink()
-    except OSError as exc:
-        try:
-            probe.unlink(missing_ok=True)
-        except OSError:
-            pass  # a read-only filesystem refuses even this
-        if exc.errno == errno.ENOSPC:
+    if probe:
+        refused = _write_probe(root)
+        if refused is not None and refused.errno == errno.ENOSPC:
             return _full(settings, 0, need_bytes)
-        return ArchiveState("read_only", (
-            f"the archive {root} refuses writes ({exc.strerror}): nothing was archived and no original "
-            f"was deleted; days already archived still load."))
+        if refused is not None:
+            return ArchiveState("read_only", (
+                f"the archive {root} refuses writes ({refused.strerror}): nothing was archived and no "
+                f"original was deleted; days already archived still load."))
     st = os.statvfs(root)
     free = st.f_bavail * st.f_frsize
     margin = int(settings.values["limits"]["archive_min_free_mb"] * 2**20)
     if free < need_bytes + margin:
         return _full(settings, free, need_bytes)
     return ArchiveState("ok")
+
+
+def _write_probe(root) -> OSError | None:
+    """Create and remove an empty file in ``root``; the error if the archive refused it."""
+    probe = root / f".kenang-tmp-probe-{secrets.token_hex(4)}.part"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        probe.unlink()
+    except OSError as exc:
+        try:
+            probe.unlink(missing_ok=True)
+        except OSError:
+            pass  # a read-only filesystem refuses even this
+        return exc
+    return None
 
 
 def _full(settings: Settings, free: int, need: int) -> ArchiveState:

@@ -286,7 +286,7 @@ def status(settings: Settings) -> dict:
         ],
         "unreadable_in_active": [{"file": r.cand.relpath, "kind": r.kind, "reason": r.reason} for r in found.rejected],
         "skipped_in_active": [{"file": x.relpath, "why": x.why} for x in found.skipped],
-        "archive": mount.check(settings).as_dict(),
+        "archive": mount.check(settings, probe=False).as_dict(),
         "days": {
             "loaded": sum(d.state == "loaded" for d in days),
             "failed": [_day(d) for d in days if d.state == "failed"],

@@ -56,7 +56,7 @@ class VerifyReport:
 def verify(settings: Settings) -> VerifyReport:
     """Re-hash the archive, the derived files and the warehouse against their records."""
     wh_changed, wh_unrecorded, wh_checked = _warehouse(settings)
-    state = mount.check(settings)
+    state = mount.check(settings, probe=False)
     if not state.readable and state.state != "read_only":
         return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
                             warehouse_changed=wh_changed, warehouse_unrecorded=wh_unrecorded,
