@@ -5,7 +5,7 @@
 Writes a year of ``daily_summaries`` rows (random moods, importance, people, projects,
 technologies from the real lexicon) and ``messages`` rows (``--messages`` a day, spread
 over the day) for two users straight into a scratch warehouse, then times each intent
-through ``flows.analyze.Analytics`` (what the CLI and the notebooks call):
+through ``flows.query.analyze.Analytics`` (what the CLI and the notebooks call):
 
 - warm: one ``Analytics`` per user session, as a notebook keeps it; ``--runs`` calls
   per intent (each over the whole year, by month). Target: p50 <= 50 ms per intent.
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pyarrow as pa  # noqa: E402
 
-from flows import ledger, warehouse  # noqa: E402
-from flows.analyze import INTENTS, Analytics  # noqa: E402
+from flows.store import ledger, warehouse  # noqa: E402
+from flows.query.analyze import INTENTS, Analytics  # noqa: E402
 from flows.config import init_home  # noqa: E402
 from schemas.frontmatter import MOODS  # noqa: E402
 from schemas.lexicon import TECHNOLOGIES  # noqa: E402

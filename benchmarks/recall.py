@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from flows import warehouse  # noqa: E402
+from flows.store import warehouse  # noqa: E402
 from flows.config import init_home  # noqa: E402
-from flows.embed import E5Embedder, EnsembleEmbedder, UseEmbedder, make_embedder  # noqa: E402
-from flows.recall import Recaller  # noqa: E402
+from flows.models.embed import E5Embedder, EnsembleEmbedder, UseEmbedder, make_embedder  # noqa: E402
+from flows.query.recall import Recaller  # noqa: E402
 from schemas.tables import MEMORY_CHUNKS  # noqa: E402
 from transforms.chunk import Turn, session_chunks, term_counts  # noqa: E402
 from transforms.ids import chunk_id  # noqa: E402

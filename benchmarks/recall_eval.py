@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
 
     with c.bench_env("recall-eval", keep=args.keep) as env:
-        from flows.embed import E5_WEIGHT, USE_WEIGHT, E5Embedder, UseEmbedder, make_embedder
-        from flows.recall import Recaller
+        from flows.models.embed import E5_WEIGHT, USE_WEIGHT, E5Embedder, UseEmbedder, make_embedder
+        from flows.query.recall import Recaller
         from transforms.recall import fuse, fuse_rrf, metrics, scale
 
         settings, result, wall = build_home(env.root, args.backend)

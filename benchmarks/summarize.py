@@ -1,7 +1,7 @@
 """Summarize benchmark: kenang's summarize stage against raw llama-cpp calls on the same prompts.
 
 What it measures: a demo home is built and loaded (extractive summaries, not timed),
-then the summarize stage (``flows.summarize.summarize_days``: prompt building,
+then the summarize stage (``flows.stages.summarize.summarize_days``: prompt building,
 validation, retries, fallbacks, file and Parquet writes) runs with the chosen GGUF on
 N demo days while every model call is recorded. The same recorded calls are then
 replayed as raw ``Llama.create_chat_completion`` calls on the same loaded model.
@@ -46,7 +46,7 @@ class Recording:
 
 def model_path(choice: str | None) -> Path:
     if choice is None:
-        from flows.llm import bundled_model_path
+        from flows.models.llm import bundled_model_path
 
         return bundled_model_path()
     if choice == "gemma":
@@ -84,9 +84,11 @@ def main(argv: list[str] | None = None) -> None:
 def run(root: Path, args) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows import demo, ledger, summarize
+    from flows.cli import demo
+    from flows.store import ledger
+    from flows.stages import summarize
     from flows.config import load_settings
-    from flows.llm import ModelConfig, load_model
+    from flows.models.llm import ModelConfig, load_model
     from flows.pipeline import nightly
     from schemas.lexicon import TECHNOLOGIES
     from transforms.summarize import LlmSummarizer, canonical_map

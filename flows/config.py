@@ -71,7 +71,7 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
     """Create the home's folders, its id, a commented kenang.yaml and the archive marker.
 
     Returns (settings, created_config). The archive root is created here and nowhere
-    else: a run never creates it (see ``flows.mount``).
+    else: a run never creates it (see ``flows.store.mount``).
     """
     home.mkdir(parents=True, exist_ok=True)
     config_file = home / CONFIG_NAME
@@ -87,7 +87,7 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
         os.replace(tmp, settings.paths.home_id_file)
     for p in (settings.paths.active, settings.paths.warehouse, settings.paths.quarantine):
         p.mkdir(parents=True, exist_ok=True)
-    from flows import mount  # it reads Settings, so it is imported here, not at the top
+    from flows.store import mount  # it reads Settings, so it is imported here, not at the top
 
     mount.claim(settings)
     return settings, created

@@ -27,10 +27,12 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from flows import archive, catalog, embed, faults, index, ingest, ledger, load, mount, plan, progress, quarantine, summarize
 from flows.config import Settings, load_settings, resolve_home
-from flows.fsio import sweep_tmp
-from flows.lock import run_lock
+from flows.models import embed, llm
+from flows.stages import archive, catalog, ingest, load, memory_file, plan, progress, quarantine, recall_index, summarize
+from flows.store import archive_files, faults, ledger, mount
+from flows.store.fsio import sweep_tmp
+from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import KenangError, StageFailed, TransientError
 
@@ -101,7 +103,7 @@ def record_task(settings: Settings, rows, run_id: str) -> int:
     """Bring the two records together: manifests into the warehouse (a lost warehouse) and back; never adopts."""
     now = ledger.utcnow()
     with _timed("archive"):
-        return archive.record(settings, [{"run_id": run_id, "archived_at": now, **r} for r in rows])
+        return archive_files.record(settings, [{"run_id": run_id, "archived_at": now, **r} for r in rows])
 
 
 @task(name="load", **_IO)
@@ -122,7 +124,7 @@ def ledger_task(settings: Settings, outcomes) -> int:
 @task(name="load-model", **_IO)
 def model_task(settings: Settings):
     with _timed("model"):
-        return summarize.make_summarizer(settings)
+        return llm.make_summarizer(settings)
 
 
 @task(name="summarize", tags=["llm"], **_IO)
@@ -133,10 +135,10 @@ def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: st
     return res
 
 
-@task(name="memory-index", **_IO)
-def index_task(settings: Settings, users) -> int:
-    with _timed("summarize"):
-        return summarize.write_memory_indexes(settings, users)
+@task(name="memory-file", **_IO)
+def memory_file_task(settings: Settings, users) -> int:
+    with _timed("memory_file"):
+        return memory_file.write_memory_indexes(settings, users)
 
 
 @task(name="load-embedder", **_IO)
@@ -149,7 +151,7 @@ def embedder_task(settings: Settings):
 def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int,
                       untrusted=frozenset()):
     with _timed("index"):
-        res = index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted)
+        res = recall_index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted)
     progress.report("index", offset + len(keys), total, 0, unit="days")
     return res
 
@@ -265,7 +267,7 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
         res = summarize_task(settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys))
         ledger_task(settings, quote(res.days))
         outcomes.extend(res.days)
-    index_task(settings, {u for u, _ in keys})
+    memory_file_task(settings, {u for u, _ in keys})
     counts = summarize.summary_counts(summarize.SummarizeResult(tuple(outcomes)))
     counts["backend"] = summarizer.backend
     counts["model"] = summarizer.model
@@ -278,9 +280,9 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
         eid = embed.configured_id(settings)
-        keys = index.days_to_index(rows, eid, start=start, end=end, force=reindex, redo=redo)
+        keys = recall_index.days_to_index(rows, eid, start=start, end=end, force=reindex, redo=redo)
     if not keys:
-        return index.IndexResult().counts() | {"embedder": eid}
+        return recall_index.IndexResult().counts() | {"embedder": eid}
     embedder = embedder_task(settings)
     outcomes = []
     for i in range(0, len(keys), INDEX_BATCH_DAYS):
@@ -288,7 +290,7 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
         res = recall_index_task(settings, quote(embedder), batch, quote(rows), run.run_id, reindex, i, len(keys), redo)
         ledger_task(settings, quote(res.days))
         outcomes.extend(res.days)
-    return index.IndexResult(tuple(outcomes)).counts() | {"embedder": eid}
+    return recall_index.IndexResult(tuple(outcomes)).counts() | {"embedder": eid}
 
 
 def _load_counts(res: load.LoadResult) -> dict:

@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from flows import warehouse
+from flows.store import warehouse
 from flows.config import Settings
 from schemas.tables import TABLES
 
@@ -98,7 +98,7 @@ def table(settings: Settings, name: str) -> list[dict]:
 
 def run_cli(*args: str) -> int:
     """Run ``kenang ARGS`` in-process; its exit code (0 when it returns normally)."""
-    from flows.cli import main
+    from flows.cli.main import main
 
     try:
         main(list(args))

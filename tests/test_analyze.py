@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 from helpers import run_cli
 
-from flows import ledger, warehouse
-from flows.analyze import INTENTS, Analytics
+from flows.store import ledger, warehouse
+from flows.query.analyze import INTENTS, Analytics
 from schemas.tables import DAILY_SUMMARIES, MESSAGES
 from transforms.errors import ConfigError
 
@@ -186,7 +186,8 @@ def test_an_open_reader_neither_blocks_nor_is_blocked_by_a_run(wh):
 
 
 def test_the_catalog_has_one_exploded_view_per_list_field(wh):
-    from flows.catalog import connect_read_only, ensure_catalog
+    from flows.query.sql import connect_read_only
+    from flows.stages.catalog import ensure_catalog
 
     ensure_catalog(wh.paths.catalog, wh.paths.warehouse)
     con = connect_read_only(wh.paths.catalog)

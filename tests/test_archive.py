@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.fsio import remove_source, safe_copy, sha256_file
-from flows.verify import verify
+from flows.store.fsio import remove_source, safe_copy, sha256_file
+from flows.store.verify import verify
 from flows.pipeline import nightly
 from helpers import NOW, drop, md, run_cli, scenario, table
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from flows import plan
+from flows.stages import plan
 from flows.pipeline import backfill, nightly
 from helpers import NOW, drop, md, scenario, snapshot, table
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from flows.cli import main
+from flows.cli.main import main
 from helpers import NOW, scenario
 
 COMMANDS = ["init", "run", "backfill", "status", "verify", "sql", "import", "recall", "analyze", "demo"]
@@ -78,7 +78,7 @@ def test_verify_exits_non_zero_when_the_archive_has_a_problem(home, capsys):
 @pytest.mark.parametrize("command", [["status"], ["verify"], ["sql", "SELECT 1"], ["run", "--dry-run"]])
 def test_queries_never_import_prefect(home, command):
     code = (
-        "import sys\nfrom flows.cli import main\n"
+        "import sys\nfrom flows.cli.main import main\n"
         f"try:\n    main({command[:1] + ['--home', str(home.paths.home)] + command[1:]!r})\n"
         "except SystemExit as e:\n    assert e.code in (0, None), e.code\n"
         "assert 'prefect' not in sys.modules, 'prefect was imported'\n"

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 import yaml
 
-from flows.cli import main
+from flows.cli.main import main
 from flows.config import init_home, load_settings, resolve_home
 from transforms.errors import ConfigError
 
@@ -104,7 +104,7 @@ def test_a_home_without_a_config_says_to_run_init(tmp_path, capsys):
 
 
 def test_a_naive_now_is_read_in_the_configured_zone(tmp_path):
-    from flows.cli import _parse_now
+    from flows.cli.main import _parse_now
 
     settings, _ = init_home(tmp_path / "h")
     assert _parse_now("2026-07-20T03:00", settings) == dt.datetime(2026, 7, 20, 3, 0, tzinfo=settings.timezone)

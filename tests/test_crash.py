@@ -1,6 +1,6 @@
 """Kill the process at every step boundary; the next run must reach the same end state.
 
-A child process runs ``kenang run`` with ``flows.faults.checkpoint`` replaced by one
+A child process runs ``kenang run`` with ``flows.store.faults.checkpoint`` replaced by one
 that ``os._exit``s at the chosen boundary (no cleanup, no finally blocks: as close to
 ``kill -9`` as Python gets). Then an ordinary run follows, and the home must equal the
 home of one uninterrupted run: no lost file, no duplicate row, a clean verify.
@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from flows import faults
-from flows.verify import verify
+from flows.store import faults
+from flows.store.verify import verify
 from flows.config import init_home
 from flows.pipeline import nightly
 from helpers import NOW, scenario, snapshot
@@ -43,7 +43,7 @@ def reference(tmp_path_factory, prefect_api):
 
 def crash_at(settings, boundary: str, nth: int, api_url: str) -> subprocess.CompletedProcess:
     code = (
-        "import os, flows.faults as f\n"
+        "import os, flows.store.faults as f\n"
         "hits = [0]\n"
         "def checkpoint(name):\n"
         f"    if name == {boundary!r}:\n"
@@ -51,7 +51,7 @@ def crash_at(settings, boundary: str, nth: int, api_url: str) -> subprocess.Comp
         f"        if hits[0] == {nth}:\n"
         f"            os._exit({CRASHED})\n"
         "f.checkpoint = checkpoint\n"
-        "from flows.cli import main\n"
+        "from flows.cli.main import main\n"
         f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
     )
     env = {**os.environ, "PREFECT_API_URL": api_url}

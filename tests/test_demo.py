@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from fakes import AxisEmbedder, QueueModel, reply
-from flows import embed, summarize
-from flows.demo import DEMO_QUERIES
-from flows.cli import main
+from flows.models import embed
+from flows.models import llm
+from flows.cli.demo import DEMO_QUERIES
+from flows.cli.main import main
 from flows.config import load_settings
 from schemas.lexicon import TECHNOLOGIES
 from transforms.summarize import LlmSummarizer, canonical_map
@@ -17,9 +18,9 @@ pytestmark = pytest.mark.usefixtures("prefect_api")
 
 def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tmp_path, monkeypatch, capsys):
     model = QueueModel(default=reply(summary="Gading worked on the homelab all day. Proxmox is calmer now."))
-    monkeypatch.setattr(summarize, "make_summarizer",
+    monkeypatch.setattr(llm, "make_summarizer",
                         lambda s: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
-                        if s.values["summarizer"]["backend"] == "llama" else summarize.ExtractiveSummarizer())
+                        if s.values["summarizer"]["backend"] == "llama" else llm.ExtractiveSummarizer())
     fake = AxisEmbedder()  # the real embedders have their own tests; this keeps the demo quick
     monkeypatch.setattr(embed, "make_embedder", lambda s: fake)
     monkeypatch.setattr(embed, "configured_id", lambda s: fake.id)

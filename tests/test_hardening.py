@@ -23,9 +23,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from flows import warehouse
-from flows.mount import MARKER
-from flows.verify import verify
+from flows.store import warehouse
+from flows.store.mount import MARKER
+from flows.store.verify import verify
 from helpers import NOW, drop, jsonl, md, run_cli, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -112,16 +112,16 @@ def test_hidden_files_and_folders_are_counted_never_silently_ignored(home, capsy
 
 
 def test_an_error_no_parser_expected_quarantines_that_file_only(home, capsys, monkeypatch):
-    import flows.ingest
+    import flows.stages.ingest
 
-    real = flows.ingest.parse_transcript
+    real = flows.stages.ingest.parse_transcript
 
     def explode(name, data, *, tz):
         if name == "cursed.md":
             raise RecursionError("maximum recursion depth exceeded")
         return real(name, data, tz=tz)
 
-    monkeypatch.setattr(flows.ingest, "parse_transcript", explode)
+    monkeypatch.setattr(flows.stages.ingest, "parse_transcript", explode)
     drop(home, "good.md", GOOD)
     drop(home, "cursed.md", GOOD.replace(b"tetap jalan", b"kutukan"))
     code, _ = run_json(home, capsys)
@@ -157,7 +157,7 @@ def test_recall_in_vector_mode_on_a_keyword_only_index_says_so_in_one_line(home,
 
 def test_a_held_lock_gets_one_clear_line_and_exit_75(home):
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import time, sys\nfrom pathlib import Path\nfrom flows.lock import run_lock\n"
+        "import time, sys\nfrom pathlib import Path\nfrom flows.store.lock import run_lock\n"
         f"with run_lock(Path({str(home.paths.lock)!r}), 'holder-run'):\n"
         "    print('held', flush=True)\n    time.sleep(60)\n")], stdout=subprocess.PIPE, text=True,
         cwd=Path(__file__).parent.parent)

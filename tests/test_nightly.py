@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from flows.verify import verify
+from flows.store.verify import verify
 from flows.pipeline import nightly
 from helpers import NOW, drop, md, scenario, snapshot, table
 

@@ -20,7 +20,7 @@ EXPECTED = ("trends.ipynb", "recall.ipynb", "backfill_audit.ipynb")
 @pytest.fixture(scope="module")
 def demo_home(tmp_path_factory, prefect_api) -> Path:
     """A demo home after one nightly run: extractive summaries, keyword-only recall."""
-    from flows import demo
+    from flows.cli import demo
     from flows.pipeline import nightly
     from schemas.config import render_yaml
 

@@ -11,8 +11,8 @@ import time
 import duckdb
 import pytest
 
-from flows.cli import main
-from flows.lock import holder
+from flows.cli.main import main
+from flows.store.lock import holder
 from flows.pipeline import nightly
 from helpers import NOW, drop, md
 
@@ -81,9 +81,9 @@ def test_a_run_does_not_make_a_querying_reader_fail(home):
 def _holding_child(settings, api_url: str, seconds: float) -> subprocess.Popen:
     """A kenang run in a child process that sleeps while holding the run lock."""
     code = (
-        "import time, flows.faults as f\n"
+        "import time, flows.store.faults as f\n"
         f"f.checkpoint = lambda n: time.sleep({seconds}) if n == 'run.locked' else None\n"
-        "from flows.cli import main\n"
+        "from flows.cli.main import main\n"
         f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
     )
     env = {**os.environ, "PREFECT_API_URL": api_url}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from flows.config import init_home
-from flows.embed import E5Embedder, EnsembleEmbedder, LlamaEmbedder, UseEmbedder, configured_id, make_embedder
+from flows.models.embed import E5Embedder, EnsembleEmbedder, LlamaEmbedder, UseEmbedder, configured_id, make_embedder
 
 PASSAGES = [
     "user: How do I make the postgres VM start first after a reboot?\nassistant: In Proxmox open the VM, Options, Start/Shutdown order, and give it order 1.",
@@ -67,7 +67,7 @@ def test_the_configured_id_is_known_without_loading_the_model(tmp_path):
 
 def test_the_llama_backend_loads_any_gguf_from_one_config_key(tmp_path):
     # The bundled chat model is a poor embedder (see README); here it only proves the plumbing.
-    from flows.llm import bundled_model_path
+    from flows.models.llm import bundled_model_path
 
     path = bundled_model_path()
     settings, _ = init_home(tmp_path / "h", {"embedder": {"backend": "llama", "model_path": str(path),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flows.llm import bundled_model_path
+from flows.models.llm import bundled_model_path
 from flows.pipeline import nightly
 from helpers import NOW, drop, md, table
 from transforms.frontmatter import parse_summary

@@ -9,9 +9,9 @@ import pytest
 from fakes import AxisEmbedder
 from helpers import NOW, drop, md, run_cli, table
 
-from flows import embed
+from flows.models import embed
 from flows.pipeline import backfill, nightly
-from flows.recall import Recaller, choose_user
+from flows.query.recall import Recaller, choose_user
 from transforms.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("prefect_api")

@@ -21,7 +21,8 @@ import json
 import duckdb
 import pytest
 
-from flows import archive, warehouse
+from flows.store import archive_files as archive
+from flows.store import warehouse
 from helpers import NOW, drop, jsonl, md, run_cli
 from schemas.tables import TABLES
 

@@ -6,8 +6,9 @@ import errno
 
 import pytest
 
-from flows import archive, ledger
-from flows.fsio import io_error
+from flows.stages import archive
+from flows.store import ledger
+from flows.store.fsio import io_error
 from flows.pipeline import nightly
 from helpers import NOW, drop, md, table
 from transforms.errors import ArchiveError, StageFailed, TransientError

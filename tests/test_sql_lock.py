@@ -5,7 +5,7 @@ one messages partition written directly. DuckDB's lock (``lock_to_warehouse``) r
 files outside the warehouse; the statement check (``check_read_only``) refuses writes,
 settings and extensions before anything runs, including writes *into* the warehouse,
 which DuckDB's allowed directories would let through. The connections that notebooks
-get (``flows.catalog.connect`` and ``Analytics.con``) carry the same lock.
+get (``flows.query.sql.connect`` and ``Analytics.con``) carry the same lock.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pyarrow as pa
 import pytest
 from helpers import run_cli
 
-from flows import warehouse
+from flows.store import warehouse
 from flows.config import load_settings
 from schemas.tables import MESSAGES
 
@@ -111,7 +111,7 @@ def test_install_httpfs_is_refused_before_any_connection_opens(home, partition, 
     def no_connection(*args, **kwargs):
         raise AssertionError("kenang sql opened a connection for a refused statement")
 
-    monkeypatch.setattr("flows.catalog.connect", no_connection)
+    monkeypatch.setattr("flows.query.sql.connect", no_connection)
     assert_read_only_refusal(*sql(capsys, home, "INSTALL httpfs"), "INSTALL (a LOAD statement)")
 
 
@@ -181,13 +181,13 @@ def test_a_missing_catalog_is_built_on_first_query(home, partition, capsys):
 # --- the connections notebooks get --------------------------------------------------------
 
 def _notebook_connection(settings):
-    from flows.catalog import connect
+    from flows.query.sql import connect
 
     return connect(settings.paths.home)
 
 
 def _analytics_connection(settings):
-    from flows.analyze import Analytics
+    from flows.query.analyze import Analytics
 
     return Analytics(settings, "default").con
 
@@ -214,7 +214,7 @@ def test_a_notebook_connection_reads_the_warehouse_and_nothing_else(home, partit
 
 
 def test_the_analytics_connection_cannot_write_into_duckdbs_spill_folder(home, partition, tmp_path, monkeypatch):
-    from flows.analyze import Analytics
+    from flows.query.analyze import Analytics
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".tmp").mkdir()  # an in-memory DuckDB spills to ./.tmp and would allow writes there

@@ -8,7 +8,8 @@ import stat
 import pytest
 
 from fakes import EchoModel, QueueModel, reply
-from flows import plan, summarize
+from flows.models import llm
+from flows.stages import plan
 from flows.pipeline import backfill, nightly
 from helpers import NOW, drop, md, scenario, snapshot, table
 from schemas.lexicon import TECHNOLOGIES
@@ -25,7 +26,7 @@ def night(settings):
 
 def use_model(monkeypatch, model):
     monkeypatch.setattr(
-        summarize, "make_summarizer",
+        llm, "make_summarizer",
         lambda settings: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES)),
     )
 
@@ -49,7 +50,7 @@ def test_every_loaded_day_gets_a_read_only_summary_a_table_row_and_an_index_line
 
 
 def test_summaries_are_not_originals_so_verify_stays_clean(home):
-    from flows.verify import verify
+    from flows.store.verify import verify
 
     scenario(home)
     night(home)

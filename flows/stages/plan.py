@@ -9,10 +9,10 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Mapping
 
-from flows import ledger, warehouse
-from flows.archive import list_archive, read_manifests
+from flows.store import ledger, warehouse
+from flows.store.archive_files import list_archive, read_manifests
 from flows.config import Settings
-from flows.ledger import ArchivedDay, DayKey, archived_days, day_state
+from flows.store.ledger import ArchivedDay, DayKey, archived_days, day_state
 from schemas.tables import ARCHIVE_FILES
 
 

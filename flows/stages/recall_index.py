@@ -24,9 +24,9 @@ from typing import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 
-from flows import faults, warehouse
+from flows.store import faults, warehouse
 from flows.config import Settings
-from flows.ledger import DayKey
+from flows.store.ledger import DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES
 from transforms.chunk import CHUNKER_VERSION, Chunk, Turn, index_chunk, session_chunks, summary_chunk
 from transforms.ids import fingerprint

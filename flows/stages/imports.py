@@ -21,9 +21,9 @@ import shutil
 from pathlib import Path
 from typing import Iterable
 
-from flows import warehouse
+from flows.store import warehouse
 from flows.config import Settings
-from flows.fsio import fsync_dir, tmp_name
+from flows.store.fsio import fsync_dir, tmp_name
 from schemas.tables import MESSAGES
 from transforms.errors import ConfigError, ParseError
 from transforms.imports import detect, formats, parse_export

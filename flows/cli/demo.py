@@ -12,9 +12,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows import report, warehouse
+from flows.cli import report
+from flows.store import warehouse
 from flows.config import Settings, init_home, load_settings
-from flows.fsio import atomic_write_bytes
+from flows.store.fsio import atomic_write_bytes
 from schemas.config import render_yaml
 from transforms.days import eligible_from
 from schemas.tables import MESSAGES, SESSIONS
@@ -83,7 +84,7 @@ def use_model(settings: Settings) -> Settings:
 
 def recalls(settings: Settings) -> list[tuple[str, list]]:
     """The demo's example recalls, with the home's configured embedder."""
-    from flows.recall import Recaller
+    from flows.query.recall import Recaller
 
     r = Recaller(settings, DEMO_CONFIG["default_user"])
     return [(q, r.search(q, top_k=3)) for q in DEMO_QUERIES]

@@ -21,10 +21,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from flows import ledger, mount, warehouse
-from flows.archive import DAILY, day_dir, list_archive, read_manifests
+from flows.store import ledger, mount, warehouse
+from flows.store.archive_files import DAILY, day_dir, list_archive, read_manifests
 from flows.config import Settings
-from flows.fsio import TMP_PREFIX, sha256_file
+from flows.store.fsio import TMP_PREFIX, sha256_file
 from schemas.tables import ARCHIVE_FILES
 
 

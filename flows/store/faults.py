@@ -1,7 +1,7 @@
 """Named step boundaries, for crash-injection tests.
 
 Production code calls ``checkpoint("archive.copied")`` between steps; it does nothing.
-A crash test replaces ``flows.faults.checkpoint`` in a child process with one that
+A crash test replaces ``flows.store.faults.checkpoint`` in a child process with one that
 ``os._exit``s at a chosen name, then proves the next run reaches the same final state.
 Call it as ``faults.checkpoint(...)`` (attribute lookup at call time) so the
 replacement takes effect everywhere.
@@ -31,7 +31,7 @@ BOUNDARIES = (
     "load.settled",
     "summarize.file_written",
     "summarize.day_done",
-    "summarize.index_written",
+    "memory_file.written",
     "index.day_done",
     "catalog.built",
     "run.recorded",

@@ -1,7 +1,7 @@
 """Parquet tables under ``warehouse/``: the source of truth.
 
 Every write is a whole file, written to a temporary name beside its final one and
-``os.replace``d (``flows.fsio.atomic_write``), so a reader sees either the old
+``os.replace``d (``flows.store.fsio.atomic_write``), so a reader sees either the old
 partition or the new one, never half. Temporary names end in ``.part``, so a reader's
 ``**/*.parquet`` glob never lists a half-written file.
 
@@ -20,7 +20,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flows.fsio import TMP_PREFIX, atomic_write, atomic_write_bytes, io_error, sha256_file
+from flows.store.fsio import TMP_PREFIX, atomic_write, atomic_write_bytes, io_error, sha256_file
 from schemas.tables import Table
 
 _PARQUET_OPTS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}

@@ -6,7 +6,8 @@ never sees a secret), asks the configured ``Summarizer``, and writes three thing
 - the summary file beside the day's originals in the archive, atomically and 0444
   (a derived file: ``backfill --resummarize`` may replace it; originals never change);
 - the day's ``daily_summaries`` partition;
-- ``MEMORY_INDEX.md`` for each user touched, rebuilt from ``daily_summaries``.
+- then, once per run, ``MEMORY_INDEX.md`` for each user touched
+  (``flows.stages.memory_file``).
 
 Before writing, the rendered file is parsed back and must equal what was meant: an
 invalid frontmatter is never written. A day the model fails on is recorded as
@@ -29,11 +30,11 @@ from typing import Iterable, Mapping
 
 import pyarrow as pa
 
-from flows import faults, ledger, warehouse
-from flows.archive import day_dir
+from flows.store import faults, ledger, warehouse
+from flows.store.archive_files import day_dir
 from flows.config import Settings
-from flows.fsio import READ_ONLY, atomic_write_bytes
-from flows.ledger import DayKey
+from flows.store.fsio import READ_ONLY, atomic_write_bytes
+from flows.store.ledger import DayKey
 from schemas.lexicon import TECHNOLOGIES
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
 from transforms.extract import DayMessage, DayText
@@ -50,23 +51,6 @@ from transforms.summarize import (
 )
 
 log = logging.getLogger("kenang")
-
-
-def make_summarizer(settings: Settings) -> Summarizer:
-    """The configured backend; the llama model is loaded here, once per run."""
-    cfg = settings.values["summarizer"]
-    if cfg["backend"] == "extractive":
-        return ExtractiveSummarizer()
-    from flows.llm import ModelConfig, bundled_model_path, load_model
-
-    path = Path(cfg["model_path"]).expanduser() if cfg["model_path"] else bundled_model_path()
-    model = load_model(ModelConfig(path, cfg["n_ctx"], cfg["n_threads"], cfg["chat_format"], cfg["seed"]))
-    return LlmSummarizer(
-        model,
-        temperature=float(cfg["temperature"]),
-        max_tokens=cfg["max_tokens"],
-        canonical_technologies=canonical_map(TECHNOLOGIES),
-    )
 
 
 def days_to_summarize(
@@ -203,25 +187,6 @@ def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> Da
         user_id, day, "summarized", None, doc.generator.fallback_fields, result.first_try_valid,
         result.completion_tokens, result.llm_seconds, ledger_row,
     )
-
-
-def write_memory_indexes(settings: Settings, users: Iterable[str]) -> int:
-    """Rebuild MEMORY_INDEX.md for each user from daily_summaries; returns files changed."""
-    changed = 0
-    shas = {}
-    for user in sorted(set(users)):
-        rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()
-        entries = [entry_of(r) for r in rows]
-        data = render_memory_index(user, entries).encode("utf-8")
-        path = settings.paths.archive / index_name(user, settings.default_user)
-        shas[path.name] = hashlib.sha256(data).hexdigest()
-        if path.is_file() and path.read_bytes() == data:
-            continue
-        atomic_write_bytes(path, data)
-        changed += 1
-    ledger.record_derived(settings.paths.warehouse, shas)
-    faults.checkpoint("summarize.index_written")
-    return changed
 
 
 def summary_counts(res: SummarizeResult) -> dict:

@@ -12,10 +12,11 @@ from typing import Any, Iterable, Sequence
 
 import click
 
-from flows import ingest, ledger, mount, plan
+from flows.stages import ingest, plan
+from flows.store import ledger, mount
 from flows.config import Settings
-from flows.lock import holder
-from flows.quarantine import list_quarantine
+from flows.store.lock import holder
+from flows.stages.quarantine import list_quarantine
 from transforms.redact import redact
 
 
@@ -308,7 +309,8 @@ def status(settings: Settings) -> dict:
 
 def _index_status(settings: Settings) -> dict:
     """Recall index coverage from the ledger, against the configured embedder."""
-    from flows import embed, index
+    from flows.models import embed
+    from flows.stages import recall_index as index
 
     rows = ledger.read_days(settings.paths.warehouse)
     eid = embed.configured_id(settings)

@@ -26,8 +26,9 @@ from typing import Callable
 import duckdb
 import polars as pl
 
-from flows import warehouse
-from flows.catalog import LOCKED_CONFIG, lock_to_warehouse, view_sql
+from flows.store import warehouse
+from flows.query.sql import LOCKED_CONFIG, lock_to_warehouse
+from flows.stages.catalog import view_sql
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from schemas.tables import DAILY_SUMMARIES, DAYS, MESSAGES
 from schemas.views import LIST_VIEWS, derived_view_sql

@@ -20,10 +20,10 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
-from flows import archive, ledger, mount, warehouse
 from flows.config import Settings
-from flows.fsio import READ_ONLY, sha256_file
-from flows.lock import run_lock
+from flows.store import archive_files as archive, ledger, mount, warehouse
+from flows.store.fsio import READ_ONLY, sha256_file
+from flows.store.lock import run_lock
 from schemas.tables import ARCHIVE_FILES
 from transforms.errors import ArchiveError, ParseError
 from transforms.parse import parse_transcript

@@ -20,10 +20,10 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from flows import faults, warehouse
+from flows.store import faults, warehouse
 from flows.config import Settings
-from flows.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy
-from flows.ingest import Rejected
+from flows.store.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy
+from flows.stages.ingest import Rejected
 from schemas.tables import QUARANTINE
 from transforms.errors import ArchiveError, TransientError
 from transforms.redact import redact

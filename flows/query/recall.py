@@ -12,7 +12,7 @@ yet), ``stale`` counts them and the CLI says to run ``kenang backfill --reindex`
 
 Notebooks::
 
-    from flows.recall import recall
+    from flows.query.recall import recall
     hits = recall("proxmox boot order", home="~/kenang-demo")
 """
 
@@ -26,9 +26,10 @@ import duckdb
 import numpy as np
 import pyarrow.compute as pc
 
-from flows import embed, warehouse
+from flows.models import embed
+from flows.store import warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
-from flows.index import embedder_key
+from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, DAYS, MEMORY_CHUNKS
 from transforms.errors import ConfigError
 from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from flows import faults, warehouse
+from flows.store import faults, warehouse
 from flows.config import Settings
-from flows.ledger import ArchivedDay, DayKey
+from flows.store.ledger import ArchivedDay, DayKey
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.errors import ParseError, TransientError
 from transforms.redact import redact

@@ -1,0 +1,5 @@
+"""``python -m flows.cli ARGS``: the same as ``kenang ARGS``."""
+
+from flows.cli.main import main
+
+main()

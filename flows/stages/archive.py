@@ -1,0 +1,128 @@
+"""Archive: move originals into read-only storage with nothing lost.
+
+Layout: ``<archive>/daily_sessions/YYYY-MM-DD/<file>`` for the default user, and
+``<archive>/daily_sessions/YYYY-MM-DD/<user>/<file>`` for everyone else. A file name
+that holds a secret (a key pasted into a name) is archived under a stable hash of it,
+``redacted-<sha>.md``: names reach tables and reports, so they are redacted like text.
+
+A batch goes in three steps, each safe to crash after:
+
+1. place: every file is copied to a temporary name, fsynced, checksum-verified,
+   made read-only (0444) and renamed into place (``fsio.safe_copy``). Identical bytes
+   already there are recognised; a same name with other bytes gets a new name.
+2. record: the ``archive_files`` partitions of the touched (user, day)s are rewritten
+   with the new rows (path, size, sha256, user, day, run id). A path already
+   recorded is never recorded twice.
+3. delete: each source is removed, and only if it still holds the archived bytes.
+
+A crash before 3 leaves sources in ``active/``; the next run finds their identical
+copies, records them if needed, and deletes the sources. ``kenang verify``
+(``flows.store.verify``) re-hashes the archive against the record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from flows.config import Settings
+from flows.stages import progress
+from flows.stages.ingest import Ready, ReadyExport
+from flows.store import faults
+from flows.store.archive_files import day_dir, imports_dir, record, rel
+from flows.store.fsio import remove_source, safe_copy, safe_write
+from transforms.redact import redact_file_name
+
+
+@dataclass(frozen=True)
+class ArchiveResult:
+    placed: int = 0
+    already_there: int = 0
+    recorded: int = 0
+    sources_deleted: int = 0
+    sources_kept: int = 0
+    bytes: int = 0
+    days: frozenset = field(default_factory=frozenset)  # {(user, day)}
+
+
+def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> ArchiveResult:
+    """Place, record, then delete the sources of a batch of ready files."""
+    ready = list(ready)
+    placed_rows: list[tuple[Ready, dict]] = []
+    n_new = n_existed = n_bytes = 0
+    now = dt.datetime.now(dt.timezone.utc)
+    for i, r in enumerate(ready, 1):
+        rs = r.resolved
+        placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name)
+        progress.report("archive", i, len(ready), i, unit="files")
+        n_new += not placed.existed
+        n_existed += placed.existed
+        n_bytes += placed.size
+        placed_rows.append(
+            (
+                r,
+                {
+                    "path": rel(settings, placed.path),
+                    "user_id": rs.user_id,
+                    "date": rs.day,
+                    "size": placed.size,
+                    "sha256": placed.sha256,
+                    "original_path": r.cand.relpath,
+                    "run_id": run_id,
+                    "archived_at": now,
+                },
+            )
+        )
+    faults.checkpoint("archive.batch_placed")
+    recorded = record(settings, [row for _, row in placed_rows])
+    faults.checkpoint("archive.recorded")
+    deleted = kept = 0
+    for r, row in placed_rows:
+        if remove_source(r.cand.path, row["sha256"]):
+            deleted += 1
+            faults.checkpoint("archive.source_deleted")
+        else:
+            kept += 1
+    days = frozenset((row["user_id"], row["date"]) for _, row in placed_rows)
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days)
+
+def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: str) -> ArchiveResult:
+    """Archive each export once, and its day transcripts into the day folders; then delete it.
+
+    Order, each step safe to crash after: the original goes byte-exact (verified, 0444)
+    to ``imports/[user/]``; each (conversation, day) transcript is written read-only
+    into its day folder (identical bytes are recognised, so a re-import adds nothing,
+    and a newer export's longer transcript gets a new name beside the old one, whose
+    messages the load merges by id); the transcripts are recorded, with the export's
+    archive path as their ``original_path``; only then is the export removed from
+    ``active/``.
+    """
+    n_new = n_existed = n_bytes = recorded = deleted = kept = 0
+    days: set = set()
+    now = dt.datetime.now(dt.timezone.utc)
+    for e in exports:
+        original = safe_copy(e.cand.path, imports_dir(settings, e.user_id), e.cand.name)
+        if original.sha256 != e.sha256:
+            kept += 1  # changed since the scan: left for the next run
+            continue
+        rows = []
+        for d in e.derived:
+            placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), redact_file_name(d.name))
+            n_new += not placed.existed
+            n_existed += placed.existed
+            n_bytes += placed.size
+            rows.append({
+                "path": rel(settings, placed.path), "user_id": e.user_id, "date": d.day, "size": placed.size,
+                "sha256": placed.sha256, "original_path": rel(settings, original.path), "run_id": run_id,
+                "archived_at": now,
+            })
+        recorded += record(settings, rows)
+        faults.checkpoint("archive.recorded")
+        days |= {(r["user_id"], r["date"]) for r in rows}
+        if remove_source(e.cand.path, e.sha256):
+            deleted += 1
+            faults.checkpoint("archive.source_deleted")
+        else:
+            kept += 1
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days))
