@@ -1,10 +1,11 @@
 """Configuration, resolved once at the edge.
 
 The home is ``--home``, else env ``KENANG_HOME``, else ``~/.local/share/kenang``. Its
-``kenang.yaml`` is validated against ``schemas.config.SCHEMA``; any unknown key, wrong
-type or bad timezone raises ``ConfigError`` naming the key and the file, before
-anything runs. Only the CLI calls ``resolve_home`` with the environment; everything
-below receives a frozen ``Settings``.
+``kenang.yaml`` is validated against the pydantic models of ``schemas.config``; any
+unknown key, wrong type, value out of range or bad timezone raises ``ConfigError``
+naming the key, the value and the file, before anything runs. Only the CLI calls
+``resolve_home`` with the environment; everything below receives a frozen
+``Settings``, whose sections are typed: ``settings.summarizer.backend``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
+from pydantic import ValidationError
 
-from schemas.config import SCHEMA, Key, Section, render_yaml
+from schemas import config as schema
+from schemas.config import Config, describe_error, render_yaml
 from transforms.errors import ConfigError
 from transforms.model import USER_ID_RE
 
@@ -58,7 +61,31 @@ class Settings:
     quiet_period: timedelta
     default_user: str
     max_file_bytes: int
-    values: Mapping[str, Any]
+    config: Config
+
+    @property
+    def limits(self) -> schema.Limits:
+        return self.config.limits
+
+    @property
+    def summarizer(self) -> schema.Summarizer:
+        return self.config.summarizer
+
+    @property
+    def embedder(self) -> schema.Embedder:
+        return self.config.embedder
+
+    @property
+    def recall(self) -> schema.Recall:
+        return self.config.recall
+
+    @property
+    def analytics(self) -> schema.Analytics:
+        return self.config.analytics
+
+    @property
+    def projects(self) -> tuple[str, ...]:
+        return tuple(self.config.projects)
 
 
 def resolve_home(home: str | os.PathLike | None, environ: Mapping[str, str]) -> Path:
@@ -115,21 +142,24 @@ def load_settings(home: Path) -> Settings:
         raise ConfigError(f"{config_file}: not valid YAML: {exc}") from exc
     if raw is None:
         raw = {}
-    values = validate(raw, SCHEMA, str(config_file))
-    return settings_from(home, config_file, values)
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{config_file}: {describe_error(exc, raw)}") from None
+    return settings_from(home, config_file, config)
 
 
-def settings_from(home: Path, config_file: Path, values: Mapping[str, Any]) -> Settings:
-    """Build Settings from validated values (also used by tests and the demo)."""
+def settings_from(home: Path, config_file: Path, config: Config) -> Settings:
+    """Build Settings from a validated config: the zone, the user id and the folder layout checked."""
     where = str(config_file)
     try:
-        tz = ZoneInfo(values["timezone"])
+        tz = ZoneInfo(config.timezone)
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ConfigError(
-            f"{where}: timezone: {values['timezone']!r} is not an IANA time zone "
+            f"{where}: timezone: {config.timezone!r} is not an IANA time zone "
             f"(for example Asia/Jakarta or Europe/Amsterdam)"
         ) from exc
-    user = values["default_user"]
+    user = config.default_user
     if not USER_ID_RE.match(user):
         raise ConfigError(
             f"{where}: default_user: {user!r} is not a valid user id "
@@ -137,7 +167,7 @@ def settings_from(home: Path, config_file: Path, values: Mapping[str, Any]) -> S
         )
 
     def place(key: str) -> Path:
-        p = Path(values["paths"][key]).expanduser()
+        p = Path(getattr(config.paths, key)).expanduser()
         return (p if p.is_absolute() else home / p).resolve()
 
     paths = Paths(
@@ -152,11 +182,11 @@ def settings_from(home: Path, config_file: Path, values: Mapping[str, Any]) -> S
     return Settings(
         paths=paths,
         timezone=tz,
-        grace_period=timedelta(hours=values["grace_period_hours"]),
-        quiet_period=timedelta(minutes=values["quiet_period_minutes"]),
+        grace_period=timedelta(hours=config.grace_period_hours),
+        quiet_period=timedelta(minutes=config.quiet_period_minutes),
         default_user=user,
-        max_file_bytes=int(values["limits"]["max_file_mb"] * 1024 * 1024),
-        values=values,
+        max_file_bytes=int(config.limits.max_file_mb * 1024 * 1024),
+        config=config,
     )
 
 
@@ -188,45 +218,6 @@ def check_layout(paths: Paths, where: str) -> None:
             if pa == pb or pa in pb.parents or pb in pa.parents:
                 raise ConfigError(f"{where}: paths.{a} ({pa}) and paths.{b} ({pb}) overlap; "
                                   f"each must be a folder of its own, neither inside the other")
-
-
-def validate(raw: Any, section: Section, where: str, prefix: str = "") -> dict[str, Any]:
-    """Check raw YAML against a schema section; fill defaults; raise ConfigError on any fault."""
-    if not isinstance(raw, dict):
-        label = prefix.rstrip(".") or "the top level"
-        raise ConfigError(f"{where}: {label} must be a mapping of keys, got {type(raw).__name__}")
-    known = {k.name: k for k in section.keys}
-    unknown = sorted(str(k) for k in raw if k not in known)
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown key {prefix}{unknown[0]}"
-            f" (known here: {', '.join(prefix + k for k in known)})"
-        )
-    out: dict[str, Any] = {}
-    for name, spec in known.items():
-        if isinstance(spec, Section):
-            out[name] = validate(raw.get(name, {}) or {}, spec, where, f"{prefix}{name}.")
-            continue
-        value = raw.get(name, spec.default)
-        _check_type(value, spec, where, prefix)
-        if spec.check and (problem := spec.check(value)):
-            raise ConfigError(f"{where}: {prefix}{name}: {value!r} {problem}")
-        out[name] = value
-    return out
-
-
-def _check_type(value: Any, spec: Key, where: str, prefix: str) -> None:
-    ok = isinstance(value, spec.types) and not isinstance(value, bool)
-    if not ok:
-        wanted = " or ".join(_type_word(t) for t in spec.types)
-        raise ConfigError(
-            f"{where}: {prefix}{spec.name}: expected {wanted}, got {value!r} ({_type_word(type(value))})"
-        )
-
-
-def _type_word(t: type) -> str:
-    return {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list",
-            type(None): "empty"}.get(t, t.__name__)
 
 
 def pick_user(given: str | None, known: Callable[[], list[str]], nothing_yet: str) -> str:

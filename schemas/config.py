@@ -1,201 +1,293 @@
-"""The kenang.yaml schema, declared once.
+"""The kenang.yaml schema, declared once, as pydantic v2 models.
 
-``kenang init`` renders the commented file from this declaration, and
-``flows.config`` validates a loaded file against it, so a key, its type, its default
-and its comment live in one place. Unknown keys are errors: a typo must never be
-silently ignored in a tool that deletes originals.
+``kenang init`` renders the commented file from these models (``render_yaml``), and
+``flows.config`` validates a loaded file against them, so a key, its type, its range,
+its default and its comment live in one place: the field. Every model forbids extra
+keys: a typo must never be silently ignored in a tool that deletes originals. Types
+are strict (``true`` is not a number, ``"2"`` is not an integer), and a bad value is
+reported by ``describe_error`` as the key path, the value and what was wanted, the
+way a person reads it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Literal, Union, get_args, get_origin
 
-Check = Callable[[Any], "str | None"]
-
-
-@dataclass(frozen=True)
-class Key:
-    name: str
-    types: tuple[type, ...]
-    default: Any
-    comment: str
-    check: Check | None = None
-
-
-@dataclass(frozen=True)
-class Section:
-    name: str
-    keys: tuple["Key | Section", ...]
-    comment: str
-
-
-def _between(lo: float, hi: float) -> Check:
-    def check(v: Any) -> str | None:
-        if v is None or lo <= v <= hi:
-            return None
-        return f"must be {'>=' if v < lo else '<='} {lo if v < lo else hi} (allowed: {lo} to {hi})"
-
-    return check
-
-
-def _non_empty(v: Any) -> str | None:
-    return None if str(v).strip() else "must not be empty"
-
-
-def _one_of(*choices: str) -> Check:
-    def check(v: Any) -> str | None:
-        return None if v in choices else f"must be one of: {', '.join(choices)}"
-
-    return check
-
-
-def _strings(v: Any) -> str | None:
-    return None if all(isinstance(x, str) and x.strip() for x in v) else "must be a list of names"
-
-
-def _moods(v: Any) -> str | None:
-    from schemas.frontmatter import MOODS
-
-    bad = [x for x in v if x not in MOODS]
-    return f"unknown mood(s) {', '.join(map(str, bad))}; moods are: {', '.join(MOODS)}" if bad else None
-
-
-NONE = type(None)
-
-SCHEMA = Section(
-    "",
-    (
-        Key("timezone", (str,), "Asia/Jakarta", "IANA name; days are cut in this zone"),
-        Key(
-            "grace_period_hours",
-            (int, float),
-            2,
-            "day D is eligible once D has ended here and this many hours passed",
-            _between(0, 24 * 31),
-        ),
-        Key(
-            "quiet_period_minutes",
-            (int, float),
-            10,
-            "never touch a file modified more recently than this",
-            _between(0, 24 * 60),
-        ),
-        Key("default_user", (str,), "default", "owner of files that name no user"),
-        Section(
-            "paths",
-            (
-                Key("active", (str,), "active", "where agents drop transcripts", _non_empty),
-                Key("archive", (str,), "archive", "read-only originals; may be a NAS mount", _non_empty),
-                Key("warehouse", (str,), "warehouse", "Parquet tables and kenang.duckdb", _non_empty),
-                Key("quarantine", (str,), "quarantine", "files kenang could not read, with a reason", _non_empty),
-            ),
-            "relative to the home unless absolute (archive may be a NAS mount)",
-        ),
-        Section(
-            "limits",
-            (
-                Key(
-                    "max_file_mb",
-                    (int, float),
-                    200,
-                    "a transcript bigger than this goes to quarantine",
-                    _between(0.001, 100_000),
-                ),
-                Key(
-                    "archive_min_free_mb",
-                    (int, float),
-                    64,
-                    "below this much free space the archive counts as full: nothing is archived",
-                    _between(0, 10_000_000),
-                ),
-            ),
-            "guards against files that are not transcripts",
-        ),
-        Section(
-            "summarizer",
-            (
-                Key("backend", (str,), "llama", "llama (a local GGUF via llama-cpp-python) or extractive (no model)",
-                    _one_of("llama", "extractive")),
-                Key("model_path", (str, NONE), None, "a GGUF file; null = the bundled SmolLM2-135M-Instruct"),
-                Key("n_ctx", (int,), 4096, "context window in tokens; longer days go in chunks", _between(512, 1_048_576)),
-                Key("n_threads", (int, NONE), None, "CPU threads for the model; null = all cores", _between(1, 1024)),
-                Key("chat_format", (str, NONE), None, "llama-cpp chat format (e.g. chatml); null = the model's own"),
-                Key("max_tokens", (int,), 320, "longest reply per model call", _between(16, 32_768)),
-                Key("temperature", (int, float), 0.2, "first attempt; the retry uses 0", _between(0, 2)),
-                Key("seed", (int,), 42, "fixed, so a rerun writes the same summary"),
-            ),
-            "how the daily summaries are written",
-        ),
-        Section(
-            "embedder",
-            (
-                Key("backend", (str,), "e5+use",
-                    "e5+use (both bundled models, fused), e5, use, llama (a GGUF embedding model), or none (keyword only)",
-                    _one_of("e5+use", "e5", "use", "llama", "none")),
-                Key("model_path", (str, NONE), None, "a GGUF embedding model for the llama backend, e.g. bge-m3"),
-                Key("query_prefix", (str,), "", "llama backend: text put before each query (e5 GGUFs want 'query: ')"),
-                Key("passage_prefix", (str,), "", "llama backend: text put before each chunk (e5 GGUFs: 'passage: ')"),
-                Key("n_threads", (int, NONE), None, "CPU threads; null = all cores", _between(1, 1024)),
-                Key("batch_size", (int,), 16, "chunks embedded per call", _between(1, 4096)),
-            ),
-            "the recall index's embedding model (changing it re-embeds everything)",
-        ),
-        Section(
-            "recall",
-            (
-                Key("top_k", (int,), 5, "results per query", _between(1, 100)),
-                Key("related_decay", (int, float), 0.7, "a related_dates day scores its parent's score times this",
-                    _between(0, 1)),
-            ),
-            "kenang recall",
-        ),
-        Section(
-            "analytics",
-            (
-                Key("productive_moods", (list,), ["productive", "focused"],
-                    "moods that count a day as productive (kenang analyze productivity)", _moods),
-                Key("productive_min_importance", (int,), 5, "... and the least importance it needs (1-10)",
-                    _between(1, 10)),
-                Key("rolling_days", (int,), 7, "window of importance_trend's rolling mean, in days", _between(1, 366)),
-            ),
-            "kenang analyze and the notebooks",
-        ),
-        Key("projects", (list,), [], "project names to recognise in chats, e.g. [Homelab, kenang]", _strings),
-    ),
-    "",
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
 )
 
+from schemas.frontmatter import MOODS
 
-def defaults(section: Section = SCHEMA) -> dict[str, Any]:
-    """The default configuration as a plain nested dict."""
-    out: dict[str, Any] = {}
-    for k in section.keys:
-        out[k.name] = defaults(k) if isinstance(k, Section) else k.default
+Number = Union[StrictInt, StrictFloat]
+
+
+class Section(BaseModel):
+    """A mapping in kenang.yaml: strict, closed, frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def _not_blank(v: str) -> str:
+    if not v.strip():
+        raise ValueError("must not be empty")
+    return v
+
+
+class Paths(Section):
+    """relative to the home unless absolute (archive may be a NAS mount)"""
+
+    active: StrictStr = Field("active", description="where agents drop transcripts")
+    archive: StrictStr = Field("archive", description="read-only originals; may be a NAS mount")
+    warehouse: StrictStr = Field("warehouse", description="Parquet tables and kenang.duckdb")
+    quarantine: StrictStr = Field("quarantine", description="files kenang could not read, with a reason")
+
+    _blank = field_validator("active", "archive", "warehouse", "quarantine")(_not_blank)
+
+
+class Limits(Section):
+    """guards against files that are not transcripts"""
+
+    max_file_mb: Number = Field(200, ge=0.001, le=100_000, description="a transcript bigger than this goes to quarantine")
+    archive_min_free_mb: Number = Field(
+        64, ge=0, le=10_000_000, description="below this much free space the archive counts as full: nothing is archived")
+
+
+class Summarizer(Section):
+    """how the daily summaries are written"""
+
+    backend: Literal["llama", "extractive"] = Field(
+        "llama", description="llama (a local GGUF via llama-cpp-python) or extractive (no model)")
+    model_path: StrictStr | None = Field(None, description="a GGUF file; null = the bundled SmolLM2-135M-Instruct")
+    n_ctx: StrictInt = Field(4096, ge=512, le=1_048_576, description="context window in tokens; longer days go in chunks")
+    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads for the model; null = all cores")
+    chat_format: StrictStr | None = Field(None, description="llama-cpp chat format (e.g. chatml); null = the model's own")
+    max_tokens: StrictInt = Field(320, ge=16, le=32_768, description="longest reply per model call")
+    temperature: Number = Field(0.2, ge=0, le=2, description="first attempt; the retry uses 0")
+    seed: StrictInt = Field(42, description="fixed, so a rerun writes the same summary")
+
+
+class Embedder(Section):
+    """the recall index's embedding model (changing it re-embeds everything)"""
+
+    backend: Literal["e5+use", "e5", "use", "llama", "none"] = Field(
+        "e5+use",
+        description="e5+use (both bundled models, fused), e5, use, llama (a GGUF embedding model), or none (keyword only)")
+    model_path: StrictStr | None = Field(None, description="a GGUF embedding model for the llama backend, e.g. bge-m3")
+    query_prefix: StrictStr = Field("", description="llama backend: text put before each query (e5 GGUFs want 'query: ')")
+    passage_prefix: StrictStr = Field("", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')")
+    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads; null = all cores")
+    batch_size: StrictInt = Field(16, ge=1, le=4096, description="chunks embedded per call")
+
+
+class Recall(Section):
+    """kenang recall"""
+
+    top_k: StrictInt = Field(5, ge=1, le=100, description="results per query")
+    related_decay: Number = Field(0.7, ge=0, le=1, description="a related_dates day scores its parent's score times this")
+
+
+class Analytics(Section):
+    """kenang analyze and the notebooks"""
+
+    productive_moods: list[StrictStr] = Field(
+        ["productive", "focused"], description="moods that count a day as productive (kenang analyze productivity)")
+    productive_min_importance: StrictInt = Field(5, ge=1, le=10, description="... and the least importance it needs (1-10)")
+    rolling_days: StrictInt = Field(7, ge=1, le=366, description="window of importance_trend's rolling mean, in days")
+
+    @field_validator("productive_moods")
+    @classmethod
+    def _known_moods(cls, v: list[str]) -> list[str]:
+        bad = [x for x in v if x not in MOODS]
+        if bad:
+            raise ValueError(f"unknown mood(s) {', '.join(bad)}; moods are: {', '.join(MOODS)}")
+        return v
+
+
+class Config(Section):
+    """The whole kenang.yaml."""
+
+    timezone: StrictStr = Field("Asia/Jakarta", description="IANA name; days are cut in this zone")
+    grace_period_hours: Number = Field(
+        2, ge=0, le=24 * 31, description="day D is eligible once D has ended here and this many hours passed")
+    quiet_period_minutes: Number = Field(
+        10, ge=0, le=24 * 60, description="never touch a file modified more recently than this")
+    default_user: StrictStr = Field("default", description="owner of files that name no user")
+    paths: Paths = Field(default_factory=Paths)
+    limits: Limits = Field(default_factory=Limits)
+    summarizer: Summarizer = Field(default_factory=Summarizer)
+    embedder: Embedder = Field(default_factory=Embedder)
+    recall: Recall = Field(default_factory=Recall)
+    analytics: Analytics = Field(default_factory=Analytics)
+    projects: list[StrictStr] = Field([], description="project names to recognise in chats, e.g. [Homelab, kenang]")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_sections(cls, data: Any) -> Any:
+        """``summarizer:`` with nothing under it reads as YAML null: the section's defaults."""
+        if isinstance(data, dict):
+            return {k: ({} if v is None and k in _SECTIONS else v) for k, v in data.items()}
+        return data
+
+    @field_validator("projects")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        if not all(x.strip() for x in v):
+            raise ValueError("must be a list of names")
+        return v
+
+
+_SECTIONS = frozenset(n for n, f in Config.model_fields.items()
+                      if isinstance(f.annotation, type) and issubclass(f.annotation, Section))
+
+
+# --- errors a person can read ---------------------------------------------------------
+
+_WORDS = {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list",
+          tuple: "list", type(None): "empty"}
+
+
+def describe_error(exc: ValidationError, raw: Any) -> str:
+    """The first problem of a failed validation as ``key: value what-was-wrong``."""
+    err = _first(exc.errors())
+    path = [p for p in err["loc"] if isinstance(p, (str, int))]
+    key = ".".join(str(p) for p in _trim(path))
+    value = _lookup(raw, _trim(path))
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        *parent, name = _trim(path)
+        model = _model_at(parent)
+        known = ", ".join(".".join([*map(str, parent), k]) for k in model.model_fields)
+        return f"unknown key {key} (known here: {known})"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        label = key or "the top level"
+        return f"{label} must be a mapping of keys, got {_word(type(value))}"
+    if kind == "literal_error":
+        choices = ", ".join(get_args(_annotation(_trim(path))))
+        return f"{key}: {value!r} must be one of: {choices}"
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        lo, hi = _bounds(_trim(path))
+        below = kind.startswith("greater")
+        return f"{key}: {value!r} must be {'>=' if below else '<='} {lo if below else hi} (allowed: {lo} to {hi})"
+    if kind == "value_error":
+        return f"{key}: {value!r} {str(err['msg']).removeprefix('Value error, ')}"
+    wanted = " or ".join(_word(t) for t in _types(_annotation(_trim(path))))
+    return f"{key}: expected {wanted}, got {value!r} ({_word(type(value))})"
+
+
+def _first(errors: list[dict]) -> dict:
+    """A union reports one error per member: the first member's says what was wanted best."""
+    return errors[0]
+
+
+def _trim(path: list) -> list:
+    """The key path without pydantic's union-member and list-index tags."""
+    out: list = []
+    model: type[BaseModel] | None = Config
+    for p in path:
+        if model is not None and isinstance(p, str) and p in model.model_fields:
+            out.append(p)
+            ann = model.model_fields[p].annotation
+            model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+        elif model is not None and isinstance(p, str):
+            out.append(p)  # an unknown key
+            model = None
     return out
 
 
-def render_yaml(section: Section = SCHEMA, indent: int = 0, values: dict[str, Any] | None = None) -> str:
+def _model_at(parent: list) -> type[BaseModel]:
+    model: type[BaseModel] = Config
+    for p in parent:
+        model = model.model_fields[p].annotation
+    return model
+
+
+def _annotation(path: list) -> Any:
+    *parent, name = path
+    return _model_at(parent).model_fields[name].annotation
+
+
+def _bounds(path: list) -> tuple[Any, Any]:
+    *parent, name = path
+    lo = hi = None
+    for m in _model_at(parent).model_fields[name].metadata:
+        lo = getattr(m, "ge", lo)
+        hi = getattr(m, "le", hi)
+    return lo, hi
+
+
+def _types(annotation: Any) -> list[type]:
+    origin = get_origin(annotation)
+    if origin is Union or (origin is not None and str(origin) == "types.UnionType"):
+        return [t for a in get_args(annotation) for t in _types(a)]
+    if origin is tuple or annotation is tuple:
+        return [list]
+    base = getattr(annotation, "__origin__", annotation)
+    for t in (bool, int, float, str, type(None)):
+        if base is t or (isinstance(base, type) and issubclass(base, t) and t is not int):
+            return [t]
+    if base is int:
+        return [int]
+    return [base] if isinstance(base, type) else [str]
+
+
+def _word(t: type) -> str:
+    return _WORDS.get(t, t.__name__)
+
+
+def _lookup(raw: Any, path: list) -> Any:
+    for p in path:
+        if not isinstance(raw, dict) or p not in raw:
+            return None
+        raw = raw[p]
+    return raw
+
+
+# --- the commented file `kenang init` writes ---------------------------------------------
+
+_HEADER = (
+    "# kenang configuration. Every key is optional: a key left out takes its default.",
+    "# Unknown keys are an error, so a typo never passes silently.",
+)
+
+
+def defaults() -> dict[str, Any]:
+    """The default configuration as a plain nested dict."""
+    return Config().model_dump(mode="python")
+
+
+def render_yaml(values: dict[str, Any] | None = None) -> str:
     """The commented kenang.yaml that `kenang init` writes; values override the defaults."""
-    values = values or {}
-    lines: list[str] = []
-    if indent == 0:
-        lines += [
-            "# kenang configuration. Every key is optional: a key left out takes its default.",
-            "# Unknown keys are an error, so a typo never passes silently.",
-        ]
+    return "\n".join([*_HEADER, *_render(Config, values or {}, 0)]) + "\n"
+
+
+def _render(model: type[BaseModel], values: dict[str, Any], indent: int) -> list[str]:
     pad = " " * indent
-    width = max((len(k.name) for k in section.keys if isinstance(k, Key)), default=0)
-    for k in section.keys:
-        if isinstance(k, Section):
-            lines.append(f"{pad}{k.name}:{' ' * 6}# {k.comment}")
-            lines.append(render_yaml(k, indent + 2, values.get(k.name)).rstrip("\n"))
-        else:
-            value = _yaml_scalar(values.get(k.name, k.default))
-            head = f"{pad}{k.name}: {value}"
-            column = indent + width + 16
-            lines.append(f"{head:<{column}}# {k.comment}" if len(head) < column else f"{head}  # {k.comment}")
-    return "\n".join(lines) + "\n"
+    scalars = [n for n, f in model.model_fields.items() if not _is_section(f.annotation)]
+    width = max((len(n) for n in scalars), default=0)
+    lines: list[str] = []
+    for name, f in model.model_fields.items():
+        if _is_section(f.annotation):
+            lines.append(f"{pad}{name}:{' ' * 6}# {f.annotation.__doc__.strip()}")
+            lines += _render(f.annotation, values.get(name) or {}, indent + 2)
+            continue
+        default = f.get_default(call_default_factory=True)
+        head = f"{pad}{name}: {_yaml_scalar(values.get(name, default))}"
+        column = indent + width + 16
+        lines.append(f"{head:<{column}}# {f.description}" if len(head) < column else f"{head}  # {f.description}")
+    return lines
+
+
+def _is_section(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, Section)
 
 
 def _yaml_scalar(v: Any) -> str:
@@ -203,7 +295,7 @@ def _yaml_scalar(v: Any) -> str:
         return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return "[" + ", ".join(str(x) for x in v) + "]"
     if isinstance(v, str) and (not v or v != v.strip() or any(c in v for c in ":#'\"[]{},&*!|>%@`")):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'

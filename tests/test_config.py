@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 import yaml
@@ -108,3 +109,12 @@ def test_a_naive_now_is_read_in_the_configured_zone(tmp_path):
 
     settings, _ = init_home(tmp_path / "h")
     assert _parse_now("2026-07-20T03:00", settings) == dt.datetime(2026, 7, 20, 3, 0, tzinfo=settings.timezone)
+
+
+def test_the_readme_shows_exactly_the_kenang_yaml_that_init_writes(tmp_path):
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    marker = "`kenang.yaml` (every key optional; `kenang init` writes it with comments):\n\n```yaml\n"
+    block = readme[readme.index(marker) + len(marker):]
+    block = block[: block.index("```\n")]
+    settings, _ = init_home(tmp_path / "h")
+    assert block == settings.paths.config_file.read_text(encoding="utf-8")

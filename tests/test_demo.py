@@ -20,7 +20,7 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     model = QueueModel(default=reply(summary="Gading worked on the homelab all day. Proxmox is calmer now."))
     monkeypatch.setattr(llm, "make_summarizer",
                         lambda s: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
-                        if s.values["summarizer"]["backend"] == "llama" else llm.ExtractiveSummarizer())
+                        if s.summarizer.backend == "llama" else llm.ExtractiveSummarizer())
     fake = AxisEmbedder()  # the real embedders have their own tests; this keeps the demo quick
     monkeypatch.setattr(embed, "make_embedder", lambda s: fake)
     monkeypatch.setattr(embed, "configured_id", lambda s: fake.id)
@@ -34,7 +34,7 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
                    "recall, by meaning", *DEMO_QUERIES, "kenang recall"):
         assert needle in out, needle
     settings = load_settings(home)
-    assert settings.values["summarizer"]["backend"] == "llama"  # the home is left on the default backend
+    assert settings.summarizer.backend == "llama"  # the home is left on the default backend
     assert len(list(settings.paths.archive.rglob("*.summary.md"))) >= 30
     assert (settings.paths.archive / "MEMORY_INDEX.md").is_file()
     assert model.prompts  # the last night really went through the model backend

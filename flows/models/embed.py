@@ -72,8 +72,8 @@ def llama_id(path: Path, query_prefix: str, passage_prefix: str) -> str:
 
 def configured_id(settings: Settings) -> str:
     """The id the configured embedder will have, known without loading it."""
-    cfg = settings.values["embedder"]
-    backend = cfg["backend"]
+    cfg = settings.embedder
+    backend = cfg.backend
     if backend == "none":
         return "none"
     if backend == "e5":
@@ -82,8 +82,8 @@ def configured_id(settings: Settings) -> str:
         return use_id()
     if backend == "e5+use":
         return ensemble_id([(e5_id(), E5_WEIGHT), (use_id(), USE_WEIGHT)])
-    path = Path(cfg["model_path"] or "").expanduser()
-    return llama_id(path, cfg["query_prefix"], cfg["passage_prefix"])
+    path = Path(cfg.model_path or "").expanduser()
+    return llama_id(path, cfg.query_prefix, cfg.passage_prefix)
 
 
 class E5Embedder:
@@ -176,8 +176,8 @@ class LlamaEmbedder:
 
 def make_embedder(settings: Settings) -> Embedder | None:
     """The configured embedder, loaded now; None for the keyword-only backend."""
-    cfg = settings.values["embedder"]
-    backend, threads, batch = cfg["backend"], cfg["n_threads"], cfg["batch_size"]
+    cfg = settings.embedder
+    backend, threads, batch = cfg.backend, cfg.n_threads, cfg.batch_size
     if backend == "none":
         return None
     if backend == "e5":
@@ -186,9 +186,9 @@ def make_embedder(settings: Settings) -> Embedder | None:
         return UseEmbedder(threads, batch)
     if backend == "e5+use":
         return EnsembleEmbedder([(E5Embedder(threads, batch), E5_WEIGHT), (UseEmbedder(threads, batch), USE_WEIGHT)])
-    if not cfg["model_path"]:
+    if not cfg.model_path:
         raise ConfigError("embedder.backend is llama but embedder.model_path is not set; point it at a GGUF embedding model")
     return LlamaEmbedder(
-        Path(cfg["model_path"]).expanduser(), n_threads=threads, batch_size=batch,
-        query_prefix=cfg["query_prefix"], passage_prefix=cfg["passage_prefix"],
+        Path(cfg.model_path).expanduser(), n_threads=threads, batch_size=batch,
+        query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix,
     )

@@ -126,14 +126,14 @@ def load_model(cfg: ModelConfig) -> LlamaModel:
 
 def make_summarizer(settings: Settings) -> Summarizer:
     """The configured backend; the llama model is loaded here, once per run."""
-    cfg = settings.values["summarizer"]
-    if cfg["backend"] == "extractive":
+    cfg = settings.summarizer
+    if cfg.backend == "extractive":
         return ExtractiveSummarizer()
-    path = Path(cfg["model_path"]).expanduser() if cfg["model_path"] else bundled_model_path()
-    model = load_model(ModelConfig(path, cfg["n_ctx"], cfg["n_threads"], cfg["chat_format"], cfg["seed"]))
+    path = Path(cfg.model_path).expanduser() if cfg.model_path else bundled_model_path()
+    model = load_model(ModelConfig(path, cfg.n_ctx, cfg.n_threads, cfg.chat_format, cfg.seed))
     return LlmSummarizer(
         model,
-        temperature=float(cfg["temperature"]),
-        max_tokens=cfg["max_tokens"],
+        temperature=float(cfg.temperature),
+        max_tokens=cfg.max_tokens,
         canonical_technologies=canonical_map(TECHNOLOGIES),
     )

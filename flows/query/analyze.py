@@ -132,7 +132,7 @@ class Analytics:
         if start and end and end < start:
             raise ConfigError(f"end {end} is before start {start}")
         args = {"start": start or dt.date.min, "end": end or dt.date.max, "by": by,
-                "window": window or self.settings.values["analytics"]["rolling_days"], "_start": start, "_end": end}
+                "window": window or self.settings.analytics.rolling_days, "_start": start, "_end": end}
         return INTENTS[intent].run(self, args)
 
     def frame(self, sql: str, params: list) -> pl.DataFrame:
@@ -163,8 +163,8 @@ def _mood_timeseries(a: Analytics, x: dict) -> Result:
 
 def _productivity(a: Analytics, x: dict) -> Result:
     a._need("summaries")
-    cfg = a.settings.values["analytics"]
-    moods, least = list(cfg["productive_moods"]), int(cfg["productive_min_importance"])
+    cfg = a.settings.analytics
+    moods, least = list(cfg.productive_moods), cfg.productive_min_importance
     df = a.frame(
         f"SELECT {_period(x['by'])} AS period, count(*) AS days, "
         "count(*) FILTER (WHERE list_contains(?, mood) AND importance >= ?) AS productive_days, "

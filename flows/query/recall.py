@@ -126,7 +126,7 @@ class Recaller:
         return fuse(kw, cos, mode=mode)
 
     def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True) -> list[Hit]:
-        cfg = self.settings.values["recall"]
+        cfg = self.settings.recall
         if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
             why = ("embedder.backend is none" if self.embedder is None
                    else f"no chunk was embedded by the configured embedder ({self.embedder_id})")
@@ -137,7 +137,7 @@ class Recaller:
             return []
         return select(
             self.scores(query, mode), self._data.refs, self._data.related,
-            top_k=top_k or cfg["top_k"], decay=float(cfg["related_decay"]), expand=expand,
+            top_k=top_k or cfg.top_k, decay=float(cfg.related_decay), expand=expand,
         )
 
 

@@ -186,7 +186,7 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
         # A pipe, socket or device cannot be copied and verified, so it is not moved either.
         return Skipped(cand.relpath, "not_regular")
     if cand.size > settings.max_file_bytes:
-        limit = settings.values["limits"]["max_file_mb"]
+        limit = settings.limits.max_file_mb
         return Rejected(cand, "too_large", f"is {cand.size / 2**20:.1f} MiB, over limits.max_file_mb={limit}")
     data = cand.path.read_bytes()
     fmt = detect(cand.path.name, data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None

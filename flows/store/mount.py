@@ -99,7 +99,7 @@ def check(settings: Settings, need_bytes: int = 0, *, probe: bool = True) -> Arc
                 f"original was deleted; days already archived still load."))
     st = os.statvfs(root)
     free = st.f_bavail * st.f_frsize
-    margin = int(settings.values["limits"]["archive_min_free_mb"] * 2**20)
+    margin = int(settings.limits.archive_min_free_mb * 2**20)
     if free < need_bytes + margin:
         return _full(settings, free, need_bytes)
     return ArchiveState("ok")
@@ -121,7 +121,7 @@ def _write_probe(root) -> OSError | None:
 
 
 def _full(settings: Settings, free: int, need: int) -> ArchiveState:
-    limit = settings.values["limits"]["archive_min_free_mb"]
+    limit = settings.limits.archive_min_free_mb
     return ArchiveState("full", (
         f"the archive {settings.paths.archive} is full ({free / 2**20:.0f} MiB free; tonight needs "
         f"{need / 2**20:.1f} MiB plus limits.archive_min_free_mb={limit}): nothing was archived and no "
