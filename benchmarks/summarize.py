@@ -132,12 +132,12 @@ def run(root: Path, args) -> None:
     print(f"raw:    {raw_s:7.2f} s wall for the same {len(rec.calls)} calls")
     print(f"ratio stage/raw: {stage_s / raw_s:.3f}   (target <= {TARGET_RATIO}: {'MET' if stage_s / raw_s <= TARGET_RATIO else 'MISSED'})")
     print(f"tokens/s (completion tokens per second of raw replay, prompt processing included): {completion_tokens / raw_s:.1f}")
-    print(f"valid on first try: {sum(d.first_try_valid for d in done)}/{n} = {sum(d.first_try_valid for d in done) / n:.0%}")
-    print(f"days with a fallback field: {sum(bool(d.fallback_fields) for d in done)}/{n} = "
-          f"{sum(bool(d.fallback_fields) for d in done) / n:.0%}")
+    print(f"valid on first try: {sum(d.numbers['first_try_valid'] for d in done)}/{n} = {sum(d.numbers['first_try_valid'] for d in done) / n:.0%}")
+    print(f"days with a fallback field: {sum(bool(d.notes['fallback_fields']) for d in done)}/{n} = "
+          f"{sum(bool(d.notes['fallback_fields']) for d in done) / n:.0%}")
     fields: dict[str, int] = {}
     for d in done:
-        for f in d.fallback_fields:
+        for f in d.notes['fallback_fields']:
             fields[f] = fields.get(f, 0) + 1
     print("fallback by field: " + (", ".join(f"{k} {v}" for k, v in sorted(fields.items())) or "none"))
 

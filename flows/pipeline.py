@@ -21,7 +21,7 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
@@ -30,6 +30,7 @@ from prefect.utilities.annotations import quote
 from flows.config import Settings, load_settings, resolve_home
 from flows.models import embed, llm
 from flows.stages import archive, catalog, ingest, load, memory_file, plan, progress, quarantine, recall_index, summarize
+from flows.stages.outcome import StageResult
 from flows.store import archive_files, faults, ledger, mount
 from flows.store.fsio import sweep_tmp
 from flows.store.lock import run_lock
@@ -235,18 +236,27 @@ def _settings(home: str | None) -> Settings:
     return load_settings(resolve_home(home, os.environ))
 
 
-def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, check_hashes: bool) -> load.LoadResult:
-    days = list(days)
-    outcomes: list[load.DayOutcome] = []
-    files = 0
-    for i in range(0, len(days), LOAD_BATCH_DAYS):
-        batch = days[i : i + LOAD_BATCH_DAYS]
-        res = load_task(settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days), files)
-        files += sum(len(d.paths) for d in batch)
-        # Record each batch as it lands, so a long backfill that dies keeps its progress.
+def _in_batches(settings: Settings, items: list, size: int, work: Callable[[list, int], StageResult]) -> StageResult:
+    """Run ``work(batch, offset)`` over ``items`` batch by batch, recording each batch's days as it lands.
+
+    Recording per batch means a long backfill that dies keeps what it finished.
+    """
+    parts = []
+    for i in range(0, len(items), size):
+        res = work(items[i : i + size], i)
         ledger_task(settings, quote(res.days))
-        outcomes.extend(res.days)
-    return load.LoadResult(tuple(outcomes))
+        parts.append(res)
+    return StageResult.of(parts)
+
+
+def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, check_hashes: bool) -> dict:
+    days = list(days)
+    starts = [0]  # files done before each batch, for progress
+    for d in days:
+        starts.append(starts[-1] + len(d.paths))
+    res = _in_batches(settings, days, LOAD_BATCH_DAYS, lambda batch, i: load_task(
+        settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days), starts[i]))
+    return load.counts(res)
 
 
 def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=None, end=None, force=False,
@@ -254,24 +264,17 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     """Summarize the days that need it: the model is loaded once, only if there is work."""
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
-        keys = summarize.days_to_summarize(rows, start=start, end=end, force=force, redo=redo)
+        keys = plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo)
     if not keys:
-        return summarize.summary_counts(summarize.SummarizeResult())
+        return summarize.counts(StageResult())
     summarizer = model_task(settings)
     # Small batches for a model (progress, and little lost to a crash); the extractive
     # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
     size = SUMMARIZE_BATCH_DAYS if summarizer.backend == "llama" else LOAD_BATCH_DAYS
-    outcomes = []
-    for i in range(0, len(keys), size):
-        batch = keys[i : i + size]
-        res = summarize_task(settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys))
-        ledger_task(settings, quote(res.days))
-        outcomes.extend(res.days)
+    res = _in_batches(settings, keys, size, lambda batch, i: summarize_task(
+        settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
     memory_file_task(settings, {u for u, _ in keys})
-    counts = summarize.summary_counts(summarize.SummarizeResult(tuple(outcomes)))
-    counts["backend"] = summarizer.backend
-    counts["model"] = summarizer.model
-    return counts
+    return summarize.counts(res) | {"backend": summarizer.backend, "model": summarizer.model}
 
 
 def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reindex: bool = False,
@@ -280,38 +283,14 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
         eid = embed.configured_id(settings)
-        keys = recall_index.days_to_index(rows, eid, start=start, end=end, force=reindex, redo=redo)
+        keys = plan.days_needing(rows, lambda r: recall_index.is_fresh(r, eid), start=start, end=end, force=reindex,
+                                 redo=redo)
     if not keys:
-        return recall_index.IndexResult().counts() | {"embedder": eid}
+        return recall_index.counts(StageResult()) | {"embedder": eid}
     embedder = embedder_task(settings)
-    outcomes = []
-    for i in range(0, len(keys), INDEX_BATCH_DAYS):
-        batch = keys[i : i + INDEX_BATCH_DAYS]
-        res = recall_index_task(settings, quote(embedder), batch, quote(rows), run.run_id, reindex, i, len(keys), redo)
-        ledger_task(settings, quote(res.days))
-        outcomes.extend(res.days)
-    return recall_index.IndexResult(tuple(outcomes)).counts() | {"embedder": eid}
-
-
-def _load_counts(res: load.LoadResult) -> dict:
-    return {
-        "days": len(res.days),
-        "loaded": res.count("loaded"),
-        "unchanged": res.count("unchanged"),
-        "failed": res.count("failed"),
-        "sessions": res.sessions,
-        "messages": res.messages,
-        "redactions": sum(d.redactions for d in res.days),
-        "failures": [
-            {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.reason}
-            for d in res.days
-            if d.status == "failed"
-        ],
-        "merged_sessions": [
-            {"user_id": d.user_id, "date": d.date.isoformat(), "session_id": sid, "files": n}
-            for d in res.days if d.status == "loaded" for sid, n in d.merged
-        ],
-    }
+    res = _in_batches(settings, keys, INDEX_BATCH_DAYS, lambda batch, i: recall_index_task(
+        settings, quote(embedder), batch, quote(rows), run.run_id, reindex, i, len(keys), redo))
+    return recall_index.counts(res) | {"embedder": eid}
 
 
 @flow(name="nightly", log_prints=False)
@@ -358,10 +337,10 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             if disk.readable:
                 with _timed("plan"):
                     days, ledger_rows, checked = plan.pending_days(settings)
-                run.counts["load"] = _load_counts(_load_all(settings, run, days, ledger_rows, found.parsed, False))
+                run.counts["load"] = _load_all(settings, run, days, ledger_rows, found.parsed, False)
                 settle_task(settings, quote(checked))
             else:
-                run.counts["load"] = _load_counts(load.LoadResult())
+                run.counts["load"] = load.counts(StageResult())
         with run.stage_of("summarize"):
             if disk.writable:  # summaries and MEMORY_INDEX live in the archive
                 run.counts["summarize"] = _summarize_all(settings, run, now.astimezone(settings.timezone).date())
@@ -409,8 +388,7 @@ def backfill(
             if not disk.writable:
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
         with run.stage_of("load"):
-            res = _load_all(settings, run, found.days, found.ledger, {}, True)
-            run.counts["load"] = _load_counts(res)
+            run.counts["load"] = _load_all(settings, run, found.days, found.ledger, {}, True)
             settle_task(settings, quote({(d.user_id, d.date) for d in found.days}))
         with run.stage_of("summarize"):
             if disk.writable:

@@ -317,10 +317,10 @@ def _index_status(settings: Settings) -> dict:
     loaded = [r for r in rows.values() if r["status"] == "loaded"]
     return {
         "embedder": eid,
-        "indexed": sum(r.get("index_status") == "indexed" and r.get("index_key") == index.index_key(r, eid) for r in loaded),
+        "indexed": sum(index.is_fresh(r, eid) for r in loaded),
         "failed": [{"user_id": r["user_id"], "date": r["date"].isoformat(), "reason": r.get("index_reason")}
                    for r in loaded if r.get("index_status") == "failed"],
-        "pending": len(index.days_to_index(rows, eid)),
+        "pending": len(plan.days_needing(rows, lambda r: index.is_fresh(r, eid))),
     }
 
 

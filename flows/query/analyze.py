@@ -242,7 +242,3 @@ def analyze(intent: str, *, home: str | None = None, user: str | None = None, st
     """One intent as a DataFrame (for notebooks); ``Analytics`` keeps a session warm."""
     settings = load_settings(resolve_home(home, os.environ))
     return Analytics(settings, user).run(intent, start=start, end=end, by=by, window=window).frame
-
-
-def has_data(settings: Settings) -> bool:
-    return warehouse.has_files(settings.paths.warehouse, DAILY_SUMMARIES)

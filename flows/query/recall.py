@@ -30,7 +30,7 @@ from flows.models import embed
 from flows.store import warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.stages.recall_index import embedder_key
-from schemas.tables import DAILY_SUMMARIES, DAYS, MEMORY_CHUNKS
+from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import ConfigError
 from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
 
@@ -161,14 +161,3 @@ def recall(query: str, *, home: str | None = None, user: str | None = None, top_
     settings = load_settings(resolve_home(home, os.environ))
     r = Recaller(settings, user, start=start, end=end)
     return [h.as_dict(query) for h in r.search(query, top_k=top_k, mode=mode)]
-
-
-def index_status(settings: Settings) -> dict:
-    """How many loaded days are indexed, per the ledger (for `kenang status`)."""
-    rows = warehouse.read(settings.paths.warehouse, DAYS).to_pylist()
-    loaded = [r for r in rows if r["status"] == "loaded"]
-    return {
-        "loaded_days": len(loaded),
-        "indexed_days": sum(r.get("index_status") == "indexed" for r in loaded),
-        "failed_days": sum(r.get("index_status") == "failed" for r in loaded),
-    }

@@ -16,13 +16,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from flows.store import faults, warehouse
 from flows.config import Settings
+from flows.stages.outcome import FAILED, DayOutcome, StageResult
 from flows.store.ledger import ArchivedDay, DayKey
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.errors import ParseError, TransientError
@@ -35,35 +34,9 @@ from transforms.rows import SourceFile, build_day_rows
 log = logging.getLogger("kenang")
 
 
-@dataclass(frozen=True)
-class DayOutcome:
-    user_id: str
-    date: dt.date
-    status: str  # 'loaded' | 'unchanged' | 'failed'
-    sessions: int = 0
-    messages: int = 0
-    files: int = 0
-    redactions: int = 0
-    reason: str | None = None
-    ledger_row: Mapping | None = None
-    merged: tuple[tuple[str, int], ...] = ()  # (session_id, files): one session read from several files
-
-
-@dataclass(frozen=True)
-class LoadResult:
-    days: tuple[DayOutcome, ...] = ()
-    seconds: float = 0.0
-
-    def count(self, status: str) -> int:
-        return sum(d.status == status for d in self.days)
-
-    @property
-    def messages(self) -> int:
-        return sum(d.messages for d in self.days if d.status != "failed")
-
-    @property
-    def sessions(self) -> int:
-        return sum(d.sessions for d in self.days if d.status != "failed")
+#: What a load outcome counts; StageResult.counts sums them for the run report.
+NUMBERS = ("sessions", "messages", "redactions")
+STATUSES = ("loaded", "unchanged")
 
 
 Progress = Callable[[int, int, int], None]  # (days done, days total, files done)
@@ -77,10 +50,9 @@ def load_days(
     parsed: Mapping[str, Session] | None = None,
     progress: Progress | None = None,
     check_hashes: bool = False,
-) -> LoadResult:
+) -> StageResult:
     """Load each day; check_hashes re-hashes archived files first (backfill)."""
     days = list(days)
-    t0 = time.perf_counter()
     out: list[DayOutcome] = []
     files_done = 0
     for i, day in enumerate(days, 1):
@@ -96,7 +68,7 @@ def load_days(
         faults.checkpoint("load.day_done")
         if progress:
             progress(i, len(days), files_done)
-    return LoadResult(tuple(out), time.perf_counter() - t0)
+    return StageResult(tuple(out))
 
 
 def load_day(
@@ -128,9 +100,10 @@ def load_day(
         for table, data in ((SESSIONS, rows.sessions), (MESSAGES, rows.messages)):
             warehouse.write_partition(wh, table, data, day.date, day.user_id)
             faults.checkpoint("load.partition_written")
+    numbers = {"sessions": n_sessions, "messages": n_messages, "redactions": rows.redactions}
+    notes = {"merged": rows.merged}
     if unchanged and ledger_row["archive_fingerprint"] == day.fingerprint:
-        return DayOutcome(day.user_id, day.date, "unchanged", n_sessions, n_messages, len(day.paths), rows.redactions,
-                          merged=rows.merged)
+        return DayOutcome(day.user_id, day.date, "unchanged", numbers=numbers, notes=notes)
     row = {
         **base,
         "status": "loaded",
@@ -142,8 +115,7 @@ def load_day(
     if unchanged:  # same rows, new archive state (an identical copy recorded): ledger only
         row["run_id"] = ledger_row["run_id"]
     status = "unchanged" if unchanged else "loaded"
-    return DayOutcome(day.user_id, day.date, status, n_sessions, n_messages, len(day.paths), rows.redactions,
-                      ledger_row=row, merged=rows.merged)
+    return DayOutcome(day.user_id, day.date, status, ledger_row=row, numbers=numbers, notes=notes)
 
 
 class _DayFailure(Exception):
@@ -156,9 +128,18 @@ def _base_row(day: ArchivedDay, run_id: str) -> dict:
 
 
 def _failed(day: ArchivedDay, run_id: str, reason: str) -> DayOutcome:
-    row = {**_base_row(day, run_id), "status": "failed", "content_fingerprint": None, "sessions": 0, "messages": 0,
+    """A failed load owns the day's load columns (status, reason) rather than prefixed ones."""
+    row = {**_base_row(day, run_id), "status": FAILED, "content_fingerprint": None, "sessions": 0, "messages": 0,
            "reason": reason}
-    return DayOutcome(day.user_id, day.date, "failed", files=len(day.paths), reason=reason, ledger_row=row)
+    return DayOutcome(day.user_id, day.date, FAILED, reason, row)
+
+
+def counts(res: StageResult) -> dict:
+    """The run report's load line: statuses, totals, failures, and every session read from several files."""
+    return res.counts(STATUSES, NUMBERS) | {"merged_sessions": [
+        {"user_id": d.user_id, "date": d.date.isoformat(), "session_id": sid, "files": n}
+        for d in res.days if d.status == "loaded" for sid, n in d.notes.get("merged", ())
+    ]}
 
 
 def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay, parsed: Mapping[str, Session], check_hashes: bool):

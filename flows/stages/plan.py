@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 from flows.store import ledger, warehouse
 from flows.store.archive_files import list_archive, read_manifests
@@ -85,6 +85,25 @@ def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool)
             continue
         days.append(a)
     return Survey(tuple(days), tuple(restore), unrecorded, days_ledger)
+
+
+def days_needing(
+    ledger_rows: Mapping[DayKey, Mapping], fresh: Callable[[Mapping], bool], *, start: dt.date | None = None,
+    end: dt.date | None = None, force: bool = False, redo: frozenset[DayKey] = frozenset(),
+) -> list[DayKey]:
+    """Loaded days in [start, end] a stage still has to do, in day order.
+
+    A day needs the stage when its row is not ``fresh`` by the stage's own rule
+    (``summarize.is_fresh``, ``recall_index.is_fresh``), when ``force`` says every day
+    of the range, or when it is in ``redo`` (a partition changed behind kenang's back).
+    """
+    out = []
+    for key, row in sorted(ledger_rows.items()):
+        if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
+            continue
+        if force or key in redo or not fresh(row):
+            out.append(key)
+    return out
 
 
 def tampered(settings: Settings, table, start: dt.date, end: dt.date) -> set[DayKey]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -26,6 +25,7 @@ import pyarrow as pa
 
 from flows.store import faults, warehouse
 from flows.config import Settings
+from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES
 from transforms.chunk import CHUNKER_VERSION, Chunk, Turn, index_chunk, session_chunks, summary_chunk
@@ -48,20 +48,9 @@ def index_key(row: Mapping, embedder_id: str) -> str:
     ])
 
 
-def days_to_index(
-    ledger_rows: Mapping[DayKey, Mapping], embedder_id: str, *,
-    start: dt.date | None = None, end: dt.date | None = None, force: bool = False,
-    redo: frozenset[DayKey] = frozenset(),
-) -> list[DayKey]:
-    """Loaded days whose index is missing, failed or stale (all of them in range with force); plus ``redo``."""
-    out = []
-    for key, row in sorted(ledger_rows.items()):
-        if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
-            continue
-        fresh = row.get("index_status") == "indexed" and row.get("index_key") == index_key(row, embedder_id)
-        if force or not fresh or key in redo:
-            out.append(key)
-    return out
+def is_fresh(row: Mapping, embedder_id: str) -> bool:
+    """A day's index is fresh when it was built from the day's content and summary, by this embedder and chunker."""
+    return row.get("index_status") == "indexed" and row.get("index_key") == index_key(row, embedder_id)
 
 
 def day_chunks(settings: Settings, user_id: str, day: dt.date) -> list[Chunk]:
@@ -87,37 +76,12 @@ def day_chunks(settings: Settings, user_id: str, day: dt.date) -> list[Chunk]:
     return [c for c in chunks if not (c.chunk_id in seen or seen.add(c.chunk_id))]
 
 
-@dataclass(frozen=True)
-class DayIndexOutcome:
-    user_id: str
-    date: dt.date
-    status: str  # 'indexed' | 'unchanged' | 'failed'
-    chunks: int = 0
-    embedded: int = 0
-    reason: str | None = None
-    ledger_row: Mapping | None = None
+NUMBERS = ("chunks", "embedded")
+STATUSES = ("indexed", "unchanged")
 
 
-@dataclass(frozen=True)
-class IndexResult:
-    days: tuple[DayIndexOutcome, ...] = ()
-
-    def count(self, status: str) -> int:
-        return sum(d.status == status for d in self.days)
-
-    def counts(self) -> dict:
-        return {
-            "days": len(self.days),
-            "indexed": self.count("indexed"),
-            "unchanged": self.count("unchanged"),
-            "failed": self.count("failed"),
-            "chunks": sum(d.chunks for d in self.days),
-            "embedded": sum(d.embedded for d in self.days),
-            "failures": [
-                {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.reason}
-                for d in self.days if d.status == "failed"
-            ],
-        }
+def counts(res: StageResult) -> dict:
+    return res.counts(STATUSES, NUMBERS)
 
 
 def _existing(settings: Settings, user_id: str, day: dt.date) -> pa.Table | None:
@@ -134,7 +98,7 @@ def index_days(
     *,
     reembed: bool = False,
     untrusted: frozenset[DayKey] = frozenset(),
-) -> IndexResult:
+) -> StageResult:
     """Index each day; new chunks of all the days are embedded together, in batches.
 
     The partitions of ``untrusted`` days (changed behind kenang's back) are rebuilt
@@ -142,14 +106,14 @@ def index_days(
     """
     eid = embedder_key(embedder)
     plans: list[tuple[DayKey, list[Chunk], dict[str, np.ndarray], pa.Table | None]] = []
-    failed: list[DayIndexOutcome] = []
+    failed_days: list[DayOutcome] = []
     for user_id, day in keys:
         try:
             chunks = day_chunks(settings, user_id, day)
             old = None if (user_id, day) in untrusted else _existing(settings, user_id, day)
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
             log.exception("index failed for %s/%s", user_id, day)
-            failed.append(_failed(user_id, day, run_id, f"{type(exc).__name__}: {exc}"))
+            failed_days.append(failed("index", user_id, day, run_id, f"{type(exc).__name__}: {exc}"))
             continue
         reuse: dict[str, np.ndarray] = {}
         if old is not None and embedder is not None and not reembed:
@@ -163,7 +127,7 @@ def index_days(
         new_texts = [c.text for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
     vectors = iter(embedder.embed_passages(new_texts)) if new_texts else iter(())
 
-    out: list[DayIndexOutcome] = []
+    out: list[DayOutcome] = []
     for (user_id, day), chunks, reuse, old in plans:
         embeddings, embedded = [], 0
         for c in chunks:
@@ -183,21 +147,18 @@ def index_days(
             and set(old["embedder_id"].to_pylist()) <= {None if embedder is None else eid}
         )
         if unchanged:
-            out.append(DayIndexOutcome(user_id, day, "unchanged", len(chunks), 0, ledger_row=ledger_row))
+            out.append(DayOutcome(user_id, day, "unchanged", ledger_row=ledger_row,
+                                  numbers={"chunks": len(chunks), "embedded": 0}))
             continue
         try:
             _write(settings, user_id, day, chunks, embeddings, eid if embedder is not None else None, run_id)
         except OSError as exc:
-            out.append(_failed(user_id, day, run_id, f"writing its chunks: {exc}"))
+            out.append(failed("index", user_id, day, run_id, f"writing its chunks: {exc}"))
             continue
-        out.append(DayIndexOutcome(user_id, day, "indexed", len(chunks), embedded, ledger_row=ledger_row))
+        out.append(DayOutcome(user_id, day, "indexed", ledger_row=ledger_row,
+                              numbers={"chunks": len(chunks), "embedded": embedded}))
         faults.checkpoint("index.day_done")
-    return IndexResult(tuple(failed + out))
-
-
-def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DayIndexOutcome:
-    row = {"user_id": user_id, "date": day, "index_status": "failed", "index_reason": reason[:1000], "index_run_id": run_id}
-    return DayIndexOutcome(user_id, day, "failed", reason=reason, ledger_row=row)
+    return StageResult(tuple(failed_days + out))
 
 
 def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], embeddings: list, eid: str | None, run_id: str) -> None:

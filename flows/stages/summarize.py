@@ -13,8 +13,8 @@ Before writing, the rendered file is parsed back and must equal what was meant: 
 invalid frontmatter is never written. A day the model fails on is recorded as
 failed in the ledger with its reason; the next nightly run retries it.
 
-Which days: loaded days whose summary is missing, failed, or made from other content
-(``summary_fingerprint != content_fingerprint``). ``--resummarize`` takes every day
+Which days: loaded days whose summary is not ``is_fresh`` (missing, failed, or made
+from other content), through ``plan.days_needing``. ``--resummarize`` takes every day
 in the backfill's range.
 """
 
@@ -24,7 +24,6 @@ import datetime as dt
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -33,6 +32,7 @@ import pyarrow as pa
 from flows.store import faults, ledger, warehouse
 from flows.store.archive_files import day_dir
 from flows.config import Settings
+from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.fsio import READ_ONLY, atomic_write_bytes
 from flows.store.ledger import DayKey
 from schemas.lexicon import TECHNOLOGIES
@@ -53,19 +53,9 @@ from transforms.summarize import (
 log = logging.getLogger("kenang")
 
 
-def days_to_summarize(
-    ledger_rows: Mapping[DayKey, Mapping], *, start: dt.date | None = None, end: dt.date | None = None, force: bool = False,
-    redo: frozenset[DayKey] = frozenset(),
-) -> list[DayKey]:
-    """Loaded days whose summary is missing, failed or stale (all of them with force), in a range; plus ``redo``."""
-    out = []
-    for key, row in sorted(ledger_rows.items()):
-        if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
-            continue
-        fresh = row.get("summary_status") == "summarized" and row.get("summary_fingerprint") == row["content_fingerprint"]
-        if force or not fresh or key in redo:
-            out.append(key)
-    return out
+def is_fresh(row: Mapping) -> bool:
+    """A day's summary is fresh when it was written from the day's current content."""
+    return row.get("summary_status") == "summarized" and row.get("summary_fingerprint") == row["content_fingerprint"]
 
 
 def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) -> DayInput:
@@ -88,25 +78,8 @@ def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) ->
     return DayInput(text, sessions, today, settings.projects)
 
 
-@dataclass(frozen=True)
-class DaySummaryOutcome:
-    user_id: str
-    date: dt.date
-    status: str  # 'summarized' | 'failed'
-    reason: str | None = None
-    fallback_fields: tuple[str, ...] = ()
-    first_try_valid: bool = False
-    completion_tokens: int = 0
-    llm_seconds: float = 0.0
-    ledger_row: Mapping | None = None
-
-
-@dataclass(frozen=True)
-class SummarizeResult:
-    days: tuple[DaySummaryOutcome, ...] = ()
-
-    def count(self, status: str) -> int:
-        return sum(d.status == status for d in self.days)
+#: What a summary outcome counts; StageResult.counts sums them for the run report.
+NUMBERS = ("first_try_valid", "with_fallback", "completion_tokens", "llm_seconds")
 
 
 def summarize_days(
@@ -116,7 +89,7 @@ def summarize_days(
     ledger_rows: Mapping[DayKey, Mapping],
     run_id: str,
     today: dt.date,
-) -> SummarizeResult:
+) -> StageResult:
     """Summarize each day; a failing day is recorded and the others go on."""
     out = []
     for user_id, day in keys:
@@ -130,16 +103,14 @@ def summarize_days(
             outcome = _failed(user_id, day, run_id, f"internal error: {type(exc).__name__}: {exc}")
         out.append(outcome)
         faults.checkpoint("summarize.day_done")
-    return SummarizeResult(tuple(out))
+    return StageResult(tuple(out))
 
 
-def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DaySummaryOutcome:
-    row = {"user_id": user_id, "date": day, "summary_status": "failed", "summary_reason": reason[:1000],
-           "summary_run_id": run_id, "summary_sha256": None}
-    return DaySummaryOutcome(user_id, day, "failed", reason, ledger_row=row)
+def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DayOutcome:
+    return failed("summary", user_id, day, run_id, reason, summary_sha256=None)
 
 
-def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> DaySummaryOutcome:
+def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> DayOutcome:
     inp = day_input(settings, user_id, day, today)
     result = summarizer.summarize(inp)
     text = render_summary(result.doc)
@@ -183,24 +154,11 @@ def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> Da
         "summary_run_id": run_id,
         "summary_sha256": hashlib.sha256(data).hexdigest(),
     }
-    return DaySummaryOutcome(
-        user_id, day, "summarized", None, doc.generator.fallback_fields, result.first_try_valid,
-        result.completion_tokens, result.llm_seconds, ledger_row,
-    )
+    numbers = {"first_try_valid": int(result.first_try_valid), "with_fallback": int(bool(doc.generator.fallback_fields)),
+               "completion_tokens": result.completion_tokens, "llm_seconds": float(result.llm_seconds)}
+    return DayOutcome(user_id, day, "summarized", ledger_row=ledger_row, numbers=numbers,
+                      notes={"fallback_fields": doc.generator.fallback_fields})
 
 
-def summary_counts(res: SummarizeResult) -> dict:
-    done = [d for d in res.days if d.status == "summarized"]
-    return {
-        "days": len(res.days),
-        "summarized": len(done),
-        "failed": res.count("failed"),
-        "first_try_valid": sum(d.first_try_valid for d in done),
-        "with_fallback": sum(bool(d.fallback_fields) for d in done),
-        "completion_tokens": sum(d.completion_tokens for d in done),
-        "llm_seconds": round(sum(d.llm_seconds for d in done), 3),
-        "failures": [
-            {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.reason} for d in res.days if d.status == "failed"
-        ],
-    }
-
+def counts(res: StageResult) -> dict:
+    return res.counts(("summarized",), NUMBERS)

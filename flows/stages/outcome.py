@@ -1,0 +1,64 @@
+"""One shape for what a per-day stage did: a ``DayOutcome`` per (user, day), a ``StageResult`` per batch.
+
+Load, summarize and the recall index all work day by day, and all answer the same
+questions of a run: how many days ended in which status, what they added up to, which
+failed and why, and which ledger columns to write. Each stage names its statuses
+(``loaded``/``unchanged``, ``summarized``, ``indexed``/``unchanged``; ``failed`` for all)
+and its numbers (``sessions``, ``messages``, ``chunks``, ``completion_tokens`` ...);
+``StageResult.counts`` turns them into the run report's dict.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class DayOutcome:
+    user_id: str
+    date: dt.date
+    status: str
+    reason: str | None = None
+    ledger_row: Mapping | None = None  # the ledger columns this stage owns, to merge into the day's row
+    numbers: Mapping[str, float] = field(default_factory=dict)  # summed by StageResult.counts
+    notes: Mapping[str, Any] = field(default_factory=dict)  # stage-specific details (merged sessions, fallback fields)
+
+    @property
+    def failure(self) -> dict:
+        return {"user_id": self.user_id, "date": self.date.isoformat(), "reason": self.reason}
+
+
+def failed(prefix: str, user_id: str, day: dt.date, run_id: str, reason: str, **columns: Any) -> DayOutcome:
+    """A day this stage failed on: ``<prefix>_status/_reason/_run_id`` in the ledger, the others untouched."""
+    row = {"user_id": user_id, "date": day, f"{prefix}_status": FAILED, f"{prefix}_reason": reason[:1000],
+           f"{prefix}_run_id": run_id, **columns}
+    return DayOutcome(user_id, day, FAILED, reason, row)
+
+
+@dataclass(frozen=True)
+class StageResult:
+    days: tuple[DayOutcome, ...] = ()
+
+    def count(self, status: str) -> int:
+        return sum(d.status == status for d in self.days)
+
+    def total(self, name: str) -> float:
+        return sum(d.numbers.get(name, 0) for d in self.days)
+
+    def counts(self, statuses: Iterable[str], numbers: Iterable[str]) -> dict:
+        """``days``, one count per status (``failed`` included), one total per number, and the failures."""
+        out: dict[str, Any] = {"days": len(self.days)}
+        out.update({s: self.count(s) for s in (*statuses, FAILED)})
+        for name in numbers:
+            t = self.total(name)
+            out[name] = round(t, 3) if isinstance(t, float) else t
+        out["failures"] = [d.failure for d in self.days if d.status == FAILED]
+        return out
+
+    @classmethod
+    def of(cls, parts: Iterable["StageResult"]) -> "StageResult":
+        return cls(tuple(d for p in parts for d in p.days))
