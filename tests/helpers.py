@@ -96,6 +96,15 @@ def table(settings: Settings, name: str) -> list[dict]:
     return warehouse.read(settings.paths.warehouse, TABLES[name]).to_pylist()
 
 
+def kenang(*args: str):
+    """Run ``kenang ARGS`` in-process with click's CliRunner; the result has exit_code, stdout and stderr."""
+    from click.testing import CliRunner
+
+    from flows.cli.main import cli
+
+    return CliRunner().invoke(cli, list(args), prog_name="kenang", catch_exceptions=False)
+
+
 def run_cli(*args: str) -> int:
     """Run ``kenang ARGS`` in-process; its exit code (0 when it returns normally)."""
     from flows.cli.main import main

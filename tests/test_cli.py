@@ -9,70 +9,61 @@ import sys
 
 import pytest
 
-from flows.cli.main import main
-from helpers import NOW, scenario
+from helpers import NOW, kenang, scenario
 
 COMMANDS = ["init", "run", "backfill", "status", "verify", "sql", "import", "recall", "analyze", "demo"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_has_help(command, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main([command, "--help"])
-    assert exit_info.value.code == 0
-    assert "Usage: kenang " + command in capsys.readouterr().out
+def test_every_command_has_help(command):
+    r = kenang(command, "--help")
+    assert r.exit_code == 0
+    assert "Usage: kenang " + command in r.stdout
 
 
-def cli_json(capsys, *args: str):
-    try:
-        main([*args, "--json"])
-    except SystemExit as exc:
-        if exc.code not in (0, None):
-            raise
-    return json.loads(capsys.readouterr().out)
+def cli_json(*args: str):
+    r = kenang(*args, "--json")
+    assert r.exit_code == 0, r.stderr
+    return json.loads(r.stdout)
 
 
 @pytest.mark.usefixtures("prefect_api")
-def test_run_status_sql_and_verify_work_end_to_end(home, capsys):
+def test_run_status_sql_and_verify_work_end_to_end(home):
     scenario(home)
     h = str(home.paths.home)
-    dry = cli_json(capsys, "run", "--home", h, "--now", NOW.isoformat(), "--dry-run")
+    dry = cli_json("run", "--home", h, "--now", NOW.isoformat(), "--dry-run")
     assert len(dry["archive"]) == 3 and len(dry["quarantine"]) == 3 and len(dry["waiting"]) == 2
     assert (home.paths.active / "2026-07-19-1037.md").exists()  # a dry run changes nothing
 
-    result = cli_json(capsys, "run", "--home", h, "--now", NOW.isoformat())
+    result = cli_json("run", "--home", h, "--now", NOW.isoformat())
     assert result["load"]["loaded"] == 3 and result["quarantine"]["moved"] == 3
 
-    status = cli_json(capsys, "status", "--home", h)
+    status = cli_json("status", "--home", h)
     assert status["days"]["loaded"] == 3 and status["days"]["missing"] == [] and status["days"]["failed"] == []
     # status looks at the wall clock, where 2026-07-20 is long over: that file is ready now
     assert {p["why"] for p in status["pending"]} == {"ready", "not_quiet"}
     assert {q["kind"] for q in status["quarantine"]} == {"bad_json", "bad_utf8", "symlink"}
     assert status["runs"][0]["status"] == "completed"
 
-    rows = cli_json(capsys, "sql", "--home", h, "SELECT user_id, count(*) AS n FROM messages GROUP BY 1 ORDER BY 1")
+    rows = cli_json("sql", "--home", h, "SELECT user_id, count(*) AS n FROM messages GROUP BY 1 ORDER BY 1")
     assert rows == [{"user_id": "default", "n": 2}, {"user_id": "gading", "n": 3}, {"user_id": "rina", "n": 2}]
 
-    assert cli_json(capsys, "verify", "--home", h)["problems"] == 0
-    with pytest.raises(SystemExit):
-        main(["status", "--home", h])
-    text = capsys.readouterr().out
+    assert cli_json("verify", "--home", h)["problems"] == 0
+    text = kenang("status", "--home", h).stdout
     assert "days: 3 loaded, 0 failed, 0 missing" in text
 
 
-def test_sql_is_read_only(home, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["sql", "--home", str(home.paths.home), "CREATE TABLE x (a INT)"])
-    assert exit_info.value.code == 2 and "read-only" in capsys.readouterr().err.lower()
+def test_sql_is_read_only(home):
+    r = kenang("sql", "--home", str(home.paths.home), "CREATE TABLE x (a INT)")
+    assert r.exit_code == 2 and "read-only" in r.stderr.lower()
 
 
-def test_verify_exits_non_zero_when_the_archive_has_a_problem(home, capsys):
+def test_verify_exits_non_zero_when_the_archive_has_a_problem(home):
     stray = home.paths.archive / "daily_sessions/2026-07-19/stray.md"
     stray.parent.mkdir(parents=True)
     stray.write_text("## user\nx\n")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["verify", "--home", str(home.paths.home)])
-    assert exit_info.value.code == 1 and "UNRECORDED" in capsys.readouterr().out
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert r.exit_code == 1 and "UNRECORDED" in r.stdout
 
 
 @pytest.mark.parametrize("command", [["status"], ["verify"], ["sql", "SELECT 1"], ["run", "--dry-run"]])
@@ -87,7 +78,6 @@ def test_queries_never_import_prefect(home, command):
     assert out.returncode == 0, out.stderr
 
 
-def test_backfill_rejects_an_end_before_its_start(home, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["backfill", "--home", str(home.paths.home), "--start", "2026-07-10", "--end", "2026-07-01"])
-    assert exit_info.value.code == 2 and "before --start" in capsys.readouterr().err
+def test_backfill_rejects_an_end_before_its_start(home):
+    r = kenang("backfill", "--home", str(home.paths.home), "--start", "2026-07-10", "--end", "2026-07-01")
+    assert r.exit_code == 2 and "before --start" in r.stderr

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flows.cli.main import main
 from flows.config import init_home, load_settings, resolve_home
+from helpers import kenang
 from transforms.errors import ConfigError
 
 
@@ -86,22 +86,20 @@ def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, tex
     assert needle in str(err.value) and str(home / "kenang.yaml") in str(err.value)
 
 
-def test_with_a_bad_config_nothing_runs(tmp_path, capsys):
+def test_with_a_bad_config_nothing_runs(tmp_path):
     settings, _ = init_home(tmp_path / "h")
     (settings.paths.active / "a.md").write_text("## user · 2026-07-19T10:00:00+07:00\nhalo\n")
     settings.paths.config_file.write_text("timezone: Mars/Olympus\n")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["run", "--home", str(settings.paths.home), "--now", "2026-07-21T03:00"])
-    assert exit_info.value.code == 2
-    assert "Mars/Olympus" in capsys.readouterr().err
+    r = kenang("run", "--home", str(settings.paths.home), "--now", "2026-07-21T03:00")
+    assert r.exit_code == 2
+    assert "Mars/Olympus" in r.stderr
     assert (settings.paths.active / "a.md").exists()
     assert [p.name for p in settings.paths.archive.iterdir()] == [".kenang-archive"]  # only init's marker
 
 
-def test_a_home_without_a_config_says_to_run_init(tmp_path, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["status", "--home", str(tmp_path / "nowhere")])
-    assert exit_info.value.code == 2 and "kenang init" in capsys.readouterr().err
+def test_a_home_without_a_config_says_to_run_init(tmp_path):
+    r = kenang("status", "--home", str(tmp_path / "nowhere"))
+    assert r.exit_code == 2 and "kenang init" in r.stderr
 
 
 def test_a_naive_now_is_read_in_the_configured_zone(tmp_path):

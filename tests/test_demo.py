@@ -5,18 +5,17 @@ from __future__ import annotations
 import pytest
 
 from fakes import AxisEmbedder, QueueModel, reply
-from flows.models import embed
-from flows.models import llm
+from flows.models import embed, llm
 from flows.cli.demo import DEMO_QUERIES
-from flows.cli.main import main
 from flows.config import load_settings
+from helpers import kenang
 from schemas.lexicon import TECHNOLOGIES
 from transforms.summarize import LlmSummarizer, canonical_map
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
 
-def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tmp_path, monkeypatch, capsys):
+def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tmp_path, monkeypatch):
     model = QueueModel(default=reply(summary="Gading worked on the homelab all day. Proxmox is calmer now."))
     monkeypatch.setattr(llm, "make_summarizer",
                         lambda s: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
@@ -25,10 +24,9 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     monkeypatch.setattr(embed, "make_embedder", lambda s: fake)
     monkeypatch.setattr(embed, "configured_id", lambda s: fake.id)
     home = tmp_path / "demo"
-    with pytest.raises(SystemExit) as exit_info:
-        main(["demo", "--home", str(home)])
-    assert exit_info.value.code in (0, None)
-    out = capsys.readouterr().out
+    r = kenang("demo", "--home", str(home))
+    assert r.exit_code == 0, r.stderr
+    out = r.stdout
     for needle in ("night 1", "night 2", "bad_utf8", "bad_json", "no_messages", "unknown_extension", "symlink",
                    "loaded per user", "gading", "rina", "backend: llama", "backend: extractive", "kenang status",
                    "recall, by meaning", *DEMO_QUERIES, "kenang recall"):
@@ -41,11 +39,10 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     assert fake.passages and fake.queries == list(DEMO_QUERIES)  # indexed, then recalled
 
 
-def test_the_demo_refuses_to_wipe_a_home_that_is_not_a_demo_home(tmp_path, capsys):
+def test_the_demo_refuses_to_wipe_a_home_that_is_not_a_demo_home(tmp_path):
     real = tmp_path / "real"
     real.mkdir()
     (real / "kenang.yaml").write_text("timezone: Asia/Jakarta\n")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["demo", "--home", str(real)])
-    assert exit_info.value.code == 2 and "not a kenang demo home" in capsys.readouterr().err
+    r = kenang("demo", "--home", str(real))
+    assert r.exit_code == 2 and "not a kenang demo home" in r.stderr
     assert (real / "kenang.yaml").exists()

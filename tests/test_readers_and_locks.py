@@ -11,10 +11,9 @@ import time
 import duckdb
 import pytest
 
-from flows.cli.main import main
 from flows.store.lock import holder
 from flows.pipeline import nightly
-from helpers import NOW, drop, md
+from helpers import NOW, drop, kenang, md
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -96,26 +95,24 @@ def _holding_child(settings, api_url: str, seconds: float) -> subprocess.Popen:
     return child
 
 
-def test_a_second_concurrent_run_exits_with_a_clear_message(home, prefect_api, capsys):
+def test_a_second_concurrent_run_exits_with_a_clear_message(home, prefect_api):
     child = _holding_child(home, prefect_api, 30)
     try:
-        with pytest.raises(SystemExit) as exit_info:
-            main(["run", "--home", str(home.paths.home), "--now", NOW.isoformat()])
-        assert exit_info.value.code == 75
-        err = capsys.readouterr().err
+        r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat())
+        assert r.exit_code == 75
+        err = r.stderr
         assert "holds" in err and "--wait" in err and f"pid {child.pid}" in err
     finally:
         child.kill()
         child.wait()
 
 
-def test_a_second_run_with_wait_queues_behind_the_first(home, prefect_api, capsys):
+def test_a_second_run_with_wait_queues_behind_the_first(home, prefect_api):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
     child = _holding_child(home, prefect_api, 3)
     try:
-        main(["run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--wait", "120", "--json"])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
+        r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--wait", "120", "--json")
+        assert r.exit_code == 0, r.stderr
     finally:
         child.wait(timeout=120)
     assert child.returncode == 0, child.stderr.read()
