@@ -50,7 +50,9 @@ def fenced_block(draw):
     char = draw(st.sampled_from("`~"))
     length = draw(st.integers(3, 5))
     info_chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n`")
-    info = draw(st.text(info_chars, max_size=10))
+    # An info string that starts with the fence character would lengthen the fence itself
+    # ("~~~" + "~" opens a four-tilde fence that "~~~" cannot close).
+    info = draw(st.text(info_chars, max_size=10).filter(lambda s: not s.startswith(char)))
     inner = draw(
         st.lists(
             st.sampled_from(["## user", "## assistant · 2026-07-19T10:00:00+07:00", char * (length - 1), ""])
