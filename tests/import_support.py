@@ -1,13 +1,17 @@
-"""What the importer tests share: fixture paths, the zone, other formats' inputs, a JSON-ish strategy."""
+"""What the importer tests share: fixture paths, the zone, other formats' inputs, a JSON-ish strategy,
+and a conversation's day sessions as the nightly flow makes and loads them."""
 
 from __future__ import annotations
 
+from datetime import date, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from hypothesis import strategies as st
 
-from transforms.imports import base
+from transforms.imports import Conversation, conversation_transcripts, formats
+from transforms.model import Session
+from transforms.parse import parse_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 JAKARTA = ZoneInfo("Asia/Jakarta")
@@ -29,9 +33,16 @@ def jsonish(keys: list[str]) -> st.SearchStrategy:
     )
 
 
-def every_format_registered() -> set[str]:
-    """Every importer's name; detect chooses among all of them."""
-    return set(base.formats())
+def every_format() -> set[str]:
+    """Every importer's name (``FORMATS``); detect chooses among all of them."""
+    return set(formats())
+
+
+def sessions_by_day(conv: Conversation, tz: tzinfo, fmt: str) -> list[tuple[date, Session]]:
+    """(day, session) per day transcript ingest makes of a conversation, read back as the loader reads it."""
+    transcripts = conversation_transcripts(conv, fmt, tz=tz, user_id="test", source="test.json",
+                                           source_sha256="0" * 64, undated_day=date(1970, 1, 1))
+    return [(d.day, parse_transcript(d.name, d.data, tz=tz)) for d in transcripts]
 
 
 def fixtures(folder: str) -> list[Path]:

@@ -13,11 +13,12 @@ from import_support import (
     GENERIC_JSONL,
     JAKARTA,
     KENANG_MARKDOWN,
-    every_format_registered,
+    every_format,
+    sessions_by_day,
 )
 
 from transforms.errors import ParseError
-from transforms.imports import aider, base, claude_code, sharegpt
+from transforms.imports import aider, claude_code, detect, sharegpt
 
 HERE = FIXTURES / "aider"
 SAMPLE = HERE / "Aider-AI__aider__chat-history.prefix250k.md"
@@ -26,7 +27,7 @@ EDGES = HERE / "two_headers_headerless_start.aider.chat.history.md"
 
 
 def parse(path: Path):
-    return aider.parse(path.read_bytes(), path.name, JAKARTA, None)
+    return aider.parse(path.read_bytes(), JAKARTA, None)
 
 
 def sample_lines() -> list[str]:
@@ -149,14 +150,14 @@ def test_the_edge_file_splits_a_headerless_start_and_two_sessions():
 def test_a_session_lands_on_the_day_it_started():
     evening = parse(EDGES).conversations[1]
 
-    [(day, session)] = base.sessions_by_day(evening, JAKARTA, "aider")
+    [(day, session)] = sessions_by_day(evening, JAKARTA, "aider")
     assert day.isoformat() == "2026-07-19"
     assert len(session.messages) == 6
 
 
 def test_a_file_that_starts_with_a_header_has_no_headerless_note():
     data = b"# aider chat started at 2026-07-19 08:00:00\n\n#### hi  \n\nHello.  \n"
-    export = aider.parse(data, "x.md", JAKARTA, None)
+    export = aider.parse(data, JAKARTA, None)
 
     [conv] = export.conversations
     assert export.notes == ()
@@ -165,7 +166,7 @@ def test_a_file_that_starts_with_a_header_has_no_headerless_note():
 
 def test_an_unreadable_start_time_keeps_the_session_undated_with_a_note():
     data = b"# aider chat started at yesterday-ish\n\n#### hi\n"
-    export = aider.parse(data, "x.md", JAKARTA, None)
+    export = aider.parse(data, JAKARTA, None)
 
     [conv] = export.conversations
     assert conv.messages[0].ts is None
@@ -175,14 +176,14 @@ def test_an_unreadable_start_time_keeps_the_session_undated_with_a_note():
 def test_a_repeated_start_time_gets_a_suffixed_id():
     data = b"# aider chat started at 2026-07-19 08:00:00\n#### a\n# aider chat started at 2026-07-19 08:00:00\n#### b\n"
 
-    ids = [c.conversation_id for c in aider.parse(data, "x.md", JAKARTA, None).conversations]
+    ids = [c.conversation_id for c in aider.parse(data, JAKARTA, None).conversations]
     assert ids == ["aider-2026-07-19T08:00:00", "aider-2026-07-19T08:00:00-2"]
 
 
 @pytest.mark.parametrize(("data", "kind"), [(b"  \n", "empty"), (b"\xff\n", "bad_utf8")])
 def test_an_unreadable_file_is_a_parse_error(data, kind):
     with pytest.raises(ParseError) as info:
-        aider.parse(data, "x.md", JAKARTA, None)
+        aider.parse(data, JAKARTA, None)
     assert info.value.kind == kind
 
 
@@ -222,14 +223,14 @@ def test_an_unreadable_file_is_a_parse_error(data, kind):
     ],
 )
 def test_the_sniffer_rejects_what_is_not_an_aider_history(data):
-    assert aider.sniff(data, ".aider.chat.history.md") is False
+    assert aider.sniff(data) is False
 
 
 @pytest.mark.parametrize("path", [SAMPLE, EDGES], ids=lambda p: p.name[:20])
 def test_the_sniffer_and_detect_recognise_aider_histories(path):
     data = path.read_bytes()
-    assert aider.sniff(data, path.name) is True
-    assert claude_code.sniff(data, path.name) is False
-    assert sharegpt.sniff(data, path.name) is False
-    assert every_format_registered() == set(ALL_FORMATS)
-    assert base.detect(path.name, data) == "aider"
+    assert aider.sniff(data) is True
+    assert claude_code.sniff(data) is False
+    assert sharegpt.sniff(data) is False
+    assert every_format() == set(ALL_FORMATS)
+    assert detect(data) == "aider"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from collections import Counter
@@ -12,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from import_support import ALL_FORMATS, FIXTURES, JAKARTA, fixtures, jsonish
+from import_support import ALL_FORMATS, FIXTURES, JAKARTA, fixtures, jsonish, sessions_by_day
 
 from transforms.errors import ParseError
-from transforms.imports import base, chatgpt, detect, parse_export, sessions_by_day
+from transforms.imports import chatgpt, detect, formats, parse_export
 
 HERE = FIXTURES / "chatgpt"
 MITKURY = HERE / "mitkury__chatgpt-export-parser__example-conversation.json"
@@ -43,11 +42,11 @@ JSONISH = jsonish(_KEYS)
 
 
 def parse(path: Path):
-    return chatgpt.parse(path.read_bytes(), path.name, JAKARTA, None)
+    return chatgpt.parse(path.read_bytes(), JAKARTA, None)
 
 
 def parse_bytes(data: bytes):
-    return chatgpt.parse(data, "conversations.json", JAKARTA, None)
+    return chatgpt.parse(data, JAKARTA, None)
 
 
 def utc(seconds: float) -> datetime:
@@ -267,9 +266,9 @@ def test_an_unreadable_create_time_is_a_bad_timestamp():
 @given(JSONISH)
 def test_any_json_is_either_read_or_a_parse_error_and_sniffing_never_raises(obj: object):
     data = json.dumps(obj).encode()
-    chatgpt.sniff(data, "conversations.json")
+    chatgpt.sniff(data)
     try:
-        chatgpt.parse(data, "conversations.json", JAKARTA, None)
+        chatgpt.parse(data, JAKARTA, None)
     except ParseError:
         pass
 
@@ -281,7 +280,7 @@ def test_any_json_is_either_read_or_a_parse_error_and_sniffing_never_raises(obj:
     "path", [p for p in fixtures("chatgpt") if p.name != "bad_json.json"], ids=lambda p: p.name
 )
 def test_the_sniffer_claims_every_chatgpt_fixture(path: Path):
-    assert chatgpt.sniff(path.read_bytes(), path.name)
+    assert chatgpt.sniff(path.read_bytes())
 
 
 @pytest.mark.parametrize(
@@ -290,7 +289,7 @@ def test_the_sniffer_claims_every_chatgpt_fixture(path: Path):
     ids=lambda p: p.name,
 )
 def test_the_sniffer_rejects_other_formats_and_broken_files(path: Path):
-    assert not chatgpt.sniff(path.read_bytes(), path.name)
+    assert not chatgpt.sniff(path.read_bytes())
 
 
 @pytest.mark.parametrize(
@@ -309,20 +308,27 @@ def test_the_sniffer_rejects_other_formats_and_broken_files(path: Path):
     ],
 )
 def test_the_sniffer_rejects_json_that_is_not_a_chatgpt_export(data: bytes):
-    assert not chatgpt.sniff(data, "conversations.json")
+    assert not chatgpt.sniff(data)
 
 
 def test_detect_names_chatgpt_for_every_chatgpt_fixture():
-    for name in ALL_FORMATS:  # base._load stops at the first registered format; load them all
-        importlib.import_module(f"transforms.imports.{name}")
-    assert set(base.formats()) == set(ALL_FORMATS)
+    assert set(formats()) == set(ALL_FORMATS)
 
     for path in fixtures("chatgpt"):
         expected = None if path.name == "bad_json.json" else "chatgpt"
-        assert detect(path.name, path.read_bytes()) == expected, path.name
+        assert detect(path.read_bytes()) == expected, path.name
 
 
 def test_parse_export_reads_a_sample_end_to_end():
-    export = parse_export("conversations.json", MITKURY.read_bytes(), tz=JAKARTA)
+    data = MITKURY.read_bytes()
+    export = parse_export(data, fmt=detect(data), tz=JAKARTA)
 
     assert export == parse(MITKURY)
+
+
+@pytest.mark.parametrize("fmt", [None, "csv"])
+def test_parse_export_without_a_known_format_is_unknown_format_naming_the_formats_tried(fmt):
+    with pytest.raises(ParseError) as info:
+        parse_export(b'{"hello": "world"}', fmt=fmt, tz=JAKARTA)
+    assert info.value.kind == "unknown_format"
+    assert "tried: aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt" in info.value.reason

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from collections import Counter
@@ -15,7 +14,7 @@ from hypothesis import given, settings
 from import_support import ALL_FORMATS, FIXTURES, JAKARTA, fixtures, jsonish
 
 from transforms.errors import ParseError
-from transforms.imports import base, claude_ai, detect, parse_export
+from transforms.imports import claude_ai, detect, formats, parse_export
 
 HERE = FIXTURES / "claude_ai"
 SAMPLE = HERE / "yetanotherchris__openwebui-importer__claude_example.json"
@@ -42,11 +41,11 @@ JSONISH = jsonish(_KEYS)
 
 
 def parse(path: Path):
-    return claude_ai.parse(path.read_bytes(), path.name, JAKARTA, None)
+    return claude_ai.parse(path.read_bytes(), JAKARTA, None)
 
 
 def parse_bytes(data: bytes):
-    return claude_ai.parse(data, "conversations.json", JAKARTA, None)
+    return claude_ai.parse(data, JAKARTA, None)
 
 
 # --- the real sample ----------------------------------------------------------
@@ -187,9 +186,9 @@ def test_a_conversation_that_is_not_an_object_is_a_bad_record():
 @given(JSONISH)
 def test_any_json_is_either_read_or_a_parse_error_and_sniffing_never_raises(obj: object):
     data = json.dumps(obj).encode()
-    claude_ai.sniff(data, "conversations.json")
+    claude_ai.sniff(data)
     try:
-        claude_ai.parse(data, "conversations.json", JAKARTA, None)
+        claude_ai.parse(data, JAKARTA, None)
     except ParseError:
         pass
 
@@ -201,7 +200,7 @@ def test_any_json_is_either_read_or_a_parse_error_and_sniffing_never_raises(obj:
     "path", [p for p in fixtures("claude_ai") if p.name not in NOT_CONVERSATIONS], ids=lambda p: p.name
 )
 def test_the_sniffer_claims_every_claude_ai_conversations_fixture(path: Path):
-    assert claude_ai.sniff(path.read_bytes(), path.name)
+    assert claude_ai.sniff(path.read_bytes())
 
 
 @pytest.mark.parametrize(
@@ -210,7 +209,7 @@ def test_the_sniffer_claims_every_claude_ai_conversations_fixture(path: Path):
     ids=lambda p: p.name,
 )
 def test_the_sniffer_rejects_other_formats_and_the_exports_other_files(path: Path):
-    assert not claude_ai.sniff(path.read_bytes(), path.name)
+    assert not claude_ai.sniff(path.read_bytes())
 
 
 @pytest.mark.parametrize(
@@ -230,20 +229,19 @@ def test_the_sniffer_rejects_other_formats_and_the_exports_other_files(path: Pat
     ],
 )
 def test_the_sniffer_rejects_json_that_is_not_a_claude_ai_export(data: bytes):
-    assert not claude_ai.sniff(data, "conversations.json")
+    assert not claude_ai.sniff(data)
 
 
 def test_detect_names_claude_ai_for_every_conversations_fixture_and_nothing_for_the_rest():
-    for name in ALL_FORMATS:  # base._load stops at the first registered format; load them all
-        importlib.import_module(f"transforms.imports.{name}")
-    assert set(base.formats()) == set(ALL_FORMATS)
+    assert set(formats()) == set(ALL_FORMATS)
 
     for path in fixtures("claude_ai"):
         expected = None if path.name in NOT_CONVERSATIONS else "claude_ai"
-        assert detect(path.name, path.read_bytes()) == expected, path.name
+        assert detect(path.read_bytes()) == expected, path.name
 
 
 def test_parse_export_reads_the_sample_end_to_end():
-    export = parse_export("conversations.json", SAMPLE.read_bytes(), tz=JAKARTA)
+    data = SAMPLE.read_bytes()
+    export = parse_export(data, fmt=detect(data), tz=JAKARTA)
 
     assert export == parse(SAMPLE)

@@ -15,11 +15,12 @@ from import_support import (
     GENERIC_JSONL,
     JAKARTA,
     KENANG_MARKDOWN,
-    every_format_registered,
+    every_format,
+    sessions_by_day,
 )
 
 from transforms.errors import ParseError
-from transforms.imports import aider, base, claude_code, sharegpt
+from transforms.imports import aider, claude_code, detect, sharegpt
 
 HERE = FIXTURES / "claude_code"
 SIMONW = HERE / "simonw__claude-code-transcripts__sample_session.jsonl"
@@ -28,7 +29,7 @@ VIEWER = HERE / "d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f7
 
 
 def parse(path: Path):
-    return claude_code.parse(path.read_bytes(), path.name, JAKARTA, None)
+    return claude_code.parse(path.read_bytes(), JAKARTA, None)
 
 
 def kinds(export) -> Counter:
@@ -145,7 +146,7 @@ def test_one_malformed_line_loses_only_that_line_and_is_named_in_a_note():
 
 def test_a_bad_line_note_never_carries_the_line_text():
     data = b'{"type":"user","sessionId":"s","message":{"role":"user","content":"ok"}}\n{"secret": "hunter2\n'
-    export = claude_code.parse(data, "x.jsonl", JAKARTA, None)
+    export = claude_code.parse(data, JAKARTA, None)
 
     assert len(export.conversations[0].messages) == 1
     assert not any("hunter2" in note for note in export.notes)
@@ -154,7 +155,7 @@ def test_a_bad_line_note_never_carries_the_line_text():
 def test_bad_utf8_and_non_object_lines_are_skipped_with_notes_too():
     good = b'{"type":"user","sessionId":"s","uuid":"u","message":{"role":"user","content":"ok"}}'
     data = b"\n".join([good, b'{"type":"user","message":"\xff"}', b"[1, 2]", good.replace(b'"u"', b'"v"')])
-    export = claude_code.parse(data, "x.jsonl", JAKARTA, None)
+    export = claude_code.parse(data, JAKARTA, None)
 
     assert [m.source_id for m in export.conversations[0].messages] == ["u", "v"]
     assert [n.split(":")[0] for n in export.notes] == ["line 2", "line 3"]
@@ -167,7 +168,7 @@ def test_records_without_a_usable_session_id_share_one_hashed_conversation():
             b'{"type":"assistant","sessionId":"a/b","message":{"role":"assistant","content":"bad one"}}',
         ]
     )
-    export = claude_code.parse(data, "x.jsonl", JAKARTA, None)
+    export = claude_code.parse(data, JAKARTA, None)
 
     [conv] = export.conversations
     assert conv.conversation_id == "claude-code-" + hashlib.sha256(data).hexdigest()[:16]
@@ -177,7 +178,7 @@ def test_records_without_a_usable_session_id_share_one_hashed_conversation():
 
 def test_an_unreadable_timestamp_keeps_the_message_undated_with_a_note():
     data = b'{"type":"user","sessionId":"s","timestamp":"soon","message":{"role":"user","content":"hi"}}'
-    export = claude_code.parse(data, "x.jsonl", JAKARTA, None)
+    export = claude_code.parse(data, JAKARTA, None)
 
     assert export.conversations[0].messages[0].ts is None
     assert export.notes == ("line 1: unreadable timestamp; message kept undated",)
@@ -191,7 +192,7 @@ def test_a_file_with_no_readable_line_is_a_parse_error():
 
 def test_an_empty_file_is_a_parse_error():
     with pytest.raises(ParseError) as info:
-        claude_code.parse(b"\n \n", "x.jsonl", JAKARTA, None)
+        claude_code.parse(b"\n \n", JAKARTA, None)
     assert info.value.kind == "empty"
 
 
@@ -245,7 +246,7 @@ def test_sessions_by_day_cuts_at_local_midnight():
     conv = parse(HERE / "two_sessions_summary.jsonl").conversations[0]
 
     # 23:50Z is 06:50 the next morning in Jakarta
-    [(day, session)] = base.sessions_by_day(conv, JAKARTA, "claude_code")
+    [(day, session)] = sessions_by_day(conv, JAKARTA, "claude_code")
     assert day.isoformat() == "2026-07-19"
     assert [m.role for m in session.messages] == ["user", "assistant"]
 
@@ -274,13 +275,13 @@ def test_sessions_by_day_cuts_at_local_midnight():
     ],
 )
 def test_the_sniffer_rejects_what_is_not_a_claude_code_log(data):
-    assert claude_code.sniff(data, "session.jsonl") is False
+    assert claude_code.sniff(data) is False
 
 
 @pytest.mark.parametrize("path", [SIMONW, VIEWER, HERE / "malformed_line.jsonl"], ids=lambda p: p.name[:20])
 def test_the_sniffer_and_detect_recognise_claude_code_logs(path):
-    assert claude_code.sniff(path.read_bytes(), path.name) is True
-    assert aider.sniff(path.read_bytes(), path.name) is False
-    assert sharegpt.sniff(path.read_bytes(), path.name) is False
-    assert every_format_registered() == set(ALL_FORMATS)
-    assert base.detect(path.name, path.read_bytes()) == "claude_code"
+    assert claude_code.sniff(path.read_bytes()) is True
+    assert aider.sniff(path.read_bytes()) is False
+    assert sharegpt.sniff(path.read_bytes()) is False
+    assert every_format() == set(ALL_FORMATS)
+    assert detect(path.read_bytes()) == "claude_code"

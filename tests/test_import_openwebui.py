@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from collections import Counter
@@ -15,7 +14,7 @@ from hypothesis import given, settings
 from import_support import ALL_FORMATS, FIXTURES, JAKARTA, fixtures, jsonish
 
 from transforms.errors import ParseError
-from transforms.imports import base, detect, openwebui, parse_export
+from transforms.imports import detect, formats, openwebui, parse_export
 
 HERE = FIXTURES / "openwebui"
 SAMPLE = HERE / "yetanotherchris__openwebui-importer__webui-json.json"
@@ -44,11 +43,11 @@ JSONISH = jsonish(_KEYS)
 
 
 def parse(path: Path):
-    return openwebui.parse(path.read_bytes(), path.name, JAKARTA, None)
+    return openwebui.parse(path.read_bytes(), JAKARTA, None)
 
 
 def parse_bytes(data: bytes):
-    return openwebui.parse(data, "chat-export.json", JAKARTA, None)
+    return openwebui.parse(data, JAKARTA, None)
 
 
 # --- the real sample ----------------------------------------------------------
@@ -186,9 +185,9 @@ def test_a_timestamp_that_is_not_a_time_is_a_bad_timestamp():
 @given(JSONISH)
 def test_any_json_is_either_read_or_a_parse_error_and_sniffing_never_raises(obj: object):
     data = json.dumps(obj).encode()
-    openwebui.sniff(data, "chat-export.json")
+    openwebui.sniff(data)
     try:
-        openwebui.parse(data, "chat-export.json", JAKARTA, None)
+        openwebui.parse(data, JAKARTA, None)
     except ParseError:
         pass
 
@@ -198,14 +197,14 @@ def test_any_json_is_either_read_or_a_parse_error_and_sniffing_never_raises(obj:
 
 @pytest.mark.parametrize("path", fixtures("openwebui"), ids=lambda p: p.name)
 def test_the_sniffer_claims_every_openwebui_fixture(path: Path):
-    assert openwebui.sniff(path.read_bytes(), path.name)
+    assert openwebui.sniff(path.read_bytes())
 
 
 @pytest.mark.parametrize(
     "path", [p for folder in OTHER_FOLDERS for p in fixtures(folder)], ids=lambda p: p.name
 )
 def test_the_sniffer_rejects_other_formats(path: Path):
-    assert not openwebui.sniff(path.read_bytes(), path.name)
+    assert not openwebui.sniff(path.read_bytes())
 
 
 @pytest.mark.parametrize(
@@ -224,19 +223,18 @@ def test_the_sniffer_rejects_other_formats(path: Path):
     ],
 )
 def test_the_sniffer_rejects_json_that_is_not_an_openwebui_export(data: bytes):
-    assert not openwebui.sniff(data, "chat-export.json")
+    assert not openwebui.sniff(data)
 
 
 def test_detect_names_openwebui_for_every_openwebui_fixture():
-    for name in ALL_FORMATS:  # base._load stops at the first registered format; load them all
-        importlib.import_module(f"transforms.imports.{name}")
-    assert set(base.formats()) == set(ALL_FORMATS)
+    assert set(formats()) == set(ALL_FORMATS)
 
     for path in fixtures("openwebui"):
-        assert detect(path.name, path.read_bytes()) == "openwebui", path.name
+        assert detect(path.read_bytes()) == "openwebui", path.name
 
 
 def test_parse_export_reads_the_sample_end_to_end():
-    export = parse_export("chat-export.json", SAMPLE.read_bytes(), tz=JAKARTA)
+    data = SAMPLE.read_bytes()
+    export = parse_export(data, fmt=detect(data), tz=JAKARTA)
 
     assert export == parse(SAMPLE)

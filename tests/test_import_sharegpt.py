@@ -15,11 +15,12 @@ from import_support import (
     GENERIC_JSONL,
     JAKARTA,
     KENANG_MARKDOWN,
-    every_format_registered,
+    every_format,
+    sessions_by_day,
 )
 
 from transforms.errors import ParseError
-from transforms.imports import aider, base, claude_code, sharegpt
+from transforms.imports import aider, claude_code, detect, sharegpt
 
 HERE = FIXTURES / "sharegpt"
 SAMPLE = HERE / "axolotl-ai-cloud__axolotl__conversation.json"
@@ -29,7 +30,7 @@ UNDATED_NOTE = "no timestamps; dated by nothing: no default date was given, ever
 
 
 def parse(path: Path, default_ts: datetime | None = None):
-    return sharegpt.parse(path.read_bytes(), path.name, JAKARTA, default_ts)
+    return sharegpt.parse(path.read_bytes(), JAKARTA, default_ts)
 
 
 def test_the_axolotl_sample_is_one_undated_conversation_of_12_turns():
@@ -63,7 +64,7 @@ def test_a_given_default_date_dates_every_message_and_says_so():
     assert {m.ts for m in conv.messages} == {JULY_19}
     assert conv.created == JULY_19
     assert export.notes == ("no timestamps; dated by the given default date 2026-07-19T00:00:00+07:00",)
-    [(day, session)] = base.sessions_by_day(conv, JAKARTA, "sharegpt")
+    [(day, session)] = sessions_by_day(conv, JAKARTA, "sharegpt")
     assert day.isoformat() == "2026-07-19" and len(session.messages) == 12
 
 
@@ -125,7 +126,7 @@ def test_a_bad_json_line_or_turn_is_skipped_with_a_note_naming_it():
             b'{"id": "c", "conversations": [{"from": "gpt", "value": null}]}',
         ]
     )
-    export = sharegpt.parse(data, "x.jsonl", JAKARTA, None)
+    export = sharegpt.parse(data, JAKARTA, None)
 
     assert [c.conversation_id for c in export.conversations] == ["a", "c"]
     assert export.conversations[1].messages[0].content == ""
@@ -137,7 +138,7 @@ def test_a_bad_json_line_or_turn_is_skipped_with_a_note_naming_it():
 
 def test_an_id_that_cannot_name_a_session_is_hashed_with_a_note():
     item = {"id": "../etc/passwd", "conversations": [{"from": "human", "value": "hi"}]}
-    export = sharegpt.parse(json.dumps(item).encode(), "x.json", JAKARTA, None)
+    export = sharegpt.parse(json.dumps(item).encode(), JAKARTA, None)
 
     assert export.conversations[0].conversation_id.startswith("sharegpt-")
     assert export.notes[1] == (
@@ -148,7 +149,7 @@ def test_an_id_that_cannot_name_a_session_is_hashed_with_a_note():
 
 def test_a_repeated_conversation_gets_a_suffixed_id():
     item = {"conversations": [{"from": "human", "value": "hi"}]}
-    export = sharegpt.parse(json.dumps([item, item]).encode(), "x.json", JAKARTA, None)
+    export = sharegpt.parse(json.dumps([item, item]).encode(), JAKARTA, None)
 
     first, second = (c.conversation_id for c in export.conversations)
     assert second == f"{first}-2"
@@ -166,7 +167,7 @@ def test_a_repeated_conversation_gets_a_suffixed_id():
 )
 def test_an_unreadable_file_is_a_parse_error(data, kind):
     with pytest.raises(ParseError) as info:
-        sharegpt.parse(data, "x.json", JAKARTA, None)
+        sharegpt.parse(data, JAKARTA, None)
     assert info.value.kind == kind
 
 
@@ -192,7 +193,7 @@ def test_an_unreadable_file_is_a_parse_error(data, kind):
     ],
 )
 def test_the_sniffer_rejects_what_is_not_sharegpt(data):
-    assert sharegpt.sniff(data, "data.json") is False
+    assert sharegpt.sniff(data) is False
 
 
 @pytest.mark.parametrize(
@@ -202,8 +203,8 @@ def test_the_sniffer_rejects_what_is_not_sharegpt(data):
 )
 def test_the_sniffer_and_detect_recognise_sharegpt(path):
     data = path.read_bytes()
-    assert sharegpt.sniff(data, path.name) is True
-    assert claude_code.sniff(data, path.name) is False
-    assert aider.sniff(data, path.name) is False
-    assert every_format_registered() == set(ALL_FORMATS)
-    assert base.detect(path.name, data) == "sharegpt"
+    assert sharegpt.sniff(data) is True
+    assert claude_code.sniff(data) is False
+    assert aider.sniff(data) is False
+    assert every_format() == set(ALL_FORMATS)
+    assert detect(data) == "sharegpt"

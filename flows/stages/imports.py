@@ -7,9 +7,12 @@ of that day, which is the date the importer gives messages without timestamps.
 A leading dot is dropped from the name (``.aider.chat.history.md``), since kenang
 skips hidden files in active/.
 
-``preview`` parses each file the way the nightly flow will and says, per
-conversation, its title, day span, message count and how many of its messages the
-``messages`` table does not hold yet (ids are content hashes, so this is exact).
+``preview`` goes the nightly flow's way: it parses each file as ``detect`` named it,
+cuts every conversation into the day transcripts ingest would archive
+(``conversation_transcripts``), and reads each back with the loader's parser and ids
+(``parse_transcript``, ``session_message_ids``). It says, per conversation, its title,
+day span, message count and how many of its messages the ``messages`` table does not
+hold yet (ids are content hashes, so this is exact).
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from flows.config import Settings
 from flows.store.fsio import fsync_dir, tmp_name
 from schemas.tables import MESSAGES
 from transforms.errors import ConfigError, ParseError
-from transforms.imports import detect, formats, parse_export
-from transforms.imports.base import sessions_by_day
-from transforms.model import USER_ID_RE
+from transforms.imports import Export, conversation_transcripts, detect, formats, parse_export
+from transforms.model import USER_ID_RE, Session
+from transforms.parse import parse_transcript
 from transforms.rows import session_message_ids
 
 
@@ -38,7 +41,7 @@ def _check(settings: Settings, files: Iterable[Path], user: str) -> list[tuple[P
     out = []
     for f in files:
         data = f.read_bytes()
-        fmt = detect(f.name, data)
+        fmt = detect(data)
         if fmt is None:
             raise ConfigError(f"{f}: not an export kenang can import (tried: {', '.join(formats())})")
         out.append((f, data, fmt))
@@ -93,20 +96,28 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
     for f, data, fmt in _check(settings, files, user):
         stamp = dt.datetime.fromtimestamp(_noon(settings, date) if date else os.stat(f).st_mtime, tz)
         try:
-            export = parse_export(f.name, data, tz=tz, default_ts=stamp)
+            export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
+            read_back = _read_back(export, tz=tz, user=user, source=f.name, sha=hashlib.sha256(data).hexdigest(),
+                                   undated_day=stamp.date())
         except ParseError as exc:
             out.append({"file": str(f), "format": fmt, "error": exc.reason, "conversations": []})
             continue
         convs = []
-        for conv in export.conversations:
-            days, total, new = [], 0, 0
-            for day, session in sessions_by_day(conv, tz, export.format):
-                day = day or stamp.date()
-                days.append(day)
-                for _m, _ts, mid in session_message_ids(session.messages, user_id=user, session_id=session.session_id):
-                    total += 1
-                    new += mid not in known(day)
-            convs.append({"id": conv.conversation_id, "title": conv.title, "first_day": min(days) if days else None,
-                          "last_day": max(days) if days else None, "messages": total, "new_messages": new})
+        for conv, sessions in zip(export.conversations, read_back):
+            days = [day for day, _session in sessions]
+            ids = [(day, mid) for day, s in sessions
+                   for _m, _ts, mid in session_message_ids(s.messages, user_id=user, session_id=s.session_id)]
+            convs.append({"id": conv.conversation_id, "title": conv.title, "first_day": min(days, default=None),
+                          "last_day": max(days, default=None), "messages": len(ids),
+                          "new_messages": sum(mid not in known(day) for day, mid in ids)})
         out.append({"file": str(f), "format": fmt, "user_id": user, "notes": list(export.notes), "conversations": convs})
     return {"files": out}
+
+
+def _read_back(export: Export, *, tz: dt.tzinfo, user: str, source: str, sha: str,
+               undated_day: dt.date) -> list[list[tuple[dt.date, Session]]]:
+    """Per conversation, (day, session) for each day transcript ingest makes of it, parsed as the loader does."""
+    return [[(d.day, parse_transcript(d.name, d.data, tz=tz))
+             for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user, source=source,
+                                               source_sha256=sha, undated_day=undated_day)]
+            for conv in export.conversations]

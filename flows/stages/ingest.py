@@ -35,8 +35,7 @@ from transforms.days import check_day, check_times, day_is_eligible, eligible_fr
 from transforms.errors import ParseError
 from transforms.model import ResolvedSession, Session
 from transforms.parse import parse_transcript
-from transforms.imports import detect, formats, parse_export
-from transforms.imports.base import Derived, derived_transcripts
+from transforms.imports import Derived, derived_transcripts, detect, formats, parse_export
 from transforms.model import USER_ID_RE
 from transforms.redact import redact, redact_file_name
 from transforms.resolve import resolve
@@ -189,9 +188,9 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
         limit = settings.limits.max_file_mb
         return Rejected(cand, "too_large", f"is {cand.size / 2**20:.1f} MiB, over limits.max_file_mb={limit}")
     data = cand.path.read_bytes()
-    fmt = detect(cand.path.name, data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None
+    fmt = detect(data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None
     if fmt is not None:
-        return expand_export(settings, cand, data, now)
+        return expand_export(settings, cand, data, fmt, now)
     if cand.path.suffix.lower() == ".json":
         raise _not_an_export(data)
     session = parse_transcript(cand.path.name, data, tz=settings.timezone)
@@ -229,8 +228,9 @@ def _not_an_export(data: bytes) -> ParseError:
                       kind="unknown_format")
 
 
-def expand_export(settings: Settings, cand: Candidate, data: bytes, now: dt.datetime) -> ReadyExport | Waiting:
-    """Parse an export into day transcripts; it waits until every one of its days is eligible.
+def expand_export(settings: Settings, cand: Candidate, data: bytes, fmt: str,
+                  now: dt.datetime) -> ReadyExport | Waiting:
+    """Parse an export as ``fmt`` (what ``detect`` named) into day transcripts; it waits until every day is eligible.
 
     The owner is the file's folder under active/ (else the default user). Messages with
     no time at all (ShareGPT, a headerless aider log) are dated by the file's mtime,
@@ -241,7 +241,7 @@ def expand_export(settings: Settings, cand: Candidate, data: bytes, now: dt.date
     if not USER_ID_RE.match(user):
         raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
     stamp = dt.datetime.fromtimestamp(cand.mtime, tz)
-    export = parse_export(cand.path.name, data, tz=tz, default_ts=stamp)
+    export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
     check_times((m.ts for c in export.conversations for m in c.messages), now)
     sha = hashlib.sha256(data).hexdigest()
     derived = derived_transcripts(export, tz=tz, user_id=user, source=cand.relpath, source_sha256=sha,

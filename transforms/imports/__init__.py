@@ -2,28 +2,73 @@
 
 Pure, like the rest of ``transforms``: bytes in, ``Export`` out, no I/O, no clock.
 
-- ``detect(name, data)`` names the format by *content* (the file name only breaks
-  ties), or returns ``None``.
-- ``parse_export(name, data, *, tz, default_ts=None)`` parses it into an ``Export``:
-  every conversation with every message, abandoned branches included (``active``
-  False), tool output and hidden/system messages kept and marked (``kind``,
-  ``hidden``). Anything it cannot read is a ``ParseError`` whose ``kind`` is the
-  quarantine reason and whose reason names the formats tried.
-- ``sessions_by_day(conversation, tz)`` cuts a conversation into one ``Session`` per
-  local day it has messages on (the day each message was written, in ``tz``).
+- ``detect(data)`` names the format by *content* alone, or returns ``None``.
+- ``parse_export(data, fmt=..., tz=..., default_ts=None)`` parses it, in the format
+  ``detect`` named, into an ``Export``: every conversation with every message,
+  abandoned branches included (``active`` False), tool output and hidden/system
+  messages kept and marked (``kind``, ``hidden``). Anything it cannot read is a
+  ``ParseError`` whose ``kind`` is the quarantine reason; no format at all is
+  ``unknown_format``, and its reason names the formats tried.
+- ``derived_transcripts(export, ...)`` cuts every conversation into one kenang JSONL
+  transcript per local day it has messages on (the day each message was written, in
+  ``tz``). The nightly flow archives and loads those; ``kenang import --dry-run``
+  counts from them too.
 
-Formats live one per module (``chatgpt``, ``claude_ai``, ``claude_code``, ``aider``,
-``sharegpt``, ``openwebui``); each exposes ``FORMAT`` (its name), ``sniff(data, name)``
-and ``parse(...)``. ``docs/formats.md`` documents how each maps roles, tool output and
-hidden messages.
+Formats live one per module (``aider``, ``chatgpt``, ``claude_ai``, ``claude_code``,
+``openwebui``, ``sharegpt``), and ``FORMATS`` lists them, sorted by name: ``detect``
+asks them in that order. Each module exposes ``FORMAT`` (its name), ``sniff(data)``
+and ``parse(data, tz, default_ts)``, and imports only ``base`` and ``_json``: nothing
+registers itself, so there is no import circle. ``docs/formats.md`` documents how each
+maps roles, tool output and hidden messages.
 """
 
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from transforms.errors import ParseError
+from transforms.imports import aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt
 from transforms.imports.base import (  # noqa: F401
     Conversation,
+    Derived,
     Export,
     ImportedMessage,
-    detect,
-    formats,
-    parse_export,
-    sessions_by_day,
+    conversation_transcripts,
+    derived_transcripts,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """One importer: ``sniff`` says whether bytes are its format (never raises), ``parse`` reads them."""
+
+    name: str
+    sniff: Callable[[bytes], bool]
+    parse: Callable[[bytes, dt.tzinfo, dt.datetime | None], Export]
+
+
+# Sorted by name, the order detect asks in (a test holds it): a new format goes in its place.
+FORMATS: tuple[Format, ...] = tuple(
+    Format(m.FORMAT, m.sniff, m.parse) for m in (aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt)
+)
+_BY_NAME = {f.name: f for f in FORMATS}
+
+
+def formats() -> tuple[str, ...]:
+    """The format names, sorted: the order ``detect`` tries them in."""
+    return tuple(f.name for f in FORMATS)
+
+
+def detect(data: bytes) -> str | None:
+    """The name of the first format (``FORMATS`` order) that claims the bytes; None if none does."""
+    return next((f.name for f in FORMATS if f.sniff(data)), None)
+
+
+def parse_export(data: bytes, *, fmt: str | None, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
+    """The export read as ``fmt``, the format ``detect`` named; None is an ``unknown_format`` ParseError."""
+    found = _BY_NAME.get(fmt or "")
+    if found is None:
+        raise ParseError(f"not a format kenang can import (tried: {', '.join(formats())})", kind="unknown_format")
+    return found.parse(data, tz, default_ts)

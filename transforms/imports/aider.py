@@ -34,7 +34,6 @@ import hashlib
 import re
 
 from transforms.errors import ParseError
-from transforms.imports import base
 from transforms.imports.base import Conversation, Export, ImportedMessage
 from transforms.parse import decode_text
 
@@ -50,7 +49,7 @@ _MODELINE_RE = re.compile(r"^.*-\*-.*-\*-\s*$")
 _USER, _TOOL, _ASSISTANT = "user", "tool", "assistant"
 
 
-def sniff(data: bytes, name: str) -> bool:
+def sniff(data: bytes) -> bool:
     """True when some line is an aider session header and no line is a kenang turn header (never raises)."""
     try:
         return _SNIFF_RE.search(data) is not None and _KENANG_TURN_RE.search(data) is None
@@ -58,7 +57,7 @@ def sniff(data: bytes, name: str) -> bool:
         return False
 
 
-def parse(data: bytes, name: str, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
+def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
     """One Conversation per session; see the module docstring."""
     notes: list[str] = []
     # (start, [(kind, [lines])]) per session; a headerless first session has no start
@@ -145,6 +144,3 @@ def _conversation_id(start: dt.datetime | None, messages: tuple[ImportedMessage,
         return f"aider-{start.replace(tzinfo=None).isoformat()}"
     body = "\n".join(f"{m.role}\n{m.content}" for m in messages)
     return "aider-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
-
-
-base.register(FORMAT, sniff, parse)

@@ -1,15 +1,14 @@
-"""The import model and the format registry (see the package docstring)."""
+"""The import model, and an export as day transcripts (see the package docstring).
+
+It imports no format module: the formats import it, and ``transforms.imports`` lists them.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from transforms.errors import ParseError
-from transforms.model import Message, Session
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,55 +35,6 @@ class Export:
     format: str
     conversations: tuple[Conversation, ...]
     notes: tuple[str, ...] = field(default=())  # e.g. "no timestamps: dated 2026-07-19 (--date)"
-
-
-# name -> (sniff(data: bytes, name: str) -> bool, parse(data, name, tz, default_ts) -> Export)
-_FORMATS: dict[str, tuple[Callable, Callable]] = {}
-
-
-def register(name: str, sniff: Callable, parse: Callable) -> None:
-    _FORMATS[name] = (sniff, parse)
-
-
-def formats() -> tuple[str, ...]:
-    """The format names, sorted (whatever order their modules were imported in)."""
-    _load()
-    return tuple(sorted(_FORMATS))
-
-
-_loaded = False
-
-
-def _load() -> None:
-    """Import every format module once (each registers itself)."""
-    global _loaded
-    if _loaded:
-        return
-    from transforms.imports import (  # noqa: F401
-        aider,
-        chatgpt,
-        claude_ai,
-        claude_code,
-        openwebui,
-        sharegpt,
-    )
-
-    _loaded = True
-
-
-def detect(name: str, data: bytes) -> str | None:
-    """The format of an export, by its content; None if no importer recognises it."""
-    for fmt in formats():
-        if _FORMATS[fmt][0](data, name):
-            return fmt
-    return None
-
-
-def parse_export(name: str, data: bytes, *, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
-    fmt = detect(name, data)
-    if fmt is None:
-        raise ParseError(f"not a format kenang can import (tried: {', '.join(formats())})", kind="unknown_format")
-    return _FORMATS[fmt][1](data, name, tz, default_ts)
 
 
 def day_groups(conv: Conversation, tz: dt.tzinfo) -> list[tuple[dt.date | None, str, list[ImportedMessage]]]:
@@ -117,14 +67,6 @@ def day_groups(conv: Conversation, tz: dt.tzinfo) -> list[tuple[dt.date | None, 
     return out
 
 
-def sessions_by_day(conv: Conversation, tz: dt.tzinfo, source_format: str) -> list[tuple[dt.date | None, Session]]:
-    """One Session per local day the conversation has messages on (``day_groups``)."""
-    return [
-        (day, Session(sid, None, None, source_format, tuple(Message(m.role, m.content, m.ts, seq) for seq, m in enumerate(msgs))))
-        for day, sid, msgs in day_groups(conv, tz)
-    ]
-
-
 @dataclass(frozen=True, slots=True)
 class Derived:
     """One session of an export, as a kenang JSONL transcript for one local day."""
@@ -148,23 +90,30 @@ def derived_transcripts(export: Export, *, tz: dt.tzinfo, user_id: str, source: 
     keeps the message's ``kind`` and its ``flags`` (``inactive_branch``, ``hidden``).
     Messages with no time in a conversation with none take ``undated_day``.
     """
+    return [d for conv in export.conversations
+            for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, source=source,
+                                              source_sha256=source_sha256, undated_day=undated_day)]
+
+
+def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, user_id: str, source: str,
+                             source_sha256: str, undated_day: dt.date) -> list[Derived]:
+    """One conversation's day transcripts (``derived_transcripts``), in day order."""
     out: list[Derived] = []
-    for conv in export.conversations:
-        for day, sid, msgs in day_groups(conv, tz):
-            if not msgs:
-                continue
-            lines = []
-            for i, m in enumerate(msgs):
-                flags = [f for f, on in (("inactive_branch", not m.active), ("hidden", m.hidden)) if on]
-                record: dict = {"role": m.role, "content": m.content,
-                                "timestamp": m.ts.isoformat() if m.ts else None, "kind": m.kind}
-                if flags:
-                    record["flags"] = flags
-                if i == 0:
-                    record = {"session_id": sid, "user_id": user_id, "agent": export.format,
-                              "title": conv.title, "source": source, "source_sha256": source_sha256, **record}
-                lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
-            name = f"{export.format}-{_UNSAFE.sub('_', sid)[:150]}.jsonl"
-            data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
-            out.append(Derived(day or undated_day, sid, name, data, len(msgs)))
+    for day, sid, msgs in day_groups(conv, tz):
+        if not msgs:
+            continue
+        lines = []
+        for i, m in enumerate(msgs):
+            flags = [f for f, on in (("inactive_branch", not m.active), ("hidden", m.hidden)) if on]
+            record: dict = {"role": m.role, "content": m.content,
+                            "timestamp": m.ts.isoformat() if m.ts else None, "kind": m.kind}
+            if flags:
+                record["flags"] = flags
+            if i == 0:
+                record = {"session_id": sid, "user_id": user_id, "agent": fmt,
+                          "title": conv.title, "source": source, "source_sha256": source_sha256, **record}
+            lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
+        name = f"{fmt}-{_UNSAFE.sub('_', sid)[:150]}.jsonl"
+        data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+        out.append(Derived(day or undated_day, sid, name, data, len(msgs)))
     return out

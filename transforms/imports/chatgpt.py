@@ -32,7 +32,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from transforms.errors import ParseError
-from transforms.imports import _json, base
+from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
 
 FORMAT = "chatgpt"
@@ -40,7 +40,7 @@ FORMAT = "chatgpt"
 _QUOTE_FIELDS = {"tether_quote": ("text", "title", "url"), "tether_browsing_display": ("result", "summary")}
 
 
-def sniff(data: bytes, name: str) -> bool:
+def sniff(data: bytes) -> bool:
     """A conversation object (or an array of them) with a ``mapping`` tree."""
     convs = _json.records(_json.sniff_load(data))
     return convs is not None and all(
@@ -51,7 +51,7 @@ def sniff(data: bytes, name: str) -> bool:
     )
 
 
-def parse(data: bytes, name: str, tz: tzinfo, default_ts: datetime | None = None) -> Export:
+def parse(data: bytes, tz: tzinfo, default_ts: datetime | None = None) -> Export:
     """Every conversation in the export, abandoned branches included."""
     convs = _json.conversations(_json.load(data))
     return Export(FORMAT, tuple(_conversation(conv, i, tz) for i, conv in enumerate(convs)))
@@ -166,6 +166,3 @@ def _part(part: object) -> str:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
-
-
-base.register(FORMAT, sniff, parse)

@@ -29,13 +29,13 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from transforms.errors import ParseError
-from transforms.imports import _json, base
+from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
 
 FORMAT = "claude_ai"
 
 
-def sniff(data: bytes, name: str) -> bool:
+def sniff(data: bytes) -> bool:
     """A conversation object (or an array of them) with a ``chat_messages`` list."""
     convs = _json.records(_json.sniff_load(data))
     return convs is not None and all(
@@ -43,7 +43,7 @@ def sniff(data: bytes, name: str) -> bool:
     )
 
 
-def parse(data: bytes, name: str, tz: tzinfo, default_ts: datetime | None = None) -> Export:
+def parse(data: bytes, tz: tzinfo, default_ts: datetime | None = None) -> Export:
     """Every conversation in the export, branches included."""
     convs = _json.conversations(_json.load(data))
     return Export(FORMAT, tuple(_conversation(conv, i, tz) for i, conv in enumerate(convs)))
@@ -145,6 +145,3 @@ def _attachments(items: object, label: str) -> list[str]:
         extracted = item.get("extracted_content")
         out.append(f"{marker}\n{extracted}" if isinstance(extracted, str) and extracted.strip() else marker)
     return out
-
-
-base.register(FORMAT, sniff, parse)

@@ -44,7 +44,6 @@ import hashlib
 import json
 
 from transforms.errors import ParseError
-from transforms.imports import base
 from transforms.imports.base import Conversation, Export, ImportedMessage
 
 FORMAT = "claude_code"
@@ -57,7 +56,7 @@ _MAX_ID = 200
 _ID_FORBIDDEN = frozenset("/\\\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
-def sniff(data: bytes, name: str) -> bool:
+def sniff(data: bytes) -> bool:
     """True when the first lines hold a Claude Code record (never raises)."""
     try:
         if b'"sessionId"' not in data[: 1 << 20] and b'"leafUuid"' not in data[: 1 << 20]:
@@ -83,7 +82,7 @@ def _is_claude_code_record(record: object) -> bool:
     return kind == "summary" and isinstance(record.get("summary"), str) and "leafUuid" in record
 
 
-def parse(data: bytes, name: str, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
+def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
     """Every session in the file, one Conversation each; see the module docstring."""
     if not data.strip():
         raise ParseError("file is empty or whitespace only", kind="empty")
@@ -277,6 +276,3 @@ def _titles(
     if stray and len(session_ids) == 1 and session_ids[0] not in titles:
         titles[session_ids[0]] = stray[-1]
     return titles
-
-
-base.register(FORMAT, sniff, parse)

@@ -26,13 +26,13 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from transforms.errors import ParseError
-from transforms.imports import _json, base
+from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
 
 FORMAT = "openwebui"
 
 
-def sniff(data: bytes, name: str) -> bool:
+def sniff(data: bytes) -> bool:
     """A chat (or an array of chats, or of rows wrapping one in ``chat``) with a message tree."""
     items = _json.records(_json.sniff_load(data))
     return items is not None and all(
@@ -40,7 +40,7 @@ def sniff(data: bytes, name: str) -> bool:
     )
 
 
-def parse(data: bytes, name: str, tz: tzinfo, default_ts: datetime | None = None) -> Export:
+def parse(data: bytes, tz: tzinfo, default_ts: datetime | None = None) -> Export:
     """Every chat in the export, branches included."""
     items = _json.conversations(_json.load(data))
     return Export(FORMAT, tuple(_conversation(item, i, tz) for i, item in enumerate(items)))
@@ -148,6 +148,3 @@ def _file(item: dict) -> str:
     inner = item.get("file") if isinstance(item.get("file"), dict) else {}
     name = item.get("name") or inner.get("filename")
     return f"[attachment: {name}]" if isinstance(name, str) and name else "[attachment]"
-
-
-base.register(FORMAT, sniff, parse)

@@ -25,7 +25,6 @@ import hashlib
 import json
 
 from transforms.errors import ParseError
-from transforms.imports import base
 from transforms.imports.base import Conversation, Export, ImportedMessage
 from transforms.parse import decode_text
 
@@ -48,7 +47,7 @@ _MAX_ID = 200
 _ID_FORBIDDEN = frozenset("/\\\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
-def sniff(data: bytes, name: str) -> bool:
+def sniff(data: bytes) -> bool:
     """True when the first conversation is a ShareGPT one (never raises)."""
     try:
         if b'"conversations"' not in data:
@@ -78,7 +77,7 @@ def _is_sharegpt(item: object) -> bool:
     )
 
 
-def parse(data: bytes, name: str, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
+def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
     """Every conversation in the file; see the module docstring."""
     notes: list[str] = []
     items = _items(decode_text(data))
@@ -171,6 +170,3 @@ def _conversation_id(item: dict, where: str, notes: list[str]) -> str:
         )
     canonical = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sharegpt-" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-base.register(FORMAT, sniff, parse)
