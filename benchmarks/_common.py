@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from transforms.synthetic import SyntheticFile, year_corpus
+from corpus import year_corpus
+from flows.cli.demo_corpus import SyntheticFile
 
 #: The synthetic corpus is dated in Jakarta time, the default home's timezone.
 JAKARTA = dt.timezone(dt.timedelta(hours=7))

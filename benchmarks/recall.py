@@ -38,7 +38,8 @@ from schemas.tables import MEMORY_CHUNKS  # noqa: E402
 from transforms.chunk import Turn, session_chunks, term_counts  # noqa: E402
 from transforms.ids import chunk_id  # noqa: E402
 from transforms.parse import parse_transcript  # noqa: E402
-from transforms.synthetic import _sentence_pool, demo_corpus  # noqa: E402
+from benchmarks.corpus import sentence_pool  # noqa: E402
+from flows.cli.demo_corpus import demo_corpus  # noqa: E402
 
 QUERIES = [
     "how did I set up the Proxmox boot order?",
@@ -57,7 +58,7 @@ DAYS = 1000
 
 
 def build_index(settings, n: int, dim: int, embedder_id: str, rng: Random) -> float:
-    user_pool, assistant_pool = _sentence_pool()
+    user_pool, assistant_pool = sentence_pool()
     start = dt.date(2024, 1, 1)
     per_day = -(-n // DAYS)
     np_rng = np.random.default_rng(1)

@@ -12,9 +12,10 @@ How it is made:
   ask about (names, numbers, hostnames, error codes, decisions). Each scene is placed
   on a day index and names the question keys it answers; a question's answer dates are
   derived from the scenes that name its key, so no date is written down twice.
-- *Filler* sessions come from per-topic exchange pools with slots (hosts, VM ids,
-  sizes, prices, people) and ``[[a|b]]`` alternatives, so distractor days share the
-  topics and vocabulary of the answer days but not their facts.
+- *Filler* sessions come from per-topic exchange pools with ``<<slot>>`` slots (hosts,
+  VM ids, sizes, prices, people; the demo's template syntax, ``flows.cli.demo_corpus.fill``)
+  and ``[[a|b]]`` alternatives, so distractor days share the topics and vocabulary of the
+  answer days but not their facts.
 - *Long English* days are LoCoMo-style personal chats (a cat named Miso, a sister's
   wedding in Bandung, marathon training, a fintech job interview): planted beats carry
   the facts, generic life beats fill the sessions.
@@ -23,9 +24,10 @@ How it is made:
 
 Invariants:
 
-- Pure and deterministic, stdlib only: no I/O and no work at import time; every random
-  choice comes from ``random.Random`` seeded with a fixed string (the day index and a
-  purpose), so the text depends on ``start`` only through the dates it names.
+- Pure and deterministic, the stdlib and the demo's template helpers only: no I/O and
+  no work at import time; every random choice comes from ``random.Random`` seeded with
+  a fixed string (the day index and a purpose), so the text depends on ``start`` only
+  through the dates it names.
 - Kinds ``cross_lingual`` and ``long_en`` are derived from the answer scenes (language
   of the answer differs from the query's; the answer is a long English day), the others
   are declared with the question.
@@ -45,6 +47,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+
+from flows.cli.demo_corpus import MONTHS_EN, fill, indonesian_date
 
 __all__ = ["DAYS", "KINDS", "USERS", "CorpusFile", "Question", "corpus", "questions"]
 
@@ -73,18 +77,8 @@ class Question:
 
 # --- small helpers -----------------------------------------------------------------
 
-_ID_MONTHS = ("Januari", "Februari", "Maret", "April", "Mei", "Juni", "Juli", "Agustus",
-              "September", "Oktober", "November", "Desember")
-_EN_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-              "September", "October", "November", "December")
-
-
-def _fmt_id(d: dt.date) -> str:
-    return f"{d.day} {_ID_MONTHS[d.month - 1]} {d.year}"
-
-
 def _fmt_en(d: dt.date) -> str:
-    return f"{_EN_MONTHS[d.month - 1]} {d.day}, {d.year}"
+    return f"{MONTHS_EN[d.month - 1]} {d.day}, {d.year}"
 
 
 def _idr(n: int) -> str:
@@ -98,25 +92,23 @@ def _rng(*parts: object) -> random.Random:
 
 
 _CHOICE = re.compile(r"\[\[([^\[\]]*)\]\]")
-_SLOT = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 _DAYSLOT = re.compile(r"^d(\d+)_(id|en|iso)$")
 
 
 def _render(template: str, slots: dict[str, object], rng: random.Random, start: dt.date) -> str:
-    """Expand ``[[a|b]]`` alternatives, then ``{slot}`` values; ``{d12_id}`` names day 12."""
+    """Expand ``[[a|b]]`` alternatives, then ``<<slot>>`` values; ``<<d12_id>>`` names day 12."""
     text = _CHOICE.sub(lambda m: rng.choice(m[1].split("|")), template)
 
-    def slot(m: re.Match[str]) -> str:
-        name = m[1]
+    def slot(name: str) -> object:
         if name in slots:
-            return str(slots[name])
+            return slots[name]
         dm = _DAYSLOT.match(name)
         if dm is None:
-            raise KeyError(f"unknown slot {{{name}}} in template: {template[:60]!r}")
+            raise KeyError(f"unknown slot <<{name}>> in template: {template[:60]!r}")
         d = start + dt.timedelta(days=int(dm[1]))
-        return {"id": _fmt_id, "en": _fmt_en, "iso": dt.date.isoformat}[dm[2]](d)
+        return {"id": indonesian_date, "en": _fmt_en, "iso": dt.date.isoformat}[dm[2]](d)
 
-    return _SLOT.sub(slot, text)
+    return fill(text, slot)
 
 
 def _script(text: str) -> list[tuple[str, str]]:
@@ -156,10 +148,10 @@ class _Scene:
 
     day: int
     lang: str
-    text: str  # U>/A> script with [[a|b]] and {slots}
+    text: str  # U>/A> script with [[a|b]] and <<slots>>
     keys: tuple[str, ...] = ()
     name: str = ""  # a handle for ``ref``
-    ref: str = ""  # name of an earlier scene whose date this one cites: {ref}, {ref_id}, {ref_en}
+    ref: str = ""  # name of an earlier scene whose date this one cites: <<ref>>, <<ref_id>>, <<ref_en>>
     window: str = "e"
     agent: str = "hermes"
     topic: str = ""
@@ -253,39 +245,39 @@ def _slots_proxmox(rng: random.Random) -> dict[str, object]:
 
 
 _PROXMOX_ID = (
-    ("Backup vzdump jam 0{hh}.00 buat VM {vmid} ({vmname}) gagal lagi. Di log:\n```\n{vzerr}\n```",
-     "Dari pesannya, {vzcause}. [[Coba urut begini:|Langkahnya:]]\n1. {vzfix}\n2. Jalankan ulang manual: `vzdump {vmid} --storage {store} --mode snapshot`.\n3. Kalau sukses, biarkan jadwal malam ini jalan dan cek lagi besok pagi."),
-    ("Scrub pool `{pool}` di {host} udah selesai: `{scrub}`. [[Aman nggak sih?|Ini aman kan?]]",
-     "[[Aman.|Masih aman.]] {scrub_note} Jadwal scrub bawaan ada di `/etc/cron.d/zfsutils-linux` (Minggu kedua tiap bulan). Kalau mau hasilnya dikirim otomatis, nyalakan notifikasi email di ZED."),
-    ("Habis `apt full-upgrade`, kernel naik ke {kernel}. Harus reboot sekarang atau bisa nunggu akhir pekan?",
+    ("Backup vzdump jam 0<<hh>>.00 buat VM <<vmid>> (<<vmname>>) gagal lagi. Di log:\n```\n<<vzerr>>\n```",
+     "Dari pesannya, <<vzcause>>. [[Coba urut begini:|Langkahnya:]]\n1. <<vzfix>>\n2. Jalankan ulang manual: `vzdump <<vmid>> --storage <<store>> --mode snapshot`.\n3. Kalau sukses, biarkan jadwal malam ini jalan dan cek lagi besok pagi."),
+    ("Scrub pool `<<pool>>` di <<host>> udah selesai: `<<scrub>>`. [[Aman nggak sih?|Ini aman kan?]]",
+     "[[Aman.|Masih aman.]] <<scrub_note>> Jadwal scrub bawaan ada di `/etc/cron.d/zfsutils-linux` (Minggu kedua tiap bulan). Kalau mau hasilnya dikirim otomatis, nyalakan notifikasi email di ZED."),
+    ("Habis `apt full-upgrade`, kernel naik ke <<kernel>>. Harus reboot sekarang atau bisa nunggu akhir pekan?",
      "Bisa nunggu, yang jalan tetap kernel lama sampai reboot. Sebelum reboot:\n- pastikan backup terakhir VM penting sukses;\n- `proxmox-boot-tool kernel list` buat cek kernel baru sudah terdaftar;\n- kalau ada passthrough, cek `dmesg | grep -i vfio` setelah boot.\nJangan ditunda lebih dari seminggu kalau changelog-nya ada perbaikan keamanan."),
-    ("VM {vmid} ({vmname}) sering kena OOM padahal aku kasih {ram_gb} GB. Ballooning nyala, minimum {ram_min} GB.",
-     "Dengan ballooning, host boleh narik RAM VM sampai {ram_min} GB kalau host sesak. Cek dulu ARC ZFS di {host}: `arc_summary | head -30`.\nDua opsi:\n1. Matikan ballooning untuk VM ini (Hardware > Memory > Ballooning Device).\n2. Batasi ARC, di `/etc/modprobe.d/zfs.conf`:\n```\noptions zfs zfs_arc_max={arc_bytes}\n```\nItu {arc_gb} GiB. Lalu `update-initramfs -u -k all` dan reboot."),
-    ("Mau bikin LXC baru buat {lxcname}. [[Enaknya|Mending]] pakai template Debian 12 atau Ubuntu 24.04?",
-     "Buat {lxcname} aku pilih Debian 12: lebih kecil, update-nya kalem. Unprivileged saja, 1 core dan 512 MB cukup. Kalau butuh akses file dari NAS, mount di host lalu bind-mount ke container (`mp0`), jangan mount NFS dari dalam LXC unprivileged."),
-    ("local-zfs di {host} tinggal {free_pct}% [[kosong|free]]. Yang paling makan tempat apa ya?",
-     "Lihat per dataset:\n```\nzfs list -o name,used,refer,usedbysnapshots -s used | tail -15\n```\nKalau kolom usedbysnapshots besar, biang keroknya snapshot lama. Kamu punya sekitar {snaps} snapshot? Hapus yang lebih dari sebulan, dan usahakan pool jangan lewat 80% karena ZFS melambat kalau hampir penuh."),
-    ("Aku mau pindahin VM {vmid} dari {host} ke {host2}, tanpa shared storage. Bisa online?",
-     "Bisa, migrasi dengan local disk:\n```\nqm migrate {vmid} {node2} --online --with-local-disks\n```\nDisknya {disk_gb} GB, lewat link 1 GbE kira-kira {mig_min} menit. Pastikan nama storage di {host2} sama, kalau beda tambahkan `--targetstorage`."),
-    ("Suhu CPU {host} sampai {temp}°C waktu {vmname} lagi sibuk. [[Normal nggak?|Bahaya nggak?]]",
-     "{temp}°C di mini PC masih di bawah batas throttling, tapi kipasnya pasti kerja keras. Coba cek `sensors` waktu idle sebagai pembanding. Kalau idle sudah di atas 55°C, bersihkan debu dan ganti pasta termal; kalau cuma waktu beban, batasi core VM itu atau set `cpulimit`."),
-    ("LXC {lxcname} di {host} nggak dapat IP setelah reboot. Config-nya pakai DHCP.",
+    ("VM <<vmid>> (<<vmname>>) sering kena OOM padahal aku kasih <<ram_gb>> GB. Ballooning nyala, minimum <<ram_min>> GB.",
+     "Dengan ballooning, host boleh narik RAM VM sampai <<ram_min>> GB kalau host sesak. Cek dulu ARC ZFS di <<host>>: `arc_summary | head -30`.\nDua opsi:\n1. Matikan ballooning untuk VM ini (Hardware > Memory > Ballooning Device).\n2. Batasi ARC, di `/etc/modprobe.d/zfs.conf`:\n```\noptions zfs zfs_arc_max=<<arc_bytes>>\n```\nItu <<arc_gb>> GiB. Lalu `update-initramfs -u -k all` dan reboot."),
+    ("Mau bikin LXC baru buat <<lxcname>>. [[Enaknya|Mending]] pakai template Debian 12 atau Ubuntu 24.04?",
+     "Buat <<lxcname>> aku pilih Debian 12: lebih kecil, update-nya kalem. Unprivileged saja, 1 core dan 512 MB cukup. Kalau butuh akses file dari NAS, mount di host lalu bind-mount ke container (`mp0`), jangan mount NFS dari dalam LXC unprivileged."),
+    ("local-zfs di <<host>> tinggal <<free_pct>>% [[kosong|free]]. Yang paling makan tempat apa ya?",
+     "Lihat per dataset:\n```\nzfs list -o name,used,refer,usedbysnapshots -s used | tail -15\n```\nKalau kolom usedbysnapshots besar, biang keroknya snapshot lama. Kamu punya sekitar <<snaps>> snapshot? Hapus yang lebih dari sebulan, dan usahakan pool jangan lewat 80% karena ZFS melambat kalau hampir penuh."),
+    ("Aku mau pindahin VM <<vmid>> dari <<host>> ke <<host2>>, tanpa shared storage. Bisa online?",
+     "Bisa, migrasi dengan local disk:\n```\nqm migrate <<vmid>> <<node2>> --online --with-local-disks\n```\nDisknya <<disk_gb>> GB, lewat link 1 GbE kira-kira <<mig_min>> menit. Pastikan nama storage di <<host2>> sama, kalau beda tambahkan `--targetstorage`."),
+    ("Suhu CPU <<host>> sampai <<temp>>°C waktu <<vmname>> lagi sibuk. [[Normal nggak?|Bahaya nggak?]]",
+     "<<temp>>°C di mini PC masih di bawah batas throttling, tapi kipasnya pasti kerja keras. Coba cek `sensors` waktu idle sebagai pembanding. Kalau idle sudah di atas 55°C, bersihkan debu dan ganti pasta termal; kalau cuma waktu beban, batasi core VM itu atau set `cpulimit`."),
+    ("LXC <<lxcname>> di <<host>> nggak dapat IP setelah reboot. Config-nya pakai DHCP.",
      "Coba dari host: `pct enter` lalu `ip a`. Kalau interface down, biasanya masalah bridge: pastikan `vmbr0` yang dipakai. Kalau naik tapi tanpa IP, cek lease di pfSense, mungkin MAC container berubah karena di-restore dari backup."),
 )
 
 _PROXMOX_EN = (
-    ("Last night's vzdump for VM {vmid} ({vmname}) failed again:\n```\n{vzerr}\n```",
-     "That message means {vzcause_en}. {vzfix_en} Then rerun it by hand with `vzdump {vmid} --storage {store} --mode snapshot` and see whether tonight's scheduled run passes."),
-    ("The monthly scrub on `{pool}` finished on {host}: `{scrub}`. Anything to worry about?",
-     "{scrub_note_en} If you want these results by mail, enable ZED notifications; the scrub itself is scheduled by `/etc/cron.d/zfsutils-linux`."),
-    ("New kernel {kernel} landed after the upgrade. Reboot tonight or wait for the weekend?",
+    ("Last night's vzdump for VM <<vmid>> (<<vmname>>) failed again:\n```\n<<vzerr>>\n```",
+     "That message means <<vzcause_en>>. <<vzfix_en>> Then rerun it by hand with `vzdump <<vmid>> --storage <<store>> --mode snapshot` and see whether tonight's scheduled run passes."),
+    ("The monthly scrub on `<<pool>>` finished on <<host>>: `<<scrub>>`. Anything to worry about?",
+     "<<scrub_note_en>> If you want these results by mail, enable ZED notifications; the scrub itself is scheduled by `/etc/cron.d/zfsutils-linux`."),
+    ("New kernel <<kernel>> landed after the upgrade. Reboot tonight or wait for the weekend?",
      "The old kernel keeps running until you reboot, so waiting is fine. Before rebooting, confirm the last backups succeeded and run `proxmox-boot-tool kernel list`. If anything breaks you can pin the previous kernel with `proxmox-boot-tool kernel pin`."),
-    ("{host} local storage is down to {free_pct}% free. How do I find what's eating it?",
-     "Sort datasets by usage: `zfs list -o name,used,usedbysnapshots -s used`. With around {snaps} snapshots lying around, snapshots are the usual suspect. Keep the pool under 80% or ZFS gets slow."),
-    ("Can I live-migrate VM {vmid} from {host} to {host2} without shared storage?",
-     "Yes: `qm migrate {vmid} {node2} --online --with-local-disks`. A {disk_gb} GB disk over gigabit takes roughly {mig_min} minutes. If the storage names differ, add `--targetstorage`."),
-    ("{vmname} keeps getting OOM-killed even though VM {vmid} has {ram_gb} GB with ballooning on.",
-     "Ballooning lets the host reclaim memory down to the minimum ({ram_min} GB) when it is under pressure, and the ZFS ARC is often what pressures it. Either disable ballooning for this VM or cap the ARC at {arc_gb} GiB with `options zfs zfs_arc_max={arc_bytes}`."),
+    ("<<host>> local storage is down to <<free_pct>>% free. How do I find what's eating it?",
+     "Sort datasets by usage: `zfs list -o name,used,usedbysnapshots -s used`. With around <<snaps>> snapshots lying around, snapshots are the usual suspect. Keep the pool under 80% or ZFS gets slow."),
+    ("Can I live-migrate VM <<vmid>> from <<host>> to <<host2>> without shared storage?",
+     "Yes: `qm migrate <<vmid>> <<node2>> --online --with-local-disks`. A <<disk_gb>> GB disk over gigabit takes roughly <<mig_min>> minutes. If the storage names differ, add `--targetstorage`."),
+    ("<<vmname>> keeps getting OOM-killed even though VM <<vmid>> has <<ram_gb>> GB with ballooning on.",
+     "Ballooning lets the host reclaim memory down to the minimum (<<ram_min>> GB) when it is under pressure, and the ZFS ARC is often what pressures it. Either disable ballooning for this VM or cap the ARC at <<arc_gb>> GiB with `options zfs zfs_arc_max=<<arc_bytes>>`."),
 )
 
 
@@ -317,36 +309,36 @@ def _slots_nas(rng: random.Random) -> dict[str, object]:
 
 
 _NAS_ID = (
-    ("`zpool status` di {nas} bilang `{zfsmsg}`, pool `{pool}` {zfsstate}. Perlu panik?",
-     "Belum perlu panik. {zfsnote} Setelah itu jalankan `zpool clear {pool}` dan scrub, lalu pantau kolom READ/WRITE/CKSUM selama seminggu."),
-    ("rsync dari laptop ke {nas} cuma {mbps} MB/s. Padahal kabel LAN semua. Perintahku:\n```\nrsync -avz ~/Pictures/ {nas}:/mnt/{dataset}/\n```",
-     "Biang keroknya kemungkinan `-z`: kompresi di LAN malah bikin CPU jadi leher botol, apalagi file foto yang sudah terkompresi. Coba:\n```\nrsync -aH --info=progress2 ~/Pictures/ {nas}:/mnt/{dataset}/\n```\nKalau masih pelan, tes jaringan murni dengan `iperf3 -c {nas_ip}`; gigabit harusnya dapat sekitar 110 MB/s."),
-    ("Share `{share}` di {nas} nggak muncul di Network Windows, tapi kalau ketik alamatnya langsung bisa.",
-     "Itu normal di Windows modern: discovery lama (SMB1/NetBIOS) sudah mati. Pakai `\\\\{nas_ip}\\{share}` lalu Map network drive. Kalau mau muncul lagi di Network, nyalakan WS-Discovery di pengaturan SMB NAS-nya."),
-    ("Aku mau snapshot otomatis buat `{dataset}` di TrueNAS, simpan {keep} hari.",
-     "Data Protection > Periodic Snapshot Tasks > Add:\n- Dataset: `{dataset}`\n- Lifetime: {keep} days\n- Schedule: daily jam 0{hour}:00\n- Naming: `auto-%Y%m%d-%H%M`\nCentang 'Allow taking empty snapshots' kalau mau pola harian tetap rapi buat replikasi."),
-    ("Disk {disk} di {nas} suhunya {dtemp}°C. Hasil SMART: 5 Reallocated_Sector_Ct 0, 199 UDMA_CRC_Error_Count {crc}.",
+    ("`zpool status` di <<nas>> bilang `<<zfsmsg>>`, pool `<<pool>>` <<zfsstate>>. Perlu panik?",
+     "Belum perlu panik. <<zfsnote>> Setelah itu jalankan `zpool clear <<pool>>` dan scrub, lalu pantau kolom READ/WRITE/CKSUM selama seminggu."),
+    ("rsync dari laptop ke <<nas>> cuma <<mbps>> MB/s. Padahal kabel LAN semua. Perintahku:\n```\nrsync -avz ~/Pictures/ <<nas>>:/mnt/<<dataset>>/\n```",
+     "Biang keroknya kemungkinan `-z`: kompresi di LAN malah bikin CPU jadi leher botol, apalagi file foto yang sudah terkompresi. Coba:\n```\nrsync -aH --info=progress2 ~/Pictures/ <<nas>>:/mnt/<<dataset>>/\n```\nKalau masih pelan, tes jaringan murni dengan `iperf3 -c <<nas_ip>>`; gigabit harusnya dapat sekitar 110 MB/s."),
+    ("Share `<<share>>` di <<nas>> nggak muncul di Network Windows, tapi kalau ketik alamatnya langsung bisa.",
+     "Itu normal di Windows modern: discovery lama (SMB1/NetBIOS) sudah mati. Pakai `\\\\<<nas_ip>>\\<<share>>` lalu Map network drive. Kalau mau muncul lagi di Network, nyalakan WS-Discovery di pengaturan SMB NAS-nya."),
+    ("Aku mau snapshot otomatis buat `<<dataset>>` di TrueNAS, simpan <<keep>> hari.",
+     "Data Protection > Periodic Snapshot Tasks > Add:\n- Dataset: `<<dataset>>`\n- Lifetime: <<keep>> days\n- Schedule: daily jam 0<<hour>>:00\n- Naming: `auto-%Y%m%d-%H%M`\nCentang 'Allow taking empty snapshots' kalau mau pola harian tetap rapi buat replikasi."),
+    ("Disk <<disk>> di <<nas>> suhunya <<dtemp>>°C. Hasil SMART: 5 Reallocated_Sector_Ct 0, 199 UDMA_CRC_Error_Count <<crc>>.",
      "[[Suhu segitu masih oke|Suhunya masih dalam batas]], idealnya di bawah 45°C. Reallocated 0 bagus. Kalau UDMA_CRC naik, itu biasanya kabel SATA atau backplane, bukan piringan disk. Jadwalkan long test sebulan sekali dan short test tiap minggu."),
-    ("Export NFS dari {nas} buat Proxmox, tapi di Proxmox statusnya tanda tanya abu-abu.",
-     "Tanda tanya artinya Proxmox nggak bisa `showmount` atau mount ke export itu. Cek:\n1. `showmount -e {nas_ip}` dari node Proxmox.\n2. Di export, izinkan subnet 192.168.10.0/24 atau IP node-nya.\n3. Set Maproot User ke root, kalau tidak vzdump gagal nulis."),
-    ("Habis rsync, semua file di {nas} punya owner `{uid}` dan user lain nggak bisa edit.",
-     "rsync `-a` membawa uid/gid asli dari sumber. Di tujuan, uid {uid} mungkin bukan siapa-siapa. Opsi: tambahkan `--chown=gading:keluarga` waktu rsync, atau benahi sekali dengan `chown -R` lalu atur ACL dataset supaya grup keluarga punya Modify."),
-    ("{app} di {nas} minta update ke {appver}. Langsung klik update aja?",
-     "Baca release notes dulu, terutama bagian breaking changes. Sebelum klik update, snapshot dataset app-nya, jadi kalau gagal tinggal rollback. Untuk {app}, database-nya sering ikut migrasi, jadi jangan putus di tengah jalan."),
-    ("Mau pindahin {gb} GB dari disk USB lama ke {nas}. Pakai rsync atau copy biasa?",
-     "rsync, biar bisa dilanjutkan kalau putus:\n```\nrsync -aH --partial --info=progress2 /media/usb-lama/ {nas}:/mnt/{dataset}/impor/\n```\nSetelah selesai, jalankan lagi dengan `--checksum --dry-run` buat memastikan nggak ada file yang beda. Kira-kira {files} file, jadi listing awalnya agak lama."),
+    ("Export NFS dari <<nas>> buat Proxmox, tapi di Proxmox statusnya tanda tanya abu-abu.",
+     "Tanda tanya artinya Proxmox nggak bisa `showmount` atau mount ke export itu. Cek:\n1. `showmount -e <<nas_ip>>` dari node Proxmox.\n2. Di export, izinkan subnet 192.168.10.0/24 atau IP node-nya.\n3. Set Maproot User ke root, kalau tidak vzdump gagal nulis."),
+    ("Habis rsync, semua file di <<nas>> punya owner `<<uid>>` dan user lain nggak bisa edit.",
+     "rsync `-a` membawa uid/gid asli dari sumber. Di tujuan, uid <<uid>> mungkin bukan siapa-siapa. Opsi: tambahkan `--chown=gading:keluarga` waktu rsync, atau benahi sekali dengan `chown -R` lalu atur ACL dataset supaya grup keluarga punya Modify."),
+    ("<<app>> di <<nas>> minta update ke <<appver>>. Langsung klik update aja?",
+     "Baca release notes dulu, terutama bagian breaking changes. Sebelum klik update, snapshot dataset app-nya, jadi kalau gagal tinggal rollback. Untuk <<app>>, database-nya sering ikut migrasi, jadi jangan putus di tengah jalan."),
+    ("Mau pindahin <<gb>> GB dari disk USB lama ke <<nas>>. Pakai rsync atau copy biasa?",
+     "rsync, biar bisa dilanjutkan kalau putus:\n```\nrsync -aH --partial --info=progress2 /media/usb-lama/ <<nas>>:/mnt/<<dataset>>/impor/\n```\nSetelah selesai, jalankan lagi dengan `--checksum --dry-run` buat memastikan nggak ada file yang beda. Kira-kira <<files>> file, jadi listing awalnya agak lama."),
 )
 
 _NAS_EN = (
-    ("rsync to {nas} crawls at {mbps} MB/s over wired gigabit. I'm using `rsync -avz`.",
-     "Drop `-z`: compression on a LAN makes the CPU the bottleneck, and photos are already compressed. Try `rsync -aH --info=progress2`, and test the raw link with `iperf3 -c {nas_ip}`; gigabit should give around 110 MB/s."),
-    ("I want daily snapshots for `{dataset}` on TrueNAS, kept for {keep} days.",
-     "Data Protection > Periodic Snapshot Tasks > Add, pick `{dataset}`, lifetime {keep} days, daily at 0{hour}:00. Use a naming schema like `auto-%Y%m%d-%H%M` so replication can match it later."),
-    ("SMART on the {disk} in {nas}: temperature {dtemp}°C, UDMA_CRC_Error_Count {crc}. Fine?",
+    ("rsync to <<nas>> crawls at <<mbps>> MB/s over wired gigabit. I'm using `rsync -avz`.",
+     "Drop `-z`: compression on a LAN makes the CPU the bottleneck, and photos are already compressed. Try `rsync -aH --info=progress2`, and test the raw link with `iperf3 -c <<nas_ip>>`; gigabit should give around 110 MB/s."),
+    ("I want daily snapshots for `<<dataset>>` on TrueNAS, kept for <<keep>> days.",
+     "Data Protection > Periodic Snapshot Tasks > Add, pick `<<dataset>>`, lifetime <<keep>> days, daily at 0<<hour>>:00. Use a naming schema like `auto-%Y%m%d-%H%M` so replication can match it later."),
+    ("SMART on the <<disk>> in <<nas>>: temperature <<dtemp>>°C, UDMA_CRC_Error_Count <<crc>>. Fine?",
      "Temperature is acceptable, ideally under 45°C. A rising UDMA CRC count points at the cable or backplane rather than the platters. Schedule a weekly short test and a monthly long test."),
-    ("After copying with rsync every file on {nas} is owned by uid {uid} and nobody else can edit.",
+    ("After copying with rsync every file on <<nas>> is owned by uid <<uid>> and nobody else can edit.",
      "`rsync -a` keeps the source uid and gid. Add `--chown=gading:keluarga` next time, and for now fix it once with `chown -R` plus a dataset ACL that gives the family group Modify."),
-    ("Should I update {app} on {nas} to {appver} right away?",
+    ("Should I update <<app>> on <<nas>> to <<appver>> right away?",
      "Read the release notes for breaking changes, snapshot the app dataset first, then update. If the migration fails, roll back the snapshot instead of debugging a half-migrated database."),
 )
 
@@ -371,39 +363,39 @@ def _slots_docker(rng: random.Random) -> dict[str, object]:
 
 
 _DOCKER_ID = (
-    ("`docker compose up -d` buat {ctr} gagal: `Bind for 0.0.0.0:{port} failed: port is already allocated`.",
-     "Ada proses lain yang sudah pakai port {port}. Cek siapa:\n```\nsudo ss -ltnp | grep :{port}\ndocker ps --format '{{.Names}} {{.Ports}}' | grep {port}\n```\nKalau container lain, ganti mapping di compose jadi misalnya `\"1{port}:{port}\"` atau taruh di belakang reverse proxy tanpa publish port."),
-    ("Home Assistant habis update ke {ha_ver}, integrasi {integ} jadi unavailable semua.",
-     "Cek Settings > System > Logs, filter `{integ}`. Setelah update mayor, integrasi custom dari HACS sering belum kompatibel. Opsi cepat: update integrasinya di HACS; kalau belum ada rilis baru, restore backup HA sebelum update, dan tunggu beberapa hari."),
-    ("Aku mau AC kamar nyala otomatis kalau {sensor} di atas {thr}°C dan ada orang di rumah.",
-     "Contoh automation:\n```yaml\ntrigger:\n  - platform: numeric_state\n    entity_id: {sensor}\n    above: {thr}\n    for: \"00:05:00\"\ncondition:\n  - condition: state\n    entity_id: zone.home\n    state: \"1\"\naction:\n  - service: climate.set_temperature\n    target:\n      entity_id: climate.ac_kamar\n    data:\n      temperature: {ac_temp}\n      hvac_mode: cool\n```\nTambahkan jeda `for` supaya nggak nyala-mati kalau angkanya naik turun."),
-    ("`docker system df` di {host} bilang images makan {gb} GB. Aman dihapus?",
+    ("`docker compose up -d` buat <<ctr>> gagal: `Bind for 0.0.0.0:<<port>> failed: port is already allocated`.",
+     "Ada proses lain yang sudah pakai port <<port>>. Cek siapa:\n```\nsudo ss -ltnp | grep :<<port>>\ndocker ps --format '{{.Names}} {{.Ports}}' | grep <<port>>\n```\nKalau container lain, ganti mapping di compose jadi misalnya `\"1<<port>>:<<port>>\"` atau taruh di belakang reverse proxy tanpa publish port."),
+    ("Home Assistant habis update ke <<ha_ver>>, integrasi <<integ>> jadi unavailable semua.",
+     "Cek Settings > System > Logs, filter `<<integ>>`. Setelah update mayor, integrasi custom dari HACS sering belum kompatibel. Opsi cepat: update integrasinya di HACS; kalau belum ada rilis baru, restore backup HA sebelum update, dan tunggu beberapa hari."),
+    ("Aku mau AC kamar nyala otomatis kalau <<sensor>> di atas <<thr>>°C dan ada orang di rumah.",
+     "Contoh automation:\n```yaml\ntrigger:\n  - platform: numeric_state\n    entity_id: <<sensor>>\n    above: <<thr>>\n    for: \"00:05:00\"\ncondition:\n  - condition: state\n    entity_id: zone.home\n    state: \"1\"\naction:\n  - service: climate.set_temperature\n    target:\n      entity_id: climate.ac_kamar\n    data:\n      temperature: <<ac_temp>>\n      hvac_mode: cool\n```\nTambahkan jeda `for` supaya nggak nyala-mati kalau angkanya naik turun."),
+    ("`docker system df` di <<host>> bilang images makan <<gb>> GB. Aman dihapus?",
      "Yang aman: image yang nggak dipakai container mana pun.\n```\ndocker image prune -a --filter \"until=720h\"\n```\nVolume jangan ikut di-prune kecuali yakin, karena data database ada di sana. Cek dulu pakai `docker system df -v`."),
-    ("Log container {ctr} ternyata {loggb} GB sendiri. Kok bisa?",
+    ("Log container <<ctr>> ternyata <<loggb>> GB sendiri. Kok bisa?",
      "Driver log default `json-file` nggak punya batas ukuran. Atur global di `/etc/docker/daemon.json`:\n```json\n{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"20m\", \"max-file\": \"3\"}}\n```\nLalu restart daemon dan recreate container-nya; container lama tetap pakai setelan lama."),
-    ("Uptime Kuma udah jalan dengan {mon} monitor. Notifikasinya enaknya lewat apa?",
-     "Paling ringan ntfy: self-host di container kecil, topik misalnya `homelab-alert`, lalu pasang app ntfy di HP. Atur supaya notifikasi cuma dikirim kalau down lebih dari {mins} menit, biar nggak berisik waktu restart rutin."),
+    ("Uptime Kuma udah jalan dengan <<mon>> monitor. Notifikasinya enaknya lewat apa?",
+     "Paling ringan ntfy: self-host di container kecil, topik misalnya `homelab-alert`, lalu pasang app ntfy di HP. Atur supaya notifikasi cuma dikirim kalau down lebih dari <<mins>> menit, biar nggak berisik waktu restart rutin."),
     ("Backup Home Assistant mau aku taruh ke NAS, bukan cuma di SD card.",
-     "Settings > System > Storage > Add network storage, pilih Backup, isi share SMB dari NAS. Setelah itu di Backups atur jadwal harian, simpan {days} salinan, dan pilih lokasi NAS sebagai default. Tes restore sekali ke VM kosong biar yakin."),
-    ("Container {ctr} restart terus, `docker ps -a` nunjukin `Exited (1)`.",
-     "Exit code 1 itu aplikasi di dalamnya sendiri yang berhenti dengan error, bukan dibunuh sistem. Lihat `docker logs --tail 50 {ctr}`; biasanya variabel lingkungan yang kurang atau database belum siap waktu container start."),
-    ("Watchtower atau update manual buat container di {host}?",
-     "Buat yang menyimpan data penting ({ctr}, database), update manual dengan tag versi yang jelas. Watchtower cocok untuk yang stateless. Kompromi: Watchtower mode monitor-only yang cuma kirim notifikasi ada versi baru."),
+     "Settings > System > Storage > Add network storage, pilih Backup, isi share SMB dari NAS. Setelah itu di Backups atur jadwal harian, simpan <<days>> salinan, dan pilih lokasi NAS sebagai default. Tes restore sekali ke VM kosong biar yakin."),
+    ("Container <<ctr>> restart terus, `docker ps -a` nunjukin `Exited (1)`.",
+     "Exit code 1 itu aplikasi di dalamnya sendiri yang berhenti dengan error, bukan dibunuh sistem. Lihat `docker logs --tail 50 <<ctr>>`; biasanya variabel lingkungan yang kurang atau database belum siap waktu container start."),
+    ("Watchtower atau update manual buat container di <<host>>?",
+     "Buat yang menyimpan data penting (<<ctr>>, database), update manual dengan tag versi yang jelas. Watchtower cocok untuk yang stateless. Kompromi: Watchtower mode monitor-only yang cuma kirim notifikasi ada versi baru."),
 )
 
 _DOCKER_EN = (
-    ("{ctr} keeps restarting and `docker ps -a` shows `Exited (139)`.",
+    ("<<ctr>> keeps restarting and `docker ps -a` shows `Exited (139)`.",
      "Exit code 139 is a segmentation fault inside the container, not the OOM killer. Check `docker logs --tail 100` for the crash, and try the previous image tag; a bad build or a CPU feature the image expects are the usual causes."),
-    ("{ctr} won't start: `Bind for 0.0.0.0:{port} failed: port is already allocated`.",
-     "Something already listens on {port}. Find it with `sudo ss -ltnp | grep :{port}`. If it's another container, change the host side of the mapping or put both behind the reverse proxy without publishing ports."),
-    ("Home Assistant {ha_ver} broke the {integ} integration, everything shows unavailable.",
-     "Check Settings > System > Logs for `{integ}`. Custom integrations often lag behind a major release; update it in HACS, or restore the pre-update backup and wait a few days."),
-    ("The json logs for {ctr} grew to {loggb} GB. How do I cap them?",
+    ("<<ctr>> won't start: `Bind for 0.0.0.0:<<port>> failed: port is already allocated`.",
+     "Something already listens on <<port>>. Find it with `sudo ss -ltnp | grep :<<port>>`. If it's another container, change the host side of the mapping or put both behind the reverse proxy without publishing ports."),
+    ("Home Assistant <<ha_ver>> broke the <<integ>> integration, everything shows unavailable.",
+     "Check Settings > System > Logs for `<<integ>>`. Custom integrations often lag behind a major release; update it in HACS, or restore the pre-update backup and wait a few days."),
+    ("The json logs for <<ctr>> grew to <<loggb>> GB. How do I cap them?",
      "Set `max-size` and `max-file` for the json-file driver in `/etc/docker/daemon.json`, restart Docker, then recreate the container, since existing containers keep their old log settings."),
-    ("Best way to get alerts from Uptime Kuma? I have {mon} monitors now.",
-     "ntfy is the lightest: a small container, one topic for the homelab, the app on your phone. Only alert after {mins} minutes of downtime so routine restarts stay quiet."),
-    ("Should I let Watchtower update everything on {host}?",
-     "Not the stateful ones like {ctr}: pin version tags and update those by hand after reading the changelog. Watchtower in monitor-only mode is a good middle ground."),
+    ("Best way to get alerts from Uptime Kuma? I have <<mon>> monitors now.",
+     "ntfy is the lightest: a small container, one topic for the homelab, the app on your phone. Only alert after <<mins>> minutes of downtime so routine restarts stay quiet."),
+    ("Should I let Watchtower update everything on <<host>>?",
+     "Not the stateful ones like <<ctr>>: pin version tags and update those by hand after reading the changelog. Watchtower in monitor-only mode is a good middle ground."),
 )
 
 
@@ -428,35 +420,35 @@ def _slots_network(rng: random.Random) -> dict[str, object]:
 
 
 _NETWORK_ID = (
-    ("Aku mau kasih IP tetap buat {dev} di pfSense, biar nggak pindah-pindah.",
-     "Services > DHCP Server > LAN > DHCP Static Mappings > Add. Isi MAC {dev}, IP misalnya 192.168.{vlan}.{ip_last} (di luar range dinamis), dan hostname. Setelah itu putus-sambung Wi-Fi di perangkatnya biar dapat lease baru."),
-    ("Pi-hole hari ini blokir {blocked}% query. Tapi link dari grup WA ke {domain} nggak bisa dibuka.",
-     "Domain {domain} memang masuk daftar tracker di banyak blocklist. Kalau memang butuh, tambahkan ke allowlist:\n```\npihole allow {domain}\n```\nAtau dari web UI: Domains > Allow. Setelah itu flush cache DNS di HP (matikan lalu nyalakan Wi-Fi)."),
-    ("WireGuard di {peer} nggak pernah handshake. Endpoint-nya ke IP publik rumah, port default.",
-     "Kalau handshake nol, paketnya belum sampai. Cek berurutan:\n1. Port forward UDP 51820 di pfSense ke host WireGuard.\n2. Rule di WAN yang mengizinkan UDP 51820.\n3. IP publiknya beneran publik, bukan CGNAT dari {isp} (bandingkan IP di status WAN dengan whatismyip).\n4. `AllowedIPs` di server untuk {peer} = {wg_ip}/32."),
-    ("Aku mau {dev} di VLAN {vlan} tetap bisa diakses Home Assistant yang ada di VLAN {vlan2}, tapi nggak bisa ke mana-mana.",
-     "Di pfSense, rules di interface VLAN {vlan}, urut dari atas:\n1. Izinkan dari net VLAN{vlan} ke alamat HA, hanya port yang dibutuhkan.\n2. Blokir dari net VLAN{vlan} ke RFC1918 (alias semua jaringan lokal).\n3. Opsional: izinkan ke internet kalau perangkatnya butuh update.\nRule dibaca dari atas, jadi urutannya penting. Koneksi dari HA ke perangkat diizinkan di rule VLAN {vlan2}."),
-    ("Internet {isp} cuma dapat {down} Mbps dari paket {plan} Mbps. Speedtest dari pfSense langsung.",
-     "Bandingkan tiga titik: speedtest dari pfSense, dari laptop pakai kabel, dan dari Wi-Fi. Kalau dari pfSense pun cuma {down} Mbps, masalahnya di sisi {isp}: catat jam dan hasilnya tiga hari, lalu lapor dengan bukti. Kalau pfSense kencang tapi Wi-Fi lambat, itu urusan AP."),
-    ("Update pfSense ke {pf_ver}, aman langsung atau tunggu?",
+    ("Aku mau kasih IP tetap buat <<dev>> di pfSense, biar nggak pindah-pindah.",
+     "Services > DHCP Server > LAN > DHCP Static Mappings > Add. Isi MAC <<dev>>, IP misalnya 192.168.<<vlan>>.<<ip_last>> (di luar range dinamis), dan hostname. Setelah itu putus-sambung Wi-Fi di perangkatnya biar dapat lease baru."),
+    ("Pi-hole hari ini blokir <<blocked>>% query. Tapi link dari grup WA ke <<domain>> nggak bisa dibuka.",
+     "Domain <<domain>> memang masuk daftar tracker di banyak blocklist. Kalau memang butuh, tambahkan ke allowlist:\n```\npihole allow <<domain>>\n```\nAtau dari web UI: Domains > Allow. Setelah itu flush cache DNS di HP (matikan lalu nyalakan Wi-Fi)."),
+    ("WireGuard di <<peer>> nggak pernah handshake. Endpoint-nya ke IP publik rumah, port default.",
+     "Kalau handshake nol, paketnya belum sampai. Cek berurutan:\n1. Port forward UDP 51820 di pfSense ke host WireGuard.\n2. Rule di WAN yang mengizinkan UDP 51820.\n3. IP publiknya beneran publik, bukan CGNAT dari <<isp>> (bandingkan IP di status WAN dengan whatismyip).\n4. `AllowedIPs` di server untuk <<peer>> = <<wg_ip>>/32."),
+    ("Aku mau <<dev>> di VLAN <<vlan>> tetap bisa diakses Home Assistant yang ada di VLAN <<vlan2>>, tapi nggak bisa ke mana-mana.",
+     "Di pfSense, rules di interface VLAN <<vlan>>, urut dari atas:\n1. Izinkan dari net VLAN<<vlan>> ke alamat HA, hanya port yang dibutuhkan.\n2. Blokir dari net VLAN<<vlan>> ke RFC1918 (alias semua jaringan lokal).\n3. Opsional: izinkan ke internet kalau perangkatnya butuh update.\nRule dibaca dari atas, jadi urutannya penting. Koneksi dari HA ke perangkat diizinkan di rule VLAN <<vlan2>>."),
+    ("Internet <<isp>> cuma dapat <<down>> Mbps dari paket <<plan>> Mbps. Speedtest dari pfSense langsung.",
+     "Bandingkan tiga titik: speedtest dari pfSense, dari laptop pakai kabel, dan dari Wi-Fi. Kalau dari pfSense pun cuma <<down>> Mbps, masalahnya di sisi <<isp>>: catat jam dan hasilnya tiga hari, lalu lapor dengan bukti. Kalau pfSense kencang tapi Wi-Fi lambat, itu urusan AP."),
+    ("Update pfSense ke <<pf_ver>>, aman langsung atau tunggu?",
      "Tunggu beberapa hari dan baca forum Netgate untuk masalah paket yang kamu pakai (WireGuard, pfBlockerNG). Sebelum update: Diagnostics > Backup & Restore, unduh config XML. Kalau ada boot environment ZFS, buat snapshot dulu supaya bisa balik dari menu boot."),
-    ("HP sering nyangkut ke AP yang jauh, padahal ada {ap} di ruang tengah.",
-     "Itu masalah roaming klasik: HP yang memutuskan pindah, bukan AP. Yang bisa dibantu dari {ap}: turunkan daya transmit AP yang jauh, aktifkan 802.11k/v kalau ada, dan set minimum RSSI sekitar -75 dBm supaya klien yang sinyalnya lemah dilepas."),
+    ("HP sering nyangkut ke AP yang jauh, padahal ada <<ap>> di ruang tengah.",
+     "Itu masalah roaming klasik: HP yang memutuskan pindah, bukan AP. Yang bisa dibantu dari <<ap>>: turunkan daya transmit AP yang jauh, aktifkan 802.11k/v kalau ada, dan set minimum RSSI sekitar -75 dBm supaya klien yang sinyalnya lemah dilepas."),
     ("Mau coba DNS over TLS dari pfSense biar ISP nggak ngintip query. Pi-hole tetap di depan.",
      "Rantainya: klien > Pi-hole > Unbound di pfSense > upstream lewat TLS port 853. Di pfSense: Services > DNS Resolver, aktifkan 'Use SSL/TLS for outgoing DNS Queries to Forwarding Servers', isi forwarder seperti 1.1.1.1@853#cloudflare-dns.com. Di Pi-hole, upstream cuma IP pfSense."),
 )
 
 _NETWORK_EN = (
-    ("Give {dev} a fixed address on pfSense?",
-     "Services > DHCP Server > pick the interface > Static Mappings > Add. Use its MAC, an address such as 192.168.{vlan}.{ip_last} outside the dynamic range, and a hostname; then reconnect the device so it picks up the new lease."),
-    ("WireGuard on {peer} never completes a handshake.",
-     "No handshake means packets never arrive. Check the UDP 51820 port forward and WAN rule on pfSense, make sure {isp} hasn't put you behind CGNAT, and confirm the server's AllowedIPs for {peer} is {wg_ip}/32."),
-    ("{isp} gives me {down} Mbps on a {plan} Mbps plan, measured from pfSense itself.",
-     "If pfSense itself only sees {down} Mbps, it's upstream. Log results at different hours for three days and take that to {isp}; if pfSense is fast but Wi-Fi is slow, look at the access point instead."),
-    ("I want {dev} on VLAN {vlan} to be reachable from Home Assistant on VLAN {vlan2} and nothing else.",
-     "On the VLAN {vlan} interface: pass to the HA address on the ports it needs, then block to an RFC1918 alias, then optionally pass to the internet. Rules are first match, so order matters; the connection from HA is allowed on the VLAN {vlan2} rules."),
-    ("Pi-hole is blocking {domain} and a link from a group chat won't open.",
-     "That domain is on common tracker lists. If you need it, `pihole allow {domain}`, then toggle Wi-Fi on the phone to drop its DNS cache."),
+    ("Give <<dev>> a fixed address on pfSense?",
+     "Services > DHCP Server > pick the interface > Static Mappings > Add. Use its MAC, an address such as 192.168.<<vlan>>.<<ip_last>> outside the dynamic range, and a hostname; then reconnect the device so it picks up the new lease."),
+    ("WireGuard on <<peer>> never completes a handshake.",
+     "No handshake means packets never arrive. Check the UDP 51820 port forward and WAN rule on pfSense, make sure <<isp>> hasn't put you behind CGNAT, and confirm the server's AllowedIPs for <<peer>> is <<wg_ip>>/32."),
+    ("<<isp>> gives me <<down>> Mbps on a <<plan>> Mbps plan, measured from pfSense itself.",
+     "If pfSense itself only sees <<down>> Mbps, it's upstream. Log results at different hours for three days and take that to <<isp>>; if pfSense is fast but Wi-Fi is slow, look at the access point instead."),
+    ("I want <<dev>> on VLAN <<vlan>> to be reachable from Home Assistant on VLAN <<vlan2>> and nothing else.",
+     "On the VLAN <<vlan>> interface: pass to the HA address on the ports it needs, then block to an RFC1918 alias, then optionally pass to the internet. Rules are first match, so order matters; the connection from HA is allowed on the VLAN <<vlan2>> rules."),
+    ("Pi-hole is blocking <<domain>> and a link from a group chat won't open.",
+     "That domain is on common tracker lists. If you need it, `pihole allow <<domain>>`, then toggle Wi-Fi on the phone to drop its DNS cache."),
 )
 
 
@@ -481,39 +473,39 @@ def _slots_work(rng: random.Random) -> dict[str, object]:
 
 _WORK_ID = (
     ("Halaman `/shipments/[id]` di Next.js masih nampilin status lama padahal DB sudah update. App Router, fetch di server component.",
-     "Itu cache data Next.js. Pilihan:\n1. Kalau boleh agak basi, `export const revalidate = {reval}` di page itu.\n2. Kalau harus langsung, tandai fetch-nya dengan tag lalu panggil `revalidateTag` di server action setelah update status.\n3. Kalau selalu dinamis, `cache: 'no-store'`.\nUntuk status pengiriman, opsi 2 paling pas: murah tapi tetap segar."),
-    ("Query daftar pengiriman status `in_transit` lambat, {ms} ms. Tabel `shipments` sekitar {rows} juta baris.",
+     "Itu cache data Next.js. Pilihan:\n1. Kalau boleh agak basi, `export const revalidate = <<reval>>` di page itu.\n2. Kalau harus langsung, tandai fetch-nya dengan tag lalu panggil `revalidateTag` di server action setelah update status.\n3. Kalau selalu dinamis, `cache: 'no-store'`.\nUntuk status pengiriman, opsi 2 paling pas: murah tapi tetap segar."),
+    ("Query daftar pengiriman status `in_transit` lambat, <<ms>> ms. Tabel `shipments` sekitar <<rows>> juta baris.",
      "Kirim hasil `EXPLAIN (ANALYZE, BUFFERS)`-nya. Dugaan awal: seq scan karena belum ada index yang cocok. Karena yang dicari cuma satu status, partial index biasanya paling hemat:\n```sql\nCREATE INDEX CONCURRENTLY idx_shipments_transit\n  ON shipments (updated_at DESC) WHERE status = 'in_transit';\n```\n`CONCURRENTLY` biar tabel nggak terkunci waktu jam kerja."),
-    ("Script Python rekonsiliasi CSV dari {vendor} error: `UnicodeDecodeError: 'utf-8' codec can't decode byte 0x{hexb}`.",
-     "File dari {vendor} kemungkinan disimpan Excel dalam cp1252, bukan UTF-8. Coba:\n```python\ndf = pd.read_csv(path, encoding=\"cp1252\", sep=\";\")\n```\nKalau formatnya berubah-ubah, deteksi dulu pakai `charset_normalizer.from_path(path).best().encoding`. Simpan hasil olahan kembali sebagai UTF-8 biar langkah berikutnya nggak ketularan."),
-    ("Mas Yoga minta PR {ticket} dipecah, soalnya {files} file berubah sekaligus.",
+    ("Script Python rekonsiliasi CSV dari <<vendor>> error: `UnicodeDecodeError: 'utf-8' codec can't decode byte 0x<<hexb>>`.",
+     "File dari <<vendor>> kemungkinan disimpan Excel dalam cp1252, bukan UTF-8. Coba:\n```python\ndf = pd.read_csv(path, encoding=\"cp1252\", sep=\";\")\n```\nKalau formatnya berubah-ubah, deteksi dulu pakai `charset_normalizer.from_path(path).best().encoding`. Simpan hasil olahan kembali sebagai UTF-8 biar langkah berikutnya nggak ketularan."),
+    ("Mas Yoga minta PR <<ticket>> dipecah, soalnya <<files>> file berubah sekaligus.",
      "Masuk akal. Pola yang biasanya gampang di-review:\n1. PR refactor murni (rename, pindah file), tanpa perubahan perilaku.\n2. PR skema dan migrasi database.\n3. PR fitur yang pakai keduanya.\nTiap PR sebaiknya di bawah 400 baris diff dan bisa di-merge sendiri. Tulis urutan dan alasannya di deskripsi PR pertama."),
-    ("Deploy staging gagal di `pnpm build`: `Type error: Property '{prop}' does not exist on type 'Shipment'`.",
+    ("Deploy staging gagal di `pnpm build`: `Type error: Property '<<prop>>' does not exist on type 'Shipment'`.",
      "Tipe `Shipment` kemungkinan di-generate dari skema lama. Jalankan ulang generator tipe setelah migrasi terbaru, lalu commit hasilnya. Di lokal kamu lolos karena file hasil generate-nya sudah baru tapi nggak ikut ter-commit; tambahkan langkah generate di CI sebelum build."),
-    ("Migrasi `{mig}` di staging nyangkut: `canceling statement due to lock timeout`.",
+    ("Migrasi `<<mig>>` di staging nyangkut: `canceling statement due to lock timeout`.",
      "ALTER TABLE butuh lock eksklusif, dan ada transaksi lain yang lama memegang tabelnya. Cek:\n```sql\nSELECT pid, state, now() - xact_start AS umur, left(query, 60)\nFROM pg_stat_activity WHERE state <> 'idle' ORDER BY umur DESC;\n```\nBiasanya worker yang lupa commit. Jalankan migrasinya di luar jam sibuk dengan `SET lock_timeout = '5s'` dan retry, daripada menunggu lama dan bikin antrean query lain."),
     ("Form alamat: zod bilang `Expected string, received null` buat kode pos.",
      "Data dari DB mengirim `null` untuk kode pos kosong. Di skema: `postalCode: z.string().nullable()`, atau ubah ke string kosong dengan `.transform`. Pilih satu kontrak dan samakan di API dan form, biar nggak ada dua representasi untuk 'kosong'."),
-    ("Tolong rangkum buat standup: kemarin beresin {ticket}, hari ini lanjut {ticket2}, blocker nunggu API dari tim {team}.",
-     "**Kemarin:** {ticket} selesai dan sudah di-review.\n**Hari ini:** lanjut {ticket2}.\n**Blocker:** menunggu endpoint dari tim {team}; kalau belum ada sampai siang, aku pakai mock dulu supaya UI tetap jalan."),
-    ("Worker Python yang kirim notifikasi WA ke kurir kadang dobel, kemarin ada {dup} kurir dapat dua kali.",
+    ("Tolong rangkum buat standup: kemarin beresin <<ticket>>, hari ini lanjut <<ticket2>>, blocker nunggu API dari tim <<team>>.",
+     "**Kemarin:** <<ticket>> selesai dan sudah di-review.\n**Hari ini:** lanjut <<ticket2>>.\n**Blocker:** menunggu endpoint dari tim <<team>>; kalau belum ada sampai siang, aku pakai mock dulu supaya UI tetap jalan."),
+    ("Worker Python yang kirim notifikasi WA ke kurir kadang dobel, kemarin ada <<dup>> kurir dapat dua kali.",
      "Itu gejala at-least-once: job di-retry setelah pesan sebenarnya sudah terkirim. Simpan kunci idempoten (misal `shipment_id` + jenis notifikasi) di tabel dengan UNIQUE constraint, insert dulu sebelum kirim, dan lewati kalau insert-nya konflik."),
 )
 
 _WORK_EN = (
     ("The `/shipments/[id]` page in Next.js keeps showing a stale status after we update the row.",
-     "That's the data cache. Tag the fetch and call `revalidateTag` from the server action after the update; `export const revalidate = {reval}` is fine if a little staleness is acceptable, and `cache: 'no-store'` if it must always be live."),
-    ("Listing `in_transit` shipments takes {ms} ms on a table with about {rows} million rows.",
+     "That's the data cache. Tag the fetch and call `revalidateTag` from the server action after the update; `export const revalidate = <<reval>>` is fine if a little staleness is acceptable, and `cache: 'no-store'` if it must always be live."),
+    ("Listing `in_transit` shipments takes <<ms>> ms on a table with about <<rows>> million rows.",
      "Get `EXPLAIN (ANALYZE, BUFFERS)` first. If it's a sequential scan, a partial index on `updated_at` with `WHERE status = 'in_transit'` is small and fast; build it `CONCURRENTLY` during office hours."),
-    ("The {vendor} reconciliation CSV fails with `UnicodeDecodeError ... byte 0x{hexb}`.",
+    ("The <<vendor>> reconciliation CSV fails with `UnicodeDecodeError ... byte 0x<<hexb>>`.",
      "It's probably cp1252 from Excel. Read it with `encoding=\"cp1252\"`, or detect the encoding with charset_normalizer when vendors vary, and write your output back as UTF-8."),
-    ("Standup summary please: finished {ticket} yesterday, continuing {ticket2}, blocked on the {team} team's API.",
-     "**Yesterday:** {ticket} done and reviewed.\n**Today:** {ticket2}.\n**Blocker:** waiting on the {team} team's endpoint; I'll build against a mock until it lands."),
-    ("Yoga wants me to split {ticket}: {files} files changed in one PR.",
+    ("Standup summary please: finished <<ticket>> yesterday, continuing <<ticket2>>, blocked on the <<team>> team's API.",
+     "**Yesterday:** <<ticket>> done and reviewed.\n**Today:** <<ticket2>>.\n**Blocker:** waiting on the <<team>> team's endpoint; I'll build against a mock until it lands."),
+    ("Yoga wants me to split <<ticket>>: <<files>> files changed in one PR.",
      "Split it into a pure refactor, then the schema and migration, then the feature on top. Keep each under about 400 lines of diff and explain the order in the first PR's description."),
-    ("Migration `{mig}` timed out on staging: `canceling statement due to lock timeout`.",
+    ("Migration `<<mig>>` timed out on staging: `canceling statement due to lock timeout`.",
      "ALTER TABLE needs an exclusive lock and something held a long transaction. Look at `pg_stat_activity` ordered by transaction age, fix the worker that forgot to commit, and retry with a short `lock_timeout` outside peak hours."),
-    ("Staging Postgres says `sorry, too many clients already` (max_connections {clients}).",
+    ("Staging Postgres says `sorry, too many clients already` (max_connections <<clients>>).",
      "Each serverless function opens its own pool. Put PgBouncer in transaction mode in front, lower the per-instance pool to 1 or 2, and keep `max_connections` where it is."),
 )
 
@@ -542,31 +534,31 @@ def _slots_ramadan(rng: random.Random, day: int) -> dict[str, object]:
 
 
 _RAMADAN_ID = (
-    ("Stok kulkas tinggal {stok}. Sahur besok masak apa yang cepat, maksimal 15 menit?",
-     "Dari {stok}, yang cepat: tumis semua jadi satu dengan bawang putih dan kecap, plus telur dadar atau rebus. Siapkan bumbu dan potong sayur malam ini, jadi jam 3 pagi tinggal nyalakan kompor. Tambahkan buah atau kurma biar gulanya nggak cuma dari nasi."),
-    ("Jadwal dari masjid: imsak {imsak}, subuh {subuh}, magrib {magrib}. Bikinin pengingat di Home Assistant 10 menit sebelum imsak dong.",
-     "Buat helper `input_datetime.imsak` berisi {imsak}, lalu automation:\n```yaml\ntrigger:\n  - platform: template\n    value_template: >\n      {{ now().strftime('%H:%M') ==\n         (today_at(states('input_datetime.imsak')) - timedelta(minutes=10)).strftime('%H:%M') }}\naction:\n  - service: tts.google_translate_say\n    data:\n      entity_id: media_player.speaker_dapur\n      message: \"Sepuluh menit lagi imsak\"\n```\nJamnya tinggal diganti tiap beberapa hari sesuai jadwal masjid."),
-    ("Puasa hari ke-{rday}, jam dua siang ngantuk berat di kantor. Ada trik?",
+    ("Stok kulkas tinggal <<stok>>. Sahur besok masak apa yang cepat, maksimal 15 menit?",
+     "Dari <<stok>>, yang cepat: tumis semua jadi satu dengan bawang putih dan kecap, plus telur dadar atau rebus. Siapkan bumbu dan potong sayur malam ini, jadi jam 3 pagi tinggal nyalakan kompor. Tambahkan buah atau kurma biar gulanya nggak cuma dari nasi."),
+    ("Jadwal dari masjid: imsak <<imsak>>, subuh <<subuh>>, magrib <<magrib>>. Bikinin pengingat di Home Assistant 10 menit sebelum imsak dong.",
+     "Buat helper `input_datetime.imsak` berisi <<imsak>>, lalu automation:\n```yaml\ntrigger:\n  - platform: template\n    value_template: >\n      {{ now().strftime('%H:%M') ==\n         (today_at(states('input_datetime.imsak')) - timedelta(minutes=10)).strftime('%H:%M') }}\naction:\n  - service: tts.google_translate_say\n    data:\n      entity_id: media_player.speaker_dapur\n      message: \"Sepuluh menit lagi imsak\"\n```\nJamnya tinggal diganti tiap beberapa hari sesuai jadwal masjid."),
+    ("Puasa hari ke-<<rday>>, jam dua siang ngantuk berat di kantor. Ada trik?",
      "Yang paling membantu biasanya: tidur siang 15 sampai 20 menit setelah zuhur, jalan sebentar atau naik tangga, dan jangan menumpuk kerjaan berat di jam 13.00 sampai 15.00. Di rumah, geser tidur lebih awal; sahur jangan terlalu banyak karbohidrat sederhana supaya nggak cepat lemas."),
-    ("Tarawih di masjid {masjid} selesai jam {tarawih_end}. Tidurku jadi berantakan.",
+    ("Tarawih di masjid <<masjid>> selesai jam <<tarawih_end>>. Tidurku jadi berantakan.",
      "Coba hitung mundur: kalau sahur bangun jam 03.10, tidur jam 22.00 sudah cuma dapat sekitar lima jam. Opsi: tarawih di rumah di hari kerja dan ke masjid di akhir pekan, atau pilih masjid yang selesai lebih cepat. Tidur siang singkat di kantor menambal sisanya."),
-    ("Zakat fitrah di masjid {masjid} tahun ini Rp{zakat} per orang. Buat aku, Kak Rina, sama Ibu berarti berapa?",
-     "Tiga orang kali Rp{zakat}, jadi Rp{zakat3}. Bayar sebelum salat Id; banyak masjid menutup penerimaan sehari sebelumnya, jadi lebih aman dibayar akhir pekan ini. Minta tanda terimanya untuk catatan keluarga."),
-    ("Aku pesan nastar {nastar} toples ke tetangga, Rp{nastar_price} per toples. Masuk pos anggaran mana ya?",
-     "Masukkan ke pos 'Lebaran' yang terpisah dari makan harian, biar kelihatan total biaya lebaran sekaligus (kue, THR keponakan, baju, ongkos mudik). Untuk catatan: {nastar} toples x Rp{nastar_price}."),
-    ("Seminggu ini beli takjil terus, total Rp{takjil}. Kebanyakan nggak sih?",
+    ("Zakat fitrah di masjid <<masjid>> tahun ini Rp<<zakat>> per orang. Buat aku, Kak Rina, sama Ibu berarti berapa?",
+     "Tiga orang kali Rp<<zakat>>, jadi Rp<<zakat3>>. Bayar sebelum salat Id; banyak masjid menutup penerimaan sehari sebelumnya, jadi lebih aman dibayar akhir pekan ini. Minta tanda terimanya untuk catatan keluarga."),
+    ("Aku pesan nastar <<nastar>> toples ke tetangga, Rp<<nastar_price>> per toples. Masuk pos anggaran mana ya?",
+     "Masukkan ke pos 'Lebaran' yang terpisah dari makan harian, biar kelihatan total biaya lebaran sekaligus (kue, THR keponakan, baju, ongkos mudik). Untuk catatan: <<nastar>> toples x Rp<<nastar_price>>."),
+    ("Seminggu ini beli takjil terus, total Rp<<takjil>>. Kebanyakan nggak sih?",
      "Lumayan untuk seminggu, apalagi kalau sebagian nggak habis. Coba aturan sederhana: takjil beli maksimal tiga kali seminggu, sisanya bikin sendiri seperti kolak atau es buah dari stok rumah. Catat juga di aplikasi keuangan dengan kategori sendiri."),
-    ("Cari baju koko buat lebaran, budget Rp{koko}. Beli online atau ke Tanah Abang?",
-     "Dengan budget Rp{koko}, online lebih praktis tapi ukuran sering meleset; kalau sempat, coba dulu di toko. Jangan mepet: minggu terakhir Ramadan ongkir dan antrean kurir biasanya melonjak."),
+    ("Cari baju koko buat lebaran, budget Rp<<koko>>. Beli online atau ke Tanah Abang?",
+     "Dengan budget Rp<<koko>>, online lebih praktis tapi ukuran sering meleset; kalau sempat, coba dulu di toko. Jangan mepet: minggu terakhir Ramadan ongkir dan antrean kurir biasanya melonjak."),
 )
 
 _RAMADAN_EN = (
-    ("Fasting day {rday}. Is it okay to run before iftar?",
+    ("Fasting day <<rday>>. Is it okay to run before iftar?",
      "Keep it easy: 30 to 40 minutes at conversational effort, finishing right around iftar so you can drink immediately. Save intervals for after breaking the fast or for the weekend."),
-    ("Planning iftar with college friends at {resto}, {people} people, about Rp{pp} each.",
+    ("Planning iftar with college friends at <<resto>>, <<people>> people, about Rp<<pp>> each.",
      "Book ahead: places fill up in the last two weeks of Ramadan. Ask for a table from 17:30, order takjil to be served at maghrib, and agree on splitting the bill before you go."),
-    ("Zakat al-fitr is Rp{zakat} per person at {masjid} this year. For three of us?",
-     "Three times Rp{zakat} is Rp{zakat3}. Pay it before Eid prayer; most mosques close collection the day before, so this weekend is safer."),
+    ("Zakat al-fitr is Rp<<zakat>> per person at <<masjid>> this year. For three of us?",
+     "Three times Rp<<zakat>> is Rp<<zakat3>>. Pay it before Eid prayer; most mosques close collection the day before, so this weekend is safer."),
 )
 
 
@@ -584,24 +576,24 @@ def _slots_family(rng: random.Random) -> dict[str, object]:
 
 
 _FAMILY_ID = (
-    ("Ibu cek tensi pagi ini {sys}/{dia}. Obatnya amlodipin 5 mg, diminum rutin.",
+    ("Ibu cek tensi pagi ini <<sys>>/<<dia>>. Obatnya amlodipin 5 mg, diminum rutin.",
      "Satu angka belum bisa disimpulkan. Minta Ibu ukur pagi dan malam selama seminggu, duduk tenang lima menit dulu, dan catat. Kalau rata-ratanya tetap di atas 140/90, bawa catatannya ke dokter. Aku bisa bantu bikin tabel sederhana atau input manual di Home Assistant."),
-    ("Giliran aku jadi tuan rumah arisan keluarga, sekitar {arisan} orang. Menu apa yang gampang?",
-     "Untuk {arisan} orang: nasi liwet satu panci besar, ayam goreng ungkep (bisa disiapkan sehari sebelumnya), sayur asem, sambal, kerupuk, dan buah. Pesan satu menu utama dari katering kalau mau lebih santai."),
-    ("Keponakanku {nephew} ulang tahun ke-{age}. Kado apa yang nggak bikin rumah berantakan?",
-     "Untuk umur {age}: buku cerita bergambar, set LEGO kecil, atau pengalaman bareng seperti tiket ke museum atau planetarium. Tanya orang tuanya dulu apa yang sudah punya."),
-    ("Atap dapur bocor lagi waktu hujan deras semalam. Tukang minta Rp{tukang} buat ganti genteng dan lapisi talang.",
+    ("Giliran aku jadi tuan rumah arisan keluarga, sekitar <<arisan>> orang. Menu apa yang gampang?",
+     "Untuk <<arisan>> orang: nasi liwet satu panci besar, ayam goreng ungkep (bisa disiapkan sehari sebelumnya), sayur asem, sambal, kerupuk, dan buah. Pesan satu menu utama dari katering kalau mau lebih santai."),
+    ("Keponakanku <<nephew>> ulang tahun ke-<<age>>. Kado apa yang nggak bikin rumah berantakan?",
+     "Untuk umur <<age>>: buku cerita bergambar, set LEGO kecil, atau pengalaman bareng seperti tiket ke museum atau planetarium. Tanya orang tuanya dulu apa yang sudah punya."),
+    ("Atap dapur bocor lagi waktu hujan deras semalam. Tukang minta Rp<<tukang>> buat ganti genteng dan lapisi talang.",
      "Harga segitu wajar kalau termasuk bahan. Minta dia cek juga sambungan talang dan lapisan di sekitar cerobong, karena bocor sering dari situ. Foto sebelum dan sesudah, dan tanya garansi kalau bocor lagi dalam sebulan."),
-    ("Tolong bikin ucapan singkat buat ulang tahun pernikahan ke-{years} Om {om} dan Tante, buat grup keluarga.",
-     "\"Selamat ulang tahun pernikahan yang ke-{years}, Om {om} dan Tante! Terima kasih sudah jadi teladan buat kami semua. Semoga sehat selalu dan makin bahagia. Salam dari Depok.\""),
+    ("Tolong bikin ucapan singkat buat ulang tahun pernikahan ke-<<years>> Om <<om>> dan Tante, buat grup keluarga.",
+     "\"Selamat ulang tahun pernikahan yang ke-<<years>>, Om <<om>> dan Tante! Terima kasih sudah jadi teladan buat kami semua. Semoga sehat selalu dan makin bahagia. Salam dari Depok.\""),
 )
 
 _FAMILY_EN = (
-    ("Ibu's blood pressure was {sys}/{dia} this morning. She's on amlodipine 5 mg.",
+    ("Ibu's blood pressure was <<sys>>/<<dia>> this morning. She's on amlodipine 5 mg.",
      "One reading says little. Have her measure morning and evening for a week after five quiet minutes, write it down, and take the log to her doctor if the average stays above 140/90."),
-    ("My nephew {nephew} turns {age}. Gift ideas that won't clutter their house?",
+    ("My nephew <<nephew>> turns <<age>>. Gift ideas that won't clutter their house?",
      "A picture book, a small LEGO set, or an outing such as a museum or planetarium trip. Check with his parents what he already has."),
-    ("The kitchen roof leaked again last night. The handyman quoted Rp{tukang} for tiles and gutter sealing.",
+    ("The kitchen roof leaked again last night. The handyman quoted Rp<<tukang>> for tiles and gutter sealing.",
      "That's reasonable if materials are included. Ask him to check the gutter joints too, take photos before and after, and ask what happens if it leaks again within a month."),
 )
 
@@ -622,26 +614,26 @@ def _slots_run(rng: random.Random) -> dict[str, object]:
 
 
 _RUN_ID = (
-    ("Lari pagi tadi {km} km di {place}, pace rata-rata {pace}/km, HR rata-rata {hr}.",
-     "Dengan HR {hr}, itu lebih ke tempo ringan daripada easy. Kalau niatnya lari santai, turunkan pace sampai bisa ngobrol kalimat penuh. Catat juga sepatu dan cuacanya; pagi yang lembap bikin HR naik 5 sampai 10 denyut."),
-    ("Sepatu {shoe} udah {shoe_km} km. Waktunya ganti?",
+    ("Lari pagi tadi <<km>> km di <<place>>, pace rata-rata <<pace>>/km, HR rata-rata <<hr>>.",
+     "Dengan HR <<hr>>, itu lebih ke tempo ringan daripada easy. Kalau niatnya lari santai, turunkan pace sampai bisa ngobrol kalimat penuh. Catat juga sepatu dan cuacanya; pagi yang lembap bikin HR naik 5 sampai 10 denyut."),
+    ("Sepatu <<shoe>> udah <<shoe_km>> km. Waktunya ganti?",
      "Kebanyakan sepatu lari mulai kehilangan bantalan di 500 sampai 800 km. Tanda praktis: lutut atau telapak mulai pegal di lari yang biasanya enteng, atau busanya berkerut dalam. Beli penggantinya dulu, pakai bergantian dua minggu."),
-    ("Tidur cuma {sleep} jam, HRV turun ke {hrv} ms. Tetap interval hari ini?",
+    ("Tidur cuma <<sleep>> jam, HRV turun ke <<hrv>> ms. Tetap interval hari ini?",
      "Geser intervalnya. Dengan tidur segitu dan HRV turun, hari ini cukup lari easy 30 menit atau istirahat total. Interval yang dipaksa waktu kurang tidur lebih banyak risiko cedera daripada manfaatnya."),
-    ("Betis kanan kencang setelah interval {reps}x400 m kemarin sore.",
+    ("Betis kanan kencang setelah interval <<reps>>x400 m kemarin sore.",
      "Kencang tanpa nyeri tajam biasanya cuma pegal otot. Foam roll pelan, jalan santai, dan lari easy kalau sudah enakan. Kalau ada titik nyeri yang tajam saat ditekan atau makin sakit waktu lari, berhenti dan periksakan."),
-    ("Lari {km} km di {place} bareng teman kantor, pace {pace}. Enak juga lari rame-rame.",
+    ("Lari <<km>> km di <<place>> bareng teman kantor, pace <<pace>>. Enak juga lari rame-rame.",
      "Lari bareng bikin pace lebih stabil dan nggak kerasa jaraknya. Asal jangan semua lari jadi balapan: jadikan yang bareng teman ini lari santai, dan simpan sesi keras untuk jadwalmu sendiri."),
 )
 
 _RUN_EN = (
-    ("Ran {km} km around {place} this morning, {pace}/km, average HR {hr}.",
-     "At HR {hr} that's closer to a steady run than an easy one. If it was meant to be easy, slow down until you can speak full sentences; humid mornings add 5 to 10 beats anyway."),
-    ("My {shoe} have {shoe_km} km on them. Replace?",
+    ("Ran <<km>> km around <<place>> this morning, <<pace>>/km, average HR <<hr>>.",
+     "At HR <<hr>> that's closer to a steady run than an easy one. If it was meant to be easy, slow down until you can speak full sentences; humid mornings add 5 to 10 beats anyway."),
+    ("My <<shoe>> have <<shoe_km>> km on them. Replace?",
      "Most trainers lose cushioning somewhere between 500 and 800 km. If easy runs start to feel harsh, buy the next pair and rotate them for a couple of weeks."),
-    ("Slept {sleep} hours and HRV dropped to {hrv} ms. Still do intervals?",
+    ("Slept <<sleep>> hours and HRV dropped to <<hrv>> ms. Still do intervals?",
      "Move them. An easy 30 minutes or a rest day is the better call; forcing intervals on poor sleep costs more than it gives."),
-    ("Right calf is tight after {reps}x400 m yesterday.",
+    ("Right calf is tight after <<reps>>x400 m yesterday.",
      "Tightness without sharp pain is usually just fatigue. Foam roll gently, walk, and run easy once it settles; stop and get it checked if a spot hurts sharply."),
 )
 
@@ -664,24 +656,24 @@ def _slots_budget(rng: random.Random) -> dict[str, object]:
 
 
 _BUDGET_ID = (
-    ("Rekap pengeluaran minggu ini: makan Rp{food}, transport Rp{trans}, kopi Rp{coffee}.",
-     "Kopi Rp{coffee} seminggu itu kalau dikali empat lumayan. Makan Rp{food} masih wajar kalau sudah termasuk makan siang kantor. Saran: tetapkan batas mingguan untuk kopi, dan catat di hari yang sama biar nggak lupa."),
-    ("Langgananku: Netflix, Spotify, YouTube Premium, sama iCloud {icloud} GB. Mana yang dipangkas?",
-     "Lihat mana yang dipakai minggu ini. Foto sudah ke Immich di NAS, jadi iCloud {icloud} GB mungkin bisa turun paket. Netflix bisa putar: langganan sebulan, berhenti sebulan. Spotify dan YouTube Premium sering tumpang tindih untuk musik."),
-    ("Tagihan listrik bulan ini Rp{listrik}. Homelab makan sekitar {watt} W terus-terusan. Berapa porsinya?",
-     "{watt} W x 24 jam x 30 hari = sekitar {kwh} kWh. Dengan tarif Rp1.444,70 per kWh, itu kira-kira Rp{rp_kwh} sebulan dari homelab saja. Kalau mau hemat, jadwalkan node kedua mati di jam tidur atau pindahkan layanan ringan ke satu mesin."),
-    ("Harga {disk} sekarang Rp{hdd}. Beli sekarang buat cadangan atau nanti aja?",
+    ("Rekap pengeluaran minggu ini: makan Rp<<food>>, transport Rp<<trans>>, kopi Rp<<coffee>>.",
+     "Kopi Rp<<coffee>> seminggu itu kalau dikali empat lumayan. Makan Rp<<food>> masih wajar kalau sudah termasuk makan siang kantor. Saran: tetapkan batas mingguan untuk kopi, dan catat di hari yang sama biar nggak lupa."),
+    ("Langgananku: Netflix, Spotify, YouTube Premium, sama iCloud <<icloud>> GB. Mana yang dipangkas?",
+     "Lihat mana yang dipakai minggu ini. Foto sudah ke Immich di NAS, jadi iCloud <<icloud>> GB mungkin bisa turun paket. Netflix bisa putar: langganan sebulan, berhenti sebulan. Spotify dan YouTube Premium sering tumpang tindih untuk musik."),
+    ("Tagihan listrik bulan ini Rp<<listrik>>. Homelab makan sekitar <<watt>> W terus-terusan. Berapa porsinya?",
+     "<<watt>> W x 24 jam x 30 hari = sekitar <<kwh>> kWh. Dengan tarif Rp1.444,70 per kWh, itu kira-kira Rp<<rp_kwh>> sebulan dari homelab saja. Kalau mau hemat, jadwalkan node kedua mati di jam tidur atau pindahkan layanan ringan ke satu mesin."),
+    ("Harga <<disk>> sekarang Rp<<hdd>>. Beli sekarang buat cadangan atau nanti aja?",
      "Kalau pool-mu mirror dan disk lama sudah lewat tiga tahun, punya satu cadangan di laci itu masuk akal. Kalau masih muda dan SMART bersih, tunggu promo tanggal kembar; biasanya turun 10 sampai 15 persen."),
-    ("Mau mulai reksa dana pasar uang Rp{rdpu} per bulan. Dari gaji langsung autodebet?",
+    ("Mau mulai reksa dana pasar uang Rp<<rdpu>> per bulan. Dari gaji langsung autodebet?",
      "Autodebet di hari gajian paling ampuh, biar uangnya pergi sebelum sempat dipakai. Reksa dana pasar uang cocok untuk dana darurat atau tujuan di bawah dua tahun; untuk jangka panjang pertimbangkan campuran indeks saham."),
 )
 
 _BUDGET_EN = (
-    ("This week's spending: food Rp{food}, transport Rp{trans}, coffee Rp{coffee}.",
-     "Coffee at Rp{coffee} a week adds up over a month. Food looks fine if it covers office lunches. Set a weekly cap for coffee and log it on the same day."),
-    ("My homelab draws about {watt} W all the time. How much of the Rp{listrik} power bill is that?",
-     "{watt} W around the clock is about {kwh} kWh a month; at Rp1,444.70 per kWh that's roughly Rp{rp_kwh}. Powering down the second node overnight is the easiest saving."),
-    ("Netflix, Spotify, YouTube Premium and iCloud {icloud} GB. Which should go?",
+    ("This week's spending: food Rp<<food>>, transport Rp<<trans>>, coffee Rp<<coffee>>.",
+     "Coffee at Rp<<coffee>> a week adds up over a month. Food looks fine if it covers office lunches. Set a weekly cap for coffee and log it on the same day."),
+    ("My homelab draws about <<watt>> W all the time. How much of the Rp<<listrik>> power bill is that?",
+     "<<watt>> W around the clock is about <<kwh>> kWh a month; at Rp1,444.70 per kWh that's roughly Rp<<rp_kwh>>. Powering down the second node overnight is the easiest saving."),
+    ("Netflix, Spotify, YouTube Premium and iCloud <<icloud>> GB. Which should go?",
      "Photos already go to Immich on the NAS, so the iCloud tier can probably shrink. Rotate Netflix month on, month off, and pick one of Spotify or YouTube Premium for music."),
 )
 
@@ -712,33 +704,33 @@ def _slots_reading(rng: random.Random) -> dict[str, object]:
 
 
 _READING_ID = (
-    ("Lagi baca {book}, udah halaman {page}. Bagian {part_id} bikin mikir.",
+    ("Lagi baca <<book>>, udah halaman <<page>>. Bagian <<part_id>> bikin mikir.",
      "Bagian itu memang titik baliknya. Apa yang paling kena buat kamu: tokohnya, atau cara penulis menggambarkan zamannya? Kalau mau, tulis tiga kalimat catatan sekarang selagi masih segar; nanti enak buat diingat lagi."),
-    ("Rekomendasi buku nonfiksi soal {theme} dong, yang nggak terlalu tebal.",
-     "Untuk {theme}, mulai dari yang di bawah 300 halaman dan ditulis untuk pembaca umum. Baca ulasan dua atau tiga orang yang seleranya mirip kamu, dan pinjam dulu di iPusnas kalau ada sebelum beli."),
-    ("Target baca tahun ini {target} buku, baru {done}. Kayaknya nggak kekejar.",
-     "Sisa bulan masih banyak. {mins} menit sehari sebelum tidur, ganti scroll HP, biasanya cukup untuk satu buku tiap dua sampai tiga minggu. Selingi yang tipis dan ringan biar momentumnya terjaga."),
+    ("Rekomendasi buku nonfiksi soal <<theme>> dong, yang nggak terlalu tebal.",
+     "Untuk <<theme>>, mulai dari yang di bawah 300 halaman dan ditulis untuk pembaca umum. Baca ulasan dua atau tiga orang yang seleranya mirip kamu, dan pinjam dulu di iPusnas kalau ada sebelum beli."),
+    ("Target baca tahun ini <<target>> buku, baru <<done>>. Kayaknya nggak kekejar.",
+     "Sisa bulan masih banyak. <<mins>> menit sehari sebelum tidur, ganti scroll HP, biasanya cukup untuk satu buku tiap dua sampai tiga minggu. Selingi yang tipis dan ringan biar momentumnya terjaga."),
 )
 
 _READING_EN = (
-    ("Reading {book}, page {page}. The part about {part_en} got me thinking.",
+    ("Reading <<book>>, page <<page>>. The part about <<part_en>> got me thinking.",
      "That's where the book turns. What struck you more: the character, or how the author sets up the period? Jot three sentences now while it's fresh."),
-    ("Any non-fiction on {theme_en} that isn't huge?",
+    ("Any non-fiction on <<theme_en>> that isn't huge?",
      "Start with something under 300 pages written for general readers, and borrow it from iPusnas or a friend before buying."),
-    ("My goal is {target} books this year and I'm at {done}.",
-     "{mins} minutes a night instead of scrolling gets you a book every two or three weeks. Mix in short ones to keep momentum."),
+    ("My goal is <<target>> books this year and I'm at <<done>>.",
+     "<<mins>> minutes a night instead of scrolling gets you a book every two or three weeks. Mix in short ones to keep momentum."),
 )
 
 
 # --- scenes: hand-written sessions that carry the questions' facts ---------------------
 #
 # Day indices count from ``start`` (0 = 2 March 2026 by default: Ramadan is under way,
-# Idul Fitri falls on day 18). ``{dN_id}`` / ``{dN_en}`` / ``{dN_iso}`` name day N, and
-# ``{ref}`` / ``{ref_id}`` / ``{ref_en}`` the day of the scene named in ``ref``.
+# Idul Fitri falls on day 18). ``<<dN_id>>`` / ``<<dN_en>>`` / ``<<dN_iso>>`` name day N,
+# and ``<<ref>>`` / ``<<ref_id>>`` / ``<<ref_en>>`` the day of the scene named in ``ref``.
 
 _SCENES: tuple[_Scene, ...] = (
     _Scene(day=1, lang="id", window="m", at="06:54", name="mudik_ticket", keys=("mudik_ticket",), topic="ramadan", text="""
-U> Pagi. Jam 07.00 nanti KAI buka kursi tambahan buat keberangkatan {d16_id}. Aku mau war tiket Taksaka dari Gambir ke Yogyakarta, tiga orang: aku, Kak Rina, sama Ibu.
+U> Pagi. Jam 07.00 nanti KAI buka kursi tambahan buat keberangkatan <<d16_id>>. Aku mau war tiket Taksaka dari Gambir ke Yogyakarta, tiga orang: aku, Kak Rina, sama Ibu.
 A> Oke, strategi singkat:
 - Login KAI Access dari sekarang, jangan nunggu jam 7 pas.
 - Simpan data penumpang (NIK Kak Rina dan Ibu) di daftar penumpang, jadi tinggal centang.
@@ -910,7 +902,7 @@ U> Udah. Frigate di VM 121 bisa tarik stream keempat kamera, dan dari kamera ngg
 A> Sesuai rencana. Terakhir: di app Reolink matikan UID/P2P, karena tanpa internet fitur itu cuma bikin kamera terus mencoba keluar dan mengisi log firewall.
 """),
     _Scene(day=10, lang="en", window="e", ref="sahur_rota", topic="ramadan", text="""
-U> Quick one. The pre-dawn meal rota my sister and I agreed on {ref} is falling apart: my 03:10 alarm didn't go off twice this week because the phone was on Do Not Disturb.
+U> Quick one. The pre-dawn meal rota my sister and I agreed on <<ref>> is falling apart: my 03:10 alarm didn't go off twice this week because the phone was on Do Not Disturb.
 A> Then let the house do the waking instead of the phone. Home Assistant can play an announcement on the bedroom speaker at 03:10 on your cooking days and at 03:35 for waking your mother. Which speakers do you have?
 U> A Nest Mini in my room and one in the kitchen. Kak Rina has her own in her room.
 A> Make an automation per person, keyed on the weekday from the rota:
@@ -1030,7 +1022,7 @@ U> Udah konfirmasi. Kak Rina bawa oleh-oleh buat tiap rumah, roti dan sirup.
 A> Lengkap. Simpan urutan ini di grup keluarga biar saudara yang lain tahu kapan kalian datang, jadi nggak ada rumah yang kosong waktu kalian sampai.
 """),
     _Scene(day=20, lang="en", window="e", ref="mudik_ticket", topic="family", text="""
-U> Back in Depok last night. Quick reflection on the homecoming trip before I forget: booking the train seats on {ref} was the stressful part, but it paid off. Ibu slept most of the ride there.
+U> Back in Depok last night. Quick reflection on the homecoming trip before I forget: booking the train seats on <<ref>> was the stressful part, but it paid off. Ibu slept most of the ride there.
 A> Welcome back. Anything you'd do differently next year?
 U> Book the return at the same time. We ended up on a later train back with seats in two different cars, because return tickets were gone by the time Kak Rina's leave was confirmed.
 A> Worth writing down now while it stings. A note for next year: buy both directions on the first day, and if leave is uncertain, buy a refundable return anyway; the cancellation fee is smaller than the stress.
@@ -1083,7 +1075,7 @@ U> That was it. pfSense UI opens, the printer's page too. Ping is about 35 ms fr
 A> Good. Two follow-ups: disable key expiry for the router LXC so it doesn't drop off in six months, and add an ACL so only your devices can use the route, not every shared node.
 """),
     _Scene(day=25, lang="id", window="e", ref="ups_battery", topic="proxmox", text="""
-U> Lanjutan dari obrolan {ref} soal aki UPS yang aku ganti. Sekarang UPS bunyi terus tiap tengah malam, dan NUT kirim notifikasi "on battery" dua-tiga kali semalam, masing-masing cuma beberapa detik.
+U> Lanjutan dari obrolan <<ref>> soal aki UPS yang aku ganti. Sekarang UPS bunyi terus tiap tengah malam, dan NUT kirim notifikasi "on battery" dua-tiga kali semalam, masing-masing cuma beberapa detik.
 A> Kalau akinya masih baru dan self-test lulus, pindah ke baterai sebentar-sebentar itu biasanya karena tegangan PLN turun naik di malam hari, dan sensitivitas UPS-nya tinggi. Di `upsc`, berapa `input.voltage` waktu kejadian?
 U> Aku pasang logging: turun sampai 188 V sekitar jam 00.10, normalnya 221 V.
 A> 188 V itu di bawah batas transfer bawaan seri itu, jadi UPS memang pindah ke baterai, dan itu perilaku yang benar. Dua pilihan:
@@ -1314,7 +1306,7 @@ U> After analyze everything is back to normal speed. `SELECT version()` says 16.
 A> Done. Note the date and the image version in your homelab notes, and update the backup job so it dumps with the 16 client.
 """),
     _Scene(day=44, lang="id", window="a", agent="zed", ref="drop_prisma", topic="work", text="""
-U> Lanjut migrasi sesuai keputusan {ref}: ninggalin ORM di service billing. Sisa 9 query. Yang paling susah query laporan aging piutang.
+U> Lanjut migrasi sesuai keputusan <<ref>>: ninggalin ORM di service billing. Sisa 9 query. Yang paling susah query laporan aging piutang.
 A> Laporan aging biasanya paling gampang ditulis pakai CTE dan `CASE` per ember umur. Strukturnya bagaimana di versi lama?
 U> Piutang dikelompokkan per pelanggan: 0-30 hari, 31-60, 61-90, dan di atas 90, dari tanggal jatuh tempo invoice yang belum lunas.
 A> Versi SQL-nya:
@@ -1494,7 +1486,7 @@ U> The shortest ones first, to get momentum: "Seperti Dendam, Rindu Harus Dibaya
 A> Good strategy; two short wins make the pile visibly smaller. Tell me when you hit eight and we'll celebrate with a library loan.
 """),
     _Scene(day=60, lang="id", window="e", ref="iron_low", topic="run", text="""
-U> Hasil lab ulang keluar. Feritin sekarang 41, hemoglobin 13,8. Dibanding hasil {ref}, waktu dokter bilang kadar zat besiku rendah, ini naik jauh.
+U> Hasil lab ulang keluar. Feritin sekarang 41, hemoglobin 13,8. Dibanding hasil <<ref>>, waktu dokter bilang kadar zat besiku rendah, ini naik jauh.
 A> Kabar bagus: dari 18 ke 41 dalam sebulan artinya tablet dan perubahan kebiasaan tehmu bekerja. Apa kata dokter soal lanjutannya?
 U> Dokter bilang lanjut tablet sebulan lagi, terus cek lagi. Lari boleh mulai ditambah pelan-pelan.
 A> Masuk akal, karena cadangan besi butuh waktu untuk penuh. Untuk lari: tambah volume maksimal sekitar 10% per minggu, dan intensitas kembali bertahap, satu sesi kualitas seminggu dulu.
@@ -1505,7 +1497,7 @@ A> Tetap, jauh dari tablet dan dari makan. Kebiasaan itu murah dan jelas membant
 """),
     _Scene(day=62, lang="id", window="m", name="modem_reset_2", keys=("modem_bridge",), topic="network", text="""
 U> Pagi. Internet mati dari subuh. Ternyata ONT ZTE F670L di-reset dari pusat ISP waktu update firmware semalam, balik ke setelan pabrik lagi. Mode router lagi, bukan bridge.
-A> Langkahnya sama seperti waktu ONT diganti teknisi tanggal {d34_id}: login ke 192.168.1.1, hapus koneksi INTERNET mode Route, buat ulang mode Bridge dengan VLAN dari ISP, binding ke LAN1, lalu Connect di pfSense. Akun admin yang kamu dapat dari teknisi masih berlaku?
+A> Langkahnya sama seperti waktu ONT diganti teknisi tanggal <<d34_id>>: login ke 192.168.1.1, hapus koneksi INTERNET mode Route, buat ulang mode Bridge dengan VLAN dari ISP, binding ke LAN1, lalu Connect di pfSense. Akun admin yang kamu dapat dari teknisi masih berlaku?
 U> Masih, untung aku catat. Udah bridge lagi, pfSense dapat IP publik.
 A> Bagus. Karena ini sudah kedua kalinya, dua hal supaya lain kali lebih cepat:
 1. Simpan backup konfigurasi ONT (Management > Device Management > User Configuration Management) setelah diset bridge, jadi tinggal restore.
@@ -1535,7 +1527,7 @@ U> Handshake is up. I can open the MikroTik's WebFig from my laptop through the 
 A> Done. Keep the family tunnel's AllowedIPs narrow so a device at Mbah's can't reach your home network, only the other way around.
 """),
     _Scene(day=70, lang="id", window="e", ref="pbs_prune", topic="proxmox", text="""
-U> Datastore PBS udah 91%. Kayaknya aturan retensi yang kita nentuin {ref} terlalu longgar buat VM Immich yang isinya berubah terus.
+U> Datastore PBS udah 91%. Kayaknya aturan retensi yang kita nentuin <<ref>> terlalu longgar buat VM Immich yang isinya berubah terus.
 A> Coba lihat siapa yang paling makan: di PBS, Datastore > Content, urutkan per grup backup. VM yang blok-bloknya berubah tiap hari membuat deduplikasi kurang efektif.
 U> VM 120 Immich sendiri 1,9 TB dari 3,3 TB. Masalahnya disk data foto ikut di-backup, padahal fotonya sudah ada di NAS dan B2.
 A> Itu biang keroknya. Dua langkah:
@@ -1548,7 +1540,7 @@ U> Aku pasang notifikasi juga kalau lewat 80%.
 A> Bagus. Evaluasi lagi bulan depan setelah pola backup harian stabil.
 """),
     _Scene(day=75, lang="en", window="e", ref="budget_envelope", topic="budget", text="""
-U> Revisiting the monthly spending plan with envelopes that we set up on {ref}. The eating-out envelope was empty by the 16th, and I already moved money into it twice.
+U> Revisiting the monthly spending plan with envelopes that we set up on <<ref>>. The eating-out envelope was empty by the 16th, and I already moved money into it twice.
 A> Two refills in under three weeks means the envelope was sized for the month you wished you had, not the one you have. What drained it?
 U> Lunches near the office since the canteen closed for renovation, plus two dinners with college friends.
 A> The canteen closing is a structural change, not a lapse, so the lunches belong in the food envelope rather than eating out. Move Rp600k from "tak terduga" to food for the renovation period, and keep the eating-out envelope at Rp1.5 million for the social stuff.
@@ -1685,93 +1677,93 @@ def _slots_life(rng: random.Random) -> dict[str, object]:
 # "job_post" (after it) or "run" (not while the shin heals); a trailing "!" means a one-off
 # event that happens on one day only.
 _LIFE_BEATS: tuple[tuple[str, str, str], ...] = (
-    ("any", "Took the KRL from Depok Baru to {station} [[this morning|today]] and it was {crowd}.",
+    ("any", "Took the KRL from Depok Baru to <<station>> [[this morning|today]] and it was <<crowd>>.",
      "[[Commutes like that eat the morning.|That sets the tone for a day.|The KRL giveth and the KRL taketh away.]] [[Did you manage to get anything done on the ride, or was it survival mode?|Did you at least get a seat on the way back?|How long did the whole trip take in the end?]]"),
-    ("any", "It rained from {t1} until {t2} and the road near {spot} flooded again. [[Took me ages to get home.|I waited it out with a bowl of bakso.|My shoes are still wet.]]",
-     "[[Rainy season in Depok is relentless.|That stretch floods every time, doesn't it?|{t1} to {t2} is a long downpour.]] [[Did you wait it out somewhere dry?|Is the house okay, no leaks?|Did Ibu get home before it started?]]"),
-    ("any", "Tried cooking {dish} [[tonight|for lunch today]], and {dish_result}.",
+    ("any", "It rained from <<t1>> until <<t2>> and the road near <<spot>> flooded again. [[Took me ages to get home.|I waited it out with a bowl of bakso.|My shoes are still wet.]]",
+     "[[Rainy season in Depok is relentless.|That stretch floods every time, doesn't it?|<<t1>> to <<t2>> is a long downpour.]] [[Did you wait it out somewhere dry?|Is the house okay, no leaks?|Did Ibu get home before it started?]]"),
+    ("any", "Tried cooking <<dish>> [[tonight|for lunch today]], and <<dish_result>>.",
      "[[That counts as a win in my book.|Cooking for the family is a brave experiment.|That's not an easy dish to start with.]] [[Whose recipe were you following?|Will you try it again?|What would you change next time?]]"),
-    ("any", "There's a new coffee place near the office, {cafe}. Their {drink} is {price}.",
-     "[[Is it good enough to become a habit, or a once-a-week treat?|{price} for {drink} is the going rate now, sadly.|Worth the detour?]] [[Your coffee envelope might have opinions.|Did you try anything else there?|How's the seating for working?]]"),
-    ("any", "Ibu spent an hour on the phone with her sister in {city} and then told me all of it over dinner. Apparently {news}.",
-     "[[Family news always travels through the mothers first.|That's a lot of news for one phone call.|{city} sounds eventful.]] [[How did Ibu take it?|Are you expected to visit?|Did she want your opinion or just an audience?]]"),
-    ("any", "Kak Rina is {rina}.",
+    ("any", "There's a new coffee place near the office, <<cafe>>. Their <<drink>> is <<price>>.",
+     "[[Is it good enough to become a habit, or a once-a-week treat?|<<price>> for <<drink>> is the going rate now, sadly.|Worth the detour?]] [[Your coffee envelope might have opinions.|Did you try anything else there?|How's the seating for working?]]"),
+    ("any", "Ibu spent an hour on the phone with her sister in <<city>> and then told me all of it over dinner. Apparently <<news>>.",
+     "[[Family news always travels through the mothers first.|That's a lot of news for one phone call.|<<city>> sounds eventful.]] [[How did Ibu take it?|Are you expected to visit?|Did she want your opinion or just an audience?]]"),
+    ("any", "Kak Rina is <<rina>>.",
      "[[She always has a project going, doesn't she?|That sounds very like her.|Good for her.]] [[Are you roped in as a helper?|Has it affected the house yet?|Do you get to test the results?]]"),
-    ("any", "I fell asleep at {sleep_t} again watching {show}.",
-     "[[That's another late night.|{sleep_t} is late for someone who gets up early.|The screen wins again.]] [[Is it the show, or is it hard to switch off after work?|How did the morning feel?|Want to try a cut-off time this week?]]"),
-    ("any", "Listened to {podcast} on the way home, an episode about {pod_topic}.",
+    ("any", "I fell asleep at <<sleep_t>> again watching <<show>>.",
+     "[[That's another late night.|<<sleep_t>> is late for someone who gets up early.|The screen wins again.]] [[Is it the show, or is it hard to switch off after work?|How did the morning feel?|Want to try a cut-off time this week?]]"),
+    ("any", "Listened to <<podcast>> on the way home, an episode about <<pod_topic>>.",
      "[[Did anything from it stick with you?|What was the main idea?|Would you recommend that one?]] [[I like when a commute turns into a lecture.|Those episodes tend to stay in the head.|That's a good use of a commute.]]"),
-    ("any", "Spent most of [[Saturday|Sunday|the afternoon]] {weekend}.",
+    ("any", "Spent most of [[Saturday|Sunday|the afternoon]] <<weekend>>.",
      "[[A weekend with something to show for it.|Honest work.|That's a full day.]] [[Did you get any time just for yourself?|Was Ibu pleased?|Are you sore now?]]"),
-    ("any", "Had dinner with {friend}, who just {friend_news}.",
+    ("any", "Had dinner with <<friend>>, who just <<friend_news>>.",
      "[[How was it to catch up?|That's big news.|Sounds like a good evening.]] [[People's lives move fast when you don't see them for a while.|It's good to keep those friendships warm.|Will you see them again soon?]]"),
-    ("any", "Spent an hour behind the rack tidying cables and {cable}.",
+    ("any", "Spent an hour behind the rack tidying cables and <<cable>>.",
      "[[The least glamorous homelab work is the most satisfying.|Future you will be grateful.|Cable day is a good day.]] [[Anything you found that you'd forgotten about?|Did you take a photo of the result?|How long will it stay tidy, honestly?]]"),
-    ("run", "Easy {ekm} km [[this morning|before work|after maghrib]], felt {feel}.",
-     "[[Logged.|Nice.|{ekm} km is a solid start to the day.]] [[Was the pace where the plan wanted it, or did you drift faster?|How was the humidity?|Any aches afterwards?]]"),
-    ("any!", "Dewi sent the draft guest list: {guests} names on our side alone.",
-     "[[That's a lot of aunties.|{guests} is a big number for one side.]] [[Is Ibu adding more names, or crossing some off?|Who decides the final cut?]]"),
-    ("any", "The family group chat has been arguing about {debate} for two days.",
+    ("run", "Easy <<ekm>> km [[this morning|before work|after maghrib]], felt <<feel>>.",
+     "[[Logged.|Nice.|<<ekm>> km is a solid start to the day.]] [[Was the pace where the plan wanted it, or did you drift faster?|How was the humidity?|Any aches afterwards?]]"),
+    ("any!", "Dewi sent the draft guest list: <<guests>> names on our side alone.",
+     "[[That's a lot of aunties.|<<guests>> is a big number for one side.]] [[Is Ibu adding more names, or crossing some off?|Who decides the final cut?]]"),
+    ("any", "The family group chat has been arguing about <<debate>> for two days.",
      "[[Every wedding needs one big debate.|Classic wedding group chat.|Two days is a respectable argument.]] [[Which side are you on, or are you staying out of it?|Has Dewi said anything?|Who usually wins these?]]"),
-    ("any", "Read {pages} pages of {book} before bed.",
-     "[[How are you finding it so far?|Is it holding your attention?|Which part are you at?]] [[Reading before bed beats the phone.|That's a good habit to keep.|{pages} pages is a good session.]]"),
-    ("any", "Finally got {song} right on the guitar, chords and all.",
+    ("any", "Read <<pages>> pages of <<book>> before bed.",
+     "[[How are you finding it so far?|Is it holding your attention?|Which part are you at?]] [[Reading before bed beats the phone.|That's a good habit to keep.|<<pages>> pages is a good session.]]"),
+    ("any", "Finally got <<song>> right on the guitar, chords and all.",
      "[[Did you play it for anyone yet, or is it still a bedroom concert?|How long did that take to learn?|That one's a crowd pleaser.]] [[Ibu might request it.|What's next on the list?|Your fingers must hurt.]]"),
-    ("any", "Paid {bill} today, one less thing on the list.",
+    ("any", "Paid <<bill>> today, one less thing on the list.",
      "[[Small admin wins count.|Good to have that out of the way.|Done is done.]] [[Anything else due this month?|Did it cost what you expected?|Want me to remind you next year?]]"),
-    ("any", "Our neighbour {neighbor} {neighbor_thing}.",
+    ("any", "Our neighbour <<neighbor>> <<neighbor_thing>>.",
      "[[The neighbourhood is full of surprises.|That's very neighbourly.|Never a dull week on your street.]] [[How does Ibu feel about it?|Will that affect you at all?|Did you return the favour?]]"),
-    ("any", "Bought {item} on Tokopedia for {iprice}.",
-     "[[Is it replacing something, or is it a new thing in your life?|{iprice} sounds fair.|Hope it arrives quickly.]] [[Curious what pushed you to buy it.|Which envelope does it come out of?|Did you compare sellers?]]"),
-    ("any", "Watched {movie} with Kak Rina [[tonight|after dinner]].",
+    ("any", "Bought <<item>> on Tokopedia for <<iprice>>.",
+     "[[Is it replacing something, or is it a new thing in your life?|<<iprice>> sounds fair.|Hope it arrives quickly.]] [[Curious what pushed you to buy it.|Which envelope does it come out of?|Did you compare sellers?]]"),
+    ("any", "Watched <<movie>> with Kak Rina [[tonight|after dinner]].",
      "[[Did you both like it, or did one of you spend it on the phone?|Good pick?|Was it her choice or yours?]] [[Movie nights at home are underrated.|Who fell asleep first?|Would you watch it again?]]"),
-    ("any", "My phone's battery health is down to {bh}% and it dies [[by 8 p.m.|before dinner.|before the workday ends.]]",
-     "At {bh}% a battery replacement is cheaper than a new phone. [[Want to look for an authorised service centre nearby?|Carry a power bank until then.|Check the warranty first.]]"),
-    ("any", "Work was {work_detail}.",
+    ("any", "My phone's battery health is down to <<bh>>% and it dies [[by 8 p.m.|before dinner.|before the workday ends.]]",
+     "At <<bh>>% a battery replacement is cheaper than a new phone. [[Want to look for an authorised service centre nearby?|Carry a power bank until then.|Check the warranty first.]]"),
+    ("any", "Work was <<work_detail>>.",
      "[[Some days are like that.|That's a day.|Sounds draining.]] [[Did you get to do any of the work you actually wanted to do?|Anything to carry into tomorrow?|How are you winding down?]]"),
-    ("any", "Took some photos of {photo} with the old Fujifilm [[today|this evening|on the way home]].",
+    ("any", "Took some photos of <<photo>> with the old Fujifilm [[today|this evening|on the way home]].",
      "[[Will you share them somewhere, or are they just for you?|Film or digital this time?|That camera still earns its keep.]] [[Send the best one to Ibu.|Any favourites?|Light must have been good.]]"),
-    ("any", "My cousin {cousin} asked me to fix her laptop again. This time {laptop}.",
+    ("any", "My cousin <<cousin>> asked me to fix her laptop again. This time <<laptop>>.",
      "[[Being the family IT department never ends.|The family help desk strikes again.|Every family has one of you.]] [[Did you fix it, or did you tell her to buy a new one?|Was it a quick fix?|Maybe teach her the fix this time?]]"),
-    ("any!", "Ibu wants to video call Mbah by herself. We practised {times} times today and she did the last one alone.",
+    ("any!", "Ibu wants to video call Mbah by herself. We practised <<times>> times today and she did the last one alone.",
      "[[That's lovely.|That's real progress.]] [[Maybe write the steps on a card next to her phone?|Mbah must have been delighted.]]"),
-    ("any", "Went to the weekend market at {market} and came back with {market_item}.",
+    ("any", "Went to the weekend market at <<market>> and came back with <<market_item>>.",
      "[[Markets are dangerous for the wallet.|That sounds like a good haul.|A proper Sunday.]] [[What are you going to do with it?|Was it crowded?|Did Ibu approve?]]"),
-    ("any", "Got a haircut at {barber}. {haircut}",
+    ("any", "Got a haircut at <<barber>>. <<haircut>>",
      "[[Haircuts are a gamble every time.|A fresh haircut fixes half a week.|Good timing before the wedding season.]] [[Did Ibu notice?|Will you go back to the same place?|How much do they charge now?]]"),
-    ("any", "The office had {office_event} today.",
+    ("any", "The office had <<office_event>> today.",
      "[[Those break up the week nicely.|Nice change from the usual.|Office life has its moments.]] [[Did you enjoy it, or count the minutes?|Anything memorable?|Who organised it?]]"),
-    ("any!", "Cleaned out my email inbox: from {emails} unread to zero in one evening.",
+    ("any!", "Cleaned out my email inbox: from <<emails>> unread to zero in one evening.",
      "[[Inbox zero is a rare sight, enjoy it.|That's heroic.]] [[Any filters set up so it stays that way?|What was most of it?]]"),
-    ("any", "The motorbike needs {moto_fix}. The mechanic quoted {moto_price}.",
-     "[[That's roughly the usual price around Depok.|Better fixed now than on the road.|{moto_price} is fair for that.]] [[Will you do it this week?|Is it still safe to ride meanwhile?|Same mechanic as last time?]]"),
-    ("any", "Kak Rina and I argued about {argue}. [[We made up over martabak.|Ibu had to step in.|We agreed to disagree.]]",
+    ("any", "The motorbike needs <<moto_fix>>. The mechanic quoted <<moto_price>>.",
+     "[[That's roughly the usual price around Depok.|Better fixed now than on the road.|<<moto_price>> is fair for that.]] [[Will you do it this week?|Is it still safe to ride meanwhile?|Same mechanic as last time?]]"),
+    ("any", "Kak Rina and I argued about <<argue>>. [[We made up over martabak.|Ibu had to step in.|We agreed to disagree.]]",
      "[[Martabak has ended many family disputes.|Classic sibling resolution.|Sweet or savoury martabak?]] [[Who was right, in the end?|Did you at least agree on the toppings?|Does Ibu know?]]"),
-    ("any", "Called Dewi for an hour; she's stressed about {dewi_stress}.",
+    ("any", "Called Dewi for an hour; she's stressed about <<dewi_stress>>.",
      "[[Weddings put a lot on the bride.|That's a lot on her plate.|Planning a wedding is a part-time job.]] [[Is there something you can take off her list?|How did you try to help?|Does Arief help with that part?]]"),
-    ("any", "Groceries at Superindo came to {groc} today, and I only went in for [[eggs|milk|bread]].",
-     "[[Supermarkets are designed for exactly that.|That's how they get you.|{groc} for a quick trip hurts.]] [[Was there anything you didn't really need?|Which envelope does that come from?|Next time bring a list?]]"),
-    ("any!", "Started journaling again, {journal}.",
+    ("any", "Groceries at Superindo came to <<groc>> today, and I only went in for [[eggs|milk|bread]].",
+     "[[Supermarkets are designed for exactly that.|That's how they get you.|<<groc>> for a quick trip hurts.]] [[Was there anything you didn't really need?|Which envelope does that come from?|Next time bring a list?]]"),
+    ("any!", "Started journaling again, <<journal>>.",
      "[[Small and regular beats long and rare.|That's a gentle habit.]] [[What made you pick it up again?|Do you write in the morning or at night?]]"),
-    ("any", "My lower back hurts from sitting all day. {back}",
+    ("any", "My lower back hurts from sitting all day. <<back>>",
      "[[A timer to stand up every 45 minutes helps more than any chair.|Backs complain quietly and then loudly.|Sitting is the new smoking, they say.]] [[Have you tried stretching between meetings?|Is it worse on office days or at home?|Maybe a physio if it lasts?]]"),
-    ("run", "Tried a new running route along {route}, [[{ekm} km in total|mostly flat|with one nasty hill]].",
+    ("run", "Tried a new running route along <<route>>, [[<<ekm>> km in total|mostly flat|with one nasty hill]].",
      "[[New routes make the same distance feel shorter.|Exploring is half the fun.|Good to mix it up.]] [[Any hills?|Will it become a regular one?|Safe to run there early?]]"),
-    ("cat", "Miso's new favourite toy is {toy}.",
+    ("cat", "Miso's new favourite toy is <<toy>>.",
      "[[Expensive toys never win against free ones.|Cats have excellent taste in free toys.|Of course it is.]] [[Does she bring it back to you?|How long before it disappears under the sofa?|Does she hide it?]]"),
-    ("cat", "Bought Miso {cat_item} for {cat_price}. She prefers the box it came in.",
+    ("cat", "Bought Miso <<cat_item>> for <<cat_price>>. She prefers the box it came in.",
      "[[The box always wins.|Of course she does.|Classic cat.]] [[Keep the box, it's part of the furniture now.|Maybe the item will grow on her.|Did you at least get a photo of her in it?]]"),
-    ("cat", "Miso {antic}.",
+    ("cat", "Miso <<antic>>.",
      "[[She's settling in with real personality.|That cat has opinions.|Miso is a character.]] [[Is she getting along with Ibu?|Did you get a photo?|Is she eating well?]]"),
     ("cat!", "Miso finally slept on my bed the whole night instead of the cardboard box.",
      "That's a big trust step for a rescued cat. Did you sleep well, or were you afraid to move?"),
     ("cat!", "Ibu pretends she doesn't like Miso, but I caught her sharing her fried fish.",
      "The strict ones always fold first. Maybe ask her to keep it to tiny pieces, without the salty skin."),
-    ("job_pre", "Still thinking about the Kilat Pay thing. One worry: {job_thought}.",
+    ("job_pre", "Still thinking about the Kilat Pay thing. One worry: <<job_thought>>.",
      "[[That's a fair worry to write down.|Worth taking seriously.|Understandable.]] [[What would have to be true for it not to matter?|Is it a deal-breaker or a trade-off?|Have you talked to anyone about it?]]"),
     ("job_pre!", "Prepared for the interviews by re-reading my notes on idempotency and ledgers during lunch.",
      "Good use of a lunch break. Anything you realised you'd forgotten?"),
-    ("job_post", "Handover progress: {handover}.",
+    ("job_post", "Handover progress: <<handover>>.",
      "[[Every piece written down is one less question for the team later.|That's the kind of handover people remember.|Steady progress.]] [[What's left on the list?|How is Fajar taking it?|Are you on track for the last day?]]"),
     ("job_post!", "Keep thinking about the first day at the new job. What if I'm slower than they expect?",
      "Everyone is slow in their first month, and good teams expect it. What would make the first week feel like a win for you?"),
@@ -1902,7 +1894,7 @@ A> Two weeks ahead leaves time to rehearse with the real rundown.
 """), 4)),
          ("m", (7,))),
     45: (("e", (_Beat(key="job_offer", text="""
-U> Kilat Pay called with an offer today, nine days after the design round on {d36_en}!
+U> Kilat Pay called with an offer today, nine days after the design round on <<d36_en>>!
 A> Congratulations! What's in it?
 U> 38 juta gross a month, a 13th-month salary, stock options vesting over four years with a one-year cliff, and a start date at the beginning of June. Hybrid, three days in SCBD.
 A> That's a strong offer. How does it compare with what you have now?
@@ -1917,7 +1909,7 @@ U> I decided: I'm taking the Kilat Pay job. Signed the offer letter this afterno
 A> Congratulations, Gading! How do you feel?
 U> Relieved, mostly. Talking to Dimas, who worked there for two years, helped: he said the on-call is sane and people stay.
 A> That's the kind of thing you can't learn in an interview. Did you tell your team?
-U> Told Mas Yoga in a 1:1 after lunch. He was sad but not surprised. My last day is {d88_en}.
+U> Told Mas Yoga in a 1:1 after lunch. He was sad but not surprised. My last day is <<d88_en>>.
 A> Leaving on good terms matters. What's first for the handover?
 U> A list of everything I own: the invoice jobs, the deploy scripts, the reconciliation script from the double-charge bug.
 A> Write it so Fajar can follow it without you. That's the best goodbye present a team can get.
@@ -1954,7 +1946,7 @@ U> In Bandung today for the second meeting with Mbak Laras from Lestari WO, this
 A> How was it in person?
 U> Food tasting! We picked a nasi timbel station, soto Bandung and batagor for the stalls. The rundown is final: akad at 08:00, reception from 11:00 to 14:00.
 A> Sounds delicious. Anything new for you as the MC?
-U> She gave me the final rundown, and I have a rehearsal with Asep next month. Also, Ibu's kebaya from the fitting on {d57_en} is finally ready.
+U> She gave me the final rundown, and I have a rehearsal with Asep next month. Also, Ibu's kebaya from the fitting on <<d57_en>> is finally ready.
 A> Then you have everything you need. How was Ibu with Arief's parents?
 U> They talked about grandchildren within ten minutes. Dewi wanted to disappear.
 """), 3)),
@@ -2235,7 +2227,7 @@ def _scene_session(sc: _Scene, names: dict[str, int], start: dt.date) -> _Sessio
     slots: dict[str, object] = dict(sc.slots)
     if sc.ref:
         ref_day = start + dt.timedelta(days=names[sc.ref])
-        slots.update(ref=ref_day.isoformat(), ref_id=_fmt_id(ref_day), ref_en=_fmt_en(ref_day))
+        slots.update(ref=ref_day.isoformat(), ref_id=indonesian_date(ref_day), ref_en=_fmt_en(ref_day))
     messages = [(role, _render(text, slots, rng, start)) for role, text in _script(sc.text)]
     return _Session(user=sc.user, day=sc.day, lang=sc.lang, agent=sc.agent, window=sc.window,
                     messages=messages, source="scene", keys=sc.keys, name=sc.name, topic=sc.topic, at=sc.at)

@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> None:
     with c.bench_env("recall-eval", keep=args.keep) as env:
         from flows.models.embed import E5_WEIGHT, USE_WEIGHT, E5Embedder, UseEmbedder, make_embedder
         from flows.query.recall import Recaller
-        from transforms.recall import fuse, fuse_rrf, metrics, scale
+        from evaluation import fuse_rrf, metrics
+        from transforms.recall import fuse, scale
 
         settings, result, wall = build_home(env.root, args.backend)
         ix = result["index"] if result else None

@@ -1,15 +1,24 @@
-"""The vocabulary of the deterministic extractors, shipped as data files under ``schemas/data/``.
+"""The vocabulary of the extractors and of keyword search, shipped as data files under ``schemas/data/``.
 
 ``technologies.yaml`` is the gazetteer: canonical name -> the aliases that name it.
-``lexicon.yaml`` holds the bilingual stopwords, the words per mood and the markers of
-an important day. Both are read once, on import, with ``importlib.resources`` and
+``lexicon.yaml`` holds the stop words, the words per mood and the markers of an
+important day. Both are read once, on import, with ``importlib.resources`` and
 ``yaml.safe_load``, and exposed as plain Python values (treat them as read-only); nothing
 else in kenang opens them. ``transforms.extract`` decides how the words are matched.
 
+Stop words are declared here once, one list per language (``STOPWORDS_ID``,
+``STOPWORDS_EN``). Each word is in a part that names its uses, and each use takes its
+subset: ``EXTRACTOR_STOPWORDS`` (tags, names, summaries: ``transforms.extract`` and
+``transforms.summarize``) and ``SEARCH_STOPWORDS`` (keyword-search terms:
+``transforms.chunk``). The subsets stay apart because their union changes results
+(the keyword terms of 610 of the demo's 674 messages).
+
 Invariants (checked here, so a bad edit fails on import, not at 02:30):
 
-- every alias, stopword, mood word and marker is stripped, lower-case and non-empty;
+- every alias, stopword, mood word and marker is a string (YAML reads an unquoted
+  yes/no/on/off as a boolean), stripped, lower-case and non-empty;
 - every technology has at least one alias, and no alias names two technologies;
+- a stop word sits in one part (both, extractors, search) of its language;
 - every mood key is one of ``schemas.frontmatter.MOODS`` other than ``neutral``.
 """
 
@@ -35,7 +44,9 @@ def _words(values: object, where: str) -> tuple[str, ...]:
         raise ValueError(f"{where}: expected a list, got {type(values).__name__}")
     out: list[str] = []
     for v in values:
-        word = str(v).strip().lower()
+        if not isinstance(v, str):
+            raise ValueError(f"{where}: {v!r} is not a string; quote it")
+        word = v.strip().lower()
         if not word:
             raise ValueError(f"{where}: empty entry")
         if word not in out:
@@ -66,13 +77,42 @@ def _moods(data: dict) -> dict[str, tuple[str, ...]]:
     return {m: _words(data[m], f"lexicon.yaml moods.{m}") for m in MOODS if m in data}
 
 
+_STOPWORD_PARTS = ("both", "extractors", "search")
+
+
+def _stopwords(data: dict) -> dict[str, dict[str, frozenset[str]]]:
+    """Language -> part -> words; a word sits in one part of its language."""
+    if set(data) != {"id", "en"}:
+        raise ValueError(f"lexicon.yaml stopwords: expected the languages id and en, got {sorted(data)}")
+    out: dict[str, dict[str, frozenset[str]]] = {}
+    for lang, parts in data.items():
+        if not isinstance(parts, dict) or set(parts) != set(_STOPWORD_PARTS):
+            raise ValueError(f"lexicon.yaml stopwords.{lang}: expected the parts {', '.join(_STOPWORD_PARTS)}")
+        out[lang] = {p: frozenset(_words(parts[p], f"lexicon.yaml stopwords.{lang}.{p}")) for p in _STOPWORD_PARTS}
+        seen: set[str] = set()
+        for p in _STOPWORD_PARTS:
+            if twice := seen & out[lang][p]:
+                raise ValueError(f"lexicon.yaml stopwords.{lang}: {sorted(twice)} in two parts")
+            seen |= out[lang][p]
+    return out
+
+
+def _uses(parts: dict[str, dict[str, frozenset[str]]], *names: str) -> frozenset[str]:
+    return frozenset().union(*(words for lang in parts.values() for p, words in lang.items() if p in names))
+
+
 _LEXICON = _load_yaml("lexicon.yaml")
+_STOPWORDS = _stopwords(_LEXICON["stopwords"])
 
 #: Canonical technology name -> its aliases (lower-case), in the file's order.
 TECHNOLOGIES: dict[str, tuple[str, ...]] = _technologies(_load_yaml("technologies.yaml"))
-STOPWORDS_ID: frozenset[str] = frozenset(_words(_LEXICON["stopwords"]["id"], "lexicon.yaml stopwords.id"))
-STOPWORDS_EN: frozenset[str] = frozenset(_words(_LEXICON["stopwords"]["en"], "lexicon.yaml stopwords.en"))
-STOPWORDS: frozenset[str] = STOPWORDS_ID | STOPWORDS_EN
+#: Every stop word of a language, whichever use drops it.
+STOPWORDS_ID: frozenset[str] = frozenset().union(*_STOPWORDS["id"].values())
+STOPWORDS_EN: frozenset[str] = frozenset().union(*_STOPWORDS["en"].values())
+#: Words that never make a tag, a name or a summary's key words, in either language.
+EXTRACTOR_STOPWORDS: frozenset[str] = _uses(_STOPWORDS, "both", "extractors")
+#: Words left out of keyword-search terms (BM25), in either language.
+SEARCH_STOPWORDS: frozenset[str] = _uses(_STOPWORDS, "both", "search")
 #: Mood -> words and phrases, keyed in ``MOODS`` order.
 MOOD_WORDS: dict[str, tuple[str, ...]] = _moods(_LEXICON["moods"])
 IMPORTANCE_MARKERS: tuple[str, ...] = _words(_LEXICON["importance_markers"], "lexicon.yaml importance_markers")

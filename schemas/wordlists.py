@@ -3,7 +3,6 @@
 ``BIP39_ENGLISH`` is the 2048-word BIP39 English list that wallet seed phrases are
 drawn from; ``transforms.redact`` uses it to spot a pasted mnemonic. The file's first
 line is a ``#`` comment naming its source and license; every other line is one word.
-``STOPWORDS`` (English and Indonesian) are left out of keyword search terms.
 """
 
 from __future__ import annotations
@@ -17,12 +16,3 @@ def _load_words(name: str) -> frozenset[str]:
 
 
 BIP39_ENGLISH: frozenset[str] = _load_words("bip39_english.txt")
-
-
-def _load_stopwords(name: str) -> frozenset[str]:
-    text = files(__package__).joinpath("data", name).read_text(encoding="utf-8")
-    return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
-
-
-#: Words too common to carry meaning in a keyword search, English and Indonesian.
-STOPWORDS: frozenset[str] = _load_stopwords("stopwords.txt")

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flows.cli.demo_corpus import INJECTION_LINE, demo_corpus
 from schemas.frontmatter import IMPORTANCE_MAX, IMPORTANCE_MIN, LIST_BOUNDS, MOODS, SUMMARY_MAX_CHARS
-from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, STOPWORDS, TECHNOLOGIES
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, IMPORTANCE_MARKERS, MOOD_WORDS, TECHNOLOGIES
 from transforms import extract as ex  # private regexes, checked against their plain forms
 from transforms.days import session_day
 from transforms.extract import (
@@ -38,7 +39,6 @@ from transforms.extract import (
 from transforms.frontmatter import normalise_summary
 from transforms.parse import parse_transcript
 from transforms.redact import redact
-from transforms.synthetic import INJECTION_LINE, demo_corpus
 
 WIB = timezone(timedelta(hours=7))
 DAY = date(2026, 7, 19)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flows.cli.demo_corpus import INJECTION_LINE, demo_corpus
 from schemas.patterns import INJECTION_COMBINED, INJECTION_GATES, INJECTION_PATTERNS, gate
 from secrets_corpus import load_corpus
 from transforms import injection  # private helpers, for the prefilter tests
@@ -25,7 +26,6 @@ from transforms.injection import (
 )
 from transforms.parse import parse_transcript
 from transforms.redact import redact
-from transforms.synthetic import INJECTION_LINE, demo_corpus
 
 FLAGGED = [
     # instruction_override

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from transforms.recall import ChunkRef, KeywordIndex, fuse, fuse_rrf, metrics, select, snippet
+from benchmarks.evaluation import fuse_rrf, metrics
+from transforms.recall import ChunkRef, KeywordIndex, fuse, select, snippet
 
 D = [dt.date(2026, 7, d) for d in range(1, 8)]
 

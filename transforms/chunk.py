@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from schemas.wordlists import STOPWORDS
+from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms.ids import chunk_id
 
 CHUNKER_VERSION = 1

@@ -49,7 +49,7 @@ from schemas.frontmatter import (
     SUMMARY_MAX_CHARS,
     SUMMARY_SENTENCES,
 )
-from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, STOPWORDS, TECHNOLOGIES
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, IMPORTANCE_MARKERS, MOOD_WORDS, TECHNOLOGIES
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    them into a narrow band (e5's sit between about 0.7 and 0.9), so raw cosines would
    let BM25 decide alone (``benchmarks/recall_eval.py`` measures both).
    ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. Reciprocal
-   Rank Fusion (``fuse_rrf``) is kept for comparison in the evaluation.
+   Rank Fusion, the baseline it is compared with, lives in ``benchmarks/evaluation.py``.
 4. **Days**: a day scores as its best chunk; the top days are the direct hits. A chunk
    with no keyword match and no positive cosine (score 0) is never a result.
 5. **Related dates**: for each of the top ``k`` direct days, each day in its summary's
@@ -26,10 +26,9 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -39,7 +38,6 @@ K1 = 1.2
 B = 0.75
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 2.0
-RRF_K = 60
 RELATED_DECAY = 0.7
 SNIPPET_CHARS = 240
 
@@ -131,16 +129,6 @@ def scale(x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
     low = float(x.min()) if floor is None else floor
     span = float(x.max()) - low
     return (x.astype(np.float64) - low) / span if span > 0 else np.zeros(x.shape, dtype=np.float64)
-
-
-def fuse_rrf(*scores: np.ndarray, k: int = RRF_K) -> np.ndarray:
-    """Reciprocal Rank Fusion: sum of 1 / (k + rank) over the given score arrays."""
-    total = np.zeros(scores[0].shape, dtype=np.float64)
-    for s in scores:
-        ranks = np.empty(len(s), dtype=np.float64)
-        ranks[np.argsort(-s, kind="stable")] = np.arange(1, len(s) + 1)
-        total += 1.0 / (k + ranks)
-    return total
 
 
 @dataclass(frozen=True)
@@ -236,17 +224,3 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     end = min(len(flat), start + width)
     start = max(0, end - width)
     return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
-
-
-def metrics(ranked: Iterable[Sequence[dt.date]], answers: Iterable[Sequence[dt.date]]) -> dict[str, float]:
-    """hit@1, hit@5 and MRR of ranked day lists against answer days (any answer counts)."""
-    h1 = h5 = rr = 0.0
-    n = 0
-    for days, gold in zip(ranked, answers):
-        n += 1
-        gold = set(gold)
-        rank = next((i for i, d in enumerate(days, 1) if d in gold), None)
-        h1 += rank == 1
-        h5 += rank is not None and rank <= 5
-        rr += 1.0 / rank if rank else 0.0
-    return {"hit@1": h1 / n, "hit@5": h5 / n, "mrr": rr / n} if n else {"hit@1": math.nan, "hit@5": math.nan, "mrr": math.nan}

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
 from schemas.frontmatter import LLM_FIELDS, MOODS, llm_json_schema
-from schemas.lexicon import MOOD_WORDS, STOPWORDS
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, MOOD_WORDS
 from transforms.errors import TransientError
 from transforms.extract import (
     DayMessage,

@@ -20,7 +20,7 @@ from schemas.config import render_yaml
 from transforms.days import eligible_from
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.errors import ConfigError
-from transforms.synthetic import demo_corpus
+from flows.cli.demo_corpus import demo_corpus
 
 MARK = ".kenang-demo"
 DEMO_CONFIG = {"timezone": "Asia/Jakarta", "default_user": "gading"}
