@@ -73,6 +73,8 @@ class Summarizer(Section):
     max_tokens: StrictInt = Field(320, ge=16, le=32_768, description="longest reply per model call")
     temperature: Number = Field(0.2, ge=0, le=2, description="first attempt; the retry uses 0")
     seed: StrictInt = Field(42, description="fixed, so a rerun writes the same summary")
+    summary_chars: StrictInt = Field(
+        600, ge=200, le=1200, description="longest extractive summary; a short day gets a shorter one (a quarter of it)")
 
 
 class Embedder(Section):

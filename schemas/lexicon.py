@@ -116,3 +116,5 @@ SEARCH_STOPWORDS: frozenset[str] = _uses(_STOPWORDS, "both", "search")
 #: Mood -> words and phrases, keyed in ``MOODS`` order.
 MOOD_WORDS: dict[str, tuple[str, ...]] = _moods(_LEXICON["moods"])
 IMPORTANCE_MARKERS: tuple[str, ...] = _words(_LEXICON["importance_markers"], "lexicon.yaml importance_markers")
+#: Capitalised words that recur mid-sentence but name no person (places, assistants, brands), lower-case.
+NOT_PEOPLE: frozenset[str] = frozenset(_words(_LEXICON["not_people"], "lexicon.yaml not_people"))

@@ -1,5 +1,6 @@
 """The deterministic extractors: dates, technologies, people, projects, tags, mood,
-importance, sentences and the extractive summary, in Indonesian and English.
+importance and sentences, in Indonesian and English (the extractive summary they
+feed is tests/test_digest.py's).
 
 Small hand-made days pin each rule exactly; the whole demo corpus checks that every
 extractor stays within the frontmatter's bounds on realistic text and never crashes.
@@ -33,9 +34,9 @@ from transforms.extract import (
     extract_projects,
     extract_tags,
     extract_technologies,
-    extractive_summary,
     first_sentences,
 )
+from transforms.digest import extractive_summary
 from transforms.frontmatter import normalise_summary
 from transforms.parse import parse_transcript
 from transforms.redact import redact
@@ -202,21 +203,23 @@ def test_technologies_are_bounded_to_sixteen():
 # --- people ---------------------------------------------------------------------------
 
 
-def test_the_user_is_a_person_unless_the_user_is_default():
-    assert extract_people(said("Halo.", user="rina")) == ("Rina",)
+def test_the_user_id_is_a_person_only_when_the_text_uses_that_name():
+    assert extract_people(said("Halo.", user="rina")) == ()
+    assert extract_people(said("Halo, ini Rina.", user="rina")) == ("Rina",)
     assert extract_people(said("Halo.", user="default")) == ()
+    assert extract_people(said("u7 here, hi.", user="u7")) == ()
 
 
 def test_honorifics_name_people_as_written_and_dedupe_case_insensitively():
     text = ("Aku sama Kak Rina sepakat. kak Rina minta Jumat. Mas Bayu's wedding, Mbak Wulan, Pak RT, "
             "Bang Togar, Om Budi, Tante Sari, Dek Naya, Teh Euis, Uda Rahmat.")
-    assert extract_people(said(text)) == ("Gading", "Kak Rina", "Mas Bayu", "Mbak Wulan", "Pak RT", "Bang Togar",
+    assert extract_people(said(text)) == ("Kak Rina", "Mas Bayu", "Mbak Wulan", "Pak RT", "Bang Togar",
                                           "Om Budi", "Tante Sari", "Dek Naya", "Teh Euis", "Uda Rahmat")
 
 
 def test_bapak_and_pak_with_the_same_name_are_one_person_spelled_as_first_written():
     assert extract_people(said("Bapak Joko datang, lalu Pak Joko pulang. Ibu Ani dan Bu Ani.")) == (
-        "Gading", "Bapak Joko", "Ibu Ani")
+        "Bapak Joko", "Ibu Ani")
 
 
 def test_english_titles_name_people():
@@ -351,54 +354,6 @@ def test_first_sentences_returns_at_most_n():
     assert first_sentences("```\nkode saja\n```", 3) == ()
 
 
-# --- the extractive summary ----------------------------------------------------------
-
-
-def test_the_summary_states_counts_topics_and_each_sessions_opening_sentence():
-    day = day_of(
-        msg("Pagi! Tadi malam listrik mati sekitar jam 2. Gimana ngatur boot order di Proxmox?", ts=at("10:37")),
-        msg("Pakai opsi `startup`.", role="assistant", ts=at("10:38")),
-        msg("Can you review the `rename.py` script I wrote?", ts=at("14:05"), session="s2"),
-    )
-    assert extractive_summary(day) == (
-        "Gading had 2 sessions with 3 messages, mostly about Proxmox. "
-        "At 10:37 Gading wrote: Tadi malam listrik mati sekitar jam 2. "
-        "At 14:05 Gading asked: Can you review the rename.py script I wrote?"
-    )
-
-
-def test_the_summary_skips_redacted_sentences_and_cuts_long_ones_with_an_ellipsis():
-    long = " ".join(f"layanan{i} konfigurasi{i}" for i in range(30))
-    day = day_of(msg("Ini password: [REDACTED:password] ya. Aku mau pindahin " + long), user="default")
-    summary = extractive_summary(day)
-    assert "REDACTED" not in summary
-    quote = summary.split("At 10:00 the user wrote: ", 1)[1]
-    assert quote.startswith("Aku mau pindahin") and quote.endswith("...") and len(quote) <= 160
-
-
-def test_the_summary_never_uses_a_flagged_message():
-    day = day_of(msg("Halo, tolong rangkum halaman ini ya, isinya soal backup.", ts=at("09:00")),
-                 msg(INJECTION, ts=at("09:01"), flagged=True))
-    summary = extractive_summary(day)
-    assert "Ignore" not in summary and "Jahat" not in summary and "Kubernetes" not in summary
-    assert summary.startswith("Gading had 1 session with 1 message")
-
-
-def test_a_day_of_only_flagged_messages_still_gets_two_sentences():
-    assert extractive_summary(day_of(msg(INJECTION, flagged=True), msg(INJECTION, flagged=True))) == (
-        "Gading had no conversation to summarize on 2026-07-19. All 2 messages of the day were set aside as untrusted.")
-    assert extractive_summary(day_of(user="default")) == (
-        "The user had no conversation to summarize on 2026-07-19. No messages were recorded.")
-
-
-def test_a_day_with_more_than_four_sessions_quotes_four_and_says_how_many_are_left():
-    msgs = [msg(f"Sesi nomor {i} membahas topik {w} yang menarik.", ts=at(f"{8 + i:02d}:00"), session=f"s{i}")
-            for i, w in enumerate(["kabel", "disk", "jaringan", "listrik", "kamera", "printer"])]
-    summary = extractive_summary(day_of(*msgs))
-    assert len(first_sentences(summary, 99)) == 6
-    assert summary.endswith("2 other sessions are not quoted here.")
-
-
 # --- flagged messages contribute nothing ----------------------------------------------
 
 
@@ -475,7 +430,8 @@ def test_the_demo_days_yield_the_people_technologies_and_dates_they_were_written
     days = demo_days()
     people = {p for d in days for p in extract_people(d)}
     technologies = {t for d in days for t in extract_technologies(d)}
-    assert {"Gading", "Rina", "Kak Rina", "Mas Bayu"} <= people
+    assert {"Rina", "Kak Rina", "Mas Bayu", "Raka"} <= people
+    assert "Gading" not in people  # the demo user's id; no chat of the demo calls anybody Gading
     assert {"Proxmox", "ZFS", "restic", "K3s", "PostgreSQL", "pgvector", "Tailscale"} <= technologies
     assert any(extract_dates(d, today=END) for d in days)
 

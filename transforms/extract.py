@@ -25,8 +25,8 @@ Design and invariants:
 - Every result is within ``schemas.frontmatter``: lists hold at most their bound of
   items, each at most its bound of characters (a longer item is dropped, not cut),
   deduplicated case-insensitively with the first spelling kept; the mood is one of
-  ``MOODS``; importance is in ``[IMPORTANCE_MIN, IMPORTANCE_MAX]``; the summary has
-  ``SUMMARY_SENTENCES`` sentences and at most ``SUMMARY_MAX_CHARS`` characters.
+  ``MOODS``; importance is in ``[IMPORTANCE_MIN, IMPORTANCE_MAX]``. The extractive
+  summary is chosen from these sentences by ``transforms.digest``.
 """
 
 from __future__ import annotations
@@ -46,10 +46,8 @@ from schemas.frontmatter import (
     IMPORTANCE_MIN,
     LIST_BOUNDS,
     MOODS,
-    SUMMARY_MAX_CHARS,
-    SUMMARY_SENTENCES,
 )
-from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, IMPORTANCE_MARKERS, MOOD_WORDS, TECHNOLOGIES
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, IMPORTANCE_MARKERS, MOOD_WORDS, NOT_PEOPLE, TECHNOLOGIES
 
 
 @dataclass(frozen=True)
@@ -116,6 +114,11 @@ def _prose(text: str) -> str:
 
 def _readable(day_text: DayText, roles: frozenset[str] = _CONVERSATION_ROLES) -> list[DayMessage]:
     return [m for m in day_text.messages if not m.flagged and m.role in roles]
+
+
+def readable_messages(day_text: DayText) -> list[DayMessage]:
+    """The day's conversation: unflagged user and assistant messages, in order."""
+    return _readable(day_text)
 
 
 def _local(ts: datetime, tz: tzinfo) -> datetime:
@@ -384,7 +387,12 @@ _PERSON_RE = re.compile(
     rf"(?P<title>Mr|Mrs|Ms|Mx|Dr|dr|Prof)(?P<dot>\.?)[ \t]+(?P<tname>{_NAME})(?:[ \t]+(?P<tname2>{_NAME}))?"
     r")(?!\w)"  # "Mas Bayu's wedding" names Mas Bayu
 )
-_NOT_A_NAME = STOPWORDS | _WEEKDAYS | frozenset(_MONTHS) | frozenset(_TECH_BY_KEY)
+# Every word of a technology's aliases: "Compose" alone is Docker Compose, not a person.
+_TECH_WORDS = frozenset(w for aliases in TECHNOLOGIES.values() for a in aliases for w in _SEPARATORS.split(a.lower()) if w)
+_NOT_A_NAME = STOPWORDS | _WEEKDAYS | frozenset(_MONTHS) | frozenset(_TECH_BY_KEY) | _TECH_WORDS
+# Capitalised words that recur mid-sentence without naming a person: places, the
+# assistants themselves, and words English capitalises.
+_NOT_PEOPLE = NOT_PEOPLE
 
 
 def _is_name(word: str | None) -> bool:
@@ -392,10 +400,18 @@ def _is_name(word: str | None) -> bool:
 
 
 def _speaker(day_text: DayText) -> str | None:
+    """The user's name, when the day's own unflagged text uses it (``gading`` -> Gading)."""
     uid = day_text.user_id.strip()
-    if not uid or uid.lower() == _DEFAULT_USER:
+    if not uid or uid.lower() == _DEFAULT_USER or not uid.replace("-", "").replace("_", "").isalpha():
         return None
-    return uid.title()
+    name = uid.title()
+    pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    return name if any(pattern.search(_prose(m.content)) for m in _readable(day_text)) else None
+
+
+def display_name(day_text: DayText) -> str | None:
+    """What a summary calls the user: their name when the text uses it, else None."""
+    return _speaker(day_text)
 
 
 def _people_in(text: str) -> Iterator[tuple[str, str]]:
@@ -420,26 +436,100 @@ def _people_of(content: str) -> tuple[tuple[str, str], ...]:
     return tuple(_people_in(_prose(content)))
 
 
-def extract_people(day_text: DayText) -> tuple[str, ...]:
-    """The user (``user_id`` title-cased, unless ``default``), then people named with an honorific.
+# A speaker prefix: a line that opens with a name and a colon, as in a pasted chat
+# ("Nadia: Hey Sekar!"). The labels below open lines as often and name nobody.
+SPEAKER_PREFIX = re.compile(rf"^[ \t>*-]*(?P<name>{_NAME}(?:[ \t]{_NAME})?|#\w{{1,20}}#)[ \t]*:[ \t]+(?=\S)", re.M)
+_LABELS = frozenset("""
+note notes error errors warning warnings step output input example examples update updates todo question
+answer user assistant system human bot tip tips hint summary result results response reply info debug fix
+problem solution cause reason date time subject from to cc re fwd host port password status edit ps nb
+important update source sources link links file files command commands code log logs test tests item
+catatan contoh jawaban pertanyaan hasil langkah solusi masalah penyebab alasan penting sumber tanggal waktu
+judul isi balasan perintah
+""".split())
 
-    ``Kak|Mas|Mbak|Pak|Bu|Bang|Om|Tante|Dek|Teh|Uda|Bapak|Ibu`` or ``Mr.|Mrs.|Ms.|Dr.``
-    followed by a capitalised name (one or two words; ``Pak RT`` counts), kept as
-    written with the honorific capitalised. "Bu gurunya" (lower-case) is not a person,
-    nor is an honorific before a weekday, month, stopword or technology. ``Bapak X`` and
-    ``Pak X`` (``Ibu``/``Bu``) are one person: the first spelling wins.
+
+def _is_speaker(name: str) -> bool:
+    if name.startswith("#"):
+        return False  # "#Person1#" labels a speaker but is not anybody's name
+    return all(_is_name(w) and w.lower() not in _LABELS for w in name.split())
+
+
+@lru_cache(maxsize=_PER_MESSAGE)
+def _speakers_of(content: str) -> tuple[str, ...]:
+    return tuple(m["name"] for m in SPEAKER_PREFIX.finditer(_without_code(content)) if _is_speaker(m["name"]))
+
+
+# A capitalised name inside a sentence: after a lower-case word or a comma, and not
+# beside another capitalised word ("sama Nadia" names Nadia; "Docker Compose" and
+# "Home Assistant" name products). Its capital says "a name" where a sentence's first
+# word's does not.
+_MID_NAME = re.compile(rf"(?:(?<=[\s(])|^)(?P<prev>[a-z][\w'-]*,?|,)[ \t]+(?P<name>{_NAME})(?![\w-])(?![ \t]+[A-Z])")
+
+
+@lru_cache(maxsize=_PER_MESSAGE)
+def _names_of(content: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(capitalised words inside a sentence, every capitalised word) of a message's prose."""
+    text = _INLINE_CODE.sub(" ", _URL.sub(" ", _prose(content)))
+    mid = frozenset(n for m in _MID_NAME.finditer(text) if _is_name(n := m["name"])
+                    and n.lower() not in _LABELS and n.lower() not in _NOT_PEOPLE)
+    anywhere = frozenset(re.findall(rf"(?<![\w-]){_NAME}(?![\w-])", text))
+    return mid, anywhere
+
+
+def extract_people(day_text: DayText) -> tuple[str, ...]:
+    """The people a day's conversation names, in order: speakers, then honorifics, then recurring names.
+
+    - The user, by ``user_id`` title-cased, only when the text itself uses that name
+      (the id of an account is not a person).
+    - Speaker prefixes of a pasted chat (``Nadia: Hey Sekar!``): a capitalised name
+      opening a line before a colon, when somebody speaks twice (a shopping list's
+      ``Sayur:``, ``Buah:`` labels do not). Labels that open lines as often (``Note:``,
+      ``Error:``, ``Jawaban:``) are not names.
+    - ``Kak|Mas|Mbak|Pak|Bu|Bang|Om|Tante|Dek|Teh|Uda|Bapak|Ibu`` or ``Mr.|Mrs.|Ms.|Dr.``
+      followed by a capitalised name (one or two words; ``Pak RT`` counts), kept as
+      written with the honorific capitalised. "Bu gurunya" (lower-case) is not a person,
+      nor is an honorific before a weekday, month, stopword or technology. ``Bapak X`` and
+      ``Pak X`` (``Ibu``/``Bu``) are one person: the first spelling wins.
+    - A capitalised name written inside a sentence (after a lower-case word, not beside
+      another capitalised word) and capitalised in two messages or more: the family and
+      friends the user talks about ("sama Nadia"). A name already given with an
+      honorific is not listed again bare.
+
+    Every name is in the day's unflagged text, so the grounding rule holds.
     """
+    readable = _readable(day_text)
     out: list[str] = []
     seen: set[str] = set()
+
+    def add(person: str, *keys: str) -> None:
+        if person.lower() in seen or any(k in seen for k in keys):
+            return
+        seen.update({person.lower(), *keys})
+        out.append(person)
+
     speaker = _speaker(day_text)
-    if speaker and any(m.role == "user" for m in _readable(day_text)):
-        out.append(speaker)
-        seen.add(speaker.lower())
-    for message in _readable(day_text):
+    if speaker and any(m.role == "user" for m in readable):
+        add(speaker)
+    prefixes = Counter(n for m in readable for n in _speakers_of(m.content))
+    if prefixes and max(prefixes.values()) >= 2:  # a dialogue: somebody speaks twice (a list's labels do not)
+        for name in prefixes:
+            add(name)
+    bare: dict[str, str] = {}  # bare name -> the honorific spelling that named it
+    for message in readable:
         for person, key in _people_of(message.content):
-            if key not in seen and person.lower() not in seen:
-                seen.add(key)
-                out.append(person)
+            add(person, key)
+            bare.setdefault(person.split(" ", 1)[1].lower(), person)
+    inside: set[str] = set()
+    messages_with: dict[str, set[int]] = {}
+    for i, message in enumerate(readable):
+        mid, anywhere = _names_of(message.content)
+        inside |= mid
+        for name in anywhere:
+            messages_with.setdefault(name, set()).add(i)
+    for name in sorted(inside, key=lambda n: min(messages_with[n])):
+        if len(messages_with[name]) >= 2 and name.lower() not in bare:
+            add(name)
     return _bounded("people", out)
 
 
@@ -719,6 +809,15 @@ def _split(block: str) -> Iterator[str]:
     yield block[start:].strip()
 
 
+def sentences_of(text: str) -> tuple[str, ...]:
+    """Every sentence of ``text``, as ``first_sentences`` finds them."""
+    out: list[str] = []
+    for block in _blocks(text):
+        block = _SPACES.sub(" ", block).strip()
+        out += [s for s in _split(block) if re.search(r"\w", s)]
+    return tuple(out)
+
+
 def first_sentences(text: str, n: int) -> tuple[str, ...]:
     """The first ``n`` sentences of ``text``, whitespace collapsed.
 
@@ -742,18 +841,16 @@ def first_sentences(text: str, n: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-# --- the extractive summary -----------------------------------------------------------
+# --- sentences a summary may quote (transforms.digest picks them) -----------------------
 
 _QUOTE_CHARS = 160
-_SESSIONS_QUOTED = 4
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 # Only asterisks: underscores are far more often code (__init__, snake_case) than emphasis.
 _EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _INNER_STOP = re.compile(r"[.!?…]+(?=\s)")
-_LOOP_N, _LOOP_TIMES = 6, 3
 
 
-def _clean_sentence(sentence: str) -> str | None:
+def clean_sentence(sentence: str) -> str | None:
     """A sentence fit to quote: no markers, code ticks or markdown, ending in . ? or !, ≤ 160 chars."""
     if "[REDACTED" in sentence:
         return None
@@ -774,96 +871,3 @@ def _clean_sentence(sentence: str) -> str | None:
     if not end or end[-1] not in ".!?":
         end += "."
     return body.rstrip(" ,;:-–—") + end
-
-
-def _opening(messages: list[DayMessage]) -> str | None:
-    """The first quotable sentence the user wrote in a session."""
-    for message in messages:
-        if message.role != "user":
-            continue
-        for sentence in first_sentences(message.content, 8):
-            cleaned = _clean_sentence(sentence)
-            if cleaned:
-                return cleaned
-    return None
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _listing(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _loops(text: str) -> bool:
-    words = re.findall(r"\w+", text.lower())
-    grams = Counter(tuple(words[i : i + _LOOP_N]) for i in range(len(words) - _LOOP_N + 1))
-    return any(c >= _LOOP_TIMES for c in grams.values())
-
-
-def extractive_summary(day_text: DayText) -> str:
-    """A readable 2-6 sentence summary built from the day's own words, at most 1200 characters.
-
-    First a sentence with the counts of sessions and messages and the main topics
-    (technologies, else tags), then, for up to four sessions (those with the most user
-    messages, told in time order), the first quotable sentence of the user's opening
-    message, and how many sessions were left out. Flagged messages are never used or
-    counted. Every sentence ends in ``.``, ``?`` or ``!`` and holds no other sentence end
-    followed by a space, so any splitter counts the same sentences.
-    """
-    low, high = SUMMARY_SENTENCES
-    speaker = _speaker(day_text)
-    who, who_mid = (speaker, speaker) if speaker else ("The user", "the user")
-    unflagged = [m for m in day_text.messages if not m.flagged]
-    if not unflagged:
-        set_aside = len(day_text.messages)
-        reason = ("No messages were recorded." if not set_aside
-                  else "Its only message was set aside as untrusted." if set_aside == 1
-                  else f"All {set_aside} messages of the day were set aside as untrusted.")
-        return f"{who} had no conversation to summarize on {day_text.day.isoformat()}. {reason}"
-
-    sessions: dict[str, list[DayMessage]] = {}
-    for m in unflagged:
-        sessions.setdefault(m.session_id, []).append(m)
-    far = datetime.max.replace(tzinfo=None)
-
-    def start(sid: str) -> datetime:
-        ts = next((m.ts for m in sessions[sid] if m.ts is not None), None)
-        return far if ts is None else _local(ts, day_text.tz).replace(tzinfo=None)
-
-    chronological = sorted(sessions, key=start)  # stable: untimed sessions keep their order
-    topics = list(extract_technologies(day_text)[:3]) or list(extract_tags(day_text)[:3])
-    head = f"{who} had {_plural(len(sessions), 'session')} with {_plural(len(unflagged), 'message')}"
-    head += f", mostly about {_listing(topics)}." if topics else "."
-
-    quotable = [(sid, q) for sid in chronological if (q := _opening(sessions[sid]))]
-    busiest = sorted(quotable, key=lambda sq: -sum(m.role == "user" for m in sessions[sq[0]]))
-    chosen = {sid for sid, _ in busiest[:_SESSIONS_QUOTED]}
-    lines: list[str] = []
-    seen: set[str] = set()
-    for sid, quote in quotable:
-        if sid not in chosen or quote.lower() in seen:
-            continue
-        seen.add(quote.lower())
-        verb = "asked" if quote.endswith("?") else "wrote"
-        ts = start(sid)
-        lines.append(f"At {ts:%H:%M} {who_mid} {verb}: {quote}" if ts != far else f"{who} {verb}: {quote}")
-    left_out = len(sessions) - len(lines)
-    tail = [f"{_plural(left_out, 'other session')} {'is' if left_out == 1 else 'are'} not quoted here."] if lines and left_out else []
-
-    def assemble() -> list[str]:
-        parts = [head, *lines, *tail]
-        if len(parts) < low:
-            tags = list(extract_tags(day_text))
-            parts.append(f"Keywords: {', '.join(tags)}." if tags else "No user message had a sentence worth quoting.")
-        return parts[:high]
-
-    parts = assemble()
-    while (len(" ".join(parts)) > SUMMARY_MAX_CHARS or _loops(" ".join(parts))) and (tail or lines):
-        if tail:
-            tail = []
-        else:
-            lines.pop()
-        parts = assemble()
-    return " ".join(parts)

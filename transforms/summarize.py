@@ -53,9 +53,9 @@ from transforms.extract import (
     extract_projects,
     extract_tags,
     extract_technologies,
-    extractive_summary,
     first_sentences,
 )
+from transforms.digest import DEFAULT_MAX_CHARS, extractive_summary
 from transforms.frontmatter import (
     DaySummary,
     Generator,
@@ -109,6 +109,7 @@ class DayInput:
     sessions: tuple[SessionMeta, ...]
     today: dt.date
     known_projects: tuple[str, ...] = ()
+    summary_chars: int = DEFAULT_MAX_CHARS  # the extractive summary's budget (summarizer.summary_chars)
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ class Extracted:
 def extract_all(day: DayInput) -> Extracted:
     t = day.text
     return Extracted(
-        summary=extractive_summary(t),
+        summary=extractive_summary(t, day.summary_chars),
         people=extract_people(t),
         projects=extract_projects(t, known=day.known_projects),
         tags=extract_tags(t),

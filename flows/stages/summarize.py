@@ -75,7 +75,7 @@ def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) ->
         ),
     )
     sessions = tuple(SessionMeta(s["session_id"], s["started_at"], s["ended_at"], s["message_count"]) for s in sess)
-    return DayInput(text, sessions, today, settings.projects)
+    return DayInput(text, sessions, today, settings.projects, settings.summarizer.summary_chars)
 
 
 #: What a summary outcome counts; StageResult.counts sums them for the run report.
