@@ -49,11 +49,13 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench,test]' --find-links $(WHEELS)
 	$(BIN)/python benchmarks/spine.py
 	$(BIN)/python benchmarks/incremental.py
 	$(BIN)/python benchmarks/recall.py
 	$(BIN)/python benchmarks/recall_eval.py
 	$(BIN)/python benchmarks/analytics.py
+	$(BIN)/python benchmarks/summary_quality.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

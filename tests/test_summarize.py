@@ -153,7 +153,7 @@ def test_a_day_longer_than_the_context_is_summarized_in_chunks_and_combined():
     )
     model = QueueModel(default=reply())
     s = summarizer(model)
-    s.llm.n_ctx = 1200  # small context: forces map-reduce
+    s.llm.n_ctx = 700  # so small that even the key sentences do not fit: map-reduce
     out = s.summarize(day_input(*long_turns))
     assert out.chunks > 1 and out.attempts == out.chunks + 1
     # every turn was shown to the model in some chunk: nothing cut silently
@@ -164,13 +164,42 @@ def test_a_day_longer_than_the_context_is_summarized_in_chunks_and_combined():
 
 
 def test_a_single_turn_longer_than_a_chunk_is_split_into_labelled_parts():
-    huge = DayMessage("2026-07-19-1037", "user", "Log error Proxmox: " + "kernel panic di node pve2 " * 600, at("12:00"))
+    huge = DayMessage("2026-07-19-1037", "user",
+                      "Log error Proxmox: " + "".join(f"kernel panic nomor {i} di node pve{i}. " for i in range(600)),
+                      at("12:00"))
     model = QueueModel(default=reply())
     s = summarizer(model)
-    s.llm.n_ctx = 1200
+    s.llm.n_ctx = 700
     out = s.summarize(day_input(huge))
     assert out.chunks > 1
     assert any("(part 1/" in p[-1]["content"] for p in model.prompts)
+
+
+def test_a_day_too_long_for_the_context_is_written_from_its_key_sentences_and_facts():
+    long_turns = tuple(
+        DayMessage("2026-07-19-1037", "user" if i % 2 == 0 else "assistant",
+                   f"Langkah {i}: cek konfigurasi Proxmox dan PostgreSQL, lalu catat hasilnya di wiki homelab. " * 6,
+                   at(f"11:{i:02d}"))
+        for i in range(40)
+    )
+    model = QueueModel(default=reply())
+    s = summarizer(model)
+    s.llm.n_ctx = 1200  # the transcript does not fit, its key sentences do
+    out = s.summarize(day_input(*long_turns))
+    (prompt,) = model.prompts
+    content = prompt[-1]["content"]
+    assert out.chunks == 1 and out.attempts == 1
+    assert "<key_sentences>" in content and "<facts>" in content and "<transcript>" not in content
+    assert "technologies: Proxmox, PostgreSQL" in content and "Kak Rina" in content
+    assert_writable(out.doc)
+
+
+def test_a_day_that_fits_is_shown_with_its_key_sentences_facts_and_whole_transcript():
+    model = QueueModel([reply()])
+    summarizer(model).summarize(day_input())
+    content = model.prompts[0][-1]["content"]
+    assert content.index("<key_sentences>") < content.index("<facts>") < content.index("<transcript>")
+    assert "- assistant: Buka VM postgres > Options > Start/Shutdown order" in content
 
 
 def test_the_extractive_backend_needs_no_model_and_writes_a_valid_file():

@@ -16,7 +16,8 @@ written, so it can only say what the day said:
 3. **Rank.** A unit scores by how central it is (cosine similarity of its TF-IDF
    vector to the day's centroid, a MEAD-style centrality), raised for the facts it
    carries (a technology, a person, a number or date, a decision or recommendation
-   word), and slightly for coming early in its session, where the topic is set.
+   word), and for coming early in its session, where the topic is set (the first
+   sentence counts double, the second one and a half times, and so on).
 4. **Pick with MMR** (maximal marginal relevance) until the character budget is
    spent, so the summary is not five variants of one sentence. Every session gets its
    best unit first, while the budget allows, and the assistant's best unit is kept when
@@ -62,9 +63,11 @@ DEFAULT_MAX_CHARS = 600
 #: The budget is this share of the day's readable characters, between the bounds ...
 SHARE = 0.25
 #: ... and holds a sentence of this length for each session.
-PER_SESSION = 110
+PER_SESSION = 160
 _MMR_LAMBDA = 0.7
 _FACT_BOOST = 0.25
+#: A session's first sentences set its topic: the first counts double, the second 1.5 times, ...
+_EARLY_BOOST = 1.0
 _MAX_UNITS = 4000  # a day longer than this many sentences is ranked on its first ones
 
 _FILLER = frozenset("""
@@ -203,7 +206,7 @@ def rank(candidates: list[Unit], people: frozenset[str]) -> tuple[list[float], l
     scores = []
     for u, v in zip(candidates, vectors):
         central = sum(x * centroid[t] for t, x in v.items()) / cnorm
-        early = 1.0 + 0.15 / (1 + u.first_in_session)
+        early = 1.0 + _EARLY_BOOST / (1 + u.first_in_session)
         scores.append(central * early * (1.0 + _FACT_BOOST * _facts(u.text, people)))
     return scores, vectors
 
@@ -223,8 +226,11 @@ def budget(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> int:
     return int(min(max_chars, SUMMARY_MAX_CHARS, max(MIN_CHARS, SHARE * size, PER_SESSION * sessions)))
 
 
-def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> list[Unit]:
-    """The units a summary of the day quotes, in time order (see the module docstring)."""
+def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int = SUMMARY_SENTENCES[1]) -> list[Unit]:
+    """The units a summary of the day quotes, in time order (see the module docstring).
+
+    ``max_units`` is the summary's sentence bound; the model's key sentences take more.
+    """
     names = frozenset(w.lower() for p in extract_people(day_text) for w in p.split())
     speakers = {u.speaker.lower() for u in units(day_text) if u.speaker}
     names |= frozenset(w for s in speakers for w in s.split())
@@ -232,7 +238,7 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> list[Unit]:
     if not candidates:
         return []
     scores, vectors = rank(candidates, names)
-    limit = budget(day_text, max_chars)
+    limit = budget(day_text, max_chars) if max_units <= SUMMARY_SENTENCES[1] else max_chars
     lang = day_language(day_text)
     chosen: list[int] = []
     used = 0
@@ -241,7 +247,7 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> list[Unit]:
         return len(_sentence(candidates[i], lang, None)) + 1
 
     def fits(i: int) -> bool:
-        return used + cost(i) <= limit and len(chosen) < SUMMARY_SENTENCES[1]
+        return used + cost(i) <= limit and len(chosen) < max_units
 
     def take(i: int) -> None:
         nonlocal used
