@@ -189,7 +189,7 @@ def test_a_day_too_long_for_the_context_is_written_from_its_key_sentences_and_fa
     (prompt,) = model.prompts
     content = prompt[-1]["content"]
     assert out.chunks == 1 and out.attempts == 1
-    assert "<key_sentences>" in content and "<facts>" in content and "<transcript>" not in content
+    assert "Key sentences of the day:" in content and "Facts found:" in content and "<transcript>" not in content
     assert "technologies: Proxmox, PostgreSQL" in content and "Kak Rina" in content
     assert_writable(out.doc)
 
@@ -198,7 +198,7 @@ def test_a_day_that_fits_is_shown_with_its_key_sentences_facts_and_whole_transcr
     model = QueueModel([reply()])
     summarizer(model).summarize(day_input())
     content = model.prompts[0][-1]["content"]
-    assert content.index("<key_sentences>") < content.index("<facts>") < content.index("<transcript>")
+    assert content.index("Key sentences of the day:") < content.index("Facts found:") < content.index("<transcript>")
     assert "- assistant: Buka VM postgres > Options > Start/Shutdown order" in content
 
 
