@@ -84,6 +84,10 @@ class Settings:
         return self.config.analytics
 
     @property
+    def mcp(self) -> schema.Mcp:
+        return self.config.mcp
+
+    @property
     def projects(self) -> tuple[str, ...]:
         return tuple(self.config.projects)
 
@@ -118,6 +122,35 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
 
     mount.claim(settings)
     return settings, created
+
+
+def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
+    """Apply ``change`` to kenang.yaml's mapping and write it back with its comments kept.
+
+    The new file must validate (it is checked before it replaces the old one), and it
+    replaces the old one atomically: a bad edit changes nothing.
+    """
+    import io
+
+    from ruamel.yaml import YAML
+
+    config_file = home / CONFIG_NAME
+    rt = YAML()  # round-trip: comments, order and styles survive
+    data = rt.load(config_file.read_text(encoding="utf-8")) or {}
+    change(data)
+    buf = io.StringIO()
+    rt.dump(data, buf)
+    text = buf.getvalue()
+    raw = yaml.safe_load(text) or {}
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{config_file}: {describe_error(exc, raw)}") from None
+    settings_from(home, config_file, config)
+    tmp = config_file.with_name(f".{CONFIG_NAME}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, config_file)
+    return load_settings(home)
 
 
 def home_id(paths: Paths) -> str | None:

@@ -11,6 +11,7 @@ way a person reads it.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
@@ -114,6 +115,35 @@ class Analytics(Section):
         return v
 
 
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_USER = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+class Mcp(Section):
+    """kenang mcp, the memory server for agents"""
+
+    tokens: dict[StrictStr, StrictStr] = Field(
+        {}, description="sha256 of a bearer token -> its user; `kenang mcp token add --user U` adds one")
+    max_query_chars: StrictInt = Field(2000, ge=10, le=100_000, description="longest memory_recall query")
+    max_top_k: StrictInt = Field(50, ge=1, le=1000, description="most results one memory_recall returns")
+    snapshot_chars: StrictInt = Field(4000, ge=200, le=100_000, description="longest memory_snapshot")
+    session_max_turns: StrictInt = Field(2000, ge=1, le=100_000, description="most turns one session_write takes")
+    session_max_turn_chars: StrictInt = Field(
+        100_000, ge=100, le=10_000_000, description="longest turn session_write takes, in characters")
+    session_max_chars: StrictInt = Field(
+        2_000_000, ge=100, le=100_000_000, description="most characters one session_write takes in all")
+
+    @field_validator("tokens")
+    @classmethod
+    def _hashes(cls, v: dict[str, str]) -> dict[str, str]:
+        for sha, user in v.items():
+            if not _SHA256.match(sha):
+                raise ValueError(f"key {sha[:16]!r}... is not a sha256 (64 lower-case hex): store hashes, never tokens")
+            if not _USER.match(user):
+                raise ValueError(f"{user!r} is not a valid user id")
+        return v
+
+
 class Config(Section):
     """The whole kenang.yaml."""
 
@@ -129,6 +159,7 @@ class Config(Section):
     embedder: Embedder = Field(default_factory=Embedder)
     recall: Recall = Field(default_factory=Recall)
     analytics: Analytics = Field(default_factory=Analytics)
+    mcp: Mcp = Field(default_factory=Mcp)
     projects: list[StrictStr] = Field([], description="project names to recognise in chats, e.g. [Homelab, kenang]")
 
     @model_validator(mode="before")

@@ -309,7 +309,7 @@ def extractive_summary(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) ->
     picked = [_sentence(u, lang, name) for u in select(day_text, max_chars)]
     low = SUMMARY_SENTENCES[0]
     if len(picked) < low:
-        picked.insert(0, _overview(day_text, unflagged, who))
+        picked.insert(0, _overview(day_text, unflagged, who, lang))
     if len(picked) < low:
         tags = list(extract_tags(day_text))
         picked.append(f"Keywords: {', '.join(tags)}." if tags else "No message had a sentence worth quoting.")
@@ -320,9 +320,12 @@ def extractive_summary(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) ->
     return out
 
 
-def _overview(day_text: DayText, unflagged: list[DayMessage], who: str) -> str:
+def _overview(day_text: DayText, unflagged: list[DayMessage], who: str, lang: str) -> str:
     sessions = len({m.session_id for m in unflagged})
     topics = list(extract_technologies(day_text)[:3]) or list(extract_tags(day_text)[:3])
+    if lang == "id":
+        head = f"{who} punya {sessions} sesi dengan {len(unflagged)} pesan"
+        return head + (f", sebagian besar tentang {_listing(topics, 'dan')}." if topics else ".")
     head = f"{who} had {_plural(sessions, 'session')} with {_plural(len(unflagged), 'message')}"
     return head + (f", mostly about {_listing(topics)}." if topics else ".")
 
@@ -331,6 +334,6 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _listing(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def _listing(items: list[str], conjunction: str = "and") -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
 

@@ -62,3 +62,25 @@ def entry_of(row: dict) -> IndexEntry:
 def index_name(user_id: str, default_user: str) -> str:
     """MEMORY_INDEX.md for the default user, MEMORY_INDEX.<user>.md for everyone else."""
     return "MEMORY_INDEX.md" if user_id == default_user else f"MEMORY_INDEX.{user_id}.md"
+
+
+def render_snapshot(user_id: str, entries: Iterable[IndexEntry], budget: int) -> str:
+    """What an agent reads at the start of a session: the newest days' lines, within ``budget`` characters.
+
+    The header says how many days it holds of how many, so an agent knows what was
+    left out (and can ask ``memory_day`` or ``memory_recall`` for more).
+    """
+    entries = sorted(entries, key=lambda e: e.date, reverse=True)
+    lines: list[str] = []
+    used = 0
+    for e in entries:
+        line = entry_line(e)
+        if used + len(line) + 1 > budget and lines:
+            break
+        lines.append(line[:budget])
+        used += len(line) + 1
+    if not entries:
+        return f"# Memory of {user_id}\n\nNothing remembered yet.\n"
+    head = (f"# Memory of {user_id}: the latest {len(lines)} of {len(entries)} days "
+            f"({entries[0].date.isoformat()} back to {entries[len(lines) - 1].date.isoformat()})")
+    return "\n".join([head, "", *lines]) + "\n"

@@ -85,6 +85,30 @@ def decode_text(data: bytes) -> str:
 # --- markdown -----------------------------------------------------------------
 
 
+def markdown_body(content: str) -> str:
+    """``content`` as a Markdown turn body that reads back as this one turn.
+
+    A line outside a code fence that reads as a turn header (``## assistant``) gets one
+    space of indent, which keeps it text; a fence left open at the end is closed, so it
+    cannot swallow the turns after it; leading and trailing blank lines go (the reader
+    trims them). Everything else is kept as written.
+    """
+    out: list[str] = []
+    fence: str | None = None
+    for line in content.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if fence is not None:
+            if _closes_fence(line, fence):
+                fence = None
+        elif (m := _HEADER_RE.match(line)) and m["role"].lower() in _HEADER_ROLES:
+            line = " " + line
+        elif (f := _FENCE_OPEN_RE.match(line)) is not None:
+            fence = f["fence"]
+        out.append(line)
+    if fence is not None:
+        out.append(fence)
+    return _trim_blank_lines(out)
+
+
 def _parse_markdown(text: str, tz: tzinfo) -> Session:
     lines = text.split("\n")
     meta, body_start = _frontmatter(lines)

@@ -42,10 +42,16 @@ from transforms.model import Session
 _FRONTMATTER_KEYS = ("session_id", "user_id", "agent")
 
 
-def render_markdown(session: Session, *, parent_day: date | None = None) -> str:
-    """The session as ``session_write`` markdown; see the module docstring for the contract."""
+def render_markdown(session: Session, *, parent_day: date | None = None, title: str | None = None) -> str:
+    """The session as ``session_write`` markdown; see the module docstring for the contract.
+
+    ``title`` goes into the frontmatter too (parsers keep only the three ids; the
+    archived file keeps the title for people who read it).
+    """
     parts: list[str] = []
     fields = [(k, getattr(session, k)) for k in _FRONTMATTER_KEYS if getattr(session, k) is not None]
+    if title:
+        fields.append(("title", title))
     if fields:
         body = "".join(f"{k}: {_yaml_scalar(v)}\n" for k, v in fields)
         parts.append(f"---\n{body}---\n")

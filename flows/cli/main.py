@@ -479,6 +479,117 @@ def analyze(home: Path | None, intent: str | None, user: str | None, start: dt.d
     _emit_json(res.as_dict()) if as_json else click.echo(report.render_analysis(res))
 
 
+# --- mcp ----------------------------------------------------------------------------
+
+@cli.group(invoke_without_command=True)
+@_home_option
+@click.option("--user", help="stdio: whose memory to serve (default: the home's default_user).")
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP (for agents on other machines) "
+              "instead of stdio; clients send Authorization: Bearer <token>.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="HTTP: the address to bind. Anything but 127.0.0.1 exposes your memory to the network.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="HTTP: the port.")
+@click.pass_context
+def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool, host: str, port: int) -> None:
+    """Serve your memory to agents over MCP: recall, trends, a day, a snapshot, and session_write.
+
+    stdio (the default) serves one user to a desktop client that starts kenang itself.
+    --http serves every user that holds a token (`kenang mcp token add --user U`), at
+    http://HOST:PORT/mcp.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    import logging
+
+    from flows.query.mcp import build_server
+    from transforms.model import USER_ID_RE
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
+    logging.getLogger("kenang.mcp").setLevel(logging.INFO)
+    settings = _settings(home)
+    if use_http:
+        if user:
+            raise click.UsageError("--user is for stdio; over HTTP each token names its user")
+        if not settings.mcp.tokens:
+            _err("kenang mcp: no tokens yet, so every request will get 401; add one with "
+                 "`kenang mcp token add --user U`")
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            _err(f"kenang mcp: WARNING: listening on {host}: anyone who reaches this port and holds a token "
+                 "reads that user's memory. Put it behind TLS (a reverse proxy) before it leaves the homelab.")
+        server = build_server(settings)
+        _err(f"kenang mcp: serving {settings.paths.home} at http://{host}:{port}/mcp")
+        server.run(transport="http", host=host, port=port, show_banner=False)
+        return
+    who = (user or settings.default_user).strip().lower()
+    if not USER_ID_RE.match(who):
+        raise click.BadParameter(f"{who!r} is not a valid user id", param_hint="--user")
+    build_server(settings, user=who).run(transport="stdio", show_banner=False)
+
+
+@mcp.group()
+def token() -> None:
+    """Bearer tokens for kenang mcp --http: kenang.yaml keeps only their sha256."""
+
+
+@token.command("add")
+@_home_option
+@click.option("--user", required=True, help="Whose memory the token opens.")
+def token_add(home: Path | None, user: str) -> None:
+    """Make a new token for USER, print it once, and store its sha256 in kenang.yaml."""
+    import secrets as _secrets
+
+    from flows.config import edit_config
+    from flows.query.mcp import token_sha256
+    from transforms.model import USER_ID_RE
+
+    user = user.strip().lower()
+    if not USER_ID_RE.match(user):
+        raise click.BadParameter(f"{user!r} is not a valid user id", param_hint="--user")
+    settings = _settings(home)
+    new = "kenang_" + _secrets.token_urlsafe(32)
+
+    def add(data) -> None:
+        section = data.setdefault("mcp", {})
+        if section.get("tokens") is None:
+            section["tokens"] = {}
+        section["tokens"][token_sha256(new)] = user
+
+    edit_config(settings.paths.home, add)
+    click.echo(new)
+    _err(f"a token for {user} (stored as its sha256 in {settings.paths.config_file}); it is shown only now. "
+         f"Clients send: Authorization: Bearer <token>")
+
+
+@token.command("list")
+@_home_option
+def token_list(home: Path | None) -> None:
+    """The tokens kenang.yaml knows: the start of each sha256, and its user."""
+    settings = _settings(home)
+    from flows.cli import report
+
+    click.echo(report.table(["sha256", "user"], [(sha[:12] + "...", u) for sha, u in sorted(settings.mcp.tokens.items())]))
+
+
+@token.command("remove")
+@_home_option
+@click.argument("sha256_prefix")
+def token_remove(home: Path | None, sha256_prefix: str) -> None:
+    """Revoke the token whose sha256 starts with SHA256_PREFIX (see `kenang mcp token list`)."""
+    from flows.config import edit_config
+
+    settings = _settings(home)
+    matches = [sha for sha in settings.mcp.tokens if sha.startswith(sha256_prefix.lower())]
+    if len(matches) != 1:
+        raise click.BadParameter(f"{len(matches)} tokens start with {sha256_prefix!r}; give more of the sha256",
+                                 param_hint="SHA256_PREFIX")
+
+    def drop(data) -> None:
+        del data["mcp"]["tokens"][matches[0]]
+
+    edit_config(settings.paths.home, drop)
+    _err(f"revoked the token {matches[0][:12]}... of {settings.mcp.tokens[matches[0]]}")
+
+
 # --- demo ---------------------------------------------------------------------------
 
 @cli.command()

@@ -57,6 +57,7 @@ class _Loaded:
     current: np.ndarray  # bool: row embedded by the current embedder
     keyword: KeywordIndex
     related: dict[dt.date, tuple[dt.date, ...]]
+    dates: np.ndarray  # datetime64[D] of each chunk, for narrowing a search by date
 
 
 class Recaller:
@@ -113,7 +114,8 @@ class Recaller:
                 embeddings[current] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.embedder.dim)
         summaries = _query(wh, DAILY_SUMMARIES, "date, related_dates", "user_id = ?", [self.user], "")
         related = {d: tuple(r or ()) for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist())}
-        return _Loaded(refs, embeddings, current, keyword, related)
+        dates = np.array([r.date for r in refs], dtype="datetime64[D]")
+        return _Loaded(refs, embeddings, current, keyword, related, dates)
 
     def scores(self, query: str, mode: str = "hybrid") -> np.ndarray:
         """Fused score of every loaded chunk for one query."""
@@ -125,7 +127,13 @@ class Recaller:
             cos[~d.current] = 0.0
         return fuse(kw, cos, mode=mode)
 
-    def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True) -> list[Hit]:
+    def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True,
+               start: dt.date | None = None, end: dt.date | None = None) -> list[Hit]:
+        """The best days for a query; ``start``/``end`` narrow a warm index that holds more days.
+
+        Narrowed here, the scores are those of the whole loaded index (its BM25 and cosine
+        scaling), and only days in the range, related days included, are returned.
+        """
         cfg = self.settings.recall
         if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
             why = ("embedder.backend is none" if self.embedder is None
@@ -135,10 +143,21 @@ class Recaller:
                               "`kenang backfill --reindex --start ... --end ...`")
         if not query.strip() or not self._data.refs:
             return []
-        return select(
-            self.scores(query, mode), self._data.refs, self._data.related,
-            top_k=top_k or cfg.top_k, decay=float(cfg.related_decay), expand=expand,
-        )
+        scores = self.scores(query, mode)
+        if start or end:
+            dates = self._data.dates
+            keep = np.ones(len(dates), dtype=bool)
+            if start:
+                keep &= dates >= np.datetime64(start)
+            if end:
+                keep &= dates <= np.datetime64(end)
+            scores = np.where(keep, scores, 0.0)
+        hits = select(scores, self._data.refs, self._data.related,
+                      top_k=(top_k or cfg.top_k) * (2 if start or end else 1), decay=float(cfg.related_decay),
+                      expand=expand)
+        if start or end:
+            hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
+        return hits[: top_k or cfg.top_k]
 
 
 def _query(wh: Path, table, columns: str, where: str, params: list, tail: str):
