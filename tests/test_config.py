@@ -27,11 +27,13 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "limits": {"max_file_mb": 200, "archive_min_free_mb": 64},
         "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 4096, "n_threads": None,
                        "chat_format": None, "max_tokens": 320, "temperature": 0.2, "seed": 42,
-                           "summary_chars": 600},
+                       "summary_chars": 600},
         "embedder": {"backend": "e5+use", "model_path": None, "query_prefix": "", "passage_prefix": "",
                      "n_threads": None, "batch_size": 16},
         "recall": {"top_k": 5, "related_decay": 0.7},
         "analytics": {"productive_moods": ["productive", "focused"], "productive_min_importance": 5, "rolling_days": 7},
+        "mcp": {"tokens": {}, "max_query_chars": 2000, "max_top_k": 50, "snapshot_chars": 4000,
+                "session_max_turns": 2000, "session_max_turn_chars": 100000, "session_max_chars": 2000000},
         "projects": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text
