@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--n-ctx", type=int, default=cfg["n_ctx"], help=f"default {cfg['n_ctx']}, as kenang.yaml")
     p.add_argument("--max-tokens", type=int, default=cfg["max_tokens"], help=f"default {cfg['max_tokens']}")
     p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--key-sentences", choices=("long", "always", "never"), default="long",
+                   help="when the model writes from the key sentences (default long: days that do not fit n_ctx)")
     args = p.parse_args(argv)
 
     root = Path(tempfile.mkdtemp(prefix="kenang-bench-summarize-"))
@@ -106,10 +108,12 @@ def run(root: Path, args) -> None:
     model = load_model(ModelConfig(path, args.n_ctx, args.threads, None, 42))
     load_s = time.perf_counter() - t0
     rec = Recording(model)
-    s = LlmSummarizer(rec, max_tokens=args.max_tokens, canonical_technologies=canonical_map(TECHNOLOGIES))
+    s = LlmSummarizer(rec, max_tokens=args.max_tokens, canonical_technologies=canonical_map(TECHNOLOGIES),
+                      key_sentences=args.key_sentences)
     today = now.astimezone(settings.timezone).date()
 
-    print(f"summarize: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}); model load {load_s:.2f} s (not counted)")
+    print(f"summarize: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}, key sentences "
+          f"{args.key_sentences}); model load {load_s:.2f} s (not counted)")
     t0 = time.perf_counter()
     res = summarize.summarize_days(settings, s, keys, rows, "bench", today)
     stage_s = time.perf_counter() - t0

@@ -11,7 +11,8 @@ length in words, and the time per day.
 Methods: lead-3 and longest-3 (the first / longest three turns, speaker tags
 stripped), the extractive summary before issue 12, the current extractive summary, and
 (``--model-sample N``, default 50, a fixed sample: every tenth dialogue) the bundled
-model writing from the day's key sentences and facts (select-then-write), with the
+model twice: writing from the day's key sentences and facts (select-then-write, as a
+long day gets it), and from the transcript (as a day that fits gets it), each with the
 share of days valid on the first try.
 
 Then the demo corpus (Indonesian and English): each day's sessions are matched to the
@@ -86,7 +87,7 @@ def print_row(name: str, n: int, r: dict, extra: str = "") -> None:
           f"{r['words']:5.1f} words  {r['seconds'] * 1000:8.1f} ms/day{extra}", flush=True)
 
 
-def model_summarizer():
+def model_summarizer(key_sentences: str = "long"):
     """The bundled model behind kenang's own LlmSummarizer, as the nightly run builds it."""
     from flows.models.llm import ModelConfig, bundled_model_path, load_model
     from schemas.config import Summarizer
@@ -96,7 +97,7 @@ def model_summarizer():
     cfg = Summarizer()
     model = load_model(ModelConfig(bundled_model_path(), cfg.n_ctx, cfg.n_threads, cfg.chat_format, cfg.seed))
     return LlmSummarizer(model, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
-                         canonical_technologies=canonical_map(TECHNOLOGIES))
+                         canonical_technologies=canonical_map(TECHNOLOGIES), key_sentences=key_sentences)
 
 
 def day_input(text: DayText):
@@ -170,19 +171,19 @@ def main(argv: list[str] | None = None) -> None:
     print_row("extractive, now", n, score(rows, lambda r: extractive_summary(day_of(r))))
     if args.model_sample:
         sample = rows[:: max(1, n // args.model_sample)][: args.model_sample]
-        s = model_summarizer()
-        outcomes = []
+        for label, mode in (("bundled model, select-then-write", "always"), ("bundled model, transcript", "never")):
+            s = model_summarizer(mode)
+            outcomes = []
 
-        def by_model(r: dict) -> str:
-            out = s.summarize(day_input(day_of(r)))
-            outcomes.append(out)
-            return out.doc.summary
+            def by_model(r: dict) -> str:
+                out = s.summarize(day_input(day_of(r)))
+                outcomes.append(out)
+                return out.doc.summary
 
-        r = score(sample, by_model)
-        first = sum(o.first_try_valid for o in outcomes)
-        fell = sum("summary" in o.doc.generator.fallback_fields for o in outcomes)
-        print_row(f"bundled model, select-then-write", len(sample), r,
-                  f"  (first try valid {first}/{len(sample)}; summary fell back on {fell})")
+            r = score(sample, by_model)
+            first = sum(o.first_try_valid for o in outcomes)
+            fell = sum("summary" in o.doc.generator.fallback_fields for o in outcomes)
+            print_row(label, len(sample), r, f"  (first try valid {first}/{len(sample)}; summary fell back on {fell})")
         print_row("extractive, now (same sample)", len(sample), score(sample, lambda r: extractive_summary(day_of(r))))
     days = demo_days()
     print(f"\ndemo corpus: {len(days)} days (Indonesian and English), facts from {FACTS.name}")

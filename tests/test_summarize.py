@@ -194,12 +194,29 @@ def test_a_day_too_long_for_the_context_is_written_from_its_key_sentences_and_fa
     assert_writable(out.doc)
 
 
-def test_a_day_that_fits_is_shown_with_its_key_sentences_facts_and_whole_transcript():
+def test_a_day_that_fits_is_shown_whole_and_key_sentences_only_on_request():
     model = QueueModel([reply()])
     summarizer(model).summarize(day_input())
     content = model.prompts[0][-1]["content"]
-    assert content.index("Key sentences of the day:") < content.index("Facts found:") < content.index("<transcript>")
+    assert "<transcript>" in content and "Key sentences of the day:" not in content
+    model = QueueModel([reply()])
+    LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES), key_sentences="always").summarize(day_input())
+    content = model.prompts[0][-1]["content"]
+    assert "Key sentences of the day:" in content and "<transcript>" not in content
     assert "- assistant: Buka VM postgres > Options > Start/Shutdown order" in content
+
+
+def test_without_key_sentences_a_long_day_goes_straight_to_map_reduce():
+    long_turns = tuple(
+        DayMessage("2026-07-19-1037", "user" if i % 2 == 0 else "assistant",
+                   f"Langkah {i}: cek konfigurasi Proxmox dan PostgreSQL, lalu catat hasilnya di wiki homelab. " * 6,
+                   at(f"11:{i:02d}"))
+        for i in range(40)
+    )
+    model = QueueModel(default=reply())
+    s = LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES), key_sentences="never")
+    s.llm.n_ctx = 1200
+    assert s.summarize(day_input(*long_turns)).chunks > 1
 
 
 def test_the_extractive_backend_needs_no_model_and_writes_a_valid_file():

@@ -436,7 +436,14 @@ class LlmSummarizer:
         retry_temperature: float = 0.0,
         max_tokens: int = 384,
         canonical_technologies: dict[str, str] | None = None,
+        key_sentences: str = "long",
     ) -> None:
+        """``key_sentences``: when the model writes from the day's key sentences and facts
+        instead of its transcript: ``long`` (the days whose transcript does not fit
+        ``n_ctx``), ``always``, or ``never`` (a long day goes straight to map-reduce)."""
+        if key_sentences not in ("long", "always", "never"):
+            raise ValueError(f"key_sentences must be long, always or never, not {key_sentences!r}")
+        self.key_sentences = key_sentences
         self.llm = model
         self.model = model.name
         self.model_sha256 = model.sha256
@@ -453,24 +460,30 @@ class LlmSummarizer:
         return max(128, self.llm.n_ctx - self._system_tokens - self.max_tokens - 96)
 
     def summarize(self, day: DayInput) -> SummaryOutcome:
-        """Select, then write: the key sentences and facts, with the transcript when it fits too.
+        """The transcript when it fits; else select, then write; else map-reduce.
 
-        A small model paraphrases what it is shown rather than inventing, and the
-        selection fits a long day into a small context. Only a day whose key sentences
-        alone overflow the context is summarized in chunks (map-reduce).
+        A day whose transcript does not fit the context is written from its key
+        sentences and facts (``key_sentences_block``): a small model paraphrases what it
+        is shown rather than inventing, and the selection fits a long day into a small
+        context. Only a day whose key sentences alone overflow is summarized in chunks.
+        (A day that fits gets its transcript alone: with the key sentences beside it
+        the bundled model fell back on more days, 7 of 8 demo days against 4 of 8.)
         """
         ex = extract_all(day)
         ground = Grounding.of(day.text.messages)
         stats = _Stats()
         header = f"Date: {day.text.day.isoformat()} ({day.text.day:%A})."
-        digest = header + "\n" + key_sentences_block(day.text, ex)
         lines = transcript_lines(day.text)
-        whole = digest + "\n<transcript>\n" + "\n".join(lines) + "\n</transcript>"
+        whole = header + "\n<transcript>\n" + "\n".join(lines) + "\n</transcript>"
+        digest = header + "\n" + key_sentences_block(day.text, ex)
         n_chunks = 1
-        if self.llm.count_tokens(whole) <= self.budget:
+        fits = self.llm.count_tokens(whole) <= self.budget
+        if fits and self.key_sentences != "always":
             content = whole
-        elif self.llm.count_tokens(digest) <= self.budget:
+        elif self.key_sentences != "never" and self.llm.count_tokens(digest) <= self.budget:
             content = digest
+        elif fits:
+            content = whole
         else:
             chunks = self._chunk(lines)
             n_chunks = len(chunks)
