@@ -91,9 +91,12 @@ def busy_others(me: set[int]) -> list[str]:
     return out
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=ROOT, env=_env(), capture_output=True,
-                          text=True, check=True)
+def cli(*args: str) -> str:
+    """``kenang ARGS`` as a user runs it; its stdout."""
+    r = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=ROOT, env=_env(), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"kenang {' '.join(args[:3])} exited with {r.returncode}: {r.stderr.strip()[-2000:]}")
+    return r.stdout
 
 
 def _env() -> dict[str, str]:
@@ -213,7 +216,7 @@ def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tu
     build_s = build_index(settings, chunks, embedder.dim, embedder.id, Random(7))
     del embedder
     print(f"built a {chunks:,}-chunk index of user bench over {DAYS} days in {build_s:.1f} s (embeddings random)")
-    token = cli("mcp", "token", "add", "--home", str(home), "--user", "bench").stdout.strip()
+    token = cli("mcp", "token", "add", "--home", str(home), "--user", "bench").strip()
     print(load_line())
     s = start_server(home, tmp / "recall-server.log")
     try:
@@ -271,7 +274,7 @@ def part_analyze(tmp: Path, days: int, messages: int, runs: int) -> bool:
     build_year(settings, days, messages, Random(3))
     print(f"synthetic warehouse: 2 users x {days} days of summaries, {messages} messages per user-day "
           f"({2 * days * messages:,} messages), built in {time.perf_counter() - t0:.1f} s")
-    token = cli("mcp", "token", "add", "--home", str(home), "--user", "gading").stdout.strip()
+    token = cli("mcp", "token", "add", "--home", str(home), "--user", "gading").strip()
     print(load_line())
     s = start_server(home, tmp / "analytics-server.log")
     try:
@@ -309,6 +312,9 @@ def main() -> None:
     t_all = time.perf_counter()
     print(f"benchmarks/mcp.py --chunks {args.chunks} --queries {args.queries} --runs {args.runs}"
           + (f" --embed-threads {args.embed_threads}" if args.embed_threads else ""))
+    omp = {k: os.environ[k] for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS", "GOMP_SPINCOUNT") if k in os.environ}
+    if omp:
+        print("OpenMP environment, inherited by the servers: " + " ".join(f"{k}={v}" for k, v in omp.items()))
     print(load_line())
     others = busy_others({os.getpid()})
     print("sharing the CPUs with: " + ("; ".join(others) if others else "nothing busy"))

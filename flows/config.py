@@ -48,6 +48,16 @@ class Paths:
         return self.home / ".kenang.lock"
 
     @property
+    def memory(self) -> Path:
+        """Core memory files: memory/<user>/USER.md and MEMORY.md."""
+        return self.home / "memory"
+
+    @property
+    def snapshots(self) -> Path:
+        """snapshot/<user>.md: what an agent reads at the start of a session."""
+        return self.home / "snapshot"
+
+    @property
     def home_id_file(self) -> Path:
         """The home's id, made by ``kenang init``; the archive marker names it."""
         return self.home / ".kenang-id"
@@ -86,6 +96,14 @@ class Settings:
     @property
     def mcp(self) -> schema.Mcp:
         return self.config.mcp
+
+    @property
+    def memory(self) -> schema.Memory:
+        return self.config.memory
+
+    @property
+    def retention(self) -> schema.Retention:
+        return self.config.retention
 
     @property
     def projects(self) -> tuple[str, ...]:

@@ -1,7 +1,10 @@
 """The Prefect flows: ``nightly`` and ``backfill``. They only wire.
 
-nightly:  ingest → quarantine → archive → load → summarize → index → catalog
-backfill: survey the archive → load → summarize → index → catalog
+nightly:  ingest → quarantine → archive → load → summarize (+ memory candidates) → index → memory → catalog
+backfill: survey the archive → load → summarize → index → memory → catalog
+
+"memory" writes each user's snapshot (core memory and the latest days), and applies
+retention.archive_days; retention.messages_days empties old days during load.
 
 Tasks work per batch (one ingest, one archive batch, loads in batches of days), so
 Prefect's per-task overhead stays small. I/O tasks retry, and only on
@@ -29,9 +32,21 @@ from prefect.utilities.annotations import quote
 
 from flows.config import Settings, load_settings, resolve_home
 from flows.models import embed, llm
-from flows.stages import archive, catalog, ingest, load, memory_file, plan, progress, quarantine, recall_index, summarize
+from flows.stages import (
+    archive,
+    candidates,
+    catalog,
+    ingest,
+    load,
+    memory_file,
+    plan,
+    progress,
+    quarantine,
+    recall_index,
+    summarize,
+)
 from flows.stages.outcome import StageResult
-from flows.store import archive_files, faults, ledger, mount
+from flows.store import archive_files, core_memory, faults, ledger, mount
 from flows.store.fsio import sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
@@ -108,12 +123,13 @@ def record_task(settings: Settings, rows, run_id: str) -> int:
 
 
 @task(name="load", **_IO)
-def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_hashes: bool, offset: int, total: int, files_before: int):
+def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_hashes: bool, offset: int, total: int,
+              files_before: int, today: dt.date):
     def tick(done: int, _n: int, files: int) -> None:
         progress.report("load", offset + done, total, files_before + files, unit="days")
 
     with _timed("load"):
-        return load.load_days(settings, days, ledger_rows, run_id, parsed, tick, check_hashes)
+        return load.load_days(settings, days, ledger_rows, run_id, parsed, tick, check_hashes, today)
 
 
 @task(name="ledger", **_IO)
@@ -140,6 +156,36 @@ def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: st
 def memory_file_task(settings: Settings, users) -> int:
     with _timed("memory_file"):
         return memory_file.write_memory_indexes(settings, users)
+
+
+@task(name="memory-candidates", **_IO)
+def candidates_task(settings: Settings, keys, today: dt.date) -> dict:
+    with _timed("candidates"):
+        return candidates.propose(settings, keys, today)
+
+
+@task(name="snapshots", **_IO)
+def snapshots_task(settings: Settings) -> int:
+    """snapshot/<user>.md for every user with loaded days or core memory: what agents read next."""
+    with _timed("memory_file"):
+        users = {u for (u, _), r in ledger.read_days(settings.paths.warehouse).items() if r["status"] == "loaded"}
+        for user in sorted(users | set(core_memory.users(settings))):
+            core_memory.write_snapshot(settings, user)
+        return len(users)
+
+
+@task(name="retention", **_IO)
+def retention_task(settings: Settings, today: dt.date) -> int:
+    """retention.archive_days: archived originals older than that are purged, each logged."""
+    days = settings.retention.archive_days
+    if not days:
+        return 0
+    cutoff = today - dt.timedelta(days=days)
+    n = 0
+    with _timed("archive"):
+        for a in plan.archived_before(settings, cutoff):
+            n += len(archive_files.purge(settings, a.user_id, a.date, list(a.paths), f"retention:archive_days={days}"))
+    return n
 
 
 @task(name="load-embedder", **_IO)
@@ -249,13 +295,14 @@ def _in_batches(settings: Settings, items: list, size: int, work: Callable[[list
     return StageResult.of(parts)
 
 
-def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, check_hashes: bool) -> dict:
+def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, check_hashes: bool, today: dt.date) -> dict:
     days = list(days)
     starts = [0]  # files done before each batch, for progress
     for d in days:
         starts.append(starts[-1] + len(d.paths))
     res = _in_batches(settings, days, LOAD_BATCH_DAYS, lambda batch, i: load_task(
-        settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days), starts[i]))
+        settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days), starts[i],
+        today))
     return load.counts(res)
 
 
@@ -274,7 +321,9 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     res = _in_batches(settings, keys, size, lambda batch, i: summarize_task(
         settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
     memory_file_task(settings, {u for u, _ in keys})
-    return summarize.counts(res) | {"backend": summarizer.backend, "model": summarizer.model}
+    done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
+    found = candidates_task(settings, done, today) if done else {"found": 0, "new": 0, "auto_accepted": 0}
+    return summarize.counts(res) | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found}
 
 
 def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reindex: bool = False,
@@ -335,9 +384,15 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 }
         with run.stage_of("load"):
             if disk.readable:
+                today = now.astimezone(settings.timezone).date()
                 with _timed("plan"):
                     days, ledger_rows, checked = plan.pending_days(settings)
-                run.counts["load"] = _load_all(settings, run, days, ledger_rows, found.parsed, False)
+                    if settings.retention.messages_days:  # retention: old days are emptied like forgotten ones
+                        cutoff = today - dt.timedelta(days=settings.retention.messages_days)
+                        known = {(d.user_id, d.date) for d in days}
+                        days += [d for d in plan.expired_days(settings, cutoff) if (d.user_id, d.date) not in known]
+                run.counts["load"] = _load_all(settings, run, days, ledger_rows, found.parsed, False,
+                                               now.astimezone(settings.timezone).date())
                 settle_task(settings, quote(checked))
             else:
                 run.counts["load"] = load.counts(StageResult())
@@ -346,6 +401,10 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 run.counts["summarize"] = _summarize_all(settings, run, now.astimezone(settings.timezone).date())
         with run.stage_of("index"):
             run.counts["index"] = _index_all(settings, run)
+        with run.stage_of("memory"):
+            if disk.writable:
+                run.counts["retention_purged"] = retention_task(settings, now.astimezone(settings.timezone).date())
+            snapshots_task(settings)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
@@ -388,7 +447,8 @@ def backfill(
             if not disk.writable:
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
         with run.stage_of("load"):
-            run.counts["load"] = _load_all(settings, run, found.days, found.ledger, {}, True)
+            run.counts["load"] = _load_all(settings, run, found.days, found.ledger, {}, True,
+                                           ledger.utcnow().astimezone(settings.timezone).date())
             settle_task(settings, quote({(d.user_id, d.date) for d in found.days}))
         with run.stage_of("summarize"):
             if disk.writable:
@@ -399,6 +459,8 @@ def backfill(
         with run.stage_of("index"):
             redo = frozenset(plan.tampered(settings, MEMORY_CHUNKS, start, end))
             run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex, redo=redo)
+        with run.stage_of("memory"):
+            snapshots_task(settings)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

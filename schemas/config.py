@@ -16,6 +16,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
+    StrictBool,
     ConfigDict,
     Field,
     StrictFloat,
@@ -126,7 +127,6 @@ class Mcp(Section):
         {}, description="sha256 of a bearer token -> its user; `kenang mcp token add --user U` adds one")
     max_query_chars: StrictInt = Field(2000, ge=10, le=100_000, description="longest memory_recall query")
     max_top_k: StrictInt = Field(50, ge=1, le=1000, description="most results one memory_recall returns")
-    snapshot_chars: StrictInt = Field(4000, ge=200, le=100_000, description="longest memory_snapshot")
     session_max_turns: StrictInt = Field(2000, ge=1, le=100_000, description="most turns one session_write takes")
     session_max_turn_chars: StrictInt = Field(
         100_000, ge=100, le=10_000_000, description="longest turn session_write takes, in characters")
@@ -142,6 +142,24 @@ class Mcp(Section):
             if not _USER.match(user):
                 raise ValueError(f"{user!r} is not a valid user id")
         return v
+
+
+class Memory(Section):
+    """core memory (memory/<user>/USER.md and MEMORY.md) and the snapshot agents read"""
+
+    max_notes: StrictInt = Field(50, ge=1, le=500, description="most entries one core memory file may hold")
+    auto_accept: StrictBool = Field(False, description="add the corrections the nightly run finds by itself (still under every rule)")
+    snapshot_days_chars: StrictInt = Field(
+        1500, ge=0, le=100_000, description="the snapshot's latest-days part, in characters")
+
+
+class Retention(Section):
+    """what kenang forgets by itself, every night (null: keep everything)"""
+
+    messages_days: StrictInt | None = Field(
+        None, ge=1, le=36_500, description="forget messages, summaries and the index older than this many days")
+    archive_days: StrictInt | None = Field(
+        None, ge=1, le=36_500, description="also delete archived originals older than this (logged, never undone)")
 
 
 class Config(Section):
@@ -160,6 +178,8 @@ class Config(Section):
     recall: Recall = Field(default_factory=Recall)
     analytics: Analytics = Field(default_factory=Analytics)
     mcp: Mcp = Field(default_factory=Mcp)
+    memory: Memory = Field(default_factory=Memory)
+    retention: Retention = Field(default_factory=Retention)
     projects: list[StrictStr] = Field([], description="project names to recognise in chats, e.g. [Homelab, kenang]")
 
     @model_validator(mode="before")

@@ -232,8 +232,82 @@ MEMORY_CHUNKS = Table(
     "The recall index: redacted chunks of transcripts, summaries and MEMORY_INDEX lines, with embeddings.",
 )
 
+MEMORY_EVENTS = Table(
+    "memory_events",
+    pa.schema(
+        [
+            pa.field("event_id", pa.string(), nullable=False),
+            pa.field("at", _TS, nullable=False),
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("target", pa.string(), nullable=False),  # memory | user
+            pa.field("action", pa.string(), nullable=False),  # add | replace | remove | accept | forget
+            pa.field("source", pa.string(), nullable=False),  # cli | mcp | nightly | forget
+            pa.field("before_sha256", pa.string()),  # the entry before, by hash: never its text
+            pa.field("after_sha256", pa.string()),
+            pa.field("date", pa.date32(), nullable=False),
+        ]
+    ),
+    "date",
+    "One row per change to a core memory file (USER.md, MEMORY.md): when, whose, what, from where, by hash.",
+)
+
+MEMORY_CANDIDATES = Table(
+    "memory_candidates",
+    pa.schema(
+        [
+            pa.field("candidate_id", pa.string(), nullable=False),
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("kind", pa.string(), nullable=False),  # correction | preference | fact
+            pa.field("target", pa.string(), nullable=False),  # user | memory
+            pa.field("text", pa.string(), nullable=False),  # the note as it would be written (redacted)
+            pa.field("quote", pa.string(), nullable=False),  # the sentence it came from (redacted)
+            pa.field("dates", pa.list_(pa.date32())),
+            pa.field("session_ids", pa.list_(pa.string())),
+            pa.field("status", pa.string(), nullable=False),  # pending | accepted | rejected
+            pa.field("updated_at", _TS, nullable=False),
+        ]
+    ),
+    "single",
+    "Notes the nightly run proposes for core memory, with where they were said; a person accepts or rejects them.",
+)
+
+TOMBSTONES = Table(
+    "tombstones",
+    pa.schema(
+        [
+            pa.field("tombstone_id", pa.string(), nullable=False),
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("kind", pa.string(), nullable=False),  # text | session | day | before
+            pa.field("digest", pa.string()),  # keyed hash of the phrase's words, or of the session id: never clear text
+            pa.field("words", pa.int32()),  # how many words the phrase has (text)
+            pa.field("day", pa.date32()),  # day | before
+            pa.field("purge", pa.bool_(), nullable=False),
+            pa.field("created_at", _TS, nullable=False),
+        ]
+    ),
+    "single",
+    "What `kenang forget` forgot, by hash: every load, summary, index and import honours it, so no rebuild brings it back.",
+)
+
+PURGE_LOG = Table(
+    "purge_log",
+    pa.schema(
+        [
+            pa.field("path", pa.string(), nullable=False),  # archive-relative
+            pa.field("sha256", pa.string(), nullable=False),
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("day", pa.date32()),
+            pa.field("purged_at", _TS, nullable=False),
+            pa.field("why", pa.string(), nullable=False),  # forget:<tombstone_id> | retention:archive_days=N
+        ]
+    ),
+    "single",
+    "Every archived original kenang deleted on purpose (`forget --purge`, retention); `verify` reports them as purged.",
+)
+
 TABLES: dict[str, Table] = {
-    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE, DAILY_SUMMARIES, MEMORY_CHUNKS)
+    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE, DAILY_SUMMARIES, MEMORY_CHUNKS,
+                        MEMORY_EVENTS, MEMORY_CANDIDATES, TOMBSTONES, PURGE_LOG)
 }
 
 _DUCKDB_TYPES = {

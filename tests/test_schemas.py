@@ -23,6 +23,11 @@ PINNED = {
                         "content_fingerprint", "run_id"],
     "memory_chunks": ["chunk_id", "user_id", "date", "session_id", "source", "seq", "text", "flagged", "terms", "tfs",
                       "embedder_id", "embedding", "run_id"],
+    "memory_events": ["event_id", "at", "user_id", "target", "action", "source", "before_sha256", "after_sha256", "date"],
+    "memory_candidates": ["candidate_id", "user_id", "kind", "target", "text", "quote", "dates", "session_ids", "status",
+                          "updated_at"],
+    "tombstones": ["tombstone_id", "user_id", "kind", "digest", "words", "day", "purge", "created_at"],
+    "purge_log": ["path", "sha256", "user_id", "day", "purged_at", "why"],
 }
 
 

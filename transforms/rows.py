@@ -26,6 +26,7 @@ import pyarrow as pa
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.ids import message_id, row_fingerprint
 from transforms.model import Message, ResolvedSession
+from transforms.forget import Forgetting
 from transforms.injection import flag_injection
 from transforms.redact import redact, redact_identifier
 
@@ -48,9 +49,10 @@ class DayRows:
 
 
 def build_day_rows(
-    items: Sequence[tuple[ResolvedSession, SourceFile]], *, user_id: str, day: date, run_id: str
+    items: Sequence[tuple[ResolvedSession, SourceFile]], *, user_id: str, day: date, run_id: str,
+    forgetting: Forgetting | None = None,
 ) -> DayRows:
-    """Rows for one (user, day) partition from its resolved sessions."""
+    """Rows for one (user, day) partition from its resolved sessions; ``forgetting`` leaves out what was forgotten."""
     by_id: dict[str, list[tuple[ResolvedSession, SourceFile]]] = {}
     for rs, src in sorted(items, key=lambda it: (it[0].session_id, it[1].archive_path)):
         by_id.setdefault(rs.session_id, []).append((rs, src))
@@ -60,8 +62,10 @@ def build_day_rows(
     several_files: list[tuple[str, int]] = []
     total_redactions = 0
     for raw_sid, group in by_id.items():
-        merged = _merge_messages(group, user_id=user_id, session_id=raw_sid)
         sid = redact_identifier(raw_sid)  # a token used as a session id is a secret like any other
+        if forgetting is not None and forgetting.drops_session(sid):
+            continue
+        merged = _merge_messages(group, user_id=user_id, session_id=raw_sid, forgetting=forgetting)
         first_rs, first_src = group[0]
         stamps = [m["ts"] for m in merged if m["ts"] is not None]
         redactions = sum(m["redactions"] for m in merged)
@@ -123,7 +127,8 @@ def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id
         occurrences[key] += 1
 
 
-def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id: str, session_id: str) -> list[dict]:
+def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id: str, session_id: str,
+                    forgetting: Forgetting | None = None) -> list[dict]:
     seen: dict[str, dict] = {}
     order = 0
     for rs, _src in group:
@@ -131,13 +136,14 @@ def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id:
             if mid in seen:
                 continue
             red = redact(msg.content)
+            content = red.text if forgetting is None else forgetting.scrub(red.text)[0]
             seen[mid] = {
                 "message_id": mid,
                 "ts": ts,
                 "role": msg.role,
-                "content": red.text,
+                "content": content,
                 "redactions": red.count,
-                "flags": list(flag_injection(red.text)) + list(msg.flags),
+                "flags": list(flag_injection(content)) + list(msg.flags),
                 "order": order,
             }
             order += 1

@@ -479,6 +479,203 @@ def analyze(home: Path | None, intent: str | None, user: str | None, start: dt.d
     _emit_json(res.as_dict()) if as_json else click.echo(report.render_analysis(res))
 
 
+# --- core memory and forgetting ---------------------------------------------------------
+
+def _memory_user(settings: Settings, user: str | None) -> str:
+    from transforms.model import USER_ID_RE
+
+    who = (user or settings.default_user).strip().lower()
+    if not USER_ID_RE.match(who):
+        raise click.BadParameter(f"{who!r} is not a valid user id", param_hint="--user")
+    return who
+
+
+def _refused(fn, *args, **kwargs):
+    """Run a core memory write; a refusal is one line on stderr and exit 2, and nothing changed."""
+    from transforms.core_memory import Refused
+
+    try:
+        return fn(*args, **kwargs)
+    except Refused as exc:
+        _err(f"kenang: refused: {exc} (nothing was changed)")
+        sys.exit(EXIT_USAGE)
+
+
+_TARGET = click.option("--to", "target", type=click.Choice(["memory", "user"]), default="memory", show_default=True,
+                       help="MEMORY.md (the agent's notes) or USER.md (the person's profile).")
+
+
+@cli.command()
+@_home_option
+@click.argument("text")
+@click.option("--user", help="Whose memory (default: the home's default_user).")
+@_TARGET
+def remember(home: Path | None, text: str, user: str | None, target: str) -> None:
+    """Add a note to core memory (MEMORY.md, or USER.md with --to user), under the memory rules."""
+    from flows.store import core_memory
+
+    settings = _settings(home)
+    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, "add", text=text, source="cli")
+    click.echo(f"remembered in {state.path.name}: {state.usage.header(state.path.stem)}")
+
+
+@cli.group()
+def memory() -> None:
+    """Core memory: USER.md and MEMORY.md, and the candidates the nightly run proposes."""
+
+
+@memory.command("show")
+@_home_option
+@click.option("--user", help="Whose memory (default: the home's default_user).")
+@_json_option
+def memory_show(home: Path | None, user: str | None, as_json: bool) -> None:
+    """Show both files' entries and usage, and anything wrong with a hand edit."""
+    from flows.store import core_memory
+
+    settings = _settings(home)
+    who = _memory_user(settings, user)
+    states = [core_memory.read(settings, who, t) for t in ("memory", "user")]
+    if as_json:
+        _emit_json({"user": who, "files": [s.as_dict() for s in states]})
+        return
+    for s in states:
+        click.echo(s.usage.header(s.path.stem) + f"  {s.path}")
+        for i, e in enumerate(s.entries, 1):
+            click.echo(f"  [{i}] " + e.replace("\n", "\n      "))
+        for p in s.problems:
+            click.echo(f"  problem: {p}")
+        click.echo()
+
+
+@memory.command("replace")
+@_home_option
+@click.argument("old")
+@click.argument("new")
+@click.option("--user", help="Whose memory (default: the home's default_user).")
+@_TARGET
+def memory_replace(home: Path | None, old: str, new: str, user: str | None, target: str) -> None:
+    """Replace the one entry holding OLD (a substring) with NEW."""
+    from flows.store import core_memory
+
+    settings = _settings(home)
+    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, "replace", text=new, old=old)
+    click.echo(f"replaced in {state.path.name}: {state.usage.header(state.path.stem)}")
+
+
+@memory.command("remove")
+@_home_option
+@click.argument("old")
+@click.option("--user", help="Whose memory (default: the home's default_user).")
+@_TARGET
+def memory_remove(home: Path | None, old: str, user: str | None, target: str) -> None:
+    """Remove the one entry holding OLD (a substring)."""
+    from flows.store import core_memory
+
+    settings = _settings(home)
+    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, "remove", old=old)
+    click.echo(f"removed from {state.path.name}: {state.usage.header(state.path.stem)}")
+
+
+@memory.command("candidates")
+@_home_option
+@click.option("--user", help="Only this user's.")
+@click.option("--all", "show_all", is_flag=True, help="Also accepted and rejected ones.")
+@_json_option
+def memory_candidates(home: Path | None, user: str | None, show_all: bool, as_json: bool) -> None:
+    """The notes the nightly run proposes, with where they were said."""
+    from flows.cli import report
+    from flows.stages import candidates
+
+    settings = _settings(home)
+    rows = [r for r in candidates.read_all(settings) if (show_all or r["status"] == "pending")
+            and (user is None or r["user_id"] == user)]
+    if as_json:
+        _emit_json(rows)
+        return
+    click.echo(report.table(["id", "user", "kind", "to", "status", "days", "note"], [
+        (r["candidate_id"][:10], r["user_id"], r["kind"], r["target"], r["status"],
+         ", ".join(d.isoformat() for d in (r["dates"] or [])[:3]), r["text"]) for r in rows]))
+
+
+@memory.command("accept")
+@_home_option
+@click.argument("candidate_id")
+@click.option("--to", "target", type=click.Choice(["memory", "user"]), help="Override the file it goes to.")
+def memory_accept(home: Path | None, candidate_id: str, target: str | None) -> None:
+    """Add a candidate to core memory (under every rule)."""
+    from flows.stages import candidates
+
+    row = _refused(candidates.decide, _settings(home), candidate_id, True, target=target)
+    click.echo(f"accepted {row['candidate_id']}: {row['text']}")
+
+
+@memory.command("reject")
+@_home_option
+@click.argument("candidate_id")
+def memory_reject(home: Path | None, candidate_id: str) -> None:
+    """Reject a candidate; it is never proposed again."""
+    from flows.stages import candidates
+
+    row = _refused(candidates.decide, _settings(home), candidate_id, False)
+    click.echo(f"rejected {row['candidate_id']}")
+
+
+@cli.command()
+@_home_option
+@click.option("--user", required=True, help="Whose memory to forget from.")
+@click.option("--text", help="A phrase to forget wherever it was said (- reads it from stdin, kept out of shell history).")
+@click.option("--session", "session_id", help="A session id, as `kenang sql` shows it in sessions.session_id.")
+@click.option("--day", type=click.DateTime(["%Y-%m-%d"]), help="A whole day.")
+@click.option("--before", type=click.DateTime(["%Y-%m-%d"]), help="Every day before this one.")
+@click.option("--purge", is_flag=True, help="Delete the archived originals too (logged in purge_log; never undone).")
+@click.option("--dry-run", is_flag=True, help="List exactly what would go; change nothing.")
+@click.option("--yes", is_flag=True, help="Do not ask.")
+@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for a running night.")
+@_json_option
+def forget(home: Path | None, user: str, text: str | None, session_id: str | None, day: dt.datetime | None,
+           before: dt.datetime | None, purge: bool, dry_run: bool, yes: bool, wait_s: float, as_json: bool) -> None:
+    """Truly forget a phrase, a session, a day or everything before a date: from the tables, summaries,
+    recall index, MEMORY_INDEX, core memory, candidates and snapshots; with --purge, from the archive too.
+
+    A tombstone (a keyed hash, never the text) keeps every later backfill, reindex or
+    re-import from bringing it back. Without --purge the archived originals stay,
+    byte-exact and read-only.
+    """
+    from flows.stages import forget as forget_mod
+
+    settings = _settings(home)
+    who = _memory_user(settings, user)
+    if text == "-":
+        text = sys.stdin.read().strip()
+    plan = forget_mod.make_plan(settings, who, text=text, session=session_id, day=day.date() if day else None,
+                                before=before.date() if before else None, purge=purge)
+    summary = plan.as_dict()
+    if dry_run:
+        _emit_json({"dry_run": True, **summary}) if as_json else click.echo(_forget_plan_text(summary, dry=True))
+        return
+    if not yes and not click.confirm(_forget_plan_text(summary, dry=False) + "\nForget it?", default=False, err=True):
+        _err("nothing was changed")
+        sys.exit(EXIT_FAILED)
+    result = forget_mod.apply(settings, plan, wait_seconds=wait_s)
+    _emit_json(result) if as_json else click.echo(
+        f"forgotten: {len(plan.days)} day(s) re-derived, {result['archive_files_purged']} archived file(s) purged, "
+        f"{result['memory_entries']} memory entr(ies) and {result['candidates']} candidate(s) removed (run {result['run_id']})")
+
+
+def _forget_plan_text(p: dict, dry: bool) -> str:
+    head = "would forget" if dry else "this forgets"
+    lines = [f"{head}, for {p['user']} ({p['kind']}):",
+             f"  {p['messages']} message(s) in {p['sessions']} session(s) on {len(p['days'])} day(s): "
+             + (", ".join(p["days"][:10]) + (" ..." if len(p["days"]) > 10 else "") if p["days"] else "none"),
+             f"  {p['memory_entries']} core memory entr(ies), {p['candidates']} candidate(s)"]
+    if p["purge"]:
+        lines.append(f"  {len(p['archive_files'])} archived original(s), deleted for good:")
+        lines += [f"    {x}" for x in p["archive_files"]]
+    else:
+        lines.append("  the archived originals stay, byte-exact (add --purge to delete them too)")
+    return "\n".join(lines)
+
+
 # --- mcp ----------------------------------------------------------------------------
 
 @cli.group(invoke_without_command=True)

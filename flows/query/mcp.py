@@ -255,8 +255,26 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
     @tool(annotations={"readOnlyHint": True})
     def memory_snapshot(user: str) -> str:
-        """What to read at the start of a session: the person's latest days, one line each, within a budget."""
+        """What to read at the start of a session: core memory (your notes, the person's profile), then the latest days."""
         return svc.snapshot(user)
+
+    @tool(annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False})
+    def memory(
+        user: str,
+        action: Annotated[Literal["add", "replace", "remove"], Field(description="what to do with one entry")],
+        target: Annotated[Literal["memory", "user"], Field(
+            description="memory: your notes (environment, conventions, lessons; MEMORY.md, 2,200 chars); "
+                        "user: the person's profile (preferences, style; USER.md, 1,375 chars)")] = "memory",
+        text: Annotated[str | None, Field(description="add/replace: the new entry, one fact or preference")] = None,
+        old_text: Annotated[str | None, Field(description="replace/remove: a substring of the entry to change")] = None,
+    ) -> dict:
+        """Keep a fact or preference in core memory, which every session starts with; or correct or drop one.
+
+        Refused, with the reason: secrets, text that reads like instructions, task state
+        ("deploy on Monday"), entries over 500 characters, near duplicates, and anything
+        past the file's character limit. Store what stays true.
+        """
+        return svc.memory(user, action, target=target, text=text, old_text=old_text)
 
     @tool(annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False})
     def session_write(

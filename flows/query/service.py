@@ -8,7 +8,9 @@ the protocol), and it owns the memory an agent reads and writes:
   ledger (its file is replaced atomically), the next query of that user reloads, so new
   days are found without a restart.
 - **analyze**: each user's ``Analytics`` session is kept the same way.
-- **day** and **snapshot** read the warehouse's partitions of one user.
+- **day** reads the warehouse's partitions of one user; **snapshot** is core memory
+  (``flows.store.core_memory``) with the latest days, and **memory** writes core memory
+  under its rules, like ``kenang remember``.
 - **write_session** checks a session an agent hands in (``transforms.turns``) and writes
   it as a Markdown transcript into ``active/<user>/``, atomically, never over another
   file; the next nightly run takes it after the quiet and grace periods like any file.
@@ -35,7 +37,9 @@ from flows.store import warehouse
 from flows.store.fsio import fsync_dir
 from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
 from transforms.errors import ConfigError
-from transforms.memory_index import entry_of, render_snapshot
+from flows.store import core_memory
+from transforms.core_memory import Refused
+from transforms.memory_index import entry_of
 from transforms.model import USER_ID_RE
 from transforms.render import render_markdown
 from transforms.turns import Limits, check_session, check_title
@@ -168,10 +172,18 @@ class MemoryService:
         return "\n".join(lines) + "\n"
 
     def snapshot(self, user: str) -> str:
-        """The text an agent pastes into its system prompt (the latest days, within mcp.snapshot_chars)."""
+        """The text an agent pastes into its system prompt: core memory under its usage headers, then the latest days."""
+        return core_memory.snapshot_text(self.settings, self._user(user))
+
+    def memory(self, user: str, action: str, *, target: str = "memory", text: str | None = None,
+               old_text: str | None = None) -> dict:
+        """add / replace / remove one core memory entry, under every rule (the same code as the CLI)."""
         user = self._user(user)
-        rows = warehouse.read(self.settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()
-        return render_snapshot(user, [entry_of(r) for r in rows], self.settings.mcp.snapshot_chars)
+        try:
+            state = core_memory.write(self.settings, user, target, action, text=text, old=old_text, source="mcp")
+        except Refused as exc:
+            raise RequestError(f"refused: {exc} (nothing was changed)") from None
+        return {"file": state.path.name, "usage": state.usage.header(state.path.stem), "entries": state.entries}
 
     def memory_index(self, user: str) -> str:
         """The user's MEMORY_INDEX, rendered from the summaries (the archive may be a NAS that sleeps)."""

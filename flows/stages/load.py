@@ -23,7 +23,10 @@ from flows.store import faults, warehouse
 from flows.config import Settings
 from flows.stages.outcome import FAILED, DayOutcome, StageResult
 from flows.store.ledger import ArchivedDay, DayKey
-from schemas.tables import MESSAGES, SESSIONS
+from flows.store import tombstones
+from flows.store.archive_files import day_dir
+from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES, SESSIONS
+from transforms.forget import Forgetting
 from transforms.errors import ParseError, TransientError
 from transforms.redact import redact
 from transforms.model import Session
@@ -36,7 +39,8 @@ log = logging.getLogger("kenang")
 
 #: What a load outcome counts; StageResult.counts sums them for the run report.
 NUMBERS = ("sessions", "messages", "redactions")
-STATUSES = ("loaded", "unchanged")
+STATUSES = ("loaded", "unchanged", "forgotten")
+FORGOTTEN = "forgotten"
 
 
 Progress = Callable[[int, int, int], None]  # (days done, days total, files done)
@@ -50,14 +54,23 @@ def load_days(
     parsed: Mapping[str, Session] | None = None,
     progress: Progress | None = None,
     check_hashes: bool = False,
+    today: dt.date | None = None,
 ) -> StageResult:
-    """Load each day; check_hashes re-hashes archived files first (backfill)."""
+    """Load each day; check_hashes re-hashes archived files first (backfill).
+
+    Each user's tombstones (and the retention window, counted back from ``today``) are
+    applied: a forgotten day is emptied, forgotten sessions and phrases left out.
+    """
     days = list(days)
     out: list[DayOutcome] = []
     files_done = 0
+    forgetting: dict[str, Forgetting] = {}
     for i, day in enumerate(days, 1):
+        if day.user_id not in forgetting:
+            forgetting[day.user_id] = tombstones.forgetting(settings, day.user_id, today=today)
         try:
-            outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, parsed or {}, check_hashes)
+            outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, parsed or {}, check_hashes,
+                               forgetting[day.user_id])
         except TransientError:
             raise  # the task retries the batch
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
@@ -78,7 +91,10 @@ def load_day(
     run_id: str,
     parsed: Mapping[str, Session],
     check_hashes: bool,
+    forgetting: Forgetting | None = None,
 ) -> DayOutcome:
+    if forgetting is not None and forgetting.drops_day(day.date):
+        return forget_day(settings, day, ledger_row, run_id)
     base = _base_row(day, run_id)
     try:
         items = []
@@ -87,7 +103,8 @@ def load_day(
     except _DayFailure as exc:
         return _failed(day, run_id, str(exc))
 
-    rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id)
+    rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id,
+                          forgetting=None if forgetting is None or forgetting.empty else forgetting)
     n_sessions, n_messages = rows.sessions.num_rows, rows.messages.num_rows
     unchanged = (
         ledger_row is not None
@@ -173,6 +190,22 @@ def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay,
             f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder"
         )
     return rs, SourceFile(relpath, sha)
+
+
+def forget_day(settings: Settings, day: ArchivedDay, ledger_row: Mapping | None, run_id: str) -> DayOutcome:
+    """Empty a forgotten day: its rows, summary and index are deleted, and the ledger says ``forgotten``."""
+    wh = settings.paths.warehouse
+    for table in (SESSIONS, MESSAGES, DAILY_SUMMARIES, MEMORY_CHUNKS):
+        warehouse.delete_partition(wh, table, day.date, day.user_id)
+    summary = day_dir(settings, day.user_id, day.date) / f"{day.date.isoformat()}.summary.md"
+    summary.unlink(missing_ok=True)
+    if ledger_row is not None and ledger_row.get("status") == FORGOTTEN and ledger_row.get(
+            "archive_fingerprint") == day.fingerprint:
+        return DayOutcome(day.user_id, day.date, "unchanged")
+    row = {**_base_row(day, run_id), "status": FORGOTTEN, "content_fingerprint": None, "sessions": 0, "messages": 0,
+           "reason": None, "summary_status": None, "summary_fingerprint": None, "summary_sha256": None,
+           "index_status": None, "index_key": None}
+    return DayOutcome(day.user_id, day.date, FORGOTTEN, ledger_row=row)
 
 
 def _partition_intact(wh: Path, day: ArchivedDay) -> bool:

@@ -37,7 +37,7 @@ def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, di
         found = [everything.get(k) for k in keys]
     else:
         found = [ledger.archived_day(wh, *k) for k in keys]
-    todo = [a for a in found if a is not None and day_state(a, days.get((a.user_id, a.date))) != "loaded"]
+    todo = [a for a in found if a is not None and day_state(a, days.get((a.user_id, a.date))) not in ("loaded", "forgotten")]
     return todo, days, checked
 
 
@@ -103,6 +103,22 @@ def days_needing(
             continue
         if force or key in redo or not fresh(row):
             out.append(key)
+    return out
+
+
+def archived_before(settings: Settings, cutoff: dt.date) -> list[ArchivedDay]:
+    """Every recorded (user, day) of the archive older than ``cutoff`` (retention.archive_days)."""
+    return [a for (_, day), a in sorted(archived_days(settings.paths.warehouse, "date < ?", [cutoff]).items())]
+
+
+def expired_days(settings: Settings, cutoff: dt.date) -> list[ArchivedDay]:
+    """Loaded days older than ``cutoff`` (retention.messages_days): the load empties them."""
+    wh = settings.paths.warehouse
+    rows = ledger.read_days(wh)
+    out = []
+    for (user, day), row in sorted(rows.items()):
+        if day < cutoff and row["status"] == "loaded":
+            out.append(ledger.archived_day(wh, user, day) or ArchivedDay(user, day, (), ()))
     return out
 
 

@@ -23,8 +23,8 @@ import pyarrow as pa
 
 from flows.config import Settings
 from flows.store import faults, ledger, warehouse
-from flows.store.fsio import READ_ONLY, atomic_write_bytes
-from schemas.tables import ARCHIVE_FILES
+from flows.store.fsio import READ_ONLY, atomic_write_bytes, sha256_file
+from schemas.tables import ARCHIVE_FILES, PURGE_LOG
 
 DAILY = "daily_sessions"
 
@@ -76,6 +76,50 @@ def record(settings: Settings, rows: list[dict]) -> int:
         warehouse.write_file(path, pa.Table.from_pylist(merged, schema=ARCHIVE_FILES.schema), ARCHIVE_FILES)
         added += len(fresh)
     return added
+
+
+def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], why: str) -> list[dict]:
+    """Delete archived originals on purpose (``forget --purge``, retention), and say so.
+
+    Each file is logged in ``purge_log`` (path, sha256, when, why) before it goes, then
+    taken out of the day's manifest and ``archive_files`` partition, then deleted: a
+    crash in between leaves a logged file that ``verify`` reports as purged, never a
+    file gone without a word. Returns the log rows.
+    """
+    wh = settings.paths.warehouse
+    part = warehouse.partition_file(wh, ARCHIVE_FILES, day, user) if day is not None else None
+    recorded = warehouse.read_file(part, ARCHIVE_FILES).to_pylist() if part is not None and part.is_file() else []
+    by_path = {r["path"]: r for r in recorded}
+    now = dt.datetime.now(dt.timezone.utc)
+    logged = [{"path": p, "sha256": by_path[p]["sha256"] if p in by_path else _sha(settings, p), "user_id": user,
+               "day": day, "purged_at": now, "why": why} for p in paths]
+    if not logged:
+        return []
+    log_rows = warehouse.read(wh, PURGE_LOG).to_pylist() + logged
+    warehouse.write_file(warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(log_rows, schema=PURGE_LOG.schema),
+                         PURGE_LOG)
+    if day is not None:  # an export original (imports/) has no day record: it is logged and deleted
+        keep = [r for r in recorded if r["path"] not in set(paths)]
+        write_manifest(settings, user, day, keep)
+        if keep:
+            warehouse.write_file(part, pa.Table.from_pylist(keep, schema=ARCHIVE_FILES.schema), ARCHIVE_FILES)
+        else:
+            warehouse.delete_partition(wh, ARCHIVE_FILES, day, user)
+    for p in paths:
+        target = settings.paths.archive / p
+        if target.is_file():
+            os.chmod(target, 0o644)
+            target.unlink()
+    return logged
+
+
+def _sha(settings: Settings, relpath: str) -> str:
+    path = settings.paths.archive / relpath
+    return sha256_file(path) if path.is_file() else ""
+
+
+def purged(settings: Settings) -> list[dict]:
+    return warehouse.read(settings.paths.warehouse, PURGE_LOG).to_pylist()
 
 
 # --- the archive's own record of what kenang put in each day folder ------------------

@@ -141,11 +141,13 @@ def archived_days(wh: Path, where: str = "", params: Iterable = ()) -> dict[DayK
 
 
 def day_state(archived: ArchivedDay | None, ledger_row: Mapping | None) -> str:
-    """'loaded', 'failed' or 'missing' for one (user, day)."""
+    """'loaded', 'failed', 'missing' or 'forgotten' for one (user, day)."""
     if ledger_row is None:
         return "missing"
     if ledger_row["status"] == "failed":
         return "failed"
+    if ledger_row["status"] == "forgotten":
+        return "forgotten"  # settled: emptied on purpose (kenang forget, retention)
     if archived is not None and ledger_row["archive_fingerprint"] != archived.fingerprint:
         return "missing"
     return "loaded"

@@ -20,7 +20,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flows.store.fsio import TMP_PREFIX, atomic_write, atomic_write_bytes, io_error, sha256_file
+from flows.store.fsio import TMP_PREFIX, atomic_write, atomic_write_bytes, fsync_dir, io_error, sha256_file
 from schemas.tables import Table
 
 _PARQUET_OPTS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
@@ -132,6 +132,17 @@ def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date,
     path = partition_file(warehouse, table, day, user_id, name)
     write_file(path, data, table)
     return path
+
+
+def delete_partition(warehouse: Path, table: Table, day: dt.date, user_id: str) -> bool:
+    """Remove one (user, day) partition and its checksum; returns whether there was one."""
+    path = partition_file(warehouse, table, day, user_id)
+    existed = path.is_file()
+    path.unlink(missing_ok=True)
+    checksum_file(path).unlink(missing_ok=True)
+    if existed:
+        fsync_dir(path.parent)
+    return existed
 
 
 def read(warehouse: Path, table: Table, where: str = "", params: Iterable = ()) -> pa.Table:

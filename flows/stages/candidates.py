@@ -1,0 +1,111 @@
+"""Candidates: the notes the nightly run proposes for core memory, in ``memory_candidates``.
+
+After the summaries, each (user, day) the run summarized is read for corrections and
+preferences (``transforms.candidates.day_candidates``), and the user's last
+``FACT_WINDOW_DAYS`` days of summaries for technologies, projects and hosts that keep
+coming back (``recurring_facts``). A candidate keeps its provenance: the dates, the
+session ids and the quote (all redacted). Its status is ``pending`` until a person
+accepts it (``kenang memory accept``), which writes it through the core memory rules,
+or rejects it; a rejected candidate is never proposed again. With
+``memory.auto_accept``, pending corrections are added by the run itself, under every
+rule: one the rules refuse stays pending.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Iterable
+
+import pyarrow as pa
+
+from flows.config import Settings
+from flows.stages.summarize import day_input
+from flows.store import core_memory, warehouse
+from flows.store.ledger import DayKey
+from schemas.tables import DAILY_SUMMARIES, MEMORY_CANDIDATES
+from transforms import candidates as tc
+from transforms.core_memory import Refused
+
+FACT_WINDOW_DAYS = 30
+log = logging.getLogger("kenang")
+
+
+def read_all(settings: Settings) -> list[dict]:
+    return warehouse.read(settings.paths.warehouse, MEMORY_CANDIDATES).to_pylist()
+
+
+def write_all(settings: Settings, rows: list[dict]) -> None:
+    rows = sorted(rows, key=lambda r: (r["user_id"], r["candidate_id"]))
+    warehouse.write_file(warehouse.single_file(settings.paths.warehouse, MEMORY_CANDIDATES),
+                         pa.Table.from_pylist(rows, schema=MEMORY_CANDIDATES.schema), MEMORY_CANDIDATES)
+
+
+def propose(settings: Settings, keys: Iterable[DayKey], today: dt.date) -> dict:
+    """Find candidates in the given days; merge them into the table; auto-accept if configured."""
+    keys = sorted(set(keys))
+    if not keys:
+        return {"found": 0, "new": 0, "auto_accepted": 0}
+    found: list[tc.Candidate] = []
+    for user, day in keys:
+        found += tc.day_candidates(day_input(settings, user, day, today).text)
+    for user in sorted({u for u, _ in keys}):
+        found += _recurring(settings, user, today)
+    rows = read_all(settings)
+    by_id = {r["candidate_id"]: r for r in rows}
+    now = dt.datetime.now(dt.timezone.utc)
+    new = changed = 0
+    for c in tc.merge([], found):
+        old = by_id.get(c.candidate_id)
+        row = {"candidate_id": c.candidate_id, "user_id": c.user_id, "kind": c.kind, "target": c.target,
+               "text": c.text, "quote": c.quote, "dates": sorted(set(c.dates) | set(old["dates"] if old else ())),
+               "session_ids": sorted(set(c.session_ids) | set(old["session_ids"] if old else ())),
+               "status": old["status"] if old else "pending", "updated_at": now}
+        if old is None:
+            new += 1
+        elif all(old[k] == row[k] for k in ("text", "dates", "session_ids", "status")):
+            continue
+        by_id[c.candidate_id] = row
+        changed += 1
+    auto = 0
+    if settings.memory.auto_accept:
+        for row in by_id.values():
+            if row["status"] == "pending" and row["kind"] == "correction":
+                try:
+                    core_memory.write(settings, row["user_id"], row["target"], "add", text=row["text"], source="nightly")
+                except Refused as exc:
+                    log.info("candidate %s stays pending: %s", row["candidate_id"], exc.reason)
+                    continue
+                row["status"], row["updated_at"] = "accepted", now
+                auto += 1
+                changed += 1
+    if changed:
+        write_all(settings, list(by_id.values()))
+    return {"found": len(found), "new": new, "auto_accepted": auto}
+
+
+def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candidate]:
+    since = today - dt.timedelta(days=FACT_WINDOW_DAYS)
+    rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ? AND date >= ?", [user, since]).to_pylist()
+    techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
+    projects = {r["date"]: list(r["projects"] or ()) for r in rows}
+    return tc.recurring_facts(user, techs, "Uses") + tc.recurring_facts(user, projects, "Works on project")
+
+
+def decide(settings: Settings, candidate_id: str, accept: bool, *, target: str | None = None,
+           source: str = "cli") -> dict:
+    """Accept (write it, under every rule) or reject one pending candidate; returns its row."""
+    rows = read_all(settings)
+    hits = [r for r in rows if r["candidate_id"].startswith(candidate_id)]
+    if len(hits) != 1:
+        raise Refused(f"{len(hits)} candidates have an id starting {candidate_id!r}",
+                      "See them with `kenang memory candidates`")
+    row = hits[0]
+    if row["status"] != "pending":
+        raise Refused(f"candidate {row['candidate_id']} is {row['status']} already", "Nothing to do")
+    if accept:
+        core_memory.write(settings, row["user_id"], target or row["target"], "add", text=row["text"], source=source)
+    row["status"] = "accepted" if accept else "rejected"
+    row["updated_at"] = dt.datetime.now(dt.timezone.utc)
+    write_all(settings, rows)
+    return row

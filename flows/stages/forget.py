@@ -1,0 +1,220 @@
+"""``kenang forget``: make kenang truly forget a phrase, a session, a day, or everything before a date.
+
+It deletes; it does not hide. Under the run lock:
+
+1. **plan** (``--dry-run`` stops here): the days, sessions and messages that hold what
+   is forgotten, the core memory entries and candidates, and with ``--purge`` the
+   archived originals;
+2. a **tombstone** records what was forgotten, by keyed hash, never in clear text
+   (``transforms.forget``); every later load, summary, index, import and backfill
+   honours it;
+3. with ``--purge``, the archived originals go too, each logged in ``purge_log``;
+   without it they stay byte-exact and read-only (the archive keeps what was said, the
+   tables and the index no longer do);
+4. the core memory entries and candidates that hold it are removed;
+5. each affected day is re-derived from the archive with the tombstone applied, then
+   re-summarized and re-indexed, so its summary, its ``.summary.md``, its chunks and
+   MEMORY_INDEX no longer hold it; the snapshots and the catalog are rebuilt.
+
+This runs without Prefect on purpose: a flow's parameters are stored by the Prefect
+server, and the phrase must not be. The ``runs`` table gets a row with counts only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+
+from flows.config import Settings
+from flows.models.embed import configured_id, make_embedder
+from flows.models.llm import make_summarizer
+from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
+from flows.store import archive_files, core_memory, ledger, tombstones, warehouse
+from flows.store.ledger import ArchivedDay, DayKey, RunRecord
+from flows.store.lock import run_lock
+from schemas.tables import MESSAGES, SESSIONS
+from transforms.errors import ConfigError
+from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
+from transforms.parse import decode_text
+
+
+@dataclass
+class Plan:
+    user: str
+    kind: str
+    purge: bool
+    tombstone: Tombstone
+    days: list[dt.date] = field(default_factory=list)
+    sessions: int = 0
+    messages: int = 0
+    memory_entries: int = 0
+    candidates: int = 0
+    archive_files: list[tuple[dt.date | None, str]] = field(default_factory=list)  # (day, archive path)
+    words: list[str] | None = field(default=None, repr=False)  # kept in memory only, to hash with the home's key
+    session: str | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict:
+        return {"user": self.user, "kind": self.kind, "purge": self.purge, "days": [d.isoformat() for d in self.days],
+                "sessions": self.sessions, "messages": self.messages, "memory_entries": self.memory_entries,
+                "candidates": self.candidates, "archive_files": [p for _, p in self.archive_files]}
+
+
+def make_plan(settings: Settings, user: str, *, text: str | None = None, session: str | None = None,
+              day: dt.date | None = None, before: dt.date | None = None, purge: bool = False) -> Plan:
+    given = [x is not None for x in (text, session, day, before)]
+    if sum(given) != 1:
+        raise ConfigError("give exactly one of --text, --session, --day or --before")
+    key = tombstones.key(settings) or b"\0" * 32  # the real key is made when the tombstone is written
+    if text is not None:
+        ws = words(text)
+        if not ws:
+            raise ConfigError("--text: give the words to forget")
+        t = Tombstone("", user, "text", phrase_digest(key, ws), len(ws), None, purge)
+    elif session is not None:
+        t = Tombstone("", user, "session", id_digest(key, session), None, None, purge)
+    else:
+        t = Tombstone("", user, "day" if day else "before", None, None, day or before, purge)
+    plan = Plan(user, t.kind, purge, t, words=words(text) if text is not None else None, session=session)
+    forgetting = Forgetting.of(key, [t])
+    wh = settings.paths.warehouse
+    sessions = warehouse.read(wh, SESSIONS, "user_id = ?", [user]).to_pylist()
+    if t.kind in ("day", "before"):
+        hit = [s for s in sessions if forgetting.drops_day(s["date"])]
+        plan.days = sorted({s["date"] for s in hit} | {d for (u, d) in ledger.read_days(wh) if u == user
+                                                      and forgetting.drops_day(d)})
+        plan.sessions = len(hit)
+        plan.messages = sum(s["message_count"] for s in hit)
+    elif t.kind == "session":
+        hit = [s for s in sessions if s["session_id"] == session]
+        plan.days = sorted({s["date"] for s in hit})
+        plan.sessions = len(hit)
+        plan.messages = sum(s["message_count"] for s in hit)
+    else:
+        longest = max(ws, key=len)
+        rows = warehouse.read(wh, MESSAGES, "user_id = ? AND contains(lower(content), ?)", [user, longest]).to_pylist()
+        hit_msgs = [m for m in rows if forgetting.mentions(m["content"])]
+        plan.days = sorted({m["date"] for m in hit_msgs})
+        plan.messages = len(hit_msgs)
+        plan.sessions = len({(m["date"], m["session_id"]) for m in hit_msgs})
+    plan.memory_entries = sum(1 for target in ("memory", "user")
+                              for e in core_memory.read(settings, user, target).entries if _mentions(forgetting, t, e))
+    plan.candidates = sum(1 for c in candidates.read_all(settings) if c["user_id"] == user and _candidate_hit(forgetting, t, c))
+    if purge:
+        plan.archive_files = _archive_files(settings, user, forgetting, t, plan.days, sessions, session)
+    return plan
+
+
+def _mentions(f: Forgetting, t: Tombstone, text: str) -> bool:
+    return t.kind == "text" and f.mentions(text)
+
+
+def _candidate_hit(f: Forgetting, t: Tombstone, c: dict) -> bool:
+    if t.kind == "text":
+        return f.mentions(c["text"]) or f.mentions(c["quote"])
+    if t.kind == "session":
+        return any(f.drops_session(s) for s in c["session_ids"] or ())
+    return any(f.drops_day(d) for d in c["dates"] or ())
+
+
+def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, days: list[dt.date], sessions: list[dict],
+                   session: str | None) -> list[tuple[dt.date | None, str]]:
+    """The archived originals a purge deletes: the days' files, or the files that hold the session or phrase."""
+    wh = settings.paths.warehouse
+    out: list[tuple[dt.date | None, str]] = []
+    for d in days:
+        a = ledger.archived_day(wh, user, d)
+        for path in (a.paths if a else ()):
+            if t.kind in ("day", "before"):
+                out.append((d, path))
+            elif t.kind == "session":
+                if any(s["session_id"] == session and path in (s.get("archive_paths") or [s["archive_path"]])
+                       for s in sessions if s["date"] == d):
+                    out.append((d, path))
+            elif _file_mentions(settings, path, f):
+                out.append((d, path))
+    if t.kind == "text":  # an export whose conversations hold the phrase goes with them
+        root = archive_files.imports_dir(settings, user)
+        if root.is_dir():
+            for p in sorted(root.iterdir()):
+                if p.is_file() and _file_mentions(settings, archive_files.rel(settings, p), f):
+                    out.append((None, archive_files.rel(settings, p)))
+    return out
+
+
+def _file_mentions(settings: Settings, relpath: str, f: Forgetting) -> bool:
+    try:
+        return f.mentions(decode_text((settings.paths.archive / relpath).read_bytes()))
+    except Exception:  # noqa: BLE001 - a file kenang cannot decode cannot be matched; it stays
+        return False
+
+
+def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
+    """Forget, under the run lock; returns counts (never the forgotten text)."""
+    started = ledger.utcnow()
+    run_id = ledger.new_run_id(started)
+    with run_lock(settings.paths.lock, run_id, wait_seconds):
+        key = tombstones.key(settings, create=True)
+        tomb = _keyed(plan, key)
+        tombstones.add(settings, tomb)
+        forgetting = Forgetting.of(key, [tomb])
+        purged = 0
+        if plan.purge:
+            by_day: dict[dt.date | None, list[str]] = {}
+            for d, p in plan.archive_files:
+                by_day.setdefault(d, []).append(p)
+            for d, paths in sorted(by_day.items(), key=lambda kv: (kv[0] is None, kv[0] or dt.date.min)):
+                purged += len(archive_files.purge(settings, plan.user, d, paths, f"forget:{tomb.tombstone_id}"))
+        entries = core_memory.drop_matching(settings, plan.user, lambda e: _mentions(forgetting, tomb, e))
+        rows = candidates.read_all(settings)
+        keep = [c for c in rows if not (c["user_id"] == plan.user and _candidate_hit(forgetting, tomb, c))]
+        if len(keep) != len(rows):
+            candidates.write_all(settings, keep)
+        rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
+        record = RunRecord(run_id, "forget", {"user": plan.user, "kind": plan.kind, "purge": plan.purge,
+                                              "days": len(plan.days)}, started,
+                           {"days": len(plan.days), "archive_files_purged": purged, "memory_entries": entries,
+                            "candidates": len(rows) - len(keep), **rebuilt},
+                           status="completed", finished_at=ledger.utcnow())
+        ledger.write_run(settings.paths.warehouse, record)
+    return {"run_id": run_id, **record.counts}
+
+
+def _keyed(plan: Plan, key: bytes) -> Tombstone:
+    """The plan's tombstone, hashed with the home's real key, with an id that is a hash of what it forgets."""
+    t = plan.tombstone
+    digest = t.digest
+    if t.kind == "text":
+        digest = phrase_digest(key, plan.words)
+    elif t.kind == "session":
+        digest = id_digest(key, plan.session)
+    ident = hashlib.sha256(f"{t.user_id}\0{t.kind}\0{digest}\0{t.day}".encode()).hexdigest()[:16]
+    return Tombstone(ident, t.user_id, t.kind, digest, t.words, t.day, t.purge)
+
+
+def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str) -> dict:
+    """Re-derive, re-summarize and re-index ``days`` of ``user`` with every tombstone applied."""
+    wh = settings.paths.warehouse
+    today = ledger.utcnow().astimezone(settings.timezone).date()
+    archived = [a for d in days if (a := ledger.archived_day(wh, user, d)) is not None]
+    archived += [ArchivedDay(user, d, (), ()) for d in days if ledger.archived_day(wh, user, d) is None]
+    rows = ledger.read_days(wh)
+    res = load.load_days(settings, archived, rows, run_id, {}, None, True, today)
+    ledger.write_days(wh, [o.ledger_row for o in res.days if o.ledger_row])
+    rows = ledger.read_days(wh)
+    keys: list[DayKey] = [(user, d) for d in days if rows.get((user, d), {}).get("status") == "loaded"]
+    summed = indexed = 0
+    if keys:
+        s = summarize.summarize_days(settings, make_summarizer(settings), keys, rows, run_id, today)
+        ledger.write_days(wh, [o.ledger_row for o in s.days if o.ledger_row])
+        summed = s.count("summarized")
+        rows = ledger.read_days(wh)
+        embedder = make_embedder(settings) if configured_id(settings) != "none" else None
+        ix = recall_index.index_days(settings, embedder, keys, rows, run_id, reembed=True)
+        ledger.write_days(wh, [o.ledger_row for o in ix.days if o.ledger_row])
+        indexed = ix.count("indexed")
+    memory_file.write_memory_indexes(settings, [user])
+    core_memory.write_snapshot(settings, user)
+    catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
+    return {"reloaded": len(res.days), "resummarized": summed, "reindexed": indexed}
+

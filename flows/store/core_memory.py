@@ -1,0 +1,177 @@
+"""Core memory on disk: ``memory/<user>/MEMORY.md`` and ``USER.md``, the snapshot, and the event log.
+
+The files are the person's: plain text, editable by hand. kenang reads them as they are
+(``transforms.core_memory.parse``), reports what is wrong with a hand edit, and never
+rewrites a file but for a write somebody asked for. Every write, from any path (CLI,
+MCP, the nightly run, ``forget``), goes through ``write``:
+
+- under the memory lock (``<home>/.kenang-memory.lock``, a ``flock``): two writers never
+  interleave, and a write never waits for a nightly run;
+- the rules of ``transforms.core_memory`` decide; a refused write changes nothing;
+- the file is replaced atomically (temp file, fsync, rename);
+- the change is logged in ``memory_events`` (when, user, action, source, the entry's
+  sha256 before and after: never its text), and the user's snapshot is rewritten.
+
+``snapshot/<user>.md`` is what an agent pastes into its system prompt (MCP
+``memory_snapshot``): both files under their usage headers, then the latest days' one
+line summaries within ``memory.snapshot_days_chars``. It is derived and rewritten after
+every memory write and at the end of every run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import os
+import secrets
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+
+from flows.config import Settings
+from flows.store import warehouse
+from flows.store.fsio import atomic_write_bytes
+from schemas.tables import DAILY_SUMMARIES, MEMORY_EVENTS
+from transforms import core_memory as cm
+from transforms.memory_index import entry_of, render_snapshot
+from transforms.model import USER_ID_RE
+
+SOURCES = ("cli", "mcp", "nightly", "forget")
+
+
+@dataclass(frozen=True)
+class FileState:
+    target: str  # memory | user
+    path: Path
+    entries: list[str]
+    usage: cm.Usage
+    problems: list[str]
+
+    def as_dict(self) -> dict:
+        return {"target": self.target, "file": self.path.name, "entries": self.entries,
+                "chars": self.usage.chars, "limit": self.usage.limit, "percent": self.usage.percent,
+                "problems": self.problems}
+
+
+def path_of(settings: Settings, user: str, target: str) -> Path:
+    if not USER_ID_RE.match(user):
+        raise ValueError(f"{user!r} is not a valid user id")
+    name, _ = cm.TARGETS[target]
+    return settings.paths.memory / user / name
+
+
+def read(settings: Settings, user: str, target: str) -> FileState:
+    path = path_of(settings, user, target)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    entries = cm.parse(text)
+    limit = cm.TARGETS[target][1]
+    return FileState(target, path, entries, cm.usage(entries, limit),
+                     cm.problems(entries, limit, settings.memory.max_notes))
+
+
+def users(settings: Settings) -> list[str]:
+    root = settings.paths.memory
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and USER_ID_RE.match(p.name)) if root.is_dir() else []
+
+
+@contextmanager
+def memory_lock(settings: Settings) -> Iterator[None]:
+    path = settings.paths.home / ".kenang-memory.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # memory writes are short: waiting is right
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def write(settings: Settings, user: str, target: str, action: str, *, text: str | None = None,
+          old: str | None = None, source: str = "cli") -> FileState:
+    """add (``text``), replace (``old`` -> ``text``) or remove (``old``) one entry; ``Refused`` changes nothing."""
+    if target not in cm.TARGETS:
+        raise cm.Refused(f"unknown memory file {target!r}", "Use memory (MEMORY.md) or user (USER.md)")
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {SOURCES}")
+    limit = cm.TARGETS[target][1]
+    with memory_lock(settings):
+        state = read(settings, user, target)
+        before = after = None
+        if action == "add":
+            new = cm.add(state.entries, text or "", limit, settings.memory.max_notes)
+            after = new[-1]
+        elif action == "replace":
+            i = cm.find(state.entries, old or "")
+            new = cm.replace(state.entries, old or "", text or "", limit)
+            before, after = state.entries[i], new[i]
+        elif action == "remove":
+            i = cm.find(state.entries, old or "")
+            new = cm.remove(state.entries, old or "")
+            before = state.entries[i]
+        else:
+            raise cm.Refused(f"unknown action {action!r}", "Use add, replace or remove")
+        _save(settings, user, target, new)
+        log_event(settings, user, target, action, source, before, after)
+    write_snapshot(settings, user)
+    return read(settings, user, target)
+
+
+def drop_matching(settings: Settings, user: str, matches, source: str = "forget") -> int:
+    """Remove every entry ``matches(entry)`` says to forget, from both files; returns how many went."""
+    gone = 0
+    with memory_lock(settings):
+        for target in cm.TARGETS:
+            state = read(settings, user, target)
+            keep = [e for e in state.entries if not matches(e)]
+            for e in state.entries:
+                if matches(e):
+                    log_event(settings, user, target, "forget", source, e, None)
+            if len(keep) != len(state.entries):
+                _save(settings, user, target, keep)
+                gone += len(state.entries) - len(keep)
+    if gone:
+        write_snapshot(settings, user)
+    return gone
+
+
+def _save(settings: Settings, user: str, target: str, entries: list[str]) -> None:
+    path = path_of(settings, user, target)
+    atomic_write_bytes(path, cm.render(entries).encode("utf-8"))
+
+
+def log_event(settings: Settings, user: str, target: str, action: str, source: str,
+              before: str | None, after: str | None) -> None:
+    now = dt.datetime.now(dt.timezone.utc)
+    event_id = f"{now:%Y%m%dT%H%M%S%fZ}-{secrets.token_hex(3)}"
+    row = {"event_id": event_id, "at": now, "user_id": user, "target": target, "action": action, "source": source,
+           "before_sha256": cm.entry_hash(before), "after_sha256": cm.entry_hash(after), "date": now.date()}
+    path = warehouse.partition_file(settings.paths.warehouse, MEMORY_EVENTS, now.date(), name=event_id)
+    warehouse.write_file(path, pa.Table.from_pylist([row], schema=MEMORY_EVENTS.schema), MEMORY_EVENTS)
+
+
+def snapshot_text(settings: Settings, user: str) -> str:
+    """Both files under their usage headers, then the latest days within memory.snapshot_days_chars."""
+    parts = []
+    for target, label in (("memory", "MEMORY"), ("user", "USER")):
+        state = read(settings, user, target)
+        body = cm.render(state.entries).strip() or "(empty)"
+        parts.append(f"{state.usage.header(label)}\n{body}")
+    rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()
+    days = render_snapshot(user, [entry_of(r) for r in rows], max(settings.memory.snapshot_days_chars, 1))
+    if settings.memory.snapshot_days_chars:
+        parts.append("RECENT DAYS\n" + days.split("\n", 2)[-1].strip() if rows else "RECENT DAYS\n(nothing remembered yet)")
+    return "\n\n".join(parts) + "\n"
+
+
+def write_snapshot(settings: Settings, user: str) -> Path:
+    path = settings.paths.snapshots / f"{user}.md"
+    data = snapshot_text(settings, user).encode("utf-8")
+    if not path.is_file() or path.read_bytes() != data:
+        atomic_write_bytes(path, data)
+    return path

@@ -1,0 +1,65 @@
+"""Tombstones on disk: the ``tombstones`` table, and the home's forgetting key.
+
+The key (``<home>/.kenang-forget-key``, 32 random bytes, 0600) keys the hashes a
+tombstone keeps instead of the forgotten text (``transforms.forget``). It is made with
+the first tombstone; a home without one has forgotten nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+import pyarrow as pa
+
+from flows.config import Settings
+from flows.store import warehouse
+from flows.store.fsio import atomic_write_bytes
+from schemas.tables import TOMBSTONES
+from transforms.forget import Forgetting, Tombstone
+
+
+def _key_file(settings: Settings):
+    return settings.paths.home / ".kenang-forget-key"
+
+
+def key(settings: Settings, create: bool = False) -> bytes | None:
+    path = _key_file(settings)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        if not create:
+            return None
+    atomic_write_bytes(path, secrets.token_bytes(32), mode=0o600)
+    return path.read_bytes()
+
+
+def read(settings: Settings) -> list[Tombstone]:
+    rows = warehouse.read(settings.paths.warehouse, TOMBSTONES).to_pylist()
+    return [Tombstone(r["tombstone_id"], r["user_id"], r["kind"], r["digest"], r["words"], r["day"], r["purge"])
+            for r in rows]
+
+
+def forgetting(settings: Settings, user: str, *, today: dt.date | None = None) -> Forgetting:
+    """What to leave out of ``user``'s rows: their tombstones, and the retention window if one is set."""
+    k = key(settings) or b""
+    before = None
+    if today is not None and settings.retention.messages_days:
+        before = today - dt.timedelta(days=settings.retention.messages_days)
+    return Forgetting.of(k, [t for t in read(settings) if t.user_id == user], before=before)
+
+
+def add(settings: Settings, tombstone: Tombstone) -> bool:
+    """Record a tombstone (once: its id is a hash of what it forgets); returns whether it is new."""
+    rows = warehouse.read(settings.paths.warehouse, TOMBSTONES).to_pylist()
+    if any(r["tombstone_id"] == tombstone.tombstone_id for r in rows):
+        return False
+    rows.append({"tombstone_id": tombstone.tombstone_id, "user_id": tombstone.user_id, "kind": tombstone.kind,
+                 "digest": tombstone.digest, "words": tombstone.words, "day": tombstone.day, "purge": tombstone.purge,
+                 "created_at": dt.datetime.now(dt.timezone.utc)})
+    warehouse.write_file(warehouse.single_file(settings.paths.warehouse, TOMBSTONES),
+                         pa.Table.from_pylist(rows, schema=TOMBSTONES.schema), TOMBSTONES)
+    return True
+
+
+

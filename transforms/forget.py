@@ -1,0 +1,122 @@
+"""Forgetting as a fact: tombstones, and what they take out of a day's rows.
+
+``kenang forget`` records a tombstone and never the forgotten text: a phrase is kept as
+a keyed hash of its words (``phrase_digest``), a session id as a keyed hash of the id,
+a day or a "before" date as the date. Every load, summary, index and import applies the
+user's tombstones (``Forgetting``), so no backfill, re-import or reindex brings back what
+was forgotten:
+
+- a ``day`` tombstone, or a ``before`` one later than the day, drops the whole day;
+- a ``session`` tombstone drops that session;
+- a ``text`` tombstone replaces every run of words equal to the phrase with
+  ``[FORGOTTEN]``, in any message, old or new: the words are compared as hashes, word
+  window by word window, case- and spacing-insensitively (NFKC, lower case, ``\\w+``).
+
+The key is the home's own (``<home>/.kenang-forget-key``), so the hash of a short phrase
+in the warehouse cannot be guessed by trying a dictionary without the home itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Iterable
+
+MARKER = "[FORGOTTEN]"
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+
+
+def phrase_digest(key: bytes, phrase_words: Iterable[str]) -> str:
+    return hmac.new(key, " ".join(phrase_words).encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def id_digest(key: bytes, value: str) -> str:
+    return hmac.new(key, b"id\0" + value.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    tombstone_id: str
+    user_id: str
+    kind: str  # text | session | day | before
+    digest: str | None = None
+    words: int | None = None
+    day: dt.date | None = None
+    purge: bool = False
+
+
+@dataclass(frozen=True)
+class Forgetting:
+    """One user's tombstones, ready to apply to rows."""
+
+    key: bytes
+    phrases: dict[int, frozenset[str]] = field(default_factory=dict)  # words -> digests
+    sessions: frozenset[str] = frozenset()
+    days: frozenset[dt.date] = frozenset()
+    before: dt.date | None = None
+
+    @classmethod
+    def of(cls, key: bytes, tombstones: Iterable[Tombstone], *, before: dt.date | None = None) -> "Forgetting":
+        phrases: dict[int, set[str]] = {}
+        sessions, days = set(), set()
+        for t in tombstones:
+            if t.kind == "text" and t.words:
+                phrases.setdefault(t.words, set()).add(t.digest)
+            elif t.kind == "session":
+                sessions.add(t.digest)
+            elif t.kind == "day":
+                days.add(t.day)
+            elif t.kind == "before" and (before is None or t.day > before):
+                before = t.day
+        return cls(key, {k: frozenset(v) for k, v in phrases.items()}, frozenset(sessions), frozenset(days), before)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.phrases or self.sessions or self.days or self.before)
+
+    def drops_day(self, day: dt.date) -> bool:
+        return day in self.days or (self.before is not None and day < self.before)
+
+    def drops_session(self, session_id: str) -> bool:
+        return bool(self.sessions) and id_digest(self.key, session_id) in self.sessions
+
+    def scrub(self, text: str) -> tuple[str, int]:
+        """``text`` with every forgotten phrase replaced by the marker; (text, how many)."""
+        if not self.phrases or not text:
+            return text, 0
+        normal = unicodedata.normalize("NFKC", text)
+        if len(normal) != len(text):  # offsets would not line up: compare on the normal form
+            text = normal
+        spans = [(m.start(), m.end(), m[0].lower()) for m in _WORD.finditer(text)]
+        cut: list[tuple[int, int]] = []
+        i = 0
+        while i < len(spans):
+            hit = 0
+            for k, digests in self.phrases.items():
+                if i + k <= len(spans) and phrase_digest(self.key, (w for _, _, w in spans[i:i + k])) in digests:
+                    hit = max(hit, k)
+            if hit:
+                cut.append((spans[i][0], spans[i + hit - 1][1]))
+                i += hit
+            else:
+                i += 1
+        if not cut:
+            return text, 0
+        out, pos = [], 0
+        for start, end in cut:
+            out.append(text[pos:start])
+            out.append(MARKER)
+            pos = end
+        out.append(text[pos:])
+        return "".join(out), len(cut)
+
+    def mentions(self, text: str) -> bool:
+        return self.scrub(text)[1] > 0
