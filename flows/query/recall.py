@@ -68,7 +68,7 @@ class Recaller:
         self.settings = settings
         self.user = choose_user(settings, user)
         self.start, self.end = start, end
-        self.embedder = embed.make_embedder(settings) if embedder == "config" else embedder
+        self.embedder = embed.make_embedder(settings, for_queries=True) if embedder == "config" else embedder
         self.embedder_id = embedder_key(self.embedder)
         self._data = self._load()
 

@@ -97,7 +97,7 @@ class MemoryService:
 
             with self._lock:
                 if self._embedder == "config":
-                    self._embedder = make_embedder(self.settings)
+                    self._embedder = make_embedder(self.settings, for_queries=True)
         return self._embedder
 
     # --- the tools ---------------------------------------------------------------------

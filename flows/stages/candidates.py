@@ -23,7 +23,7 @@ from flows.config import Settings
 from flows.stages.summarize import day_input
 from flows.store import core_memory, warehouse
 from flows.store.ledger import DayKey
-from schemas.tables import DAILY_SUMMARIES, MEMORY_CANDIDATES
+from schemas.tables import DAILY_SUMMARIES, MEMORY_CANDIDATES, MESSAGES
 from transforms import candidates as tc
 from transforms.core_memory import Refused
 
@@ -89,7 +89,11 @@ def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candida
     rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ? AND date >= ?", [user, since]).to_pylist()
     techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
     projects = {r["date"]: list(r["projects"] or ()) for r in rows}
-    return tc.recurring_facts(user, techs, "Uses") + tc.recurring_facts(user, projects, "Works on project")
+    said = warehouse.read(settings.paths.warehouse, MESSAGES, "user_id = ? AND date >= ? AND len(coalesce(flags, [])) = 0",
+                          [user, since]).select(["date", "content"]).to_pylist()
+    hosts = tc.hosts_by_day((r["date"], r["content"]) for r in said)
+    return (tc.recurring_facts(user, techs, "Uses") + tc.recurring_facts(user, projects, "Works on project")
+            + tc.recurring_facts(user, hosts, "Runs host"))
 
 
 def decide(settings: Settings, candidate_id: str, accept: bool, *, target: str | None = None,
