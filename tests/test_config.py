@@ -32,8 +32,10 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
                      "n_threads": None, "batch_size": 16},
         "recall": {"top_k": 5, "related_decay": 0.7},
         "analytics": {"productive_moods": ["productive", "focused"], "productive_min_importance": 5, "rolling_days": 7},
-        "mcp": {"tokens": {}, "max_query_chars": 2000, "max_top_k": 50, "snapshot_chars": 4000,
+        "mcp": {"tokens": {}, "max_query_chars": 2000, "max_top_k": 50,
                 "session_max_turns": 2000, "session_max_turn_chars": 100000, "session_max_chars": 2000000},
+        "memory": {"max_notes": 50, "auto_accept": False, "snapshot_days_chars": 1500},
+        "retention": {"messages_days": None, "archive_days": None},
         "projects": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text

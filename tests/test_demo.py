@@ -21,7 +21,7 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
                         lambda s: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
                         if s.summarizer.backend == "llama" else llm.ExtractiveSummarizer())
     fake = AxisEmbedder()  # the real embedders have their own tests; this keeps the demo quick
-    monkeypatch.setattr(embed, "make_embedder", lambda s: fake)
+    monkeypatch.setattr(embed, "make_embedder", lambda s, **_: fake)
     monkeypatch.setattr(embed, "configured_id", lambda s: fake.id)
     home = tmp_path / "demo"
     r = kenang("demo", "--home", str(home))

@@ -23,7 +23,7 @@ D17, D18, D19 = dt.date(2026, 7, 17), dt.date(2026, 7, 18), dt.date(2026, 7, 19)
 def fake(monkeypatch):
     """Every embedder kenang loads is this one fake (its id can be changed mid-test)."""
     e = AxisEmbedder()
-    monkeypatch.setattr(embed, "make_embedder", lambda settings: e)
+    monkeypatch.setattr(embed, "make_embedder", lambda settings, **_: e)
     monkeypatch.setattr(embed, "configured_id", lambda settings: e.id)
     return e
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -120,3 +121,24 @@ class Forgetting:
 
     def mentions(self, text: str) -> bool:
         return self.scrub(text)[1] > 0
+
+
+def scrub_transcript(data: bytes, forgetting: Forgetting) -> tuple[bytes, int]:
+    """A kenang JSONL transcript (an export's day transcript) with forgotten phrases scrubbed.
+
+    Each record's ``content`` and ``title`` are scrubbed as text, so an escape in the
+    JSON (``\\n`` between two words) cannot hide a phrase. Returns (bytes, how many).
+    """
+    lines, hits = [], 0
+    for line in data.decode("utf-8", "surrogatepass").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        for key in ("content", "title"):
+            if isinstance(record.get(key), str):
+                record[key], n = forgetting.scrub(record[key])
+                hits += n
+        lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
+    if not hits:
+        return data, 0
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"), hits

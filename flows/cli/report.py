@@ -140,7 +140,9 @@ def render_run(r: dict) -> str:
     if "archive" in r:
         a = r["archive"]
         rows.append(("archive", f"{a['placed']} archived, {a['already_there']} already there, "
-                     f"{a['sources_deleted']} source(s) removed, {a['bytes']} bytes"))
+                     f"{a['sources_deleted']} source(s) removed, {a['bytes']} bytes"
+                     + (f"; {a['purged_on_arrival']} file(s) forgotten with --purge once, removed again and not "
+                        "archived" if a.get("purged_on_arrival") else "")))
     ld = r.get("load", {})
     if ld:
         rows.append(("load", f"{ld['days']} day(s): {ld['loaded']} loaded, {ld['unchanged']} unchanged, "
@@ -160,7 +162,9 @@ def render_run(r: dict) -> str:
         rows.insert(3 if "archive" in r else 1, ("imports", f"{len(im['exports'])} export(s): "
                     + ", ".join(f"{e['file']} ({e['format']}, {e['conversations']} conversations, "
                                 f"{e['messages']} messages)" for e in im["exports"])
-                    + f"; {im['placed']} day transcript(s) written, {im['already_there']} already there"))
+                    + f"; {im['placed']} day transcript(s) written, {im['already_there']} already there"
+                    + (f"; {im['purged_on_arrival']} export(s) held what a purge deleted: not archived, their "
+                       "day transcripts without it" if im.get("purged_on_arrival") else "")))
     rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
     secs = r.get("seconds", {})
     out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
@@ -399,6 +403,12 @@ def render_verify(v: dict) -> str:
             out += [f"  {p}" for p in v[key]]
     if v.get("warehouse_checked"):
         out.append(f"\nwarehouse: {v['warehouse_checked']} Parquet file(s) checked")
+    if v.get("purged"):
+        out.append(f"\npurged: {len(v['purged'])} archived file(s) deleted on purpose, as purge_log records "
+                   "(`kenang sql \"SELECT * FROM purge_log\"`)")
+    if v.get("purged_on_disk"):
+        out.append(f"\nnote: {len(v['purged_on_disk'])} purged file(s) are still on disk (a purge was cut short): "
+                   + ", ".join(v["purged_on_disk"][:5]))
     if v["writable"]:
         out.append(f"\nwarning: {len(v['writable'])} archived file(s) are writable (expected 0444)")
     if v["leftover_tmp"]:

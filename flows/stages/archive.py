@@ -18,21 +18,33 @@ A batch goes in three steps, each safe to crash after:
 A crash before 3 leaves sources in ``active/``; the next run finds their identical
 copies, records them if needed, and deletes the sources. ``kenang verify``
 (``flows.store.verify``) re-hashes the archive against the record.
+
+What ``kenang forget --purge`` deleted never comes back into the archive: a file with
+the bytes of a purged one (``purge_log``) is removed from ``active/`` and not archived
+(``purged_on_arrival``); an export's day transcripts leave out purged days and
+sessions and have purged phrases scrubbed, and an export that held any of it is not
+archived itself (logged in ``purge_log``): its day transcripts carry the rest.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from flows.config import Settings
 from flows.stages import progress
 from flows.stages.ingest import Ready, ReadyExport
-from flows.store import faults
+from flows.store import archive_files, faults, tombstones
 from flows.store.archive_files import day_dir, imports_dir, record, rel
 from flows.store.fsio import remove_source, safe_copy, safe_write
+from transforms.forget import scrub_transcript
 from transforms.redact import redact_file_name
+
+
+def _purged_shas(settings: Settings) -> set[tuple[str, str]]:
+    return {(r["user_id"], r["sha256"]) for r in archive_files.purged(settings)}
 
 
 @dataclass(frozen=True)
@@ -44,16 +56,21 @@ class ArchiveResult:
     sources_kept: int = 0
     bytes: int = 0
     days: frozenset = field(default_factory=frozenset)  # {(user, day)}
+    purged_on_arrival: int = 0  # files (or exports) kenang had purged once, not archived again
 
 
 def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> ArchiveResult:
     """Place, record, then delete the sources of a batch of ready files."""
     ready = list(ready)
     placed_rows: list[tuple[Ready, dict]] = []
-    n_new = n_existed = n_bytes = 0
+    n_new = n_existed = n_bytes = again = 0
     now = dt.datetime.now(dt.timezone.utc)
+    gone = _purged_shas(settings)
     for i, r in enumerate(ready, 1):
         rs = r.resolved
+        if (rs.user_id, r.sha256) in gone:  # purged once on purpose: never archived again
+            again += remove_source(r.cand.path, r.sha256)
+            continue
         placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name)
         progress.report("archive", i, len(ready), i, unit="files")
         n_new += not placed.existed
@@ -85,7 +102,7 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
         else:
             kept += 1
     days = frozenset((row["user_id"], row["date"]) for _, row in placed_rows)
-    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days)
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days, again)
 
 def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: str) -> ArchiveResult:
     """Archive each export once, and its day transcripts into the day folders; then delete it.
@@ -98,23 +115,34 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
     archive path as their ``original_path``; only then is the export removed from
     ``active/``.
     """
-    n_new = n_existed = n_bytes = recorded = deleted = kept = 0
+    n_new = n_existed = n_bytes = recorded = deleted = kept = again = 0
     days: set = set()
     now = dt.datetime.now(dt.timezone.utc)
+    gone = _purged_shas(settings)
     for e in exports:
-        original = safe_copy(e.cand.path, imports_dir(settings, e.user_id), e.cand.name)
-        if original.sha256 != e.sha256:
-            kept += 1  # changed since the scan: left for the next run
-            continue
+        derived, held = _unpurged(settings, e, gone)
+        target = imports_dir(settings, e.user_id)
+        if held:  # it holds what a purge deleted: its day transcripts carry the rest, it is not archived
+            original_path = rel(settings, target / e.cand.name)
+            if (e.user_id, e.sha256) not in gone:
+                archive_files.log_purge(settings, e.user_id, None, original_path, e.sha256,
+                                        "forget: on arrival, held what a purge deleted")
+            again += 1
+        else:
+            original = safe_copy(e.cand.path, target, e.cand.name)
+            if original.sha256 != e.sha256:
+                kept += 1  # changed since the scan: left for the next run
+                continue
+            original_path = rel(settings, original.path)
         rows = []
-        for d in e.derived:
+        for d in derived:
             placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), redact_file_name(d.name))
             n_new += not placed.existed
             n_existed += placed.existed
             n_bytes += placed.size
             rows.append({
                 "path": rel(settings, placed.path), "user_id": e.user_id, "date": d.day, "size": placed.size,
-                "sha256": placed.sha256, "original_path": rel(settings, original.path), "run_id": run_id,
+                "sha256": placed.sha256, "original_path": original_path, "run_id": run_id,
                 "archived_at": now,
             })
         recorded += record(settings, rows)
@@ -125,4 +153,24 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
             faults.checkpoint("archive.source_deleted")
         else:
             kept += 1
-    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days))
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days), again)
+
+
+def _unpurged(settings: Settings, e: ReadyExport, gone: set[tuple[str, str]]) -> tuple[list, bool]:
+    """An export's day transcripts without what a purge deleted; and whether it held any."""
+    forgetting = tombstones.forgetting(settings, e.user_id, purged=True)
+    held = (e.user_id, e.sha256) in gone
+    if forgetting.empty and not held and not gone:
+        return list(e.derived), False
+    out = []
+    for d in e.derived:
+        if (e.user_id, hashlib.sha256(d.data).hexdigest()) in gone or forgetting.drops_day(d.day) \
+                or forgetting.drops_session(d.session_id):
+            held = True
+            continue
+        data, hits = scrub_transcript(d.data, forgetting)
+        if hits:
+            held = True
+            d = replace(d, data=data)
+        out.append(d)
+    return out, held

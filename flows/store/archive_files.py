@@ -95,9 +95,7 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
                "day": day, "purged_at": now, "why": why} for p in paths]
     if not logged:
         return []
-    log_rows = warehouse.read(wh, PURGE_LOG).to_pylist() + logged
-    warehouse.write_file(warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(log_rows, schema=PURGE_LOG.schema),
-                         PURGE_LOG)
+    _append_purge_log(settings, logged)
     if day is not None:  # an export original (imports/) has no day record: it is logged and deleted
         keep = [r for r in recorded if r["path"] not in set(paths)]
         write_manifest(settings, user, day, keep)
@@ -111,6 +109,19 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
             os.chmod(target, 0o644)
             target.unlink()
     return logged
+
+
+def log_purge(settings: Settings, user: str, day: dt.date | None, path: str, sha256: str, why: str) -> None:
+    """Log a file kept out of the archive on purpose (an export that held what a purge deleted)."""
+    _append_purge_log(settings, [{"path": path, "sha256": sha256, "user_id": user, "day": day,
+                                  "purged_at": dt.datetime.now(dt.timezone.utc), "why": why}])
+
+
+def _append_purge_log(settings: Settings, rows: list[dict]) -> None:
+    wh = settings.paths.warehouse
+    log_rows = warehouse.read(wh, PURGE_LOG).to_pylist() + rows
+    warehouse.write_file(warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(log_rows, schema=PURGE_LOG.schema),
+                         PURGE_LOG)
 
 
 def _sha(settings: Settings, relpath: str) -> str:

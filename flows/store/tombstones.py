@@ -40,13 +40,17 @@ def read(settings: Settings) -> list[Tombstone]:
             for r in rows]
 
 
-def forgetting(settings: Settings, user: str, *, today: dt.date | None = None) -> Forgetting:
-    """What to leave out of ``user``'s rows: their tombstones, and the retention window if one is set."""
+def forgetting(settings: Settings, user: str, *, today: dt.date | None = None, purged: bool = False) -> Forgetting:
+    """What to leave out of ``user``'s rows: their tombstones, and the retention window if one is set.
+
+    ``purged``: only the tombstones of ``forget --purge``, which keep what they forgot
+    out of the archive too (``flows.stages.archive``); no retention window.
+    """
     k = key(settings) or b""
     before = None
-    if today is not None and settings.retention.messages_days:
+    if today is not None and settings.retention.messages_days and not purged:
         before = today - dt.timedelta(days=settings.retention.messages_days)
-    return Forgetting.of(k, [t for t in read(settings) if t.user_id == user], before=before)
+    return Forgetting.of(k, [t for t in read(settings) if t.user_id == user and (t.purge or not purged)], before=before)
 
 
 def add(settings: Settings, tombstone: Tombstone) -> bool:

@@ -6,7 +6,9 @@ Four records, four checks, each read-only:
   record (the warehouse's ``archive_files``, and each day folder's manifest). A
   recorded file that is gone is *missing*, one whose bytes differ is *changed*, a file
   no record knows is *unrecorded* (placed there behind kenang's back: a backfill never
-  loads it; ``kenang adopt`` takes it in on purpose).
+  loads it; ``kenang adopt`` takes it in on purpose). A file deleted on purpose
+  (``kenang forget --purge``, ``retention.archive_days``) is in ``purge_log`` and is
+  reported as *purged*, never as missing.
 - **derived files**: each ``.summary.md`` against the sha256 the ledger recorded
   when kenang wrote it, and each MEMORY_INDEX against its own record. One that differs
   was edited by hand; one no record knows was put there.
@@ -22,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 
 from flows.store import ledger, mount, warehouse
-from flows.store.archive_files import DAILY, day_dir, list_archive, read_manifests
+from flows.store.archive_files import DAILY, day_dir, list_archive, purged, read_manifests
 from flows.config import Settings
 from flows.store.fsio import TMP_PREFIX, sha256_file
 from schemas.tables import ARCHIVE_FILES
@@ -43,6 +45,8 @@ class VerifyReport:
     warehouse_checked: int = 0
     warehouse_changed: tuple[str, ...] = ()
     warehouse_unrecorded: tuple[str, ...] = ()
+    purged: tuple[str, ...] = ()  # deleted on purpose (forget --purge, retention), logged in purge_log
+    purged_on_disk: tuple[str, ...] = ()  # logged as purged, not deleted yet (a purge was cut short)
     archive_state: dict = field(default_factory=lambda: {"state": "ok", "reason": None})
 
     @property
@@ -64,6 +68,7 @@ def verify(settings: Settings) -> VerifyReport:
     recorded = {r["path"]: r["sha256"] for rows in read_manifests(settings).values() for r in rows}
     recorded.update({r["path"]: r["sha256"] for r in warehouse.read(settings.paths.warehouse, ARCHIVE_FILES).to_pylist()})
     on_disk = {d.relpath: d for d in list_archive(settings)}
+    gone = {r["path"] for r in purged(settings)} - set(recorded)
     missing, changed, writable = [], [], []
     ok = 0
     for relpath, sha in sorted(recorded.items()):
@@ -77,7 +82,7 @@ def verify(settings: Settings) -> VerifyReport:
         ok += 1
         if os.stat(d.path).st_mode & 0o222:
             writable.append(relpath)
-    unrecorded = sorted(set(on_disk) - set(recorded))
+    unrecorded = sorted(set(on_disk) - set(recorded) - gone)
     daily = settings.paths.archive / DAILY
     tmp = sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*")) \
         if daily.exists() else []
@@ -96,6 +101,8 @@ def verify(settings: Settings) -> VerifyReport:
         warehouse_checked=wh_checked,
         warehouse_changed=wh_changed,
         warehouse_unrecorded=wh_unrecorded,
+        purged=tuple(sorted(gone - set(on_disk))),
+        purged_on_disk=tuple(sorted(gone & set(on_disk))),
         archive_state=state.as_dict(),
     )
 
