@@ -182,9 +182,15 @@ def retention_task(settings: Settings, today: dt.date) -> int:
         return 0
     cutoff = today - dt.timedelta(days=days)
     n = 0
+    why = f"retention:archive_days={days}"
     with _timed("archive"):
+        exports: dict[str, set[str]] = {}
         for a in plan.archived_before(settings, cutoff):
-            n += len(archive_files.purge(settings, a.user_id, a.date, list(a.paths), f"retention:archive_days={days}"))
+            exports.setdefault(a.user_id, set()).update(archive_files.exports_of(settings, a.user_id, a.paths))
+            n += len(archive_files.purge(settings, a.user_id, a.date, list(a.paths), why))
+        for user, found in sorted(exports.items()):  # an export goes once every day cut from it has gone
+            old = [e for e in sorted(found) if not archive_files.still_cut_from(settings, user, e)]
+            n += len(archive_files.purge(settings, user, None, old, why))
     return n
 
 

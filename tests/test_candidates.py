@@ -191,3 +191,8 @@ def test_auto_accept_adds_corrections_only_under_every_rule(tmp_path):
     assert {e["source"] for e in table(settings, "memory_events")} == {"nightly"}
     snap = (settings.paths.snapshots / "default.md").read_text()
     assert "Correction: Stop kasih output panjang" in snap
+
+
+def test_host_names_stand_alone_or_in_a_url_never_inside_a_path():
+    text = "ssh pve1. Mount /volume1/backup on nas.lan, open http://pve2:8006; /dev/sda1 is full"
+    assert tc.hosts_in(text) == ["pve1", "nas.lan", "pve2"]

@@ -267,12 +267,14 @@ def test_retention_empties_old_days_every_night_and_purges_old_archive_days(tmp_
     _drop_history(settings)
     _night(settings)  # today 2026-07-20: messages kept from 2026-07-18 on, the archive from 2026-07-17 on
     assert {m["date"] for m in table(settings, "messages")} == {dt.date(2026, 7, 18), dt.date(2026, 7, 19)}
-    assert (settings.paths.archive / "imports/default/gudang-export.json").is_file()
+    assert (settings.paths.archive / "imports/gudang-export.json").is_file()  # its 2026-07-17 conversation is kept
     _night(settings, now=dt.datetime(2026, 7, 22, 3, 0, tzinfo=JAKARTA))
     assert {m["date"] for m in table(settings, "messages")} == set()
     purged = {r["path"] for r in table(settings, "purge_log")}
     assert "daily_sessions/2026-07-18/2026-07-18-0900.md" in purged and all(r["why"].startswith("retention") for r in table(settings, "purge_log"))
     assert not (settings.paths.archive / "daily_sessions/2026-07-18/2026-07-18-0900.md").exists()
+    assert "imports/gudang-export.json" in purged  # every day cut from it has gone, so the export goes too
+    assert not (settings.paths.archive / "imports/gudang-export.json").exists()
     assert (settings.paths.archive / "daily_sessions/2026-07-19/2026-07-19-0900.md").is_file()
     assert verify(settings).problems == 0
 

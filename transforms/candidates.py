@@ -42,7 +42,10 @@ _PREFERENCE = re.compile(
     r"(?i)(?:^|\W)(?:(?:aku|gue|gw|saya)\s+(?:lebih\s+suka|lebih\s+milih|lebih\s+pilih|prefer|nggak\s+suka|gak\s+suka|"
     r"tidak\s+suka|suka(?:nya)?\s+kalau)\b|i\s+(?:prefer|(?:much\s+)?rather|'d\s+rather|like\s+it\s+when|don'?t\s+like|"
     r"dislike|hate\s+it\s+when)\b|please\s+always\b|always\s+(?:answer|reply|write|use)\b)")
-_HOST = re.compile(r"(?<![\w.-])(?:[a-z][a-z0-9-]{1,30}\d[a-z0-9-]{0,10}|[a-z][a-z0-9-]{1,30}\.(?:lan|local|home|internal))(?![\w.-])")
+# A host name stands alone or after "://"; one inside a path (/volume1, /dev/sda1) is not a host.
+_HOST = re.compile(r"(?<![\w.-])(?<![^:/]/)(?<!^/)"
+                   r"(?:[a-z][a-z0-9-]{1,30}\d[a-z0-9-]{0,10}|[a-z][a-z0-9-]{1,30}\.(?:lan|local|home|internal))"
+                   r"(?![\w-]|\.\w|/\w)")
 
 
 @dataclass(frozen=True)

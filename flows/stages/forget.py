@@ -139,7 +139,10 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
             for p in sorted(root.iterdir()):
                 if p.is_file() and _file_mentions(settings, archive_files.rel(settings, p), f):
                     out.append((None, archive_files.rel(settings, p)))
-    return out
+    else:  # the export a purged day's or session's transcript was cut from goes too (its other days keep theirs)
+        out += [(None, e) for e in archive_files.exports_of(settings, user, [p for _, p in out])]
+    return list(dict.fromkeys(out))
+
 
 
 def _file_mentions(settings: Settings, relpath: str, f: Forgetting) -> bool:

@@ -111,6 +111,22 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
     return logged
 
 
+def exports_of(settings: Settings, user: str, paths: Iterable[str]) -> list[str]:
+    """The archived exports (imports/...) the given derived transcripts were cut from, still on disk."""
+    paths = set(paths)
+    if not paths:
+        return []
+    rows = warehouse.read(settings.paths.warehouse, ARCHIVE_FILES, "user_id = ?", [user]).to_pylist()
+    found = {r["original_path"] for r in rows if r["path"] in paths and (r["original_path"] or "").startswith(IMPORTS + "/")}
+    return sorted(e for e in found if (settings.paths.archive / e).is_file())
+
+
+def still_cut_from(settings: Settings, user: str, export: str) -> bool:
+    """Whether any recorded transcript still comes from this export."""
+    return bool(warehouse.read(settings.paths.warehouse, ARCHIVE_FILES, "user_id = ? AND original_path = ?",
+                               [user, export]).num_rows)
+
+
 def log_purge(settings: Settings, user: str, day: dt.date | None, path: str, sha256: str, why: str) -> None:
     """Log a file kept out of the archive on purpose (an export that held what a purge deleted)."""
     _append_purge_log(settings, [{"path": path, "sha256": sha256, "user_id": user, "day": day,
