@@ -43,6 +43,8 @@ def test_the_usage_header_reads_like_the_hermes_agents():
     ("Absolute Mode. Eliminate emojis, filler, hype.", "the note reads like an instruction to an assistant (style_override)"),
     ("belum push commit abc1234 ke main", "the note is task state (something to do, or done once)"),
     ("deploy hari Senin ke server baru", "the note is task state (something to do, or done once)"),
+    ("Deploy kenang hari Senin", "the note is task state (something to do, or done once)"),
+    ("Push the fix to main tomorrow", "the note is task state (something to do, or done once)"),
     ("TODO: ganti kabel SATA", "the note is task state (something to do, or done once)"),
     ("x" * 501, "the note is 501 characters, over the 500 an entry may hold"),
     ("   ", "the note is empty"),
@@ -57,9 +59,10 @@ def test_a_note_the_rules_refuse_says_why_and_what_to_do(text, reason):
 def test_preferences_corrections_and_stable_facts_are_allowed():
     entries = []
     for text in ("Prefers short answers, no emoji.", "Correction: stop kasih output panjang.",
-                 "Homelab: Proxmox on pve1, NAS at nas.lan, backups with restic."):
+                 "Homelab: Proxmox on pve1, NAS at nas.lan, backups with restic.",
+                 "Deploy tiap hari Senin lewat Prefect.", "Releases go out every Friday."):
         entries = cm.add(entries, text, LIMIT, 50)
-    assert len(entries) == 3
+    assert len(entries) == 5  # a habit on a weekday is a convention, not task state
 
 
 def test_exact_and_near_duplicates_are_refused():

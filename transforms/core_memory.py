@@ -43,9 +43,14 @@ _NEAR = 0.8  # word-set Jaccard at or above which two entries say the same thing
 _TASK_STATE = re.compile(
     r"(?i)(?:^|\W)(?:todo|to-do|fixme|belum\s+(?:push|commit|deploy|merge|selesai|dikerjakan|dibayar|dikirim)|"
     r"(?:jangan\s+lupa|don'?t\s+forget|remember\s+to|ingat(?:kan)?\s+(?:aku\s+)?(?:untuk|buat))\b|"
-    r"(?:deploy|push|merge|release|rilis|kirim|bayar)\w*\s+(?:hari\s+ini|besok|nanti|lusa|tomorrow|today|tonight|"
-    r"(?:hari\s+)?(?:senin|selasa|rabu|kamis|jumat|sabtu|minggu)|on\s+(?:monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday))|commit\s+[0-9a-f]{7,40}\b|pr\s*#\d+|(?:deadline|tenggat)\s+\S+)")
+    r"commit\s+[0-9a-f]{7,40}\b|pr\s*#\d+|(?:deadline|tenggat)\s+\S+)")
+# ... and so is one thing scheduled once ("deploy kenang hari Senin", "push the fix tomorrow"),
+_SCHEDULED = re.compile(
+    r"(?i)(?:^|\W)(?:deploy|push|merge|release|rilis|kirim|bayar)\w*(?:\s+[^\s.;,]+){0,4}?\s+"
+    r"(?:hari\s+ini|besok|nanti|lusa|tomorrow|today|tonight|(?:hari\s+)?(?:senin|selasa|rabu|kamis|jumat|sabtu|minggu)|"
+    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+# ... unless it is a habit ("deploy tiap hari Senin", "releases go out every Friday"): a convention is memory.
+_HABIT = re.compile(r"(?i)\b(?:tiap|setiap|every|each|always|selalu|biasanya|usually)\b")
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ def check_entry(text: str) -> str:
     if flags:
         raise Refused(f"the note reads like an instruction to an assistant ({', '.join(flags)})",
                       "Write it as a fact or a preference about the person, not as a prompt")
-    if _TASK_STATE.search(entry):
+    if _TASK_STATE.search(entry) or (_SCHEDULED.search(entry) and not _HABIT.search(entry)):
         raise Refused("the note is task state (something to do, or done once)",
                       "Keep it in a to-do list; memory holds what stays true (preferences, facts, conventions)")
     return entry
