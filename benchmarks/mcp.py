@@ -14,7 +14,7 @@ tool and the protocol's share can be told apart.
    the real bundled models). The first call loads the embedder and the index and is
    printed apart ("first answer"); then ``--queries`` calls of recall.py's ``QUERIES``,
    cycled: p50 and p95. Target: p50 <= 150 ms. ``--embed-threads`` sets
-   ``embedder.n_threads`` (null, all cores, by default): with another process busy on
+   ``embedder.n_threads`` (null by default: 1 thread for a query); with another process busy on
    the same 2 cores, a 2-thread query embedding can wait on a descheduled thread.
 2. ``memory_analyze`` over a year (benchmarks/analytics.py's ``build``: 2 users x 365
    days of summaries and messages): every intent of ``flows.query.analyze.INTENTS``,
@@ -216,7 +216,7 @@ def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tu
     settings, _ = init_home(home, {"embedder": {"backend": "e5+use", **({"n_threads": threads} if threads else {})}})
     embedder = make_embedder(settings)  # only its id and width are needed here; the server loads its own
     print(f"embedder: {embedder.id} ({embedder.dim} dims), "
-          f"embedder.n_threads {settings.embedder.n_threads or f'null (all {os.cpu_count()} cores)'}")
+          f"embedder.n_threads {settings.embedder.n_threads or 'null (1 thread for a query)'}")
     build_s = build_index(settings, chunks, embedder.dim, embedder.id, Random(7))
     del embedder
     print(f"built a {chunks:,}-chunk index of user bench over {DAYS} days in {build_s:.1f} s (embeddings random)")
@@ -305,7 +305,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=60, help="timed memory_recall calls (default 60)")
     ap.add_argument("--runs", type=int, default=20, help="timed memory_analyze calls per intent (default 20)")
     ap.add_argument("--embed-threads", type=int, default=None,
-                    help="embedder.n_threads for the recall home (default: the config's, null = all cores)")
+                    help="embedder.n_threads for the recall home (default: the config's, null = 1 thread for a query)")
     ap.add_argument("--days", type=int, default=365, help="days of summaries per user for memory_analyze")
     ap.add_argument("--messages", type=int, default=400, help="messages per user-day for memory_analyze")
     args = ap.parse_args()

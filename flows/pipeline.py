@@ -202,9 +202,10 @@ def embedder_task(settings: Settings):
 
 @task(name="recall-index", **_IO)
 def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int,
-                      untrusted=frozenset()):
+                      untrusted=frozenset(), max_new: int | None = None, may_exceed: bool = False):
     with _timed("index"):
-        res = recall_index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted)
+        res = recall_index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted,
+                                      max_new=max_new, may_exceed=may_exceed)
     progress.report("index", offset + len(keys), total, 0, unit="days")
     return res
 
@@ -313,13 +314,16 @@ def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, chec
 
 
 def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=None, end=None, force=False,
-                   redo=frozenset()) -> dict:
-    """Summarize the days that need it: the model is loaded once, only if there is work."""
+                   redo=frozenset(), budget: bool = True) -> dict:
+    """Summarize the days that need it, newest first, within the run's budget; the model loads only if there is work."""
+    limit = plan.summary_budget(settings) if budget else None
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
-        keys = plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo)
+        keys, waiting = plan.newest_first(
+            plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo), limit)
+    left = {"waiting": len(waiting), "budget_days": limit}
     if not keys:
-        return summarize.counts(StageResult())
+        return summarize.counts(StageResult()) | left
     summarizer = model_task(settings)
     # Small batches for a model (progress, and little lost to a crash); the extractive
     # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
@@ -329,23 +333,36 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     memory_file_task(settings, {u for u, _ in keys})
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
     found = candidates_task(settings, done, today) if done else {"found": 0, "new": 0, "auto_accepted": 0}
-    return summarize.counts(res) | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found}
+    return summarize.counts(res) | left | {"backend": summarizer.backend, "model": summarizer.model,
+                                           "candidates": found}
 
 
 def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reindex: bool = False,
-               redo=frozenset()) -> dict:
-    """Index the days that need it; the embedder is loaded once, only if there is work."""
+               redo=frozenset(), budget: bool = True) -> dict:
+    """Index the days that need it, newest first, until the run's chunk budget is spent; the embedder loads only if
+    there is work."""
+    limit = plan.chunk_budget(settings) if budget else None
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
         eid = embed.configured_id(settings)
-        keys = plan.days_needing(rows, lambda r: recall_index.is_fresh(r, eid), start=start, end=end, force=reindex,
-                                 redo=redo)
+        keys, _ = plan.newest_first(plan.days_needing(rows, lambda r: recall_index.is_fresh(r, eid), start=start,
+                                                      end=end, force=reindex, redo=redo))
     if not keys:
-        return recall_index.counts(StageResult()) | {"embedder": eid}
+        return recall_index.counts(StageResult()) | {"embedder": eid, "waiting": 0, "budget_chunks": limit}
     embedder = embedder_task(settings)
-    res = _in_batches(settings, keys, INDEX_BATCH_DAYS, lambda batch, i: recall_index_task(
-        settings, quote(embedder), batch, quote(rows), run.run_id, reindex, i, len(keys), redo))
-    return recall_index.counts(res) | {"embedder": eid}
+    parts: list[StageResult] = []
+    spent = 0
+    for i in range(0, len(keys), INDEX_BATCH_DAYS):
+        res = recall_index_task(settings, quote(embedder), keys[i : i + INDEX_BATCH_DAYS], quote(rows), run.run_id,
+                                reindex, i, len(keys), redo, None if limit is None else limit - spent, spent == 0)
+        ledger_task(settings, quote(res.days))
+        parts.append(res)
+        spent += int(res.total("embedded"))
+        if res.waiting:  # the budget is spent: this batch's rest and every later day wait for the next night
+            parts.append(StageResult(waiting=tuple(keys[i + INDEX_BATCH_DAYS:])))
+            break
+    res = StageResult.of(parts)
+    return recall_index.counts(res) | {"embedder": eid, "waiting": len(res.waiting), "budget_chunks": limit}
 
 
 @flow(name="nightly", log_prints=False)
@@ -425,8 +442,13 @@ def backfill(
     home: str | None = None,
     wait_seconds: float = 0.0,
     reindex: bool = False,
+    no_budget: bool = False,
 ) -> dict:
-    """Re-derive the tables, summaries and recall index for [start, end] from the archive alone."""
+    """Re-derive the tables, summaries and recall index for [start, end] from the archive alone.
+
+    Summaries and the index take the nightly budgets (newest days first, the rest left for
+    later runs) unless ``no_budget``; loading is never budgeted.
+    """
     settings = _settings(home)
     if end < start:
         raise ValueError(f"end {end} is before start {start}")
@@ -436,6 +458,7 @@ def backfill(
         "only_missing": only_missing,
         "resummarize": resummarize,
         "reindex": reindex,
+        "no_budget": no_budget,
         "home": str(settings.paths.home),
     }
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
@@ -461,10 +484,11 @@ def backfill(
                 today = ledger.utcnow().astimezone(settings.timezone).date()
                 redo = frozenset(plan.tampered(settings, DAILY_SUMMARIES, start, end))
                 run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize,
-                                                         redo=redo)
+                                                         redo=redo, budget=not no_budget)
         with run.stage_of("index"):
             redo = frozenset(plan.tampered(settings, MEMORY_CHUNKS, start, end))
-            run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex, redo=redo)
+            run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex, redo=redo,
+                                             budget=not no_budget)
         with run.stage_of("memory"):
             snapshots_task(settings)
         with run.stage_of("catalog"):

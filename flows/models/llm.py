@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flows.models import default_threads
 from flows.config import Settings
 from schemas.lexicon import TECHNOLOGIES
 from transforms.errors import ConfigError
@@ -113,8 +113,8 @@ def load_model(cfg: ModelConfig) -> LlamaModel:
         llama = Llama(
             model_path=str(cfg.model_path),
             n_ctx=cfg.n_ctx,
-            # llama-cpp-python's own default is half the cores; kenang's is all of them.
-            n_threads=cfg.n_threads or os.cpu_count() or 1,
+            # llama-cpp-python's own default is half the cores; kenang's leaves one core free.
+            n_threads=default_threads(cfg.n_threads),
             chat_format=cfg.chat_format,
             seed=cfg.seed,
             verbose=False,

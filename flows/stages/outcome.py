@@ -42,6 +42,7 @@ def failed(prefix: str, user_id: str, day: dt.date, run_id: str, reason: str, **
 @dataclass(frozen=True)
 class StageResult:
     days: tuple[DayOutcome, ...] = ()
+    waiting: tuple[tuple[str, dt.date], ...] = ()  # days left for a later run by the stage's budget
 
     def count(self, status: str) -> int:
         return sum(d.status == status for d in self.days)
@@ -61,4 +62,5 @@ class StageResult:
 
     @classmethod
     def of(cls, parts: Iterable["StageResult"]) -> "StageResult":
-        return cls(tuple(d for p in parts for d in p.days))
+        parts = list(parts)
+        return cls(tuple(d for p in parts for d in p.days), tuple(k for p in parts for k in p.waiting))

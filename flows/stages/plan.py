@@ -106,6 +106,34 @@ def days_needing(
     return out
 
 
+#: A run's budgets when the config leaves them null: about an hour of the bundled model
+#: (a busy day a minute on 2 cores) and about half an hour of ``e5+use`` (3 chunks a second).
+MODEL_DAYS_PER_RUN = 60
+EMBEDDED_CHUNKS_PER_RUN = 6000
+
+
+def summary_budget(settings: Settings) -> int | None:
+    """Most days one run summarizes: ``summarizer.max_days_per_run``, else 60 with a model, no limit without."""
+    cfg = settings.summarizer
+    if cfg.max_days_per_run is not None:
+        return cfg.max_days_per_run
+    return None if cfg.backend == "extractive" else MODEL_DAYS_PER_RUN
+
+
+def chunk_budget(settings: Settings) -> int | None:
+    """Most new chunks one run embeds: ``embedder.max_chunks_per_run``, else 6000 with a model, no limit without."""
+    cfg = settings.embedder
+    if cfg.max_chunks_per_run is not None:
+        return cfg.max_chunks_per_run
+    return None if cfg.backend == "none" else EMBEDDED_CHUNKS_PER_RUN
+
+
+def newest_first(keys: list[DayKey], limit: int | None = None) -> tuple[list[DayKey], list[DayKey]]:
+    """(the days to take, newest first, at most ``limit``; the days that wait for the next nights)."""
+    order = sorted(keys, key=lambda k: (k[1], k[0]), reverse=True)
+    return (order, []) if limit is None else (order[:limit], order[limit:])
+
+
 def archived_before(settings: Settings, cutoff: dt.date) -> list[ArchivedDay]:
     """Every recorded (user, day) of the archive older than ``cutoff`` (retention.archive_days)."""
     return [a for (_, day), a in sorted(archived_days(settings.paths.warehouse, "date < ?", [cutoff]).items())]

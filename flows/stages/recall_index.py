@@ -98,16 +98,26 @@ def index_days(
     *,
     reembed: bool = False,
     untrusted: frozenset[DayKey] = frozenset(),
+    max_new: int | None = None,
+    may_exceed: bool = False,
 ) -> StageResult:
     """Index each day; new chunks of all the days are embedded together, in batches.
 
     The partitions of ``untrusted`` days (changed behind kenang's back) are rebuilt
     from scratch: nothing in them, embeddings included, is reused.
+
+    ``max_new`` bounds the chunks embedded: the first day that would go past it, and
+    every day after it, is left in ``StageResult.waiting`` for a later run. With
+    ``may_exceed`` (nothing embedded yet this run) a first day bigger than the whole
+    budget is still taken, so no day can wait forever.
     """
     eid = embedder_key(embedder)
     plans: list[tuple[DayKey, list[Chunk], dict[str, np.ndarray], pa.Table | None]] = []
     failed_days: list[DayOutcome] = []
-    for user_id, day in keys:
+    keys = list(keys)
+    planned_new = 0
+    waiting: tuple[DayKey, ...] = ()
+    for i, (user_id, day) in enumerate(keys):
         try:
             chunks = day_chunks(settings, user_id, day)
             old = None if (user_id, day) in untrusted else _existing(settings, user_id, day)
@@ -120,6 +130,11 @@ def index_days(
             for cid, e_id, emb in zip(*(old[c].to_pylist() for c in ("chunk_id", "embedder_id", "embedding"))):
                 if e_id == eid and emb is not None:
                     reuse[cid] = np.asarray(emb, dtype=np.float32)
+        new = 0 if embedder is None else sum(c.chunk_id not in reuse for c in chunks)
+        if max_new is not None and new and planned_new + new > max_new and not (may_exceed and planned_new == 0):
+            waiting = tuple(keys[i:])
+            break
+        planned_new += new
         plans.append(((user_id, day), chunks, reuse, old))
 
     new_texts: list[str] = []
@@ -158,7 +173,7 @@ def index_days(
         out.append(DayOutcome(user_id, day, "indexed", ledger_row=ledger_row,
                               numbers={"chunks": len(chunks), "embedded": embedded}))
         faults.checkpoint("index.day_done")
-    return StageResult(tuple(failed_days + out))
+    return StageResult(tuple(failed_days + out), waiting)
 
 
 def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], embeddings: list, eid: str | None, run_id: str) -> None:
