@@ -257,6 +257,13 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
     _finish(result, as_json, time.perf_counter() - t0)
 
 
+def _prefect_server() -> str | None:
+    """The Prefect API this process talks to; None when each run starts a temporary one."""
+    from prefect.settings import get_current_settings
+
+    return get_current_settings().api.url
+
+
 def _finish(result: dict, as_json: bool, seconds: float) -> None:
     from flows.cli import report
 
@@ -265,6 +272,9 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
         _emit_json(result)
     else:
         click.echo(report.render_run(result))
+        if not _prefect_server():
+            _err(f"hint: this run took {seconds:.1f} s, with a temporary Prefect server started for it alone; with "
+                 "`prefect server start` running and PREFECT_API_URL set, runs skip that start-up")
     if result.get("degraded"):
         sys.exit(EXIT_DEGRADED)
     if any(result.get(stage, {}).get("failed") for stage in ("load", "summarize", "index")):
