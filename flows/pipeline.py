@@ -46,7 +46,7 @@ from flows.stages import (
     summarize,
 )
 from flows.stages.outcome import StageResult
-from flows.store import archive_files, core_memory, faults, ledger, mount
+from flows.store import archive_files, compact, core_memory, faults, ledger, mount
 from flows.store.fsio import sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
@@ -220,6 +220,8 @@ def settle_task(settings: Settings, checked) -> None:
 
 @task(name="catalog", **_IO)
 def catalog_task(settings: Settings) -> bool:
+    with _timed("compact"):
+        compact.refresh(settings.paths.warehouse)
     with _timed("catalog"):
         return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
 

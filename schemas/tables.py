@@ -305,6 +305,25 @@ PURGE_LOG = Table(
     "Every archived original kenang deleted on purpose (`forget --purge`, retention); `verify` reports them as purged.",
 )
 
+@dataclass(frozen=True)
+class Compact:
+    """A per-user copy of one table's columns, in one file, for readers that want a user's whole history.
+
+    Made at the end of each run from the partitions (``flows.store.compact``); any write
+    to a source partition removes that user's copy first, so a copy that exists always
+    matches the partitions.
+    """
+
+    name: str
+    source: Table
+    columns: tuple[str, ...]
+
+    @property
+    def table(self) -> Table:
+        schema = pa.schema([self.source.schema.field(c) for c in self.columns])
+        return Table(f"compact/{self.name}", schema, "single", f"per-user copy of {self.source.name}")
+
+
 TABLES: dict[str, Table] = {
     t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE, DAILY_SUMMARIES, MEMORY_CHUNKS,
                         MEMORY_EVENTS, MEMORY_CANDIDATES, TOMBSTONES, PURGE_LOG)
@@ -336,3 +355,12 @@ def duckdb_columns(table: Table) -> list[tuple[str, str]]:
     """(column, DuckDB type) pairs in declaration order."""
     return [(f.name, duckdb_type(f.type)) for f in table.schema]
 
+
+
+#: The compact copies: a user's summaries (``kenang analyze``, the notebooks) and message times (activity_heatmap).
+COMPACTS: dict[str, Compact] = {
+    c.name: c for c in (
+        Compact("daily_summaries", DAILY_SUMMARIES, tuple(DAILY_SUMMARIES.schema.names)),
+        Compact("message_times", MESSAGES, ("user_id", "date", "ts", "role")),
+    )
+}

@@ -114,3 +114,21 @@ def run_cli(*args: str) -> int:
     except SystemExit as exc:
         return 0 if exc.code is None else exc.code
     return 0
+
+
+def compacts_match(settings: Settings) -> int:
+    """Assert every compact copy on disk holds exactly its partitions' rows; returns how many were checked."""
+    from flows.store import compact
+    from schemas.tables import COMPACTS
+
+    n = 0
+    for c in COMPACTS.values():
+        folder = settings.paths.warehouse / "compact" / c.name
+        for path in sorted(folder.glob("user_id=*.parquet")) if folder.is_dir() else ():
+            user = path.stem.removeprefix("user_id=")
+            built = compact.build(settings.paths.warehouse, c, user)
+            on_disk = warehouse.read_file(path, c.table)
+            assert built is not None and on_disk.to_pylist() == built.to_pylist(), (c.name, user)
+            assert warehouse.intact(path)
+            n += 1
+    return n

@@ -18,7 +18,7 @@ from flows.store import faults
 from flows.store.verify import verify
 from flows.config import init_home
 from flows.pipeline import nightly
-from helpers import NOW, scenario, snapshot
+from helpers import NOW, compacts_match, scenario, snapshot
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -63,10 +63,12 @@ def test_a_crash_at_any_step_heals_on_the_next_run(home, reference, prefect_api,
     scenario(home)
     child = crash_at(home, boundary, nth, prefect_api)
     assert child.returncode == CRASHED, f"the run never reached {boundary} #{nth}: {child.stderr[-2000:]}"
+    compacts_match(home)  # a copy left by the crash is never older than its partitions
 
     nightly(now=NOW, home=str(home.paths.home))
 
     assert snapshot(home) == reference
+    assert compacts_match(home) > 0
     report = verify(home)
     assert report.problems == 0 and report.leftover_tmp == () and report.writable == ()
     # and the run after that is a no-op

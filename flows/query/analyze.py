@@ -26,7 +26,7 @@ from typing import Callable
 import duckdb
 import polars as pl
 
-from flows.store import warehouse
+from flows.store import compact, warehouse
 from flows.query.sql import LOCKED_CONFIG, lock_to_warehouse
 from flows.stages.catalog import view_sql
 from flows.config import Settings, load_settings, pick_user, resolve_home
@@ -96,13 +96,13 @@ class Analytics:
             self.con.execute(
                 "CREATE TABLE daily_summaries AS SELECT user_id, CAST(date AS DATE) AS date, summary, people, projects, "
                 "tags, technologies, importance, mood, related_dates, sessions, messages "
-                f"FROM {self._user_files(DAILY_SUMMARIES)} WHERE user_id = ?", [self.user])
+                f"FROM {self._user_files(DAILY_SUMMARIES, 'daily_summaries')} WHERE user_id = ?", [self.user])
             for stmt in derived_view_sql("daily_summaries"):
                 self.con.execute(stmt)
         elif what == "messages":
             self.con.execute(
                 "CREATE TABLE message_times AS SELECT CAST(date AS DATE) AS date, CAST(ts AS TIMESTAMPTZ) AS ts, role "
-                f"FROM {self._user_files(MESSAGES)} WHERE user_id = ?", [self.user])
+                f"FROM {self._user_files(MESSAGES, 'message_times')} WHERE user_id = ?", [self.user])
         self._loaded.add(what)
 
     def _view(self, table) -> str:
@@ -114,9 +114,14 @@ class Analytics:
             self._loaded.add(name)
         return name
 
-    def _user_files(self, table) -> str:
-        """Only this user's partitions (a user id is ``[a-z0-9._-]``, safe in a glob)."""
-        root = warehouse.table_dir(self.settings.paths.warehouse, table)
+    def _user_files(self, table, compact_name: str) -> str:
+        """The user's compact copy (one file) if the last run made it, else only this user's partitions
+        (a user id is ``[a-z0-9._-]``, safe in a glob)."""
+        wh = self.settings.paths.warehouse
+        copy = compact.path_for(wh, compact_name, self.user) if USER_ID_RE.match(self.user) else None
+        if copy is not None:
+            return "read_parquet('" + str(copy).replace("'", "''") + "')"
+        root = warehouse.table_dir(wh, table)
         files = list(root.glob(f"date=*/user_id={self.user}/data.parquet")) if USER_ID_RE.match(self.user) else []
         if not files:
             return self._view(table)

@@ -33,6 +33,7 @@ BOUNDARIES = (
     "summarize.day_done",
     "memory_file.written",
     "index.day_done",
+    "compact.written",
     "catalog.built",
     "run.recorded",
 )

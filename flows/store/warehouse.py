@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flows.store.fsio import TMP_PREFIX, atomic_write, atomic_write_bytes, fsync_dir, io_error, sha256_file
-from schemas.tables import Table
+from schemas.tables import COMPACTS, Table
 
 _PARQUET_OPTS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
 
@@ -130,6 +130,7 @@ def parquet_files(warehouse: Path) -> list[Path]:
 
 def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
     path = partition_file(warehouse, table, day, user_id, name)
+    drop_compacts(warehouse, table, user_id)
     write_file(path, data, table)
     return path
 
@@ -137,6 +138,7 @@ def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date,
 def delete_partition(warehouse: Path, table: Table, day: dt.date, user_id: str) -> bool:
     """Remove one (user, day) partition and its checksum; returns whether there was one."""
     path = partition_file(warehouse, table, day, user_id)
+    drop_compacts(warehouse, table, user_id)
     existed = path.is_file()
     path.unlink(missing_ok=True)
     checksum_file(path).unlink(missing_ok=True)
@@ -179,3 +181,28 @@ def _conform(data: pa.Table, table: Table) -> pa.Table:
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
+
+
+# --- compact copies (schemas.tables.COMPACTS) ----------------------------------------
+
+
+def compact_file(warehouse: Path, name: str, user_id: str) -> Path:
+    return warehouse / "compact" / name / f"user_id={user_id}.parquet"
+
+
+def drop_compacts(warehouse: Path, table: Table, user_id: str | None) -> None:
+    """Remove a user's compact copies of ``table`` before one of its partitions changes.
+
+    Removed durably first, so that whatever happens next (a crash, power loss) a copy
+    that exists never holds older rows than the partitions; ``flows.store.compact``
+    makes it again at the end of the run.
+    """
+    if user_id is None:
+        return
+    for c in COMPACTS.values():
+        if c.source.name == table.name:
+            path = compact_file(warehouse, c.name, user_id)
+            if path.exists():
+                path.unlink()
+                checksum_file(path).unlink(missing_ok=True)
+                fsync_dir(path.parent)

@@ -1,0 +1,77 @@
+"""Compact copies: one file per user of what whole-history readers read, always matching the partitions."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+import pytest
+from helpers import NOW, compacts_match, kenang, scenario, table
+
+from flows.pipeline import nightly
+from flows.query.analyze import INTENTS, Analytics
+from flows.store import compact, warehouse
+from flows.store.verify import verify
+from schemas.tables import COMPACTS, DAILY_SUMMARIES
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+
+def _all_intents(settings, user: str) -> dict:
+    a = Analytics(settings, user)
+    return {name: a.run(name).frame.to_dicts() for name in INTENTS}
+
+
+def test_a_run_makes_each_users_copies_and_analyze_reads_them_with_the_same_answers(home):
+    scenario(home)
+    nightly(now=NOW, home=str(home.paths.home))
+    users = sorted({r["user_id"] for r in table(home, "daily_summaries")})
+    for user in users:
+        for name in COMPACTS:
+            assert compact.path_for(home.paths.warehouse, name, user) is not None, (name, user)
+    assert compacts_match(home) == len(users) * len(COMPACTS)
+    with_copies = {u: _all_intents(home, u) for u in users}
+    for path in (home.paths.warehouse / "compact").rglob("*.parquet"):
+        path.unlink()
+    assert {u: _all_intents(home, u) for u in users} == with_copies  # from the partitions: the same answers
+    assert verify(home).problems == 0
+
+
+def test_a_partition_write_drops_the_copy_first_and_the_next_run_makes_it_again(home):
+    scenario(home)
+    nightly(now=NOW, home=str(home.paths.home))
+    row = next(r for r in table(home, "daily_summaries") if r["user_id"] == "gading")
+    wh = home.paths.warehouse
+    assert compact.path_for(wh, "daily_summaries", "gading") is not None
+    changed = {**row, "summary": "Dipindah ke Proxmox 9.", "importance": 9}
+    # a write that crashed before the run's end: the copy is gone, never stale
+    warehouse.write_partition(wh, DAILY_SUMMARIES, pa.Table.from_pylist([changed], schema=DAILY_SUMMARIES.schema),
+                              row["date"], "gading")
+    assert compact.path_for(wh, "daily_summaries", "gading") is None
+    assert compact.path_for(wh, "message_times", "gading") is not None  # another table's copy stays
+    got = Analytics(home, "gading").run("importance_trend").frame.to_dicts()
+    assert any(r["importance"] == 9 for r in got)
+    assert compact.refresh(wh) == 1 and compacts_match(home) == len(COMPACTS) * 3
+    assert any(r["importance"] == 9 for r in Analytics(home, "gading").run("importance_trend").frame.to_dicts())
+
+
+def test_forget_drops_and_remakes_the_copies_without_what_was_forgotten(home):
+    scenario(home)
+    nightly(now=NOW, home=str(home.paths.home))
+    day = next(r["date"] for r in table(home, "daily_summaries") if r["user_id"] == "gading")
+    r = kenang("forget", "--user", "gading", "--day", day.isoformat(), "--yes", "--home", str(home.paths.home))
+    assert r.exit_code == 0, r.stderr
+    copy = compact.path_for(home.paths.warehouse, "daily_summaries", "gading")
+    if copy is not None:
+        assert day not in warehouse.read_file(copy, COMPACTS["daily_summaries"].table).column("date").to_pylist()
+    compacts_match(home)
+
+
+def test_a_noop_run_leaves_the_copies_untouched(home):
+    scenario(home)
+    nightly(now=NOW, home=str(home.paths.home))
+    files = sorted((home.paths.warehouse / "compact").rglob("*.parquet"))
+    before = [(p, p.stat().st_mtime_ns) for p in files]
+    nightly(now=NOW, home=str(home.paths.home))
+    assert [(p, p.stat().st_mtime_ns) for p in files] == before
+    assert dt.date.today()  # the copies do not depend on the clock
