@@ -131,6 +131,23 @@ def timed_nightly(home: Path, now: dt.datetime) -> tuple[dict, float]:
     return result, time.perf_counter() - t0
 
 
+def cli_noop_seconds(home: Path, now: dt.datetime) -> float:
+    """Wall time of one ``kenang run`` as a new process against this script's Prefect server."""
+    import subprocess
+    import sys
+
+    from prefect.settings import PREFECT_API_URL
+
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--home", str(home), "--now", now.isoformat()],
+                       env=env, capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    seconds = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError(f"kenang run failed ({r.returncode}): {r.stderr[-2000:]}")
+    return seconds
+
+
 def work_total(result: dict) -> float:
     return sum(result.get("work_seconds", {}).values())
 

@@ -316,7 +316,8 @@ class Compact:
 
     name: str
     source: Table
-    columns: tuple[str, ...]
+    columns: tuple[str, ...]  # user_id and date first: the copy is sorted by all of them, in this order
+    grain: str = "user"  # 'user': one file per user; 'month': one per user and month (a night rewrites one month)
 
     @property
     def table(self) -> Table:
@@ -357,10 +358,14 @@ def duckdb_columns(table: Table) -> list[tuple[str, str]]:
 
 
 
-#: The compact copies: a user's summaries (``kenang analyze``, the notebooks) and message times (activity_heatmap).
+#: The compact copies: a user's summaries (``kenang analyze``, the notebooks), message times (activity_heatmap)
+#: and recall chunks, by month (``kenang recall``, the MCP server).
 COMPACTS: dict[str, Compact] = {
     c.name: c for c in (
         Compact("daily_summaries", DAILY_SUMMARIES, tuple(DAILY_SUMMARIES.schema.names)),
         Compact("message_times", MESSAGES, ("user_id", "date", "ts", "role")),
+        Compact("memory_chunks", MEMORY_CHUNKS, ("user_id", "date", "source", "session_id", "seq", "chunk_id", "text",
+                                                 "flagged", "terms", "tfs", "embedder_id", "embedding", "run_id"),
+                "month"),
     )
 }

@@ -122,13 +122,14 @@ def compacts_match(settings: Settings) -> int:
     from schemas.tables import COMPACTS
 
     n = 0
+    wh = settings.paths.warehouse
     for c in COMPACTS.values():
-        folder = settings.paths.warehouse / "compact" / c.name
-        for path in sorted(folder.glob("user_id=*.parquet")) if folder.is_dir() else ():
-            user = path.stem.removeprefix("user_id=")
-            built = compact.build(settings.paths.warehouse, c, user)
-            on_disk = warehouse.read_file(path, c.table)
-            assert built is not None and on_disk.to_pylist() == built.to_pylist(), (c.name, user)
+        expected = {warehouse.compact_file(wh, c.name, u, m): (u, m) for (u, m) in compact.parts_of(wh, c)}
+        folder = wh / "compact" / c.name
+        for path in sorted(folder.rglob("*.parquet")) if folder.is_dir() else ():
+            assert path in expected, f"a copy without partitions: {path}"
+            built = compact.build(wh, c, *expected[path])
+            assert built is not None and warehouse.read_file(path, c.table).to_pylist() == built.to_pylist(), path
             assert warehouse.intact(path)
             n += 1
     return n

@@ -28,7 +28,8 @@ def test_a_run_makes_each_users_copies_and_analyze_reads_them_with_the_same_answ
     users = sorted({r["user_id"] for r in table(home, "daily_summaries")})
     for user in users:
         for name in COMPACTS:
-            assert compact.path_for(home.paths.warehouse, name, user) is not None, (name, user)
+            files = compact.sources(home.paths.warehouse, name, user)
+            assert files and all("compact" in f.parts for f in files), (name, user, files)
     assert compacts_match(home) == len(users) * len(COMPACTS)
     with_copies = {u: _all_intents(home, u) for u in users}
     for path in (home.paths.warehouse / "compact").rglob("*.parquet"):
@@ -49,6 +50,7 @@ def test_a_partition_write_drops_the_copy_first_and_the_next_run_makes_it_again(
                               row["date"], "gading")
     assert compact.path_for(wh, "daily_summaries", "gading") is None
     assert compact.path_for(wh, "message_times", "gading") is not None  # another table's copy stays
+    assert compact.path_for(wh, "memory_chunks", "gading", f"{row['date']:%Y-%m}") is not None
     got = Analytics(home, "gading").run("importance_trend").frame.to_dicts()
     assert any(r["importance"] == 9 for r in got)
     assert compact.refresh(wh) == 1 and compacts_match(home) == len(COMPACTS) * 3
@@ -75,3 +77,25 @@ def test_a_noop_run_leaves_the_copies_untouched(home):
     nightly(now=NOW, home=str(home.paths.home))
     assert [(p, p.stat().st_mtime_ns) for p in files] == before
     assert dt.date.today()  # the copies do not depend on the clock
+
+
+def test_recall_reads_a_months_copy_or_its_partitions_and_finds_the_same(home):
+    from flows.query.recall import Recaller
+    from schemas.tables import MEMORY_CHUNKS
+
+    scenario(home)
+    nightly(now=NOW, home=str(home.paths.home))
+    wh = home.paths.warehouse
+    before = [(h.date, h.score, h.chunk.chunk_id) for h in Recaller(home, "rina").search("jadwal sahur")]
+    assert before
+    row = next(r for r in table(home, "memory_chunks") if r["user_id"] == "rina")
+    rows = [r for r in table(home, "memory_chunks") if r["user_id"] == "rina" and r["date"] == row["date"]]
+    warehouse.write_partition(wh, MEMORY_CHUNKS, pa.Table.from_pylist(rows, schema=MEMORY_CHUNKS.schema),
+                              row["date"], "rina")  # the same rows, rewritten: the month's copy goes
+    month = f"{row['date']:%Y-%m}"
+    assert compact.path_for(wh, "memory_chunks", "rina", month) is None
+    assert not any("compact" in f.parts for f in compact.sources(wh, "memory_chunks", "rina"))
+    assert [(h.date, h.score, h.chunk.chunk_id) for h in Recaller(home, "rina").search("jadwal sahur")] == before
+    compact.refresh(wh)
+    assert compact.path_for(wh, "memory_chunks", "rina", month) is not None
+    assert [(h.date, h.score, h.chunk.chunk_id) for h in Recaller(home, "rina").search("jadwal sahur")] == before

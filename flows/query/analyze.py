@@ -115,18 +115,13 @@ class Analytics:
         return name
 
     def _user_files(self, table, compact_name: str) -> str:
-        """The user's compact copy (one file) if the last run made it, else only this user's partitions
-        (a user id is ``[a-z0-9._-]``, safe in a glob)."""
-        wh = self.settings.paths.warehouse
-        copy = compact.path_for(wh, compact_name, self.user) if USER_ID_RE.match(self.user) else None
-        if copy is not None:
-            return "read_parquet('" + str(copy).replace("'", "''") + "')"
-        root = warehouse.table_dir(wh, table)
-        files = list(root.glob(f"date=*/user_id={self.user}/data.parquet")) if USER_ID_RE.match(self.user) else []
+        """This user's compact copy if the last run made it, else their partitions (``compact.sources``)."""
+        files = compact.sources(self.settings.paths.warehouse, compact_name, self.user) \
+            if USER_ID_RE.match(self.user) else []
         if not files:
             return self._view(table)
-        pattern = str(root / "*" / f"user_id={self.user}" / "data.parquet").replace("'", "''")
-        return f"read_parquet('{pattern}', hive_partitioning=true, union_by_name=true)"
+        listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+        return f"read_parquet([{listed}], hive_partitioning=false, union_by_name=true)"
 
     def run(self, intent: str, *, start: dt.date | None = None, end: dt.date | None = None, by: str = "month",
             window: int | None = None) -> Result:

@@ -27,11 +27,12 @@ import numpy as np
 import pyarrow.compute as pc
 
 from flows.models import embed
-from flows.store import warehouse
+from flows.store import compact, warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import ConfigError
+from transforms.model import USER_ID_RE
 from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
 
 
@@ -91,7 +92,8 @@ class Recaller:
             where.append("date <= ?")
             params.append(self.end)
         cols = "chunk_id, user_id, date, session_id, source, text, flagged, terms, tfs, embedder_id, embedding"
-        tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, "ORDER BY date, source, session_id, seq, chunk_id")
+        tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, "ORDER BY date, source, session_id, seq, chunk_id",
+                     files=compact.sources(wh, "memory_chunks", self.user) if USER_ID_RE.match(self.user) else None)
         refs = [
             ChunkRef(c, u, d, s, src, t, tuple(f or ()))
             for c, u, d, s, src, t, f in zip(*(tbl[k].to_pylist() for k in
@@ -112,7 +114,8 @@ class Recaller:
             if current.any():
                 col = tbl["embedding"].combine_chunks().filter(current)
                 embeddings[current] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.embedder.dim)
-        summaries = _query(wh, DAILY_SUMMARIES, "date, related_dates", "user_id = ?", [self.user], "")
+        summaries = _query(wh, DAILY_SUMMARIES, "date, related_dates", "user_id = ?", [self.user], "",
+                           files=compact.sources(wh, "daily_summaries", self.user) if USER_ID_RE.match(self.user) else None)
         related = {d: tuple(r or ()) for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist())}
         dates = np.array([r.date for r in refs], dtype="datetime64[D]")
         return _Loaded(refs, embeddings, current, keyword, related, dates)
@@ -160,14 +163,17 @@ class Recaller:
         return hits[: top_k or cfg.top_k]
 
 
-def _query(wh: Path, table, columns: str, where: str, params: list, tail: str):
-    if not warehouse.has_files(wh, table):
+def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files: list[Path] | None = None):
+    """Rows of a table: from ``files`` (a user's compact copies and partitions) when given, else every partition."""
+    if (files is not None and not files) or (files is None and not warehouse.has_files(wh, table)):
         return table.schema.empty_table().select([c.strip() for c in columns.split(",")])
     con = duckdb.connect(":memory:")
     try:
-        sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning=true, union_by_name=true) "
+        hive = "false" if files is not None else "true"
+        sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning={hive}, union_by_name=true) "
                f"WHERE {where} {tail}")
-        return con.sql(sql, params=[warehouse.glob(wh, table), *params]).to_arrow_table()
+        source = [str(f) for f in files] if files is not None else warehouse.glob(wh, table)
+        return con.sql(sql, params=[source, *params]).to_arrow_table()
     finally:
         con.close()
 

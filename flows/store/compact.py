@@ -26,20 +26,26 @@ from schemas.tables import COMPACTS, Compact
 from transforms.model import USER_ID_RE
 
 
-def users_of(wh: Path, c: Compact) -> list[str]:
-    """Users with at least one partition of the copy's source table."""
+def parts_of(wh: Path, c: Compact) -> dict[tuple[str, str | None], list[Path]]:
+    """The source partitions of each copy: (user, month or None) -> partition files, sorted."""
     root = warehouse.table_dir(wh, c.source)
+    out: dict[tuple[str, str | None], list[Path]] = {}
     if not root.is_dir():
-        return []
-    found = {p.name.removeprefix("user_id=") for p in root.glob("date=*/user_id=*") if p.is_dir()}
-    return sorted(u for u in found if USER_ID_RE.match(u))
+        return out
+    for f in sorted(root.glob("date=*/user_id=*/data.parquet")):
+        user, day = f.parent.name.removeprefix("user_id="), f.parent.parent.name.removeprefix("date=")
+        if USER_ID_RE.match(user):
+            out.setdefault((user, day[:7] if c.grain == "month" else None), []).append(f)
+    return out
 
 
-def build(wh: Path, c: Compact, user: str) -> pa.Table | None:
-    """The user's rows of the source table, in day order, with the copy's columns; None if there are none."""
-    files = sorted(warehouse.table_dir(wh, c.source).glob(f"date=*/user_id={user}/data.parquet"))
-    if not files:
-        return None
+def build(wh: Path, c: Compact, user: str, month: str | None = None) -> pa.Table | None:
+    """The rows of the user's (by month: that month's) partitions, sorted, with the copy's columns; None if none."""
+    files = parts_of(wh, c).get((user, month if c.grain == "month" else None))
+    return _read(files, c) if files else None
+
+
+def _read(files: list[Path], c: Compact) -> pa.Table:
     cols = ", ".join(f'"{n}"' for n in c.columns)  # user_id, date first: ORDER BY ALL is day order, and total
     con = duckdb.connect(":memory:")
     try:
@@ -50,23 +56,44 @@ def build(wh: Path, c: Compact, user: str) -> pa.Table | None:
 
 
 def refresh(wh: Path) -> int:
-    """Make every missing copy; returns how many were written."""
+    """Make every missing copy; returns how many were written.
+
+    A copy whose partitions are all gone was removed with the last of them.
+    """
     n = 0
     for c in COMPACTS.values():
-        for user in users_of(wh, c):
-            path = warehouse.compact_file(wh, c.name, user)
+        for (user, month), files in parts_of(wh, c).items():
+            path = warehouse.compact_file(wh, c.name, user, month)
             if path.is_file():
                 continue
-            data = build(wh, c, user)
-            if data is None:
-                continue
-            warehouse.write_file(path, data, c.table)
+            warehouse.write_file(path, _read(files, c), c.table)
             faults.checkpoint("compact.written")
             n += 1
     return n
 
 
-def path_for(wh: Path, name: str, user: str) -> Path | None:
-    """The user's copy, if there is one (then it matches the partitions)."""
-    path = warehouse.compact_file(wh, name, user)
+def sources(wh: Path, name: str, user: str) -> list[Path]:
+    """What to read for one user's whole history: the copies that exist, and the partitions of the rest.
+
+    A copy by user, if it exists, is all of it. By month, each month with a copy is read
+    from it, and a month without one (changed since the last run's end) from its partitions.
+    """
+    c = COMPACTS[name]
+    if c.grain == "user":
+        path = warehouse.compact_file(wh, name, user)
+        if path.is_file():
+            return [path]
+        return sorted(warehouse.table_dir(wh, c.source).glob(f"date=*/user_id={user}/data.parquet"))
+    out: list[Path] = []
+    for (u, month), files in sorted(parts_of(wh, c).items(), key=lambda kv: kv[0][1] or ""):
+        if u != user:
+            continue
+        path = warehouse.compact_file(wh, name, user, month)
+        out += [path] if path.is_file() else files
+    return out
+
+
+def path_for(wh: Path, name: str, user: str, month: str | None = None) -> Path | None:
+    """The user's (month's) copy, if there is one (then it matches the partitions)."""
+    path = warehouse.compact_file(wh, name, user, month)
     return path if path.is_file() else None

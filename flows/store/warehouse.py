@@ -130,7 +130,7 @@ def parquet_files(warehouse: Path) -> list[Path]:
 
 def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
     path = partition_file(warehouse, table, day, user_id, name)
-    drop_compacts(warehouse, table, user_id)
+    drop_compacts(warehouse, table, user_id, day)
     write_file(path, data, table)
     return path
 
@@ -138,7 +138,7 @@ def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date,
 def delete_partition(warehouse: Path, table: Table, day: dt.date, user_id: str) -> bool:
     """Remove one (user, day) partition and its checksum; returns whether there was one."""
     path = partition_file(warehouse, table, day, user_id)
-    drop_compacts(warehouse, table, user_id)
+    drop_compacts(warehouse, table, user_id, day)
     existed = path.is_file()
     path.unlink(missing_ok=True)
     checksum_file(path).unlink(missing_ok=True)
@@ -186,12 +186,16 @@ def _quote(name: str) -> str:
 # --- compact copies (schemas.tables.COMPACTS) ----------------------------------------
 
 
-def compact_file(warehouse: Path, name: str, user_id: str) -> Path:
-    return warehouse / "compact" / name / f"user_id={user_id}.parquet"
+def compact_file(warehouse: Path, name: str, user_id: str, month: str | None = None) -> Path:
+    """A user's copy: compact/<name>/user_id=U.parquet, or .../user_id=U/month=YYYY-MM.parquet by month."""
+    base = warehouse / "compact" / name
+    if month is None:
+        return base / f"user_id={user_id}.parquet"
+    return base / f"user_id={user_id}" / f"month={month}.parquet"
 
 
-def drop_compacts(warehouse: Path, table: Table, user_id: str | None) -> None:
-    """Remove a user's compact copies of ``table`` before one of its partitions changes.
+def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.date | None = None) -> None:
+    """Remove a user's compact copies of ``table`` (the day's month, for a copy by month) before a partition changes.
 
     Removed durably first, so that whatever happens next (a crash, power loss) a copy
     that exists never holds older rows than the partitions; ``flows.store.compact``
@@ -200,8 +204,12 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None) -> None:
     if user_id is None:
         return
     for c in COMPACTS.values():
-        if c.source.name == table.name:
-            path = compact_file(warehouse, c.name, user_id)
+        if c.source.name != table.name:
+            continue
+        paths = ([compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")] if c.grain == "month" and day is not None
+                 else [compact_file(warehouse, c.name, user_id)] if c.grain == "user"
+                 else sorted((warehouse / "compact" / c.name / f"user_id={user_id}").glob("month=*.parquet")))
+        for path in paths:
             if path.exists():
                 path.unlink()
                 checksum_file(path).unlink(missing_ok=True)
