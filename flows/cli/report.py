@@ -14,12 +14,11 @@ from typing import Any, Iterable, Sequence
 
 import click
 
-from flows.stages import ingest, plan
-from flows.store import ledger, mount
 from flows.config import Settings
-from flows.store.lock import holder
-from flows.stages.quarantine import list_quarantine
-from transforms.redact import redact
+
+# What status, dry runs and import previews need (the ingest scanner, the redactor's
+# patterns) is imported where they need it: `kenang recall` and `kenang analyze` render
+# here too, and a cold query should not pay for compiling what it never uses.
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int | None = 80) -> str:
@@ -56,6 +55,7 @@ def render_rows(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def dry_run(settings: Settings, now: dt.datetime) -> dict:
     """What a nightly run at `now` would do, computed without changing anything."""
+    from flows.stages import ingest, plan
     found = ingest.scan(settings, now, time.time())
     pending, _, _ = plan.pending_days(settings)
     new_days = {(r.resolved.user_id, r.resolved.day) for r in found.ready}
@@ -225,6 +225,8 @@ def _skipped_words(counts: dict) -> str:
 # --- import ----------------------------------------------------------------------
 
 def render_import_preview(plan: dict) -> str:
+    from transforms.redact import redact
+
     out = []
     for f in plan["files"]:
         convs = f["conversations"]
@@ -280,6 +282,11 @@ def render_analysis(res: Any) -> str:
 # --- status ----------------------------------------------------------------------
 
 def status(settings: Settings) -> dict:
+    from flows.stages import ingest, plan
+    from flows.stages.quarantine import list_quarantine
+    from flows.store import ledger, mount
+    from flows.store.lock import holder
+
     wh = settings.paths.warehouse
     now = dt.datetime.now(dt.timezone.utc)
     found = ingest.scan(settings, now, time.time())
@@ -341,7 +348,8 @@ def _backlog(settings: Settings, summaries_waiting: int, runs: list[dict]) -> di
     Rates are measured: the work seconds and counts of the last completed runs.
     """
     from flows.models import embed
-    from flows.stages import recall_index as index
+    from flows.stages import plan, recall_index as index
+    from flows.store import ledger
 
     rows = ledger.read_days(settings.paths.warehouse)
     eid = embed.configured_id(settings)
@@ -367,7 +375,8 @@ def _backlog(settings: Settings, summaries_waiting: int, runs: list[dict]) -> di
 def _index_status(settings: Settings) -> dict:
     """Recall index coverage from the ledger, against the configured embedder."""
     from flows.models import embed
-    from flows.stages import recall_index as index
+    from flows.stages import plan, recall_index as index
+    from flows.store import ledger
 
     rows = ledger.read_days(settings.paths.warehouse)
     eid = embed.configured_id(settings)
