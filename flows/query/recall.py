@@ -82,6 +82,12 @@ class Recaller:
         """Chunks embedded by another embedder than this one (left out of the vector arm)."""
         return int((~self._data.current).sum()) if self.embedder is not None else 0
 
+    def _files(self, name: str):
+        """The user's compact copies and partitions to read, listed when read (a run may drop a copy meanwhile)."""
+        if not USER_ID_RE.match(self.user):
+            return None
+        return lambda: compact.sources(self.settings.paths.warehouse, name, self.user)
+
     def _load(self) -> _Loaded:
         wh = self.settings.paths.warehouse
         where, params = ["user_id = ?"], [self.user]
@@ -93,7 +99,7 @@ class Recaller:
             params.append(self.end)
         cols = "chunk_id, user_id, date, session_id, source, text, flagged, terms, tfs, embedder_id, embedding"
         tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, "ORDER BY date, source, session_id, seq, chunk_id",
-                     files=compact.sources(wh, "memory_chunks", self.user) if USER_ID_RE.match(self.user) else None)
+                     files=self._files("memory_chunks"))
         refs = [
             ChunkRef(c, u, d, s, src, t, tuple(f or ()))
             for c, u, d, s, src, t, f in zip(*(tbl[k].to_pylist() for k in
@@ -115,7 +121,7 @@ class Recaller:
                 col = tbl["embedding"].combine_chunks().filter(current)
                 embeddings[current] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.embedder.dim)
         summaries = _query(wh, DAILY_SUMMARIES, "date, related_dates", "user_id = ?", [self.user], "",
-                           files=compact.sources(wh, "daily_summaries", self.user) if USER_ID_RE.match(self.user) else None)
+                           files=self._files("daily_summaries"))
         related = {d: tuple(r or ()) for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist())}
         dates = np.array([r.date for r in refs], dtype="datetime64[D]")
         return _Loaded(refs, embeddings, current, keyword, related, dates)
@@ -163,19 +169,29 @@ class Recaller:
         return hits[: top_k or cfg.top_k]
 
 
-def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files: list[Path] | None = None):
-    """Rows of a table: from ``files`` (a user's compact copies and partitions) when given, else every partition."""
-    if (files is not None and not files) or (files is None and not warehouse.has_files(wh, table)):
-        return table.schema.empty_table().select([c.strip() for c in columns.split(",")])
-    con = duckdb.connect(":memory:")
-    try:
-        hive = "false" if files is not None else "true"
-        sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning={hive}, union_by_name=true) "
-               f"WHERE {where} {tail}")
-        source = [str(f) for f in files] if files is not None else warehouse.glob(wh, table)
-        return con.sql(sql, params=[source, *params]).to_arrow_table()
-    finally:
-        con.close()
+def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files=None):
+    """Rows of a table: from ``files()`` (a user's compact copies and partitions) when given, else every partition.
+
+    A nightly run may drop a copy between the listing and the read (it is made again at
+    the run's end); then the files are listed again, once.
+    """
+    for attempt in (1, 2):
+        listed = files() if files is not None else None
+        if (listed is not None and not listed) or (listed is None and not warehouse.has_files(wh, table)):
+            return table.schema.empty_table().select([c.strip() for c in columns.split(",")])
+        con = duckdb.connect(":memory:")
+        try:
+            hive = "false" if listed is not None else "true"
+            sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning={hive}, union_by_name=true) "
+                   f"WHERE {where} {tail}")
+            source = [str(f) for f in listed] if listed is not None else warehouse.glob(wh, table)
+            return con.sql(sql, params=[source, *params]).to_arrow_table()
+        except duckdb.IOException:
+            if attempt == 2 or listed is None:
+                raise
+        finally:
+            con.close()
+    raise AssertionError("unreachable")
 
 
 def recall(query: str, *, home: str | None = None, user: str | None = None, top_k: int | None = None,

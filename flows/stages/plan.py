@@ -128,9 +128,13 @@ def chunk_budget(settings: Settings) -> int | None:
     return None if cfg.backend == "none" else EMBEDDED_CHUNKS_PER_RUN
 
 
-def newest_first(keys: list[DayKey], limit: int | None = None) -> tuple[list[DayKey], list[DayKey]]:
-    """(the days to take, newest first, at most ``limit``; the days that wait for the next nights)."""
-    order = sorted(keys, key=lambda k: (k[1], k[0]), reverse=True)
+def newest_first(keys: list[DayKey], limit: int | None = None, last=frozenset()) -> tuple[list[DayKey], list[DayKey]]:
+    """(the days to take, newest first, at most ``limit``; the days that wait for the next nights).
+
+    Days in ``last`` (ones that failed before) go after every other day, so days that
+    keep failing can never hold the budget against the ones still waiting.
+    """
+    order = sorted(keys, key=lambda k: (k not in last, k[1], k[0]), reverse=True)
     return (order, []) if limit is None else (order[:limit], order[limit:])
 
 

@@ -99,17 +99,16 @@ def index_days(
     reembed: bool = False,
     untrusted: frozenset[DayKey] = frozenset(),
     max_new: int | None = None,
-    may_exceed: bool = False,
 ) -> StageResult:
     """Index each day; new chunks of all the days are embedded together, in batches.
 
     The partitions of ``untrusted`` days (changed behind kenang's back) are rebuilt
     from scratch: nothing in them, embeddings included, is reused.
 
-    ``max_new`` bounds the chunks embedded: the first day that would go past it, and
-    every day after it, is left in ``StageResult.waiting`` for a later run. With
-    ``may_exceed`` (nothing embedded yet this run) a first day bigger than the whole
-    budget is still taken, so no day can wait forever.
+    ``max_new`` bounds the chunks embedded: the day that reaches it is still taken (so
+    a day bigger than the whole budget is never stuck behind it), and every day after
+    that waits in ``StageResult.waiting`` for a later run. A run goes over the budget
+    by at most that one day's chunks.
     """
     eid = embedder_key(embedder)
     plans: list[tuple[DayKey, list[Chunk], dict[str, np.ndarray], pa.Table | None]] = []
@@ -131,11 +130,14 @@ def index_days(
                 if e_id == eid and emb is not None:
                     reuse[cid] = np.asarray(emb, dtype=np.float32)
         new = 0 if embedder is None else sum(c.chunk_id not in reuse for c in chunks)
-        if max_new is not None and new and planned_new + new > max_new and not (may_exceed and planned_new == 0):
+        if max_new is not None and new and planned_new >= max_new:
             waiting = tuple(keys[i:])
             break
         planned_new += new
         plans.append(((user_id, day), chunks, reuse, old))
+        if max_new is not None and planned_new > max_new:  # this day reached the budget: the rest wait
+            waiting = tuple(keys[i + 1:])
+            break
 
     new_texts: list[str] = []
     if embedder is not None:
@@ -177,9 +179,8 @@ def index_days(
 
 
 def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], embeddings: list, eid: str | None, run_id: str) -> None:
-    path = warehouse.partition_file(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
-    if not chunks:
-        path.unlink(missing_ok=True)
+    if not chunks:  # through delete_partition: its checksum and the month's compact copy go with it
+        warehouse.delete_partition(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
         return
     data = pa.table({
         "chunk_id": [c.chunk_id for c in chunks],

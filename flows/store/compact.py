@@ -55,16 +55,18 @@ def _read(files: list[Path], c: Compact) -> pa.Table:
         con.close()
 
 
-def refresh(wh: Path) -> int:
+def refresh(wh: Path, check: bool = False) -> int:
     """Make every missing copy; returns how many were written.
 
-    A copy whose partitions are all gone was removed with the last of them.
+    A copy whose partitions are all gone was removed with the last of them. With
+    ``check`` (a backfill), a copy whose bytes are not the ones kenang wrote (``kenang
+    verify`` reports it) is made again too.
     """
     n = 0
     for c in COMPACTS.values():
         for (user, month), files in parts_of(wh, c).items():
             path = warehouse.compact_file(wh, c.name, user, month)
-            if path.is_file():
+            if path.is_file() and (not check or warehouse.intact(path)):
                 continue
             warehouse.write_file(path, _read(files, c), c.table)
             faults.checkpoint("compact.written")
