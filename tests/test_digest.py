@@ -199,3 +199,16 @@ def test_every_demo_summary_is_valid_bounded_and_quotes_no_filler():
         assert normalise_summary(summary) == summary, (day.user_id, day.day)
         assert len(summary) <= SUMMARY_MAX_CHARS and "REDACTED" not in summary
         assert not any(is_filler(u.text) for u in select(day))
+
+
+def test_the_same_words_said_in_two_sessions_are_quoted_once_and_the_summary_reads_back():
+    said = "Container paperless restart terus dari kemarin, log-nya connection refused ke db:5432."
+    day = day_of(
+        msg(said, ts="00:00", session="a"), msg("Cek dulu apakah service db sudah sehat sebelum paperless jalan.",
+                                                role="assistant", ts="00:01", session="a"),
+        msg(said, ts="14:29", session="b"), msg("Dulu di pages/api, sekarang pindah ke app router.", ts="14:30",
+                                                session="b"),
+    )
+    summary = extractive_summary(day)
+    assert summary.count("Container paperless restart") == 1
+    assert normalise_summary(summary) == summary

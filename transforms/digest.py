@@ -246,12 +246,18 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
     def cost(i: int) -> int:
         return len(_sentence(candidates[i], lang, None)) + 1
 
+    said: set[str] = set()  # what a chosen unit says: the same words said again (another session) add nothing
+
+    def key(i: int) -> str:
+        return re.sub(r"\W+", " ", _sentence(candidates[i], lang, None).lower()).strip()
+
     def fits(i: int) -> bool:
-        return used + cost(i) <= limit and len(chosen) < max_units
+        return used + cost(i) <= limit and len(chosen) < max_units and key(i) not in said
 
     def take(i: int) -> None:
         nonlocal used
         chosen.append(i)
+        said.add(key(i))
         used += cost(i)
 
     def best(pool: list[int]) -> int | None:
@@ -318,6 +324,16 @@ def extractive_summary(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) ->
         picked.pop()
         out = " ".join(picked)
     return out
+
+
+def plain_summary(day_text: DayText) -> str:
+    """Two plain sentences (the day's size and topics, then its keywords): what a summary falls back on."""
+    lang = day_language(day_text)
+    who = display_name(day_text) or _WORDS[lang]["user"]
+    unflagged = [m for m in day_text.messages if not m.flagged]
+    tags = [t for t in extract_tags(day_text) if t]
+    return (f"{_overview(day_text, unflagged, who, lang)} "
+            + (f"Keywords: {', '.join(tags)}." if tags else "No message had a sentence worth quoting."))
 
 
 def _overview(day_text: DayText, unflagged: list[DayMessage], who: str, lang: str) -> str:

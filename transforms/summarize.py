@@ -56,7 +56,7 @@ from transforms.extract import (
     extract_technologies,
     first_sentences,
 )
-from transforms.digest import DEFAULT_MAX_CHARS, extractive_summary, select
+from transforms.digest import DEFAULT_MAX_CHARS, extractive_summary, plain_summary, select
 from transforms.frontmatter import (
     DaySummary,
     Generator,
@@ -153,7 +153,8 @@ class Extracted:
 def extract_all(day: DayInput) -> Extracted:
     t = day.text
     return Extracted(
-        summary=extractive_summary(t, day.summary_chars),
+        # The read-back check of the stage must never fail on what kenang itself wrote.
+        summary=normalise_summary(extractive_summary(t, day.summary_chars)) or plain_summary(t),
         people=extract_people(t),
         projects=extract_projects(t, known=day.known_projects),
         tags=extract_tags(t),
