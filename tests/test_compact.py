@@ -88,6 +88,7 @@ def test_recall_reads_a_months_copy_or_its_partitions_and_finds_the_same(home):
     wh = home.paths.warehouse
     before = [(h.date, h.score, h.chunk.chunk_id) for h in Recaller(home, "rina").search("jadwal sahur")]
     assert before
+    order = [c.chunk_id for c in Recaller(home, "rina")._data.refs]  # from the copies, unsorted by the query
     row = next(r for r in table(home, "memory_chunks") if r["user_id"] == "rina")
     rows = [r for r in table(home, "memory_chunks") if r["user_id"] == "rina" and r["date"] == row["date"]]
     warehouse.write_partition(wh, MEMORY_CHUNKS, pa.Table.from_pylist(rows, schema=MEMORY_CHUNKS.schema),
@@ -96,6 +97,7 @@ def test_recall_reads_a_months_copy_or_its_partitions_and_finds_the_same(home):
     assert compact.path_for(wh, "memory_chunks", "rina", month) is None
     assert not any("compact" in f.parts for f in compact.sources(wh, "memory_chunks", "rina"))
     assert [(h.date, h.score, h.chunk.chunk_id) for h in Recaller(home, "rina").search("jadwal sahur")] == before
+    assert [c.chunk_id for c in Recaller(home, "rina")._data.refs] == order  # from the partitions, sorted
     compact.refresh(wh)
     assert compact.path_for(wh, "memory_chunks", "rina", month) is not None
     assert [(h.date, h.score, h.chunk.chunk_id) for h in Recaller(home, "rina").search("jadwal sahur")] == before

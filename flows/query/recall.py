@@ -99,7 +99,7 @@ class Recaller:
             params.append(self.end)
         cols = "chunk_id, user_id, date, session_id, source, text, flagged, terms, tfs, embedder_id, embedding"
         tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, "ORDER BY date, source, session_id, seq, chunk_id",
-                     files=self._files("memory_chunks"))
+                     files=self._files("memory_chunks"), sorted_if_copies=True)
         refs = [
             ChunkRef(c, u, d, s, src, t, tuple(f or ()))
             for c, u, d, s, src, t, f in zip(*(tbl[k].to_pylist() for k in
@@ -169,14 +169,20 @@ class Recaller:
         return hits[: top_k or cfg.top_k]
 
 
-def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files=None):
+def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files=None,
+           sorted_if_copies: bool = False):
     """Rows of a table: from ``files()`` (a user's compact copies and partitions) when given, else every partition.
 
     A nightly run may drop a copy between the listing and the read (it is made again at
-    the run's end); then the files are listed again, once.
+    the run's end); then the files are listed again, once. ``sorted_if_copies``: when
+    every file is a copy, the rows are already in ``tail``'s order (each copy is sorted
+    the same way, and the months are listed in order; a scan keeps file order), so the
+    sort, which moves every embedding, is skipped.
     """
     for attempt in (1, 2):
         listed = files() if files is not None else None
+        if sorted_if_copies and listed and all("compact" in f.parts for f in listed):
+            tail = ""
         if (listed is not None and not listed) or (listed is None and not warehouse.has_files(wh, table)):
             return table.schema.empty_table().select([c.strip() for c in columns.split(",")])
         con = duckdb.connect(":memory:")
