@@ -317,7 +317,9 @@ class Compact:
     name: str
     source: Table
     columns: tuple[str, ...]  # user_id and date first: the copy is sorted by all of them, in this order
-    grain: str = "user"  # 'user': one file per user; 'month': one per user and month (a night rewrites one month)
+    # 'month': one file per user and month, so a night rewrites the months it changed, never a whole
+    # history (what it costs stays flat as history grows); 'user': one file per user.
+    grain: str = "user"
 
     @property
     def table(self) -> Table:
@@ -358,12 +360,12 @@ def duckdb_columns(table: Table) -> list[tuple[str, str]]:
 
 
 
-#: The compact copies: a user's summaries (``kenang analyze``, the notebooks), message times (activity_heatmap)
-#: and recall chunks, by month (``kenang recall``, the MCP server).
+#: The compact copies, by user and month: summaries (``kenang analyze``, the notebooks, recall's related days),
+#: message times (activity_heatmap) and recall chunks (``kenang recall``, the MCP server).
 COMPACTS: dict[str, Compact] = {
     c.name: c for c in (
-        Compact("daily_summaries", DAILY_SUMMARIES, tuple(DAILY_SUMMARIES.schema.names)),
-        Compact("message_times", MESSAGES, ("user_id", "date", "ts", "role")),
+        Compact("daily_summaries", DAILY_SUMMARIES, tuple(DAILY_SUMMARIES.schema.names), "month"),
+        Compact("message_times", MESSAGES, ("user_id", "date", "ts", "role"), "month"),
         Compact("memory_chunks", MEMORY_CHUNKS, ("user_id", "date", "source", "session_id", "seq", "chunk_id", "text",
                                                  "flagged", "terms", "tfs", "embedder_id", "embedding", "run_id"),
                 "month"),
