@@ -307,19 +307,17 @@ PURGE_LOG = Table(
 
 @dataclass(frozen=True)
 class Compact:
-    """A per-user copy of one table's columns, in one file, for readers that want a user's whole history.
+    """A per-user, per-month copy of one table's columns, for readers that want a user's whole history.
 
     Made at the end of each run from the partitions (``flows.store.compact``); any write
-    to a source partition removes that user's copy first, so a copy that exists always
-    matches the partitions.
+    to a source partition removes that user's copy of its month first, so a copy that
+    exists always matches the partitions. By month, a night rewrites the months it
+    changed and never a whole history, so what it costs stays flat as history grows.
     """
 
     name: str
     source: Table
     columns: tuple[str, ...]  # user_id and date first: the copy is sorted by all of them, in this order
-    # 'month': one file per user and month, so a night rewrites the months it changed, never a whole
-    # history (what it costs stays flat as history grows); 'user': one file per user.
-    grain: str = "user"
 
     @property
     def table(self) -> Table:
@@ -364,10 +362,9 @@ def duckdb_columns(table: Table) -> list[tuple[str, str]]:
 #: message times (activity_heatmap) and recall chunks (``kenang recall``, the MCP server).
 COMPACTS: dict[str, Compact] = {
     c.name: c for c in (
-        Compact("daily_summaries", DAILY_SUMMARIES, tuple(DAILY_SUMMARIES.schema.names), "month"),
-        Compact("message_times", MESSAGES, ("user_id", "date", "ts", "role"), "month"),
+        Compact("daily_summaries", DAILY_SUMMARIES, tuple(DAILY_SUMMARIES.schema.names)),
+        Compact("message_times", MESSAGES, ("user_id", "date", "ts", "role")),
         Compact("memory_chunks", MEMORY_CHUNKS, ("user_id", "date", "source", "session_id", "seq", "chunk_id", "text",
-                                                 "flagged", "terms", "tfs", "embedder_id", "embedding", "run_id"),
-                "month"),
+                                                 "flagged", "terms", "tfs", "embedder_id", "embedding", "run_id")),
     )
 }

@@ -50,3 +50,16 @@ def home(tmp_path: Path):
         tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
     )
     return settings
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """Every embedder kenang loads is one deterministic fake (its id can be changed mid-test)."""
+    from fakes import AxisEmbedder
+
+    from flows.models import embed
+
+    e = AxisEmbedder()
+    monkeypatch.setattr(embed, "make_embedder", lambda settings, **_: e)
+    monkeypatch.setattr(embed, "configured_id", lambda settings: e.id)
+    return e

@@ -9,25 +9,16 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from fakes import AxisEmbedder
 from helpers import NOW, drop, kenang, md, snapshot, table
 
 from flows.config import init_home
-from flows.models import default_threads, embed
+from flows.models import default_threads
 from flows.pipeline import backfill, nightly
 from flows.stages import plan
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
 DAYS = [dt.date(2026, 7, 10) + dt.timedelta(days=i) for i in range(10)]  # 2026-07-10 .. 2026-07-19
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    e = AxisEmbedder()
-    monkeypatch.setattr(embed, "make_embedder", lambda settings, **_: e)
-    monkeypatch.setattr(embed, "configured_id", lambda settings: e.id)
-    return e
 
 
 def _home(tmp_path, name: str, **budgets):

@@ -6,10 +6,8 @@ import datetime as dt
 import json
 
 import pytest
-from fakes import AxisEmbedder
 from helpers import NOW, drop, md, run_cli, table
 
-from flows.models import embed
 from flows.pipeline import backfill, nightly
 from flows.query.recall import Recaller, choose_user
 from transforms.errors import ConfigError
@@ -17,15 +15,6 @@ from transforms.errors import ConfigError
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
 D17, D18, D19 = dt.date(2026, 7, 17), dt.date(2026, 7, 18), dt.date(2026, 7, 19)
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    """Every embedder kenang loads is this one fake (its id can be changed mid-test)."""
-    e = AxisEmbedder()
-    monkeypatch.setattr(embed, "make_embedder", lambda settings, **_: e)
-    monkeypatch.setattr(embed, "configured_id", lambda settings: e.id)
-    return e
 
 
 def archive_days(home) -> None:

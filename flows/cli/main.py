@@ -515,6 +515,15 @@ def _refused(fn, *args, **kwargs):
         sys.exit(EXIT_USAGE)
 
 
+def _write_memory(home: Path | None, user: str | None, target: str, action: str, done: str, **entry) -> None:
+    """One CLI core memory write (add, replace, remove) under the rules; says where it went and the usage."""
+    from flows.store import core_memory
+
+    settings = _settings(home)
+    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, action, source="cli", **entry)
+    click.echo(f"{done} {state.path.name}: {state.usage.header(state.path.stem)}")
+
+
 _TARGET = click.option("--to", "target", type=click.Choice(["memory", "user"]), default="memory", show_default=True,
                        help="MEMORY.md (the agent's notes) or USER.md (the person's profile).")
 
@@ -526,11 +535,7 @@ _TARGET = click.option("--to", "target", type=click.Choice(["memory", "user"]), 
 @_TARGET
 def remember(home: Path | None, text: str, user: str | None, target: str) -> None:
     """Add a note to core memory (MEMORY.md, or USER.md with --to user), under the memory rules."""
-    from flows.store import core_memory
-
-    settings = _settings(home)
-    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, "add", text=text, source="cli")
-    click.echo(f"remembered in {state.path.name}: {state.usage.header(state.path.stem)}")
+    _write_memory(home, user, target, "add", "remembered in", text=text)
 
 
 @cli.group()
@@ -569,11 +574,7 @@ def memory_show(home: Path | None, user: str | None, as_json: bool) -> None:
 @_TARGET
 def memory_replace(home: Path | None, old: str, new: str, user: str | None, target: str) -> None:
     """Replace the one entry holding OLD (a substring) with NEW."""
-    from flows.store import core_memory
-
-    settings = _settings(home)
-    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, "replace", text=new, old=old)
-    click.echo(f"replaced in {state.path.name}: {state.usage.header(state.path.stem)}")
+    _write_memory(home, user, target, "replace", "replaced in", text=new, old=old)
 
 
 @memory.command("remove")
@@ -583,11 +584,7 @@ def memory_replace(home: Path | None, old: str, new: str, user: str | None, targ
 @_TARGET
 def memory_remove(home: Path | None, old: str, user: str | None, target: str) -> None:
     """Remove the one entry holding OLD (a substring)."""
-    from flows.store import core_memory
-
-    settings = _settings(home)
-    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, "remove", old=old)
-    click.echo(f"removed from {state.path.name}: {state.usage.header(state.path.stem)}")
+    _write_memory(home, user, target, "remove", "removed from", old=old)
 
 
 @memory.command("candidates")

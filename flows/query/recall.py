@@ -181,15 +181,14 @@ def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, f
     """
     for attempt in (1, 2):
         listed = files() if files is not None else None
-        if sorted_if_copies and listed and all("compact" in f.parts for f in listed):
-            tail = ""
+        presorted = sorted_if_copies and listed and all(compact.is_copy(wh, f) for f in listed)
         if (listed is not None and not listed) or (listed is None and not warehouse.has_files(wh, table)):
             return table.schema.empty_table().select([c.strip() for c in columns.split(",")])
         con = duckdb.connect(":memory:")
         try:
             hive = "false" if listed is not None else "true"
             sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning={hive}, union_by_name=true) "
-                   f"WHERE {where} {tail}")
+                   f"WHERE {where} {'' if presorted else tail}")
             source = [str(f) for f in listed] if listed is not None else warehouse.glob(wh, table)
             return con.sql(sql, params=[source, *params]).to_arrow_table()
         except duckdb.IOException:

@@ -1,17 +1,17 @@
-"""Compact copies: one file per user of what whole-history readers read (``schemas.tables.COMPACTS``).
+"""Compact copies: one file per user and month of what whole-history readers read (``schemas.tables.COMPACTS``).
 
 A year of one user's summaries is 365 small partitions; opening them all costs most of
 a cold ``kenang analyze``. So at the end of every run (and of ``kenang forget``) each
-user's copy that is missing is made again from the partitions, in one Parquet file,
-written atomically with its checksum like every warehouse file.
+(user, month) copy that is missing is made again from that month's partitions, in one
+Parquet file, written atomically with its checksum like every warehouse file.
 
 Freshness is by construction, with no clock and no digest to compare:
-``warehouse.write_partition`` and ``delete_partition`` remove the user's copies, durably,
-before they touch a source partition. So a copy that exists was made after the last
-change to its partitions, a crash in between included (the copy is then simply missing,
-and readers read the partitions until the next run makes it). A partition changed
-behind kenang's back is caught by ``kenang verify``, and the backfill that rebuilds it
-removes the copy too.
+``warehouse.write_partition`` and ``delete_partition`` remove the user's copy of the
+day's month, durably, before they touch a source partition. So a copy that exists was
+made after the last change to its partitions, a crash in between included (the copy is
+then simply missing, and readers read that month's partitions until the next run makes
+it). A copy whose bytes changed behind kenang's back is caught by ``kenang verify`` and
+made again by a backfill.
 """
 
 from __future__ import annotations
@@ -26,22 +26,22 @@ from schemas.tables import COMPACTS, Compact
 from transforms.model import USER_ID_RE
 
 
-def parts_of(wh: Path, c: Compact) -> dict[tuple[str, str | None], list[Path]]:
-    """The source partitions of each copy: (user, month or None) -> partition files, sorted."""
+def parts_of(wh: Path, c: Compact, user: str = "*") -> dict[tuple[str, str], list[Path]]:
+    """The source partitions of each copy (every user's, or one user's): (user, month) -> files, sorted."""
     root = warehouse.table_dir(wh, c.source)
-    out: dict[tuple[str, str | None], list[Path]] = {}
+    out: dict[tuple[str, str], list[Path]] = {}
     if not root.is_dir():
         return out
-    for f in sorted(root.glob("date=*/user_id=*/data.parquet")):
-        user, day = f.parent.name.removeprefix("user_id="), f.parent.parent.name.removeprefix("date=")
-        if USER_ID_RE.match(user):
-            out.setdefault((user, day[:7] if c.grain == "month" else None), []).append(f)
+    for f in sorted(root.glob(f"date=*/user_id={user}/data.parquet")):
+        found, day = f.parent.name.removeprefix("user_id="), f.parent.parent.name.removeprefix("date=")
+        if USER_ID_RE.match(found):
+            out.setdefault((found, day[:7]), []).append(f)
     return out
 
 
-def build(wh: Path, c: Compact, user: str, month: str | None = None) -> pa.Table | None:
-    """The rows of the user's (by month: that month's) partitions, sorted, with the copy's columns; None if none."""
-    files = parts_of(wh, c).get((user, month if c.grain == "month" else None))
+def build(wh: Path, c: Compact, user: str, month: str) -> pa.Table | None:
+    """The rows of the user's partitions of that month, sorted, with the copy's columns; None if none."""
+    files = parts_of(wh, c, user).get((user, month))
     return _read(files, c) if files else None
 
 
@@ -75,27 +75,22 @@ def refresh(wh: Path, check: bool = False) -> int:
 
 
 def sources(wh: Path, name: str, user: str) -> list[Path]:
-    """What to read for one user's whole history: the copies that exist, and the partitions of the rest.
-
-    A copy by user, if it exists, is all of it. By month, each month with a copy is read
-    from it, and a month without one (changed since the last run's end) from its partitions.
-    """
+    """What to read for one user's whole history, month by month: the month's copy if it exists, else
+    its partitions (a month changed since the last run's end). ``user`` must match ``USER_ID_RE``."""
     c = COMPACTS[name]
-    if c.grain == "user":
-        path = warehouse.compact_file(wh, name, user)
-        if path.is_file():
-            return [path]
-        return sorted(warehouse.table_dir(wh, c.source).glob(f"date=*/user_id={user}/data.parquet"))
     out: list[Path] = []
-    for (u, month), files in sorted(parts_of(wh, c).items(), key=lambda kv: kv[0][1] or ""):
-        if u != user:
-            continue
+    for (_, month), files in sorted(parts_of(wh, c, user).items()):
         path = warehouse.compact_file(wh, name, user, month)
         out += [path] if path.is_file() else files
     return out
 
 
-def path_for(wh: Path, name: str, user: str, month: str | None = None) -> Path | None:
-    """The user's (month's) copy, if there is one (then it matches the partitions)."""
+def is_copy(wh: Path, path: Path) -> bool:
+    """Whether a file ``sources`` listed is a compact copy (not a day partition)."""
+    return path.is_relative_to(wh / "compact")
+
+
+def path_for(wh: Path, name: str, user: str, month: str) -> Path | None:
+    """The user's copy of a month, if there is one (then it matches the partitions)."""
     path = warehouse.compact_file(wh, name, user, month)
     return path if path.is_file() else None

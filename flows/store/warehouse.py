@@ -186,30 +186,23 @@ def _quote(name: str) -> str:
 # --- compact copies (schemas.tables.COMPACTS) ----------------------------------------
 
 
-def compact_file(warehouse: Path, name: str, user_id: str, month: str | None = None) -> Path:
-    """A user's copy: compact/<name>/user_id=U.parquet, or .../user_id=U/month=YYYY-MM.parquet by month."""
-    base = warehouse / "compact" / name
-    if month is None:
-        return base / f"user_id={user_id}.parquet"
-    return base / f"user_id={user_id}" / f"month={month}.parquet"
+def compact_file(warehouse: Path, name: str, user_id: str, month: str) -> Path:
+    """A user's copy of one month: compact/<name>/user_id=U/month=YYYY-MM.parquet."""
+    return warehouse / "compact" / name / f"user_id={user_id}" / f"month={month}.parquet"
 
 
-def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.date | None = None) -> None:
-    """Remove a user's compact copies of ``table`` (the day's month, for a copy by month) before a partition changes.
+def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.date | None) -> None:
+    """Remove the user's compact copies of ``table`` for the day's month before one of its partitions changes.
 
     Removed durably first, so that whatever happens next (a crash, power loss) a copy
     that exists never holds older rows than the partitions; ``flows.store.compact``
     makes it again at the end of the run.
     """
-    if user_id is None:
+    if user_id is None or day is None:
         return
     for c in COMPACTS.values():
-        if c.source.name != table.name:
-            continue
-        paths = ([compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")] if c.grain == "month" and day is not None
-                 else [compact_file(warehouse, c.name, user_id)] if c.grain == "user"
-                 else sorted((warehouse / "compact" / c.name / f"user_id={user_id}").glob("month=*.parquet")))
-        for path in paths:
+        if c.source.name == table.name:
+            path = compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")
             if path.exists():
                 path.unlink()
                 checksum_file(path).unlink(missing_ok=True)
