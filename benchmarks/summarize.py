@@ -94,11 +94,11 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--days", type=int, default=None, help="demo (user, day)s to summarize (default 12; 2 with --contended)")
     p.add_argument("--model", default=None, help="a GGUF path, or 'gemma'; default: the bundled SmolLM2")
-    from schemas.config import defaults
+    from schemas.config import Summarizer
 
-    cfg = defaults()["summarizer"]
-    p.add_argument("--n-ctx", type=int, default=cfg["n_ctx"], help=f"default {cfg['n_ctx']}, as kenang.yaml")
-    p.add_argument("--max-tokens", type=int, default=cfg["max_tokens"], help=f"default {cfg['max_tokens']}")
+    cfg = Summarizer()
+    p.add_argument("--n-ctx", type=int, default=cfg.n_ctx, help=f"default {cfg.n_ctx}, as kenang.yaml")
+    p.add_argument("--max-tokens", type=int, default=cfg.max_tokens, help=f"default {cfg.max_tokens}")
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--key-sentences", choices=("long", "always", "never"), default="long",
                    help="when the model writes from the key sentences (default long: days that do not fit n_ctx)")

@@ -8,8 +8,8 @@ retention.archive_days; retention.messages_days empties old days during load.
 
 Tasks work per batch (one ingest, one archive batch, loads in batches of days), so
 Prefect's per-task overhead stays small. I/O tasks retry, and only on
-``TransientError``; pure work is never retried. The summarize task carries the
-``llm`` tag, which the README limits to concurrency 1; the flow also calls it one
+``TransientError``; pure work is never retried. With the in-process model the
+summarize task carries the ``llm`` tag, which the README limits to concurrency 1; the flow also calls it one
 batch at a time, since a llama.cpp context is not thread-safe. The summarizer and the
 embedder are each loaded once per run, and only when there is work for them.
 
@@ -144,7 +144,7 @@ def model_task(settings: Settings):
         return llm.make_summarizer(settings)
 
 
-@task(name="summarize", tags=["llm"], **_IO)
+@task(name="summarize", **_IO)
 def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int):
     with _timed("summarize"):
         res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today)
@@ -155,7 +155,7 @@ def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: st
 @task(name="memory-file", **_IO)
 def memory_file_task(settings: Settings, users) -> int:
     with _timed("memory_file"):
-        return memory_file.write_memory_indexes(settings, users)
+        return memory_file.write_memory_files(settings, users)
 
 
 @task(name="memory-candidates", **_IO)
@@ -331,8 +331,12 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     summarizer = model_task(settings)
     # Small batches for a model (progress, and little lost to a crash); the extractive
     # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
-    size = SUMMARIZE_BATCH_DAYS if summarizer.backend == "llama" else LOAD_BATCH_DAYS
-    res = _in_batches(settings, keys, size, lambda batch, i: summarize_task(
+    in_process = summarizer.backend == "llama"
+    size = SUMMARIZE_BATCH_DAYS if in_process else LOAD_BATCH_DAYS
+    # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
+    # round trip to the server per task call (about 1.7 s here), worth it only for a model.
+    run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
+    res = _in_batches(settings, keys, size, lambda batch, i: run_batch(
         settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
     memory_file_task(settings, {u for u, _ in keys})
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
@@ -474,10 +478,12 @@ def backfill(
                 return {"run_id": run.run_id, "flow": "backfill", **run.counts}
             with _timed("plan"):
                 found = plan.survey(settings, start, end, only_missing)
-            if found.restore and disk.writable:
-                record_task(settings, quote(found.restore), run.run_id)
+            if (found.restore or found.rewrite) and disk.writable:
+                record_task(settings, quote(found.restore + found.rewrite), run.run_id)
             run.counts["survey"] = {"days": len(found.days), "restored_records": len(found.restore),
-                                    "unrecorded": list(found.unrecorded)}
+                                    "unrecorded": list(found.unrecorded),
+                                    "manifests_rewritten": len({(r["user_id"], r["date"]) for r in found.rewrite})
+                                    if disk.writable else 0}
             if not disk.writable:
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
         with run.stage_of("load"):

@@ -320,11 +320,6 @@ _HEADER = (
 )
 
 
-def defaults() -> dict[str, Any]:
-    """The default configuration as a plain nested dict."""
-    return Config().model_dump(mode="python")
-
-
 def render_yaml(values: dict[str, Any] | None = None) -> str:
     """The commented kenang.yaml that `kenang init` writes; values override the defaults."""
     return "\n".join([*_HEADER, *_render(Config, values or {}, 0)]) + "\n"

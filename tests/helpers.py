@@ -105,17 +105,6 @@ def kenang(*args: str):
     return CliRunner().invoke(cli, list(args), prog_name="kenang", catch_exceptions=False)
 
 
-def run_cli(*args: str) -> int:
-    """Run ``kenang ARGS`` in-process; its exit code (0 when it returns normally)."""
-    from flows.cli.main import main
-
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return 0 if exc.code is None else exc.code
-    return 0
-
-
 def compacts_match(settings: Settings) -> int:
     """Assert every compact copy on disk holds exactly its partitions' rows; returns how many were checked."""
     from flows.store import compact

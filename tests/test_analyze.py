@@ -7,7 +7,7 @@ import json
 
 import pyarrow as pa
 import pytest
-from helpers import run_cli
+from helpers import kenang
 
 from flows.store import ledger, warehouse
 from flows.query.analyze import INTENTS, Analytics
@@ -154,18 +154,22 @@ def test_an_empty_range_is_empty_for_every_intent(wh, intent):
     assert res.empty
 
 
-def test_cli_analyze_prints_a_table_json_and_says_when_empty(wh, capsys):
+def test_cli_analyze_prints_a_table_json_and_says_when_empty(wh):
     home = str(wh.paths.home)
-    assert run_cli("analyze", "--home", home, "--user", "gading", "productivity", "--start", "2026-07-01", "--end", "2026-07-31") == 0
-    out = capsys.readouterr().out
+    r = kenang("analyze", "--home", home, "--user", "gading", "productivity", "--start", "2026-07-01", "--end", "2026-07-31")
+    assert r.exit_code == 0
+    out = r.stdout
     assert "productive_days" in out and "0.5" in out and "importance is >= 5" in out
-    assert run_cli("analyze", "--home", home, "--user", "gading", "technology_counts", "--json") == 0
-    data = json.loads(capsys.readouterr().out)
+    r = kenang("analyze", "--home", home, "--user", "gading", "technology_counts", "--json")
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)
     assert data["intent"] == "technology_counts" and data["rows"][0]["technology"] == "Proxmox"
-    assert run_cli("analyze", "--home", home, "--user", "gading", "people_mentions", "--start", "2025-01-01", "--end", "2025-01-02") == 0
-    assert "(empty" in capsys.readouterr().out
-    assert run_cli("analyze", "--home", home, "nonsense") == 2
-    err = capsys.readouterr().err
+    r = kenang("analyze", "--home", home, "--user", "gading", "people_mentions", "--start", "2025-01-01", "--end", "2025-01-02")
+    assert r.exit_code == 0
+    assert "(empty" in r.stdout
+    r = kenang("analyze", "--home", home, "nonsense")
+    assert r.exit_code == 2
+    err = r.stderr
     assert "unknown intent 'nonsense'" in err and "importance_trend" in err
 
 

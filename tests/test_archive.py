@@ -13,7 +13,7 @@ import pytest
 from flows.store.fsio import remove_source, safe_copy, sha256_file
 from flows.store.verify import verify
 from flows.pipeline import nightly
-from helpers import NOW, drop, md, run_cli, scenario, table
+from helpers import NOW, drop, kenang, md, scenario, table
 
 
 def test_safe_copy_places_a_verified_read_only_copy_and_keeps_the_source(tmp_path):
@@ -57,7 +57,7 @@ def shm_archive():
 def test_an_archive_on_another_filesystem_loses_nothing(home, shm_archive):
     cfg = home.paths.config_file
     cfg.write_text(cfg.read_text().replace("archive: archive", f"archive: {shm_archive}"))
-    assert run_cli("init", "--home", str(home.paths.home)) == 0  # a new archive gets its marker
+    assert kenang("init", "--home", str(home.paths.home)).exit_code == 0  # a new archive gets its marker
     data = md("2026-07-19", "1000", ("user", "ke NAS"))
     src = drop(home, "nas.md", data)
     assert os.stat(home.paths.active).st_dev != os.stat("/dev/shm").st_dev  # really another filesystem

@@ -22,7 +22,7 @@ from transforms.frontmatter import (
     parse_summary,
     render_summary,
 )
-from transforms.memory_index import IndexEntry, render_memory_index
+from transforms.memory_file import IndexEntry, render_memory_index
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import NOW, drop, run_cli, table
+from helpers import NOW, drop, kenang, table
 
 from flows.pipeline import nightly
 
@@ -133,31 +133,36 @@ def test_an_export_waits_until_every_one_of_its_days_is_eligible(home):
     assert res["ingest"]["exports"] == 1 and len(table(home, "messages")) == 7
 
 
-def test_cli_import_previews_then_imports_with_a_date_for_undated_exports(home, capsys):
+def test_cli_import_previews_then_imports_with_a_date_for_undated_exports(home):
     f = str(FIX / "sharegpt/list.json")
     h = str(home.paths.home)
-    assert run_cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
-    out = capsys.readouterr().out
+    r = kenang("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f)
+    assert r.exit_code == 0
+    out = r.stdout
     assert "sharegpt, 2 conversations" in out and "8 messages, 8 new" in out and "2026-07-01" in out
-    assert run_cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--now", NOW.isoformat(), f) == 0
+    imported = kenang("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--now", NOW.isoformat(), f)
+    assert imported.exit_code == 0
     rows = table(home, "messages")
     assert len(rows) == 8 and {r["date"] for r in rows} == {dt.date(2026, 7, 1)}
-    assert run_cli("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f) == 0
-    assert "8 messages, 0 new" in capsys.readouterr().out
+    r = kenang("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f)
+    assert r.exit_code == 0
+    assert "8 messages, 0 new" in imported.stdout + r.stdout  # the import's output and this preview's, read together as before
     # the user's own file is never touched; a file that is no export is refused up front
     assert hashlib.sha256(Path(f).read_bytes()).hexdigest() == hashlib.sha256((FIX / "sharegpt/list.json").read_bytes()).hexdigest()
-    assert run_cli("import", "--home", h, str(FIX / "claude_ai/projects.json")) == 2
-    assert "not an export kenang can import" in capsys.readouterr().err
+    r = kenang("import", "--home", h, str(FIX / "claude_ai/projects.json"))
+    assert r.exit_code == 2
+    assert "not an export kenang can import" in r.stderr
 
 
-def test_dry_run_lists_exports_and_a_backfill_rebuilds_imported_days_from_the_archive(home, capsys):
+def test_dry_run_lists_exports_and_a_backfill_rebuilds_imported_days_from_the_archive(home):
     import shutil
 
     from flows.pipeline import backfill
 
     put(home, "chatgpt/edited_branch.json")
-    assert run_cli("run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--dry-run") == 0
-    out = capsys.readouterr().out
+    r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--dry-run")
+    assert r.exit_code == 0
+    out = r.stdout
     assert "would import 1 export(s)" in out and "chatgpt" in out
     night(home)
     before = sorted(r["message_id"] for r in table(home, "messages"))

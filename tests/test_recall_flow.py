@@ -6,7 +6,7 @@ import datetime as dt
 import json
 
 import pytest
-from helpers import NOW, drop, md, run_cli, table
+from helpers import NOW, drop, kenang, md, table
 
 from flows.pipeline import backfill, nightly
 from flows.query.recall import Recaller, choose_user
@@ -131,28 +131,31 @@ def test_keyword_only_index_works_without_any_model(home):
     assert hits[0].date == D18
 
 
-def test_cli_recall_prints_json_and_reads_a_queries_file(home, fake, capsys, tmp_path):
+def test_cli_recall_prints_json_and_reads_a_queries_file(home, fake, tmp_path):
     archive_days(home)
     night(home)
-    capsys.readouterr()
-    assert run_cli("recall", "--home", str(home.paths.home), "--user", "gading", "cadangan", "--json") == 0
-    out = json.loads(capsys.readouterr().out)
+    res = kenang("recall", "--home", str(home.paths.home), "--user", "gading", "cadangan", "--json")
+    assert res.exit_code == 0
+    out = json.loads(res.stdout)
     assert {"date", "score", "via", "source", "session_id", "text"} <= set(out[0])
     assert any(r["via"] == "related:2026-07-18" for r in out)
     qf = tmp_path / "q.txt"
     qf.write_text("proxmox boot\n\nsahur rina\n")
-    assert run_cli("recall", "--home", str(home.paths.home), "--user", "gading", "--queries", str(qf)) == 0
-    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    res = kenang("recall", "--home", str(home.paths.home), "--user", "gading", "--queries", str(qf))
+    assert res.exit_code == 0
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
     assert [x["query"] for x in lines] == ["proxmox boot", "sahur rina"]
     assert lines[0]["results"][0]["date"] == "2026-07-17"
     assert lines[1]["results"][0]["date"] == "2026-07-19"
-    assert run_cli("recall", "--home", str(home.paths.home), "--user", "gading", "proxmox boot") == 0
-    text = capsys.readouterr().out
+    res = kenang("recall", "--home", str(home.paths.home), "--user", "gading", "proxmox boot")
+    assert res.exit_code == 0
+    text = res.stdout
     assert "2026-07-17" in text and "direct" in text
 
 
-def test_cli_recall_without_user_in_a_shared_home_is_a_usage_error(home, fake, capsys):
+def test_cli_recall_without_user_in_a_shared_home_is_a_usage_error(home, fake):
     archive_days(home)
     night(home)
-    assert run_cli("recall", "--home", str(home.paths.home), "sahur") == 2
-    assert "--user" in capsys.readouterr().err
+    r = kenang("recall", "--home", str(home.paths.home), "sahur")
+    assert r.exit_code == 2
+    assert "--user" in r.stderr

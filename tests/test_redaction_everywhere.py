@@ -23,7 +23,7 @@ import pytest
 
 from flows.store import archive_files as archive
 from flows.store import warehouse
-from helpers import NOW, drop, jsonl, md, run_cli
+from helpers import NOW, drop, jsonl, kenang, md
 from schemas.tables import TABLES
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -85,22 +85,22 @@ def _tables_text(home) -> str:
     return "\n".join(out)
 
 
-def test_no_planted_secret_survives_anywhere_kenang_writes(home, capsys):
+def test_no_planted_secret_survives_anywhere_kenang_writes(home):
     _plant(home)
     h = str(home.paths.home)
-    codes = [run_cli("run", "--home", h, "--now", NOW.isoformat()),
-             run_cli("run", "--home", h, "--now", NOW.isoformat(), "--json"),
-             run_cli("status", "--home", h), run_cli("status", "--home", h, "--json"),
-             run_cli("verify", "--home", h),
-             run_cli("recall", "--home", h, "--user", "default", "wifi password"),
-             run_cli("sql", "--home", h, "SELECT * FROM sessions"),
-             run_cli("sql", "--home", h, "SELECT * FROM archive_files"),
-             run_cli("sql", "--home", h, "SELECT * FROM quarantine")]
+    results = [kenang("run", "--home", h, "--now", NOW.isoformat()),
+               kenang("run", "--home", h, "--now", NOW.isoformat(), "--json"),
+               kenang("status", "--home", h), kenang("status", "--home", h, "--json"),
+               kenang("verify", "--home", h),
+               kenang("recall", "--home", h, "--user", "default", "wifi password"),
+               kenang("sql", "--home", h, "SELECT * FROM sessions"),
+               kenang("sql", "--home", h, "SELECT * FROM archive_files"),
+               kenang("sql", "--home", h, "SELECT * FROM quarantine")]
+    codes = [r.exit_code for r in results]
     assert codes == [0] * len(codes)
-    printed = capsys.readouterr()
     haystacks = {
-        "stdout": printed.out,
-        "stderr": printed.err,
+        "stdout": "".join(r.stdout for r in results),
+        "stderr": "".join(r.stderr for r in results),
         "tables": _tables_text(home),
         "paths": "\n".join(str(p) for p in home.paths.home.rglob("*")),
     }

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pytest
-from helpers import run_cli
+from helpers import kenang
 
 from flows.store import warehouse
 from flows.config import load_settings
@@ -42,11 +42,10 @@ def partition(home) -> Path:
     return write_messages(home, "halo", "apa kabar")
 
 
-def sql(capsys, settings, query: str, *options: str) -> tuple[int, str, str]:
+def sql(settings, query: str, *options: str) -> tuple[int, str, str]:
     """``kenang sql --home HOME [OPTIONS] QUERY``: (exit code, stdout, stderr)."""
-    code = run_cli("sql", "--home", str(settings.paths.home), *options, query)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    r = kenang("sql", "--home", str(settings.paths.home), *options, query)
+    return r.exit_code, r.stdout, r.stderr
 
 
 def sha256(path: Path) -> str:
@@ -61,67 +60,67 @@ def assert_read_only_refusal(code: int, out: str, err: str, what: str) -> None:
 
 # --- files outside the warehouse: refused by DuckDB's lock, at run time -----------------
 
-def test_read_text_of_etc_passwd_is_refused(home, partition, capsys):
-    code, out, err = sql(capsys, home, "SELECT content FROM read_text('/etc/passwd')")
+def test_read_text_of_etc_passwd_is_refused(home, partition):
+    code, out, err = sql(home, "SELECT content FROM read_text('/etc/passwd')")
     assert code == 2 and out == "" and "root:" not in err
     assert err.startswith(f"kenang sql: refused: kenang sql reads only the warehouse ({home.paths.warehouse});")
     assert '"/etc/passwd"' in err and len(err.strip().splitlines()) == 1
 
 
-def test_glob_of_root_is_refused(home, partition, capsys):
-    code, out, err = sql(capsys, home, "SELECT * FROM glob('/root/*')")
+def test_glob_of_root_is_refused(home, partition):
+    code, out, err = sql(home, "SELECT * FROM glob('/root/*')")
     assert code == 2 and out == ""
     assert err.startswith("kenang sql: refused: kenang sql reads only the warehouse") and '"/root/*"' in err
 
 
-def test_a_dot_dot_escape_from_the_warehouse_is_refused(home, partition, capsys):
-    code, out, err = sql(capsys, home, f"SELECT content FROM read_text('{home.paths.warehouse}/../kenang.yaml')")
+def test_a_dot_dot_escape_from_the_warehouse_is_refused(home, partition):
+    code, out, err = sql(home, f"SELECT content FROM read_text('{home.paths.warehouse}/../kenang.yaml')")
     assert code == 2 and out == "" and "reads only the warehouse" in err
 
 
 # --- writes, settings, extensions: refused before they run -----------------------------
 
-def test_copy_to_tmp_is_refused_and_writes_nothing(home, partition, tmp_path, capsys):
+def test_copy_to_tmp_is_refused_and_writes_nothing(home, partition, tmp_path):
     target = tmp_path / "x.csv"
-    assert_read_only_refusal(*sql(capsys, home, f"COPY (SELECT * FROM messages) TO '{target}'"), "COPY")
+    assert_read_only_refusal(*sql(home, f"COPY (SELECT * FROM messages) TO '{target}'"), "COPY")
     assert not target.exists()
 
 
-def test_export_database_is_refused_and_creates_no_folder(home, partition, tmp_path, capsys):
+def test_export_database_is_refused_and_creates_no_folder(home, partition, tmp_path):
     target = tmp_path / "dump"
-    assert_read_only_refusal(*sql(capsys, home, f"EXPORT DATABASE '{target}'"), "EXPORT")
+    assert_read_only_refusal(*sql(home, f"EXPORT DATABASE '{target}'"), "EXPORT")
     assert not target.exists()
 
 
-def test_copy_over_a_warehouse_partition_is_refused_and_leaves_its_bytes_alone(home, partition, capsys):
+def test_copy_over_a_warehouse_partition_is_refused_and_leaves_its_bytes_alone(home, partition):
     before = sha256(partition)
     query = f"COPY (SELECT 'pwned' AS content) TO '{partition}' (FORMAT parquet)"
-    assert_read_only_refusal(*sql(capsys, home, query), "COPY")
+    assert_read_only_refusal(*sql(home, query), "COPY")
     assert sha256(partition) == before
 
 
-def test_explain_analyze_copy_is_refused_and_leaves_the_partition_alone(home, partition, capsys):
+def test_explain_analyze_copy_is_refused_and_leaves_the_partition_alone(home, partition):
     before = sha256(partition)
     query = f"EXPLAIN ANALYZE COPY (SELECT 'pwned' AS content) TO '{partition}' (FORMAT parquet)"
-    assert_read_only_refusal(*sql(capsys, home, query), "EXPLAIN of COPY, which EXPLAIN ANALYZE would run,")
+    assert_read_only_refusal(*sql(home, query), "EXPLAIN of COPY, which EXPLAIN ANALYZE would run,")
     assert sha256(partition) == before
 
 
-def test_install_httpfs_is_refused_before_any_connection_opens(home, partition, capsys, monkeypatch):
+def test_install_httpfs_is_refused_before_any_connection_opens(home, partition, monkeypatch):
     def no_connection(*args, **kwargs):
         raise AssertionError("kenang sql opened a connection for a refused statement")
 
     monkeypatch.setattr("flows.query.sql.connect", no_connection)
-    assert_read_only_refusal(*sql(capsys, home, "INSTALL httpfs"), "INSTALL (a LOAD statement)")
+    assert_read_only_refusal(*sql(home, "INSTALL httpfs"), "INSTALL (a LOAD statement)")
 
 
-def test_set_enable_external_access_is_refused(home, partition, capsys):
-    assert_read_only_refusal(*sql(capsys, home, "SET enable_external_access = true"), "SET")
+def test_set_enable_external_access_is_refused(home, partition):
+    assert_read_only_refusal(*sql(home, "SET enable_external_access = true"), "SET")
 
 
-def test_two_statements_are_refused_even_when_the_first_reads(home, partition, tmp_path, capsys):
+def test_two_statements_are_refused_even_when_the_first_reads(home, partition, tmp_path):
     target = tmp_path / "x.csv"
-    code, out, err = sql(capsys, home, f"SELECT 1; COPY (SELECT 1) TO '{target}'")
+    code, out, err = sql(home, f"SELECT 1; COPY (SELECT 1) TO '{target}'")
     assert code == 2 and out == ""
     assert err.startswith("kenang sql: 2 statements given: kenang sql is read-only")
     assert not target.exists()
@@ -139,41 +138,41 @@ def test_two_statements_are_refused_even_when_the_first_reads(home, partition, t
     ("PRAGMA table_info('messages')", lambda rows: "content" in [r["name"] for r in rows]),
     ("EXPLAIN SELECT * FROM messages", lambda rows: "READ_PARQUET" in json.dumps(rows).upper()),
 ])
-def test_one_read_only_statement_runs(home, partition, capsys, query, check):
-    code, out, err = sql(capsys, home, query, "--json")
+def test_one_read_only_statement_runs(home, partition, query, check):
+    code, out, err = sql(home, query, "--json")
     assert code == 0, err
     assert check(json.loads(out))
 
 
-def test_timestamps_show_in_the_home_timezone(home, partition, capsys):
-    code, out, err = sql(capsys, home, "SELECT CAST(min(ts) AS VARCHAR) AS ts FROM messages", "--json")
+def test_timestamps_show_in_the_home_timezone(home, partition):
+    code, out, err = sql(home, "SELECT CAST(min(ts) AS VARCHAR) AS ts FROM messages", "--json")
     assert code == 0, err
     assert json.loads(out) == [{"ts": "2026-07-19 10:00:00+07"}]  # 03:00 UTC, shown in Asia/Jakarta
 
 
 # --- a copied or moved home -------------------------------------------------------------
 
-def test_a_copied_home_reads_its_own_warehouse(home, partition, tmp_path, capsys):
-    assert sql(capsys, home, "SELECT count(*) AS n FROM messages", "--json")[:2] == (0, '[\n  {\n    "n": 2\n  }\n]\n')
+def test_a_copied_home_reads_its_own_warehouse(home, partition, tmp_path):
+    assert sql(home, "SELECT count(*) AS n FROM messages", "--json")[:2] == (0, '[\n  {\n    "n": 2\n  }\n]\n')
     copy = tmp_path / "copy"
     shutil.copytree(home.paths.home, copy)  # its catalog still names the original's files
     write_messages(home, "satu", "dua", "tiga")  # the original moves on
     copied = load_settings(copy)
 
-    code, out, err = sql(capsys, copied, "SELECT count(*) AS n, min(content) AS first FROM messages", "--json")
+    code, out, err = sql(copied, "SELECT count(*) AS n, min(content) AS first FROM messages", "--json")
     assert code == 0, err
     assert json.loads(out) == [{"n": 2, "first": "apa kabar"}]
-    code, out, err = sql(capsys, copied, "SELECT warehouse FROM _kenang_catalog", "--json")
+    code, out, err = sql(copied, "SELECT warehouse FROM _kenang_catalog", "--json")
     assert json.loads(out) == [{"warehouse": str(copy / "warehouse")}]
 
     shutil.rmtree(home.paths.warehouse)  # and the original can go
-    code, out, err = sql(capsys, copied, "SELECT count(*) AS n FROM messages", "--json")
+    code, out, err = sql(copied, "SELECT count(*) AS n FROM messages", "--json")
     assert code == 0 and json.loads(out) == [{"n": 2}], err
 
 
-def test_a_missing_catalog_is_built_on_first_query(home, partition, capsys):
+def test_a_missing_catalog_is_built_on_first_query(home, partition):
     home.paths.catalog.unlink(missing_ok=True)
-    code, out, err = sql(capsys, home, "SELECT count(*) AS n FROM messages", "--json")
+    code, out, err = sql(home, "SELECT count(*) AS n FROM messages", "--json")
     assert code == 0 and json.loads(out) == [{"n": 2}], err
     assert home.paths.catalog.is_file()
 

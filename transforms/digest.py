@@ -232,39 +232,42 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
     ``max_units`` is the summary's sentence bound; the model's key sentences take more.
     """
     names = frozenset(w.lower() for p in extract_people(day_text) for w in p.split())
-    speakers = {u.speaker.lower() for u in units(day_text) if u.speaker}
+    every = units(day_text)
+    speakers = {u.speaker.lower() for u in every if u.speaker}
     names |= frozenset(w for s in speakers for w in s.split())
-    candidates = [u for u in units(day_text)[:_MAX_UNITS] if not is_filler(u.text, names)]
+    candidates = [u for u in every[:_MAX_UNITS] if not is_filler(u.text, names)]
     if not candidates:
         return []
     scores, vectors = rank(candidates, names)
     limit = budget(day_text, max_chars) if max_units <= SUMMARY_SENTENCES[1] else max_chars
     lang = day_language(day_text)
+    written = [_sentence(u, lang, None) for u in candidates]
+    costs = [len(w) + 1 for w in written]
+    # What a unit says: the same words said again (another session) add nothing.
+    keys = [re.sub(r"\W+", " ", w.lower()).strip() for w in written]
+    redundancy = [0.0] * len(candidates)  # each unit's highest cosine to a chosen one
     chosen: list[int] = []
+    taken: set[int] = set()
+    said: set[str] = set()
     used = 0
 
-    def cost(i: int) -> int:
-        return len(_sentence(candidates[i], lang, None)) + 1
-
-    said: set[str] = set()  # what a chosen unit says: the same words said again (another session) add nothing
-
-    def key(i: int) -> str:
-        return re.sub(r"\W+", " ", _sentence(candidates[i], lang, None).lower()).strip()
-
     def fits(i: int) -> bool:
-        return used + cost(i) <= limit and len(chosen) < max_units and key(i) not in said
+        return used + costs[i] <= limit and len(chosen) < max_units and keys[i] not in said
 
     def take(i: int) -> None:
         nonlocal used
         chosen.append(i)
-        said.add(key(i))
-        used += cost(i)
+        taken.add(i)
+        said.add(keys[i])
+        used += costs[i]
+        for j, v in enumerate(vectors):
+            if j not in taken:
+                redundancy[j] = max(redundancy[j], _cosine(v, vectors[i]))
 
-    def best(pool: list[int]) -> int | None:
+    def best(pool) -> int | None:
         def mmr(i: int) -> tuple[float, int]:
-            redundancy = max((_cosine(vectors[i], vectors[j]) for j in chosen), default=0.0)
-            return (_MMR_LAMBDA * scores[i] - (1 - _MMR_LAMBDA) * redundancy, -i)
-        fitting = [i for i in pool if i not in chosen and fits(i)]
+            return (_MMR_LAMBDA * scores[i] - (1 - _MMR_LAMBDA) * redundancy[i], -i)
+        fitting = [i for i in pool if i not in taken and fits(i)]
         return max(fitting, key=mmr) if fitting else None
 
     by_session: dict[str, list[int]] = {}
@@ -278,7 +281,7 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
     if answers and not any(candidates[i].role == "assistant" for i in chosen):
         if (i := best(answers)) is not None:
             take(i)
-    while (i := best(list(range(len(candidates))))) is not None:
+    while (i := best(range(len(candidates)))) is not None:
         take(i)
     return [candidates[i] for i in sorted(chosen)]
 

@@ -855,7 +855,9 @@ def clean_sentence(sentence: str) -> str | None:
     if "[REDACTED" in sentence:
         return None
     s = _EMPHASIS.sub(r"\2", _MD_LINK.sub(r"\1", sentence)).replace("`", "")
-    s = _SPACES.sub(" ", "".join(c for c in s if c.isprintable())).strip()
+    if not s.isprintable():
+        s = "".join(c for c in s if c.isprintable())
+    s = _SPACES.sub(" ", s).strip()
     words = re.findall(r"[^\W\d_]+", s)
     if len(words) < 3 or sum(w.lower() not in STOPWORDS for w in words) < 2:
         return None  # "Oke makasih ya!" says nothing

@@ -766,6 +766,20 @@ def redact_identifier(value: str) -> str:
     return value if redact(value).count == 0 else _stable_id(value)
 
 
+def printable_name(name: str) -> str:
+    """A file name as kenang records and prints it: bytes that are no UTF-8 and control
+    characters (a newline, a tab) become ``\\xNN`` escapes; any other name is itself."""
+    if name.isprintable():
+        try:
+            name.encode("utf-8")
+            return name
+        except UnicodeEncodeError:
+            pass
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+                   for c in text)
+
+
 def redact_file_name(name: str) -> str:
     """``name`` with its stem replaced as ``redact_identifier`` would when the name holds a secret; extensions kept."""
     m = _EXTENSIONS.search(name)

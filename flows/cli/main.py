@@ -401,7 +401,8 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
     user = (user or settings.default_user).strip().lower()
     date = date_s.date() if date_s else None
     if dry_run:
-        plan = imports.preview(settings, files, user, date)
+        now = _parse_now(now_s, settings) or dt.datetime.now(settings.timezone)
+        plan = imports.preview(settings, files, user, date, now)
         _emit_json(plan) if as_json else click.echo(report.render_import_preview(plan))
         return
     _lock_free(settings, 0)

@@ -215,6 +215,7 @@ _SKIP_WORDS = {
     "hidden": "hidden name (starts with a dot)",
     "hidden_folder": "hidden folder, not looked into",
     "not_regular": "not a regular file (a pipe, socket or device): cannot be moved safely",
+    "unreadable_folder": "a folder kenang may not list (check its permissions)",
 }
 
 
@@ -470,6 +471,8 @@ def render_verify(v: dict) -> str:
         ("warehouse_changed", "WAREHOUSE CHANGED (a Parquet file differs from what kenang wrote; "
                               "`kenang backfill` of its days rebuilds it)"),
         ("warehouse_unrecorded", "WAREHOUSE UNRECORDED (a Parquet file kenang has no checksum for)"),
+        ("manifests_changed", "MANIFEST CHANGED (a day folder's file list differs from the warehouse's record; "
+                              "`kenang backfill` of its days rewrites it)"),
     )
     for key, label in sections:
         if v.get(key):

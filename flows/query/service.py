@@ -39,7 +39,7 @@ from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
 from transforms.errors import ConfigError
 from flows.store import core_memory
 from transforms.core_memory import Refused
-from transforms.memory_index import entry_of
+from transforms.memory_file import entry_of
 from transforms.model import USER_ID_RE
 from transforms.render import render_markdown
 from transforms.turns import Limits, check_session, check_title
@@ -187,7 +187,7 @@ class MemoryService:
 
     def memory_index(self, user: str) -> str:
         """The user's MEMORY_INDEX, rendered from the summaries (the archive may be a NAS that sleeps)."""
-        from transforms.memory_index import render_memory_index
+        from transforms.memory_file import render_memory_index
 
         user = self._user(user)
         rows = warehouse.read(self.settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()

@@ -37,7 +37,7 @@ from flows.config import Settings
 from flows.stages import progress
 from flows.stages.ingest import Ready, ReadyExport
 from flows.store import archive_files, faults, tombstones
-from flows.store.archive_files import day_dir, imports_dir, record, rel
+from flows.store.archive_files import day_dir, imports_dir, marker, record, rel
 from flows.store.fsio import remove_source, safe_copy, safe_write
 from transforms.forget import scrub_transcript
 from transforms.redact import redact_file_name
@@ -71,7 +71,7 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
         if (rs.user_id, r.sha256) in gone:  # purged once on purpose: never archived again
             again += remove_source(r.cand.path, r.sha256)
             continue
-        placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name)
+        placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name, needs=marker(settings))
         progress.report("archive", i, len(ready), i, unit="files")
         n_new += not placed.existed
         n_existed += placed.existed
@@ -129,14 +129,15 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
                                         "forget: on arrival, held what a purge deleted")
             again += 1
         else:
-            original = safe_copy(e.cand.path, target, e.cand.name)
+            original = safe_copy(e.cand.path, target, e.cand.name, needs=marker(settings))
             if original.sha256 != e.sha256:
                 kept += 1  # changed since the scan: left for the next run
                 continue
             original_path = rel(settings, original.path)
         rows = []
         for d in derived:
-            placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), redact_file_name(d.name))
+            placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), redact_file_name(d.name),
+                                needs=marker(settings))
             n_new += not placed.existed
             n_existed += placed.existed
             n_bytes += placed.size

@@ -216,7 +216,7 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
         ix = recall_index.index_days(settings, embedder, keys, rows, run_id, reembed=True)
         ledger.write_days(wh, [o.ledger_row for o in ix.days if o.ledger_row])
         indexed = ix.count("indexed")
-    memory_file.write_memory_indexes(settings, [user])
+    memory_file.write_memory_files(settings, [user])
     core_memory.write_snapshot(settings, user)
     compact.refresh(settings.paths.warehouse)
     catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)

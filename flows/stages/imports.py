@@ -29,7 +29,8 @@ from flows.config import Settings
 from flows.store.fsio import fsync_dir, tmp_name
 from schemas.tables import MESSAGES
 from transforms.errors import ConfigError, ParseError
-from transforms.imports import Export, conversation_transcripts, detect, formats, parse_export
+from flows.stages.ingest import export_transcripts
+from transforms.imports import detect, formats
 from transforms.model import USER_ID_RE, Session
 from transforms.parse import parse_transcript
 from transforms.rows import session_message_ids
@@ -82,7 +83,8 @@ def _quiet_enough(settings: Settings) -> float:
     return dt.datetime.now(dt.timezone.utc).timestamp() - settings.quiet_period.total_seconds() - 1
 
 
-def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None) -> dict:
+def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None, now: dt.datetime) -> dict:
+    """What ``kenang import`` would add, read through the nightly ingest's own ``export_transcripts``."""
     tz = settings.timezone
     out = []
     known_cache: dict[dt.date, set[str]] = {}
@@ -96,9 +98,9 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
     for f, data, fmt in _check(settings, files, user):
         stamp = dt.datetime.fromtimestamp(_noon(settings, date) if date else os.stat(f).st_mtime, tz)
         try:
-            export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
-            read_back = _read_back(export, tz=tz, user=user, source=f.name, sha=hashlib.sha256(data).hexdigest(),
-                                   undated_day=stamp.date())
+            export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, source=f.name,
+                                                          sha=hashlib.sha256(data).hexdigest(), stamp=stamp, now=now)
+            read_back = [[(d.day, parse_transcript(d.name, d.data, tz=tz)) for d in ds] for ds in per_conversation]
         except ParseError as exc:
             out.append({"file": str(f), "format": fmt, "error": exc.reason, "conversations": []})
             continue
@@ -112,12 +114,3 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
                           "new_messages": sum(mid not in known(day) for day, mid in ids)})
         out.append({"file": str(f), "format": fmt, "user_id": user, "notes": list(export.notes), "conversations": convs})
     return {"files": out}
-
-
-def _read_back(export: Export, *, tz: dt.tzinfo, user: str, source: str, sha: str,
-               undated_day: dt.date) -> list[list[tuple[dt.date, Session]]]:
-    """Per conversation, (day, session) for each day transcript ingest makes of it, parsed as the loader does."""
-    return [[(d.day, parse_transcript(d.name, d.data, tz=tz))
-             for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user, source=source,
-                                               source_sha256=sha, undated_day=undated_day)]
-            for conv in export.conversations]

@@ -35,9 +35,9 @@ from transforms.days import check_day, check_times, day_is_eligible, eligible_fr
 from transforms.errors import ParseError
 from transforms.model import ResolvedSession, Session
 from transforms.parse import parse_transcript
-from transforms.imports import Derived, derived_transcripts, detect, formats, parse_export
+from transforms.imports import Derived, Export, conversation_transcripts, detect, formats, parse_export
 from transforms.model import USER_ID_RE
-from transforms.redact import redact, redact_file_name
+from transforms.redact import printable_name, redact, redact_file_name
 from transforms.resolve import resolve
 
 log = logging.getLogger("kenang")
@@ -170,12 +170,15 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
             skipped.append(item)
         else:
             rejected.append(item)
-    hidden = sum(s.why != "not_regular" for s in skipped)
+    hidden = sum(s.why in ("hidden", "hidden_folder") for s in skipped)
     return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed, tuple(exports), tuple(skipped))
 
 
 def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.datetime, wall_now: float):
     """One file's fate: (Ready, session), ReadyExport, Waiting, Skipped or Rejected; ParseError when unreadable."""
+    if cand.mtime > wall_now + FUTURE_SLACK_S:  # it would never be quiet: a clock that was wrong, or a forged time
+        stamp = dt.datetime.fromtimestamp(cand.mtime, dt.timezone.utc).isoformat() if cand.mtime < 2**37 else "far ahead"
+        raise ParseError(f"its modification time ({stamp}) is more than a day in the future", kind="bad_timestamp")
     if not file_is_quiet(cand.mtime, wall_now, settings.quiet_period):
         return Waiting(cand, "not_quiet")
     if stat.S_ISLNK(st.st_mode):
@@ -211,6 +214,8 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
 
 
 IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")
+#: A file modified more than this far past the wall clock is a ``bad_timestamp``: it would never be quiet.
+FUTURE_SLACK_S = 86400
 
 
 def _not_an_export(data: bytes) -> ParseError:
@@ -241,19 +246,33 @@ def expand_export(settings: Settings, cand: Candidate, data: bytes, fmt: str,
     if not USER_ID_RE.match(user):
         raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
     stamp = dt.datetime.fromtimestamp(cand.mtime, tz)
-    export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
-    check_times((m.ts for c in export.conversations for m in c.messages), now)
     sha = hashlib.sha256(data).hexdigest()
-    derived = derived_transcripts(export, tz=tz, user_id=user, source=cand.relpath, source_sha256=sha,
-                                  undated_day=stamp.date())
-    if not derived:
-        raise ParseError(f"a {export.format} export with no messages", kind="no_messages")
-    for d in derived:
-        check_day(d.day, now, "messages")
+    export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, source=cand.relpath, sha=sha,
+                                                  stamp=stamp, now=now)
+    derived = [d for ds in per_conversation for d in ds]
     last = max(d.day for d in derived)
     if not day_is_eligible(last, now, tz, settings.grace_period):
         return Waiting(cand, "not_eligible", last, user, eligible_from(last, tz, settings.grace_period))
     return ReadyExport(cand, sha, export.format, user, len(export.conversations), tuple(derived), export.notes)
+
+
+def export_transcripts(data: bytes, fmt: str, *, tz: dt.tzinfo, user: str, source: str, sha: str,
+                       stamp: dt.datetime, now: dt.datetime) -> tuple[Export, list[list[Derived]]]:
+    """An export parsed as ``fmt`` and cut into day transcripts, per conversation, every time checked.
+
+    The nightly ingest and ``kenang import --dry-run`` both read exports through here.
+    Messages with no time take ``stamp`` (the file's mtime, or ``--date``'s noon).
+    """
+    export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
+    check_times((m.ts for c in export.conversations for m in c.messages), now)
+    per_conversation = [conversation_transcripts(conv, export.format, tz=tz, user_id=user, source=source,
+                                                 source_sha256=sha, undated_day=stamp.date())
+                        for conv in export.conversations]
+    if not any(per_conversation):
+        raise ParseError(f"a {export.format} export with no messages", kind="no_messages")
+    for d in (d for ds in per_conversation for d in ds):
+        check_day(d.day, now, "messages")
+    return export, per_conversation
 
 
 def _folder_user(cand: Candidate) -> str | None:
@@ -267,8 +286,9 @@ def _folder_user_or_none(cand: Candidate) -> str | None:
 
 
 def shown_path(relpath: str) -> str:
-    """A path as kenang records and prints it: a name holding a secret becomes a stable hash."""
-    return "/".join(redact_file_name(part) for part in relpath.split("/"))
+    """A path as kenang records and prints it: a name holding a secret becomes a stable
+    hash, and one that is no UTF-8 or holds control characters is escaped (``printable_name``)."""
+    return "/".join(redact_file_name(printable_name(part)) for part in relpath.split("/"))
 
 
 def _walk(root: Path):
@@ -284,8 +304,9 @@ def _walk(root: Path):
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except (FileNotFoundError, NotADirectoryError):
             continue
-        except OSError as exc:  # an unreadable folder is reported, never a reason to stop
-            log.warning("ingest cannot list %s: %s", d, exc.strerror)
+        except OSError as exc:  # an unreadable folder is counted and reported, never a reason to stop
+            log.warning("ingest cannot list %s: %s", shown_path(d.relative_to(root).as_posix()), exc.strerror)
+            yield Candidate(d, shown_path(d.relative_to(root).as_posix()) + "/", 0, 0.0), None, "unreadable_folder"
             continue
         for e in entries:
             path = Path(e.path)

@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Mapping
 
 from flows.store import faults, warehouse
 from flows.config import Settings
-from flows.stages.outcome import FAILED, DayOutcome, StageResult
+from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import ArchivedDay, DayKey
 from flows.store import tombstones
 from flows.store.archive_files import day_dir
@@ -146,9 +146,8 @@ def _base_row(day: ArchivedDay, run_id: str) -> dict:
 
 def _failed(day: ArchivedDay, run_id: str, reason: str) -> DayOutcome:
     """A failed load owns the day's load columns (status, reason) rather than prefixed ones."""
-    row = {**_base_row(day, run_id), "status": FAILED, "content_fingerprint": None, "sessions": 0, "messages": 0,
-           "reason": reason}
-    return DayOutcome(day.user_id, day.date, FAILED, reason, row)
+    return failed(None, day.user_id, day.date, run_id, reason, archive_fingerprint=day.fingerprint,
+                  updated_at=dt.datetime.now(dt.timezone.utc), content_fingerprint=None, sessions=0, messages=0)
 
 
 def counts(res: StageResult) -> dict:

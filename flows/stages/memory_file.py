@@ -12,12 +12,13 @@ from typing import Iterable
 
 from flows.config import Settings
 from flows.store import faults, ledger, warehouse
+from flows.store.archive_files import marker
 from flows.store.fsio import atomic_write_bytes
 from schemas.tables import DAILY_SUMMARIES
-from transforms.memory_index import entry_of, index_name, render_memory_index
+from transforms.memory_file import entry_of, index_name, render_memory_index
 
 
-def write_memory_indexes(settings: Settings, users: Iterable[str]) -> int:
+def write_memory_files(settings: Settings, users: Iterable[str]) -> int:
     """Rebuild MEMORY_INDEX.md for each user from daily_summaries; returns files changed."""
     changed = 0
     shas = {}
@@ -29,7 +30,7 @@ def write_memory_indexes(settings: Settings, users: Iterable[str]) -> int:
         shas[path.name] = hashlib.sha256(data).hexdigest()
         if path.is_file() and path.read_bytes() == data:
             continue
-        atomic_write_bytes(path, data)
+        atomic_write_bytes(path, data, needs=marker(settings))
         changed += 1
     ledger.record_derived(settings.paths.warehouse, shas)
     faults.checkpoint("memory_file.written")

@@ -32,10 +32,16 @@ class DayOutcome:
         return {"user_id": self.user_id, "date": self.date.isoformat(), "reason": self.reason}
 
 
-def failed(prefix: str, user_id: str, day: dt.date, run_id: str, reason: str, **columns: Any) -> DayOutcome:
-    """A day this stage failed on: ``<prefix>_status/_reason/_run_id`` in the ledger, the others untouched."""
-    row = {"user_id": user_id, "date": day, f"{prefix}_status": FAILED, f"{prefix}_reason": reason[:1000],
-           f"{prefix}_run_id": run_id, **columns}
+def failed(prefix: str | None, user_id: str, day: dt.date, run_id: str, reason: str, **columns: Any) -> DayOutcome:
+    """A day this stage failed on: ``<prefix>_status/_reason/_run_id`` in the ledger, the others untouched.
+
+    The load owns the row's unprefixed ``status``, ``reason`` and ``run_id`` (``prefix=None``).
+    """
+    def col(name: str) -> str:
+        return f"{prefix}_{name}" if prefix else name
+
+    row = {"user_id": user_id, "date": day, col("status"): FAILED, col("reason"): reason[:1000], col("run_id"): run_id,
+           **columns}
     return DayOutcome(user_id, day, FAILED, reason, row)
 
 

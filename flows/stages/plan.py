@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from flows.store import ledger, warehouse
-from flows.store.archive_files import list_archive, read_manifests
+from flows.store.archive_files import list_archive, read_manifests, trusted_manifests
 from flows.config import Settings
 from flows.store.ledger import ArchivedDay, DayKey, archived_days, day_state
 from schemas.tables import ARCHIVE_FILES
@@ -49,32 +49,38 @@ class Survey:
     restore: tuple[dict, ...]  # rows one record holds and the other lacks: the manifests' or the warehouse's
     unrecorded: tuple[str, ...]  # archive paths on disk in no record: reported, never loaded
     ledger: Mapping[DayKey, dict]
+    rewrite: tuple[dict, ...] = ()  # the warehouse's rows of days whose manifest says otherwise: rewritten from them
 
 
 def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool) -> Survey:
     """Days in [start, end] whose record holds files, and the files on disk no record knows.
 
     The record is the warehouse's ``archive_files`` and, for a warehouse that was lost,
-    the manifest kenang writes into each archive day folder (``archive.MANIFEST``). A
-    file neither knows is never adopted here: a stray file placed in the archive must
-    not reach the tables or the index unnoticed. It is reported, as ``kenang verify``
-    reports it, and ``kenang adopt PATH`` takes it in on purpose.
+    the manifest kenang writes into each archive day folder (``archive.MANIFEST``; see
+    ``archive_files.trusted_manifests``). A file no record knows is never adopted here: a stray file
+    placed in the archive must not reach the tables or the index unnoticed. It is
+    reported, as ``kenang verify`` reports it, and ``kenang adopt PATH`` takes it in on
+    purpose. A manifest that differs from the record is rewritten from it.
     """
     wh = settings.paths.warehouse
+    lost = not warehouse.has_files(wh, ARCHIVE_FILES)
     recorded = warehouse.read(wh, ARCHIVE_FILES, "date BETWEEN ? AND ?", [start, end]).to_pylist()
     files: dict[DayKey, dict[str, str]] = {}
     for r in recorded:
         files.setdefault((r["user_id"], r["date"]), {})[r["path"]] = r["sha256"]
     manifests = read_manifests(settings, start, end)
+    trusted, stale = trusted_manifests(recorded, manifests, lost=lost)
     in_manifest = {row["path"] for rows in manifests.values() for row in rows}
     # Recorded before manifests existed (or a manifest lost): written back into the archive.
     restore: list[dict] = [r for r in recorded if r["path"] not in in_manifest]
-    for key, rows in manifests.items():
+    for key, rows in trusted.items():
         known = files.setdefault(key, {})
         for row in rows:
             if row["path"] not in known:
                 known[row["path"]] = row["sha256"]
                 restore.append(row)
+    restoring = {(r["user_id"], r["date"]) for r in restore}
+    rewrite = tuple(r for r in recorded if (r["user_id"], r["date"]) in stale - restoring)
     on_record = {p for f in files.values() for p in f}
     unrecorded = tuple(d.relpath for d in list_archive(settings, start, end) if d.relpath not in on_record)
     days_ledger = ledger.read_days(wh)
@@ -84,7 +90,7 @@ def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool)
         if only_missing and day_state(a, days_ledger.get(key)) == "loaded":
             continue
         days.append(a)
-    return Survey(tuple(days), tuple(restore), unrecorded, days_ledger)
+    return Survey(tuple(days), tuple(restore), unrecorded, days_ledger, rewrite)
 
 
 def days_needing(
@@ -207,8 +213,9 @@ def day_statuses(settings: Settings) -> list[DayStatus]:
 
 
 def _summary_state(row: dict | None) -> str:
-    if not row or not row.get("summary_status"):
-        return "pending"
-    if row["summary_status"] == "failed":
+    """summarized | failed | pending, by the summarize stage's own freshness rule."""
+    from flows.stages.summarize import is_fresh
+
+    if row and row.get("summary_status") == "failed":
         return "failed"
-    return "summarized" if row.get("summary_fingerprint") == row.get("content_fingerprint") else "pending"
+    return "summarized" if row and is_fresh(row) else "pending"

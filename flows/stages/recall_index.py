@@ -30,7 +30,7 @@ from flows.store.ledger import DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES
 from transforms.chunk import CHUNKER_VERSION, Chunk, Turn, index_chunk, session_chunks, summary_chunk
 from transforms.ids import fingerprint
-from transforms.memory_index import entry_line, entry_of
+from transforms.memory_file import entry_line, entry_of
 from transforms.recall import Embedder
 
 log = logging.getLogger("kenang")

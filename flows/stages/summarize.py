@@ -30,7 +30,7 @@ from typing import Iterable, Mapping
 import pyarrow as pa
 
 from flows.store import faults, ledger, warehouse
-from flows.store.archive_files import day_dir
+from flows.store.archive_files import day_dir, marker
 from flows.config import Settings
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.fsio import READ_ONLY, atomic_write_bytes
@@ -39,7 +39,7 @@ from schemas.lexicon import TECHNOLOGIES
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
-from transforms.memory_index import entry_of, index_name, render_memory_index
+from transforms.memory_file import entry_of, index_name, render_memory_index
 from transforms.summarize import (
     DayInput,
     ExtractiveSummarizer,
@@ -119,7 +119,7 @@ def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> Da
     path = day_dir(settings, user_id, day) / f"{day.isoformat()}.summary.md"
     data = text.encode("utf-8")
     if not path.is_file() or path.read_bytes() != data:
-        atomic_write_bytes(path, data, mode=READ_ONLY)
+        atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
     faults.checkpoint("summarize.file_written")
     doc = result.doc
     table_row = {

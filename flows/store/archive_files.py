@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import pyarrow as pa
 
@@ -27,6 +27,13 @@ from flows.store.fsio import READ_ONLY, atomic_write_bytes, sha256_file
 from schemas.tables import ARCHIVE_FILES, PURGE_LOG
 
 DAILY = "daily_sessions"
+
+
+def marker(settings: Settings) -> Path:
+    """The archive's marker: every write into the archive needs it (``fsio._make_folder``)."""
+    from flows.store.mount import MARKER
+
+    return settings.paths.archive / MARKER
 
 
 def day_dir(settings: Settings, user_id: str, day: dt.date) -> Path:
@@ -173,7 +180,7 @@ def write_manifest(settings: Settings, user: str, day: dt.date, rows: list[dict]
     path = day_dir(settings, user, day) / MANIFEST
     if path.is_file() and path.read_bytes() == data:
         return False
-    atomic_write_bytes(path, data, mode=READ_ONLY)
+    atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
     faults.checkpoint("archive.manifest_written")
     return True
 
@@ -242,3 +249,28 @@ def _is_original(entry: os.DirEntry) -> bool:
 def is_derived(name: str) -> bool:
     """Files kenang itself writes beside the originals (summaries); never originals."""
     return name.endswith(".summary.md")
+
+
+def trusted_manifests(recorded: list[dict], manifests: Mapping[tuple[str, dt.date], list[dict]], *,
+                      lost: bool) -> tuple[dict[tuple[str, dt.date], list[dict]], set[tuple[str, dt.date]]]:
+    """(the manifest rows a record may take in, the days whose manifest differs from the warehouse's record).
+
+    The warehouse's ``archive_files`` is the record; a day folder's manifest is its copy
+    in the archive, for a warehouse that was ``lost`` (no ``archive_files`` at all). With
+    a record, a manifest row the record lacks is not taken in: a file and a line added to
+    a manifest by hand must not reach the tables (it is reported as unrecorded, and
+    ``kenang adopt`` takes it in on purpose). A crash between a manifest and its
+    partition leaves the original in active/, so the next night records it again.
+    """
+    by_day: dict[tuple[str, dt.date], list[dict]] = {}
+    for r in recorded:
+        by_day.setdefault((r["user_id"], r["date"]), []).append(r)
+    stale = set()
+    for key, rows in manifests.items():
+        if key in by_day and _entries(rows) != _entries(by_day[key]):
+            stale.add(key)
+    return (dict(manifests) if lost else {}), stale
+
+
+def _entries(rows: list[dict]) -> list[tuple]:
+    return sorted((r["path"], r["sha256"], r["size"], r["original_path"]) for r in rows)

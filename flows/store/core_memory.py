@@ -36,7 +36,7 @@ from flows.store import warehouse
 from flows.store.fsio import atomic_write_bytes
 from schemas.tables import DAILY_SUMMARIES, MEMORY_EVENTS
 from transforms import core_memory as cm
-from transforms.memory_index import entry_of, render_snapshot
+from transforms.memory_file import entry_of, render_snapshot
 from transforms.model import USER_ID_RE
 
 SOURCES = ("cli", "mcp", "nightly", "forget")

@@ -63,14 +63,26 @@ def tmp_name(final: Path) -> Path:
     return final.with_name(f"{TMP_PREFIX}{secrets.token_hex(4)}-{final.name}.part")
 
 
-def atomic_write_bytes(final: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write_bytes(final: Path, data: bytes, mode: int | None = None, *, needs: Path | None = None) -> None:
     """Write data to final whole or not at all."""
-    atomic_write(final, lambda tmp: tmp.write_bytes(data), mode)
+    atomic_write(final, lambda tmp: tmp.write_bytes(data), mode, needs=needs)
 
 
-def atomic_write(final: Path, writer: Callable[[Path], object], mode: int | None = None) -> None:
-    """Call writer(tmp) on a temp path beside final, fsync, replace, fsync the folder."""
-    final.parent.mkdir(parents=True, exist_ok=True)
+def _make_folder(folder: Path, needs: Path | None) -> None:
+    """Create ``folder`` (and its parents), but only while ``needs`` exists.
+
+    ``needs`` is the archive's marker: a NAS that came unmounted after the run's check
+    leaves an empty mount point, and a folder made there would land on the local disk.
+    """
+    if needs is not None and not needs.is_file():
+        raise ArchiveError(f"{needs} is gone (the archive was unmounted during the run?): nothing written there")
+    folder.mkdir(parents=True, exist_ok=True)
+
+
+def atomic_write(final: Path, writer: Callable[[Path], object], mode: int | None = None, *,
+                 needs: Path | None = None) -> None:
+    """Call writer(tmp) on a temp path beside final, fsync, replace, fsync the folder; ``needs``: see ``_make_folder``."""
+    _make_folder(final.parent, needs)
     tmp = tmp_name(final)
     try:
         writer(tmp)
@@ -98,7 +110,8 @@ class Placed:
     existed: bool
 
 
-def safe_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "archive") -> Placed:
+def safe_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *,
+              needs: Path | None = None) -> Placed:
     """Copy src into dest_dir/name read-only, verified; never overwrite different bytes.
 
     If dest_dir/name holds identical bytes it is reused (``existed=True``). If it holds
@@ -108,24 +121,26 @@ def safe_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "ar
     try:
         src_sha, size = _hash_and_size(src)
         return _place(dest_dir, name, src_sha, size, lambda tmp: _copy_fsync(src, tmp), checkpoint_prefix,
-                      f"copying {src.name}", "source kept")
+                      f"copying {src.name}", "source kept", needs)
     except OSError as exc:
         raise io_error(f"copying {src} to {dest_dir}", exc) from exc
 
 
-def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = "archive") -> Placed:
+def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *,
+               needs: Path | None = None) -> Placed:
     """``safe_copy`` for bytes kenang made (an export's day transcript): same naming, fsync, verify, 0444."""
     try:
         return _place(dest_dir, name, hashlib.sha256(data).hexdigest(), len(data),
-                      lambda tmp: _write_fsync(data, tmp), checkpoint_prefix, f"writing {name}", "nothing placed")
+                      lambda tmp: _write_fsync(data, tmp), checkpoint_prefix, f"writing {name}", "nothing placed",
+                      needs)
     except OSError as exc:
         raise io_error(f"writing {name} to {dest_dir}", exc) from exc
 
 
 def _place(dest_dir: Path, name: str, sha: str, size: int, fill: Callable[[Path], None], checkpoint_prefix: str,
-           what: str, on_mismatch: str) -> Placed:
+           what: str, on_mismatch: str, needs: Path | None = None) -> Placed:
     """Fill a temporary file beside the free name for these bytes, verify it, make it 0444, rename it in."""
-    dest_dir.mkdir(parents=True, exist_ok=True)
+    _make_folder(dest_dir, needs)
     target = _free_name(dest_dir, name, sha)
     if target.exists():
         return Placed(target, sha, size, existed=True)

@@ -3,7 +3,9 @@
 Four records, four checks, each read-only:
 
 - **originals**: every file in the archive's day folders is re-hashed against its
-  record (the warehouse's ``archive_files``, and each day folder's manifest). A
+  record (the warehouse's ``archive_files``; each day folder's manifest only for a
+  warehouse that lost it, see ``archive_files.trusted_manifests``). A manifest that differs
+  from the record is *manifest changed*; ``kenang backfill`` rewrites it. A
   recorded file that is gone is *missing*, one whose bytes differ is *changed*, a file
   no record knows is *unrecorded* (placed there behind kenang's back: a backfill never
   loads it; ``kenang adopt`` takes it in on purpose). A file deleted on purpose
@@ -24,7 +26,8 @@ import os
 from dataclasses import dataclass, field
 
 from flows.store import ledger, mount, warehouse
-from flows.store.archive_files import DAILY, day_dir, list_archive, purged, read_manifests
+from flows.store.archive_files import (DAILY, MANIFEST, day_dir, list_archive, purged, read_manifests, rel,
+                                       trusted_manifests)
 from flows.config import Settings
 from flows.store.fsio import TMP_PREFIX, sha256_file
 from schemas.tables import ARCHIVE_FILES
@@ -48,13 +51,14 @@ class VerifyReport:
     purged: tuple[str, ...] = ()  # deleted on purpose (forget --purge, retention), logged in purge_log
     purged_on_disk: tuple[str, ...] = ()  # logged as purged, not deleted yet (a purge was cut short)
     archive_state: dict = field(default_factory=lambda: {"state": "ok", "reason": None})
+    manifests_changed: tuple[str, ...] = ()  # a day folder's manifest that differs from the warehouse's record
 
     @property
     def problems(self) -> int:
         unmounted = self.archive_state["state"] in ("not_mounted", "foreign")
         return (len(self.missing) + len(self.changed) + len(self.unrecorded) + len(self.derived_changed)
                 + len(self.derived_missing) + len(self.derived_unrecorded) + len(self.warehouse_changed)
-                + len(self.warehouse_unrecorded) + int(unmounted))
+                + len(self.warehouse_unrecorded) + len(self.manifests_changed) + int(unmounted))
 
 
 def verify(settings: Settings) -> VerifyReport:
@@ -65,8 +69,12 @@ def verify(settings: Settings) -> VerifyReport:
         return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
                             warehouse_changed=wh_changed, warehouse_unrecorded=wh_unrecorded,
                             archive_state=state.as_dict())
-    recorded = {r["path"]: r["sha256"] for rows in read_manifests(settings).values() for r in rows}
-    recorded.update({r["path"]: r["sha256"] for r in warehouse.read(settings.paths.warehouse, ARCHIVE_FILES).to_pylist()})
+    wh = settings.paths.warehouse
+    rows = warehouse.read(wh, ARCHIVE_FILES).to_pylist()
+    manifests = read_manifests(settings)
+    trusted, stale = trusted_manifests(rows, manifests, lost=not warehouse.has_files(wh, ARCHIVE_FILES))
+    recorded = {r["path"]: r["sha256"] for day_rows in trusted.values() for r in day_rows}
+    recorded.update({r["path"]: r["sha256"] for r in rows})
     on_disk = {d.relpath: d for d in list_archive(settings)}
     gone = {r["path"] for r in purged(settings)} - set(recorded)
     missing, changed, writable = [], [], []
@@ -104,6 +112,7 @@ def verify(settings: Settings) -> VerifyReport:
         purged=tuple(sorted(gone - set(on_disk))),
         purged_on_disk=tuple(sorted(gone & set(on_disk))),
         archive_state=state.as_dict(),
+        manifests_changed=tuple(f"{rel(settings, day_dir(settings, u, d))}/{MANIFEST}" for u, d in sorted(stale)),
     )
 
 

@@ -9,10 +9,10 @@ Pure, like the rest of ``transforms``: bytes in, ``Export`` out, no I/O, no cloc
   messages kept and marked (``kind``, ``hidden``). Anything it cannot read is a
   ``ParseError`` whose ``kind`` is the quarantine reason; no format at all is
   ``unknown_format``, and its reason names the formats tried.
-- ``derived_transcripts(export, ...)`` cuts every conversation into one kenang JSONL
+- ``conversation_transcripts(conv, ...)`` cuts a conversation into one kenang JSONL
   transcript per local day it has messages on (the day each message was written, in
   ``tz``). The nightly flow archives and loads those; ``kenang import --dry-run``
-  counts from them too.
+  counts from them too, through the same ``flows.stages.ingest.export_transcripts``.
 
 Formats live one per module (``aider``, ``chatgpt``, ``claude_ai``, ``claude_code``,
 ``openwebui``, ``sharegpt``), and ``FORMATS`` lists them, sorted by name: ``detect``
@@ -36,7 +36,6 @@ from transforms.imports.base import (  # noqa: F401
     Export,
     ImportedMessage,
     conversation_transcripts,
-    derived_transcripts,
 )
 
 

@@ -81,23 +81,15 @@ class Derived:
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
 
 
-def derived_transcripts(export: Export, *, tz: dt.tzinfo, user_id: str, source: str, source_sha256: str,
-                        undated_day: dt.date) -> list[Derived]:
-    """Every conversation of an export as kenang JSONL transcripts, one per (conversation, local day).
+def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, user_id: str, source: str,
+                             source_sha256: str, undated_day: dt.date) -> list[Derived]:
+    """One conversation as kenang JSONL transcripts, one per local day, in day order.
 
     The transcript's first record names the session, the user, the format (``agent``)
     and where it came from (``source``, ``source_sha256``, ``title``); every record
     keeps the message's ``kind`` and its ``flags`` (``inactive_branch``, ``hidden``).
     Messages with no time in a conversation with none take ``undated_day``.
     """
-    return [d for conv in export.conversations
-            for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, source=source,
-                                              source_sha256=source_sha256, undated_day=undated_day)]
-
-
-def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, user_id: str, source: str,
-                             source_sha256: str, undated_day: dt.date) -> list[Derived]:
-    """One conversation's day transcripts (``derived_transcripts``), in day order."""
     out: list[Derived] = []
     for day, sid, msgs in day_groups(conv, tz):
         if not msgs:
