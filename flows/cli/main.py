@@ -294,15 +294,30 @@ def status(home: Path | None, as_json: bool) -> None:
 
 @cli.command()
 @_home_option
+@click.option("--accept", "accept_paths", multiple=True, metavar="PATH",
+              help="Take a changed record file (runs, quarantine, ...; a path under warehouse/) as it is now. Repeatable.")
 @_json_option
-def verify(home: Path | None, as_json: bool) -> None:
+def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> None:
     """Re-hash the archive, the summaries and the warehouse against what kenang recorded."""
     from dataclasses import asdict
 
-    from flows.store.verify import verify as verify_archive
+    from flows.store.verify import accept, verify as verify_archive
     from flows.cli import report
 
     settings = _settings(home)
+    if accept_paths:  # as verify prints them (relative to warehouse/), or absolute
+        wh = settings.paths.warehouse.resolve()
+        rels = []
+        for p in accept_paths:
+            path = Path(p)
+            if path.is_absolute():
+                if not path.resolve().is_relative_to(wh):
+                    raise ConfigError(f"{p} is not in this home's warehouse ({wh})")
+                rels.append(path.resolve().relative_to(wh).as_posix())
+            else:
+                rels.append(path.as_posix().removeprefix("warehouse/"))
+        for r in accept(settings, rels):
+            _err(f"accepted warehouse/{r} as it is now")
     rep = verify_archive(settings)
     data = {**asdict(rep), "problems": rep.problems, "archive": str(settings.paths.archive)}
     _emit_json(data) if as_json else click.echo(report.render_verify(data))

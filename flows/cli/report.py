@@ -471,6 +471,8 @@ def render_verify(v: dict) -> str:
         ("warehouse_changed", "WAREHOUSE CHANGED (a Parquet file differs from what kenang wrote; "
                               "`kenang backfill` of its days rebuilds it)"),
         ("warehouse_unrecorded", "WAREHOUSE UNRECORDED (a Parquet file kenang has no checksum for)"),
+        ("records_changed", "RECORD CHANGED (a Parquet file of a record kenang keeps no other copy of differs from what "
+                            "it wrote: restore it from a backup, or `kenang verify --accept PATH` takes it as it is)"),
         ("manifests_changed", "MANIFEST CHANGED (a day folder's file list differs from the warehouse's record; "
                               "`kenang backfill` of its days rewrites it)"),
     )

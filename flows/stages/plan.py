@@ -64,12 +64,14 @@ def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool)
     """
     wh = settings.paths.warehouse
     lost = not warehouse.has_files(wh, ARCHIVE_FILES)
-    recorded = warehouse.read(wh, ARCHIVE_FILES, "date BETWEEN ? AND ?", [start, end]).to_pylist()
+    broken = frozenset(tampered(settings, ARCHIVE_FILES, start, end))
+    recorded = [r for r in warehouse.read(wh, ARCHIVE_FILES, "date BETWEEN ? AND ?", [start, end]).to_pylist()
+                if (r["user_id"], r["date"]) not in broken]
     files: dict[DayKey, dict[str, str]] = {}
     for r in recorded:
         files.setdefault((r["user_id"], r["date"]), {})[r["path"]] = r["sha256"]
     manifests = read_manifests(settings, start, end)
-    trusted, stale = trusted_manifests(recorded, manifests, lost=lost)
+    trusted, stale = trusted_manifests(recorded, manifests, lost=lost, broken=broken)
     in_manifest = {row["path"] for rows in manifests.values() for row in rows}
     # Recorded before manifests existed (or a manifest lost): written back into the archive.
     restore: list[dict] = [r for r in recorded if r["path"] not in in_manifest]

@@ -69,7 +69,9 @@ def record(settings: Settings, rows: list[dict]) -> int:
     faults.checkpoint("archive.pending_marked")
     for (user, day), new in sorted(by_part.items()):
         path = warehouse.partition_file(wh, ARCHIVE_FILES, day, user)
-        existing = warehouse.read_file(path, ARCHIVE_FILES).to_pylist() if path.exists() else []
+        # A partition changed behind kenang's back is rebuilt from the rows given (the day's manifest).
+        rebuilt = warehouse.changed_behind_our_back(path)
+        existing = warehouse.read_file(path, ARCHIVE_FILES).to_pylist() if path.exists() and not rebuilt else []
         known = {r["path"] for r in existing}
         fresh = []
         for r in new:
@@ -78,7 +80,7 @@ def record(settings: Settings, rows: list[dict]) -> int:
                 fresh.append(r)
         merged = sorted(existing + fresh, key=lambda r: r["path"])
         write_manifest(settings, user, day, merged)
-        if not fresh:
+        if not fresh and not rebuilt:
             continue
         warehouse.write_file(path, pa.Table.from_pylist(merged, schema=ARCHIVE_FILES.schema), ARCHIVE_FILES)
         added += len(fresh)
@@ -252,11 +254,13 @@ def is_derived(name: str) -> bool:
 
 
 def trusted_manifests(recorded: list[dict], manifests: Mapping[tuple[str, dt.date], list[dict]], *,
-                      lost: bool) -> tuple[dict[tuple[str, dt.date], list[dict]], set[tuple[str, dt.date]]]:
+                      lost: bool, broken: frozenset = frozenset(),
+                      ) -> tuple[dict[tuple[str, dt.date], list[dict]], set[tuple[str, dt.date]]]:
     """(the manifest rows a record may take in, the days whose manifest differs from the warehouse's record).
 
     The warehouse's ``archive_files`` is the record; a day folder's manifest is its copy
-    in the archive, for a warehouse that was ``lost`` (no ``archive_files`` at all). With
+    in the archive, for a warehouse that was ``lost`` (no ``archive_files`` at all) and
+    for the ``broken`` days whose partition was changed behind kenang's back. With
     a record, a manifest row the record lacks is not taken in: a file and a line added to
     a manifest by hand must not reach the tables (it is reported as unrecorded, and
     ``kenang adopt`` takes it in on purpose). A crash between a manifest and its
@@ -267,9 +271,9 @@ def trusted_manifests(recorded: list[dict], manifests: Mapping[tuple[str, dt.dat
         by_day.setdefault((r["user_id"], r["date"]), []).append(r)
     stale = set()
     for key, rows in manifests.items():
-        if key in by_day and _entries(rows) != _entries(by_day[key]):
+        if key in by_day and key not in broken and _entries(rows) != _entries(by_day[key]):
             stale.add(key)
-    return (dict(manifests) if lost else {}), stale
+    return (dict(manifests) if lost else {k: v for k, v in manifests.items() if k in broken}), stale
 
 
 def _entries(rows: list[dict]) -> list[tuple]:

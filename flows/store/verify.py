@@ -16,7 +16,10 @@ Four records, four checks, each read-only:
   was edited by hand; one no record knows was put there.
 - **warehouse**: every Parquet file against the checksum sidecar written with it
   (``warehouse.recorded_checksums``); ``kenang backfill`` of the range rebuilds a
-  changed partition.
+  changed partition. A changed file of a *record* (``RECORDS``: runs, quarantine,
+  memory events and candidates, tombstones, purge_log) has no other copy to rebuild
+  from: it is reported on its own, and ``kenang verify --accept PATH`` takes its bytes
+  as they are now, on purpose.
 - **the archive itself**: no marker means not mounted, and nothing else is checked.
 """
 
@@ -30,7 +33,9 @@ from flows.store.archive_files import (DAILY, MANIFEST, day_dir, list_archive, p
                                        trusted_manifests)
 from flows.config import Settings
 from flows.store.fsio import TMP_PREFIX, sha256_file
-from schemas.tables import ARCHIVE_FILES
+from schemas.tables import (ARCHIVE_FILES, MEMORY_CANDIDATES, MEMORY_EVENTS, PURGE_LOG, QUARANTINE, RUNS,
+                            TOMBSTONES)
+from transforms.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -52,23 +57,54 @@ class VerifyReport:
     purged_on_disk: tuple[str, ...] = ()  # logged as purged, not deleted yet (a purge was cut short)
     archive_state: dict = field(default_factory=lambda: {"state": "ok", "reason": None})
     manifests_changed: tuple[str, ...] = ()  # a day folder's manifest that differs from the warehouse's record
+    records_changed: tuple[str, ...] = ()  # a changed Parquet file of a record no backfill can rebuild (RECORDS)
 
     @property
     def problems(self) -> int:
         unmounted = self.archive_state["state"] in ("not_mounted", "foreign")
         return (len(self.missing) + len(self.changed) + len(self.unrecorded) + len(self.derived_changed)
                 + len(self.derived_missing) + len(self.derived_unrecorded) + len(self.warehouse_changed)
-                + len(self.warehouse_unrecorded) + len(self.manifests_changed) + int(unmounted))
+                + len(self.warehouse_unrecorded) + len(self.manifests_changed) + len(self.records_changed)
+                + int(unmounted))
+
+
+#: Tables that are the only copy of what they hold (what ran, what was quarantined, what
+#: the user told kenang to remember or forget): a backfill cannot rebuild them from the
+#: archive, so a changed file is restored from a backup or accepted (``accept``).
+RECORDS = (RUNS, QUARANTINE, MEMORY_EVENTS, MEMORY_CANDIDATES, TOMBSTONES, PURGE_LOG)
+
+
+def _is_record(relpath: str) -> bool:
+    return relpath.split("/", 1)[0].removesuffix(".parquet") in {t.name for t in RECORDS}
+
+
+def accept(settings: Settings, relpaths: list[str]) -> list[str]:
+    """Record the current bytes of changed record files as kenang's own; returns what was accepted.
+
+    Only files ``verify`` lists under *records changed* are taken: a changed partition of
+    a table a backfill rebuilds is rebuilt, never accepted.
+    """
+    wh = settings.paths.warehouse
+    changed, _unrecorded, _n = _warehouse(settings)
+    allowed = {r for r in changed if _is_record(r)}
+    refused = sorted(set(relpaths) - allowed)
+    if refused:
+        raise ConfigError(f"not a changed record file (see `kenang verify`): {', '.join(refused)}")
+    for r in sorted(set(relpaths)):
+        warehouse.accept_bytes(wh / r)
+    return sorted(set(relpaths))
 
 
 def verify(settings: Settings) -> VerifyReport:
     """Re-hash the archive, the derived files and the warehouse against their records."""
     wh_changed, wh_unrecorded, wh_checked = _warehouse(settings)
+    records_changed = tuple(r for r in wh_changed if _is_record(r))
+    wh_changed = tuple(r for r in wh_changed if not _is_record(r))
     state = mount.check(settings, probe=False)
     if not state.readable and state.state != "read_only":
         return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
                             warehouse_changed=wh_changed, warehouse_unrecorded=wh_unrecorded,
-                            archive_state=state.as_dict())
+                            archive_state=state.as_dict(), records_changed=records_changed)
     wh = settings.paths.warehouse
     rows = warehouse.read(wh, ARCHIVE_FILES).to_pylist()
     manifests = read_manifests(settings)
@@ -113,6 +149,7 @@ def verify(settings: Settings) -> VerifyReport:
         purged_on_disk=tuple(sorted(gone & set(on_disk))),
         archive_state=state.as_dict(),
         manifests_changed=tuple(f"{rel(settings, day_dir(settings, u, d))}/{MANIFEST}" for u, d in sorted(stale)),
+        records_changed=records_changed,
     )
 
 

@@ -107,6 +107,20 @@ def intact(path: Path) -> bool:
         return False
 
 
+def changed_behind_our_back(path: Path) -> bool:
+    """A Parquet file with a recorded checksum that its bytes no longer match (none recorded: not changed)."""
+    try:
+        shas = recorded_checksums(path)
+        return bool(shas) and path.is_file() and sha256_file(path) not in shas
+    except OSError:
+        return False
+
+
+def accept_bytes(path: Path) -> None:
+    """Record a Parquet file's current bytes as the ones kenang wrote (``kenang verify --accept``)."""
+    _record_checksum(path, sha256_file(path))
+
+
 def record_missing_checksums(warehouse: Path) -> int:
     """Give every Parquet file without a sidecar one, trusting its bytes as they are; returns how many.
 
