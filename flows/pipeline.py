@@ -46,7 +46,7 @@ from flows.stages import (
     summarize,
 )
 from flows.stages.outcome import StageResult
-from flows.store import archive_files, compact, core_memory, faults, ledger, mount
+from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack
 from flows.store.fsio import sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
@@ -222,6 +222,7 @@ def settle_task(settings: Settings, checked) -> None:
 def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
     with _timed("compact"):
         compact.refresh(settings.paths.warehouse, check=check_copies)
+        recall_pack.refresh(settings.paths.warehouse, check=check_copies)
     with _timed("catalog"):
         return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
 

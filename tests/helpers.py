@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import datetime as dt
 import hashlib
 import json
@@ -106,7 +108,8 @@ def kenang(*args: str):
 
 
 def compacts_match(settings: Settings) -> int:
-    """Assert every compact copy on disk holds exactly its partitions' rows; returns how many were checked."""
+    """Assert every compact copy (and recall pack) on disk holds exactly what its partitions hold; returns how many
+    copies were checked."""
     from flows.store import compact
     from schemas.tables import COMPACTS
 
@@ -121,4 +124,16 @@ def compacts_match(settings: Settings) -> int:
             assert built is not None and warehouse.read_file(path, c.table).to_pylist() == built.to_pylist(), path
             assert warehouse.intact(path)
             n += 1
+    from flows.store import recall_pack
+
+    for m in sorted((wh / "compact" / "recall_pack").glob("user_id=*/pack.json")):
+        user = m.parent.name.removeprefix("user_id=")
+        got, want = recall_pack.load(wh, user), recall_pack.contents(wh, user)
+        assert got is not None and want is not None, m
+        assert got.meta.to_pylist() == want.meta.to_pylist() and got.embedder_id == want.embedder_id, m
+        a, b = got.keyword.arrays(), want.keyword.arrays()
+        assert all(np.array_equal(a[k], b[k]) for k in a), m
+        assert (got.embeddings is None) == (want.embeddings is None), m
+        assert got.embeddings is None or np.array_equal(got.embeddings, want.embeddings), m
+        assert not recall_pack.changed(wh, user), m
     return n

@@ -2,11 +2,14 @@
 
 - No file can stop a night: impossible dates, a FIFO, hidden names, a parser that
   blows up, one session_id in two files, a keyword-only index asked for vectors, a
-  held lock.
+  held lock, a name that is no UTF-8 or holds a newline or ``]]``, a token as user id,
+  an mtime far in the future, a folder that cannot be listed.
 - Paths are checked before anything moves: overlapping folders, system folders, an
-  unmounted, foreign, read-only or full archive, numeric settings out of range.
-- Tampering is caught: a stray file in the archive, a summary or MEMORY_INDEX edited
-  by hand, a warehouse partition overwritten.
+  unmounted, foreign, read-only or full archive, numeric settings out of range; an
+  archive unmounted in the middle of a run.
+- Tampering is caught: a stray file in the archive (also with a line added to its
+  manifest), a summary or MEMORY_INDEX edited by hand, a warehouse partition
+  overwritten (archive_files rebuilt from the manifest; runs and quarantine accepted).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -26,7 +30,7 @@ import pytest
 from flows.store import warehouse
 from flows.store.mount import MARKER
 from flows.store.verify import verify
-from helpers import NOW, drop, jsonl, kenang, md, table
+from helpers import NOW, OLD, drop, jsonl, kenang, md, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -50,6 +54,15 @@ def quarantined(home) -> dict[str, dict]:
 
 def archived(home) -> list[str]:
     return sorted(r["path"] for r in table(home, "archive_files"))
+
+
+def verify_json(home, *extra: str) -> tuple[int, dict]:
+    r = kenang("verify", "--home", str(home.paths.home), "--json", *extra)
+    return r.exit_code, json.loads(r.stdout)
+
+
+def backfill_day(home, day: str = "2026-07-19"):
+    return kenang("backfill", "--home", str(home.paths.home), "--start", day, "--end", day)
 
 
 # --- 2. no file can stop a night -------------------------------------------------------
@@ -164,6 +177,132 @@ def test_a_held_lock_gets_one_clear_line_and_exit_75(home):
     assert out.returncode == 75
     assert out.stderr.strip().splitlines() == [out.stderr.strip()]  # one line
     assert "holder-run" in out.stderr and "--wait" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_name_that_is_no_utf8_is_archived_under_an_escaped_name(home):
+    drop(home, "good.md", GOOD)
+    drop(home, "gading/also-good.md", md("2026-07-19", "1100", ("user", "juga jalan")))
+    raw = bytes(home.paths.active) + b"/bad\xffname.md"
+    fd = os.open(raw, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, md("2026-07-19", "1200", ("user", "nama yang aneh")))
+    finally:
+        os.close(fd)
+    os.utime(raw, (OLD, OLD))
+    code, result = run_json(home)
+    assert code == 0
+    assert result["load"]["loaded"] == 2 and result["quarantine"]["moved"] == 0
+    assert archived(home) == ["daily_sessions/2026-07-19/bad\\xffname.md", "daily_sessions/2026-07-19/gading/also-good.md",
+                              "daily_sessions/2026-07-19/good.md"]
+    assert (home.paths.archive / "daily_sessions/2026-07-19" / "bad\\xffname.md").is_file()  # a literal backslash
+    assert os.listdir(bytes(home.paths.active)) == [b"gading"] and os.listdir(home.paths.active / "gading") == []
+    assert {m["content"] for m in table(home, "messages")} == {"tetap jalan", "oke", "juga jalan", "nama yang aneh"}
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert r.exit_code == 0 and r.stdout.rstrip().endswith("OK"), r.stdout
+
+
+def _session_ids(home, day="2026-07-19") -> list[str]:
+    from transforms.frontmatter import parse_summary
+
+    text = (home.paths.archive / "daily_sessions" / day / f"{day}.summary.md").read_text(encoding="utf-8")
+    return [s.session_id for s in parse_summary(text).session_lines]
+
+
+def _drop_odd_names(home):
+    drop(home, "good.md", GOOD)
+    drop(home, "new\nline.md", md("2026-07-19", "1100", ("user", "baris baru")))
+    drop(home, "a]]b.md", md("2026-07-19", "1200", ("user", "kurung siku")))
+
+
+def test_names_with_a_newline_or_double_brackets_load_and_their_summary_reads_back(home):
+    from transforms.resolve import safe_session_id
+
+    _drop_odd_names(home)
+    code, result = run_json(home)
+    assert code == 0 and result["load"]["sessions"] == 3 and result["summarize"]["summarized"] == 1
+    assert archived(home) == ["daily_sessions/2026-07-19/a]]b.md", "daily_sessions/2026-07-19/good.md",
+                              "daily_sessions/2026-07-19/new\\x0aline.md"]
+    ids = _session_ids(home)  # parse_summary reads the written file back, every line checked
+    assert len(ids) == 3 and ids[0] == "good" and ids[2] == safe_session_id("a]]b")
+    assert ids[2].startswith("a__b-") and len(ids[2]) == len("a__b-") + 8
+    assert all(i.isprintable() and "[" not in i and "]" not in i for i in ids)
+    assert sorted(s["session_id"] for s in table(home, "sessions")) == sorted(ids)
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert r.exit_code == 0 and r.stdout.rstrip().endswith("OK"), r.stdout
+
+
+TOKEN = "npm_abcdefghij0123456789abcdefghij012345"
+
+
+def test_a_token_used_as_user_id_becomes_one_stable_hash_everywhere(home):
+    from schemas.tables import TABLES
+    from transforms.frontmatter import parse_summary
+    from transforms.redact import redact_identifier
+
+    hashed = redact_identifier(TOKEN)
+    assert hashed.startswith("redacted-") and len(hashed) == len("redacted-") + 12
+    drop(home, f"{TOKEN}/x.md", GOOD)  # as the folder's name
+    drop(home, "t.jsonl", jsonl({"role": "user", "content": "dari jsonl", "timestamp": "2026-07-19T21:00:00+07:00",
+                                 "user_id": TOKEN}))  # as the record's user_id
+    code, result = run_json(home)
+    assert code == 0 and result["load"]["sessions"] == 2 and result["quarantine"]["moved"] == 0
+    r = kenang("sql", "--home", str(home.paths.home), "select distinct user_id from messages", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout) == [{"user_id": hashed}]
+    assert sorted((s["user_id"], s["archive_path"]) for s in table(home, "sessions")) == [
+        (hashed, f"daily_sessions/2026-07-19/{hashed}/t.jsonl"), (hashed, f"daily_sessions/2026-07-19/{hashed}/x.md")]
+    for name in TABLES:
+        assert TOKEN not in json.dumps(table(home, name), default=str), name
+    home_root = home.paths.home
+    names = [p.relative_to(home_root).as_posix() for p in home_root.rglob("*") if p.parent != home.paths.active]
+    assert not [n for n in names if TOKEN in n]
+    assert (home.paths.archive / f"MEMORY_INDEX.{hashed}.md").is_file()
+    summary = (home.paths.archive / f"daily_sessions/2026-07-19/{hashed}/2026-07-19.summary.md").read_text()
+    assert parse_summary(summary).user_id == hashed and TOKEN not in summary
+    derived = [home.paths.archive / f"MEMORY_INDEX.{hashed}.md",
+               home.paths.archive / f"daily_sessions/2026-07-19/{hashed}/.kenang-files.json"]
+    assert all(TOKEN not in p.read_text() for p in derived)
+
+
+def test_a_file_modified_in_the_far_future_is_a_bad_timestamp_not_a_file_that_waits_forever(home):
+    year_2100 = 4102444800.0  # 2100-01-01T00:00:00Z
+    drop(home, "good.md", GOOD)
+    drop(home, "future.md", md("2026-07-19", "1100", ("user", "dari masa depan")), mtime=year_2100)
+    soon = drop(home, "soon.md", md("2026-07-19", "1200", ("user", "jam komputer maju")), mtime=time.time() + 3600)
+    code, result = run_json(home)
+    assert code == 0
+    q = quarantined(home)["future.md"]
+    assert q["kind"] == "bad_timestamp"
+    assert q["reason"] == "its modification time (2100-01-01T00:00:00+00:00) is more than a day in the future"
+    assert not (home.paths.active / "future.md").exists()
+    assert result["ingest"]["waiting_quiet"] == 1 and soon.exists()  # an hour ahead: within the slack, it waits
+    assert archived(home) == ["daily_sessions/2026-07-19/good.md"]
+
+
+def test_a_folder_that_cannot_be_listed_is_counted_as_skipped(home, monkeypatch):
+    """The tests run as root, whom chmod 000 does not stop, so ``os.scandir`` is patched to
+    refuse this one folder with PermissionError; that is the only thing here that is not real."""
+    drop(home, "good.md", GOOD)
+    hidden_from_us = drop(home, "locked/x.md", md("2026-07-19", "1100", ("user", "terkunci")))
+    locked = os.fspath(home.paths.active / "locked")
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", locked)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, result = run_json(home)
+    assert code == 0
+    assert result["ingest"]["skipped"] == {"unreadable_folder": 1}
+    assert result["ingest"]["skipped_items"] == [["locked/", "unreadable_folder"]]
+    assert hidden_from_us.exists() and archived(home) == ["daily_sessions/2026-07-19/good.md"]
+    assert table(home, "quarantine") == []
+    r = kenang("status", "--home", str(home.paths.home))
+    assert r.exit_code == 0
+    assert "skipped in active/" in r.stdout and "locked/" in r.stdout and "a folder kenang may not list" in r.stdout
+    status = json.loads(kenang("status", "--home", str(home.paths.home), "--json").stdout)
+    assert status["skipped_in_active"] == [{"file": "locked/", "why": "unreadable_folder"}]
 
 
 # --- 3. paths are checked before anything moves --------------------------------------------
@@ -302,6 +441,45 @@ def test_a_really_full_archive_is_noticed_before_anything_is_copied(home, small_
     assert big.exists() and not (small_fs / "daily_sessions").exists()
 
 
+def test_the_archive_unmounted_mid_run_gets_no_folder_and_loses_nothing(home, monkeypatch):
+    from flows.store import faults
+
+    files = {
+        "good.md": GOOD,
+        "gading/b.md": md("2026-07-18", "1000", ("user", "kemarin")),
+        "rina/c.md": md("2026-07-17", "1000", ("user", "lusa")),
+    }
+    for rel, data in files.items():
+        drop(home, rel, data)
+    marker = home.paths.archive / MARKER
+    real = faults.checkpoint
+
+    def unmount_after_the_first_file(name):  # the NAS goes away once the first copy is in place
+        if name == "archive.placed" and marker.exists():
+            marker.unlink()
+        real(name)
+
+    monkeypatch.setattr(faults, "checkpoint", unmount_after_the_first_file)
+    r = run(home)
+    monkeypatch.setattr(faults, "checkpoint", real)
+    assert r.exit_code == 1
+    assert "stage 'archive'" in r.stderr and f"{marker} is gone" in r.stderr
+    day_folders = sorted(p.relative_to(home.paths.archive).as_posix()
+                         for p in (home.paths.archive / "daily_sessions").rglob("*") if p.is_dir())
+    assert day_folders == ["daily_sessions/2026-07-19"]  # the first file's; none for the later ones
+    assert [p.name for p in (home.paths.archive / "daily_sessions/2026-07-19").iterdir()] == ["good.md"]
+    assert {rel: (home.paths.active / rel).read_bytes() for rel in files} == files  # every original still there
+    assert table(home, "archive_files") == [] and table(home, "messages") == []
+    # The mount comes back: the next night archives all three, the first one's copy recognised.
+    assert kenang("init", "--home", str(home.paths.home)).exit_code == 0 and marker.is_file()
+    code, result = run_json(home)
+    assert code == 0 and result["archive"]["already_there"] == 1 and result["archive"]["placed"] == 2
+    assert archived(home) == ["daily_sessions/2026-07-17/rina/c.md", "daily_sessions/2026-07-18/gading/b.md",
+                              "daily_sessions/2026-07-19/good.md"]
+    assert not [p for p in home.paths.active.rglob("*") if p.is_file()]
+    assert len(table(home, "messages")) == 4
+
+
 # --- 5. tampering is caught ---------------------------------------------------------------
 
 
@@ -417,3 +595,80 @@ def test_the_archive_manifest_lists_what_kenang_archived_and_nothing_else(home):
     assert kenang("backfill", "--home", str(home.paths.home),
                   "--start", "2026-07-19", "--end", "2026-07-19").exit_code == 0
     assert archived(home) == ["daily_sessions/2026-07-19/good.md"] and len(table(home, "messages")) == 2
+
+
+def test_a_stray_file_with_a_hand_added_manifest_line_is_never_loaded_and_the_manifest_is_rewritten(home):
+    import hashlib
+
+    drop(home, "good.md", GOOD)
+    assert run(home).exit_code == 0
+    folder = home.paths.archive / "daily_sessions/2026-07-19"
+    data = md("2026-07-19", "1500", ("user", "planted memory"))
+    (folder / "stray.md").write_bytes(data)
+    manifest = folder / ".kenang-files.json"
+    before = manifest.read_bytes()
+    body = json.loads(before)
+    body["files"]["stray.md"] = {"original_path": "stray.md", "sha256": hashlib.sha256(data).hexdigest(),
+                                 "size": len(data)}
+    os.chmod(manifest, 0o644)
+    manifest.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+    code, rep = verify_json(home)
+    assert code == 1
+    assert rep["unrecorded"] == ["daily_sessions/2026-07-19/stray.md"]
+    assert rep["manifests_changed"] == ["daily_sessions/2026-07-19/.kenang-files.json"]
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert r.exit_code == 1 and "UNRECORDED" in r.stdout and "MANIFEST CHANGED" in r.stdout
+    assert backfill_day(home).exit_code == 0
+    assert all("planted" not in m["content"] for m in table(home, "messages"))
+    assert all("planted" not in c["text"] for c in table(home, "memory_chunks"))
+    assert archived(home) == ["daily_sessions/2026-07-19/good.md"]
+    assert manifest.read_bytes() == before  # rewritten from the warehouse's record
+    code, rep = verify_json(home)
+    assert code == 1 and rep["unrecorded"] == ["daily_sessions/2026-07-19/stray.md"]
+    assert rep["manifests_changed"] == [] and rep["problems"] == 1
+
+
+def test_a_tampered_archive_files_partition_is_rebuilt_from_the_days_manifest(home):
+    drop(home, "good.md", GOOD)
+    assert run(home).exit_code == 0
+    rel = "archive_files/date=2026-07-19/user_id=default/data.parquet"
+    part = home.paths.warehouse / rel
+    rows = table(home, "archive_files")
+    original = part.read_bytes()
+    pq.write_table(pq.read_table(part), part, compression="gzip")  # same rows, other bytes
+    assert part.read_bytes() != original
+    code, rep = verify_json(home)
+    assert code == 1 and rep["warehouse_changed"] == [rel] and rep["problems"] == 1
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert "WAREHOUSE CHANGED" in r.stdout and rel in r.stdout
+    assert backfill_day(home).exit_code == 0
+    assert [{k: v for k, v in r.items() if k not in ("run_id", "archived_at")} for r in table(home, "archive_files")] \
+        == [{k: v for k, v in r.items() if k not in ("run_id", "archived_at")} for r in rows]
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert r.exit_code == 0 and r.stdout.rstrip().endswith("OK"), r.stdout
+
+
+def test_a_tampered_runs_or_quarantine_record_is_reported_until_accepted(home):
+    drop(home, "good.md", GOOD)
+    drop(home, "broken.jsonl", b'{"role": "user", "content": "hi"}\n{"role": "assist')
+    assert run(home).exit_code == 0
+    changed = []
+    for name in ("quarantine", "runs"):
+        (part,) = (home.paths.warehouse / name).rglob("*.parquet")
+        pq.write_table(pq.read_table(part), part, compression="gzip")
+        changed.append(part.relative_to(home.paths.warehouse).as_posix())
+    code, rep = verify_json(home)
+    assert code == 1 and rep["records_changed"] == changed and rep["warehouse_changed"] == []
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert r.exit_code == 1 and "RECORD CHANGED" in r.stdout and all(c in r.stdout for c in changed)
+    assert backfill_day(home).exit_code == 0  # no backfill rebuilds a record: still reported
+    code, rep = verify_json(home)
+    assert code == 1 and rep["records_changed"] == changed
+    r = kenang("verify", "--home", str(home.paths.home), "--accept", "messages/date=2026-07-19/user_id=default/data.parquet")
+    assert r.exit_code == 2 and "not a changed record file" in r.stderr  # a rebuildable table is never accepted
+    r = kenang("verify", "--home", str(home.paths.home), *[a for c in changed for a in ("--accept", c)])
+    assert r.exit_code == 0 and r.stdout.rstrip().endswith("OK"), r.stdout
+    assert all(f"accepted warehouse/{c} as it is now" in r.stderr for c in changed)
+    code, rep = verify_json(home)
+    assert code == 0 and rep["records_changed"] == [] and rep["problems"] == 0
+    assert [q["original_path"] for q in table(home, "quarantine")] == ["broken.jsonl"]

@@ -66,6 +66,13 @@ SENDGRID = "S" + "G." + fill(22) + "." + fill(43)
 TELEGRAM = "1234567" + "89:AA" + fill(33)
 SLACK_WEBHOOK = "https://hooks.slack" + ".com/services/TFAKE0000/BEXAMPLE00/" + fill(24)
 DISCORD_WEBHOOK = "https://discord" + ".com/api/webhooks/123456789012345678/" + fill(40)
+GOOGLE_OAUTH = "ya" + "29." + "a0AfH6SM" + fill(60)
+GOOGLE_OAUTH_SECRET = "GOC" + "SPX-" + fill(28)
+DOCKER = "dckr" + "_pat_" + fill(27)
+SLACK_APP = "xa" + "pp-1-" + "A0FAKE00000-1234567890123-" + "0123456789abcdef" * 4
+GRAFANA = "gl" + "c_" + fill(60) + "=="
+SHOPIFY = "shp" + "at_" + "0123456789abcdef" * 2
+GROQ = "gs" + "k_" + fill(52)
 
 
 # --- each kind ----------------------------------------------------------------
@@ -97,6 +104,19 @@ DISCORD_WEBHOOK = "https://discord" + ".com/api/webhooks/123456789012345678/" + 
         ("do" + "p_v1_" + "fa" * 32, "digitalocean_token"),
         ("h" + "f_" + fill(34), "huggingface_token"),
         (DISCORD_WEBHOOK, "discord_webhook"),
+        (GOOGLE_OAUTH, "google_oauth_token"),
+        ("ya" + "29.c." + "b0Aaek" + fill(40), "google_oauth_token"),  # a service account's, dot-joined
+        (GOOGLE_OAUTH_SECRET, "google_oauth_secret"),
+        (DOCKER, "docker_token"),
+        ("dckr" + "_oat_" + fill(32), "docker_token"),
+        (SLACK_APP, "slack_token"),
+        (GRAFANA, "grafana_token"),
+        ("gl" + "sa_" + fill(32) + "_" + "0123abcd", "grafana_token"),
+        (SHOPIFY, "shopify_token"),
+        ("shp" + "ss_" + "0123456789abcdef" * 2, "shopify_token"),
+        ("shp" + "ca_" + "0123456789ABCDEF" * 2, "shopify_token"),
+        ("shp" + "pa_" + "fedcba9876543210" * 2, "shopify_token"),
+        (GROQ, "groq_key"),
         # detect-secrets' provider formats
         (GITLAB, "gitlab_token"),
         (PYPI, "pypi_token"),
@@ -304,6 +324,116 @@ def test_an_assignment_keeps_its_key_and_loses_its_value(text: str, expected: st
     result = redact(text)
     assert result.text == expected
     assert result.kinds == ((kind,) if kind else ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ya29.x is a prefix",  # too short to be a token
+        "the gsk_ prefix and shpat_ are documented",
+        "dckr_pat_short",
+        "glc_tooShort==",
+        "xapp-1-short",
+        "GOCSPX-short",
+    ],
+)
+def test_a_provider_prefix_without_a_tokens_body_is_left_alone(text: str):
+    assert redact(text).count == 0
+
+
+# --- passwords with no separator, and "pass" -----------------------------------
+#
+# The rule (module docstring, 9.): with no ":" or "=" after a password key, or after
+# "pass" and words ("pass wifi: X"), a value is a password only when it looks like one:
+# 6+ characters, no path, option, URL or $VARIABLE, and a digit, a symbol, or case mixed
+# twice inside the word ("kuCinGku"; one change is a product name: GitHub, PostgreSQL).
+# An explicit "adalah"/"is" or "=" keeps the looser rules of the assignments above. The
+# cost: a password that is a plain word ("pass wifi: rahasia", "password wifi rumah
+# kucingku") is kept; the gain: a sentence about a password ("password wifi rumah sudah
+# diganti") never loses a word.
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("pass wifi: kucing99rumah", "pass wifi: [REDACTED:password]"),
+        ("pass wifi rumah: Mawar!rumah", "pass wifi rumah: [REDACTED:password]"),
+        ("password wifi rumah Mawar123", "password wifi rumah [REDACTED:password]"),
+        ("kata sandi wifi rumah Mawar123 ya", "kata sandi wifi rumah [REDACTED:password] ya"),
+        ("Kata sandi wifi rumah Mawar123, jangan lupa", "Kata sandi wifi rumah [REDACTED:password], jangan lupa"),
+        ("kata sandinya wifi Mawar123.", "kata sandinya wifi [REDACTED:password]."),
+        ("sandi wifi kantor 12345678", "sandi wifi kantor [REDACTED:password]"),
+        ("password wifi kuCinGku", "password wifi [REDACTED:password]"),
+        ("password wifi sudah diganti Mawar123", "password wifi sudah diganti [REDACTED:password]"),
+        ("passphrase gpg c0rrect-horse", "passphrase gpg [REDACTED:password]"),
+        ("wifipassword Mawar123", "wifipassword [REDACTED:password]"),
+        ("ALTER USER app WITH PASSWORD 'S3cret-pass';", "ALTER USER app WITH PASSWORD '[REDACTED:password]';"),
+        ("password GitHub saya Rahasia123", "password GitHub saya [REDACTED:password]"),
+        ("password (Mawar123)", "password ([REDACTED:password])"),
+        # an explicit verb or separator: the assignment rules, as before
+        ("password wifi rumah adalah Mawar123", "password wifi rumah adalah [REDACTED:password]"),
+        ("password wifi rumah = kucingku", "password wifi rumah = [REDACTED:password]"),
+        ("kata sandi wifi rumah: kucingku", "kata sandi wifi rumah: [REDACTED:password]"),
+    ],
+)
+def test_a_password_after_a_key_and_words_with_no_separator_is_redacted(text: str, expected: str):
+    result = redact(text)
+    assert (result.text, result.kinds) == (expected, ("password",))
+    assert result.count == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password wifi rumah sudah diganti",
+        "kata sandi wifi rumah sudah diganti kemarin",
+        "Password wifi rumah apa ya?",
+        "pass wifi: rahasia",  # a plain word after "pass": kept (see the rule above)
+        "password wifi rumah kucingku",  # likewise with no separator
+        "pass the flag: --verbose",
+        "pass it on: Rahasia123",
+        "Pass 1: scanning files",
+        "tests pass locally: 42 of 42",
+        "password manager 1Password7",
+        "password length 12345678",
+        "password GitHub kamu",
+        "password PostgreSQL default",
+        "password for admin123 is wrong",
+        "Enter password for user admin123:",
+        "password ada di ~/.config/app2.toml",
+        "password wifi $WIFI_PASS",
+        "password reset link https://example.com/r/abc123",
+        "sudo passwd deploy01",
+        "pwd /home/u1",
+        "Pak Sandi 081234567890",
+        "password hash bcrypt",
+        "password wifi 5GHz",
+        "password policy v1.2.3",
+        "def check(password, user2):",
+    ],
+)
+def test_a_sentence_about_a_password_with_no_separator_is_left_alone(text: str):
+    assert redact(text) == Redaction(text=text, count=0, kinds=())
+
+
+def test_only_the_first_secret_looking_word_after_a_loose_key_is_the_password():
+    # two words that look like secrets: the first is taken, and a rerun takes nothing more
+    once = redact("password wifi Abc123 Def456")
+    assert once.text == "password wifi [REDACTED:password] Def456"
+    assert redact(once.text).count == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "looks"),
+    [
+        ("Mawar123", True), ("12345678", True), ("kucing!rumah", True), ("kuCinGku", True), ("c0rrect", True),
+        ("rahasia", False), ("sudah", False), ("GitHub", False), ("PostgreSQL", False), ("ab1", False),
+        ("--verbose", False), ("/etc/wpa2.conf", False), ("~/.pgpass", False), ("https://x.lan/1", False),
+        ("$WIFI_PASS", False), ("${DB_PASS}", False), ("wi-fi/lan", False),
+    ],
+)
+def test_what_looks_like_a_secret_where_no_separator_says_so(value: str, looks: bool):
+    assert redact_module._looks_like_secret(value) is looks
 
 
 @pytest.mark.parametrize(
@@ -560,7 +690,7 @@ def test_str_lower_agrees_with_ignorecase_on_the_needed_characters_but_for_the_f
     # The prefilter looks needed substrings up in text.lower(), as transforms.injection's
     # does; checked over every code point for the characters the redactor's rules need.
     gates = [r.gate for r in (*redact_module._BEFORE_MNEMONICS, *redact_module._CLI_RULES)]
-    gates.append(redact_module._ASSIGNMENT_GATE)
+    gates += [redact_module._ASSIGNMENT_GATE, redact_module._LOOSE_GATE]
     needed = sorted({c for g in gates for s in g.needs | g.exact for c in s})
     assert all(c.isascii() for c in needed)
     every = "".join(map(chr, range(0x110000)))
@@ -588,6 +718,8 @@ PIECES = [
     "4111111111111111", "mysql -u root -p", "curl -u admin:", "smbclient -U u%", " -a ", "pin: ", "PIN ATM: 1234",
     "kata sandi wifi rumah: ", "password:\n  ", "passwordnya ", "limit", "wifi", "AccountKey=", "nya", "?",
     "[REDACTED:secret]", "ſ", "İ",
+    "pass wifi: ", "password wifi rumah ", "kata sandi ", "sandi ", "Mawar123", "kuCinGku", " sudah diganti",
+    " adalah ", "'S3cret'", "(", ".", GOOGLE_OAUTH, DOCKER, GOOGLE_OAUTH_SECRET, SLACK_APP, GRAFANA, SHOPIFY, GROQ,
 ]
 
 
@@ -600,7 +732,17 @@ def test_redaction_is_idempotent(text: str):
     assert twice.count == 0 and twice.kinds == ()
 
 
-@pytest.mark.parametrize("text", [f"{PEM}\n{GITHUB}", "password: " + " ".join(MNEMONIC), "token: " + JWT])
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{PEM}\n{GITHUB}", "password: " + " ".join(MNEMONIC), "token: " + JWT,
+        # found by the idempotence property: a marker read as curl's "user:", a key after a
+        # loose value, a token glued to a fixed-length one
+        f"curl -u admin:{PEM}smbclient -U u%Authorization: Bearer tok123",
+        "password wifi rumah token==kata sandi Abc123",
+        SHOPIFY + NPM,
+    ],
+)
 def test_redacting_redacted_text_changes_nothing(text: str):
     once = redact(text)
     assert once.count >= 1
@@ -612,6 +754,14 @@ def test_redacting_redacted_text_changes_nothing(text: str):
 def test_the_prefilter_never_changes_a_result(text: str):
     for variant in (text, text.upper(), text.lower()):
         assert _with_prefilter(variant) == _without_prefilter(variant)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.sampled_from(PIECES) | st.text(max_size=8), max_size=20).map("".join))
+def test_the_loose_password_gate_admits_every_text_the_rule_changes(text: str):
+    for variant in (text, text.upper(), text.lower()):
+        if not redact_module._LOOSE_GATE.admits(variant):
+            assert redact_module._redact_loose_passwords(variant, lambda k: f"[REDACTED:{k}]") == variant
 
 
 @pytest.mark.parametrize("text", PIECES)
@@ -631,6 +781,9 @@ def test_adversarial_input_of_200_kb_completes():
         "sk-" * (n // 3) + "1", "eyJ-" * (n // 4), "gh" + "p_" * (n // 2), "AIza-" * (n // 5),
         "cl_key" + " " * n + "x", "ibm_api_key" + " " * n + "x", "cos_secret_key" + " " * n + "x",
         "sl_key" + " " * n + "x", "password" + " " * n + "!", "pin" + " \t" * (n // 2) + ":",
+        "password '" * (n // 10), "password (" * (n // 10), "sandi " * (n // 6), "password " + "a" * n,
+        "kata sandi " + "a1 " * (n // 3), "ya29." * (n // 5), "ya29.a" * (n // 6), "xapp-1-" * (n // 7),
+        "glc_" * (n // 4), "shpat_" * (n // 6), "dckr_pat_" * (n // 9),
     ]:
         assert len(text) >= 199_000
         redact(text)

@@ -87,6 +87,26 @@ class KeywordIndex:
         norm = K1 * (1.0 - B + B * doc_len[self.postings] / (avg or 1.0))
         self.weights = idf[term_ids[order]] * tf * (K1 + 1.0) / (tf + norm)
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The index as plain arrays (``from_arrays`` reads them back): a recall pack stores them."""
+        terms = sorted(self.vocab, key=self.vocab.__getitem__)
+        blob = "\n".join(terms).encode("utf-8", "surrogatepass")
+        return {"vocab": np.frombuffer(blob, dtype=np.uint8), "vocab_size": np.int64(len(terms)),
+                "n_docs": np.int64(self.n_docs), "indptr": self.indptr, "postings": self.postings,
+                "weights": self.weights}
+
+    @classmethod
+    def from_arrays(cls, a: Mapping[str, np.ndarray]) -> "KeywordIndex":
+        self = cls.__new__(cls)
+        size = int(a["vocab_size"])
+        terms = bytes(a["vocab"]).decode("utf-8", "surrogatepass").split("\n") if size else []
+        if len(terms) != size:
+            raise ValueError("a keyword index whose vocabulary does not match its size")
+        self.vocab = {t: i for i, t in enumerate(terms)}
+        self.n_docs = int(a["n_docs"])
+        self.indptr, self.postings, self.weights = a["indptr"], a["postings"], a["weights"]
+        return self
+
     @classmethod
     def from_lists(cls, terms: Sequence[Sequence[str]], tfs: Sequence[Sequence[int]]) -> "KeywordIndex":
         lengths = np.fromiter((len(t) for t in terms), dtype=np.int64, count=len(terms))
@@ -167,12 +187,18 @@ class Hit:
         }
 
 
-def rank_days(scores: np.ndarray, dates: Sequence[dt.date]) -> dict[dt.date, int]:
-    """Each day's best-scoring row (ties: the earliest row)."""
-    best: dict[dt.date, int] = {}
-    for i in np.argsort(-scores, kind="stable"):
-        best.setdefault(dates[i], int(i))
-    return best
+def rank_days(scores: np.ndarray, dates) -> dict[dt.date, int]:
+    """Each day's best-scoring row (ties: the earliest row), in score order.
+
+    ``dates``: each row's day, as ``datetime64[D]`` (or anything ``np.asarray`` makes one of).
+    """
+    days = np.asarray(dates, dtype="datetime64[D]")
+    if not len(days):
+        return {}
+    order = np.argsort(-scores, kind="stable")
+    _, first = np.unique(days[order], return_index=True)  # the first, best, row of each day
+    rows = order[np.sort(first)]
+    return {d: int(r) for d, r in zip(days[rows].astype(object), rows)}
 
 
 def select(
@@ -183,11 +209,18 @@ def select(
     top_k: int,
     decay: float = RELATED_DECAY,
     expand: bool = True,
+    dates: np.ndarray | None = None,
 ) -> list[Hit]:
-    """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score."""
+    """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score.
+
+    ``refs`` is read only at the rows of the hits (it may build them lazily); ``dates``
+    gives every row's day (default: from ``refs``).
+    """
     if not len(refs) or top_k < 1:
         return []
-    best_row = rank_days(scores, [r.date for r in refs])  # every day's best chunk, in score order
+    if dates is None:
+        dates = np.array([r.date for r in refs], dtype="datetime64[D]")
+    best_row = rank_days(scores, dates)  # every day's best chunk, in score order
     hits: dict[dt.date, Hit] = {}
     for day, row in best_row.items():
         if scores[row] > 0:

@@ -17,7 +17,12 @@ most specific first, each on the output of the one before:
    ``tailscale_key`` (``tskey-``), ``huggingface_token`` (``hf_`` + 30),
    ``google_api_key`` (``AIza`` + 35), ``stripe_key`` (``sk_`` / ``rk_`` ``live_`` or
    ``test_``, ``whsec_``), ``npm_token`` (``npm_`` + 36), ``digitalocean_token``
-   (``dop_v1_ doo_v1_ dor_v1_``) and ``discord_webhook`` (the whole
+   (``dop_v1_ doo_v1_ dor_v1_``), ``google_oauth_token`` (``ya29.`` + 20+ base64url,
+   dot-joined parts included), ``google_oauth_secret`` (``GOCSPX-`` + 28),
+   ``docker_token`` (``dckr_pat_`` / ``dckr_oat_`` + 27), ``slack_token`` also for
+   app-level tokens (``xapp-1-...``), ``grafana_token`` (``glc_`` + 32+ base64,
+   ``glsa_`` + 32 + ``_`` + 8 hex), ``shopify_token`` (``shpat_ shpss_ shpca_ shppa_`` +
+   32 hex), ``groq_key`` (``gsk_`` + 52) and ``discord_webhook`` (the whole
    ``https://discord.com/api/webhooks/<id>/<token>`` URL). A token starts at the start
    of the text or after any character but a letter or digit, so a whole identifier
    ("ghp_...") and one inside a file name ("2026-07-19-sk-proj-...") are tokens; a
@@ -89,8 +94,10 @@ most specific first, each on the output of the one before:
    ("passwordnya: ...", "kata sandinya adalah ..."). Up to three short words may stand
    between a key and its separator ("kata sandi wifi rumah:", "password root MySQL:",
    "PIN ATM:"), unless one of them says the value is not the secret ("token limit:",
-   "password policy:", "kata sandi salah:") or the key is the verb ``pass`` ("pass the
-   flag: --foo"). The key and separator are kept. Separators ``:`` and ``=`` take any
+   "password policy:", "kata sandi salah:"). After ``pass`` with words between ("pass
+   wifi: X") the value must look like a secret (below) and no word may make ``pass`` a
+   verb ("pass the flag: --foo", "pass it on:"), so "Pass 1: scanning" survives. The key
+   and separator are kept. Separators ``:`` and ``=`` take any
    value but a type name or a boolean, and so does ``=>`` after a quoted key (PHP
    ``'dbpassword' => '...'``; not after a bare one, where it is a JavaScript arrow such
    as ``token => token.trim()``); a YAML ``password:`` with its value alone on the next,
@@ -99,6 +106,17 @@ most specific first, each on the output of the one before:
    quoted or when it looks like a password (4+ characters with a digit or symbol, a
    closing ``?`` or ``!`` not counted), so "the password is wrong" and "passwordnya
    apa?" survive. A ``pin`` takes only 4 to 8 digits, so ``GPIO pin: 18`` survives.
+   With no separator at all, after ``password``, ``passphrase``, ``kata sandi`` or a
+   lower-case ``sandi`` (also with ``-nya``; not ``pwd``/``passwd``, which are commands,
+   ``pass``, a verb, or "Sandi", a name) and up to three short words ("password wifi
+   rumah Mawar123", "kata sandi wifi rumah Mawar123 ya", "PASSWORD 'x'" in SQL), the
+   first word that looks like a secret is the password: 6+ characters, no path, option,
+   URL or ``$VARIABLE``, with a digit, a symbol or case mixed twice inside the word
+   ("kuCinGku"; "GitHub" and "PostgreSQL" are names). The words before it may not be a
+   verb or one of the property words above but for the words of a change ("sudah
+   diganti"), nor end in punctuation, and it may not be followed by ``is`` / ``adalah``
+   or a separator (that is a key's words, as in "password for admin123 is ..."). So
+   "password wifi rumah sudah diganti" and "password manager 1Password7" survive.
 10. ``secret``: a value assigned to a marker, where a recogniser took the key and left
     the value (``AKIA...:<secret key>`` becomes ``[REDACTED:aws_access_key]:...``):
     after ``=`` any value, after ``:`` one that looks random (8+ characters with a
@@ -250,6 +268,25 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("stripe_key", re.compile(_AFTER_WORD + r"(?:[sr]k_(?:live|test)_[0-9A-Za-z]{10,}|whsec_[A-Za-z0-9]{20,})")),
     ("npm_token", re.compile(_AFTER_WORD + r"npm_[A-Za-z0-9]{36,}")),
     ("digitalocean_token", re.compile(_AFTER_WORD + r"do[opr]_v1_[A-Za-z0-9]{40,}")),
+    # Google OAuth 2.0 access tokens: "ya29." and base64url, in dot-joined parts for
+    # service accounts ("ya29.c.b0A..."); 20+ characters, so prose "ya29.x" survives.
+    ("google_oauth_token", re.compile(_AFTER_WORD + r"ya29\.(?=[0-9A-Za-z._-]{20})[0-9A-Za-z_-]++(?:\.[0-9A-Za-z_-]++)*+")),
+    # Google OAuth client secrets: "GOCSPX-" and 28 base64url characters.
+    ("google_oauth_secret", re.compile(_AFTER_WORD + r"GOCSPX-[A-Za-z0-9_-]{28,}")),
+    # Docker Hub personal and organisation access tokens: "dckr_pat_" / "dckr_oat_" + 27+.
+    ("docker_token", re.compile(_AFTER_WORD + r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}")),
+    # Slack app-level tokens: "xapp-1-A0123-1234-abc..."; the xox. tokens are above.
+    ("slack_token", re.compile(_AFTER_WORD + r"xapp-[0-9]+-[A-Za-z0-9-]{20,}")),
+    # Grafana Cloud access policy tokens ("glc_" + base64) and service account tokens
+    # ("glsa_" + 32 base62 + "_" + 8 hex).
+    ("grafana_token", re.compile(_AFTER_WORD + r"glc_[A-Za-z0-9+/]{32,}={0,2}")),
+    # A shape that ends in a fixed count of hex runs on to the end of the letters and
+    # digits, so what follows ("...abcdnpm_...") is no token a rerun would find.
+    ("grafana_token", re.compile(_AFTER_WORD + r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}[A-Za-z0-9]*")),
+    # Shopify access tokens and shared secrets: "shpat_ shpss_ shpca_ shppa_" + 32 hex.
+    ("shopify_token", re.compile(_AFTER_WORD + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}[A-Za-z0-9]*")),
+    # Groq API keys: "gsk_" + 52 base62.
+    ("groq_key", re.compile(_AFTER_WORD + r"gsk_[A-Za-z0-9]{52,}")),
     (
         "discord_webhook",
         re.compile(r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+"),
@@ -455,10 +492,13 @@ _ARG = (
 
 
 def _user_and(sep: str) -> str:
-    """``user<sep>SECRET``, bare or quoted as one argument; only the secret is captured."""
+    """``user<sep>SECRET``, bare or quoted as one argument; only the secret is captured.
+
+    The user holds no ``[``, so a marker's ``[REDACTED:`` is never read as ``user:``.
+    """
     return (
-        rf"(?:(?P<q>[\"'])[^\"'\s{sep}]*{sep}" + _NOT_MARKER + r"(?P<quoted>[^\"'\n]+)(?P=q)"
-        rf"|[^\s\"'{sep}]*{sep}" + _NOT_MARKER + r"(?P<bare>[^\s\"'`;|&<>]+))"
+        rf"(?:(?P<q>[\"'])[^\"'\s{sep}\[]*{sep}" + _NOT_MARKER + r"(?P<quoted>[^\"'\n]+)(?P=q)"
+        rf"|[^\s\"'{sep}\[]*{sep}" + _NOT_MARKER + r"(?P<bare>[^\s\"'`;|&<>]+))"
     )
 
 
@@ -563,7 +603,49 @@ _NOT_KEY_WORDS = frozenset(
     """.split()
 )
 _LOOKS_LIKE_PASSWORD = re.compile(r"^(?=.*[\d\W_]).{4,}$")
+# After the verb "pass" ("pass the flag: --verbose", "pass it on: ..."), words that make
+# "pass" a verb, not the short "password" ("pass wifi: ...").
+_PASS_VERB_WORDS = frozenset(
+    """
+    the a an it its this that these those them they him her me us you your my our their his
+    each every all any some both either another other in on into onto to through thru along
+    around by down over back out up off as via with from of at then now again only just here
+    there when if so and or not
+    """.split()
+)
+# What a password looks like where no ":" or "=" says a value follows ("pass wifi: X",
+# "password wifi rumah X"): 6+ characters, no path, option, URL or $VARIABLE, with a
+# digit, a symbol, or case mixed inside the word at least twice ("kuCinGku"; one change
+# is a product name: GitHub, PostgreSQL, TrueNAS).
+_SECRET_SYMBOL = re.compile(r"[!@#$%^&*+=?~|\\<>]")
+_DIGIT = re.compile(r"[0-9]")
+_CASE_CHANGE = re.compile(r"[a-z][A-Z]")
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+
+
+def _looks_like_secret(value: str) -> bool:
+    """Whether ``value`` has the shape of a password (see ``_SECRET_SYMBOL`` above)."""
+    if len(value) < 6 or "://" in value or value[0] in "-/~." or _VARIABLE.fullmatch(value):
+        return False
+    return bool(_DIGIT.search(value) or _SECRET_SYMBOL.search(value) or len(_CASE_CHANGE.findall(value)) >= 2)
+
+
 _PIN = re.compile(r"[0-9]{4,8}")
+# A password key followed by words and no separator: "password wifi rumah Mawar123",
+# "kata sandi wifi rumah Mawar123". Only the nouns (not "pwd", "passwd" or "pass", which
+# are commands or a verb), and "sandi" only in lower case ("Sandi" is a name).
+_LOOSE_KEY = re.compile(
+    r"(?<![A-Za-z0-9/_.-])(?:(?i:[A-Za-z0-9]{0,20}pass(?:word|phrase)|kata[ \t]+sandi)|sandi)(?i:-?nya)?(?=[ \t])"
+)
+_LOOSE_WORDS = 3
+_LOOSE_QUOTED = 200  # the longest quoted password looked for
+_NEXT_WORD = re.compile(r"[ \t]++(\S++)")
+_LOOSE_MID_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,19}")
+# Words that stop an assignment's key ("password changed: yes") but may stand before a
+# new password with no separator ("password wifi sudah diganti Mawar123").
+_CHANGE_WORDS = frozenset("change changed changes update updated reset resets ganti diganti direset sudah udah".split())
+# A word after a value that makes it one of the words before a verb or separator.
+_LOOSE_STOP_AFTER = frozenset({"is", "adalah", "=", ":", "=>", ":="})
 _REST_OF_LINE_BLANK = re.compile(r"[ \t]*(?:\n|\Z)")
 
 # --- 10: a value assigned to a marker ----------------------------------------------------
@@ -592,6 +674,7 @@ _BEFORE_MNEMONICS: tuple[_Rule, ...] = (
 _BEFORE_MNEMONICS_FILTER = Prefilter(tuple(r.gate for r in _BEFORE_MNEMONICS))
 _CLI_FILTER = Prefilter(tuple(r.gate for r in _CLI_RULES))
 _ASSIGNMENT_GATE = gate("password", _ASSIGNMENT)
+_LOOSE_GATE = gate("password", _LOOSE_KEY)
 _AFTER_MARKER_RULE = _rule("secret", _AFTER_MARKER, _after_marker_span)
 
 #: Every kind ``redact`` can write.
@@ -619,6 +702,8 @@ def redact(text: str) -> Redaction:
     text = _apply(_CLI_RULES, _CLI_FILTER, text, marker)
     if _ASSIGNMENT_GATE.admits(text):
         text = _redact_assignments(text, marker)
+    if _LOOSE_GATE.admits(text):
+        text = _redact_loose_passwords(text, marker)
     if found and _AFTER_MARKER_RULE.gate.admits(text):  # only a marker can hold a key
         text = _substitute(_AFTER_MARKER_RULE, text, marker)
     return Redaction(text=text, count=len(found), kinds=tuple(sorted(set(found))))
@@ -707,15 +792,76 @@ def _accepted(m: re.Match[str], value: str) -> bool:
     if value.lower() in _NOT_VALUES:
         return False
     if m["mid"] is not None:
-        if (m["pw"] or "").lower() == "pass":
+        words = [w.lower() for w in m["mid"].split()]
+        if any(w in _NOT_KEY_WORDS for w in words):
             return False
-        if any(w.lower() in _NOT_KEY_WORDS for w in m["mid"].split()):
+        # "pass wifi: X" is a password; "pass the flag: --verbose" and "Pass 1: scanning" are not.
+        if (m["pw"] or "").lower() == "pass" and (
+            any(w in _PASS_VERB_WORDS for w in words) or not _looks_like_secret(value)
+        ):
             return False
     if m["pin"] is not None and not _PIN.fullmatch(value):
         return False
     if m["block"] is not None and not _REST_OF_LINE_BLANK.match(m.string, m.end()):
         return False
     return True
+
+
+def _redact_loose_passwords(text: str, marker: Callable[[str], str]) -> str:
+    """Redact the password after a password key and up to three words with no separator
+    ("password wifi rumah Mawar123"); see 9. in the module docstring."""
+    out: list[str] = []
+    pos = at = 0
+    # Not finditer: after a value the scan goes on from its end, where a rerun would
+    # find a key ("...kata [REDACTED:password] sandi X" reads "sandi X" as a key's).
+    while (key := _LOOSE_KEY.search(text, at)) is not None:
+        span = _loose_value(text, key.end())
+        if span is None:
+            at = key.start() + 1
+            continue
+        out.append(text[pos : span[0]])
+        out.append(marker("password"))
+        pos = at = span[1]
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _loose_value(text: str, pos: int) -> Span | None:
+    """Where the password is in the words after a loose key ending at ``pos``, if anywhere."""
+    for i in range(_LOOSE_WORDS + 1):
+        m = _NEXT_WORD.match(text, pos)
+        if m is None:
+            return None
+        start, end = m.span(1)
+        if text[start] in "\"'`":  # a quoted value: the whole quote, or the phrase ends
+            # Bounded, so a run of "password '" costs a bounded look at each key.
+            close = text.find(text[start], start + 1, start + 1 + _LOOSE_QUOTED)
+            if close < 0 or "\n" in text[start:close]:
+                return None
+            value = text[start + 1 : _before_marker(text, start + 1, close)]
+            return (start + 1, close) if value == text[start + 1 : close] and _looks_like_secret(value) else None
+        word = m[1].lstrip("(<{")
+        start += len(m[1]) - len(word)
+        cut = word.find("[REDACTED:")
+        body = word if cut < 0 else word[:cut]
+        core = body.rstrip(".,;)!?>}]")
+        if core.endswith((":", "=")):  # "password for admin1:": a label, and the assignment's business
+            return None
+        if _looks_like_secret(core):
+            after = _NEXT_WORD.match(text, end)
+            if after is not None and after[1].lower() in _LOOSE_STOP_AFTER:
+                return None  # "password for admin123 is ...": the verbal form's business
+            return (start, start + len(core))
+        lower = core.lower()
+        if (
+            cut >= 0 or core != word or i == _LOOSE_WORDS or not _LOOSE_MID_WORD.fullmatch(core)
+            or lower in ("is", "adalah") or (lower in _NOT_KEY_WORDS and lower not in _CHANGE_WORDS)
+        ):
+            return None
+        pos = m.end()
+    return None
 
 
 def _redact_mnemonics(text: str, marker: Callable[[str], str]) -> str:

@@ -4,7 +4,10 @@
 the ``related_dates`` of their daily summaries from Parquet with an in-memory DuckDB,
 so it never blocks, and is never blocked by, a running pipeline. The embedder and
 the keyword index are built once; each ``search`` is then one query embedding, one
-matrix-vector product and a few posting lists (``transforms.recall``).
+matrix-vector product and a few posting lists (``transforms.recall``). For the whole
+history (no date range) it opens the user's recall pack instead when there is one
+(``flows.store.recall_pack``): the posting list ready-made and the embeddings
+memory-mapped, so nothing is built at load.
 
 Only chunks embedded by the configured embedder take part in the vector arm; if the
 index holds chunks of another embedder (the config changed and no run has re-indexed
@@ -27,7 +30,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from flows.models import embed
-from flows.store import compact, warehouse
+from flows.store import compact, recall_pack, warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
@@ -51,9 +54,29 @@ def choose_user(settings: Settings, user: str | None) -> str:
                      "the recall index is empty: run `kenang run` (or `kenang backfill`) first")
 
 
+class _Rows:
+    """The loaded chunks as ``ChunkRef``s, each made when asked for (a search reads a handful of 100k)."""
+
+    def __init__(self, tbl):
+        self._cols = {k: tbl[k] for k in ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged")}
+        self._n = tbl.num_rows
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: int) -> ChunkRef:
+        c = self._cols
+        return ChunkRef(c["chunk_id"][i].as_py(), c["user_id"][i].as_py(), c["date"][i].as_py(),
+                        c["session_id"][i].as_py(), c["source"][i].as_py(), c["text"][i].as_py(),
+                        tuple(c["flagged"][i].as_py() or ()))
+
+    def __iter__(self):
+        return (self[i] for i in range(self._n))
+
+
 @dataclass
 class _Loaded:
-    refs: list[ChunkRef]
+    refs: _Rows
     embeddings: np.ndarray | None  # rows of the current embedder; zeros elsewhere
     current: np.ndarray  # bool: row embedded by the current embedder
     keyword: KeywordIndex
@@ -97,22 +120,14 @@ class Recaller:
         if self.end:
             where.append("date <= ?")
             params.append(self.end)
+        related = self._related()
+        if not self.start and not self.end and (loaded := self._from_pack(related)) is not None:
+            return loaded
         cols = "chunk_id, user_id, date, session_id, source, text, flagged, terms, tfs, embedder_id, embedding"
-        tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, "ORDER BY date, source, session_id, seq, chunk_id",
+        tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, recall_pack.ORDER,
                      files=self._files("memory_chunks"), sorted_if_copies=True)
-        refs = [
-            ChunkRef(c, u, d, s, src, t, tuple(f or ()))
-            for c, u, d, s, src, t, f in zip(*(tbl[k].to_pylist() for k in
-                                               ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged")))
-        ]
-        terms, tfs = tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks()
-        encoded = pc.dictionary_encode(terms.flatten())  # the vocabulary, built in Arrow
-        keyword = KeywordIndex(
-            encoded.dictionary.to_pylist(),
-            tfs.flatten().to_numpy(zero_copy_only=False),
-            np.diff(terms.offsets.to_numpy()) if len(refs) else np.zeros(0, np.int64),
-            term_ids=encoded.indices.to_numpy(zero_copy_only=False),
-        )
+        refs = _Rows(tbl)
+        keyword = recall_pack.keyword_index(tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks())
         current = np.asarray([e == self.embedder_id for e in tbl["embedder_id"].to_pylist()], dtype=bool)
         embeddings = None
         if self.embedder is not None:
@@ -120,11 +135,34 @@ class Recaller:
             if current.any():
                 col = tbl["embedding"].combine_chunks().filter(current)
                 embeddings[current] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.embedder.dim)
-        summaries = _query(wh, DAILY_SUMMARIES, "date, related_dates", "user_id = ?", [self.user], "",
-                           files=self._files("daily_summaries"))
-        related = {d: tuple(r or ()) for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist())}
-        dates = np.array([r.date for r in refs], dtype="datetime64[D]")
+        dates = tbl["date"].to_numpy(zero_copy_only=False).astype("datetime64[D]")
         return _Loaded(refs, embeddings, current, keyword, related, dates)
+
+    def _related(self) -> dict[dt.date, tuple[dt.date, ...]]:
+        summaries = _query(self.settings.paths.warehouse, DAILY_SUMMARIES, "date, related_dates", "user_id = ?",
+                           [self.user], "", files=self._files("daily_summaries"))
+        return {d: tuple(r or ()) for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist())}
+
+    def _from_pack(self, related) -> _Loaded | None:
+        """The whole history from the user's recall pack; None when there is none to use."""
+        if not USER_ID_RE.match(self.user):
+            return None
+        pack = recall_pack.load(self.settings.paths.warehouse, self.user)
+        if pack is None:
+            return None
+        ids = pack.meta["embedder_id"]
+        current = pc.fill_null(pc.equal(ids, self.embedder_id), False).to_numpy(zero_copy_only=False) \
+            if self.embedder_id is not None else np.zeros(pack.meta.num_rows, dtype=bool)
+        embeddings = None
+        if self.embedder is not None:
+            if current.any() and pack.embedder_id != self.embedder_id:
+                return None  # the pack holds another embedder's matrix: build this one's
+            if pack.embeddings is not None and pack.embeddings.shape[1] == self.embedder.dim:
+                embeddings = pack.embeddings
+            else:
+                embeddings = np.zeros((pack.meta.num_rows, self.embedder.dim), dtype=np.float32)
+        dates = pack.meta["date"].to_numpy(zero_copy_only=False).astype("datetime64[D]")
+        return _Loaded(_Rows(pack.meta), embeddings, current, pack.keyword, related, dates)
 
     def scores(self, query: str, mode: str = "hybrid") -> np.ndarray:
         """Fused score of every loaded chunk for one query."""
@@ -132,7 +170,7 @@ class Recaller:
         kw = d.keyword.scores(query)
         cos = None
         if self.embedder is not None and mode != "keyword":
-            cos = d.embeddings @ self.embedder.embed_query(query)
+            cos = np.asarray(d.embeddings @ self.embedder.embed_query(query))
             cos[~d.current] = 0.0
         return fuse(kw, cos, mode=mode)
 
@@ -163,7 +201,7 @@ class Recaller:
             scores = np.where(keep, scores, 0.0)
         hits = select(scores, self._data.refs, self._data.related,
                       top_k=(top_k or cfg.top_k) * (2 if start or end else 1), decay=float(cfg.related_decay),
-                      expand=expand)
+                      expand=expand, dates=self._data.dates)
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
         return hits[: top_k or cfg.top_k]

@@ -30,7 +30,7 @@ from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
-from flows.store import archive_files, compact, core_memory, ledger, tombstones, warehouse
+from flows.store import archive_files, compact, core_memory, ledger, recall_pack, tombstones, warehouse
 from flows.store.ledger import ArchivedDay, DayKey, RunRecord
 from flows.store.lock import run_lock
 from schemas.tables import MESSAGES, SESSIONS
@@ -219,6 +219,7 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
     memory_file.write_memory_files(settings, [user])
     core_memory.write_snapshot(settings, user)
     compact.refresh(settings.paths.warehouse)
+    recall_pack.refresh(settings.paths.warehouse, [user])
     catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
     return {"reloaded": len(res.days), "resummarized": summed, "reindexed": indexed}
 

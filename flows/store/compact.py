@@ -68,6 +68,8 @@ def refresh(wh: Path, check: bool = False) -> int:
             path = warehouse.compact_file(wh, c.name, user, month)
             if path.is_file() and (not check or warehouse.intact(path)):
                 continue
+            if c.source.name == "memory_chunks":
+                warehouse.drop_pack(wh, user)  # it was made from what this copy is about to replace
             warehouse.write_file(path, _read(files, c), c.table)
             faults.checkpoint("compact.written")
             n += 1

@@ -173,7 +173,9 @@ def _derived(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], tupl
 
 
 def _warehouse(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], int]:
-    """(changed, unrecorded, checked) Parquet files of the warehouse."""
+    """(changed, unrecorded, checked) Parquet files of the warehouse, recall packs' files included."""
+    from flows.store import recall_pack
+
     wh = settings.paths.warehouse
     changed, unrecorded = [], []
     files = warehouse.parquet_files(wh)
@@ -184,5 +186,10 @@ def _warehouse(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], in
             unrecorded.append(relpath)
         elif sha256_file(p) not in shas:
             changed.append(relpath)
-    return tuple(changed), tuple(unrecorded), len(files)
+    packs = 0
+    for m in sorted((wh / "compact" / "recall_pack").glob("user_id=*/pack.json")):
+        user = m.parent.name.removeprefix("user_id=")
+        changed += [(m.parent / name).relative_to(wh).as_posix() for name in recall_pack.changed(wh, user)]
+        packs += 1
+    return tuple(changed), tuple(unrecorded), len(files) + packs
 

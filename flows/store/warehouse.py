@@ -136,10 +136,16 @@ def record_missing_checksums(warehouse: Path) -> int:
 
 
 def parquet_files(warehouse: Path) -> list[Path]:
-    """Every Parquet file under the warehouse (temporaries excluded), sorted."""
+    """Every Parquet file under the warehouse with a checksum sidecar of its own, sorted.
+
+    Temporaries are left out, and so are recall packs (``pack_manifest``): a pack's
+    manifest holds the sha256 of each of its files.
+    """
     if not warehouse.is_dir():
         return []
-    return sorted(p for p in warehouse.rglob("*.parquet") if not p.name.startswith(".") and p.is_file())
+    packs = warehouse / "compact" / "recall_pack"
+    return sorted(p for p in warehouse.rglob("*.parquet")
+                  if not p.name.startswith(".") and p.is_file() and not p.is_relative_to(packs))
 
 
 def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
@@ -205,6 +211,19 @@ def compact_file(warehouse: Path, name: str, user_id: str, month: str) -> Path:
     return warehouse / "compact" / name / f"user_id={user_id}" / f"month={month}.parquet"
 
 
+def pack_manifest(warehouse: Path, user_id: str) -> Path:
+    """The manifest of a user's recall pack: compact/recall_pack/user_id=U/pack.json (see flows.store.recall_pack)."""
+    return warehouse / "compact" / "recall_pack" / f"user_id={user_id}" / "pack.json"
+
+
+def drop_pack(warehouse: Path, user_id: str) -> None:
+    """Remove a user's recall pack (its manifest, durably) before anything it was made from changes."""
+    pack = pack_manifest(warehouse, user_id)
+    if pack.exists():
+        pack.unlink()
+        fsync_dir(pack.parent)
+
+
 def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.date | None) -> None:
     """Remove the user's compact copies of ``table`` for the day's month before one of its partitions changes.
 
@@ -214,6 +233,8 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
     """
     if user_id is None or day is None:
         return
+    if table.name == "memory_chunks":  # the user's recall pack (flows.store.recall_pack) holds every month
+        drop_pack(warehouse, user_id)
     for c in COMPACTS.values():
         if c.source.name == table.name:
             path = compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")

@@ -1,0 +1,111 @@
+"""Recall packs: made at a run's end, dropped before the chunks change, and searched exactly as the chunks."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pytest
+from helpers import NOW, compacts_match, drop, md
+from test_recall_flow import D17, archive_days, night
+
+from flows.query.recall import Recaller
+from flows.store import recall_pack, warehouse
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+QUERIES = ("proxmox boot order", "cadangan NAS", "sahur jam berapa", "postgres", "nothing matches zzz")
+
+
+def slow(home, user) -> Recaller:
+    """The index built from the chunks themselves: a date range never reads the pack."""
+    return Recaller(home, user, start=dt.date(2000, 1, 1))
+
+
+def same_results(home, user) -> None:
+    fast, built = Recaller(home, user), slow(home, user)
+    assert fast._data.keyword is not built._data.keyword
+    for mode in ("keyword", "hybrid", "vector"):
+        for q in QUERIES:
+            assert np.allclose(fast.scores(q, mode), built.scores(q, mode), atol=1e-6)
+            assert [h.as_dict(q) for h in fast.search(q, mode=mode)] == [h.as_dict(q) for h in built.search(q, mode=mode)]
+
+
+def test_a_night_makes_each_users_pack_and_recall_reads_it(home, fake):
+    archive_days(home)
+    night(home)
+    wh = home.paths.warehouse
+    for user in ("gading", "rina"):
+        pack = recall_pack.load(wh, user)
+        assert pack is not None and pack.embedder_id == fake.id
+        assert pack.embeddings.shape == (pack.meta.num_rows, fake.dim)
+        same_results(home, user)
+    assert compacts_match(home)
+
+
+def test_a_pack_is_dropped_before_its_chunks_change_and_made_again_at_the_end(home, fake, monkeypatch):
+    archive_days(home)
+    night(home)
+    wh = home.paths.warehouse
+    before = recall_pack.load(wh, "gading").meta.num_rows
+    seen = []
+    real = warehouse.write_file
+
+    def spy(path, data, table):
+        if table.name == "memory_chunks" and "compact" not in path.relative_to(wh).parts:
+            seen.append(recall_pack.manifest(wh, path.parent.name.removeprefix("user_id=")).exists())
+        return real(path, data, table)
+
+    monkeypatch.setattr(warehouse, "write_file", spy)
+    drop(home, "gading/e.md", md("2026-07-18", "2300", ("user", "NAS backup verified, Proxmox too."),
+                                  ("assistant", "Good."), user_id="gading"))
+    night(home, NOW + dt.timedelta(days=1))
+    assert seen and not any(seen)  # gone before every chunk partition it was made from changed
+    assert recall_pack.load(wh, "gading").meta.num_rows > before
+    same_results(home, "gading")
+    assert compacts_match(home)
+
+
+def test_a_rerun_leaves_the_pack_alone_and_the_same_chunks_make_the_same_bytes(home, fake):
+    archive_days(home)
+    night(home)
+    wh = home.paths.warehouse
+    folder = recall_pack.folder(wh, "gading")
+    snap = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+    night(home)
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()} == snap
+    recall_pack.drop(wh, "gading")
+    assert recall_pack.refresh(wh) == 1
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == {k: v[0] for k, v in snap.items()}
+
+
+def test_a_pack_with_a_file_gone_is_not_used_and_a_backfill_mends_a_changed_one(home, fake):
+    archive_days(home)
+    night(home)
+    wh = home.paths.warehouse
+    folder = recall_pack.folder(wh, "gading")
+    vocab = next(folder.glob("*.kw-vocab.npy"))
+    vocab.unlink()
+    assert recall_pack.load(wh, "gading") is None
+    same_results(home, "gading")  # read the slow way, the same answers
+
+    recall_pack.drop(wh, "gading")
+    recall_pack.refresh(wh)
+    weights = next(folder.glob("*.kw-weights.npy"))
+    weights.write_bytes(weights.read_bytes()[:-4] + b"\0\0\0\0")
+    assert recall_pack.changed(wh, "gading") == [weights.name]
+    from flows.pipeline import backfill
+
+    backfill(start=D17, end=D17, home=str(home.paths.home))
+    assert recall_pack.changed(wh, "gading") == []
+    same_results(home, "gading")
+
+
+def test_keyword_only_homes_get_packs_without_a_matrix(home, monkeypatch):
+    archive_days(home)
+    night(home)  # the home fixture's embedder is none: keyword only
+    pack = recall_pack.load(home.paths.warehouse, "gading")
+    assert pack is not None and pack.embeddings is None and pack.embedder_id is None
+    fast, built = Recaller(home, "gading"), slow(home, "gading")
+    for q in QUERIES:
+        assert [h.as_dict(q) for h in fast.search(q)] == [h.as_dict(q) for h in built.search(q)]
