@@ -40,6 +40,7 @@ from flows.stages import (
     load,
     memory_file,
     plan,
+    pool,
     progress,
     quarantine,
     recall_index,
@@ -264,6 +265,7 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
         try:
             yield run
         except BaseException as exc:
+            pool.shutdown()
             record.status, record.finished_at = "failed", ledger.utcnow()
             record.error = f"{run.stage}: {type(exc).__name__}: {exc}"[:2000]
             run.counts["seconds"] = run.seconds
@@ -271,6 +273,7 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
             if isinstance(exc, (KenangError, OSError)) and not isinstance(exc, StageFailed):
                 raise StageFailed(run.stage, run.run_id, str(exc)) from exc
             raise
+        pool.shutdown()
         run.counts["seconds"] = run.seconds
         run.counts["work_seconds"] = {k: round(v, 4) for k, v in _work.items()}
         run.counts["wall_seconds"] = round(time.perf_counter() - t0, 4)
@@ -362,14 +365,16 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
     embedder = embedder_task(settings)
     parts: list[StageResult] = []
     spent = 0
-    for i in range(0, len(keys), INDEX_BATCH_DAYS):
-        res = recall_index_task(settings, quote(embedder), keys[i : i + INDEX_BATCH_DAYS], quote(rows), run.run_id,
+    # Small batches for an embedder (progress, and the budget); keyword-only indexing is fast, so load-sized ones.
+    size = INDEX_BATCH_DAYS if embedder is not None else LOAD_BATCH_DAYS
+    for i in range(0, len(keys), size):
+        res = recall_index_task(settings, quote(embedder), keys[i : i + size], quote(rows), run.run_id,
                                 reindex, i, len(keys), redo, None if limit is None else limit - spent)
         ledger_task(settings, quote(res.days))
         parts.append(res)
         spent += int(res.total("embedded"))
         if res.waiting or (limit is not None and spent >= limit):  # spent: every later day waits for the next night
-            parts.append(StageResult(waiting=tuple(keys[i + INDEX_BATCH_DAYS:])))
+            parts.append(StageResult(waiting=tuple(keys[i + size:])))
             break
     res = StageResult.of(parts)
     return recall_index.counts(res) | {"embedder": eid, "waiting": len(res.waiting), "budget_chunks": limit}

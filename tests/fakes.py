@@ -101,3 +101,10 @@ class AxisEmbedder:
     def embed_query(self, text):
         self.queries.append(text)
         return self._vec(text)
+
+
+def fails_on_odd(x: int) -> int:
+    """For tests of ``flows.stages.pool``: a pure function that raises on odd numbers (workers import it by name)."""
+    if x % 2:
+        raise ValueError(f"odd: {x}")
+    return x * x

@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Mapping
 
 from flows.store import faults, warehouse
 from flows.config import Settings
+from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import ArchivedDay, DayKey
 from flows.store import tombstones
@@ -32,7 +33,7 @@ from transforms.redact import redact
 from transforms.model import Session
 from transforms.parse import parse_transcript
 from transforms.resolve import resolve
-from transforms.rows import SourceFile, build_day_rows
+from transforms.rows import DayRows, SourceFile, build_day_rows
 
 log = logging.getLogger("kenang")
 
@@ -65,23 +66,53 @@ def load_days(
     out: list[DayOutcome] = []
     files_done = 0
     forgetting: dict[str, Forgetting] = {}
-    for i, day in enumerate(days, 1):
+    for day in days:
         if day.user_id not in forgetting:
             forgetting[day.user_id] = tombstones.forgetting(settings, day.user_id, today=today)
+    built = _build_all(settings, days, run_id, parsed or {}, check_hashes, forgetting)
+    for i, day in enumerate(days, 1):
         try:
             outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, parsed or {}, check_hashes,
-                               forgetting[day.user_id])
+                               forgetting[day.user_id], built.get(i - 1))
         except TransientError:
             raise  # the task retries the batch
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
-            log.warning("load failed for %s/%s: %s", day.user_id, day.date, type(exc).__name__)
-            outcome = _failed(day, run_id, f"internal error: {type(exc).__name__}: {redact(str(exc)).text}"[:1000])
+            log.warning("load failed for %s/%s: %s", day.user_id, day.date, pool.kind_of(exc))
+            outcome = _failed(day, run_id, f"internal error: {pool.kind_of(exc)}: {redact(str(exc)).text}"[:1000])
         out.append(outcome)
         files_done += len(day.paths)
         faults.checkpoint("load.day_done")
         if progress:
             progress(i, len(days), files_done)
     return StageResult(tuple(out))
+
+
+def _build_all(settings: Settings, days: list[ArchivedDay], run_id: str, parsed: Mapping[str, Session],
+               check_hashes: bool, forgetting: Mapping[str, Forgetting]) -> dict[int, object]:
+    """Each day's rows, built on every core (``flows.stages.pool``) when the batch is big enough.
+
+    The archived files are read here, in this process; a day whose files cannot be read
+    is left out, and ``load_day`` reads it again and records why.
+    """
+    if len(days) < pool.MIN_ITEMS or pool.workers() < 2:
+        return {}
+    jobs = []
+    for i, day in enumerate(days):
+        f = forgetting[day.user_id]
+        if f.drops_day(day.date):
+            continue
+        try:
+            items = [_read_archived(settings, p, sha, day, parsed, check_hashes) for p, sha in zip(day.paths, day.shas)]
+        except Exception:  # noqa: BLE001 - load_day meets it again and records it
+            continue
+        jobs.append((i, (items, day.user_id, day.date, run_id, None if f.empty else f)))
+    return {i: r for (i, _), r in zip(jobs, pool.pure_map(day_rows, [job for _, job in jobs]))}
+
+
+def day_rows(args) -> DayRows:
+    """``build_day_rows`` of one day's (items, user, day, run id, forgetting); pure, for ``pool.pure_map``."""
+    items, user_id, day, run_id, forgetting = args
+    return build_day_rows(items, user_id=user_id, day=day, run_id=run_id, forgetting=forgetting)
 
 
 def load_day(
@@ -92,19 +123,25 @@ def load_day(
     parsed: Mapping[str, Session],
     check_hashes: bool,
     forgetting: Forgetting | None = None,
+    built: object | None = None,
 ) -> DayOutcome:
+    """Load one day; ``built``: its rows (or a worker's ``pool.Failed``), already made by ``_build_all``."""
     if forgetting is not None and forgetting.drops_day(day.date):
         return forget_day(settings, day, ledger_row, run_id)
     base = _base_row(day, run_id)
-    try:
-        items = []
-        for relpath, sha in zip(day.paths, day.shas):
-            items.append(_read_archived(settings, relpath, sha, day, parsed, check_hashes))
-    except _DayFailure as exc:
-        return _failed(day, run_id, str(exc))
-
-    rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id,
-                          forgetting=None if forgetting is None or forgetting.empty else forgetting)
+    if isinstance(built, pool.Failed):
+        raise pool.WorkerError(built)
+    if built is not None:
+        rows = built
+    else:
+        try:
+            items = []
+            for relpath, sha in zip(day.paths, day.shas):
+                items.append(_read_archived(settings, relpath, sha, day, parsed, check_hashes))
+        except _DayFailure as exc:
+            return _failed(day, run_id, str(exc))
+        rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id,
+                              forgetting=None if forgetting is None or forgetting.empty else forgetting)
     n_sessions, n_messages = rows.sessions.num_rows, rows.messages.num_rows
     unchanged = (
         ledger_row is not None

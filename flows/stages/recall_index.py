@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from flows.store import faults, warehouse
 from flows.config import Settings
+from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES
@@ -55,6 +56,11 @@ def is_fresh(row: Mapping, embedder_id: str) -> bool:
 
 def day_chunks(settings: Settings, user_id: str, day: dt.date) -> list[Chunk]:
     """Every chunk of one (user, day): transcript windows, then summary and index line."""
+    return chunks_of(day_text(settings, user_id, day))
+
+
+def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
+    """What ``chunks_of`` needs of a day, read from its partitions: (user, day, turns by session, summary rows)."""
     wh = settings.paths.warehouse
     msgs = warehouse.read_file(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES)
     by_session: dict[str, list[Turn]] = {}
@@ -62,18 +68,38 @@ def day_chunks(settings: Settings, user_id: str, day: dt.date) -> list[Chunk]:
         *(msgs[c].to_pylist() for c in ("session_id", "seq", "role", "content", "flags"))
     ):
         by_session.setdefault(sid, []).append(Turn(seq, role, content, tuple(flags or ())))
+    summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
+    summaries = warehouse.read_file(summary_path, DAILY_SUMMARIES).to_pylist() if summary_path.is_file() else []
+    return user_id, day, by_session, summaries
+
+
+def chunks_of(text: tuple) -> list[Chunk]:
+    """A day's chunks from ``day_text``; pure (``pool.pure_map`` runs it on every core)."""
+    user_id, day, by_session, summaries = text
     chunks: list[Chunk] = []
     for sid in sorted(by_session):
         turns = sorted(by_session[sid], key=lambda t: t.seq)
         chunks += session_chunks(user_id, day, sid, turns)
-    summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
-    if summary_path.is_file():
-        for row in warehouse.read_file(summary_path, DAILY_SUMMARIES).to_pylist():
-            fields = {k: row[k] for k in ("people", "projects", "tags", "technologies")}
-            chunks.append(summary_chunk(user_id, day, row["summary"], fields))
-            chunks.append(index_chunk(user_id, day, entry_line(entry_of(row))))
+    for row in summaries:
+        fields = {k: row[k] for k in ("people", "projects", "tags", "technologies")}
+        chunks.append(summary_chunk(user_id, day, row["summary"], fields))
+        chunks.append(index_chunk(user_id, day, entry_line(entry_of(row))))
     seen: set[str] = set()
     return [c for c in chunks if not (c.chunk_id in seen or seen.add(c.chunk_id))]
+
+
+def _chunk_all(settings: Settings, keys: list[DayKey]) -> dict[DayKey, object]:
+    """Each day's chunks, made on every core when there are enough days; a day that cannot be read is left out."""
+    if len(keys) < pool.MIN_ITEMS or pool.workers() < 2:
+        return {}
+    texts = {}
+    for user_id, day in keys:
+        try:
+            texts[(user_id, day)] = day_text(settings, user_id, day)
+        except Exception:  # noqa: BLE001 - index_days meets it again and records it
+            continue
+    todo = list(texts)
+    return dict(zip(todo, pool.pure_map(chunks_of, [texts[k] for k in todo])))
 
 
 NUMBERS = ("chunks", "embedded")
@@ -116,13 +142,18 @@ def index_days(
     keys = list(keys)
     planned_new = 0
     waiting: tuple[DayKey, ...] = ()
+    made = _chunk_all(settings, keys)
     for i, (user_id, day) in enumerate(keys):
         try:
-            chunks = day_chunks(settings, user_id, day)
+            chunks = made.get((user_id, day))
+            if isinstance(chunks, pool.Failed):
+                raise pool.WorkerError(chunks)
+            if chunks is None:
+                chunks = day_chunks(settings, user_id, day)
             old = None if (user_id, day) in untrusted else _existing(settings, user_id, day)
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
             log.exception("index failed for %s/%s", user_id, day)
-            failed_days.append(failed("index", user_id, day, run_id, f"{type(exc).__name__}: {exc}"))
+            failed_days.append(failed("index", user_id, day, run_id, f"{pool.kind_of(exc)}: {exc}"))
             continue
         reuse: dict[str, np.ndarray] = {}
         if old is not None and embedder is not None and not reembed:

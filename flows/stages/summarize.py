@@ -32,6 +32,7 @@ import pyarrow as pa
 from flows.store import faults, ledger, warehouse
 from flows.store.archive_files import day_dir, marker
 from flows.config import Settings
+from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.fsio import READ_ONLY, atomic_write_bytes
 from flows.store.ledger import DayKey
@@ -47,6 +48,7 @@ from transforms.summarize import (
     SessionMeta,
     SummarizeError,
     Summarizer,
+    SummaryOutcome,
     canonical_map,
 )
 
@@ -90,17 +92,34 @@ def summarize_days(
     run_id: str,
     today: dt.date,
 ) -> StageResult:
-    """Summarize each day; a failing day is recorded and the others go on."""
+    """Summarize each day; a failing day is recorded and the others go on.
+
+    With the extractive backend (pure, no model) the days' summaries are written on
+    every core (``flows.stages.pool``); each day's files and rows are then written here,
+    in day order, as without the pool.
+    """
+    keys = list(keys)
+    made: dict[DayKey, object] = {}
+    if isinstance(summarizer, ExtractiveSummarizer) and len(keys) >= pool.MIN_ITEMS and pool.workers() > 1:
+        inputs = {}
+        for user_id, day in keys:
+            try:
+                inputs[(user_id, day)] = day_input(settings, user_id, day, today)
+            except Exception:  # noqa: BLE001 - read again below, where its failure is recorded
+                pass
+        todo = list(inputs)
+        for key, res in zip(todo, pool.pure_map(written, [(summarizer, inputs[k], today) for k in todo])):
+            made[key] = (inputs[key], res)
     out = []
     for user_id, day in keys:
         row = ledger_rows[(user_id, day)]
         try:
-            outcome = _summarize_one(settings, summarizer, user_id, day, row, run_id, today)
+            outcome = _summarize_one(settings, summarizer, user_id, day, row, run_id, today, made.get((user_id, day)))
         except SummarizeError as exc:
             outcome = _failed(user_id, day, run_id, str(exc))
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
             log.exception("summarize failed for %s/%s", user_id, day)
-            outcome = _failed(user_id, day, run_id, f"internal error: {type(exc).__name__}: {exc}")
+            outcome = _failed(user_id, day, run_id, f"internal error: {pool.kind_of(exc)}: {exc}")
         out.append(outcome)
         faults.checkpoint("summarize.day_done")
     return StageResult(tuple(out))
@@ -110,12 +129,27 @@ def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DayOutcome:
     return failed("summary", user_id, day, run_id, reason, summary_sha256=None)
 
 
-def _summarize_one(settings, summarizer, user_id, day, row, run_id, today) -> DayOutcome:
-    inp = day_input(settings, user_id, day, today)
+def written(args: tuple[Summarizer, DayInput, dt.date]) -> tuple[SummaryOutcome, str]:
+    """A day's summary and the text of its file; pure (``pool.pure_map`` runs it on every core)."""
+    summarizer, inp, today = args
     result = summarizer.summarize(inp)
     text = render_summary(result.doc)
     if parse_summary(text, today=today) != result.doc:  # never write what would not read back
-        raise SummarizeError(f"rendered summary for {day} does not read back as written")
+        raise SummarizeError(f"rendered summary for {inp.text.day} does not read back as written")
+    return result, text
+
+
+def _summarize_one(settings, summarizer, user_id, day, row, run_id, today, made=None) -> DayOutcome:
+    if made is None:
+        inp = day_input(settings, user_id, day, today)
+        result, text = written((summarizer, inp, today))
+    else:
+        inp, res = made
+        if isinstance(res, pool.Failed):  # raised in a worker: recorded as it would be here
+            if res.kind == "SummarizeError":
+                raise SummarizeError(res.message)
+            raise pool.WorkerError(res)
+        result, text = res
     path = day_dir(settings, user_id, day) / f"{day.isoformat()}.summary.md"
     data = text.encode("utf-8")
     if not path.is_file() or path.read_bytes() != data:

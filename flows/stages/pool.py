@@ -1,0 +1,129 @@
+"""Pure per-day work on every core: one process pool per run for the stages' CPU-bound steps.
+
+A stage hands ``pure_map`` a module-level function and the days' inputs; the function
+must be pure (``transforms``-style: its result depends on its arguments only, it does
+no I/O), so running it in another process changes nothing but the time it takes. The
+stage keeps every read and write, and every ledger row, in its own process and order,
+so the outputs are byte-identical to a run without the pool, and the crash boundaries
+are where they were.
+
+- Workers: ``KENANG_WORKERS`` if set, else the cores this process may use (at most 4).
+  With one worker, or fewer than ``MIN_ITEMS`` items, the work runs in-process.
+- The pool starts with the ``forkserver`` method, so no worker is forked from a process
+  that holds Prefect's or DuckDB's threads, and it is started once, on first use, then
+  shut down when the run ends (``shutdown``) or the process exits.
+- An exception in one item comes back as that item's ``Failed`` (its type and message),
+  so one bad day is recorded as failed and the others go on, as in-process.
+- A pool that breaks (a worker killed, or workers that cannot start: a script run
+  without ``if __name__ == "__main__":``, which each worker imports again) is given up
+  for the rest of the process, and the work is done in-process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Callable, Iterable, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+MIN_ITEMS = 8
+MAX_WORKERS = 4
+_PRELOAD = ["flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
+
+_pool: ProcessPoolExecutor | None = None
+_broken = False
+log = logging.getLogger("kenang")
+
+
+@dataclass(frozen=True)
+class Failed:
+    """What an item's exception was, carried back from a worker."""
+
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+class WorkerError(Exception):
+    """A ``Failed`` raised again in the stage's process; ``kind_of`` names the original type."""
+
+    def __init__(self, failed: Failed):
+        super().__init__(failed.message)
+        self.kind = failed.kind
+
+
+def kind_of(exc: BaseException) -> str:
+    """The name of an exception's type, or of the one a worker raised."""
+    return exc.kind if isinstance(exc, WorkerError) else type(exc).__name__
+
+
+def workers() -> int:
+    env = os.environ.get("KENANG_WORKERS")
+    if env and env.strip().isdigit():
+        return max(1, int(env))
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
+
+
+def _guarded(fn: Callable[[T], R], item: T) -> R | Failed:
+    try:
+        return fn(item)
+    except Exception as exc:  # noqa: BLE001 - carried back as the item's failure
+        return Failed(type(exc).__name__, str(exc))
+
+
+def _call(args):
+    fn, item = args
+    return _guarded(fn, item)
+
+
+def pure_map(fn: Callable[[T], R], items: Iterable[T]) -> list[R | Failed]:
+    """``[fn(x) for x in items]``, on every core when there is enough work; a raised exception is a ``Failed``."""
+    global _broken
+    items = list(items)
+    n = workers()
+    if n < 2 or len(items) < MIN_ITEMS or _broken:
+        return [_guarded(fn, x) for x in items]
+    try:
+        pool = _start(n)
+        return list(pool.map(_call, [(fn, x) for x in items], chunksize=max(1, len(items) // (4 * n))))
+    except (BrokenProcessPool, OSError, RuntimeError) as exc:
+        # A worker died (out of memory, killed) or could not start (a script without
+        # ``if __name__ == "__main__":`` that the workers import again): the work is pure,
+        # so it is simply done here, and this process does not try the pool again.
+        log.warning("the process pool failed (%s: %s); working in one process", type(exc).__name__, exc)
+        _broken = True
+        shutdown()
+        return [_guarded(fn, x) for x in items]
+
+
+def _start(n: int) -> ProcessPoolExecutor:
+    global _pool
+    if _pool is None:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(_PRELOAD)
+        _pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+    return _pool
+
+
+def shutdown() -> None:
+    """Stop the workers (the end of a run); the next ``pure_map`` starts them again."""
+    global _pool
+    if _pool is not None:
+        _pool.shutdown(wait=True, cancel_futures=True)
+        _pool = None
+
+
+atexit.register(shutdown)

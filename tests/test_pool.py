@@ -1,0 +1,64 @@
+"""Pure per-day work on every core (``flows.stages.pool``): the same home, byte for byte, as in one process."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from fakes import fails_on_odd
+from helpers import NOW, drop, md, snapshot
+
+from flows.config import init_home
+from flows.pipeline import nightly
+from flows.stages import pool
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+TOPICS = ("Proxmox boot order: postgres VM first, then the app.", "Cadangan NAS tiap malam jam 01:00 pakai restic.",
+          "Rina and I agreed the pre-dawn meal is at 03:30.", "ZFS scrub found no errors; the pool is healthy.")
+
+
+def many_days(settings, days: int = 12) -> None:
+    for i in range(days):
+        day = (NOW.date() - dt.timedelta(days=days - i)).isoformat()
+        for s in range(2):
+            drop(settings, f"{day}-{s}.md", md(day, f"{9 + s:02d}00", ("user", TOPICS[(i + s) % 4]),
+                                                ("assistant", f"Noted for day {i}: {TOPICS[(i + s + 1) % 4]}"),
+                                                ("user", "Makasih, lanjut besok ya.")))
+
+
+def home_at(path):
+    settings, _ = init_home(path, {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
+    return settings
+
+
+def test_a_night_on_every_core_writes_what_one_process_writes(tmp_path, monkeypatch):
+    one, many = home_at(tmp_path / "one"), home_at(tmp_path / "many")
+    many_days(one)
+    many_days(many)
+    monkeypatch.setenv("KENANG_WORKERS", "1")
+    nightly(now=NOW, home=str(one.paths.home))
+    calls = []
+    real = pool.pure_map
+    monkeypatch.setattr(pool, "pure_map", lambda fn, items: calls.append(len(items := list(items))) or real(fn, items))
+    monkeypatch.setenv("KENANG_WORKERS", "2")
+    result = nightly(now=NOW, home=str(many.paths.home))
+    assert result["summarize"]["summarized"] == 12 and result["load"]["loaded"] == 12
+    assert len(calls) == 3 and all(n >= pool.MIN_ITEMS for n in calls)  # load, summarize and index went wide
+    assert not pool._broken
+    assert snapshot(many) == snapshot(one)
+
+
+def test_a_worker_exception_is_that_items_failure_and_the_others_come_back():
+    got = pool.pure_map(fails_on_odd, range(10)) if pool.workers() > 1 else None
+    if got is None:
+        pytest.skip("one core: pure_map runs in-process")
+    assert [g for g in got if not isinstance(g, pool.Failed)] == [0, 4, 16, 36, 64]
+    assert [str(g) for g in got if isinstance(g, pool.Failed)] == [f"ValueError: odd: {n}" for n in (1, 3, 5, 7, 9)]
+    assert not pool._broken
+    pool.shutdown()
+
+
+def test_one_worker_or_few_items_run_in_process(monkeypatch):
+    monkeypatch.setenv("KENANG_WORKERS", "1")
+    assert pool.pure_map(fails_on_odd, [2, 3])[0] == 4 and pool._pool is None
