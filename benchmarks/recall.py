@@ -10,9 +10,9 @@
 2. Loads it once (``Recaller``) and times ``search`` for bilingual queries, query
    embedding by the real bundled models included: p50 and p95. Target: p50 <= 150 ms.
 3. Checks that vector-only top-k days equal a brute-force float64 cosine ranking.
-4. Cold figures: one `kenang recall` in a new process, over the day partitions and over
-   the compact copies a run makes (targets: <= 3 s at 100k chunks, <= 1.5 s on the demo
-   home with `--demo-home`).
+4. Cold figures: one `kenang recall` in a new process, over the day partitions, over
+   the compact copies and over the recall pack a run makes (targets, on the pack:
+   <= 3 s at 100k chunks, <= 1.5 s on the demo home with `--demo-home`).
 5. Measures indexing throughput, chunks per second, for each bundled embedder on real
    chunks of the demo corpus, and for chunking + keyword terms alone.
 """
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from flows.store import compact, warehouse  # noqa: E402
+from flows.store import compact, recall_pack, warehouse  # noqa: E402
 from flows.config import init_home  # noqa: E402
 from flows.models.embed import E5Embedder, EnsembleEmbedder, UseEmbedder, make_embedder  # noqa: E402
 from flows.query.recall import Recaller  # noqa: E402
@@ -182,11 +182,17 @@ def main() -> None:
         print(f"compact copies, as a run's end makes them: {copies} (user, month) file(s) in "
               f"{time.perf_counter() - t0:.1f} s (a night rewrites only the months it changed)")
         cold_copies = [cold_recall(home, "bench") for _ in range(3)]
+        t0 = time.perf_counter()
+        packs = recall_pack.refresh(settings.paths.warehouse)
+        print(f"recall pack, as a run's end makes it: {packs} user(s) in {time.perf_counter() - t0:.1f} s")
+        cold_pack = [cold_recall(home, "bench") for _ in range(3)]
         print(f"cold `kenang recall` (a new process: imports, embedder load, index load, one search), wall s:")
         print(f"  from the {DAYS} day partitions: {cold_parts:.2f}")
         print(f"  from the monthly copies:       {', '.join(f'{s:.2f}' for s in cold_copies)} "
               f"(median {statistics.median(cold_copies):.2f})")
-        verdict = "MET" if statistics.median(cold_copies) <= TARGET_COLD_S else "MISSED"
+        print(f"  from the recall pack:          {', '.join(f'{s:.2f}' for s in cold_pack)} "
+              f"(median {statistics.median(cold_pack):.2f})")
+        verdict = "MET" if statistics.median(cold_pack) <= TARGET_COLD_S else "MISSED"
         print(f"target: cold <= {TARGET_COLD_S:.0f} s at {args.chunks:,} chunks: {verdict}")
         if args.demo_home:
             demo = [cold_recall(args.demo_home, args.demo_user) for _ in range(3)]
