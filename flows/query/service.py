@@ -33,7 +33,7 @@ from typing import Any, Callable
 from flows.config import Settings
 from flows.query.analyze import INTENTS, Analytics
 from flows.query.recall import Recaller
-from flows.store import warehouse
+from flows.store import compact, warehouse
 from flows.store.fsio import fsync_dir
 from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
 from transforms.errors import ConfigError
@@ -190,7 +190,7 @@ class MemoryService:
         from transforms.memory_file import render_memory_index
 
         user = self._user(user)
-        rows = warehouse.read(self.settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ?", [user]).to_pylist()
+        rows = compact.read_user(self.settings.paths.warehouse, "daily_summaries", user).to_pylist()
         return render_memory_index(user, [entry_of(r) for r in rows])
 
     def write_session(self, user: str, turns: list, *, session_id: str | None = None, agent: str | None = None,

@@ -21,9 +21,9 @@ import pyarrow as pa
 
 from flows.config import Settings
 from flows.stages.summarize import day_input
-from flows.store import core_memory, warehouse
+from flows.store import compact, core_memory, warehouse
 from flows.store.ledger import DayKey
-from schemas.tables import DAILY_SUMMARIES, MEMORY_CANDIDATES, MESSAGES
+from schemas.tables import MEMORY_CANDIDATES, MESSAGES
 from transforms import candidates as tc
 from transforms.core_memory import Refused
 
@@ -86,7 +86,7 @@ def propose(settings: Settings, keys: Iterable[DayKey], today: dt.date) -> dict:
 
 def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candidate]:
     since = today - dt.timedelta(days=FACT_WINDOW_DAYS)
-    rows = warehouse.read(settings.paths.warehouse, DAILY_SUMMARIES, "user_id = ? AND date >= ?", [user, since]).to_pylist()
+    rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, "date >= ?", [since]).to_pylist()
     techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
     projects = {r["date"]: list(r["projects"] or ()) for r in rows}
     said = warehouse.read(settings.paths.warehouse, MESSAGES, "user_id = ? AND date >= ? AND len(coalesce(flags, [])) = 0",

@@ -87,6 +87,27 @@ def sources(wh: Path, name: str, user: str) -> list[Path]:
     return out
 
 
+def read_user(wh: Path, name: str, user: str, where: str = "", params=()) -> pa.Table:
+    """One user's whole history of a copy's columns, in day order, from ``sources`` (copies where they exist).
+
+    What a per-user reader of a whole table reads instead of globbing every partition;
+    ``where`` (SQL over the copy's columns) narrows it.
+    """
+    c = COMPACTS[name]
+    files = sources(wh, name, user) if USER_ID_RE.match(user) else []
+    if not files:
+        return c.table.schema.empty_table()
+    cols = ", ".join(f'"{n}"' for n in c.columns)
+    con = duckdb.connect(":memory:")
+    try:
+        got = con.sql(f"SELECT {cols} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) "
+                      f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date",
+                      params=[[str(f) for f in files], user, *params]).to_arrow_table()
+    finally:
+        con.close()
+    return got.cast(c.table.schema) if got.schema != c.table.schema else got
+
+
 def is_copy(wh: Path, path: Path) -> bool:
     """Whether a file ``sources`` listed is a compact copy (not a day partition)."""
     return path.is_relative_to(wh / "compact")
