@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from flows.config import Settings
 from flows.stages.summarize import day_input
+from flows.stages import pool
 from flows.store import compact, core_memory, warehouse
 from flows.store.ledger import DayKey
 from schemas.tables import MEMORY_CANDIDATES, MESSAGES
@@ -47,8 +48,10 @@ def propose(settings: Settings, keys: Iterable[DayKey], today: dt.date) -> dict:
     if not keys:
         return {"found": 0, "new": 0, "auto_accepted": 0}
     found: list[tc.Candidate] = []
-    for user, day in keys:
-        found += tc.day_candidates(day_input(settings, user, day, today).text)
+    for got in pool.pure_map(tc.day_candidates, [day_input(settings, user, day, today).text for user, day in keys]):
+        if isinstance(got, pool.Failed):
+            raise pool.WorkerError(got)
+        found += got
     for user in sorted({u for u, _ in keys}):
         found += _recurring(settings, user, today)
     rows = read_all(settings)
