@@ -31,7 +31,6 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from flows.config import Settings, load_settings, resolve_home
-from flows.models import embed, llm
 from flows.stages import (
     archive,
     candidates,
@@ -142,6 +141,8 @@ def ledger_task(settings: Settings, outcomes) -> int:
 @task(name="load-model", **_IO)
 def model_task(settings: Settings):
     with _timed("model"):
+        from flows.models import llm  # loaded only when a run has days to summarize
+
         return llm.make_summarizer(settings)
 
 
@@ -198,6 +199,8 @@ def retention_task(settings: Settings, today: dt.date) -> int:
 @task(name="load-embedder", **_IO)
 def embedder_task(settings: Settings):
     with _timed("model"):
+        from flows.models import embed  # loaded only when a run has days to index
+
         return embed.make_embedder(settings)
 
 
@@ -356,6 +359,8 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
     limit = plan.chunk_budget(settings) if budget and not reindex and not redo else None
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
+        from flows.models import embed
+
         eid = embed.configured_id(settings)
         keys, _ = plan.newest_first(plan.days_needing(rows, lambda r: recall_index.is_fresh(r, eid), start=start,
                                                       end=end, force=reindex, redo=redo),
