@@ -62,3 +62,19 @@ def test_a_worker_exception_is_that_items_failure_and_the_others_come_back():
 def test_one_worker_or_few_items_run_in_process(monkeypatch):
     monkeypatch.setenv("KENANG_WORKERS", "1")
     assert pool.pure_map(fails_on_odd, [2, 3])[0] == 4 and pool._pool is None
+
+
+def test_the_command_in_a_new_process_works_on_every_core(tmp_path, prefect_api):
+    """``python -m flows.cli run`` as cron would run it: the pool's workers start and the pool is never given up."""
+    import os
+    import subprocess
+    import sys
+
+    settings = home_at(tmp_path / "home")
+    many_days(settings)
+    env = {**os.environ, "PREFECT_API_URL": prefect_api, "KENANG_WORKERS": "2"}
+    r = subprocess.run([sys.executable, "-m", "flows.cli", "-v", "run", "--home", str(settings.paths.home),
+                        "--now", NOW.isoformat()], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "process pool failed" not in r.stderr
+    assert "12 day(s)" in r.stdout
