@@ -17,6 +17,7 @@ import datetime as dt
 import logging
 from typing import Iterable
 
+import duckdb
 import pyarrow as pa
 
 from flows.config import Settings
@@ -92,11 +93,27 @@ def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candida
     rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, "date >= ?", [since]).to_pylist()
     techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
     projects = {r["date"]: list(r["projects"] or ()) for r in rows}
-    said = warehouse.read(settings.paths.warehouse, MESSAGES, "user_id = ? AND date >= ? AND len(coalesce(flags, [])) = 0",
-                          [user, since]).select(["date", "content"]).to_pylist()
+    said = _unflagged_since(settings, user, since, today)
     hosts = tc.hosts_by_day((r["date"], r["content"]) for r in said)
     return (tc.recurring_facts(user, techs, "Uses") + tc.recurring_facts(user, projects, "Works on project")
             + tc.recurring_facts(user, hosts, "Runs host"))
+
+
+def _unflagged_since(settings: Settings, user: str, since: dt.date, today: dt.date) -> list[dict]:
+    """(date, content) of the user's unflagged messages in [since, today], read from those days' partitions only
+    (globbing the whole table would make a night's cost grow with the history)."""
+    wh = settings.paths.warehouse
+    files = [f for n in range((today - since).days + 1)
+             if (f := warehouse.partition_file(wh, MESSAGES, since + dt.timedelta(days=n), user)).is_file()]
+    if not files:
+        return []
+    con = duckdb.connect(":memory:")
+    try:
+        return con.sql("SELECT date, content FROM read_parquet(?, hive_partitioning=true, union_by_name=true) "
+                       "WHERE len(coalesce(flags, [])) = 0 ORDER BY date, session_id, seq",
+                       params=[[str(f) for f in files]]).to_arrow_table().to_pylist()
+    finally:
+        con.close()
 
 
 def decide(settings: Settings, candidate_id: str, accept: bool, *, target: str | None = None,
