@@ -305,8 +305,9 @@ def _walk(root: Path):
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:  # an unreadable folder is counted and reported, never a reason to stop
-            log.warning("ingest cannot list %s: %s", shown_path(d.relative_to(root).as_posix()), exc.strerror)
-            yield Candidate(d, shown_path(d.relative_to(root).as_posix()) + "/", 0, 0.0), None, "unreadable_folder"
+            shown = shown_path(d.relative_to(root).as_posix())
+            log.warning("ingest cannot list %s: %s", shown, exc.strerror)
+            yield Candidate(d, shown + "/", 0, 0.0), None, "unreadable_folder"
             continue
         for e in entries:
             path = Path(e.path)

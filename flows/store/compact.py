@@ -46,11 +46,16 @@ def build(wh: Path, c: Compact, user: str, month: str) -> pa.Table | None:
 
 
 def _read(files: list[Path], c: Compact) -> pa.Table:
-    cols = ", ".join(f'"{n}"' for n in c.columns)  # user_id, date first: ORDER BY ALL is day order, and total
+    # user_id, date first: ORDER BY ALL is day order, and total
+    return scan(files, ", ".join(f'"{n}"' for n in c.columns), "ORDER BY ALL")
+
+
+def scan(files: list[Path], columns: str, tail: str = "", params=()) -> pa.Table:
+    """``SELECT columns`` from the given copies and partitions (one in-memory DuckDB, by name), then ``tail``."""
     con = duckdb.connect(":memory:")
     try:
-        return con.sql(f"SELECT {cols} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) "
-                       "ORDER BY ALL", params=[[str(f) for f in files]]).to_arrow_table()
+        return con.sql(f"SELECT {columns} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) {tail}",
+                       params=[[str(f) for f in files], *params]).to_arrow_table()
     finally:
         con.close()
 
@@ -97,14 +102,8 @@ def read_user(wh: Path, name: str, user: str, where: str = "", params=()) -> pa.
     files = sources(wh, name, user) if USER_ID_RE.match(user) else []
     if not files:
         return c.table.schema.empty_table()
-    cols = ", ".join(f'"{n}"' for n in c.columns)
-    con = duckdb.connect(":memory:")
-    try:
-        got = con.sql(f"SELECT {cols} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) "
-                      f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date",
-                      params=[[str(f) for f in files], user, *params]).to_arrow_table()
-    finally:
-        con.close()
+    got = scan(files, ", ".join(f'"{n}"' for n in c.columns),
+               f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date", [user, *params])
     return got.cast(c.table.schema) if got.schema != c.table.schema else got
 
 

@@ -33,7 +33,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
@@ -69,11 +68,20 @@ class Pack:
     embeddings: np.ndarray | None  # (n, dim) float32, memory-mapped; None: no chunk has an embedding
 
 
+def _info(wh: Path, user: str) -> dict | None:
+    """The user's pack.json, or None when there is none (or it cannot be read)."""
+    try:
+        info = json.loads(manifest(wh, user).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError, OSError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
 def load(wh: Path, user: str) -> Pack | None:
     """The user's pack, or None when there is none (or it was replaced while being opened)."""
     try:
-        info = json.loads(manifest(wh, user).read_text(encoding="utf-8"))
-        if info.get("version") != VERSION:
+        info = _info(wh, user)
+        if info is None or info.get("version") != VERSION:
             return None
         base, files = folder(wh, user), info["files"]
         meta = pq.read_table(base / files["meta"])
@@ -89,14 +97,8 @@ def load(wh: Path, user: str) -> Pack | None:
 
 
 def _chunks(wh: Path, user: str) -> pa.Table:
-    files = compact.sources(wh, "memory_chunks", user)
     cols = ", ".join(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
-    con = duckdb.connect(":memory:")
-    try:
-        return con.sql(f"SELECT {cols} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) {ORDER}",
-                       params=[[str(f) for f in files]]).to_arrow_table()
-    finally:
-        con.close()
+    return compact.scan(compact.sources(wh, "memory_chunks", user), cols, ORDER)
 
 
 def contents(wh: Path, user: str) -> Pack | None:
@@ -184,10 +186,10 @@ def refresh(wh: Path, users=None, check: bool = False) -> int:
 
 def complete(wh: Path, user: str) -> bool:
     """Whether the user has a pack with every file it names (one removed by hand is made again)."""
+    info = _info(wh, user)
     try:
-        info = json.loads(manifest(wh, user).read_text(encoding="utf-8"))
-        return all((folder(wh, user) / name).is_file() for name in info["files"].values())
-    except (FileNotFoundError, ValueError, KeyError, AttributeError):
+        return info is not None and all((folder(wh, user) / name).is_file() for name in info["files"].values())
+    except (KeyError, AttributeError, TypeError):
         return False
 
 
@@ -196,9 +198,8 @@ def changed(wh: Path, user: str) -> list[str]:
 
     A file that is gone is no problem: like a compact copy, the pack is then simply not
     used, and the next run makes it again."""
-    try:
-        info = json.loads(manifest(wh, user).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+    info = _info(wh, user)
+    if info is None:
         return []
     base = folder(wh, user)
     out = []

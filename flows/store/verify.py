@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from flows.store import ledger, mount, warehouse
+from flows.store import ledger, mount, recall_pack, warehouse
 from flows.store.archive_files import (DAILY, MANIFEST, day_dir, list_archive, purged, read_manifests, rel,
                                        trusted_manifests)
 from flows.config import Settings
@@ -174,8 +174,6 @@ def _derived(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], tupl
 
 def _warehouse(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     """(changed, unrecorded, checked) Parquet files of the warehouse, recall packs' files included."""
-    from flows.store import recall_pack
-
     wh = settings.paths.warehouse
     changed, unrecorded = [], []
     files = warehouse.parquet_files(wh)
