@@ -39,8 +39,8 @@ def test_a_night_on_every_core_writes_what_one_process_writes(tmp_path, monkeypa
     monkeypatch.setenv("KENANG_WORKERS", "1")
     nightly(now=NOW, home=str(one.paths.home))
     calls = []
-    real = pool.pure_map
-    monkeypatch.setattr(pool, "pure_map", lambda fn, items: calls.append(len(items := list(items))) or real(fn, items))
+    real = pool.pure_imap
+    monkeypatch.setattr(pool, "pure_imap", lambda fn, items: calls.append(len(items := list(items))) or real(fn, items))
     monkeypatch.setenv("KENANG_WORKERS", "2")
     result = nightly(now=NOW, home=str(many.paths.home))
     assert result["summarize"]["summarized"] == 12 and result["load"]["loaded"] == 12

@@ -43,13 +43,19 @@ def write_all(settings: Settings, rows: list[dict]) -> None:
                          pa.Table.from_pylist(rows, schema=MEMORY_CANDIDATES.schema), MEMORY_CANDIDATES)
 
 
+def day_candidates(args) -> list[tc.Candidate]:
+    """Read one (settings, user, day, today) and find its candidates; writes nothing (``pool.pure_imap`` runs it)."""
+    settings, user_id, day, today = args
+    return tc.day_candidates(day_input(settings, user_id, day, today).text)
+
+
 def propose(settings: Settings, keys: Iterable[DayKey], today: dt.date) -> dict:
     """Find candidates in the given days; merge them into the table; auto-accept if configured."""
     keys = sorted(set(keys))
     if not keys:
         return {"found": 0, "new": 0, "auto_accepted": 0}
     found: list[tc.Candidate] = []
-    for got in pool.pure_map(tc.day_candidates, [day_input(settings, user, day, today).text for user, day in keys]):
+    for got in pool.pure_imap(day_candidates, [(settings, user, day, today) for user, day in keys]):
         if isinstance(got, pool.Failed):
             raise pool.WorkerError(got)
         found += got

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
@@ -33,7 +34,7 @@ from transforms.redact import redact
 from transforms.model import Session
 from transforms.parse import parse_transcript
 from transforms.resolve import resolve
-from transforms.rows import DayRows, SourceFile, build_day_rows
+from transforms.rows import SourceFile, build_day_rows
 
 log = logging.getLogger("kenang")
 
@@ -61,19 +62,30 @@ def load_days(
 
     Each user's tombstones (and the retention window, counted back from ``today``) are
     applied: a forgotten day is emptied, forgotten sessions and phrases left out.
+
+    Each day's files are read and its rows and Parquet bytes made by ``build_day``, on
+    every core (``flows.stages.pool``); the partitions are written here, day by day in
+    order, while the workers make the next days.
     """
     days = list(days)
+    parsed = parsed or {}
     out: list[DayOutcome] = []
     files_done = 0
     forgetting: dict[str, Forgetting] = {}
     for day in days:
         if day.user_id not in forgetting:
             forgetting[day.user_id] = tombstones.forgetting(settings, day.user_id, today=today)
-    built = _build_all(settings, days, run_id, parsed or {}, check_hashes, forgetting)
+    todo = [d for d in days if not forgetting[d.user_id].drops_day(d.date)]
+    built = pool.pure_imap(build_day, [
+        (settings, d, {sha: parsed[sha] for sha in d.shas if sha in parsed}, check_hashes,
+         None if forgetting[d.user_id].empty else forgetting[d.user_id], run_id)
+        for d in todo])
     for i, day in enumerate(days, 1):
         try:
-            outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, parsed or {}, check_hashes,
-                               forgetting[day.user_id], built.get(i - 1))
+            if forgetting[day.user_id].drops_day(day.date):
+                outcome = forget_day(settings, day, ledger.get((day.user_id, day.date)), run_id)
+            else:
+                outcome = load_day(settings, day, ledger.get((day.user_id, day.date)), run_id, next(built))
         except TransientError:
             raise  # the task retries the batch
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
@@ -87,62 +99,50 @@ def load_days(
     return StageResult(tuple(out))
 
 
-def _build_all(settings: Settings, days: list[ArchivedDay], run_id: str, parsed: Mapping[str, Session],
-               check_hashes: bool, forgetting: Mapping[str, Forgetting]) -> dict[int, object]:
-    """Each day's rows, built on every core (``flows.stages.pool``) when the batch is big enough.
+@dataclass(frozen=True)
+class BuiltDay:
+    """What ``build_day`` hands back: the day's numbers and its two partitions' Parquet bytes."""
 
-    The archived files are read here, in this process; a day whose files cannot be read
-    is left out, and ``load_day`` reads it again and records why.
+    fingerprint: str
+    sessions: int
+    messages: int
+    redactions: int
+    merged: tuple[tuple[str, int], ...]
+    sessions_parquet: bytes
+    messages_parquet: bytes
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A day whose archived files cannot be read as recorded: why."""
+
+    reason: str
+
+
+def build_day(args) -> BuiltDay | Unreadable:
+    """Read one day's archived files and make its rows' Parquet bytes; writes nothing (``pool.pure_imap`` runs it).
+
+    ``args``: (settings, day, parsed sessions by sha256, check_hashes, forgetting or None, run id).
     """
-    if len(days) < pool.MIN_ITEMS or pool.workers() < 2:
-        return {}
-    jobs = []
-    for i, day in enumerate(days):
-        f = forgetting[day.user_id]
-        if f.drops_day(day.date):
-            continue
-        try:
-            items = [_read_archived(settings, p, sha, day, parsed, check_hashes) for p, sha in zip(day.paths, day.shas)]
-        except Exception:  # noqa: BLE001 - load_day meets it again and records it
-            continue
-        jobs.append((i, (items, day.user_id, day.date, run_id, None if f.empty else f)))
-    return {i: r for (i, _), r in zip(jobs, pool.pure_map(day_rows, [job for _, job in jobs]))}
+    settings, day, parsed, check_hashes, forgetting, run_id = args
+    try:
+        items = [_read_archived(settings, p, sha, day, parsed, check_hashes) for p, sha in zip(day.paths, day.shas)]
+    except _DayFailure as exc:
+        return Unreadable(str(exc))
+    rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id, forgetting=forgetting)
+    return BuiltDay(rows.fingerprint, rows.sessions.num_rows, rows.messages.num_rows, rows.redactions, rows.merged,
+                    warehouse.parquet_bytes(rows.sessions, SESSIONS), warehouse.parquet_bytes(rows.messages, MESSAGES))
 
 
-def day_rows(args) -> DayRows:
-    """``build_day_rows`` of one day's (items, user, day, run id, forgetting); pure, for ``pool.pure_map``."""
-    items, user_id, day, run_id, forgetting = args
-    return build_day_rows(items, user_id=user_id, day=day, run_id=run_id, forgetting=forgetting)
-
-
-def load_day(
-    settings: Settings,
-    day: ArchivedDay,
-    ledger_row: Mapping | None,
-    run_id: str,
-    parsed: Mapping[str, Session],
-    check_hashes: bool,
-    forgetting: Forgetting | None = None,
-    built: object | None = None,
-) -> DayOutcome:
-    """Load one day; ``built``: its rows (or a worker's ``pool.Failed``), already made by ``_build_all``."""
-    if forgetting is not None and forgetting.drops_day(day.date):
-        return forget_day(settings, day, ledger_row, run_id)
+def load_day(settings: Settings, day: ArchivedDay, ledger_row: Mapping | None, run_id: str,
+             built: BuiltDay | Unreadable | pool.Failed) -> DayOutcome:
+    """Load one day from what ``build_day`` made of it: its partitions are written unless unchanged."""
     base = _base_row(day, run_id)
     if isinstance(built, pool.Failed):
         raise pool.WorkerError(built)
-    if built is not None:
-        rows = built
-    else:
-        try:
-            items = []
-            for relpath, sha in zip(day.paths, day.shas):
-                items.append(_read_archived(settings, relpath, sha, day, parsed, check_hashes))
-        except _DayFailure as exc:
-            return _failed(day, run_id, str(exc))
-        rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id,
-                              forgetting=None if forgetting is None or forgetting.empty else forgetting)
-    n_sessions, n_messages = rows.sessions.num_rows, rows.messages.num_rows
+    if isinstance(built, Unreadable):
+        return _failed(day, run_id, built.reason)
+    rows = built
     unchanged = (
         ledger_row is not None
         and ledger_row["status"] == "loaded"
@@ -151,10 +151,10 @@ def load_day(
     )
     if not unchanged:
         wh = settings.paths.warehouse
-        for table, data in ((SESSIONS, rows.sessions), (MESSAGES, rows.messages)):
+        for table, data in ((SESSIONS, rows.sessions_parquet), (MESSAGES, rows.messages_parquet)):
             warehouse.write_partition(wh, table, data, day.date, day.user_id)
             faults.checkpoint("load.partition_written")
-    numbers = {"sessions": n_sessions, "messages": n_messages, "redactions": rows.redactions}
+    numbers = {"sessions": rows.sessions, "messages": rows.messages, "redactions": rows.redactions}
     notes = {"merged": rows.merged}
     if unchanged and ledger_row["archive_fingerprint"] == day.fingerprint:
         return DayOutcome(day.user_id, day.date, "unchanged", numbers=numbers, notes=notes)
@@ -162,8 +162,8 @@ def load_day(
         **base,
         "status": "loaded",
         "content_fingerprint": rows.fingerprint,
-        "sessions": n_sessions,
-        "messages": n_messages,
+        "sessions": rows.sessions,
+        "messages": rows.messages,
         "reason": None,
     }
     if unchanged:  # same rows, new archive state (an identical copy recorded): ledger only

@@ -1,11 +1,15 @@
 """Pure per-day work on every core: one process pool per run for the stages' CPU-bound steps.
 
-A stage hands ``pure_map`` a module-level function and the days' inputs; the function
-must be pure (``transforms``-style: its result depends on its arguments only, it does
-no I/O), so running it in another process changes nothing but the time it takes. The
-stage keeps every read and write, and every ledger row, in its own process and order,
-so the outputs are byte-identical to a run without the pool, and the crash boundaries
-are where they were.
+A stage hands ``pure_imap`` (or ``pure_map``) a module-level function and the days'
+inputs. The function must be pure in what it writes: it writes nothing, and its result
+depends only on its arguments and on files that the stage does not change while the
+map runs (a day's partitions of an earlier stage). So running it in another process
+changes nothing but the time it takes. The stage keeps every write, and every ledger
+row, in its own process and order, so the outputs are byte-identical to a run without
+the pool, and the crash boundaries are where they were.
+
+Results stream back in order (``pure_imap``): the stage writes day 1 while the workers
+still work on the days after it, so its I/O overlaps their CPU.
 
 - Workers: ``KENANG_WORKERS`` if set, else the cores this process may use (at most 4).
   With one worker, or fewer than ``MIN_ITEMS`` items, the work runs in-process.
@@ -28,7 +32,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -91,22 +95,36 @@ def _call(args):
 
 def pure_map(fn: Callable[[T], R], items: Iterable[T]) -> list[R | Failed]:
     """``[fn(x) for x in items]``, on every core when there is enough work; a raised exception is a ``Failed``."""
+    return list(pure_imap(fn, items))
+
+
+def pure_imap(fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R | Failed]:
+    """``fn(x) for x in items``, lazily and in order, on every core when there is enough work.
+
+    A raised exception is that item's ``Failed``. The workers run ahead of the caller
+    (every item is submitted at once), so the caller's writes overlap their work.
+    """
     global _broken
     items = list(items)
     n = workers()
     if n < 2 or len(items) < MIN_ITEMS or _broken:
-        return [_guarded(fn, x) for x in items]
+        yield from (_guarded(fn, x) for x in items)
+        return
+    done = 0
     try:
         pool = _start(n)
-        return list(pool.map(_call, [(fn, x) for x in items], chunksize=max(1, len(items) // (4 * n))))
+        # Small chunks: the first results come back soon, so the caller starts writing early.
+        for result in pool.map(_call, [(fn, x) for x in items], chunksize=max(1, min(4, len(items) // (8 * n)))):
+            yield result
+            done += 1
     except (BrokenProcessPool, OSError, RuntimeError) as exc:
         # A worker died (out of memory, killed) or could not start (a script without
         # ``if __name__ == "__main__":`` that the workers import again): the work is pure,
-        # so it is simply done here, and this process does not try the pool again.
+        # so the rest is simply done here, and this process does not try the pool again.
         log.warning("the process pool failed (%s: %s); working in one process", type(exc).__name__, exc)
         _broken = True
         shutdown()
-        return [_guarded(fn, x) for x in items]
+        yield from (_guarded(fn, x) for x in items[done:])
 
 
 def _start(n: int) -> ProcessPoolExecutor:

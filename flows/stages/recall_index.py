@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -54,11 +55,6 @@ def is_fresh(row: Mapping, embedder_id: str) -> bool:
     return row.get("index_status") == "indexed" and row.get("index_key") == index_key(row, embedder_id)
 
 
-def day_chunks(settings: Settings, user_id: str, day: dt.date) -> list[Chunk]:
-    """Every chunk of one (user, day): transcript windows, then summary and index line."""
-    return chunks_of(day_text(settings, user_id, day))
-
-
 def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
     """What ``chunks_of`` needs of a day, read from its partitions: (user, day, turns by session, summary rows)."""
     wh = settings.paths.warehouse
@@ -74,7 +70,7 @@ def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
 
 
 def chunks_of(text: tuple) -> list[Chunk]:
-    """A day's chunks from ``day_text``; pure (``pool.pure_map`` runs it on every core)."""
+    """Every chunk of one (user, day) from ``day_text``: transcript windows, then summary and index line; pure."""
     user_id, day, by_session, summaries = text
     chunks: list[Chunk] = []
     for sid in sorted(by_session):
@@ -88,18 +84,32 @@ def chunks_of(text: tuple) -> list[Chunk]:
     return [c for c in chunks if not (c.chunk_id in seen or seen.add(c.chunk_id))]
 
 
-def _chunk_all(settings: Settings, keys: list[DayKey]) -> dict[DayKey, object]:
-    """Each day's chunks, made on every core when there are enough days; a day that cannot be read is left out."""
-    if len(keys) < pool.MIN_ITEMS or pool.workers() < 2:
-        return {}
-    texts = {}
-    for user_id, day in keys:
-        try:
-            texts[(user_id, day)] = day_text(settings, user_id, day)
-        except Exception:  # noqa: BLE001 - index_days meets it again and records it
-            continue
-    todo = list(texts)
-    return dict(zip(todo, pool.pure_map(chunks_of, [texts[k] for k in todo])))
+@dataclass(frozen=True)
+class ChunkedDay:
+    """What ``chunk_day`` hands back: the day's chunks, its partition as it is, and (keyword-only) the new one's bytes."""
+
+    chunks: list[Chunk]
+    old: pa.Table | None
+    parquet: bytes | None
+
+
+def chunk_day(args) -> ChunkedDay:
+    """Read one day and chunk it; writes nothing (``pool.pure_imap`` runs it on every core).
+
+    ``args``: (settings, user, day, whether to read the old partition, whether the
+    index is keyword-only, run id). A keyword-only day's partition bytes are made
+    here too, since no embedding is needed.
+    """
+    settings, user_id, day, read_old, keyword_only, run_id = args
+    chunks = chunks_of(day_text(settings, user_id, day))
+    old = _existing(settings, user_id, day) if read_old else None
+    parquet = None
+    if keyword_only:
+        if old is not None:
+            old = old.select(["chunk_id", "embedder_id"])  # all the unchanged check needs
+        if chunks:
+            parquet = warehouse.parquet_bytes(_table(chunks, [None] * len(chunks), None, run_id), MEMORY_CHUNKS)
+    return ChunkedDay(chunks, old, parquet)
 
 
 NUMBERS = ("chunks", "embedded")
@@ -139,18 +149,18 @@ def index_days(
     eid = embedder_key(embedder)
     plans: list[tuple[DayKey, list[Chunk], dict[str, np.ndarray], pa.Table | None]] = []
     failed_days: list[DayOutcome] = []
+    out: list[DayOutcome] = []
     keys = list(keys)
     planned_new = 0
     waiting: tuple[DayKey, ...] = ()
-    made = _chunk_all(settings, keys)
+    made = pool.pure_imap(chunk_day, [(settings, user_id, day, (user_id, day) not in untrusted, embedder is None, run_id)
+                                      for user_id, day in keys])
     for i, (user_id, day) in enumerate(keys):
         try:
-            chunks = made.get((user_id, day))
-            if isinstance(chunks, pool.Failed):
-                raise pool.WorkerError(chunks)
-            if chunks is None:
-                chunks = day_chunks(settings, user_id, day)
-            old = None if (user_id, day) in untrusted else _existing(settings, user_id, day)
+            got = next(made)
+            if isinstance(got, pool.Failed):
+                raise pool.WorkerError(got)
+            chunks, old = got.chunks, got.old
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
             log.exception("index failed for %s/%s", user_id, day)
             failed_days.append(failed("index", user_id, day, run_id, f"{pool.kind_of(exc)}: {exc}"))
@@ -165,55 +175,63 @@ def index_days(
             waiting = tuple(keys[i:])
             break
         planned_new += new
+        if embedder is None:  # nothing to embed: written now, while the workers chunk the next days
+            out.append(_finish(settings, (user_id, day), chunks, [None] * len(chunks), 0, old, got.parquet, None,
+                               ledger_rows, run_id, reembed))
+            continue
         plans.append(((user_id, day), chunks, reuse, old))
         if max_new is not None and planned_new > max_new:  # this day reached the budget: the rest wait
             waiting = tuple(keys[i + 1:])
             break
+    made.close()  # days after the budget are not chunked
 
-    new_texts: list[str] = []
-    if embedder is not None:
-        new_texts = [c.text for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
+    new_texts = [c.text for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
     vectors = iter(embedder.embed_passages(new_texts)) if new_texts else iter(())
-
-    out: list[DayOutcome] = []
-    for (user_id, day), chunks, reuse, old in plans:
+    for key, chunks, reuse, old in plans:
         embeddings, embedded = [], 0
         for c in chunks:
-            if embedder is None:
-                embeddings.append(None)
-            elif c.chunk_id in reuse:
+            if c.chunk_id in reuse:
                 embeddings.append(reuse[c.chunk_id])
             else:
                 embeddings.append(next(vectors))
                 embedded += 1
-        row = ledger_rows[(user_id, day)]
-        ledger_row = {"user_id": user_id, "date": day, "index_status": "indexed", "index_key": index_key(row, eid),
-                      "index_reason": None, "index_run_id": run_id}
-        unchanged = (
-            old is not None and not embedded and not reembed
-            and old["chunk_id"].to_pylist() == [c.chunk_id for c in chunks]
-            and set(old["embedder_id"].to_pylist()) <= {None if embedder is None else eid}
-        )
-        if unchanged:
-            out.append(DayOutcome(user_id, day, "unchanged", ledger_row=ledger_row,
-                                  numbers={"chunks": len(chunks), "embedded": 0}))
-            continue
-        try:
-            _write(settings, user_id, day, chunks, embeddings, eid if embedder is not None else None, run_id)
-        except OSError as exc:
-            out.append(failed("index", user_id, day, run_id, f"writing its chunks: {exc}"))
-            continue
-        out.append(DayOutcome(user_id, day, "indexed", ledger_row=ledger_row,
-                              numbers={"chunks": len(chunks), "embedded": embedded}))
-        faults.checkpoint("index.day_done")
+        out.append(_finish(settings, key, chunks, embeddings, embedded, old, None, eid, ledger_rows, run_id, reembed))
     return StageResult(tuple(failed_days + out), waiting)
 
 
-def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], embeddings: list, eid: str | None, run_id: str) -> None:
+def _finish(settings: Settings, key: DayKey, chunks: list[Chunk], embeddings: list, embedded: int, old: pa.Table | None,
+            parquet: bytes | None, eid: str | None, ledger_rows: Mapping[DayKey, Mapping], run_id: str,
+            reembed: bool) -> DayOutcome:
+    """Write a day's partition unless its chunks are the ones it holds; the ledger row says it is indexed."""
+    user_id, day = key
+    ledger_row = {"user_id": user_id, "date": day, "index_status": "indexed",
+                  "index_key": index_key(ledger_rows[key], eid or "none"), "index_reason": None, "index_run_id": run_id}
+    unchanged = (
+        old is not None and not embedded and not reembed
+        and old["chunk_id"].to_pylist() == [c.chunk_id for c in chunks]
+        and set(old["embedder_id"].to_pylist()) <= {eid}
+    )
+    if unchanged:
+        return DayOutcome(user_id, day, "unchanged", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": 0})
+    try:
+        _write(settings, user_id, day, chunks, embeddings, eid, run_id, parquet)
+    except OSError as exc:
+        return failed("index", user_id, day, run_id, f"writing its chunks: {exc}")
+    faults.checkpoint("index.day_done")
+    return DayOutcome(user_id, day, "indexed", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": embedded})
+
+
+def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], embeddings: list, eid: str | None,
+           run_id: str, parquet: bytes | None = None) -> None:
     if not chunks:  # through delete_partition: its checksum and the month's compact copy go with it
         warehouse.delete_partition(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
         return
-    data = pa.table({
+    data = parquet if parquet is not None else _table(chunks, embeddings, eid, run_id)
+    warehouse.write_partition(settings.paths.warehouse, MEMORY_CHUNKS, data, day, user_id)
+
+
+def _table(chunks: list[Chunk], embeddings: list, eid: str | None, run_id: str) -> pa.Table:
+    return pa.table({
         "chunk_id": [c.chunk_id for c in chunks],
         "user_id": [c.user_id for c in chunks],
         "date": [c.date for c in chunks],
@@ -229,4 +247,3 @@ def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], 
                               type=pa.list_(pa.float32())),
         "run_id": [run_id] * len(chunks),
     })
-    warehouse.write_partition(settings.paths.warehouse, MEMORY_CHUNKS, data, day, user_id)

@@ -24,6 +24,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -94,27 +95,20 @@ def summarize_days(
 ) -> StageResult:
     """Summarize each day; a failing day is recorded and the others go on.
 
-    With the extractive backend (pure, no model) the days' summaries are written on
-    every core (``flows.stages.pool``); each day's files and rows are then written here,
-    in day order, as without the pool.
+    ``summarize_day`` reads a day and makes its summary file's text and its partition's
+    Parquet bytes. With the extractive backend (pure, no model) it runs on every core
+    (``flows.stages.pool``), and each day's file and partition are written here, in day
+    order, while the workers make the next days. A model runs in this process.
     """
     keys = list(keys)
-    made: dict[DayKey, object] = {}
-    if isinstance(summarizer, ExtractiveSummarizer) and len(keys) >= pool.MIN_ITEMS and pool.workers() > 1:
-        inputs = {}
-        for user_id, day in keys:
-            try:
-                inputs[(user_id, day)] = day_input(settings, user_id, day, today)
-            except Exception:  # noqa: BLE001 - read again below, where its failure is recorded
-                pass
-        todo = list(inputs)
-        for key, res in zip(todo, pool.pure_map(written, [(summarizer, inputs[k], today) for k in todo])):
-            made[key] = (inputs[key], res)
+    jobs = [(settings, summarizer, user_id, day, today, ledger_rows[(user_id, day)]["content_fingerprint"], run_id)
+            for user_id, day in keys]
+    made = pool.pure_imap(summarize_day, jobs) if isinstance(summarizer, ExtractiveSummarizer) else None
     out = []
-    for user_id, day in keys:
-        row = ledger_rows[(user_id, day)]
+    for job in jobs:
+        user_id, day = job[2], job[3]
         try:
-            outcome = _summarize_one(settings, summarizer, user_id, day, row, run_id, today, made.get((user_id, day)))
+            outcome = _write_one(settings, summarize_day(job) if made is None else _raised(next(made)), run_id)
         except SummarizeError as exc:
             outcome = _failed(user_id, day, run_id, str(exc))
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
@@ -125,12 +119,21 @@ def summarize_days(
     return StageResult(tuple(out))
 
 
+def _raised(made):
+    """A worker's ``pool.Failed`` raised again here as what it was (a model's failure stays a ``SummarizeError``)."""
+    if isinstance(made, pool.Failed):
+        if made.kind == "SummarizeError":
+            raise SummarizeError(made.message)
+        raise pool.WorkerError(made)
+    return made
+
+
 def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DayOutcome:
     return failed("summary", user_id, day, run_id, reason, summary_sha256=None)
 
 
 def written(args: tuple[Summarizer, DayInput, dt.date]) -> tuple[SummaryOutcome, str]:
-    """A day's summary and the text of its file; pure (``pool.pure_map`` runs it on every core)."""
+    """A day's summary and the text of its file; pure."""
     summarizer, inp, today = args
     result = summarizer.summarize(inp)
     text = render_summary(result.doc)
@@ -139,22 +142,28 @@ def written(args: tuple[Summarizer, DayInput, dt.date]) -> tuple[SummaryOutcome,
     return result, text
 
 
-def _summarize_one(settings, summarizer, user_id, day, row, run_id, today, made=None) -> DayOutcome:
-    if made is None:
-        inp = day_input(settings, user_id, day, today)
-        result, text = written((summarizer, inp, today))
-    else:
-        inp, res = made
-        if isinstance(res, pool.Failed):  # raised in a worker: recorded as it would be here
-            if res.kind == "SummarizeError":
-                raise SummarizeError(res.message)
-            raise pool.WorkerError(res)
-        result, text = res
+@dataclass(frozen=True)
+class Summarized:
+    """What ``summarize_day`` hands back: the day's summary, its file's bytes and its partition's Parquet bytes."""
+
+    user_id: str
+    day: dt.date
+    result: SummaryOutcome
+    data: bytes  # the summary file
+    path: Path  # where the file goes
+    parquet: bytes  # the daily_summaries partition
+    content_fingerprint: str
+
+
+def summarize_day(args) -> Summarized:
+    """Read one day, summarize it, and make its file and partition bytes; writes nothing.
+
+    ``args``: (settings, summarizer, user, day, today, the day's content fingerprint, run id).
+    """
+    settings, summarizer, user_id, day, today, content_fingerprint, run_id = args
+    inp = day_input(settings, user_id, day, today)
+    result, text = written((summarizer, inp, today))
     path = day_dir(settings, user_id, day) / f"{day.isoformat()}.summary.md"
-    data = text.encode("utf-8")
-    if not path.is_file() or path.read_bytes() != data:
-        atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
-    faults.checkpoint("summarize.file_written")
     doc = result.doc
     table_row = {
         **doc.record(),
@@ -172,18 +181,27 @@ def _summarize_one(settings, summarizer, user_id, day, row, run_id, today, made=
         "llm_seconds": round(result.llm_seconds, 3),
         "provenance": json.dumps(result.provenance, sort_keys=True, ensure_ascii=False),
         "path": path.relative_to(settings.paths.archive).as_posix(),
-        "content_fingerprint": row["content_fingerprint"],
+        "content_fingerprint": content_fingerprint,
         "run_id": run_id,
     }
-    warehouse.write_partition(
-        settings.paths.warehouse, DAILY_SUMMARIES, pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema),
-        day, user_id,
-    )
+    parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema),
+                                      DAILY_SUMMARIES)
+    return Summarized(user_id, day, result, text.encode("utf-8"), path, parquet, content_fingerprint)
+
+
+def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
+    """Write a day's summary file (when its bytes changed) and its partition; the ledger row says so."""
+    user_id, day, path, data, result = made.user_id, made.day, made.path, made.data, made.result
+    if not path.is_file() or path.read_bytes() != data:
+        atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
+    faults.checkpoint("summarize.file_written")
+    warehouse.write_partition(settings.paths.warehouse, DAILY_SUMMARIES, made.parquet, day, user_id)
+    doc = result.doc
     ledger_row = {
         "user_id": user_id,
         "date": day,
         "summary_status": "summarized",
-        "summary_fingerprint": row["content_fingerprint"],
+        "summary_fingerprint": made.content_fingerprint,
         "summary_reason": None,
         "summary_run_id": run_id,
         "summary_sha256": hashlib.sha256(data).hexdigest(),

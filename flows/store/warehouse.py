@@ -12,6 +12,7 @@ Reads use an in-memory DuckDB connection over ``read_parquet`` globs. They never
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from pathlib import Path
 from typing import Iterable
@@ -57,13 +58,21 @@ def has_files(warehouse: Path, table: Table) -> bool:
     return root.is_dir() and any(p.suffix == ".parquet" and not p.name.startswith(TMP_PREFIX) for p in root.rglob("*.parquet"))
 
 
-def write_file(path: Path, data: pa.Table, table: Table) -> None:
-    """Write one Parquet file atomically, cast to the declared schema, and record its sha256."""
+def parquet_bytes(data: pa.Table, table: Table) -> bytes:
+    """The bytes of one Parquet file of ``table``, cast to its declared schema (a pool worker may make them)."""
     data = data.select(table.schema.names).cast(table.schema)
+    sink = pa.BufferOutputStream()
+    pq.write_table(data, sink, **_PARQUET_OPTS)
+    return sink.getvalue().to_pybytes()
+
+
+def write_file(path: Path, data: pa.Table | bytes, table: Table) -> None:
+    """Write one Parquet file atomically (a table, or ``parquet_bytes`` of one), and record its sha256."""
+    blob = data if isinstance(data, bytes) else parquet_bytes(data, table)
 
     def write(tmp: Path) -> None:
-        pq.write_table(data, tmp, **_PARQUET_OPTS)
-        _record_checksum(path, sha256_file(tmp))
+        tmp.write_bytes(blob)
+        _record_checksum(path, hashlib.sha256(blob).hexdigest())
 
     try:
         atomic_write(path, write)
@@ -148,7 +157,7 @@ def parquet_files(warehouse: Path) -> list[Path]:
                   if not p.name.startswith(".") and p.is_file() and not p.is_relative_to(packs))
 
 
-def write_partition(warehouse: Path, table: Table, data: pa.Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
+def write_partition(warehouse: Path, table: Table, data: pa.Table | bytes, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
     path = partition_file(warehouse, table, day, user_id, name)
     drop_compacts(warehouse, table, user_id, day)
     write_file(path, data, table)
