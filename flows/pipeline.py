@@ -47,7 +47,7 @@ from flows.stages import (
 )
 from flows.stages.outcome import StageResult
 from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack
-from flows.store.fsio import sweep_tmp
+from flows.store.fsio import durable_batch, sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import KenangError, StageFailed, TransientError
@@ -128,7 +128,7 @@ def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_
     def tick(done: int, _n: int, files: int) -> None:
         progress.report("load", offset + done, total, files_before + files, unit="days")
 
-    with _timed("load"):
+    with _timed("load"), durable_batch():
         return load.load_days(settings, days, ledger_rows, run_id, parsed, tick, check_hashes, today)
 
 
@@ -148,7 +148,7 @@ def model_task(settings: Settings):
 
 @task(name="summarize", **_IO)
 def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int):
-    with _timed("summarize"):
+    with _timed("summarize"), durable_batch():
         res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today)
     progress.report("summarize", offset + len(keys), total, 0, unit="days")
     return res
@@ -161,9 +161,9 @@ def memory_file_task(settings: Settings, users) -> int:
 
 
 @task(name="memory-candidates", **_IO)
-def candidates_task(settings: Settings, keys, today: dt.date) -> dict:
+def candidates_task(settings: Settings, keys, found, today: dt.date) -> dict:
     with _timed("candidates"):
-        return candidates.propose(settings, keys, today)
+        return candidates.propose(settings, keys, found, today)
 
 
 @task(name="snapshots", **_IO)
@@ -207,7 +207,7 @@ def embedder_task(settings: Settings):
 @task(name="recall-index", **_IO)
 def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int,
                       untrusted=frozenset(), max_new: int | None = None):
-    with _timed("index"):
+    with _timed("index"), durable_batch():
         res = recall_index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted,
                                       max_new=max_new)
     progress.report("index", offset + len(keys), total, 0, unit="days")
@@ -347,7 +347,10 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
         settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
     memory_file_task(settings, {u for u, _ in keys})
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
-    found = candidates_task(settings, done, today) if done else {"found": 0, "new": 0, "auto_accepted": 0}
+    # In day order: a candidate found on several days keeps its first day's quote.
+    day_found = [c for d in sorted(res.days, key=lambda d: (d.user_id, d.date)) for c in d.notes.get("candidates", ())]
+    found = candidates_task(settings, done, quote(day_found), today) if done else {"found": 0, "new": 0,
+                                                                                  "auto_accepted": 0}
     return summarize.counts(res) | left | {"backend": summarizer.backend, "model": summarizer.model,
                                            "candidates": found}
 

@@ -40,6 +40,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from schemas.frontmatter import SUMMARY_MAX_CHARS, SUMMARY_SENTENCES
 from schemas.lexicon import EXTRACTOR_STOPWORDS, STOPWORDS_EN, STOPWORDS_ID, TECHNOLOGIES
@@ -93,6 +94,7 @@ _IMPERATIVE = re.compile(
     r"restart|update)(?!\w)")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?![\w])")
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_NON_WORDS = re.compile(r"\W+")
 _TECH_WORDS = frozenset(w for aliases in TECHNOLOGIES.values() for a in aliases for w in [a.lower()] if " " not in w)
 
 _WORDS = {
@@ -161,16 +163,27 @@ def _speaker_sentences(message: DayMessage):
 
 def is_filler(text: str, names: frozenset[str] = frozenset()) -> bool:
     """A greeting, thanks, agreement or other turn that says nothing: fewer than two content words."""
-    content = [w for w in (t.lower() for t in _WORD.findall(text))
-               if len(w) > 2 and w not in EXTRACTOR_STOPWORDS and w not in _FILLER and w not in names]
+    return _is_filler(_lower_words(text), names)
+
+
+def _lower_words(text: str) -> list[str]:
+    return [t.lower() for t in _WORD.findall(text)]
+
+
+def _is_filler(words: list[str], names: frozenset[str]) -> bool:
+    content = [w for w in words if len(w) > 2 and w not in EXTRACTOR_STOPWORDS and w not in _FILLER and w not in names]
     return len(content) < 2
 
 
 def _terms(text: str) -> list[str]:
-    return [_stem(w) for w in (t.lower() for t in _WORD.findall(text))
-            if len(w) > 1 and w not in EXTRACTOR_STOPWORDS and w not in _FILLER]
+    return _terms_of(_lower_words(text))
 
 
+def _terms_of(words: list[str]) -> list[str]:
+    return [_stem(w) for w in words if len(w) > 1 and w not in EXTRACTOR_STOPWORDS and w not in _FILLER]
+
+
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     """A light stem, so "asked" meets "asks" and "rumahnya" meets "rumah"."""
     for suffix in ("nya", "lah", "kah"):
@@ -183,14 +196,22 @@ def _stem(word: str) -> str:
 
 
 def _facts(text: str, people: frozenset[str]) -> int:
-    words = {w.lower() for w in _WORD.findall(text)}
-    return (bool(words & _TECH_WORDS) + bool(words & people) + bool(_NUMBER.search(text))
-            + bool(_DECISION.search(text)))
+    return _facts_of(text, set(_lower_words(text)), people, bool(_DECISION.search(text)))
+
+
+def _facts_of(text: str, words: set[str], people: frozenset[str], decision: bool) -> int:
+    return bool(words & _TECH_WORDS) + bool(words & people) + bool(_NUMBER.search(text)) + decision
 
 
 def rank(candidates: list[Unit], people: frozenset[str]) -> tuple[list[float], list[dict[str, float]]]:
     """(score, unit TF-IDF vector) per candidate: centrality to the day's centroid, boosted by facts."""
-    bags = [Counter(_terms(u.text)) for u in candidates]
+    words = [_lower_words(u.text) for u in candidates]
+    facts = [_facts_of(u.text, set(w), people, bool(_DECISION.search(u.text))) for u, w in zip(candidates, words)]
+    return _rank(candidates, words, facts)
+
+
+def _rank(candidates: list[Unit], words: list[list[str]], facts: list[int]) -> tuple[list[float], list[dict[str, float]]]:
+    bags = [Counter(_terms_of(w)) for w in words]
     df = Counter(t for bag in bags for t in bag)
     n = len(bags)
     idf = {t: math.log((1 + n) / (1 + c)) + 1.0 for t, c in df.items()}
@@ -204,10 +225,10 @@ def rank(candidates: list[Unit], people: frozenset[str]) -> tuple[list[float], l
         centroid.update(v)
     cnorm = math.sqrt(sum(x * x for x in centroid.values())) or 1.0
     scores = []
-    for u, v in zip(candidates, vectors):
+    for u, v, f in zip(candidates, vectors, facts):
         central = sum(x * centroid[t] for t, x in v.items()) / cnorm
         early = 1.0 + _EARLY_BOOST / (1 + u.first_in_session)
-        scores.append(central * early * (1.0 + _FACT_BOOST * _facts(u.text, people)))
+        scores.append(central * early * (1.0 + _FACT_BOOST * f))
     return scores, vectors
 
 
@@ -226,25 +247,31 @@ def budget(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> int:
     return int(min(max_chars, SUMMARY_MAX_CHARS, max(MIN_CHARS, SHARE * size, PER_SESSION * sessions)))
 
 
-def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int = SUMMARY_SENTENCES[1]) -> list[Unit]:
+def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int = SUMMARY_SENTENCES[1],
+           lang: str | None = None) -> list[Unit]:
     """The units a summary of the day quotes, in time order (see the module docstring).
 
     ``max_units`` is the summary's sentence bound; the model's key sentences take more.
+    ``lang``: the day's ``day_language``, when the caller knows it already.
     """
     names = frozenset(w.lower() for p in extract_people(day_text) for w in p.split())
     every = units(day_text)
     speakers = {u.speaker.lower() for u in every if u.speaker}
     names |= frozenset(w for s in speakers for w in s.split())
-    candidates = [u for u in every[:_MAX_UNITS] if not is_filler(u.text, names)]
-    if not candidates:
+    # Each unit's words, decision word and facts are found once: filler, rank, answers and wording all use them.
+    kept = [(u, w) for u in every[:_MAX_UNITS] if not _is_filler(w := _lower_words(u.text), names)]
+    if not kept:
         return []
-    scores, vectors = rank(candidates, names)
+    candidates = [u for u, _ in kept]
+    decisions = [bool(_DECISION.search(u.text)) for u in candidates]
+    facts = [_facts_of(u.text, set(w), names, d) for (u, w), d in zip(kept, decisions)]
+    scores, vectors = _rank(candidates, [w for _, w in kept], facts)
     limit = budget(day_text, max_chars) if max_units <= SUMMARY_SENTENCES[1] else max_chars
-    lang = day_language(day_text)
-    written = [_sentence(u, lang, None) for u in candidates]
+    lang = lang or day_language(day_text)
+    written = [_sentence(u, lang, None, d) for u, d in zip(candidates, decisions)]
     costs = [len(w) + 1 for w in written]
     # What a unit says: the same words said again (another session) add nothing.
-    keys = [re.sub(r"\W+", " ", w.lower()).strip() for w in written]
+    keys = [_NON_WORDS.sub(" ", w.lower()).strip() for w in written]
     redundancy = [0.0] * len(candidates)  # each unit's highest cosine to a chosen one
     chosen: list[int] = []
     taken: set[int] = set()
@@ -277,7 +304,7 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
     for sid in sorted(by_session, key=lambda s: (-max(scores[i] for i in by_session[s]), by_session[s][0])):
         if (i := best(by_session[sid])) is not None:
             take(i)
-    answers = [i for i, u in enumerate(candidates) if u.role == "assistant" and _facts(u.text, names)]
+    answers = [i for i, u in enumerate(candidates) if u.role == "assistant" and facts[i]]
     if answers and not any(candidates[i].role == "assistant" for i in chosen):
         if (i := best(answers)) is not None:
             take(i)
@@ -286,7 +313,7 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
     return [candidates[i] for i in sorted(chosen)]
 
 
-def _sentence(u: Unit, lang: str, user_name: str | None) -> str:
+def _sentence(u: Unit, lang: str, user_name: str | None, decision: bool | None = None) -> str:
     words = _WORDS[lang]
     if u.speaker:
         who = u.speaker
@@ -296,7 +323,8 @@ def _sentence(u: Unit, lang: str, user_name: str | None) -> str:
         who = user_name or words["user"]
     if u.text.endswith("?"):
         verb = words["asked"]
-    elif u.role == "assistant" and (_DECISION.search(u.text) or _IMPERATIVE.search(u.text)):
+    elif u.role == "assistant" and (
+            (bool(_DECISION.search(u.text)) if decision is None else decision) or _IMPERATIVE.search(u.text)):
         verb = words["suggested"]
     else:
         verb = words["said"]
@@ -315,7 +343,7 @@ def extractive_summary(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) ->
                   else "Its only message was set aside as untrusted." if set_aside == 1
                   else f"All {set_aside} messages of the day were set aside as untrusted.")
         return f"{who} had no conversation to summarize on {day_text.day.isoformat()}. {reason}"
-    picked = [_sentence(u, lang, name) for u in select(day_text, max_chars)]
+    picked = [_sentence(u, lang, name) for u in select(day_text, max_chars, lang=lang)]
     low = SUMMARY_SENTENCES[0]
     if len(picked) < low:
         picked.insert(0, _overview(day_text, unflagged, who, lang))

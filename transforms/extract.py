@@ -85,6 +85,8 @@ _SEPARATORS = re.compile(r"[\s._-]+")
 
 def _without_code(text: str) -> str:
     """The text with fenced code blocks removed; an unclosed fence runs to the end (CommonMark)."""
+    if "```" not in text and "~~~" not in text:  # no line can open a fence
+        return "\n".join(text.splitlines())
     out: list[str] = []
     fence = ""
     for line in text.splitlines():
@@ -763,14 +765,19 @@ _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+•]|\d{1,3}[.)])\s+")
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 _HEADER = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _RULE = re.compile(r"^\s{0,3}(?:[-*_]\s*){3,}$")
+_RULE_CHARS = frozenset("-*_")
+_HAS_WORD = re.compile(r"\w")
 
 
 def _blocks(text: str) -> Iterator[str]:
     """Paragraphs and list items of the text, code, headers, tables and rules left out."""
     lines: list[str] = []
     for line in _without_code(text).splitlines():
-        line = _QUOTE.sub("", line)
-        if not line.strip() or _HEADER.match(line) or _RULE.match(line) or line.lstrip().startswith("|"):
+        if ">" in line:
+            line = _QUOTE.sub("", line)
+        # The guards are the characters each pattern needs: most lines hold none of them.
+        if not line.strip() or ("#" in line and _HEADER.match(line)) or (_RULE_CHARS & set(line) and _RULE.match(line)) \
+                or line.lstrip().startswith("|"):
             if lines:
                 yield " ".join(lines)
             lines = []
@@ -814,7 +821,7 @@ def sentences_of(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for block in _blocks(text):
         block = _SPACES.sub(" ", block).strip()
-        out += [s for s in _split(block) if re.search(r"\w", s)]
+        out += [s for s in _split(block) if _HAS_WORD.search(s)]
     return tuple(out)
 
 
@@ -848,23 +855,30 @@ _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 # Only asterisks: underscores are far more often code (__init__, snake_case) than emphasis.
 _EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _INNER_STOP = re.compile(r"[.!?…]+(?=\s)")
+_STOPS = frozenset(".!?…")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_TAIL = re.compile(r"[.!?…]+[\"'”’)\]]*$")
 
 
 def clean_sentence(sentence: str) -> str | None:
     """A sentence fit to quote: no markers, code ticks or markdown, ending in . ? or !, ≤ 160 chars."""
     if "[REDACTED" in sentence:
         return None
-    s = _EMPHASIS.sub(r"\2", _MD_LINK.sub(r"\1", sentence)).replace("`", "")
+    s = _MD_LINK.sub(r"\1", sentence) if "](" in sentence else sentence
+    if "*" in s:
+        s = _EMPHASIS.sub(r"\2", s)
+    s = s.replace("`", "")
     if not s.isprintable():
         s = "".join(c for c in s if c.isprintable())
     s = _SPACES.sub(" ", s).strip()
-    words = re.findall(r"[^\W\d_]+", s)
+    words = _LETTERS.findall(s)
     if len(words) < 3 or sum(w.lower() not in STOPWORDS for w in words) < 2:
         return None  # "Oke makasih ya!" says nothing
-    tail = re.search(r"[.!?…]+[\"'”’)\]]*$", s)
+    tail = _TAIL.search(s)
     body, end = (s[: tail.start()], tail[0]) if tail else (s, "")
     # A stop left inside belongs to an abbreviation or an initial; other splitters would cut there.
-    body = _INNER_STOP.sub("", body)
+    if _STOPS & set(body):
+        body = _INNER_STOP.sub("", body)
     if len(body) + len(end) > _QUOTE_CHARS:
         cut = body[: _QUOTE_CHARS - 3]
         space = cut.rfind(" ")

@@ -222,7 +222,7 @@ def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, f
         presorted = sorted_if_copies and listed and all(compact.is_copy(wh, f) for f in listed)
         if (listed is not None and not listed) or (listed is None and not warehouse.has_files(wh, table)):
             return table.schema.empty_table().select([c.strip() for c in columns.split(",")])
-        con = duckdb.connect(":memory:")
+        con = warehouse.scratch()
         try:
             hive = "false" if listed is not None else "true"
             sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning={hive}, union_by_name=true) "

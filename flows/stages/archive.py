@@ -7,13 +7,15 @@ that holds a secret (a key pasted into a name) is archived under a stable hash o
 
 A batch goes in three steps, each safe to crash after:
 
-1. place: every file is copied to a temporary name, fsynced, checksum-verified,
-   made read-only (0444) and renamed into place (``fsio.safe_copy``). Identical bytes
-   already there are recognised; a same name with other bytes gets a new name.
+1. place: every file is copied to a temporary name; the batch is synced once; then
+   each copy is checksum-verified, made read-only (0444) and renamed into place
+   (``fsio.stage_copy`` and ``commit_copy``). Identical bytes already there are
+   recognised; a same name with other bytes gets a new name.
 2. record: the ``archive_files`` partitions of the touched (user, day)s are rewritten
    with the new rows (path, size, sha256, user, day, run id). A path already
    recorded is never recorded twice.
-3. delete: each source is removed, and only if it still holds the archived bytes.
+3. delete: after one more sync (the copies and the record are durable), each source
+   is removed, and only if it still holds the archived bytes.
 
 A crash before 3 leaves sources in ``active/``; the next run finds their identical
 copies, records them if needed, and deletes the sources. ``kenang verify``
@@ -38,7 +40,8 @@ from flows.stages import progress
 from flows.stages.ingest import Ready, ReadyExport
 from flows.store import archive_files, faults, tombstones
 from flows.store.archive_files import day_dir, imports_dir, marker, record, rel
-from flows.store.fsio import remove_source, safe_copy, safe_write
+from flows.store.fsio import Placed, Staged, barrier, commit_copy, discard, durable_batch, remove_source, safe_copy, \
+    safe_write, stage_copy
 from transforms.forget import scrub_transcript
 from transforms.redact import redact_file_name
 
@@ -60,26 +63,37 @@ class ArchiveResult:
 
 
 def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> ArchiveResult:
-    """Place, record, then delete the sources of a batch of ready files."""
+    """Place, record, then delete the sources of a batch of ready files.
+
+    The batch's copies are made durable together (``fsio.durable_batch``): every copy
+    is written, then one sync, then each is verified, made read-only and renamed in,
+    then recorded, then one more sync, and only then is any source deleted.
+    """
     ready = list(ready)
     placed_rows: list[tuple[Ready, dict]] = []
     n_new = n_existed = n_bytes = again = 0
     now = dt.datetime.now(dt.timezone.utc)
     gone = _purged_shas(settings)
-    for i, r in enumerate(ready, 1):
-        rs = r.resolved
-        if (rs.user_id, r.sha256) in gone:  # purged once on purpose: never archived again
-            again += remove_source(r.cand.path, r.sha256)
-            continue
-        placed = safe_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name, needs=marker(settings))
-        progress.report("archive", i, len(ready), i, unit="files")
-        n_new += not placed.existed
-        n_existed += placed.existed
-        n_bytes += placed.size
-        placed_rows.append(
-            (
-                r,
-                {
+    staged: list[tuple[Ready, Staged | Placed]] = []
+    with durable_batch():
+        try:
+            for r in ready:
+                rs = r.resolved
+                if (rs.user_id, r.sha256) in gone:  # purged once on purpose: never archived again
+                    again += remove_source(r.cand.path, r.sha256)
+                    continue
+                staged.append((r, stage_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name,
+                                             needs=marker(settings))))
+            barrier()  # every copy's bytes are on disk before it takes its name
+            for i, (r, s) in enumerate(staged, 1):
+                placed = s if isinstance(s, Placed) else commit_copy(s)
+                staged[i - 1] = (r, placed)
+                progress.report("archive", i, len(staged), i, unit="files")
+                n_new += not placed.existed
+                n_existed += placed.existed
+                n_bytes += placed.size
+                rs = r.resolved
+                placed_rows.append((r, {
                     "path": rel(settings, placed.path),
                     "user_id": rs.user_id,
                     "date": rs.day,
@@ -88,21 +102,24 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
                     "original_path": r.cand.relpath,
                     "run_id": run_id,
                     "archived_at": now,
-                },
-            )
-        )
-    faults.checkpoint("archive.batch_placed")
-    recorded = record(settings, [row for _, row in placed_rows])
-    faults.checkpoint("archive.recorded")
-    deleted = kept = 0
-    for r, row in placed_rows:
-        if remove_source(r.cand.path, row["sha256"]):
-            deleted += 1
-            faults.checkpoint("archive.source_deleted")
-        else:
-            kept += 1
+                }))
+        except BaseException:
+            discard(s for _, s in staged)
+            raise
+        faults.checkpoint("archive.batch_placed")
+        recorded = record(settings, [row for _, row in placed_rows])
+        barrier()  # the copies and their record are durable before any source goes
+        faults.checkpoint("archive.recorded")
+        deleted = kept = 0
+        for r, row in placed_rows:
+            if remove_source(r.cand.path, row["sha256"]):
+                deleted += 1
+                faults.checkpoint("archive.source_deleted")
+            else:
+                kept += 1
     days = frozenset((row["user_id"], row["date"]) for _, row in placed_rows)
     return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days, again)
+
 
 def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: str) -> ArchiveResult:
     """Archive each export once, and its day transcripts into the day folders; then delete it.

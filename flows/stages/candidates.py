@@ -1,7 +1,8 @@
 """Candidates: the notes the nightly run proposes for core memory, in ``memory_candidates``.
 
-After the summaries, each (user, day) the run summarized is read for corrections and
-preferences (``transforms.candidates.day_candidates``), and the user's last
+Each (user, day) the run summarized is read for corrections and preferences
+(``transforms.candidates.day_candidates``) by the summarize stage, in the same pass as
+its summary; then the user's last
 ``FACT_WINDOW_DAYS`` days of summaries for technologies, projects and hosts that keep
 coming back (``recurring_facts``). A candidate keeps its provenance: the dates, the
 session ids and the quote (all redacted). Its status is ``pending`` until a person
@@ -17,12 +18,9 @@ import datetime as dt
 import logging
 from typing import Iterable
 
-import duckdb
 import pyarrow as pa
 
 from flows.config import Settings
-from flows.stages.summarize import day_input
-from flows.stages import pool
 from flows.store import compact, core_memory, warehouse
 from flows.store.ledger import DayKey
 from schemas.tables import MEMORY_CANDIDATES, MESSAGES
@@ -43,22 +41,13 @@ def write_all(settings: Settings, rows: list[dict]) -> None:
                          pa.Table.from_pylist(rows, schema=MEMORY_CANDIDATES.schema), MEMORY_CANDIDATES)
 
 
-def day_candidates(args) -> list[tc.Candidate]:
-    """Read one (settings, user, day, today) and find its candidates; writes nothing (``pool.pure_imap`` runs it)."""
-    settings, user_id, day, today = args
-    return tc.day_candidates(day_input(settings, user_id, day, today).text)
-
-
-def propose(settings: Settings, keys: Iterable[DayKey], today: dt.date) -> dict:
-    """Find candidates in the given days; merge them into the table; auto-accept if configured."""
+def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candidate], today: dt.date) -> dict:
+    """Merge the candidates found in the given days (the summarize stage finds them, ``transforms.candidates.
+    day_candidates``) and the users' recurring facts into the table; auto-accept if configured."""
     keys = sorted(set(keys))
     if not keys:
         return {"found": 0, "new": 0, "auto_accepted": 0}
-    found: list[tc.Candidate] = []
-    for got in pool.pure_imap(day_candidates, [(settings, user, day, today) for user, day in keys]):
-        if isinstance(got, pool.Failed):
-            raise pool.WorkerError(got)
-        found += got
+    found = list(found)
     for user in sorted({u for u, _ in keys}):
         found += _recurring(settings, user, today)
     rows = read_all(settings)
@@ -113,7 +102,7 @@ def _unflagged_since(settings: Settings, user: str, since: dt.date, today: dt.da
              if (f := warehouse.partition_file(wh, MESSAGES, since + dt.timedelta(days=n), user)).is_file()]
     if not files:
         return []
-    con = duckdb.connect(":memory:")
+    con = warehouse.scratch()
     try:
         return con.sql("SELECT date, content FROM read_parquet(?, hive_partitioning=true, union_by_name=true) "
                        "WHERE len(coalesce(flags, [])) = 0 ORDER BY date, session_id, seq",

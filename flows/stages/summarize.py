@@ -39,6 +39,7 @@ from flows.store.fsio import READ_ONLY, atomic_write_bytes
 from flows.store.ledger import DayKey
 from schemas.lexicon import TECHNOLOGIES
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
+from transforms.candidates import Candidate, day_candidates
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
 from transforms.memory_file import entry_of, index_name, render_memory_index
@@ -153,10 +154,12 @@ class Summarized:
     path: Path  # where the file goes
     parquet: bytes  # the daily_summaries partition
     content_fingerprint: str
+    candidates: tuple[Candidate, ...]  # for core memory (``flows.stages.candidates``)
 
 
 def summarize_day(args) -> Summarized:
-    """Read one day, summarize it, and make its file and partition bytes; writes nothing.
+    """Read one day, summarize it, and make its file and partition bytes; writes nothing. The day's
+    candidates for core memory are found in the same pass.
 
     ``args``: (settings, summarizer, user, day, today, the day's content fingerprint, run id).
     """
@@ -186,7 +189,8 @@ def summarize_day(args) -> Summarized:
     }
     parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema),
                                       DAILY_SUMMARIES)
-    return Summarized(user_id, day, result, text.encode("utf-8"), path, parquet, content_fingerprint)
+    return Summarized(user_id, day, result, text.encode("utf-8"), path, parquet, content_fingerprint,
+                      tuple(day_candidates(inp.text)))
 
 
 def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
@@ -209,7 +213,7 @@ def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
     numbers = {"first_try_valid": int(result.first_try_valid), "with_fallback": int(bool(doc.generator.fallback_fields)),
                "completion_tokens": result.completion_tokens, "llm_seconds": float(result.llm_seconds)}
     return DayOutcome(user_id, day, "summarized", ledger_row=ledger_row, numbers=numbers,
-                      notes={"fallback_fields": doc.generator.fallback_fields})
+                      notes={"fallback_fields": doc.generator.fallback_fields, "candidates": made.candidates})
 
 
 def counts(res: StageResult) -> dict:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 
 from flows.store import faults, warehouse
@@ -52,7 +51,7 @@ def _read(files: list[Path], c: Compact) -> pa.Table:
 
 def scan(files: list[Path], columns: str, tail: str = "", params=()) -> pa.Table:
     """``SELECT columns`` from the given copies and partitions (one in-memory DuckDB, by name), then ``tail``."""
-    con = duckdb.connect(":memory:")
+    con = warehouse.scratch()
     try:
         return con.sql(f"SELECT {columns} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) {tail}",
                        params=[[str(f) for f in files], *params]).to_arrow_table()

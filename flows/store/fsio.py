@@ -10,18 +10,35 @@ Invariants:
 - Temporary names start with ``.kenang-tmp-`` and end in ``.part``, so neither
   kenang's scanners nor a reader's ``**/*.parquet`` glob can pick one up, and a later
   run sweeps leftovers of a crashed one.
+
+Durable batches (``durable_batch``): a stage that writes hundreds of derived files
+(partitions, summaries, compact copies) makes them durable together, with one
+``syncfs`` per filesystem when the batch ends, instead of two fsyncs per file. Inside
+a batch ``atomic_write`` still writes to a temporary name and renames, so a reader,
+or a crashed process, never sees half a file; only the fsyncs wait for the barrier.
+The barrier comes before anything that depends on the files: the ledger rows that
+record them are written after it, so after a power loss mid-batch the ledger still
+names the old state, and the next run redoes those days (a partition that lost its
+bytes fails its checksum and is rewritten). Archive copies of originals are never
+written this way before their source is deleted: ``archive`` calls ``barrier``
+between copying and deleting.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
 import hashlib
 import os
 import secrets
 import stat
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 from flows.store import faults
 from transforms.errors import ArchiveError, TransientError
@@ -58,6 +75,87 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+# --- durable batches -------------------------------------------------------------------
+
+
+@dataclass
+class _Batch:
+    """What a durable batch wrote and has not synced yet: files and their folders, by device."""
+
+    files: list[Path] = field(default_factory=list)
+    folders: dict[Path, int] = field(default_factory=dict)  # folder -> st_dev
+
+    def note(self, path: Path) -> None:
+        self.files.append(path)
+        self.note_folder(path.parent)
+
+    def note_folder(self, folder: Path) -> None:
+        if folder not in self.folders:
+            self.folders[folder] = os.stat(folder).st_dev
+
+
+_batch: ContextVar[_Batch | None] = ContextVar("kenang_durable_batch", default=None)
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+_syncfs = getattr(_libc, "syncfs", None)
+
+
+@contextmanager
+def durable_batch() -> Iterator[None]:
+    """Defer the fsyncs of the ``atomic_write``s inside to one barrier when the block ends (see the module docstring).
+
+    Nested batches join the outer one. An exception skips the barrier: the files
+    stay as a crash would leave them, and the run fails.
+    """
+    if _batch.get() is not None:
+        yield
+        return
+    token = _batch.set(_Batch())
+    try:
+        yield
+        barrier()
+    finally:
+        _batch.reset(token)
+
+
+def barrier() -> None:
+    """Make everything the current durable batch wrote durable now: one ``syncfs`` per filesystem."""
+    batch = _batch.get()
+    if batch is None or not batch.folders:
+        return
+    devices: dict[int, Path] = {}
+    for folder, dev in batch.folders.items():
+        devices.setdefault(dev, folder)
+    try:
+        if _syncfs is None:  # not Linux: every file and folder, several at a time
+            with ThreadPoolExecutor(8) as ex:
+                list(ex.map(_fsync_path, [*batch.files, *batch.folders]))
+        else:
+            for folder in devices.values():
+                _sync_filesystem(folder)
+    except FileNotFoundError:  # a file renamed or removed since: sync the whole filesystems instead
+        os.sync()
+    batch.files.clear()
+    batch.folders.clear()
+
+
+def _sync_filesystem(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if _syncfs(fd) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), str(folder))
+    finally:
+        os.close(fd)
+
+
+def _fsync_path(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def tmp_name(final: Path) -> Path:
     """A hidden sibling name that no reader's glob (*.parquet, *.md) can match."""
     return final.with_name(f"{TMP_PREFIX}{secrets.token_hex(4)}-{final.name}.part")
@@ -81,23 +179,27 @@ def _make_folder(folder: Path, needs: Path | None) -> None:
 
 def atomic_write(final: Path, writer: Callable[[Path], object], mode: int | None = None, *,
                  needs: Path | None = None) -> None:
-    """Call writer(tmp) on a temp path beside final, fsync, replace, fsync the folder; ``needs``: see ``_make_folder``."""
+    """Call writer(tmp) on a temp path beside final, fsync, replace, fsync the folder; ``needs``: see ``_make_folder``.
+
+    Inside a ``durable_batch`` the two fsyncs wait for the batch's barrier.
+    """
     _make_folder(final.parent, needs)
     tmp = tmp_name(final)
+    batch = _batch.get()
     try:
         writer(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if batch is None:
+            _fsync_path(tmp)
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, final)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    fsync_dir(final.parent)
+    if batch is None:
+        fsync_dir(final.parent)
+    else:
+        batch.note(final)
 
 
 @dataclass(frozen=True)
@@ -118,41 +220,108 @@ def safe_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "ar
     different bytes, the copy goes to ``<stem>.<sha8><suffix>`` (and so on with a
     counter), so nothing in the archive is ever overwritten. The source is untouched.
     """
+    staged = stage_copy(src, dest_dir, name, checkpoint_prefix, needs=needs)
+    return staged if isinstance(staged, Placed) else commit_copy(staged)
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A copy written to a temporary name beside its place, waiting for ``commit_copy``."""
+
+    tmp: Path
+    dest_dir: Path
+    name: str
+    sha256: str
+    size: int
+    checkpoint_prefix: str
+    what: str  # for a checksum mismatch: "copying x.md"
+    source: str = ""  # for an I/O error: the source's path
+    needs: Path | None = None  # the archive's marker: see ``_make_folder``
+
+
+def stage_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *,
+               needs: Path | None = None) -> Staged | Placed:
+    """The first half of ``safe_copy``: src's bytes in a temporary file in dest_dir (or the identical copy there).
+
+    Outside a ``durable_batch`` the temporary file is fsynced here; inside one, the
+    caller calls ``barrier`` before ``commit_copy``, so a batch of copies costs one sync.
+    """
     try:
-        src_sha, size = _hash_and_size(src)
-        return _place(dest_dir, name, src_sha, size, lambda tmp: _copy_fsync(src, tmp), checkpoint_prefix,
-                      f"copying {src.name}", "source kept", needs)
+        sha, size = _hash_and_size(src)
+        _make_folder(dest_dir, needs)
+        target = _free_name(dest_dir, name, sha)
+        if target.exists():
+            return Placed(target, sha, size, existed=True)
+        tmp = tmp_name(target)
+        try:
+            _copy(src, tmp)
+            batch = _batch.get()
+            if batch is None:
+                fsync_dir(dest_dir)
+            else:
+                batch.note(tmp)
+            faults.checkpoint(f"{checkpoint_prefix}.copied")
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return Staged(tmp, dest_dir, name, sha, size, checkpoint_prefix, f"copying {src.name}", str(src), needs)
     except OSError as exc:
         raise io_error(f"copying {src} to {dest_dir}", exc) from exc
+
+
+def commit_copy(staged: Staged) -> Placed:
+    """The second half of ``safe_copy``: verify the temporary file, make it 0444 and give it its free name."""
+    try:
+        _make_folder(staged.dest_dir, staged.needs)  # the archive may have gone since the copy was staged
+        # Another copy of this batch may have taken the name since the copy was staged.
+        target = _free_name(staged.dest_dir, staged.name, staged.sha256)
+        if target.exists():
+            staged.tmp.unlink(missing_ok=True)
+            return Placed(target, staged.sha256, staged.size, existed=True)
+        return _place(staged, target)
+    except OSError as exc:
+        raise io_error(f"copying {staged.source} to {staged.dest_dir}", exc) from exc
+
+
+def discard(staged: Iterable[Staged | Placed]) -> None:
+    """Remove the temporary files of copies that will not be committed (a batch that failed half-way)."""
+    for s in staged:
+        if isinstance(s, Staged):
+            s.tmp.unlink(missing_ok=True)
 
 
 def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *,
                needs: Path | None = None) -> Placed:
     """``safe_copy`` for bytes kenang made (an export's day transcript): same naming, fsync, verify, 0444."""
+    sha = hashlib.sha256(data).hexdigest()
     try:
-        return _place(dest_dir, name, hashlib.sha256(data).hexdigest(), len(data),
-                      lambda tmp: _write_fsync(data, tmp), checkpoint_prefix, f"writing {name}", "nothing placed",
-                      needs)
+        _make_folder(dest_dir, needs)
+        target = _free_name(dest_dir, name, sha)
+        if target.exists():
+            return Placed(target, sha, len(data), existed=True)
+        tmp = tmp_name(target)
+        try:
+            _write_fsync(data, tmp)
+            fsync_dir(dest_dir)
+            faults.checkpoint(f"{checkpoint_prefix}.copied")
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return _place(Staged(tmp, dest_dir, name, sha, len(data), checkpoint_prefix, f"writing {name}"), target,
+                      "nothing placed")
     except OSError as exc:
         raise io_error(f"writing {name} to {dest_dir}", exc) from exc
 
 
-def _place(dest_dir: Path, name: str, sha: str, size: int, fill: Callable[[Path], None], checkpoint_prefix: str,
-           what: str, on_mismatch: str, needs: Path | None = None) -> Placed:
-    """Fill a temporary file beside the free name for these bytes, verify it, make it 0444, rename it in."""
-    _make_folder(dest_dir, needs)
-    target = _free_name(dest_dir, name, sha)
-    if target.exists():
-        return Placed(target, sha, size, existed=True)
-    tmp = tmp_name(target)
+def _place(staged: Staged, target: Path, on_mismatch: str = "source kept") -> Placed:
+    """Verify a staged temporary file, make it 0444, rename it to ``target`` (a free name)."""
+    tmp = staged.tmp
     try:
-        fill(tmp)
-        fsync_dir(dest_dir)
-        faults.checkpoint(f"{checkpoint_prefix}.copied")
         got = sha256_file(tmp)
-        if got != sha:
-            raise ArchiveError(f"checksum mismatch {what}: source {sha[:12]}, copy {got[:12]}; {on_mismatch}")
-        faults.checkpoint(f"{checkpoint_prefix}.verified")
+        if got != staged.sha256:
+            raise ArchiveError(f"checksum mismatch {staged.what}: source {staged.sha256[:12]}, copy {got[:12]}; "
+                               f"{on_mismatch}")
+        faults.checkpoint(f"{staged.checkpoint_prefix}.verified")
         os.chmod(tmp, READ_ONLY)
         # The run lock makes kenang the only writer here, and _free_name saw no file
         # at target, so this rename cannot overwrite; rename (not link) also works
@@ -160,9 +329,13 @@ def _place(dest_dir: Path, name: str, sha: str, size: int, fill: Callable[[Path]
         os.rename(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-    fsync_dir(dest_dir)
-    faults.checkpoint(f"{checkpoint_prefix}.placed")
-    return Placed(target, sha, size, existed=False)
+    batch = _batch.get()
+    if batch is None:
+        fsync_dir(staged.dest_dir)
+    else:
+        batch.note(target)
+    faults.checkpoint(f"{staged.checkpoint_prefix}.placed")
+    return Placed(target, staged.sha256, staged.size, existed=False)
 
 
 def _free_name(dest_dir: Path, name: str, sha: str) -> Path:
@@ -186,12 +359,14 @@ def _hash_and_size(path: Path) -> tuple[str, int]:
     return sha256_file(path), st.st_size
 
 
-def _copy_fsync(src: Path, dst: Path) -> None:
+def _copy(src: Path, dst: Path) -> None:
+    """Copy bytes and times; fsynced unless a durable batch will sync it."""
     with open(src, "rb") as fi, open(dst, "xb") as fo:
         while chunk := fi.read(_CHUNK):
             fo.write(chunk)
         fo.flush()
-        os.fsync(fo.fileno())
+        if _batch.get() is None:
+            os.fsync(fo.fileno())
     st = os.stat(src)
     os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
@@ -212,7 +387,11 @@ def remove_source(src: Path, expect_sha: str) -> bool:
             # The writer changed it after we archived: keep it, the next run archives the new bytes.
             return False
         src.unlink()
-        fsync_dir(src.parent)
+        batch = _batch.get()
+        if batch is None:
+            fsync_dir(src.parent)
+        else:
+            batch.note_folder(src.parent)
         return True
     except OSError as exc:
         raise io_error(f"removing archived source {src}", exc) from exc
