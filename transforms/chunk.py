@@ -28,6 +28,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
@@ -74,6 +75,14 @@ def estimate_tokens(text: str) -> int:
 
 # --- terms ----------------------------------------------------------------------------
 
+@lru_cache(maxsize=1 << 16)
+def _term(word: str) -> str | None:
+    """A word's keyword term, or None for a stop word or a single non-digit character (cached: words repeat)."""
+    if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+        return None
+    return _stem(word)
+
+
 def _stem(word: str) -> str:
     for suffix in _SUFFIXES_ID:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
@@ -86,11 +95,8 @@ def _stem(word: str) -> str:
 def terms_of(text: str) -> list[str]:
     """Keyword terms of a text, in order, with repeats (queries and chunks alike)."""
     text = unicodedata.normalize("NFKC", text).lower()
-    out = [m[0] for m in _COMPOUND_RE.finditer(text)]
-    for w in _WORD_RE.findall(text):
-        if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
-            continue
-        out.append(_stem(w))
+    out = _COMPOUND_RE.findall(text)
+    out += [t for w in _WORD_RE.findall(text) if (t := _term(w)) is not None]
     return out
 
 

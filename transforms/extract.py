@@ -765,7 +765,6 @@ _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+•]|\d{1,3}[.)])\s+")
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 _HEADER = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _RULE = re.compile(r"^\s{0,3}(?:[-*_]\s*){3,}$")
-_RULE_CHARS = frozenset("-*_")
 _HAS_WORD = re.compile(r"\w")
 
 
@@ -776,8 +775,8 @@ def _blocks(text: str) -> Iterator[str]:
         if ">" in line:
             line = _QUOTE.sub("", line)
         # The guards are the characters each pattern needs: most lines hold none of them.
-        if not line.strip() or ("#" in line and _HEADER.match(line)) or (_RULE_CHARS & set(line) and _RULE.match(line)) \
-                or line.lstrip().startswith("|"):
+        if not line.strip() or ("#" in line and _HEADER.match(line)) \
+                or (("-" in line or "*" in line or "_" in line) and _RULE.match(line)) or line.lstrip().startswith("|"):
             if lines:
                 yield " ".join(lines)
             lines = []
@@ -796,7 +795,7 @@ def _blocks(text: str) -> Iterator[str]:
 def _is_boundary(block: str, m: re.Match) -> bool:
     if m[0].rstrip("\"'”’)]") != ".":
         return True  # "!", "?", "…" and runs like "..." or "?!" always end a sentence
-    before = block[: m.start()].split()
+    before = block[: m.start()].rsplit(None, 1)  # the word before the stop
     token = before[-1].lstrip("(\"'“‘[").lower() if before else ""
     if len(token) == 1 and token.isalpha():
         return False  # an initial: "A. Rahman"
@@ -855,9 +854,18 @@ _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 # Only asterisks: underscores are far more often code (__init__, snake_case) than emphasis.
 _EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _INNER_STOP = re.compile(r"[.!?…]+(?=\s)")
-_STOPS = frozenset(".!?…")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _TAIL = re.compile(r"[.!?…]+[\"'”’)\]]*$")
+
+
+def _two_content_words(words: list[str]) -> bool:
+    n = 0
+    for w in words:
+        if w.lower() not in STOPWORDS:
+            n += 1
+            if n == 2:
+                return True
+    return False
 
 
 def clean_sentence(sentence: str) -> str | None:
@@ -872,12 +880,12 @@ def clean_sentence(sentence: str) -> str | None:
         s = "".join(c for c in s if c.isprintable())
     s = _SPACES.sub(" ", s).strip()
     words = _LETTERS.findall(s)
-    if len(words) < 3 or sum(w.lower() not in STOPWORDS for w in words) < 2:
+    if len(words) < 3 or not _two_content_words(words):
         return None  # "Oke makasih ya!" says nothing
     tail = _TAIL.search(s)
     body, end = (s[: tail.start()], tail[0]) if tail else (s, "")
     # A stop left inside belongs to an abbreviation or an initial; other splitters would cut there.
-    if _STOPS & set(body):
+    if "." in body or "!" in body or "?" in body or "…" in body:
         body = _INNER_STOP.sub("", body)
     if len(body) + len(end) > _QUOTE_CHARS:
         cut = body[: _QUOTE_CHARS - 3]

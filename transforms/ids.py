@@ -15,9 +15,12 @@ from datetime import datetime
 from typing import Iterable
 
 
+#: ``json.dumps(x, ensure_ascii=False, separators=(",", ":"), default=str)``, without making an encoder per call.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
 def _digest(*parts: object) -> str:
-    payload = json.dumps(parts, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_ENCODE(parts).encode("utf-8")).hexdigest()
 
 
 def message_id(user_id: str, session_id: str, role: str, ts: datetime | None, content: str, occurrence: int) -> str:
@@ -34,7 +37,7 @@ def row_fingerprint(rows: Iterable[tuple]) -> str:
     """Fingerprint of rows in order; callers sort them first."""
     h = hashlib.sha256()
     for row in rows:
-        h.update(json.dumps(row, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+        h.update(_ENCODE(row).encode("utf-8"))
         h.update(b"\n")
     return h.hexdigest()
 
