@@ -17,11 +17,13 @@ made again by a backfill.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Iterable, Iterator
 
 import pyarrow as pa
 
 from flows.store import faults, warehouse
 from schemas.tables import COMPACTS, Compact
+from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
 
 
@@ -59,25 +61,45 @@ def scan(files: list[Path], columns: str, tail: str = "", params=()) -> pa.Table
         con.close()
 
 
-def refresh(wh: Path, check: bool = False) -> int:
+Mapper = Callable[[Callable, list], Iterable]
+
+
+def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> int:
     """Make every missing copy; returns how many were written.
 
     A copy whose partitions are all gone was removed with the last of them. With
     ``check`` (a backfill), a copy whose bytes are not the ones kenang wrote (``kenang
-    verify`` reports it) is made again too.
+    verify`` reports it) is made again too. ``map_items`` (the run's process pool,
+    ``flows.stages.pool.pure_imap``) makes the copies' bytes on every core; they are
+    written here, in order.
     """
-    n = 0
+    todo = []
     for c in COMPACTS.values():
         for (user, month), files in parts_of(wh, c).items():
             path = warehouse.compact_file(wh, c.name, user, month)
             if path.is_file() and (not check or warehouse.intact(path)):
                 continue
-            if c.source.name == "memory_chunks":
-                warehouse.drop_pack(wh, user)  # it was made from what this copy is about to replace
-            warehouse.write_file(path, _read(files, c), c.table)
-            faults.checkpoint("compact.written")
-            n += 1
-    return n
+            todo.append((c, user, path, files))
+    made = (map_items or _in_process)(copy_bytes, [(c.name, files) for c, _, _, files in todo])
+    for (c, user, path, _), data in zip(todo, made):
+        if not isinstance(data, bytes):  # a worker's failure: raised here, as in one process
+            raise ArchiveError(f"making the compact copy {path}: {data}")
+        if c.source.name == "memory_chunks":
+            warehouse.drop_pack(wh, user)  # it was made from what this copy is about to replace
+        warehouse.write_file(path, data, c.table)
+        faults.checkpoint("compact.written")
+    return len(todo)
+
+
+def copy_bytes(args: tuple[str, list[Path]]) -> bytes:
+    """The Parquet bytes of one copy (its name, its partitions); writes nothing, so a pool worker may make them."""
+    name, files = args
+    c = COMPACTS[name]
+    return warehouse.parquet_bytes(_read(files, c), c.table)
+
+
+def _in_process(fn: Callable, items: list) -> Iterator:
+    return (fn(x) for x in items)
 
 
 def sources(wh: Path, name: str, user: str) -> list[Path]:

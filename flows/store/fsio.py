@@ -30,6 +30,7 @@ import ctypes
 import ctypes.util
 import errno
 import hashlib
+import itertools
 import os
 import secrets
 import stat
@@ -174,7 +175,8 @@ def _make_folder(folder: Path, needs: Path | None) -> None:
     """
     if needs is not None and not needs.is_file():
         raise ArchiveError(f"{needs} is gone (the archive was unmounted during the run?): nothing written there")
-    folder.mkdir(parents=True, exist_ok=True)
+    if not folder.is_dir():  # a stat costs far less than a mkdir that finds the folder there
+        folder.mkdir(parents=True, exist_ok=True)
 
 
 def atomic_write(final: Path, writer: Callable[[Path], object], mode: int | None = None, *,
@@ -341,8 +343,8 @@ def _place(staged: Staged, target: Path, on_mismatch: str = "source kept") -> Pl
 def _free_name(dest_dir: Path, name: str, sha: str) -> Path:
     """The first name for these bytes: the name itself, or a sha-suffixed variant."""
     stem, dot, suffix = name.partition(".") if not name.startswith(".") else (name, "", "")
-    candidates = [name, f"{stem}.{sha[:8]}{dot}{suffix}"]
-    candidates += [f"{stem}.{sha[:8]}-{i}{dot}{suffix}" for i in range(2, 1000)]
+    candidates = itertools.chain([name, f"{stem}.{sha[:8]}{dot}{suffix}"],
+                                 (f"{stem}.{sha[:8]}-{i}{dot}{suffix}" for i in range(2, 1000)))
     for cand in candidates:
         p = dest_dir / cand
         if not p.exists():
