@@ -52,7 +52,7 @@ from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import KenangError, StageFailed, TransientError
 
-LOAD_BATCH_DAYS = 32
+LOAD_BATCH_DAYS = 128
 SUMMARIZE_BATCH_DAYS = 4
 INDEX_BATCH_DAYS = 8
 

@@ -281,15 +281,22 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
     def fits(i: int) -> bool:
         return used + costs[i] <= limit and len(chosen) < max_units and keys[i] not in said
 
+    # Which units hold each term: a unit that shares no term with a chosen one has cosine 0
+    # to it (every weight is positive), which leaves its redundancy as it was.
+    holders: dict[str, list[int]] = {}
+    for j, v in enumerate(vectors):
+        for t in v:
+            holders.setdefault(t, []).append(j)
+
     def take(i: int) -> None:
         nonlocal used
         chosen.append(i)
         taken.add(i)
         said.add(keys[i])
         used += costs[i]
-        for j, v in enumerate(vectors):
-            if j not in taken:
-                redundancy[j] = max(redundancy[j], _cosine(v, vectors[i]))
+        near = {j for t in vectors[i] for j in holders[t]}
+        for j in near - taken:
+            redundancy[j] = max(redundancy[j], _cosine(vectors[j], vectors[i]))
 
     def best(pool) -> int | None:
         def mmr(i: int) -> tuple[float, int]:

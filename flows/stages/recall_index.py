@@ -58,11 +58,10 @@ def is_fresh(row: Mapping, embedder_id: str) -> bool:
 def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
     """What ``chunks_of`` needs of a day, read from its partitions: (user, day, turns by session, summary rows)."""
     wh = settings.paths.warehouse
-    msgs = warehouse.read_file(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES)
+    cols = ("session_id", "seq", "role", "content", "flags")
+    msgs = warehouse.read_columns(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES, cols)
     by_session: dict[str, list[Turn]] = {}
-    for sid, seq, role, content, flags in zip(
-        *(msgs[c].to_pylist() for c in ("session_id", "seq", "role", "content", "flags"))
-    ):
+    for sid, seq, role, content, flags in zip(*(msgs[c] for c in cols)):
         by_session.setdefault(sid, []).append(Turn(seq, role, content, tuple(flags or ())))
     summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
     summaries = warehouse.read_file(summary_path, DAILY_SUMMARIES).to_pylist() if summary_path.is_file() else []

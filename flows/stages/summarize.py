@@ -62,23 +62,28 @@ def is_fresh(row: Mapping) -> bool:
     return row.get("summary_status") == "summarized" and row.get("summary_fingerprint") == row["content_fingerprint"]
 
 
+_LAST = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+
+
 def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) -> DayInput:
     """A day's redacted messages and sessions, from the warehouse."""
     wh = settings.paths.warehouse
-    msgs = warehouse.read_file(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES).to_pylist()
-    sess = warehouse.read_file(warehouse.partition_file(wh, SESSIONS, day, user_id), SESSIONS).to_pylist()
-    sess.sort(key=lambda s: (s["started_at"] or dt.datetime.max.replace(tzinfo=dt.timezone.utc), s["session_id"]))
-    order = {s["session_id"]: i for i, s in enumerate(sess)}
-    msgs.sort(key=lambda m: (order.get(m["session_id"], 0), m["seq"]))
+    m = warehouse.read_columns(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES,
+                               ("session_id", "seq", "role", "content", "ts", "flags"))
+    s = warehouse.read_columns(warehouse.partition_file(wh, SESSIONS, day, user_id), SESSIONS,
+                               ("session_id", "started_at", "ended_at", "message_count"))
+    sess = sorted(zip(s["session_id"], s["started_at"], s["ended_at"], s["message_count"]),
+                  key=lambda r: (r[1] or _LAST, r[0]))
+    order = {r[0]: i for i, r in enumerate(sess)}
+    msgs = sorted(zip(m["session_id"], m["seq"], m["role"], m["content"], m["ts"], m["flags"]),
+                  key=lambda r: (order.get(r[0], 0), r[1]))
     text = DayText(
         user_id=user_id,
         day=day,
         tz=settings.timezone,
-        messages=tuple(
-            DayMessage(m["session_id"], m["role"], m["content"], m["ts"], bool(m["flags"])) for m in msgs
-        ),
+        messages=tuple(DayMessage(sid, role, content, ts, bool(flags)) for sid, _, role, content, ts, flags in msgs),
     )
-    sessions = tuple(SessionMeta(s["session_id"], s["started_at"], s["ended_at"], s["message_count"]) for s in sess)
+    sessions = tuple(SessionMeta(*r) for r in sess)
     return DayInput(text, sessions, today, settings.projects, settings.summarizer.summary_chars)
 
 
