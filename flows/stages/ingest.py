@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flows.config import Settings
+from flows.stages import pool
 from transforms.days import check_day, check_times, day_is_eligible, eligible_from, file_is_quiet
 from transforms.errors import ParseError
 from transforms.model import ResolvedSession, Session
@@ -131,33 +132,33 @@ class IngestResult:
 
 
 def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
-    """Classify every file under active/; nothing one file does can stop the scan."""
+    """Classify every file under active/; nothing one file does can stop the scan.
+
+    The folders are walked here; each file is read, parsed and dated by ``classify``
+    on every core (``flows.stages.pool``), and the results are taken in walk order.
+    """
     ready: list[Ready] = []
     exports: list[ReadyExport] = []
     waiting: list[Waiting] = []
     rejected: list[Rejected] = []
     skipped: list[Skipped] = []
     parsed: dict[str, Session] = {}
-    root = settings.paths.active
-    for cand, st, why in _walk(root):
+    entries = list(_walk(settings.paths.active))
+    files = [(settings, cand, st, now, wall_now) for cand, st, why in entries if why is None]
+    classified = pool.pure_imap(classify, files)
+    for cand, _st, why in entries:
         if why is not None:
             skipped.append(Skipped(cand.relpath, why))
             continue
-        try:
-            item = _classify(settings, cand, st, now, wall_now)
-        except ParseError as exc:
-            item = Rejected(cand, exc.kind, exc.reason, _folder_user_or_none(cand))
-        except FileNotFoundError:
+        got = next(classified)
+        if isinstance(got, pool.Failed):  # the worker itself failed on it (out of memory, ...)
+            got = (Rejected(cand, "unreadable", redact(f"kenang could not read it ({got})").text,
+                            _folder_user_or_none(cand)), got.kind)
+        item, trouble = got
+        if trouble is not None:
+            log.warning("ingest could not read %s: %s", cand.relpath, trouble)
+        if item is None:
             continue  # removed while we looked: nothing to do, nothing lost
-        except OverflowError as exc:
-            item = Rejected(cand, "bad_timestamp", f"holds a date kenang cannot represent ({exc})",
-                            _folder_user_or_none(cand))
-        except Exception as exc:  # noqa: BLE001 - one file must never stop the night
-            log.warning("ingest could not read %s: %s", cand.relpath, type(exc).__name__)
-            item = Rejected(cand, "unreadable", f"kenang could not read it ({type(exc).__name__}: {exc})",
-                            _folder_user_or_none(cand))
-        if isinstance(item, Rejected):  # a reason may quote the file: it is redacted like content
-            item = Rejected(item.cand, item.kind, redact(item.reason).text, item.user_id)
         if isinstance(item, tuple):  # a ready transcript and its parsed session
             r, session = item
             parsed[r.sha256] = session
@@ -172,6 +173,33 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
             rejected.append(item)
     hidden = sum(s.why in ("hidden", "hidden_folder") for s in skipped)
     return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed, tuple(exports), tuple(skipped))
+
+
+def classify(args) -> tuple[object, str | None]:
+    """One file's fate, and the name of an unexpected error met on the way (to log); writes nothing.
+
+    ``args``: (settings, candidate, its lstat, now, wall clock). The fate is what
+    ``_classify`` says, a ``Rejected`` for a file it cannot read, or None for a file
+    removed while kenang looked.
+    """
+    settings, cand, st, now, wall_now = args
+    trouble = None
+    try:
+        item = _classify(settings, cand, st, now, wall_now)
+    except ParseError as exc:
+        item = Rejected(cand, exc.kind, exc.reason, _folder_user_or_none(cand))
+    except FileNotFoundError:
+        return None, None
+    except OverflowError as exc:
+        item = Rejected(cand, "bad_timestamp", f"holds a date kenang cannot represent ({exc})",
+                        _folder_user_or_none(cand))
+    except Exception as exc:  # noqa: BLE001 - one file must never stop the night
+        trouble = type(exc).__name__
+        item = Rejected(cand, "unreadable", f"kenang could not read it ({type(exc).__name__}: {exc})",
+                        _folder_user_or_none(cand))
+    if isinstance(item, Rejected):  # a reason may quote the file: it is redacted like content
+        item = Rejected(item.cand, item.kind, redact(item.reason).text, item.user_id)
+    return item, trouble
 
 
 def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.datetime, wall_now: float):

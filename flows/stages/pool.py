@@ -39,7 +39,7 @@ R = TypeVar("R")
 
 MIN_ITEMS = 8
 MAX_WORKERS = 4
-_PRELOAD = ["flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
+_PRELOAD = ["flows.stages.ingest", "flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
 
 _pool: ProcessPoolExecutor | None = None
 _broken = False
