@@ -35,6 +35,7 @@ from schemas.frontmatter import (
     SUMMARY_MAX_CHARS,
     SUMMARY_SENTENCES,
 )
+from transforms import yamls
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SPACE = re.compile(r"\s+")
@@ -227,20 +228,6 @@ def looks_like_a_loop(text: str, n: int = 6, times: int = 3) -> bool:
 
 # --- render / parse ---------------------------------------------------------------------
 
-def _load_yaml(text: str) -> object:
-    """``yaml.safe_load`` through libyaml's parser when PyYAML has it (the same objects, several times faster);
-    a text it refuses is read again by the pure-Python one, so an error says what ``safe_load`` would say."""
-    if _CSafeLoader is None:
-        return yaml.safe_load(text)
-    try:
-        return yaml.load(text, Loader=_CSafeLoader)  # noqa: S506 - the safe loader, in C
-    except yaml.YAMLError:
-        return yaml.safe_load(text)
-
-
-_CSafeLoader = getattr(yaml, "CSafeLoader", None)
-
-
 def _flow(value: object) -> str:
     return yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1 << 20, sort_keys=False).strip()
 
@@ -288,7 +275,7 @@ def parse_summary(text: str, *, today: dt.date | None = None) -> DaySummary:
     if end < 0:
         raise FrontmatterError("frontmatter is not closed with '---'")
     try:
-        meta = _load_yaml(text[4:end])
+        meta = yamls.safe_load(text[4:end])
     except yaml.YAMLError as exc:
         raise FrontmatterError(f"frontmatter is not valid YAML: {exc}") from exc
     if not isinstance(meta, dict):

@@ -31,6 +31,7 @@ from datetime import date, datetime, tzinfo
 
 import yaml
 
+from transforms import yamls
 from transforms.errors import ParseError
 from transforms.model import KNOWN_ROLES, MESSAGE_FLAGS, USER_ID_RE, Message, Session
 
@@ -150,7 +151,7 @@ def _frontmatter(lines: list[str]) -> tuple[dict, int]:
     if end is None:
         raise ParseError("frontmatter opened on line 1 is never closed by '---'", kind="bad_frontmatter")
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end]))
+        meta = yamls.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 2}" if mark is not None else f"lines 2-{end}"

@@ -866,6 +866,11 @@ def _loose_value(text: str, pos: int) -> Span | None:
 
 def _redact_mnemonics(text: str, marker: Callable[[str], str]) -> str:
     """Replace each maximal run of 12+ BIP39 words with one marker."""
+    # A run needs 12 BIP39 words; most texts do not hold that many in all, and counting is cheap.
+    words = _WORD.findall(text)
+    if len(words) < _MNEMONIC_MIN_WORDS or sum(map(BIP39_ENGLISH.__contains__, map(str.lower, words))) \
+            < _MNEMONIC_MIN_WORDS:
+        return text
     runs: list[tuple[int, int]] = []
     run_start = run_end = -1
     length = 0

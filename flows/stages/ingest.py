@@ -134,8 +134,8 @@ class IngestResult:
 def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     """Classify every file under active/; nothing one file does can stop the scan.
 
-    The folders are walked here; each file is read, parsed and dated by ``classify``
-    on every core (``flows.stages.pool``), and the results are taken in walk order.
+    With many files the process pool is started now (``pool.warm``), while this stage
+    reads them, so the stages after it find its workers ready.
     """
     ready: list[Ready] = []
     exports: list[ReadyExport] = []
@@ -144,17 +144,14 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     skipped: list[Skipped] = []
     parsed: dict[str, Session] = {}
     entries = list(_walk(settings.paths.active))
-    files = [(settings, cand, st, now, wall_now) for cand, st, why in entries if why is None]
-    classified = pool.pure_imap(classify, files)
-    for cand, _st, why in entries:
+    if sum(why is None for _, _, why in entries) >= pool.MIN_ITEMS:
+        pool.warm()
+    for cand, st, why in entries:
         if why is not None:
             skipped.append(Skipped(cand.relpath, why))
             continue
-        got = next(classified)
-        if isinstance(got, pool.Failed):  # the worker itself failed on it (out of memory, ...)
-            got = (Rejected(cand, "unreadable", redact(f"kenang could not read it ({got})").text,
-                            _folder_user_or_none(cand)), got.kind)
-        item, trouble = got
+        # In this process: a worker would send each parsed session back, which costs more than parsing it.
+        item, trouble = classify((settings, cand, st, now, wall_now))
         if trouble is not None:
             log.warning("ingest could not read %s: %s", cand.relpath, trouble)
         if item is None:

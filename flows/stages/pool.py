@@ -39,7 +39,7 @@ R = TypeVar("R")
 
 MIN_ITEMS = 8
 MAX_WORKERS = 4
-_PRELOAD = ["flows.stages.ingest", "flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
+_PRELOAD = ["flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
 
 _pool: ProcessPoolExecutor | None = None
 _broken = False
@@ -125,6 +125,24 @@ def pure_imap(fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R | Failed]:
         _broken = True
         shutdown()
         yield from (_guarded(fn, x) for x in items[done:])
+
+
+def warm() -> None:
+    """Start the workers now, without waiting for them, so that a stage that maps later finds them ready
+    (their start-up, about half a second, overlaps the caller's own work)."""
+    n = workers()
+    if n < 2 or _broken:
+        return
+    try:
+        executor = _start(n)
+        for _ in range(n):
+            executor.submit(_ready)
+    except (BrokenProcessPool, OSError, RuntimeError):
+        pass  # pure_imap meets it again, and falls back to one process
+
+
+def _ready() -> None:
+    return None
 
 
 def _start(n: int) -> ProcessPoolExecutor:
