@@ -126,8 +126,8 @@ def compacts_match(settings: Settings) -> int:
             n += 1
     from flows.store import recall_pack
 
-    for m in sorted((wh / "compact" / "recall_pack").glob("user_id=*/pack.json")):
-        user = m.parent.name.removeprefix("user_id=")
+    for user in recall_pack.users(wh):
+        m = recall_pack.folder(wh, user)
         got, want = recall_pack.load(wh, user), recall_pack.contents(wh, user)
         assert got is not None and want is not None, m
         assert got.meta.to_pylist() == want.meta.to_pylist() and got.embedder_id == want.embedder_id, m

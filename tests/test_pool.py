@@ -78,3 +78,22 @@ def test_the_command_in_a_new_process_works_on_every_core(tmp_path, prefect_api)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "process pool failed" not in r.stderr
     assert "12 day(s)" in r.stdout
+
+
+def test_a_run_killed_with_its_workers_started_leaves_no_worker_behind(tmp_path):
+    """Workers wait on the run's process: killed without cleanup, it leaves none holding its output open."""
+    import subprocess
+    import sys
+
+    code = ("import os, sys, time\n"
+            "os.environ['KENANG_WORKERS'] = '2'\n"
+            "from flows.stages import pool\n"
+            "pool.warm()\n"
+            "it = pool.pure_imap(abs, range(-9, 0))\n"
+            "assert list(it) == list(range(9, 0, -1))\n"
+            "print(os.getpid(), flush=True)\n"
+            "os._exit(137)\n")
+    # capture_output: an orphaned worker holding the pipes open would make this time out
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    assert r.returncode == 137, r.stderr[-2000:]

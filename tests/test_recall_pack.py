@@ -53,7 +53,8 @@ def test_a_pack_is_dropped_before_its_chunks_change_and_made_again_at_the_end(ho
 
     def spy(path, data, table):
         if table.name == "memory_chunks" and "compact" not in path.relative_to(wh).parts:
-            seen.append(recall_pack.manifest(wh, path.parent.name.removeprefix("user_id=")).exists())
+            user, month = path.parent.name.removeprefix("user_id="), path.parent.parent.name.removeprefix("date=")[:7]
+            seen.append(recall_pack.manifest(wh, user, month).exists())
         return real(path, data, table)
 
     monkeypatch.setattr(warehouse, "write_file", spy)
@@ -91,9 +92,9 @@ def test_a_pack_with_a_file_gone_is_not_used_and_a_backfill_mends_a_changed_one(
 
     recall_pack.drop(wh, "gading")
     recall_pack.refresh(wh)
-    weights = next(folder.glob("*.kw-weights.npy"))
-    weights.write_bytes(weights.read_bytes()[:-4] + b"\0\0\0\0")
-    assert recall_pack.changed(wh, "gading") == [weights.name]
+    counts = next(folder.glob("*.kw-tfs.npy"))
+    counts.write_bytes(counts.read_bytes()[:-4] + b"\0\0\0\0")
+    assert recall_pack.changed(wh, "gading") == [counts.name]
     from flows.pipeline import backfill
 
     backfill(start=D17, end=D17, home=str(home.paths.home))
@@ -109,3 +110,37 @@ def test_keyword_only_homes_get_packs_without_a_matrix(home, monkeypatch):
     fast, built = Recaller(home, "gading"), slow(home, "gading")
     for q in QUERIES:
         assert [h.as_dict(q) for h in fast.search(q)] == [h.as_dict(q) for h in built.search(q)]
+
+
+def test_a_night_in_a_new_month_makes_only_that_months_segment(home, fake):
+    """By month, so a night's cost does not grow with history: July's files are left as they were."""
+    archive_days(home)
+    night(home)
+    wh = home.paths.warehouse
+    folder = recall_pack.folder(wh, "gading")
+    july = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+    assert recall_pack.months_with_manifests(wh, "gading") == ["2026-07"]
+    later = NOW + dt.timedelta(days=14)
+    drop(home, "gading/aug.md", md("2026-08-02", "0900", ("user", "ZFS scrub on the NAS found nothing."),
+                                    ("assistant", "Good: the pool is healthy."), user_id="gading"),
+         mtime=(later - dt.timedelta(days=1)).timestamp())
+    night(home, later)
+    assert recall_pack.months_with_manifests(wh, "gading") == ["2026-07", "2026-08"]
+    now_files = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+    assert {k: v for k, v in now_files.items() if k in july} == july  # not one byte or mtime of July changed
+    same_results(home, "gading")
+    assert compacts_match(home)
+
+
+def test_a_pack_of_the_older_whole_history_layout_is_tidied_away(home, fake):
+    archive_days(home)
+    night(home)
+    wh = home.paths.warehouse
+    folder = recall_pack.folder(wh, "gading")
+    (folder / "pack.json").write_text('{"version": 1}\n')
+    (folder / "0123456789abcdef.kw-weights.npy").write_bytes(b"old")
+    assert recall_pack.load(wh, "gading") is not None  # the old manifest is no month's: ignored
+    recall_pack.drop(wh, "gading", "2026-07")
+    recall_pack.refresh(wh)
+    assert not (folder / "pack.json").exists() and not list(folder.glob("*.kw-weights.npy"))
+    same_results(home, "gading")

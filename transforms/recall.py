@@ -125,6 +125,86 @@ class KeywordIndex:
         return out
 
 
+class PostingSegment:
+    """The BM25 raw counts of one slice of the documents (a month of a recall pack): no weights yet.
+
+    ``indptr``/``postings`` are a term-sorted posting list with document numbers local
+    to the segment, ``tfs`` each posting's count, ``lengths`` each document's length
+    (the sum of its counts). Weights need the statistics of every segment together, so
+    ``SegmentedIndex`` makes them at query time.
+    """
+
+    def __init__(self, vocab: Sequence[str], indptr: np.ndarray, postings: np.ndarray, tfs: np.ndarray,
+                 lengths: np.ndarray):
+        self.terms = list(vocab)
+        self.vocab = {t: i for i, t in enumerate(self.terms)}
+        self.indptr, self.postings = np.asarray(indptr), np.asarray(postings)
+        self.tfs, self.lengths = np.asarray(tfs, dtype=np.float32), np.asarray(lengths, dtype=np.float32)
+
+    @classmethod
+    def build(cls, vocab: Sequence[str], term_ids: np.ndarray, doc_tfs: np.ndarray, lengths: np.ndarray) -> "PostingSegment":
+        """From a dictionary-encoded terms column: ``vocab``, each flat term's id, its count, and how many
+        distinct terms each document has."""
+        n = len(lengths)
+        doc_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        tfs = np.asarray(doc_tfs, dtype=np.float32)
+        term_ids = np.asarray(term_ids, dtype=np.int64)
+        doc_len = np.bincount(doc_of, weights=tfs, minlength=n).astype(np.float32)
+        order = np.argsort(term_ids, kind="stable")
+        df = np.bincount(term_ids, minlength=len(vocab))
+        return cls(vocab, np.concatenate([[0], np.cumsum(df)]), doc_of[order], tfs[order], doc_len)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The segment as plain arrays (``from_arrays`` reads them back): a recall pack stores them."""
+        blob = "\n".join(self.terms).encode("utf-8", "surrogatepass")
+        return {"vocab": np.frombuffer(blob, dtype=np.uint8), "indptr": self.indptr, "postings": self.postings,
+                "tfs": self.tfs, "lengths": self.lengths}
+
+    @classmethod
+    def from_arrays(cls, a: Mapping[str, np.ndarray], vocab_size: int) -> "PostingSegment":
+        terms = bytes(a["vocab"]).decode("utf-8", "surrogatepass").split("\n") if vocab_size else []
+        if len(terms) != vocab_size or len(a["indptr"]) != vocab_size + 1:
+            raise ValueError("a posting segment whose vocabulary does not match its size")
+        return cls(terms, a["indptr"], a["postings"], a["tfs"], a["lengths"])
+
+
+class SegmentedIndex:
+    """BM25 over segments taken together, the scores exactly those of one ``KeywordIndex`` over the same
+    documents in the same order: the document frequencies, the count and the mean length are the sums
+    over the segments, and each posting's weight is the same float32 arithmetic, made per query."""
+
+    def __init__(self, segments: Sequence[PostingSegment]):
+        self.segments = list(segments)
+        self.offsets = np.cumsum([0] + [len(s.lengths) for s in self.segments])
+        self.doc_len = np.concatenate([s.lengths for s in self.segments]) if self.segments \
+            else np.zeros(0, dtype=np.float32)
+        self.n_docs = int(self.offsets[-1])
+        self.avg = float(self.doc_len.mean()) if self.n_docs else 0.0
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {f"{i}.{k}": v for i, s in enumerate(self.segments) for k, v in s.arrays().items()}
+
+    def scores(self, query: str) -> np.ndarray:
+        out = np.zeros(self.n_docs, dtype=np.float32)
+        n = self.n_docs
+        for term in dict.fromkeys(terms_of(query)):
+            hits = []
+            for s, offset in zip(self.segments, self.offsets):
+                tid = s.vocab.get(term)
+                if tid is not None:
+                    hits.append((s, int(offset), s.indptr[tid], s.indptr[tid + 1]))
+            if not hits:
+                continue
+            df = np.array([sum(int(b - a) for _, _, a, b in hits)], dtype=np.int64)
+            idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)[0]
+            for s, offset, a, b in hits:
+                docs = s.postings[a:b] + offset
+                tf = s.tfs[a:b]
+                norm = K1 * (1.0 - B + B * self.doc_len[docs] / (self.avg or 1.0))
+                out[docs] += idf * tf * (K1 + 1.0) / (tf + norm)
+        return out
+
+
 def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid",
          keyword_weight: float = KEYWORD_WEIGHT, vector_weight: float = VECTOR_WEIGHT) -> np.ndarray:
     """The weighted sum in the module docstring; scores are comparable within one query."""

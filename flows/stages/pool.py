@@ -29,6 +29,9 @@ import atexit
 import logging
 import multiprocessing
 import os
+import select
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -150,8 +153,44 @@ def _start(n: int) -> ProcessPoolExecutor:
     if _pool is None:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(_PRELOAD)
-        _pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+        _pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_die_with_parent,
+                                    initargs=(os.getpid(),))
     return _pool
+
+
+def _die_with_parent(run_pid: int) -> None:
+    """A worker ends when the run's process ends, so a run killed with SIGKILL leaves no worker behind.
+
+    The workers are the forkserver's children, and each holds the forkserver's "alive"
+    pipe open, so neither ever sees the run go: without this they would wait on their
+    task queue forever (holding the run's stdout and stderr open). A daemon thread waits
+    on the run's process (a pidfd, Linux 5.3+; else it looks once a second) and ends the
+    worker when it is gone.
+    """
+    threading.Thread(target=_watch, args=(run_pid,), name="kenang-run-watch", daemon=True).start()
+
+
+def _watch(run_pid: int) -> None:
+    try:
+        fd = os.pidfd_open(run_pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        select.select([fd], [], [])  # readable once the process has ended
+        os._exit(1)
+    while _alive(run_pid):
+        time.sleep(1.0)
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def shutdown() -> None:

@@ -1,28 +1,34 @@
-"""Recall packs: one user's whole recall index, ready to search the moment it is opened.
+"""Recall packs: each user's recall index by month, ready to search the moment it is opened.
 
 A cold ``kenang recall`` used to read every chunk's terms and embedding from Parquet,
 build the BM25 posting list and copy the embeddings into a matrix: about 11 s at 100k
-chunks. A pack holds what that produced, made at the end of a run from the user's
-compact copies (``flows.store.compact``):
+chunks. A pack holds what that produced, one segment per (user, month), made at the end
+of a run from the user's compact copies (``flows.store.compact``):
 
 - ``<id>.meta.parquet``: each chunk's ``chunk_id, user_id, date, session_id, source,
   text, flagged, embedder_id``, in the order the reader sorts by;
-- ``<id>.kw-{vocab,indptr,postings,weights}.npy``: the posting list
-  (``transforms.recall.KeywordIndex.arrays``) and its vocabulary;
-- ``<id>.emb.npy``: the embeddings of the pack's embedder as one float32 matrix,
+- ``<id>.kw-{vocab,indptr,postings,tfs,lengths}.npy``: the month's posting list with
+  its raw counts (``transforms.recall.PostingSegment``); BM25 weights need every
+  month's statistics, so the reader makes them per query (``SegmentedIndex``), with
+  the very scores one index over all the chunks gives;
+- ``<id>.emb.npy``: the embeddings of the month's embedder as one float32 matrix,
   memory-mapped by readers (rows of another embedder are zeros); absent when no chunk
   has one;
-- ``pack.json``, written last and atomically, naming the files, the embedder, the row
-  count and each file's sha256.
+- ``month=YYYY-MM.json``, written last and atomically, naming the files, the embedder,
+  the row count and each file's sha256.
 
-``<id>`` is a hash of the chunk ids and the embedder, so the same chunks make the same
-bytes. Each file is written beside its name and renamed in, so a reader that mapped an
-older file keeps reading it.
+``<id>`` is a hash of the month's chunk ids and the embedder, so the same chunks make
+the same bytes. Each file is written beside its name and renamed in, so a reader that
+mapped an older file keeps reading it.
 
-Freshness is by construction, as for the copies: ``warehouse.drop_compacts`` removes
-the user's ``pack.json`` durably before any memory_chunks partition of theirs changes,
-so a pack that exists holds exactly the user's chunks. A reader that finds no pack (or
-a file of it gone: a run replaced it meanwhile) builds the index the slow way.
+By month, so a night's cost does not grow with the history: a night that adds a day
+makes that month's segment again, never the years before it.
+
+Freshness is by construction, as for the copies: ``warehouse.drop_compacts`` removes the
+month's manifest durably before any memory_chunks partition of that user and month
+changes, so a segment that exists holds exactly its month's chunks. A reader that finds
+a month with chunks and no segment (or a file of one gone: a run replaced it meanwhile)
+builds the index the slow way.
 """
 
 from __future__ import annotations
@@ -30,8 +36,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -41,73 +50,152 @@ import pyarrow.parquet as pq
 from flows.store import compact, faults, warehouse
 from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name
 from transforms.model import USER_ID_RE
-from transforms.recall import KeywordIndex
+from transforms.recall import KeywordIndex, PostingSegment, SegmentedIndex
 
-VERSION = 1
+VERSION = 2
 META_COLUMNS = ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged", "embedder_id")
 #: The reader's order; a pack is in it, so nothing is sorted at load.
 ORDER = "ORDER BY date, source, session_id, seq, chunk_id"
-
-
-def manifest(wh: Path, user: str) -> Path:
-    return warehouse.pack_manifest(wh, user)
+KW_PARTS = ("vocab", "indptr", "postings", "tfs", "lengths")
+_MANIFEST = re.compile(r"^month=(\d{4}-\d{2})\.json$")
 
 
 def folder(wh: Path, user: str) -> Path:
-    return manifest(wh, user).parent
+    return warehouse.pack_folder(wh, user)
+
+
+def manifest(wh: Path, user: str, month: str) -> Path:
+    """The manifest of one month's segment: compact/recall_pack/user_id=U/month=YYYY-MM.json."""
+    return warehouse.pack_manifest(wh, user, month)
 
 
 drop = warehouse.drop_pack
 
 
 @dataclass(frozen=True)
-class Pack:
+class Segment:
+    """One month of a user's pack."""
+
+    month: str
     meta: pa.Table
-    keyword: KeywordIndex
+    keyword: PostingSegment
     embedder_id: str | None
-    embeddings: np.ndarray | None  # (n, dim) float32, memory-mapped; None: no chunk has an embedding
+    embeddings: np.ndarray | None  # (rows, dim) float32, memory-mapped when loaded; None: no chunk has one
 
 
-def _info(wh: Path, user: str) -> dict | None:
-    """The user's pack.json, or None when there is none (or it cannot be read)."""
+class Stacked:
+    """The segments' embedding matrices as one (rows, dim) matrix, never copied into one: ``@`` runs per segment."""
+
+    def __init__(self, blocks: Sequence[tuple[int, np.ndarray | None]], dim: int):
+        self.blocks = list(blocks)  # (rows, matrix or None for rows without embeddings)
+        self.shape = (sum(n for n, _ in self.blocks), dim)
+
+    def __matmul__(self, q: np.ndarray) -> np.ndarray:
+        parts = [m @ q if m is not None else np.zeros(n, dtype=np.result_type(q.dtype, np.float32))
+                 for n, m in self.blocks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = np.zeros(self.shape, dtype=np.float32)
+        row = 0
+        for n, m in self.blocks:
+            if m is not None:
+                out[row:row + n] = m
+            row += n
+        return out if dtype is None else out.astype(dtype)
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A user's whole pack: the segments in month order, as one index."""
+
+    segments: tuple[Segment, ...]
+
+    @cached_property
+    def meta(self) -> pa.Table:
+        return pa.concat_tables([s.meta for s in self.segments]) if self.segments else \
+            pa.table({c: pa.array([]) for c in META_COLUMNS})
+
+    @cached_property
+    def keyword(self) -> SegmentedIndex:
+        return SegmentedIndex([s.keyword for s in self.segments])
+
+    @cached_property
+    def embedder_id(self) -> str | None:
+        """The embedder of every segment that has embeddings; ``"mixed"`` when they differ."""
+        ids = {s.embedder_id for s in self.segments if s.embeddings is not None}
+        return None if not ids else ids.pop() if len(ids) == 1 else "mixed"
+
+    @cached_property
+    def embeddings(self) -> Stacked | None:
+        dims = {s.embeddings.shape[1] for s in self.segments if s.embeddings is not None}
+        if len(dims) != 1:
+            return None
+        return Stacked([(s.meta.num_rows, s.embeddings) for s in self.segments], dims.pop())
+
+
+def months(wh: Path, user: str) -> list[str]:
+    """The months in which the user has chunk partitions, in order."""
+    return sorted(m for _, m in compact.parts_of(wh, compact.COMPACTS["memory_chunks"], user))
+
+
+def _info(wh: Path, user: str, month: str) -> dict | None:
+    """A month's manifest, or None when there is none (or it cannot be read)."""
     try:
-        info = json.loads(manifest(wh, user).read_text(encoding="utf-8"))
+        info = json.loads(manifest(wh, user, month).read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError, OSError):
         return None
-    return info if isinstance(info, dict) else None
+    return info if isinstance(info, dict) and info.get("version") == VERSION else None
 
 
 def load(wh: Path, user: str) -> Pack | None:
-    """The user's pack, or None when there is none (or it was replaced while being opened)."""
-    try:
-        info = _info(wh, user)
-        if info is None or info.get("version") != VERSION:
+    """The user's pack, or None when a month has no usable segment (or one was replaced while being opened)."""
+    segments = []
+    for month in months(wh, user):
+        seg = _load_segment(wh, user, month)
+        if seg is None:
             return None
+        segments.append(seg)
+    return Pack(tuple(segments)) if segments else None
+
+
+def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
+    info = _info(wh, user, month)
+    if info is None:
+        return None
+    try:
         base, files = folder(wh, user), info["files"]
         meta = pq.read_table(base / files["meta"])
-        kw = {part: np.load(base / files[f"kw_{part}"], allow_pickle=False)
-              for part in ("vocab", "indptr", "postings", "weights")}
-        keyword = KeywordIndex.from_arrays({**kw, "vocab_size": info["vocab_size"], "n_docs": info["rows"]})
+        kw = PostingSegment.from_arrays({p: np.load(base / files[f"kw_{p}"], allow_pickle=False) for p in KW_PARTS},
+                                        int(info["vocab_size"]))
         emb = np.load(base / files["embeddings"], mmap_mode="r") if files.get("embeddings") else None
     except (FileNotFoundError, ValueError, KeyError, OSError):
         return None
-    if meta.num_rows != info["rows"] or keyword.n_docs != info["rows"]:
+    if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"]:
         return None
-    return Pack(meta, keyword, info.get("embedder_id"), emb)
-
-
-def _chunks(wh: Path, user: str) -> pa.Table:
-    cols = ", ".join(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
-    return compact.scan(compact.sources(wh, "memory_chunks", user), cols, ORDER)
+    return Segment(month, meta, kw, info.get("embedder_id"), emb)
 
 
 def contents(wh: Path, user: str) -> Pack | None:
     """What the user's pack holds, made from their chunks now (None: they have none)."""
-    if not compact.parts_of(wh, compact.COMPACTS["memory_chunks"], user):
+    segments = [segment_of(wh, user, m) for m in months(wh, user)]
+    return Pack(tuple(s for s in segments if s is not None)) if segments else None
+
+
+def segment_of(wh: Path, user: str, month: str) -> Segment | None:
+    """One month's segment, made from its compact copy or its partitions now (None: no chunks)."""
+    files = compact.parts_of(wh, compact.COMPACTS["memory_chunks"], user).get((user, month))
+    if not files:
         return None
-    tbl = _chunks(wh, user)
+    copy = compact.path_for(wh, "memory_chunks", user, month)
+    cols = ", ".join(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
+    tbl = compact.scan([copy] if copy is not None else files, cols, ORDER)
     n = tbl.num_rows
-    keyword = keyword_index(tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks())
+    terms, tfs = tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks()
+    encoded = pa.compute.dictionary_encode(terms.flatten())
+    keyword = PostingSegment.build(encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False),
+                                   tfs.flatten().to_numpy(zero_copy_only=False),
+                                   np.diff(terms.offsets.to_numpy()) if n else np.zeros(0, np.int64))
     ids = [e for e in tbl["embedder_id"].to_pylist() if e]
     embedder = max(set(ids), key=lambda e: (ids.count(e), e)) if ids else None
     matrix = None
@@ -117,39 +205,49 @@ def contents(wh: Path, user: str) -> Pack | None:
         dim = len(col[0]) if len(col) else 0
         matrix = np.zeros((n, dim), dtype=np.float32)
         matrix[current.to_numpy(zero_copy_only=False)] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
-    return Pack(tbl.select(list(META_COLUMNS)), keyword, embedder, matrix)
+    return Segment(month, tbl.select(list(META_COLUMNS)), keyword, embedder, matrix)
 
 
-def build(wh: Path, user: str) -> bool:
-    """Write the user's pack from their chunks; returns False when they have none (no pack)."""
-    pack = contents(wh, user)
-    if pack is None:
-        drop(wh, user)
+def keyword_index(terms: pa.ListArray, tfs: pa.ListArray) -> KeywordIndex:
+    """BM25 postings of chunks given as Arrow list columns (the vocabulary built in Arrow)."""
+    encoded = pa.compute.dictionary_encode(terms.flatten())
+    return KeywordIndex(
+        encoded.dictionary.to_pylist(),
+        tfs.flatten().to_numpy(zero_copy_only=False),
+        np.diff(terms.offsets.to_numpy()) if len(terms) else np.zeros(0, np.int64),
+        term_ids=encoded.indices.to_numpy(zero_copy_only=False),
+    )
+
+
+# --- making them ---------------------------------------------------------------------
+
+
+def build(wh: Path, user: str, month: str) -> bool:
+    """Write one month's segment from its chunks; returns False when the month has none (no segment)."""
+    seg = segment_of(wh, user, month)
+    if seg is None:
+        drop(wh, user, month)
         return False
-    n = pack.meta.num_rows
     base = folder(wh, user)
     base.mkdir(parents=True, exist_ok=True)
     # Named by what they hold (the chunk ids and the embedder), so the same chunks make the same files.
-    key = hashlib.sha256(b"\n".join(c.encode() for c in pack.meta["chunk_id"].to_pylist())
-                         + f"\n{pack.embedder_id}\n{VERSION}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist())
+                         + f"\n{seg.embedder_id}\n{VERSION}".encode()).hexdigest()[:16]
     names = {"meta": f"{key}.meta.parquet"}
-    _put(base / names["meta"], lambda tmp: pq.write_table(pack.meta, tmp, compression="zstd"))
-    arrays = pack.keyword.arrays()
-    for part in ("vocab", "indptr", "postings", "weights"):
+    _put(base / names["meta"], lambda tmp: pq.write_table(seg.meta, tmp, compression="zstd"))
+    arrays = seg.keyword.arrays()
+    for part in KW_PARTS:
         names[f"kw_{part}"] = f"{key}.kw-{part}.npy"
         _put(base / names[f"kw_{part}"], lambda tmp, a=arrays[part]: np.save(tmp, a))
-    if pack.embeddings is not None:
+    if seg.embeddings is not None:
         names["embeddings"] = f"{key}.emb.npy"
-        _put(base / names["embeddings"], lambda tmp: np.save(tmp, pack.embeddings))
+        _put(base / names["embeddings"], lambda tmp: np.save(tmp, seg.embeddings))
     fsync_dir(base)
     faults.checkpoint("recall_pack.files")
-    info = {"version": VERSION, "user_id": user, "rows": n, "embedder_id": pack.embedder_id,
-            "vocab_size": int(arrays["vocab_size"]), "files": names,
+    info = {"version": VERSION, "user_id": user, "month": month, "rows": seg.meta.num_rows,
+            "embedder_id": seg.embedder_id, "vocab_size": len(seg.keyword.terms), "files": names,
             "sha256": {name: sha256_file(base / name) for name in names.values()}}
-    atomic_write_bytes(manifest(wh, user), (json.dumps(info, indent=1, sort_keys=True) + "\n").encode())
-    for p in base.iterdir():  # the files of packs this one replaced (a reader that opened them keeps them)
-        if p.name != "pack.json" and p.name not in names.values() and not p.name.startswith("."):
-            p.unlink(missing_ok=True)
+    atomic_write_bytes(manifest(wh, user, month), (json.dumps(info, indent=1, sort_keys=True) + "\n").encode())
     return True
 
 
@@ -167,57 +265,87 @@ def _put(path: Path, write) -> None:
         raise
 
 
-def refresh(wh: Path, users=None, check: bool = False) -> int:
-    """Build the pack of every user (or of ``users``) who has chunks and no pack; returns how many.
+def refresh(wh: Path, users: Iterable[str] | None = None, check: bool = False) -> int:
+    """Make every missing month segment of every user (or of ``users``); returns how many users' packs changed.
 
-    With ``check`` (a backfill), a pack whose files are not the bytes it was written with is made again too.
+    With ``check`` (a backfill), a segment whose files are not the bytes it was written
+    with is made again too. Segments of months with no chunks left, and files no
+    manifest names (the ones a new segment replaced, a pack of an older version), go.
     """
     root = wh / "compact" / "memory_chunks"
     if users is None:
-        users = sorted(p.name.removeprefix("user_id=") for p in root.glob("user_id=*")) if root.is_dir() else []
+        users = set(p.name.removeprefix("user_id=") for p in root.glob("user_id=*")) if root.is_dir() else set()
+        packs = wh / "compact" / "recall_pack"
+        users |= {p.name.removeprefix("user_id=") for p in packs.glob("user_id=*")} if packs.is_dir() else set()
     n = 0
-    for user in users:
+    for user in sorted(users):
         if not USER_ID_RE.match(user):
             continue
-        if not complete(wh, user) or (check and changed(wh, user)):
-            n += build(wh, user)
+        made = False
+        have = months(wh, user)
+        for month in have:
+            if not complete(wh, user, month) or (check and changed(wh, user, month)):
+                made |= build(wh, user, month)
+        made |= _tidy(wh, user, set(have))
+        n += made
     return n
 
 
-def complete(wh: Path, user: str) -> bool:
-    """Whether the user has a pack with every file it names (one removed by hand is made again)."""
-    info = _info(wh, user)
+def _tidy(wh: Path, user: str, have: set[str]) -> bool:
+    """Remove the segments of months without chunks, then every file no manifest names; whether any went."""
+    base = folder(wh, user)
+    if not base.is_dir():
+        return False
+    gone = False
+    for p in base.iterdir():
+        m = _MANIFEST.match(p.name)
+        if m and m[1] not in have:
+            drop(wh, user, m[1])
+            gone = True
+    named = {"month=" + m + ".json" for m in have}
+    for m in have:
+        info = _info(wh, user, m)
+        named |= set((info or {}).get("files", {}).values())
+    for p in base.iterdir():  # a reader that opened a replaced file keeps it
+        if p.name not in named and not p.name.startswith(".") and p.is_file():
+            p.unlink(missing_ok=True)
+    return gone
+
+
+def complete(wh: Path, user: str, month: str) -> bool:
+    """Whether the month has a segment with every file it names (one removed by hand is made again)."""
+    info = _info(wh, user, month)
     try:
         return info is not None and all((folder(wh, user) / name).is_file() for name in info["files"].values())
     except (KeyError, AttributeError, TypeError):
         return False
 
 
-def changed(wh: Path, user: str) -> list[str]:
-    """Files of the user's pack whose bytes differ from the sha256 its manifest holds (``kenang verify``).
+def changed(wh: Path, user: str, month: str | None = None) -> list[str]:
+    """Files of the user's segments (or one month's) whose bytes differ from the sha256 their manifest holds.
 
-    A file that is gone is no problem: like a compact copy, the pack is then simply not
-    used, and the next run makes it again."""
-    info = _info(wh, user)
-    if info is None:
-        return []
-    base = folder(wh, user)
+    A file that is gone is no problem: like a compact copy, the segment is then simply
+    not used, and the next run makes it again."""
     out = []
-    for name, sha in sorted(info.get("sha256", {}).items()):
-        try:
-            if sha256_file(base / name) != sha:
-                out.append(name)
-        except FileNotFoundError:
-            continue
+    base = folder(wh, user)
+    for m in [month] if month else months_with_manifests(wh, user):
+        info = _info(wh, user, m)
+        for name, sha in sorted((info or {}).get("sha256", {}).items()):
+            try:
+                if sha256_file(base / name) != sha:
+                    out.append(name)
+            except FileNotFoundError:
+                continue
     return out
 
 
-def keyword_index(terms: pa.ListArray, tfs: pa.ListArray) -> KeywordIndex:
-    """BM25 postings of chunks given as Arrow list columns (the vocabulary built in Arrow)."""
-    encoded = pa.compute.dictionary_encode(terms.flatten())
-    return KeywordIndex(
-        encoded.dictionary.to_pylist(),
-        tfs.flatten().to_numpy(zero_copy_only=False),
-        np.diff(terms.offsets.to_numpy()) if len(terms) else np.zeros(0, np.int64),
-        term_ids=encoded.indices.to_numpy(zero_copy_only=False),
-    )
+def months_with_manifests(wh: Path, user: str) -> list[str]:
+    base = folder(wh, user)
+    return sorted(m[1] for p in base.iterdir() if (m := _MANIFEST.match(p.name))) if base.is_dir() else []
+
+
+def users(wh: Path) -> list[str]:
+    """Users with any segment."""
+    root = wh / "compact" / "recall_pack"
+    return sorted(p.name.removeprefix("user_id=") for p in root.glob("user_id=*") if months_with_manifests(
+        wh, p.name.removeprefix("user_id="))) if root.is_dir() else []

@@ -185,9 +185,9 @@ def _warehouse(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], in
         elif sha256_file(p) not in shas:
             changed.append(relpath)
     packs = 0
-    for m in sorted((wh / "compact" / "recall_pack").glob("user_id=*/pack.json")):
-        user = m.parent.name.removeprefix("user_id=")
-        changed += [(m.parent / name).relative_to(wh).as_posix() for name in recall_pack.changed(wh, user)]
-        packs += 1
+    for user in recall_pack.users(wh):
+        base = recall_pack.folder(wh, user)
+        changed += [(base / name).relative_to(wh).as_posix() for name in recall_pack.changed(wh, user)]
+        packs += len(recall_pack.months_with_manifests(wh, user))
     return tuple(changed), tuple(unrecorded), len(files) + packs
 

@@ -149,7 +149,7 @@ def record_missing_checksums(warehouse: Path) -> int:
 def parquet_files(warehouse: Path) -> list[Path]:
     """Every Parquet file under the warehouse with a checksum sidecar of its own, sorted.
 
-    Temporaries are left out, and so are recall packs (``pack_manifest``): a pack's
+    Temporaries are left out, and so are recall packs (``pack_manifest``): a segment's
     manifest holds the sha256 of each of its files.
     """
     if not warehouse.is_dir():
@@ -259,17 +259,28 @@ def compact_file(warehouse: Path, name: str, user_id: str, month: str) -> Path:
     return warehouse / "compact" / name / f"user_id={user_id}" / f"month={month}.parquet"
 
 
-def pack_manifest(warehouse: Path, user_id: str) -> Path:
-    """The manifest of a user's recall pack: compact/recall_pack/user_id=U/pack.json (see flows.store.recall_pack)."""
-    return warehouse / "compact" / "recall_pack" / f"user_id={user_id}" / "pack.json"
+def pack_folder(warehouse: Path, user_id: str) -> Path:
+    """A user's recall pack (see flows.store.recall_pack): compact/recall_pack/user_id=U/."""
+    return warehouse / "compact" / "recall_pack" / f"user_id={user_id}"
 
 
-def drop_pack(warehouse: Path, user_id: str) -> None:
-    """Remove a user's recall pack (its manifest, durably) before anything it was made from changes."""
-    pack = pack_manifest(warehouse, user_id)
-    if pack.exists():
-        pack.unlink()
-        fsync_dir(pack.parent)
+def pack_manifest(warehouse: Path, user_id: str, month: str) -> Path:
+    """The manifest of one month's segment of a user's recall pack: .../user_id=U/month=YYYY-MM.json."""
+    return pack_folder(warehouse, user_id) / f"month={month}.json"
+
+
+def drop_pack(warehouse: Path, user_id: str, month: str | None = None) -> None:
+    """Remove a month's segment of a user's recall pack (every month's, without ``month``), by its manifest,
+    durably, before anything it was made from changes."""
+    base = pack_folder(warehouse, user_id)
+    found = [pack_manifest(warehouse, user_id, month)] if month else list(base.glob("month=*.json"))
+    gone = False
+    for m in found:
+        if m.exists():
+            m.unlink()
+            gone = True
+    if gone:
+        fsync_dir(base)
 
 
 def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.date | None) -> None:
@@ -281,8 +292,8 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
     """
     if user_id is None or day is None:
         return
-    if table.name == "memory_chunks":  # the user's recall pack (flows.store.recall_pack) holds every month
-        drop_pack(warehouse, user_id)
+    if table.name == "memory_chunks":  # the month's segment of the user's recall pack (flows.store.recall_pack)
+        drop_pack(warehouse, user_id, f"{day:%Y-%m}")
     for c in COMPACTS.values():
         if c.source.name == table.name:
             path = compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")
