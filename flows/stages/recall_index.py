@@ -55,6 +55,10 @@ def is_fresh(row: Mapping, embedder_id: str) -> bool:
     return row.get("index_status") == "indexed" and row.get("index_key") == index_key(row, embedder_id)
 
 
+#: What ``chunks_of`` reads of a day's summary row (its chunk and its MEMORY_INDEX line).
+_SUMMARY_COLUMNS = ("date", "summary", "people", "projects", "tags", "technologies", "importance", "mood")
+
+
 def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
     """What ``chunks_of`` needs of a day, read from its partitions: (user, day, turns by session, summary rows)."""
     wh = settings.paths.warehouse
@@ -64,7 +68,10 @@ def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
     for sid, seq, role, content, flags in zip(*(msgs[c] for c in cols)):
         by_session.setdefault(sid, []).append(Turn(seq, role, content, tuple(flags or ())))
     summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
-    summaries = warehouse.read_file(summary_path, DAILY_SUMMARIES).to_pylist() if summary_path.is_file() else []
+    summaries = []
+    if summary_path.is_file():
+        cols = warehouse.read_columns(summary_path, DAILY_SUMMARIES, _SUMMARY_COLUMNS)
+        summaries = [dict(zip(_SUMMARY_COLUMNS, r)) for r in zip(*(cols[c] for c in _SUMMARY_COLUMNS))]
     return user_id, day, by_session, summaries
 
 
