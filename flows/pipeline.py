@@ -408,13 +408,15 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 "skipped_items": [[x.relpath, x.why] for x in found.skipped],
             }
         with run.stage_of("quarantine"):
-            q = quarantine_task(settings, quote(found.rejected), run.run_id, now)
+            # A task with nothing to do is not called: each call is a few round trips to the Prefect server.
+            q = quarantine_task(settings, quote(found.rejected), run.run_id, now) if found.rejected \
+                else quarantine.QuarantineResult()
             run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items],
                                         "left": [list(i) for i in q.left]}
         with run.stage_of("archive"):
             disk = mount_task(settings, found.bytes_to_archive)
             if disk.writable:
-                a = archive_task(settings, quote(found.ready), run.run_id)
+                a = archive_task(settings, quote(found.ready), run.run_id) if found.ready else archive.ArchiveResult()
             else:
                 a = archive.ArchiveResult(sources_kept=len(found.ready) + len(found.exports))
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
@@ -439,7 +441,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                         days += [d for d in plan.expired_days(settings, cutoff) if (d.user_id, d.date) not in known]
                 run.counts["load"] = _load_all(settings, run, days, ledger_rows, found.parsed, False,
                                                now.astimezone(settings.timezone).date())
-                settle_task(settings, quote(checked))
+                if checked:
+                    settle_task(settings, quote(checked))
             else:
                 run.counts["load"] = load.counts(StageResult())
         with run.stage_of("summarize"):
@@ -449,7 +452,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["index"] = _index_all(settings, run)
         with run.stage_of("memory"):
             if disk.writable:
-                run.counts["retention_purged"] = retention_task(settings, now.astimezone(settings.timezone).date())
+                run.counts["retention_purged"] = retention_task(settings, now.astimezone(settings.timezone).date()) \
+                    if settings.retention.archive_days else 0
             snapshots_task(settings)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)

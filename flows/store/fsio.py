@@ -27,14 +27,12 @@ between copying and deleting.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import hashlib
 import itertools
 import os
 import secrets
 import stat
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -96,7 +94,7 @@ class _Batch:
 
 
 _batch: ContextVar[_Batch | None] = ContextVar("kenang_durable_batch", default=None)
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+_libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols: libc's, without a library search
 _syncfs = getattr(_libc, "syncfs", None)
 
 
@@ -128,6 +126,8 @@ def barrier() -> None:
         devices.setdefault(dev, folder)
     try:
         if _syncfs is None:  # not Linux: every file and folder, several at a time
+            from concurrent.futures import ThreadPoolExecutor
+
             with ThreadPoolExecutor(8) as ex:
                 list(ex.map(_fsync_path, [*batch.files, *batch.folders]))
         else:
