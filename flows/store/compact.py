@@ -117,11 +117,31 @@ def _in_process(fn: Callable, items: list) -> Iterator:
 def sources(wh: Path, name: str, user: str) -> list[Path]:
     """What to read for one user's whole history, month by month: the month's copy if it exists, else
     its partitions (a month changed since the last run's end). ``user`` must match ``USER_ID_RE``."""
+    return [f for _, files in user_months(wh, name, user) for f in files]
+
+
+def user_months(wh: Path, name: str, user: str) -> list[tuple[str, list[Path]]]:
+    """(month, what to read of it) for each month in which the user has partitions of a copy's source, in order.
+
+    A copy that exists holds exactly its month's partitions (it is dropped before any of
+    them changes), so a month with a copy needs no listing of its days: this costs one
+    listing of the table's date folders and a stat per month, not a look into every
+    day's folder, for every whole-history reader.
+    """
     c = COMPACTS[name]
-    out: list[Path] = []
-    for (_, month), files in sorted(parts_of(wh, c, user).items()):
-        path = warehouse.compact_file(wh, name, user, month)
-        out += [path] if path.is_file() else files
+    root = warehouse.table_dir(wh, c.source)
+    by_month: dict[str, list[str]] = {}
+    for date_dir in _subfolders(root, "date="):
+        by_month.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
+    out = []
+    for month, date_dirs in sorted(by_month.items()):
+        copy = warehouse.compact_file(wh, name, user, month)
+        if copy.is_file():
+            out.append((month, [copy]))
+            continue
+        files = [f for d in date_dirs if os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")]
+        if files:
+            out.append((month, files))
     return out
 
 

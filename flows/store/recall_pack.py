@@ -136,7 +136,7 @@ class Pack:
 
 def months(wh: Path, user: str) -> list[str]:
     """The months in which the user has chunk partitions, in order."""
-    return sorted(m for _, m in compact.parts_of(wh, compact.COMPACTS["memory_chunks"], user))
+    return [m for m, _ in compact.user_months(wh, "memory_chunks", user)]
 
 
 def _info(wh: Path, user: str, month: str) -> dict | None:
