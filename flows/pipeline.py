@@ -226,7 +226,7 @@ def settle_task(settings: Settings, checked) -> None:
 def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
     with _timed("compact"):
         compact.refresh(settings.paths.warehouse, check=check_copies, map_items=pool.pure_imap)
-        recall_pack.refresh(settings.paths.warehouse, check=check_copies)
+        recall_pack.refresh(settings.paths.warehouse, check=check_copies, map_items=pool.pure_imap)
     with _timed("catalog"):
         return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
 

@@ -40,12 +40,15 @@ def test_a_night_on_every_core_writes_what_one_process_writes(tmp_path, monkeypa
     nightly(now=NOW, home=str(one.paths.home))
     calls = []
     real = pool.pure_imap
-    monkeypatch.setattr(pool, "pure_imap", lambda fn, items: calls.append(len(items := list(items))) or real(fn, items))
+    monkeypatch.setattr(pool, "pure_imap", lambda fn, items, **kw: calls.append((fn.__name__, len(items := list(items))))
+                        or real(fn, items, **kw))
     monkeypatch.setenv("KENANG_WORKERS", "2")
     result = nightly(now=NOW, home=str(many.paths.home))
     assert result["summarize"]["summarized"] == 12 and result["load"]["loaded"] == 12
-    # load, summarize (+ candidates) and index went wide; the compact copies (3 here) took the pool's map too
-    assert calls == [12, 12, 12, 3] and all(n >= pool.MIN_ITEMS for n in calls[:3])
+    # ingest, load, summarize (+ candidates) and index went wide; the compact copies and the recall pack's
+    # month segments (a handful here: in one process) took the pool's map too
+    assert calls[:4] == [("classify", 24), ("build_day", 12), ("summarize_day", 12), ("chunk_day", 12)]
+    assert [name for name, _ in calls[4:]] == ["copy_bytes", "segment_files"]
     assert not pool._broken
     assert snapshot(many) == snapshot(one)
 
@@ -89,7 +92,6 @@ def test_a_run_killed_with_its_workers_started_leaves_no_worker_behind(tmp_path)
     code = ("import os, sys, time\n"
             "os.environ['KENANG_WORKERS'] = '2'\n"
             "from flows.stages import pool\n"
-            "pool.warm()\n"
             "it = pool.pure_imap(abs, range(-9, 0))\n"
             "assert list(it) == list(range(9, 0, -1))\n"
             "print(os.getpid(), flush=True)\n"

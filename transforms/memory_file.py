@@ -54,6 +54,10 @@ def entry_line(e: IndexEntry) -> str:
     return f"- [[{e.date.isoformat()}]] {e.importance}/10 · {e.mood} · {tags} — {first}"
 
 
+#: The ``daily_summaries`` columns ``entry_of`` reads (a reader of every day asks for these alone).
+ENTRY_COLUMNS = ("date", "importance", "mood", "tags", "summary")
+
+
 def entry_of(row: dict) -> IndexEntry:
     """The entry for a ``daily_summaries`` row."""
     return IndexEntry(row["date"], row["importance"], row["mood"], tuple(row["tags"]), row["summary"])

@@ -67,7 +67,7 @@ def dry_run(settings: Settings, now: dt.datetime) -> dict:
                 "file": r.cand.relpath,
                 "user_id": r.resolved.user_id,
                 "date": r.resolved.day.isoformat(),
-                "messages": len(r.resolved.session.messages),
+                "messages": r.messages,
                 "day_source": r.resolved.day_source,
             }
             for r in found.ready

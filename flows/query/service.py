@@ -39,7 +39,7 @@ from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
 from transforms.errors import ConfigError
 from flows.store import core_memory
 from transforms.core_memory import Refused
-from transforms.memory_file import entry_of
+from transforms.memory_file import ENTRY_COLUMNS, entry_of
 from transforms.model import USER_ID_RE
 from transforms.render import render_markdown
 from transforms.turns import Limits, check_session, check_title
@@ -190,7 +190,7 @@ class MemoryService:
         from transforms.memory_file import render_memory_index
 
         user = self._user(user)
-        rows = compact.read_user(self.settings.paths.warehouse, "daily_summaries", user).to_pylist()
+        rows = compact.read_user(self.settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
         return render_memory_index(user, [entry_of(r) for r in rows])
 
     def write_session(self, user: str, turns: list, *, session_id: str | None = None, agent: str | None = None,

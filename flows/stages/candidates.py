@@ -85,7 +85,8 @@ def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candi
 
 def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candidate]:
     since = today - dt.timedelta(days=FACT_WINDOW_DAYS)
-    rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, "date >= ?", [since]).to_pylist()
+    rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, "date >= ?", [since],
+                             columns=("date", "technologies", "projects")).to_pylist()
     techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
     projects = {r["date"]: list(r["projects"] or ()) for r in rows}
     said = _unflagged_since(settings, user, since, today)

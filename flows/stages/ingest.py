@@ -27,7 +27,7 @@ import json
 import logging
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flows.config import Settings
@@ -66,8 +66,9 @@ class Candidate:
 @dataclass(frozen=True)
 class Ready:
     cand: Candidate
-    resolved: ResolvedSession
+    resolved: ResolvedSession  # its session's messages are left out when a pool worker read it (``classify``)
     sha256: str
+    messages: int = 0
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,11 @@ class IngestResult:
 def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     """Classify every file under active/; nothing one file does can stop the scan.
 
-    With many files the process pool is started now (``pool.warm``), while this stage
-    reads them, so the stages after it find its workers ready.
+    With many files they are read, parsed and dated on every core (``classify`` in the
+    process pool); a worker then hands back what the archive needs, not the parsed
+    messages (sending those back costs more than the load parsing them again, on
+    every core, from the archive). With few, they are read here and their sessions
+    kept for the load (``parsed``).
     """
     ready: list[Ready] = []
     exports: list[ReadyExport] = []
@@ -144,21 +148,27 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     skipped: list[Skipped] = []
     parsed: dict[str, Session] = {}
     entries = list(_walk(settings.paths.active))
-    if sum(why is None for _, _, why in entries) >= pool.MIN_ITEMS:
-        pool.warm()
-    for cand, st, why in entries:
+    files = [(cand, st) for cand, st, why in entries if why is None]
+    wide = len(files) >= pool.MIN_ITEMS and pool.workers() > 1
+    classified = pool.pure_imap(classify, [(settings, cand, st, now, wall_now, wide) for cand, st in files],
+                                chunksize=32)
+    for cand, _st, why in entries:
         if why is not None:
             skipped.append(Skipped(cand.relpath, why))
             continue
-        # In this process: a worker would send each parsed session back, which costs more than parsing it.
-        item, trouble = classify((settings, cand, st, now, wall_now))
+        got = next(classified)
+        if isinstance(got, pool.Failed):  # the worker itself failed on it
+            got = (Rejected(cand, "unreadable", redact(f"kenang could not read it ({got})").text,
+                            _folder_user_or_none(cand)), got.kind)
+        item, trouble = got
         if trouble is not None:
             log.warning("ingest could not read %s: %s", cand.relpath, trouble)
         if item is None:
             continue  # removed while we looked: nothing to do, nothing lost
-        if isinstance(item, tuple):  # a ready transcript and its parsed session
+        if isinstance(item, tuple):  # a ready transcript and its parsed session (None: left in the worker)
             r, session = item
-            parsed[r.sha256] = session
+            if session is not None:
+                parsed[r.sha256] = session
             ready.append(r)
         elif isinstance(item, ReadyExport):
             exports.append(item)
@@ -175,11 +185,12 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
 def classify(args) -> tuple[object, str | None]:
     """One file's fate, and the name of an unexpected error met on the way (to log); writes nothing.
 
-    ``args``: (settings, candidate, its lstat, now, wall clock). The fate is what
+    ``args``: (settings, candidate, its lstat, now, wall clock, slim). The fate is what
     ``_classify`` says, a ``Rejected`` for a file it cannot read, or None for a file
-    removed while kenang looked.
+    removed while kenang looked. ``slim``: a ready file's messages are left out (its
+    ``Ready`` keeps their count), and its session is None.
     """
-    settings, cand, st, now, wall_now = args
+    settings, cand, st, now, wall_now, slim = args
     trouble = None
     try:
         item = _classify(settings, cand, st, now, wall_now)
@@ -196,6 +207,9 @@ def classify(args) -> tuple[object, str | None]:
                         _folder_user_or_none(cand))
     if isinstance(item, Rejected):  # a reason may quote the file: it is redacted like content
         item = Rejected(item.cand, item.kind, redact(item.reason).text, item.user_id)
+    elif isinstance(item, tuple) and slim:
+        r, session = item
+        item = (replace(r, resolved=replace(r.resolved, session=replace(session, messages=()))), None)
     return item, trouble
 
 
@@ -235,7 +249,7 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
     if not day_is_eligible(rs.day, now, settings.timezone, settings.grace_period):
         at = eligible_from(rs.day, settings.timezone, settings.grace_period)
         return Waiting(cand, "not_eligible", rs.day, rs.user_id, at)
-    return Ready(cand, rs, hashlib.sha256(data).hexdigest()), session
+    return Ready(cand, rs, hashlib.sha256(data).hexdigest(), len(session.messages)), session
 
 
 IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")

@@ -14,7 +14,7 @@ from flows.config import Settings
 from flows.store import compact, faults, ledger
 from flows.store.archive_files import marker
 from flows.store.fsio import atomic_write_bytes
-from transforms.memory_file import entry_of, index_name, render_memory_index
+from transforms.memory_file import ENTRY_COLUMNS, entry_of, index_name, render_memory_index
 
 
 def write_memory_files(settings: Settings, users: Iterable[str]) -> int:
@@ -22,7 +22,7 @@ def write_memory_files(settings: Settings, users: Iterable[str]) -> int:
     changed = 0
     shas = {}
     for user in sorted(set(users)):
-        rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user).to_pylist()
+        rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
         entries = [entry_of(r) for r in rows]
         data = render_memory_index(user, entries).encode("utf-8")
         path = settings.paths.archive / index_name(user, settings.default_user)

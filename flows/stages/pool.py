@@ -42,7 +42,7 @@ R = TypeVar("R")
 
 MIN_ITEMS = 8
 MAX_WORKERS = 4
-_PRELOAD = ["flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
+_PRELOAD = ["flows.stages.ingest", "flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
 
 _pool: ProcessPoolExecutor | None = None
 _broken = False
@@ -101,11 +101,13 @@ def pure_map(fn: Callable[[T], R], items: Iterable[T]) -> list[R | Failed]:
     return list(pure_imap(fn, items))
 
 
-def pure_imap(fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R | Failed]:
+def pure_imap(fn: Callable[[T], R], items: Iterable[T], chunksize: int | None = None) -> Iterator[R | Failed]:
     """``fn(x) for x in items``, lazily and in order, on every core when there is enough work.
 
     A raised exception is that item's ``Failed``. The workers run ahead of the caller
     (every item is submitted at once), so the caller's writes overlap their work.
+    ``chunksize``: items sent to a worker at once (default: small, so results come
+    back soon; cheap items take bigger chunks).
     """
     global _broken
     items = list(items)
@@ -117,7 +119,8 @@ def pure_imap(fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R | Failed]:
     try:
         pool = _start(n)
         # Small chunks: the first results come back soon, so the caller starts writing early.
-        for result in pool.map(_call, [(fn, x) for x in items], chunksize=max(1, min(4, len(items) // (8 * n)))):
+        size = chunksize or max(1, min(4, len(items) // (8 * n)))
+        for result in pool.map(_call, [(fn, x) for x in items], chunksize=size):
             yield result
             done += 1
     except (BrokenProcessPool, OSError, RuntimeError) as exc:
@@ -128,24 +131,6 @@ def pure_imap(fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R | Failed]:
         _broken = True
         shutdown()
         yield from (_guarded(fn, x) for x in items[done:])
-
-
-def warm() -> None:
-    """Start the workers now, without waiting for them, so that a stage that maps later finds them ready
-    (their start-up, about half a second, overlaps the caller's own work)."""
-    n = workers()
-    if n < 2 or _broken:
-        return
-    try:
-        executor = _start(n)
-        for _ in range(n):
-            executor.submit(_ready)
-    except (BrokenProcessPool, OSError, RuntimeError):
-        pass  # pure_imap meets it again, and falls back to one process
-
-
-def _ready() -> None:
-    return None
 
 
 def _start(n: int) -> ProcessPoolExecutor:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 
@@ -145,19 +145,22 @@ def user_months(wh: Path, name: str, user: str) -> list[tuple[str, list[Path]]]:
     return out
 
 
-def read_user(wh: Path, name: str, user: str, where: str = "", params=()) -> pa.Table:
-    """One user's whole history of a copy's columns, in day order, from ``sources`` (copies where they exist).
+def read_user(wh: Path, name: str, user: str, where: str = "", params=(),
+              columns: Sequence[str] | None = None) -> pa.Table:
+    """One user's whole history of a copy's columns (or of ``columns``), in day order, from ``sources`` (copies
+    where they exist).
 
     What a per-user reader of a whole table reads instead of globbing every partition;
     ``where`` (SQL over the copy's columns) narrows it.
     """
     c = COMPACTS[name]
+    schema = c.table.schema if columns is None else pa.schema([c.table.schema.field(n) for n in columns])
     files = sources(wh, name, user) if USER_ID_RE.match(user) else []
     if not files:
-        return c.table.schema.empty_table()
-    got = scan(files, ", ".join(f'"{n}"' for n in c.columns),
+        return schema.empty_table()
+    got = scan(files, ", ".join(f'"{n}"' for n in (columns or c.columns)),
                f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date", [user, *params])
-    return got.cast(c.table.schema) if got.schema != c.table.schema else got
+    return got.cast(schema) if got.schema != schema else got
 
 
 def is_copy(wh: Path, path: Path) -> bool:

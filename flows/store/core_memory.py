@@ -36,7 +36,7 @@ from flows.store import compact, warehouse
 from flows.store.fsio import atomic_write_bytes
 from schemas.tables import MEMORY_EVENTS
 from transforms import core_memory as cm
-from transforms.memory_file import entry_of, render_snapshot
+from transforms.memory_file import ENTRY_COLUMNS, entry_of, render_snapshot
 from transforms.model import USER_ID_RE
 
 SOURCES = ("cli", "mcp", "nightly", "forget")
@@ -162,7 +162,7 @@ def snapshot_text(settings: Settings, user: str) -> str:
         state = read(settings, user, target)
         body = cm.render(state.entries).strip() or "(empty)"
         parts.append(f"{state.usage.header(label)}\n{body}")
-    rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user).to_pylist()
+    rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
     days = render_snapshot(user, [entry_of(r) for r in rows], max(settings.memory.snapshot_days_chars, 1))
     if settings.memory.snapshot_days_chars:
         parts.append("RECENT DAYS\n" + days.split("\n", 2)[-1].strip() if rows else "RECENT DAYS\n(nothing remembered yet)")

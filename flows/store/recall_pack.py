@@ -34,6 +34,7 @@ builds the index the slow way.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -49,6 +50,7 @@ import pyarrow.parquet as pq
 
 from flows.store import compact, faults, warehouse
 from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name
+from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
 from transforms.recall import KeywordIndex, PostingSegment, SegmentedIndex
 
@@ -222,33 +224,59 @@ def keyword_index(terms: pa.ListArray, tfs: pa.ListArray) -> KeywordIndex:
 # --- making them ---------------------------------------------------------------------
 
 
-def build(wh: Path, user: str, month: str) -> bool:
-    """Write one month's segment from its chunks; returns False when the month has none (no segment)."""
-    seg = segment_of(wh, user, month)
-    if seg is None:
+def build(wh: Path, user: str, month: str, made: "Made | None" = None) -> bool:
+    """Write one month's segment from its chunks (or from ``made``, its files already made); returns False when
+    the month has none (no segment)."""
+    made = made if made is not None else segment_files((wh, user, month))
+    if made is None:
         drop(wh, user, month)
         return False
     base = folder(wh, user)
     base.mkdir(parents=True, exist_ok=True)
+    for name, data in made.files.items():
+        _put(base / name, lambda f, data=data: f.write(data))
+    fsync_dir(base)
+    faults.checkpoint("recall_pack.files")
+    info = {**made.info, "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in made.files.items()}}
+    atomic_write_bytes(manifest(wh, user, month), (json.dumps(info, indent=1, sort_keys=True) + "\n").encode())
+    return True
+
+
+@dataclass(frozen=True)
+class Made:
+    """A segment's files (name -> bytes) and its manifest without the checksums."""
+
+    files: dict[str, bytes]
+    info: dict
+
+
+def segment_files(args: tuple[Path, str, str]) -> Made | None:
+    """The files of one (warehouse, user, month)'s segment, as bytes; writes nothing, so a pool worker may make them."""
+    wh, user, month = args
+    seg = segment_of(wh, user, month)
+    if seg is None:
+        return None
     # Named by what they hold (the chunk ids and the embedder), so the same chunks make the same files.
     key = hashlib.sha256(b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist())
                          + f"\n{seg.embedder_id}\n{VERSION}".encode()).hexdigest()[:16]
     names = {"meta": f"{key}.meta.parquet"}
-    _put(base / names["meta"], lambda tmp: pq.write_table(seg.meta, tmp, compression="zstd"))
+    files = {names["meta"]: _bytes(lambda f: pq.write_table(seg.meta, f, compression="zstd"))}
     arrays = seg.keyword.arrays()
     for part in KW_PARTS:
         names[f"kw_{part}"] = f"{key}.kw-{part}.npy"
-        _put(base / names[f"kw_{part}"], lambda tmp, a=arrays[part]: np.save(tmp, a))
+        files[names[f"kw_{part}"]] = _bytes(lambda f, a=arrays[part]: np.save(f, a))
     if seg.embeddings is not None:
         names["embeddings"] = f"{key}.emb.npy"
-        _put(base / names["embeddings"], lambda tmp: np.save(tmp, seg.embeddings))
-    fsync_dir(base)
-    faults.checkpoint("recall_pack.files")
+        files[names["embeddings"]] = _bytes(lambda f: np.save(f, seg.embeddings))
     info = {"version": VERSION, "user_id": user, "month": month, "rows": seg.meta.num_rows,
-            "embedder_id": seg.embedder_id, "vocab_size": len(seg.keyword.terms), "files": names,
-            "sha256": {name: sha256_file(base / name) for name in names.values()}}
-    atomic_write_bytes(manifest(wh, user, month), (json.dumps(info, indent=1, sort_keys=True) + "\n").encode())
-    return True
+            "embedder_id": seg.embedder_id, "vocab_size": len(seg.keyword.terms), "files": names}
+    return Made(files, info)
+
+
+def _bytes(write) -> bytes:
+    buf = io.BytesIO()
+    write(buf)
+    return buf.getvalue()
 
 
 def _put(path: Path, write) -> None:
@@ -265,30 +293,38 @@ def _put(path: Path, write) -> None:
         raise
 
 
-def refresh(wh: Path, users: Iterable[str] | None = None, check: bool = False) -> int:
+def refresh(wh: Path, users: Iterable[str] | None = None, check: bool = False, map_items=None) -> int:
     """Make every missing month segment of every user (or of ``users``); returns how many users' packs changed.
 
     With ``check`` (a backfill), a segment whose files are not the bytes it was written
     with is made again too. Segments of months with no chunks left, and files no
     manifest names (the ones a new segment replaced, a pack of an older version), go.
+    ``map_items`` (the run's process pool) makes the segments' bytes on every core;
+    they are written here, in order.
     """
     root = wh / "compact" / "memory_chunks"
     if users is None:
         users = set(p.name.removeprefix("user_id=") for p in root.glob("user_id=*")) if root.is_dir() else set()
         packs = wh / "compact" / "recall_pack"
         users |= {p.name.removeprefix("user_id=") for p in packs.glob("user_id=*")} if packs.is_dir() else set()
-    n = 0
-    for user in sorted(users):
-        if not USER_ID_RE.match(user):
-            continue
-        made = False
-        have = months(wh, user)
-        for month in have:
-            if not complete(wh, user, month) or (check and changed(wh, user, month)):
-                made |= build(wh, user, month)
-        made |= _tidy(wh, user, set(have))
-        n += made
-    return n
+    users = [u for u in sorted(users) if USER_ID_RE.match(u)]
+    have = {user: months(wh, user) for user in users}
+    todo = [(wh, user, month) for user in users for month in have[user]
+            if not complete(wh, user, month) or (check and changed(wh, user, month))]
+    changed_users = set()
+    for (_, user, month), made in zip(todo, (map_items or _in_process)(segment_files, todo)):
+        if made is not None and not isinstance(made, Made):  # a worker's failure: raised here, as in one process
+            raise ArchiveError(f"making the recall pack segment {user}/{month}: {made}")
+        if build(wh, user, month, made) if made is not None else (drop(wh, user, month) or False):
+            changed_users.add(user)
+    for user in users:
+        if _tidy(wh, user, set(have[user])):
+            changed_users.add(user)
+    return len(changed_users)
+
+
+def _in_process(fn, items):
+    return (fn(x) for x in items)
 
 
 def _tidy(wh: Path, user: str, have: set[str]) -> bool:
