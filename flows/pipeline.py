@@ -1,10 +1,13 @@
 """The Prefect flows: ``nightly`` and ``backfill``. They only wire.
 
-nightly:  ingest → quarantine → archive → load → summarize (+ memory candidates) → index → memory → catalog
-backfill: survey the archive → load → summarize → index → memory → catalog
+nightly:  ingest → quarantine → archive → load → summarize (+ memory candidates) → index → retention → catalog
+          (compact copies, recall pack, views) → memory
+backfill: survey the archive → load → summarize → index → catalog → memory
 
-"memory" writes each user's snapshot (core memory and the latest days), and applies
-retention.archive_days; retention.messages_days empties old days during load.
+"memory" writes MEMORY_INDEX for each user whose summaries changed and each user's
+snapshot (core memory and the latest days), reading the compact copies the catalog
+stage made; retention.archive_days is applied before the copies are made, and
+retention.messages_days empties old days during load.
 
 Tasks work per batch (one ingest, one archive batch, loads in batches of days), so
 Prefect's per-task overhead stays small. I/O tasks retry, and only on
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -154,12 +158,6 @@ def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: st
     return res
 
 
-@task(name="memory-file", **_IO)
-def memory_file_task(settings: Settings, users) -> int:
-    with _timed("memory_file"):
-        return memory_file.write_memory_files(settings, users)
-
-
 @task(name="memory-candidates", **_IO)
 def candidates_task(settings: Settings, keys, found, today: dt.date) -> dict:
     with _timed("candidates"):
@@ -167,10 +165,15 @@ def candidates_task(settings: Settings, keys, found, today: dt.date) -> dict:
 
 
 @task(name="snapshots", **_IO)
-def snapshots_task(settings: Settings) -> int:
-    """snapshot/<user>.md for every user with loaded days or core memory: what agents read next."""
+def snapshots_task(settings: Settings, archive_writable: bool = True) -> int:
+    """MEMORY_INDEX for each user whose summaries changed, then snapshot/<user>.md for every user with loaded days
+    or core memory: what agents read next. After the compact copies: each reads one file a month."""
     with _timed("memory_file"):
-        users = {u for (u, _), r in ledger.read_days(settings.paths.warehouse).items() if r["status"] == "loaded"}
+        rows = ledger.read_days(settings.paths.warehouse)
+        stale = memory_file.stale_users(settings, rows)
+        if stale and archive_writable:  # MEMORY_INDEX lives in the archive
+            memory_file.write_memory_files(settings, stale)
+        users = {u for (u, _), r in rows.items() if r["status"] == "loaded"}
         for user in sorted(users | set(core_memory.users(settings))):
             core_memory.write_snapshot(settings, user)
         return len(users)
@@ -224,11 +227,36 @@ def settle_task(settings: Settings, checked) -> None:
 
 @task(name="catalog", **_IO)
 def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
+    # The catalog's views are over the partitions, not the copies: DuckDB builds it (off the GIL) while the copies
+    # and the recall pack are made.
+    built = _in_thread(catalog.ensure_catalog, settings.paths.catalog, settings.paths.warehouse)
     with _timed("compact"):
         compact.refresh(settings.paths.warehouse, check=check_copies, map_items=pool.pure_imap)
         recall_pack.refresh(settings.paths.warehouse, check=check_copies, map_items=pool.pure_imap)
     with _timed("catalog"):
-        return catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
+        return built()
+
+
+def _in_thread(fn: Callable, *args) -> Callable[[], object]:
+    """Start ``fn(*args)`` in a thread; the returned function waits for it and gives its result (or raises)."""
+    out: dict = {}
+
+    def target() -> None:
+        try:
+            out["value"] = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"kenang-{fn.__name__}", daemon=True)
+    thread.start()
+
+    def wait():
+        thread.join()
+        if "error" in out:
+            raise out["error"]
+        return out["value"]
+
+    return wait
 
 
 @dataclass
@@ -345,7 +373,6 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
     res = _in_batches(settings, keys, size, lambda batch, i: run_batch(
         settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
-    memory_file_task(settings, {u for u, _ in keys})
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
     # In day order: a candidate found on several days keeps its first day's quote.
     day_found = [c for d in sorted(res.days, key=lambda d: (d.user_id, d.date)) for c in d.notes.get("candidates", ())]
@@ -454,9 +481,10 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             if disk.writable:
                 run.counts["retention_purged"] = retention_task(settings, now.astimezone(settings.timezone).date()) \
                     if settings.retention.archive_days else 0
-            snapshots_task(settings)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
+        with run.stage_of("memory"):  # after the copies: MEMORY_INDEX and the snapshots read one file a month
+            snapshots_task(settings, disk.writable)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
 
 
@@ -518,8 +546,8 @@ def backfill(
             redo = frozenset(plan.tampered(settings, MEMORY_CHUNKS, start, end))
             run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex, redo=redo,
                                              budget=not no_budget)
-        with run.stage_of("memory"):
-            snapshots_task(settings)
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings, check_copies=True)
+        with run.stage_of("memory"):
+            snapshots_task(settings, disk.writable)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -67,6 +67,29 @@ def test_a_rerun_writes_no_new_summaries(home):
     assert (home.paths.archive / "MEMORY_INDEX.md").stat().st_mtime_ns == index
 
 
+def test_a_run_that_died_after_its_summaries_gets_its_memory_index_from_the_next_run(home, monkeypatch):
+    """MEMORY_INDEX is written at the run's end: the next run sees it is behind the ledger and writes it."""
+    from flows.store import faults
+
+    scenario(home)
+    real = faults.checkpoint
+
+    def die_before_the_copies(name):
+        if name == "compact.written":
+            raise RuntimeError("killed")
+        real(name)
+
+    monkeypatch.setattr(faults, "checkpoint", die_before_the_copies)
+    with pytest.raises(Exception):
+        night(home)
+    monkeypatch.setattr(faults, "checkpoint", real)
+    assert table(home, "daily_summaries") and not (home.paths.archive / "MEMORY_INDEX.md").exists()
+    again = night(home)
+    assert again["summarize"]["days"] == 0  # nothing left to summarize, and yet:
+    assert "[[2026-07-19]]" in (home.paths.archive / "MEMORY_INDEX.md").read_text()
+    assert "[[2026-07-18]]" in (home.paths.archive / "MEMORY_INDEX.gading.md").read_text()
+
+
 def test_a_day_whose_model_crashed_is_failed_shown_in_status_and_retried_next_night(home, monkeypatch):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "Setup Proxmox hari ini."), ("assistant", "Oke.")))
     use_model(monkeypatch, QueueModel(fail=RuntimeError("llama_decode returned -3")))

@@ -479,6 +479,7 @@ def _names_of(content: str) -> tuple[frozenset[str], frozenset[str]]:
     return mid, anywhere
 
 
+@lru_cache(maxsize=8)  # the digest, the tags and the summary's field each ask for the same day's people
 def extract_people(day_text: DayText) -> tuple[str, ...]:
     """The people a day's conversation names, in order: speakers, then honorifics, then recurring names.
 
