@@ -13,7 +13,9 @@ Invariants:
 
 Durable batches (``durable_batch``): a stage that writes hundreds of derived files
 (partitions, summaries, compact copies) makes them durable together, with one
-``syncfs`` per filesystem when the batch ends, instead of two fsyncs per file. Inside
+``syncfs`` per filesystem when the batch ends, instead of two fsyncs per file (a
+small batch fsyncs its own files then, since a syncfs also flushes whatever else is
+waiting to be written on that filesystem). Inside
 a batch ``atomic_write`` still writes to a temporary name and renames, so a reader,
 or a crashed process, never sees half a file; only the fsyncs wait for the barrier.
 The barrier comes before anything that depends on the files: the ledger rows that
@@ -94,6 +96,8 @@ class _Batch:
 
 
 _batch: ContextVar[_Batch | None] = ContextVar("kenang_durable_batch", default=None)
+#: Up to this many files and folders a barrier fsyncs each; more, and one syncfs per filesystem is cheaper.
+FSYNC_EACH_UP_TO = 64
 _libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols: libc's, without a library search
 _syncfs = getattr(_libc, "syncfs", None)
 
@@ -125,11 +129,11 @@ def barrier() -> None:
     for folder, dev in batch.folders.items():
         devices.setdefault(dev, folder)
     try:
-        if _syncfs is None:  # not Linux: every file and folder, several at a time
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(8) as ex:
-                list(ex.map(_fsync_path, [*batch.files, *batch.folders]))
+        if _syncfs is None or len(batch.files) + len(batch.folders) <= FSYNC_EACH_UP_TO:
+            # A small batch (a usual night) syncs its own files: a syncfs would also flush whatever
+            # else is waiting to be written on that filesystem. Not Linux: this way always.
+            for path in [*batch.files, *batch.folders]:
+                _fsync_path(path)
         else:
             for folder in devices.values():
                 _sync_filesystem(folder)
