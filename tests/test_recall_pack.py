@@ -31,6 +31,18 @@ def same_results(home, user) -> None:
             assert [h.as_dict(q) for h in fast.search(q, mode=mode)] == [h.as_dict(q) for h in built.search(q, mode=mode)]
 
 
+def first_night(home):
+    """Two users' days archived and run once: (warehouse, gading's pack folder)."""
+    archive_days(home)
+    night(home)
+    return home.paths.warehouse, recall_pack.folder(home.paths.warehouse, "gading")
+
+
+def files_of(folder) -> dict:
+    """Each file of a pack folder: (bytes, mtime)."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
 def test_a_night_makes_each_users_pack_and_recall_reads_it(home, fake):
     archive_days(home)
     night(home)
@@ -68,23 +80,17 @@ def test_a_pack_is_dropped_before_its_chunks_change_and_made_again_at_the_end(ho
 
 
 def test_a_rerun_leaves_the_pack_alone_and_the_same_chunks_make_the_same_bytes(home, fake):
-    archive_days(home)
+    wh, folder = first_night(home)
+    snap = files_of(folder)
     night(home)
-    wh = home.paths.warehouse
-    folder = recall_pack.folder(wh, "gading")
-    snap = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
-    night(home)
-    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()} == snap
+    assert files_of(folder) == snap
     recall_pack.drop(wh, "gading")
     assert recall_pack.refresh(wh) == 1
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == {k: v[0] for k, v in snap.items()}
 
 
 def test_a_pack_with_a_file_gone_is_not_used_and_a_backfill_mends_a_changed_one(home, fake):
-    archive_days(home)
-    night(home)
-    wh = home.paths.warehouse
-    folder = recall_pack.folder(wh, "gading")
+    wh, folder = first_night(home)
     vocab = next(folder.glob("*.kw-vocab.npy"))
     vocab.unlink()
     assert recall_pack.load(wh, "gading") is None
@@ -114,11 +120,8 @@ def test_keyword_only_homes_get_packs_without_a_matrix(home, monkeypatch):
 
 def test_a_night_in_a_new_month_makes_only_that_months_segment(home, fake):
     """By month, so a night's cost does not grow with history: July's files are left as they were."""
-    archive_days(home)
-    night(home)
-    wh = home.paths.warehouse
-    folder = recall_pack.folder(wh, "gading")
-    july = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+    wh, folder = first_night(home)
+    july = files_of(folder)
     assert recall_pack.months_with_manifests(wh, "gading") == ["2026-07"]
     later = NOW + dt.timedelta(days=14)
     drop(home, "gading/aug.md", md("2026-08-02", "0900", ("user", "ZFS scrub on the NAS found nothing."),
@@ -126,17 +129,13 @@ def test_a_night_in_a_new_month_makes_only_that_months_segment(home, fake):
          mtime=(later - dt.timedelta(days=1)).timestamp())
     night(home, later)
     assert recall_pack.months_with_manifests(wh, "gading") == ["2026-07", "2026-08"]
-    now_files = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
-    assert {k: v for k, v in now_files.items() if k in july} == july  # not one byte or mtime of July changed
+    assert {k: v for k, v in files_of(folder).items() if k in july} == july  # not one byte or mtime of July changed
     same_results(home, "gading")
     assert compacts_match(home)
 
 
 def test_a_pack_of_the_older_whole_history_layout_is_tidied_away(home, fake):
-    archive_days(home)
-    night(home)
-    wh = home.paths.warehouse
-    folder = recall_pack.folder(wh, "gading")
+    wh, folder = first_night(home)
     (folder / "pack.json").write_text('{"version": 1}\n')
     (folder / "0123456789abcdef.kw-weights.npy").write_bytes(b"old")
     assert recall_pack.load(wh, "gading") is not None  # the old manifest is no month's: ignored
