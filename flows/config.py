@@ -154,6 +154,9 @@ def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
 
     config_file = home / CONFIG_NAME
     rt = YAML()  # round-trip: comments, order and styles survive
+    rt.preserve_quotes = True
+    rt.indent(mapping=2, sequence=4, offset=2)
+    rt.representer.add_representer(type(None), lambda r, _v: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     data = rt.load(config_file.read_text(encoding="utf-8")) or {}
     change(data)
     buf = io.StringIO()

@@ -1,6 +1,6 @@
 """The Prefect flows: ``nightly`` and ``backfill``. They only wire.
 
-nightly:  ingest → quarantine → archive → load → summarize (+ memory candidates) → index → retention → catalog
+nightly:  collect (sources) → ingest → quarantine → archive → load → summarize (+ memory candidates) → index → retention → catalog
           (compact copies, recall pack, views) → memory
 backfill: survey the archive → load → summarize → index → catalog → memory
 
@@ -39,6 +39,7 @@ from flows.stages import (
     archive,
     candidates,
     catalog,
+    collect,
     ingest,
     load,
     memory_file,
@@ -86,6 +87,12 @@ def _only_transient(task, task_run, state) -> bool:
 
 
 _IO = dict(cache_policy=NO_CACHE, retries=3, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_only_transient)
+
+
+@task(name="collect", **_IO)
+def collect_task(settings: Settings, now: dt.datetime) -> list[collect.SourceReport]:
+    with _timed("collect"):
+        return collect.collect(settings, now, time.time())
 
 
 @task(name="ingest", cache_policy=NO_CACHE)
@@ -290,7 +297,8 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
         faults.checkpoint("run.locked")
         with _timed("bookkeeping"):
             if previous_run_died:  # sweep its temporaries; a clean run leaves none
-                for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse):
+                for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse,
+                             settings.paths.active):
                     sweep_tmp(root)
             ledger.write_run(settings.paths.warehouse, record)
         try:
@@ -422,6 +430,9 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
     now = now or ledger.utcnow()
     params = {"now": now.isoformat(), "home": str(settings.paths.home)}
     with pipeline_run(settings, "nightly", params, wait_seconds) as run:
+        if settings.config.sources:  # agents' own logs: what is new goes into active/ for ingest
+            with run.stage_of("collect"):
+                run.counts["collect"] = collect.counts(collect_task(settings, now))
         with run.stage_of("ingest"):
             found = ingest_task(settings, now)
             run.counts["ingest"] = {

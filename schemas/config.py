@@ -170,6 +170,51 @@ class Retention(Section):
         None, ge=1, le=36_500, description="also delete archived originals older than this (logged, never undone)")
 
 
+SOURCE_KINDS = ("claude_code", "codex", "aider", "open_webui_db", "folder")
+_SOURCE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+
+class Source(Section):
+    """one place an agent already keeps its transcripts; kenang copies what is new each night"""
+
+    name: StrictStr = Field(description="a short name of your own (a-z, 0-9, _ -), shown in reports")
+    kind: Literal["claude_code", "codex", "aider", "open_webui_db", "folder"] = Field(
+        description="claude_code | codex | aider | open_webui_db | folder")
+    path: StrictStr = Field(description="a file, a folder or a glob; ~ is your home (e.g. ~/.claude/projects/*/*.jsonl)")
+    user: StrictStr | None = Field(None, description="whose transcripts these are; null = default_user")
+    mode: Literal["copy", "move"] = Field("copy", description="copy (the source is never touched); move: folder only")
+    webui_user: StrictStr | None = Field(
+        None, description="open_webui_db: only this Open WebUI user's chats (email or id); null = every chat")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _SOURCE_NAME.match(v):
+            raise ValueError("must be 1-40 of a-z, 0-9, '_' or '-', starting with a letter or digit")
+        return v
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, v: str) -> str:
+        return _not_blank(v)
+
+    @field_validator("user")
+    @classmethod
+    def _user(cls, v: str | None) -> str | None:
+        if v is not None and not _USER.match(v):
+            raise ValueError("is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
+        return v
+
+    @model_validator(mode="after")
+    def _mode_and_kind(self) -> "Source":
+        if self.mode == "move" and self.kind != "folder":
+            raise ValueError(f"mode: move is for kind: folder only; a source of kind {self.kind} belongs to its "
+                             "tool, so kenang only copies from it")
+        if self.webui_user is not None and self.kind != "open_webui_db":
+            raise ValueError("webui_user is for kind: open_webui_db only")
+        return self
+
+
 class Config(Section):
     """The whole kenang.yaml."""
 
@@ -189,6 +234,8 @@ class Config(Section):
     memory: Memory = Field(default_factory=Memory)
     retention: Retention = Field(default_factory=Retention)
     projects: list[StrictStr] = Field([], description="project names to recognise in chats, e.g. [Homelab, kenang]")
+    sources: list[Source] = Field(
+        [], description="where agents keep their own transcripts; `kenang sources add` adds one (see the README)")
 
     @model_validator(mode="before")
     @classmethod
@@ -203,6 +250,15 @@ class Config(Section):
     def _names(cls, v: list[str]) -> list[str]:
         if not all(x.strip() for x in v):
             raise ValueError("must be a list of names")
+        return v
+
+    @field_validator("sources")
+    @classmethod
+    def _unique_sources(cls, v: list[Source]) -> list[Source]:
+        names = [s.name for s in v]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"names a source twice ({', '.join(twice)}); each source needs a name of its own")
         return v
 
 
@@ -220,7 +276,7 @@ def describe_error(exc: ValidationError, raw: Any) -> str:
     """The first problem of a failed validation as ``key: value what-was-wrong``."""
     err = _first(exc.errors())
     path = [p for p in err["loc"] if isinstance(p, (str, int))]
-    key = ".".join(str(p) for p in _trim(path))
+    key = ".".join(str(p) for p in _trim(path)) if path else ""
     value = _lookup(raw, _trim(path))
     kind = err["type"]
     if kind == "extra_forbidden":
@@ -238,8 +294,11 @@ def describe_error(exc: ValidationError, raw: Any) -> str:
         lo, hi = _bounds(_trim(path))
         below = kind.startswith("greater")
         return f"{key}: {value!r} must be {'>=' if below else '<='} {lo if below else hi} (allowed: {lo} to {hi})"
+    if kind == "missing":
+        return f"{key} is required"
     if kind == "value_error":
-        return f"{key}: {value!r} {str(err['msg']).removeprefix('Value error, ')}"
+        said = str(err["msg"]).removeprefix("Value error, ")
+        return f"{key}: {said}" if isinstance(value, (dict, list)) else f"{key}: {value!r} {said}"
     wanted = " or ".join(_word(t) for t in _types(_annotation(_trim(path))))
     return f"{key}: expected {wanted}, got {value!r} ({_word(type(value))})"
 
@@ -250,24 +309,38 @@ def _first(errors: list[dict]) -> dict:
 
 
 def _trim(path: list) -> list:
-    """The key path without pydantic's union-member and list-index tags."""
+    """The key path without pydantic's union-member tags; an item of a list of sections keeps its index."""
     out: list = []
     model: type[BaseModel] | None = Config
+    items: type[BaseModel] | None = None  # the section type of the list just entered
     for p in path:
-        if model is not None and isinstance(p, str) and p in model.model_fields:
+        if items is not None and isinstance(p, int):
+            out.append(p)
+            model, items = items, None
+        elif model is not None and isinstance(p, str) and p in model.model_fields:
             out.append(p)
             ann = model.model_fields[p].annotation
+            items = _list_of_sections(ann)
             model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
         elif model is not None and isinstance(p, str):
             out.append(p)  # an unknown key
-            model = None
+            model = items = None
     return out
+
+
+def _list_of_sections(annotation: Any) -> type[BaseModel] | None:
+    """``Source`` for ``list[Source]``; None for anything else."""
+    args = get_args(annotation) if get_origin(annotation) is list else ()
+    return args[0] if args and isinstance(args[0], type) and issubclass(args[0], BaseModel) else None
 
 
 def _model_at(parent: list) -> type[BaseModel]:
     model: type[BaseModel] = Config
     for p in parent:
-        model = model.model_fields[p].annotation
+        if isinstance(p, int):
+            continue  # the list's item type was taken with its key
+        ann = model.model_fields[p].annotation
+        model = _list_of_sections(ann) or ann
     return model
 
 
@@ -306,9 +379,12 @@ def _word(t: type) -> str:
 
 def _lookup(raw: Any, path: list) -> Any:
     for p in path:
-        if not isinstance(raw, dict) or p not in raw:
+        if isinstance(p, int) and isinstance(raw, list) and 0 <= p < len(raw):
+            raw = raw[p]
+        elif isinstance(p, str) and isinstance(raw, dict) and p in raw:
+            raw = raw[p]
+        else:
             return None
-        raw = raw[p]
     return raw
 
 

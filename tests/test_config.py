@@ -37,6 +37,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "memory": {"max_notes": 50, "auto_accept": False, "snapshot_days_chars": 1500},
         "retention": {"messages_days": None, "archive_days": None},
         "projects": [],
+        "sources": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text
     for name in ("active", "archive", "warehouse", "quarantine"):

@@ -554,6 +554,54 @@ def remember(home: Path | None, text: str, user: str | None, target: str) -> Non
     _write_memory(home, user, target, "add", "remembered in", text=text)
 
 
+@cli.group(invoke_without_command=True)
+@_home_option
+@_json_option
+@click.pass_context
+def sources(ctx: click.Context, home: Path | None, as_json: bool) -> None:
+    """List the sources (agents' own logs kenang collects from): files, bytes taken, days waiting, errors."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from flows.cli import report
+    from flows.stages import collect
+
+    data = {"sources": collect.listing(_settings(home))}
+    _emit_json(data) if as_json else click.echo(report.render_sources(data))
+
+
+@sources.command("add")
+@_home_option
+@click.argument("name")
+@click.option("--kind", required=True, type=click.Choice(["claude_code", "codex", "aider", "open_webui_db", "folder"]),
+              help="What the source is.")
+@click.option("--path", "path_s", required=True, help="A file, a folder or a glob; ~ is your home.")
+@click.option("--user", help="Whose transcripts these are (default: the home's default_user).")
+@click.option("--mode", type=click.Choice(["copy", "move"]), default="copy", show_default=True,
+              help="move: folder sources only; the original is removed once its copy is safe.")
+@click.option("--webui-user", help="open_webui_db: only this Open WebUI user's chats (email or id).")
+def sources_add(home: Path | None, name: str, kind: str, path_s: str, user: str | None, mode: str,
+                webui_user: str | None) -> None:
+    """Add a source to kenang.yaml (its comments are kept); the next nightly run collects from it."""
+    from flows.config import edit_config
+    from flows.stages import collect
+    from schemas.config import Source
+
+    entry = {"name": name, "kind": kind, "path": path_s}
+    entry |= {k: v for k, v in (("user", user), ("mode", mode if mode != "copy" else None),
+                                ("webui_user", webui_user)) if v is not None}
+
+    def change(data) -> None:
+        if data.get("sources") is None:
+            data["sources"] = []
+        data["sources"].append(entry)
+
+    settings = edit_config(_home(home), change)
+    found = collect.matches(Source(**entry))
+    click.echo(f"added source {name} ({kind}) to {settings.paths.config_file}")
+    click.echo(f"  {path_s} matches {len(found)} file(s) now" + ("" if found else ": check the path"))
+    click.echo("  the next nightly run (`kenang run`) copies what is new from it; `kenang sources` shows what it took")
+
+
 @cli.group()
 def memory() -> None:
     """Core memory: USER.md and MEMORY.md, and the candidates the nightly run proposes."""

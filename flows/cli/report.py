@@ -125,8 +125,29 @@ def render_dry_run(p: dict) -> str:
 
 # --- run summary -----------------------------------------------------------------
 
+def render_sources(data: dict) -> str:
+    """``kenang sources``: one row per source, then what each said on its last night."""
+    if not data["sources"]:
+        return "no sources yet: `kenang sources add NAME --kind claude_code --path ~/.claude/projects` adds one"
+    rows = [(s["name"], s["kind"], s["user"], s["files"], s["bytes_taken"], s["last_collected"] or "never",
+             s["days_waiting"], len(s["errors"])) for s in data["sources"]]
+    out = [table(["source", "kind", "user", "files", "bytes taken", "last collected", "days waiting", "errors"], rows,
+                 max_width=None)]
+    said = [(s["name"], word, text) for s in data["sources"]
+            for word, key in (("error", "errors"), ("note", "notes")) for text in s[key]]
+    if said:
+        out.append("\nlast night:")
+        out.append(table(["source", "", "what"], said, max_width=None))
+    return "\n".join(out)
+
+
 def render_run(r: dict) -> str:
     rows = []
+    if "collect" in r:
+        c = r["collect"]
+        rows.append(("collect", f"{c['sources']} source(s), {c['files']} file(s): {c['written']} written into "
+                     f"active/, {c['bytes']} bytes taken, {c['waiting_quiet']} still being written"
+                     + (f", {c['errors']} error(s) (see below)" if c["errors"] else "")))
     if "ingest" in r:
         i = r["ingest"]
         skipped = i.get("skipped") or {}
@@ -180,6 +201,11 @@ def render_run(r: dict) -> str:
     if r.get("degraded"):
         d = r["degraded"]
         out.insert(0, f"DEGRADED NIGHT: archive {d['archive'].replace('_', ' ')}. {d['reason']}")
+    said = [(src["name"], word, text) for src in r.get("collect", {}).get("by_source", [])
+            for word, key in (("error", "errors"), ("note", "notes")) for text in src[key]]
+    if said:
+        out.append("\nsources (each goes on without the others):")
+        out.append(table(["source", "", "what"], said, max_width=None))
     items = r.get("quarantine", {}).get("items", [])
     if items:
         out.append("\nquarantined:")

@@ -40,6 +40,8 @@ from transforms.imports import Derived, Export, conversation_transcripts, detect
 from transforms.model import USER_ID_RE
 from transforms.redact import printable_name, redact, redact_file_name
 from transforms.resolve import resolve
+from transforms.collect import segment_of
+from transforms.segments import read_segment
 
 log = logging.getLogger("kenang")
 
@@ -207,7 +209,7 @@ def classify(args) -> tuple[object, str | None]:
                         _folder_user_or_none(cand))
     if isinstance(item, Rejected):  # a reason may quote the file: it is redacted like content
         item = Rejected(item.cand, item.kind, redact(item.reason).text, item.user_id)
-    elif isinstance(item, tuple) and slim:
+    elif isinstance(item, tuple) and slim and item[1] is not None:
         r, session = item
         item = (replace(r, resolved=replace(r.resolved, session=replace(session, messages=()))), None)
     return item, trouble
@@ -230,6 +232,8 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
         limit = settings.limits.max_file_mb
         return Rejected(cand, "too_large", f"is {cand.size / 2**20:.1f} MiB, over limits.max_file_mb={limit}")
     data = cand.path.read_bytes()
+    if (segment := segment_of(cand.path.name)) is not None:
+        return _classify_segment(settings, cand, data, segment[1], now)
     fmt = detect(data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None
     if fmt is not None:
         return expand_export(settings, cand, data, fmt, now)
@@ -250,6 +254,26 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
         at = eligible_from(rs.day, settings.timezone, settings.grace_period)
         return Waiting(cand, "not_eligible", rs.day, rs.user_id, at)
     return Ready(cand, rs, hashlib.sha256(data).hexdigest(), len(session.messages)), session
+
+
+def _classify_segment(settings: Settings, cand: Candidate, data: bytes, day: dt.date, now: dt.datetime):
+    """A segment the collector wrote (``transforms.collect``): archived as it is, on the day its name gives.
+
+    It is read through the format's importer (``transforms.segments``) to count and check
+    it; the load reads it again from the archive, so no session is kept for it here.
+    """
+    user = _folder_user(cand) or settings.default_user
+    if not USER_ID_RE.match(user):
+        raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
+    sessions = read_segment(cand.path.name, data, tz=settings.timezone, user_id=user)
+    check_times((m.ts for s in sessions for m in s.messages), now)
+    check_day(day, now, "file name")
+    if not day_is_eligible(day, now, settings.timezone, settings.grace_period):
+        return Waiting(cand, "not_eligible", day, user, eligible_from(day, settings.timezone, settings.grace_period))
+    first = sessions[0] if sessions else Session(None, user, None, "segment", ())
+    rs = resolve(first, file_name=cand.path.name, folder=cand.folder, default_user=settings.default_user,
+                 tz=settings.timezone, mtime=cand.mtime, fixed_day=day)
+    return Ready(cand, rs, hashlib.sha256(data).hexdigest(), sum(len(s.messages) for s in sessions)), None
 
 
 IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")

@@ -35,6 +35,7 @@ from transforms.model import Session
 from transforms.parse import parse_transcript
 from transforms.resolve import resolve
 from transforms.rows import SourceFile, build_day_rows
+from transforms.segments import is_segment, read_segment
 
 log = logging.getLogger("kenang")
 
@@ -126,7 +127,8 @@ def build_day(args) -> BuiltDay | Unreadable:
     """
     settings, day, parsed, check_hashes, forgetting, run_id = args
     try:
-        items = [_read_archived(settings, p, sha, day, parsed, check_hashes) for p, sha in zip(day.paths, day.shas)]
+        items = [item for p, sha in zip(day.paths, day.shas)
+                 for item in _read_archived(settings, p, sha, day, parsed, check_hashes)]
     except _DayFailure as exc:
         return Unreadable(str(exc))
     rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id, forgetting=forgetting)
@@ -195,37 +197,46 @@ def counts(res: StageResult) -> dict:
     ]}
 
 
-def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay, parsed: Mapping[str, Session], check_hashes: bool):
+def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay, parsed: Mapping[str, Session],
+                   check_hashes: bool) -> list[tuple]:
+    """(resolved session, its file) for each session of one archived file: one, or a collected segment's sessions."""
     path = settings.paths.archive / relpath
     if not path.is_file():
         raise _DayFailure(f"archived file {relpath} is missing; run `kenang verify`")
     session = parsed.get(sha)
-    if session is None or check_hashes:
+    segment = is_segment(path.name)
+    sessions: list[Session] = [] if session is None else [session]
+    if session is None or check_hashes or segment:
         try:
             data = path.read_bytes()
         except OSError as exc:
             raise _DayFailure(f"cannot read archived file {relpath}: {exc.strerror}") from exc
         if hashlib.sha256(data).hexdigest() != sha:
             raise _DayFailure(f"archived file {relpath} changed since it was archived; run `kenang verify`")
-        if session is None:
+        if session is None or segment:
             try:
-                session = parse_transcript(path.name, data, tz=settings.timezone)
+                sessions = (read_segment(path.name, data, tz=settings.timezone, user_id=day.user_id) if segment
+                            else [parse_transcript(path.name, data, tz=settings.timezone)])
             except ParseError as exc:
                 raise _DayFailure(f"archived file {relpath} no longer parses: {exc.reason}") from exc
-    rs = resolve(
-        session,
-        file_name=path.name,
-        folder=None if day.user_id == settings.default_user else day.user_id,
-        default_user=settings.default_user,
-        tz=settings.timezone,
-        mtime=path.stat().st_mtime,
-        fixed_day=day.date,
-    )
-    if rs.user_id != day.user_id:
-        raise _DayFailure(
-            f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder"
+    out = []
+    mtime = path.stat().st_mtime
+    for session in sessions:
+        rs = resolve(
+            session,
+            file_name=path.name,
+            folder=None if day.user_id == settings.default_user else day.user_id,
+            default_user=settings.default_user,
+            tz=settings.timezone,
+            mtime=mtime,
+            fixed_day=day.date,
         )
-    return rs, SourceFile(relpath, sha)
+        if rs.user_id != day.user_id:
+            raise _DayFailure(
+                f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder"
+            )
+        out.append((rs, SourceFile(relpath, sha)))
+    return out
 
 
 def forget_day(settings: Settings, day: ArchivedDay, ledger_row: Mapping | None, run_id: str) -> DayOutcome:

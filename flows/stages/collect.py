@@ -1,0 +1,423 @@
+"""Collect: copy what is new in the agents' own logs into ``active/``, never touching the logs.
+
+The nightly flow's first stage. For each source of ``kenang.yaml``'s ``sources:``:
+
+- ``claude_code``, ``codex``, ``aider``: each matching file is read from where the
+  last night stopped. The bytes taken before must still be there (same device and
+  inode, at least as long, the same sha256); otherwise the file was truncated,
+  rewritten or replaced, and it is read again whole, with a note in the run report
+  (segments are named by their bytes, so what was taken before is recognised, and
+  the load merges sessions by message id). The complete new lines of eligible days
+  are cut into one segment per (session, local day) (``transforms.collect``) and
+  written into ``active/[user/]``, where ingest archives them as they are.
+- ``open_webui_db``: the ``chat`` table is read through a read-only connection
+  (``mode=ro``), in one short read; each chat with a newer ``updated_at`` whose day
+  is eligible is written into ``active/`` as an Open WebUI export of that one chat.
+- ``folder``: each file that is new or changed is copied whole into ``active/``;
+  with ``mode: move`` the original is removed once its copy is durable and
+  verified.
+
+A file modified within the quiet period is not read at all. A segment's copy in
+``active/`` takes the source file's modification time (at most the quiet period
+ago), so the same night's ingest takes it. Sources are only read: a file is
+opened read-only (without updating its access time where the system allows), and
+its contents, mode and times stay as they were. A source that fails (a permission
+error, a broken database, a path that matches nothing) is named in the report and
+the others go on. The state (``flows.store.collected``) is written after the
+segments are durable, so a crash in between only makes the next night take the same
+bytes again, which are recognised.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flows.config import Settings
+from flows.store import collected
+from flows.store.collected import FileState, SourceState
+from flows.store.fsio import atomic_write_bytes, remove_source
+from schemas.config import Source
+from transforms.collect import LINE_KINDS, cut, segment_name
+from transforms.days import day_is_eligible, file_is_quiet
+from transforms.redact import redact
+
+log = logging.getLogger("kenang")
+
+#: Where a source whose ``path`` is a folder looks, per kind.
+FOLDER_GLOBS = {"claude_code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "aider": "**/.aider.chat.history.md",
+                "open_webui_db": "webui.db", "folder": "**/*"}
+_CHUNK = 1 << 20
+_O_NOATIME = getattr(os, "O_NOATIME", 0)
+
+
+@dataclass
+class SourceReport:
+    name: str
+    kind: str
+    user: str
+    files: int = 0  # matched tonight
+    changed: int = 0  # read tonight
+    written: int = 0  # segments or copies written into active/
+    bytes: int = 0  # taken tonight
+    waiting_quiet: int = 0  # files still being written
+    waiting_days: int = 0  # days seen whose grace period has not passed
+    moved: int = 0  # folder, mode move: originals removed after their copy
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def collect(settings: Settings, now: dt.datetime, wall_now: float) -> list[SourceReport]:
+    """Collect every source; one that fails is reported and the others go on."""
+    out = []
+    for source in settings.config.sources:
+        user = source.user or settings.default_user
+        report = SourceReport(source.name, source.kind, user)
+        state = collected.read(settings.paths.warehouse, source.name)
+        state.errors, state.notes = [], []
+        try:
+            _collect_source(settings, source, user, state, report, now, wall_now)
+        except Exception as exc:  # noqa: BLE001 - one source must never stop the night
+            report.errors.append(_said(f"{type(exc).__name__}: {exc}"))
+        state.errors, state.notes = list(report.errors), list(report.notes)
+        state.last_collected = collected.now_iso()
+        state.matched = report.files
+        state.days_waiting, state.waiting_quiet = report.waiting_days, report.waiting_quiet
+        collected.write(settings.paths.warehouse, source.name, state)
+        for e in report.errors:
+            log.warning("source %s: %s", source.name, e)
+        out.append(report)
+    return out
+
+
+def matches(source: Source) -> list[Path]:
+    """The files a source's path names now: the file, the folder's files of its kind, or the glob's matches."""
+    raw = os.path.expanduser(source.path)
+    if glob.has_magic(raw):
+        found = [Path(p) for p in glob.glob(raw, recursive=True)]
+    elif os.path.isdir(raw):
+        found = [Path(p) for p in glob.glob(os.path.join(glob.escape(raw), FOLDER_GLOBS[source.kind]),
+                                            recursive=True)]
+    else:
+        found = [Path(raw)] if os.path.lexists(raw) else []
+    # A hidden name is a tool's own state or a temporary; aider's log is the one hidden name read.
+    return sorted(p for p in found if not p.name.startswith(".") or p.name == ".aider.chat.history.md")
+
+
+def _collect_source(settings: Settings, source: Source, user: str, state: SourceState, report: SourceReport,
+                    now: dt.datetime, wall_now: float) -> None:
+    files = matches(source)
+    report.files = len(files)
+    if not files:
+        report.errors.append(f"{source.path} matches no file (nothing collected; check the path)")
+        return
+    target = settings.paths.active if user == settings.default_user else settings.paths.active / user
+    for f in files:
+        try:
+            st = os.stat(f)
+            if stat.S_ISDIR(st.st_mode):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                report.notes.append(f"{f}: not a regular file; skipped")
+                continue
+            # A database is written all day: its quiet period is each chat's updated_at, not the file's mtime.
+            if source.kind != "open_webui_db" and not file_is_quiet(st.st_mtime, wall_now, settings.quiet_period):
+                report.waiting_quiet += 1
+                continue
+            if source.kind in LINE_KINDS:
+                _take_lines(settings, source, f, st, state, report, target, now, wall_now)
+            elif source.kind == "open_webui_db":
+                _take_chats(settings, source, f, st, state, report, target, now, wall_now)
+            else:
+                _take_file(settings, source, f, st, state, report, target, wall_now)
+        except PermissionError as exc:
+            report.errors.append(f"{f}: cannot read it ({exc.strerror}); left as it is")
+        except OSError as exc:
+            report.errors.append(_said(f"{f}: cannot read it ({exc.strerror or exc}); left as it is"))
+        except sqlite3.Error as exc:
+            report.errors.append(_said(f"{f}: {_sqlite_words(exc)}"))
+
+
+# --- line logs: Claude Code, Codex, aider --------------------------------------------------
+
+
+def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result, state: SourceState,
+                report: SourceReport, target: Path, now: dt.datetime, wall_now: float) -> None:
+    key = str(f)
+    old = state.files.get(key)
+    due = old is not None and any(day_is_eligible(dt.date.fromisoformat(d), now, settings.timezone,
+                                                   settings.grace_period) for d in old.waiting_days)
+    if old is not None and old.same_stat(st) and not due:  # nothing new, and no waiting day has come
+        report.waiting_days += len(old.waiting_days)
+        return
+    report.changed += 1
+    prior = old or FileState()
+    with _open_read_only(f) as fh:
+        fresh = os.fstat(fh.fileno())
+        hasher = hashlib.sha256()
+        why = _changed_under(prior, fresh, fh, hasher) if old is not None else None
+        if why is not None:
+            report.notes.append(f"{f}: {why}; read again whole (what was taken before is recognised, nothing "
+                                "counted twice)")
+            prior, hasher = FileState(), hashlib.sha256()
+        fh.seek(prior.taken)
+        new = fh.read(fresh.st_size - prior.taken)
+    tz = settings.timezone
+    result = cut(source.kind, new, context=prior.context_bytes(), last=tuple(prior.last) if prior.last else None,
+                 tz=tz, eligible=lambda d: day_is_eligible(d, now, tz, settings.grace_period),
+                 undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date())
+    mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
+    for seg in result.segments:
+        report.written += _place(target / segment_name(source.name, source.kind, seg), seg.data, mtime)
+    hasher.update(new[: result.taken])
+    report.bytes += result.taken
+    report.waiting_days += len(result.waiting_days)
+    state.bytes_taken += result.taken
+    state.segments += len(result.segments)
+    state.files[key] = FileState(
+        dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size, mtime_ns=fresh.st_mtime_ns, ctime_ns=fresh.st_ctime_ns,
+        taken=prior.taken + result.taken, sha256=hasher.hexdigest(), context=FileState.encode(result.context),
+        last=list(result.last) if result.last else None,
+        waiting_days=[d.isoformat() for d in result.waiting_days])
+
+
+def _changed_under(prior: FileState, st: os.stat_result, fh, hasher) -> str | None:
+    """Why the bytes taken before are no longer the file's start; None when they are (``hasher`` has hashed them)."""
+    if (st.st_dev, st.st_ino) != (prior.dev, prior.ino):
+        return "replaced by another file (a new inode)"
+    if st.st_size < prior.taken:
+        return f"truncated (now {st.st_size} bytes, {prior.taken} were taken)"
+    fh.seek(0)
+    _hash_into(fh, prior.taken, hasher)
+    if hasher.hexdigest() != prior.sha256:
+        return "rewritten (the bytes taken before changed)"
+    return None
+
+
+def _hash_into(fh, n: int, hasher) -> None:
+    left = n
+    while left > 0:
+        block = fh.read(min(_CHUNK, left))
+        if not block:
+            break
+        hasher.update(block)
+        left -= len(block)
+
+
+# --- a folder of files in a format kenang reads -------------------------------------------
+
+
+def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, state: SourceState,
+               report: SourceReport, target: Path, wall_now: float) -> None:
+    key = str(f)
+    old = state.files.get(key)
+    if old is not None and old.same_stat(st) and source.mode == "copy":
+        return
+    report.changed += 1
+    with _open_read_only(f) as fh:
+        fresh = os.fstat(fh.fileno())
+        data = fh.read()
+    sha = hashlib.sha256(data).hexdigest()
+    if old is None or old.sha256 != sha:
+        name = f.name.lstrip(".") or "file"
+        mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
+        report.written += _place(_free_name(target, name, sha), data, mtime)
+        report.bytes += len(data)
+        state.bytes_taken += len(data)
+        state.segments += 1
+    state.files[key] = FileState(dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size,
+                                 mtime_ns=fresh.st_mtime_ns, ctime_ns=fresh.st_ctime_ns, taken=len(data), sha256=sha)
+    if source.mode == "move" and remove_source(f, sha):  # its copy is durable (``_place``) and verified by sha
+        report.moved += 1
+        del state.files[key]
+
+
+def _free_name(folder: Path, name: str, sha: str) -> Path:
+    """``name`` in ``folder``, or ``stem.<8 hex>.ext`` when other bytes already wait under it."""
+    target = folder / name
+    if target.exists() and _sha_of(target) != sha:
+        stem, dot, suffix = name.partition(".")
+        target = folder / f"{stem}.{sha[:8]}{dot}{suffix}"
+    return target
+
+
+# --- Open WebUI's database ------------------------------------------------------------------
+
+_CHAT_COLUMNS = ("id", "user_id", "title", "chat", "created_at", "updated_at")
+
+
+def _take_chats(settings: Settings, source: Source, f: Path, st: os.stat_result, state: SourceState,
+                report: SourceReport, target: Path, now: dt.datetime, wall_now: float) -> None:
+    """Each chat updated since it was last taken, quiet, and of an eligible day: one Open WebUI export file."""
+    report.changed += 1
+    rows, waiting = _changed_chats(f, source, state, settings, now, wall_now)
+    report.waiting_days += waiting
+    mtime = wall_now - settings.quiet_period.total_seconds() - 1
+    for row in rows:
+        chat_id, updated = row["id"], row["updated_at"]
+        data = json.dumps([row], ensure_ascii=False, sort_keys=True).encode("utf-8")
+        name = f"webui-{source.name}-{_safe(chat_id)}-{updated}.json"
+        report.written += _place(target / name, data, mtime)
+        report.bytes += len(data)
+        state.bytes_taken += len(data)
+        state.segments += 1
+        state.chats[chat_id] = updated
+    state.files[str(f)] = FileState(dev=st.st_dev, ino=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
+
+
+def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settings, now: dt.datetime,
+                   wall_now: float) -> tuple[list[dict], int]:
+    """(the chat rows to take, how many changed chats wait for their day or quiet); one short read-only read."""
+    uri = f"file:{_uri_path(f)}?mode=ro"
+    con = sqlite3.connect(uri, uri=True, timeout=2.0, isolation_level=None)
+    try:
+        con.execute("PRAGMA query_only = 1")
+        columns = {r[1] for r in con.execute("PRAGMA table_info(chat)")}
+        missing = [c for c in _CHAT_COLUMNS if c not in columns]
+        if missing:
+            raise sqlite3.DatabaseError(
+                "not an Open WebUI database kenang knows: " + ("it has no chat table" if not columns else
+                                                               f"its chat table lacks {', '.join(missing)}"))
+        where, args = "", []
+        if source.webui_user:
+            where, args = " WHERE user_id IN (SELECT id FROM user WHERE id = ? OR email = ?)", [source.webui_user] * 2
+        # Two short reads, each holding the read lock only while it runs.
+        listed = con.execute(f"SELECT id, updated_at FROM chat{where}", args).fetchall()
+        todo, waiting = [], 0
+        quiet = settings.quiet_period.total_seconds()
+        for chat_id, updated in listed:
+            if not isinstance(updated, (int, float)) or state.chats.get(str(chat_id)) == updated:
+                continue
+            seconds = _seconds(updated)
+            day = dt.datetime.fromtimestamp(seconds, settings.timezone).date()
+            if wall_now - seconds < quiet or not day_is_eligible(day, now, settings.timezone,
+                                                                  settings.grace_period):
+                waiting += 1
+                continue
+            todo.append(chat_id)
+        rows = []
+        for i in range(0, len(todo), 500):
+            part = todo[i:i + 500]
+            marks = ",".join("?" * len(part))
+            rows += con.execute(f"SELECT {', '.join(_CHAT_COLUMNS)} FROM chat WHERE id IN ({marks})",
+                                part).fetchall()
+    finally:
+        con.close()
+    out = []
+    for values in sorted(rows, key=lambda r: str(r[0])):
+        row = dict(zip(_CHAT_COLUMNS, values))
+        row["id"] = str(row["id"])
+        try:
+            row["chat"] = json.loads(row["chat"]) if isinstance(row["chat"], (str, bytes)) else row["chat"]
+        except ValueError:
+            pass  # kept as text: the import quarantines it with its reason
+        out.append(row)
+    return out, waiting
+
+
+def _seconds(value: float) -> float:
+    """An epoch in seconds, from seconds, milliseconds or nanoseconds (Open WebUI has used more than one)."""
+    v = float(value)
+    while v > 1e11:
+        v /= 1000
+    return v
+
+
+def _uri_path(f: Path) -> str:
+    from urllib.parse import quote
+
+    return quote(str(f.resolve()))
+
+
+def _sqlite_words(exc: sqlite3.Error) -> str:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return "the database is locked by a writer (the app is saving); nothing taken, the next night tries again"
+    if "not a database" in text or "malformed" in text:
+        return f"not a readable SQLite database ({text})"
+    return text
+
+
+# --- writing into active/ ---------------------------------------------------------------------
+
+
+def _place(target: Path, data: bytes, mtime: float) -> int:
+    """Write ``data`` as ``target`` (durable) unless those bytes are there already; 1 if written."""
+    if target.exists() and _sha_of(target) == hashlib.sha256(data).hexdigest():
+        return 0
+    atomic_write_bytes(target, data)
+    os.utime(target, (mtime, mtime))
+    return 1
+
+
+def _sha_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class _open_read_only:
+    """A source file opened read-only, without touching its access time where the system allows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self):
+        try:
+            fd = os.open(self.path, os.O_RDONLY | _O_NOATIME)
+        except PermissionError:
+            if not _O_NOATIME:
+                raise
+            fd = os.open(self.path, os.O_RDONLY)  # O_NOATIME is for the file's owner only
+        self.fh = os.fdopen(fd, "rb")
+        return self.fh
+
+    def __exit__(self, *exc) -> None:
+        self.fh.close()
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:60] or "chat"
+
+
+def _said(text: str) -> str:
+    return redact(text).text[:500]
+
+
+def listing(settings: Settings) -> list[dict]:
+    """``kenang sources``: each source, what its path matches now, and what the nights took from it."""
+    out = []
+    for source in settings.config.sources:
+        state = collected.read(settings.paths.warehouse, source.name)
+        try:
+            files = len(matches(source))
+        except OSError:
+            files = 0
+        out.append({"name": source.name, "kind": source.kind, "user": source.user or settings.default_user,
+                    "path": source.path, "mode": source.mode, "files": files, "files_known": len(state.files),
+                    "bytes_taken": state.bytes_taken, "written": state.segments,
+                    "last_collected": state.last_collected, "days_waiting": state.days_waiting,
+                    "waiting_quiet": state.waiting_quiet, "errors": state.errors, "notes": state.notes})
+    return out
+
+
+def counts(reports: list[SourceReport]) -> dict:
+    """The run report's collect line and each source's outcome."""
+    return {
+        "sources": len(reports),
+        "files": sum(r.files for r in reports),
+        "written": sum(r.written for r in reports),
+        "bytes": sum(r.bytes for r in reports),
+        "waiting_quiet": sum(r.waiting_quiet for r in reports),
+        "errors": sum(len(r.errors) for r in reports),
+        "by_source": [r.as_dict() for r in reports],
+    }

@@ -1,0 +1,254 @@
+"""Cut what is new in an agent's own log into segments: one per (session, local day).
+
+Pure: bytes in, segments out; no I/O, no clock (eligibility is a function the caller
+gives). ``flows.stages.collect`` reads the sources and writes the segments.
+
+An agent's log grows by appending (Claude Code and Codex JSONL, aider's markdown).
+Each night the collector hands over the bytes after what it took before, and
+``cut`` decides what to take now:
+
+- Only complete lines: an unterminated last line may still be being written.
+- Lines are grouped by (session, local day) in order of first appearance, so a
+  session that crosses midnight becomes two segments. A line with no time of its own
+  (a Claude Code ``summary``, a blank or unreadable line) joins the line before it;
+  leading ones join the first dated line after them, else the group the last night
+  ended in (``last``).
+- Taking stops at the first line whose day is not eligible yet (the grace period):
+  the offset stays there, and the rest waits for its night. What was taken is always
+  a prefix of the new bytes, so the next night starts exactly where this one ended.
+- A segment must read alone. Codex names its session only in the first record
+  (``session_meta``) and aider dates a session only in its header line (``# aider
+  chat started at ...``); a segment that does not begin with its session's opening
+  record gets that record put before its lines (``context``). The segment is then
+  the exact bytes taken, behind at most that one line.
+
+A segment is one transcript of the day's archive folder, and the load reads it with
+the format's importer (``transforms.segments``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: What each line-based source kind is, as an import format, and the extension of its segments.
+LINE_KINDS = {"claude_code": ("claude_code", ".jsonl"), "codex": ("codex", ".jsonl"), "aider": ("aider", ".md")}
+SEGMENT_PREFIX = "collected-"
+
+_AIDER_HEADER = re.compile(rb"^# aider chat started at (.+?)\s*$")
+_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    session: str  # the session's key in the log (a session id, or an opening record)
+    day: dt.date
+    data: bytes  # the opening record if it had to be put before, then the lines taken, in file order
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    segments: tuple[Segment, ...]
+    taken: int  # bytes of the new part consumed (always whole lines)
+    context: bytes | None  # the opening record in force at the new offset (Codex session_meta, aider header)
+    last: tuple[str, str] | None  # (session, ISO day) of the last line taken, for the next night's undated lines
+    waiting_days: tuple[dt.date, ...]  # days seen in the complete lines not taken yet
+    lines: int  # lines taken
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    start: int
+    end: int
+    session: str | None  # None: joins its neighbour's group
+    day: dt.date | None
+    opening: bool  # it is its session's opening record
+
+
+def cut(kind: str, new: bytes, *, context: bytes | None, last: tuple[str, str] | None, tz: dt.tzinfo,
+        eligible: Callable[[dt.date], bool], undated_day: dt.date) -> Cut:
+    """What to take of ``new`` (the bytes after the offset) for a ``kind`` in ``LINE_KINDS``.
+
+    ``context``: the opening record in force at the offset; ``last``: the group the
+    previous night ended in; ``undated_day``: the day of lines with no time at all
+    and no group to join (a headerless aider log): the file's modification day.
+    """
+    complete = new[: new.rfind(b"\n") + 1]
+    read = _aider_line if kind == "aider" else _codex_line if kind == "codex" else _claude_code_line
+    lines: list[_Line] = []
+    ctx = context
+    session_of_ctx = _session_of(kind, ctx, tz)
+    pos = 0
+    for raw in complete.splitlines(keepends=True):
+        session, day, opening = read(raw, tz)
+        if opening:
+            ctx, session_of_ctx = raw, (session, day)
+        elif kind != "claude_code" and session is None:
+            session = session_of_ctx[0] if session_of_ctx else None
+            if kind == "aider":  # aider dates every line by its session's header; before any header, the file's day
+                session, day = session_of_ctx or (f"undated-{undated_day.isoformat()}", undated_day)
+        if kind == "aider" and day is None:
+            day = undated_day  # a header whose time cannot be read: its session is dated like an undated log
+        lines.append(_Line(pos, pos + len(raw), session, day, opening))
+        pos += len(raw)
+    return _group(kind, complete, lines, context=context, last=last, eligible=eligible, undated_day=undated_day,
+                  tz=tz)
+
+
+def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None, last: tuple[str, str] | None,
+           eligible: Callable[[dt.date], bool], undated_day: dt.date, tz: dt.tzinfo) -> Cut:
+    groups: dict[tuple[str, dt.date], list[_Line]] = {}
+    openings: dict[str, bytes] = {}
+    ctx = context
+    current: tuple[str, dt.date] | None = (last[0], dt.date.fromisoformat(last[1])) if last else None
+    pending: list[_Line] = []  # undated lines waiting for a group
+    taken_end = 0
+    stop: int | None = None
+    for i, line in enumerate(lines):
+        if line.opening:
+            ctx = data[line.start:line.end]
+        if line.day is not None and line.session is not None:
+            key = (line.session, line.day)
+        elif line.day is not None and current is not None:
+            key = (current[0], line.day)
+        elif line.session is not None and current is not None and line.session == current[0]:
+            key = current
+        else:
+            key = None
+        if key is None:
+            pending.append(line)
+            continue
+        if not eligible(key[1]):
+            stop = i
+            break
+        if ctx is not None:
+            openings.setdefault(key[0], ctx)
+        group = groups.setdefault(key, [])
+        group.extend(pending)
+        group.append(line)
+        pending = []
+        current = key
+        taken_end = line.end
+    if stop is None and pending:
+        if current is None and all(line.session is None for line in pending):
+            current = (f"undated-{undated_day.isoformat()}", undated_day)  # nothing dated at all: the file's day
+        if current is not None and eligible(current[1]):
+            groups.setdefault(current, []).extend(pending)
+            taken_end = pending[-1].end
+            pending = []
+    rest = lines[stop:] if stop is not None else pending
+    waiting = tuple(sorted({line.day for line in rest if line.day is not None}))
+    segments = []
+    for (session, day), members in groups.items():
+        body = b"".join(data[m.start:m.end] for m in members)
+        opening = openings.get(session)
+        if kind != "claude_code" and opening is not None and not members[0].opening:
+            body = opening + body
+        segments.append(Segment(session, day, body))
+    end_ctx = _context_before(data, [line for line in lines if line.end <= taken_end], context)
+    taken_lines = sum(len(m) for m in groups.values())
+    return Cut(tuple(segments), taken_end, end_ctx,
+               (current[0], current[1].isoformat()) if current else None, waiting, taken_lines)
+
+
+def _context_before(data: bytes, lines: list[_Line], context: bytes | None) -> bytes | None:
+    """The opening record in force after ``lines``: the last one among them, else the one before them."""
+    for line in reversed(lines):
+        if line.opening:
+            return data[line.start:line.end]
+    return context
+
+
+def _session_of(kind: str, context: bytes | None, tz: dt.tzinfo) -> tuple[str, dt.date | None] | None:
+    if context is None:
+        return None
+    read = _aider_line if kind == "aider" else _codex_line
+    session, day, _opening = read(context, tz)
+    return (session, day) if session is not None else None
+
+
+# --- one line of each format ------------------------------------------------------------
+
+
+def _json_line(raw: bytes) -> dict | None:
+    try:
+        record = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _day(value: object, tz: dt.tzinfo) -> dt.date | None:
+    """The local day of an ISO time, read as ``transforms.imports`` reads it; None if it has none."""
+    if not isinstance(value, str):
+        return None
+    try:
+        ts = dt.datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    try:
+        return (ts.replace(tzinfo=tz) if ts.tzinfo is None else ts).astimezone(tz).date()
+    except (OverflowError, ValueError):
+        return None
+
+
+def _claude_code_line(raw: bytes, tz: dt.tzinfo) -> tuple[str | None, dt.date | None, bool]:
+    record = _json_line(raw)
+    if record is None:
+        return None, None, False
+    sid = record.get("sessionId")
+    return (sid if isinstance(sid, str) and sid.strip() else None), _day(record.get("timestamp"), tz), False
+
+
+def _codex_line(raw: bytes, tz: dt.tzinfo) -> tuple[str | None, dt.date | None, bool]:
+    record = _json_line(raw)
+    if record is None:
+        return None, None, False
+    payload = record.get("payload")
+    if record.get("type") == "session_meta" and isinstance(payload, dict) and isinstance(payload.get("id"), str):
+        return payload["id"], _day(record.get("timestamp") or payload.get("timestamp"), tz), True
+    if "type" not in record and isinstance(record.get("id"), str) and "instructions" in record:
+        return record["id"], _day(record.get("timestamp"), tz), True  # the older rollouts' first line
+    return None, _day(record.get("timestamp"), tz), False
+
+
+def _aider_line(raw: bytes, tz: dt.tzinfo) -> tuple[str | None, dt.date | None, bool]:
+    m = _AIDER_HEADER.match(raw.rstrip(b"\r\n"))
+    if m is None:
+        return None, None, False
+    day = _day(m.group(1).decode("utf-8", "replace"), tz)
+    return raw.rstrip(b"\r\n").decode("utf-8", "replace"), day, True
+
+
+_SEGMENT_NAME = re.compile(r"^collected-([a-z0-9_]+)-(\d{4}-\d{2}-\d{2})-")
+
+
+def segment_name(source: str, kind: str, segment: Segment) -> str:
+    """``collected-<format>-<day>-<source>-<session, cut>-<12 hex of the bytes>.<ext>``: the same bytes, the same name.
+
+    The name carries what the bytes alone may not: the format to read them in, and the
+    day the collector put them on (a segment may hold no dated line).
+    """
+    fmt, ext = LINE_KINDS[kind]
+    label = segment.session.removeprefix("# aider chat started at ") if kind == "aider" else segment.session
+    label = _NAME_UNSAFE.sub("_", label).strip("_")[:40] or "session"
+    return f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{segment.sha256[:12]}{ext}"
+
+
+def segment_of(name: str) -> tuple[str, dt.date] | None:
+    """(format, day) of a segment's file name; None for any other name."""
+    m = _SEGMENT_NAME.match(name)
+    if m is None:
+        return None
+    try:
+        return m.group(1), dt.date.fromisoformat(m.group(2))
+    except ValueError:
+        return None

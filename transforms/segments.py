@@ -1,0 +1,48 @@
+"""Read a collected segment (``transforms.collect``) as the sessions it holds.
+
+A segment is an agent's own log lines, in the agent's format, so it is read by that
+format's importer and cut into day transcripts exactly as ``kenang import`` would
+cut the same lines; each is then read by the transcript parser, so ids, kinds and
+flags are the ones an import gives. The nightly ingest and the load both read
+segments through here, so what was counted is what is loaded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+
+from transforms.collect import segment_of
+from transforms.errors import ParseError
+from transforms.imports import conversation_transcripts, parse_export
+from transforms.model import Session
+from transforms.parse import parse_transcript
+
+
+def is_segment(name: str) -> bool:
+    return segment_of(name) is not None
+
+
+def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list[Session]:
+    """The sessions of a segment named ``name`` (its format and day come from the name); [] when it holds none.
+
+    A segment whose lines hold no message (tool bookkeeping records only) is kept in
+    the archive like any bytes taken, and loads as nothing.
+    """
+    found = segment_of(name)
+    if found is None:
+        raise ParseError(f"{name!r} is not a collected segment's name", kind="unknown_format")
+    fmt, day = found
+    try:
+        export = parse_export(data, fmt=fmt, tz=tz, default_ts=None)
+    except ParseError as exc:
+        if exc.kind == "empty":
+            return []
+        raise
+    sha = hashlib.sha256(data).hexdigest()
+    sessions = []
+    for conv in export.conversations:
+        for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, source=name,
+                                          source_sha256=sha, undated_day=day):
+            sessions.append(parse_transcript(d.name, d.data, tz=tz))
+    return sessions
