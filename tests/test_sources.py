@@ -398,3 +398,13 @@ def test_matches_expands_home_folders_and_globs(tmp_path, monkeypatch):
     f.write_text("{}\n")
     assert collect.matches(Source(name="x", kind="codex", path="~/.codex/sessions")) == [f]
     assert collect.matches(Source(name="x", kind="codex", path="~/.codex/sessions/**/*.jsonl")) == [f]
+
+
+def test_a_dry_run_says_what_would_be_collected_and_changes_nothing(home, tmp_path):
+    log = tmp_path / "cc" / "s.jsonl"
+    write(log, record("2026-07-18T10:00:00+07:00", "halo"))
+    add_source(home, name="cc", kind="claude_code", path=str(log))
+    before = snapshot(home)
+    out = kenang("run", "--dry-run", "--home", str(home.paths.home), "--now", "2026-07-20T03:00")
+    assert out.exit_code == 0 and "would collect from 1 source(s): 1 file(s) into active/" in out.stdout
+    assert snapshot(home) == before and not collected.path(home.paths.warehouse, "cc").exists()

@@ -55,7 +55,9 @@ def render_rows(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def dry_run(settings: Settings, now: dt.datetime) -> dict:
     """What a nightly run at `now` would do, computed without changing anything."""
-    from flows.stages import ingest, plan
+    from flows.stages import collect, ingest, plan
+    sources = collect.counts(collect.collect(settings, now, time.time(), dry_run=True)) if settings.config.sources \
+        else None
     found = ingest.scan(settings, now, time.time())
     pending, _, _ = plan.pending_days(settings)
     new_days = {(r.resolved.user_id, r.resolved.day) for r in found.ready}
@@ -85,6 +87,7 @@ def dry_run(settings: Settings, now: dt.datetime) -> dict:
         ),
         "hidden_skipped": found.hidden,
         "skipped": [{"file": x.relpath, "why": x.why} for x in found.skipped],
+        "collect": sources,
     }
 
 
@@ -97,6 +100,13 @@ def _waiting(w: ingest.Waiting) -> dict:
 
 def render_dry_run(p: dict) -> str:
     parts = [f"dry run at {p['now']}: nothing was changed"]
+    if p.get("collect"):
+        c = p["collect"]
+        parts.append(f"\nwould collect from {c['sources']} source(s): {c['written']} file(s) into active/, "
+                     f"{c['bytes']} bytes (ingest, below, sees them only once they are there)")
+        parts.append(table(["source", "kind", "files", "would write", "bytes", "still being written", "errors"], [
+            (s["name"], s["kind"], s["files"], s["written"], s["bytes"], s["waiting_quiet"], "; ".join(s["errors"]))
+            for s in c["by_source"]], max_width=None))
     parts.append(f"\nwould archive {len(p['archive'])} file(s):")
     if p["archive"]:
         parts.append(table(["file", "user", "day", "messages", "day from"], [

@@ -38,6 +38,7 @@ import logging
 import os
 import sqlite3
 import stat
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,7 @@ log = logging.getLogger("kenang")
 FOLDER_GLOBS = {"claude_code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "aider": "**/.aider.chat.history.md",
                 "open_webui_db": "webui.db", "folder": "**/*"}
 _CHUNK = 1 << 20
+_dry: ContextVar[bool] = ContextVar("kenang_collect_dry_run", default=False)
 _O_NOATIME = getattr(os, "O_NOATIME", 0)
 
 
@@ -78,8 +80,12 @@ class SourceReport:
         return dict(self.__dict__)
 
 
-def collect(settings: Settings, now: dt.datetime, wall_now: float) -> list[SourceReport]:
-    """Collect every source; one that fails is reported and the others go on."""
+def collect(settings: Settings, now: dt.datetime, wall_now: float, dry_run: bool = False) -> list[SourceReport]:
+    """Collect every source; one that fails is reported and the others go on.
+
+    ``dry_run``: say what would be taken, writing nothing (no copy, no state, no move).
+    """
+    _dry.set(dry_run)
     out = []
     for source in settings.config.sources:
         user = source.user or settings.default_user
@@ -94,7 +100,8 @@ def collect(settings: Settings, now: dt.datetime, wall_now: float) -> list[Sourc
         state.last_collected = collected.now_iso()
         state.matched = report.files
         state.days_waiting, state.waiting_quiet = report.waiting_days, report.waiting_quiet
-        collected.write(settings.paths.warehouse, source.name, state)
+        if not dry_run:
+            collected.write(settings.paths.warehouse, source.name, state)
         for e in report.errors:
             log.warning("source %s: %s", source.name, e)
         out.append(report)
@@ -238,7 +245,7 @@ def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, 
         state.segments += 1
     state.files[key] = FileState(dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size,
                                  mtime_ns=fresh.st_mtime_ns, ctime_ns=fresh.st_ctime_ns, taken=len(data), sha256=sha)
-    if source.mode == "move" and remove_source(f, sha):  # its copy is durable (``_place``) and verified by sha
+    if source.mode == "move" and not _dry.get() and remove_source(f, sha):  # its copy is durable (``_place``) and verified by sha
         report.moved += 1
         del state.files[key]
 
@@ -356,6 +363,8 @@ def _place(target: Path, data: bytes, mtime: float) -> int:
     """Write ``data`` as ``target`` (durable) unless those bytes are there already; 1 if written."""
     if target.exists() and _sha_of(target) == hashlib.sha256(data).hexdigest():
         return 0
+    if _dry.get():
+        return 1
     atomic_write_bytes(target, data)
     os.utime(target, (mtime, mtime))
     return 1
