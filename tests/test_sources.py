@@ -408,3 +408,24 @@ def test_a_dry_run_says_what_would_be_collected_and_changes_nothing(home, tmp_pa
     out = kenang("run", "--dry-run", "--home", str(home.paths.home), "--now", "2026-07-20T03:00")
     assert out.exit_code == 0 and "would collect from 1 source(s): 1 file(s) into active/" in out.stdout
     assert snapshot(home) == before and not collected.path(home.paths.warehouse, "cc").exists()
+
+
+CODEX = FIX / "codex" / "rollout-2026-07-19T23-55-00-0198f1a2-7c3d-7e4f-9a0b-1c2d3e4f5a6b.jsonl"
+
+
+def test_a_codex_rollout_crossing_midnight_is_taken_day_by_day_and_its_later_day_reads_alone(home, tmp_path):
+    lines = CODEX.read_bytes().splitlines(keepends=True)
+    log = tmp_path / ".codex" / "sessions" / "2026" / "07" / "19" / CODEX.name
+    add_source(home, name="codex", kind="codex", path=str(tmp_path / ".codex" / "sessions"))
+    write(log, b"".join(lines[:22]))  # the session so far: the 19th, and the first minute of the 20th
+    res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+    assert res["collect"]["written"] == 1 and res["ingest"]["rejected"] == 0
+    assert {r["date"].isoformat() for r in messages(home)} == {"2026-07-19"}
+    write(log, b"".join(lines[22:]), append=True)
+    res = night(home, dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA))
+    assert res["collect"]["written"] == 1 and res["ingest"]["rejected"] == 0
+    [day2] = (home.paths.archive / "daily_sessions" / "2026-07-20").glob("collected-codex-*")
+    assert day2.read_bytes().startswith(lines[0])  # the session's opening record, so it reads alone
+    assert day2.read_bytes()[len(lines[0]):] == b"".join(lines[18:])
+    assert Counter(r["role"] for r in messages(home)) == imported_roles(CODEX)
+    assert {r["date"].isoformat() for r in messages(home)} == {"2026-07-19", "2026-07-20"}

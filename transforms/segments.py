@@ -27,7 +27,9 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
     """The sessions of a segment named ``name`` (its format and day come from the name); [] when it holds none.
 
     A segment whose lines hold no message (tool bookkeeping records only) is kept in
-    the archive like any bytes taken, and loads as nothing.
+    the archive like any bytes taken, and loads as nothing. Only the segment's own day
+    is read: an opening line put before a session's later lines (``transforms.collect``)
+    was loaded with the day it belongs to.
     """
     found = segment_of(name)
     if found is None:
@@ -36,7 +38,7 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
     try:
         export = parse_export(data, fmt=fmt, tz=tz, default_ts=None)
     except ParseError as exc:
-        if exc.kind == "empty":
+        if exc.kind in ("empty", "no_messages"):  # bookkeeping records only (Codex token counts, ...): nothing to load
             return []
         raise
     sha = hashlib.sha256(data).hexdigest()
@@ -44,5 +46,6 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
     for conv in export.conversations:
         for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, source=name,
                                           source_sha256=sha, undated_day=day):
-            sessions.append(parse_transcript(d.name, d.data, tz=tz))
+            if d.day == day:  # the opening line put before a session's later lines belongs to its own day
+                sessions.append(parse_transcript(d.name, d.data, tz=tz))
     return sessions
