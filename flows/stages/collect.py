@@ -193,7 +193,8 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
     state.bytes_taken += result.taken
     state.segments += len(result.segments)
     state.files[key] = FileState(
-        dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size, mtime_ns=fresh.st_mtime_ns, ctime_ns=fresh.st_ctime_ns,
+        dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size, mtime_ns=fresh.st_mtime_ns,
+        ctime_ns=fresh.st_ctime_ns,
         taken=prior.taken + result.taken, sha256=hasher.hexdigest(), context=FileState.encode(result.context),
         last=list(result.last) if result.last else None,
         waiting_days=[d.isoformat() for d in result.waiting_days])
@@ -243,9 +244,10 @@ def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, 
         report.bytes += len(data)
         state.bytes_taken += len(data)
         state.segments += 1
-    state.files[key] = FileState(dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size,
-                                 mtime_ns=fresh.st_mtime_ns, ctime_ns=fresh.st_ctime_ns, taken=len(data), sha256=sha)
-    if source.mode == "move" and not _dry.get() and remove_source(f, sha):  # its copy is durable (``_place``) and verified by sha
+    state.files[key] = FileState(dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size, mtime_ns=fresh.st_mtime_ns,
+                                 ctime_ns=fresh.st_ctime_ns, taken=len(data), sha256=sha)
+    # move: its copy is durable (``_place``), and the original goes only if it still holds the bytes copied
+    if source.mode == "move" and not _dry.get() and remove_source(f, sha):
         report.moved += 1
         del state.files[key]
 
@@ -280,7 +282,8 @@ def _take_chats(settings: Settings, source: Source, f: Path, st: os.stat_result,
         state.bytes_taken += len(data)
         state.segments += 1
         state.chats[chat_id] = updated
-    state.files[str(f)] = FileState(dev=st.st_dev, ino=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
+    state.files[str(f)] = FileState(dev=st.st_dev, ino=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns,
+                                    ctime_ns=st.st_ctime_ns)
 
 
 def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settings, now: dt.datetime,
