@@ -15,7 +15,10 @@ from transforms.parse import parse_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 JAKARTA = ZoneInfo("Asia/Jakarta")
-ALL_FORMATS = ("aider", "chatgpt", "claude_ai", "claude_code", "openwebui", "sharegpt")
+ALL_FORMATS = (
+    "aider", "chatgpt", "claude_ai", "claude_code", "codex", "grok", "openai_messages", "openwebui", "sharegpt",
+    "sillytavern",
+)
 # kenang's own transcript formats, which no importer may claim
 KENANG_MARKDOWN = b"---\nsession_id: x\n---\n\n## user \xc2\xb7 2026-07-19T10:37:12+07:00\nhi\n"
 GENERIC_JSONL = b'{"role":"user","content":"hi"}\n'

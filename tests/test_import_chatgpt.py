@@ -19,7 +19,9 @@ from transforms.imports import chatgpt, detect, formats, parse_export
 HERE = FIXTURES / "chatgpt"
 MITKURY = HERE / "mitkury__chatgpt-export-parser__example-conversation.json"
 GPT_EXAMPLE = HERE / "yetanotherchris__openwebui-importer__gpt_example.json"
-OTHER_FOLDERS = ("aider", "claude_ai", "claude_code", "openwebui", "sharegpt")
+OTHER_FOLDERS = (
+    "aider", "claude_ai", "claude_code", "codex", "grok", "openai_messages", "openwebui", "sharegpt", "sillytavern"
+)
 _KEYS = (  # the keys the format reads
     [
         "mapping",
@@ -331,4 +333,5 @@ def test_parse_export_without_a_known_format_is_unknown_format_naming_the_format
     with pytest.raises(ParseError) as info:
         parse_export(b'{"hello": "world"}', fmt=fmt, tz=JAKARTA)
     assert info.value.kind == "unknown_format"
-    assert "tried: aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt" in info.value.reason
+    tried = "aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern"
+    assert f"tried: {tried}" in info.value.reason

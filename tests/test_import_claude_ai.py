@@ -19,7 +19,9 @@ from transforms.imports import claude_ai, detect, formats, parse_export
 HERE = FIXTURES / "claude_ai"
 SAMPLE = HERE / "yetanotherchris__openwebui-importer__claude_example.json"
 NOT_CONVERSATIONS = ("projects.json", "users.json")
-OTHER_FOLDERS = ("aider", "chatgpt", "claude_code", "openwebui", "sharegpt")
+OTHER_FOLDERS = (
+    "aider", "chatgpt", "claude_code", "codex", "grok", "openai_messages", "openwebui", "sharegpt", "sillytavern"
+)
 _KEYS = (  # the keys the format reads
     [
         "uuid",

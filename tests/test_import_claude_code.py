@@ -25,7 +25,8 @@ from transforms.imports import aider, claude_code, detect, sharegpt
 HERE = FIXTURES / "claude_code"
 SIMONW = HERE / "simonw__claude-code-transcripts__sample_session.jsonl"
 VIEWER = HERE / "d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
-
+SIMONW_LOGLINES = HERE / "simonw__sample_session.loglines.json"
+WEB_LOGLINES = HERE / "web_session.loglines.json"
 
 
 def parse(path: Path):
@@ -278,7 +279,76 @@ def test_the_sniffer_rejects_what_is_not_a_claude_code_log(data):
     assert claude_code.sniff(data) is False
 
 
-@pytest.mark.parametrize("path", [SIMONW, VIEWER, HERE / "malformed_line.jsonl"], ids=lambda p: p.name[:20])
+# --- the same records as one JSON object: {"loglines": [...]} ---------------------------------------------
+
+
+def test_a_loglines_json_gives_exactly_the_messages_of_its_jsonl_session():
+    from_json = parse(SIMONW_LOGLINES)
+    from_jsonl = parse(SIMONW)
+
+    assert from_json == from_jsonl  # same conversation id, title, messages, notes
+    assert len(from_json.conversations[0].messages) == 8
+
+
+def test_the_loglines_fixture_holds_the_jsonl_records_unchanged():
+    records = [json.loads(line) for line in SIMONW.read_bytes().splitlines()]
+    assert json.loads(SIMONW_LOGLINES.read_bytes()) == {"loglines": records}
+
+
+def test_a_web_session_without_session_ids_is_one_hashed_conversation_with_every_turn():
+    export = parse(WEB_LOGLINES)
+
+    [conv] = export.conversations
+    assert conv.conversation_id == "claude-code-" + hashlib.sha256(WEB_LOGLINES.read_bytes()).hexdigest()[:16]
+    assert [(m.source_id, m.role, m.kind, m.hidden) for m in conv.messages] == [
+        ("w-1", "user", "text", False),
+        ("w-2:0", "assistant", "thinking", True),
+        ("w-2:1", "assistant", "text", False),
+        ("w-3", "system", "system", True),
+        ("w-4", "user", "text", False),
+        ("w-5", "assistant", "text", False),
+    ]
+    assert export.notes == (
+        "loglines item 2: not a JSON object; skipped",
+        "skipped records that hold no conversation (file-history-snapshot: 1)",
+    )
+
+
+def test_a_loglines_session_is_cut_into_day_sessions_like_any_other():
+    conv = parse(WEB_LOGLINES).conversations[0]
+
+    days = sessions_by_day(conv, JAKARTA, "claude_code")  # 23:59:30 WIB, then past midnight
+    assert [(d.isoformat(), len(s.messages)) for d, s in days] == [("2026-07-19", 3), ("2026-07-20", 3)]
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (b'{"loglines": []}', "no_messages"),
+        (b'{"loglines": ["a", 1, null]}', "no_messages"),
+    ],
+)
+def test_a_loglines_object_without_records_is_a_parse_error(data, kind):
+    with pytest.raises(ParseError) as info:
+        claude_code.parse(data, JAKARTA, None)
+    assert info.value.kind == kind
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"loglines": []}',
+        b'{"loglines": [{"line": "octoprint log", "stream": "stdout"}]}',
+        b'{"loglines": "not a list", "type": "user", "message": {}}',
+        b'{"loglines": [{"type": "user", "message": {"content": "hi"}}',  # cut off
+    ],
+)
+def test_the_sniffer_rejects_loglines_that_hold_no_claude_code_record(data):
+    assert claude_code.sniff(data) is False
+
+
+@pytest.mark.parametrize("path", [SIMONW, VIEWER, HERE / "malformed_line.jsonl", SIMONW_LOGLINES, WEB_LOGLINES],
+                         ids=lambda p: p.name[:20])
 def test_the_sniffer_and_detect_recognise_claude_code_logs(path):
     assert claude_code.sniff(path.read_bytes()) is True
     assert aider.sniff(path.read_bytes()) is False

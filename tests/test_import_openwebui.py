@@ -20,7 +20,9 @@ HERE = FIXTURES / "openwebui"
 SAMPLE = HERE / "yetanotherchris__openwebui-importer__webui-json.json"
 SINGLE = HERE / "single_seconds.json"
 LISTED = HERE / "list_milliseconds.json"
-OTHER_FOLDERS = ("aider", "chatgpt", "claude_ai", "claude_code", "sharegpt")
+OTHER_FOLDERS = (
+    "aider", "chatgpt", "claude_ai", "claude_code", "codex", "grok", "openai_messages", "sharegpt", "sillytavern"
+)
 _KEYS = (  # the keys the format reads
     [
         "id",

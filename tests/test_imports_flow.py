@@ -27,6 +27,10 @@ SAMPLES = {  # file -> messages it holds (every one kept), by role
     "claude_code/d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl": {"user": 2, "assistant": 15, "tool": 12},
     "aider/Aider-AI__aider__chat-history.prefix250k.md": {"user": 111, "assistant": 70, "tool": 157},
     "sharegpt/axolotl-ai-cloud__axolotl__conversation.json": {"user": 6, "assistant": 6},
+    "openai_messages/CameronVetter__FineTuning-A-Pirate__training_set.jsonl": {"system": 10, "user": 10, "assistant": 10},
+    "codex/simonw__claude-code-transcripts__sample_codex_session.jsonl": {"user": 3},
+    "claude_code/simonw__sample_session.loglines.json": {"user": 2, "assistant": 4, "tool": 2},
+    "sillytavern/swipes_reasoning.jsonl": {"user": 3, "assistant": 7, "system": 2},
 }
 
 
@@ -111,10 +115,11 @@ def test_exports_that_are_not_conversations_go_to_quarantine_with_the_formats_tr
     res = night(home)
     items = {Path(i[0]).name: i for i in res["quarantine"]["items"]}
     assert len(items) == 3
+    tried = "aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern"
     for name in ("projects.json", "random.json"):
         _file, kind, reason = items[name]
         assert kind == "unknown_format"
-        assert "aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt" in reason
+        assert tried in reason
     assert items["bad_json.json"][1] == "bad_json" and "line" in items["bad_json.json"][2]
     assert table(home, "messages") == []
 

@@ -15,10 +15,12 @@ Pure, like the rest of ``transforms``: bytes in, ``Export`` out, no I/O, no cloc
   counts from them too, through the same ``flows.stages.ingest.export_transcripts``.
 
 Formats live one per module (``aider``, ``chatgpt``, ``claude_ai``, ``claude_code``,
-``openwebui``, ``sharegpt``), and ``FORMATS`` lists them, sorted by name: ``detect``
-asks them in that order. Each module exposes ``FORMAT`` (its name), ``sniff(data)``
-and ``parse(data, tz, default_ts)``, and imports only ``base`` and ``_json``: nothing
-registers itself, so there is no import circle. ``docs/formats.md`` documents how each
+``codex``, ``grok``, ``openai_messages``, ``openwebui``, ``sharegpt``, ``sillytavern``),
+and ``FORMATS`` lists them, sorted by name: ``detect`` asks them in that order, so each
+sniffer must refuse the others' files (the tests hold every fixture to its own format).
+Each module exposes ``FORMAT`` (its name), ``sniff(data)`` and ``parse(data, tz,
+default_ts)``, and imports only ``base`` and ``_json``: nothing registers itself, so
+there is no import circle. ``docs/formats.md`` documents how each
 maps roles, tool output and hidden messages.
 """
 
@@ -29,7 +31,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from transforms.errors import ParseError
-from transforms.imports import aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt
+from transforms.imports import (
+    aider,
+    chatgpt,
+    claude_ai,
+    claude_code,
+    codex,
+    grok,
+    openai_messages,
+    openwebui,
+    sharegpt,
+    sillytavern,
+)
 from transforms.imports.base import (  # noqa: F401
     Conversation,
     Derived,
@@ -50,7 +63,10 @@ class Format:
 
 # Sorted by name, the order detect asks in (a test holds it): a new format goes in its place.
 FORMATS: tuple[Format, ...] = tuple(
-    Format(m.FORMAT, m.sniff, m.parse) for m in (aider, chatgpt, claude_ai, claude_code, openwebui, sharegpt)
+    Format(m.FORMAT, m.sniff, m.parse)
+    for m in (
+        aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern
+    )
 )
 _BY_NAME = {f.name: f for f in FORMATS}
 

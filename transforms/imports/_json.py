@@ -1,4 +1,5 @@
-"""What the JSON exports (ChatGPT, Claude.ai, Open WebUI) share: loading, times, ids, trees.
+"""What the JSON exports (ChatGPT, Claude.ai, Open WebUI, Grok) share: loading, times, ids, trees;
+and what the JSON-lines logs share: reading line by line, surviving a bad line.
 
 Invariants the importers rely on:
 
@@ -14,6 +15,9 @@ Invariants the importers rely on:
   then the abandoned branches depth first, children in file order. Cycles and
   dangling parents in a broken export cannot loop it or lose a node.
 - Reasons never carry message text: at most an id or a value cut to 40 characters.
+- ``json_lines`` reads every line it can and names each one it cannot in a note (its
+  number and why, never its text); ``sniff_lines`` does the same for a sniffer's first
+  lines and never raises.
 """
 
 from __future__ import annotations
@@ -66,6 +70,63 @@ def sniff_load(data: bytes) -> object | None:
         return load(data)
     except ParseError:
         return None
+
+
+def json_lines(data: bytes, notes: list[str]) -> list[tuple[int, dict]]:
+    """(line number, object) for every line that is a JSON object; each other non-blank line is noted and skipped.
+
+    A leading BOM is dropped and a CR before the line break is ignored. ``NaN`` and
+    ``Infinity`` are not JSON.
+    """
+    out = []
+    for lineno, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw.decode("utf-8").rstrip("\r"), parse_constant=_reject_constant)
+        except UnicodeDecodeError as exc:
+            notes.append(f"line {lineno}: invalid UTF-8 at byte {exc.start}; line skipped")
+            continue
+        except json.JSONDecodeError as exc:
+            notes.append(f"line {lineno}: invalid JSON ({exc.msg}, column {exc.colno}); line skipped")
+            continue
+        except (ValueError, RecursionError):
+            notes.append(f"line {lineno}: invalid JSON; line skipped")
+            continue
+        if not isinstance(record, dict):
+            notes.append(f"line {lineno}: not a JSON object; line skipped")
+            continue
+        out.append((lineno, record))
+    return out
+
+
+def sniff_lines(data: bytes, count: int = 20) -> list[object]:
+    """The non-blank lines among the first ``count`` as JSON values (None where one is not JSON); never raises."""
+    out: list[object] = []
+    for raw in data.removeprefix(b"\xef\xbb\xbf").split(b"\n", count)[:count]:
+        if not raw.strip():
+            continue
+        try:
+            out.append(json.loads(raw, parse_constant=_reject_constant))
+        except (ValueError, RecursionError):
+            out.append(None)
+    return out
+
+
+def usable_id(value: object) -> str | None:
+    """A string or integer that can name a session (one line, 1 to 200 characters, no path), as text; else None."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    text = str(value).strip()
+    if not text or text in (".", "..") or len(text) > _MAX_ID or any(ch in _ID_FORBIDDEN for ch in text):
+        return None
+    return text
+
+
+def content_hash(item: object) -> str:
+    """The first 16 hex digits of the SHA-256 of ``item``'s canonical JSON (sorted keys, no spaces, UTF-8)."""
+    canonical = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def records(obj: object) -> list[dict] | None:

@@ -1,6 +1,13 @@
 """Claude Code session logs (``~/.claude/projects/<project>/<sessionId>.jsonl``).
 
-One JSON record per line. The records kenang reads:
+One JSON record per line. The same records also come as one JSON object,
+``{"loglines": [record, ...], ...}``, as transcript viewers save a session (simonw's
+claude-code-transcripts saves sessions of Claude Code on the web so). Both are read by
+the same code, so a session gives the same messages either way; only a note names an
+item by its position in ``loglines`` instead of its line number, and a loglines record
+may lack ``sessionId``.
+
+The records kenang reads:
 
 - ``type: user`` / ``type: assistant`` with ``message.content`` a string or a list of
   blocks. Each block becomes its own ``ImportedMessage``, in file order:
@@ -34,7 +41,8 @@ conversation whose id is ``claude-code-<sha256 of the file, 16 hex>``.
 Robustness: one unreadable line (bad UTF-8, bad JSON, not an object, a bad
 timestamp) never loses the rest of the file. It is skipped, or for a bad timestamp
 kept undated, and ``Export.notes`` names its line number. ``ParseError`` is raised
-only when no line at all can be read. Notes and errors never carry message text.
+only when no line at all can be read (or a ``loglines`` array holds no object).
+Notes and errors never carry message text.
 """
 
 from __future__ import annotations
@@ -57,9 +65,13 @@ _ID_FORBIDDEN = frozenset("/\\\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 def sniff(data: bytes) -> bool:
-    """True when the first lines hold a Claude Code record (never raises)."""
+    """True when the first lines hold a Claude Code record, or the file is a loglines object (never raises)."""
     try:
-        if b'"sessionId"' not in data[: 1 << 20] and b'"leafUuid"' not in data[: 1 << 20]:
+        head = data[: 1 << 20]
+        lines = _loglines(data) if b'"loglines"' in head else None
+        if lines is not None:
+            return any(_is_claude_code_record(r, loglines=True) for r in lines[:_SNIFF_LINES])
+        if b'"sessionId"' not in head and b'"leafUuid"' not in head:
             return False
         for raw in data.removeprefix(b"\xef\xbb\xbf").split(b"\n", _SNIFF_LINES)[:_SNIFF_LINES]:
             try:
@@ -73,13 +85,27 @@ def sniff(data: bytes) -> bool:
         return False
 
 
-def _is_claude_code_record(record: object) -> bool:
+def _is_claude_code_record(record: object, *, loglines: bool = False) -> bool:
+    """A user/assistant record (in a JSONL log it must carry ``sessionId``), or a summary record."""
     if not isinstance(record, dict):
         return False
     kind = record.get("type")
     if kind in _CHAT_TYPES:
-        return isinstance(record.get("message"), dict) and isinstance(record.get("sessionId"), str)
+        return isinstance(record.get("message"), dict) and (loglines or isinstance(record.get("sessionId"), str))
     return kind == "summary" and isinstance(record.get("summary"), str) and "leafUuid" in record
+
+
+def _loglines(data: bytes) -> list | None:
+    """The ``loglines`` array when the whole file is one JSON object holding one; else None."""
+    head = data[:1024].removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not head.startswith(b"{"):
+        return None
+    try:
+        top = json.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+    except (ValueError, RecursionError):  # not one JSON value: JSON lines, or broken
+        return None
+    lines = top.get("loglines") if isinstance(top, dict) else None
+    return lines if isinstance(lines, list) else None
 
 
 def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
@@ -93,10 +119,8 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     summaries: list[tuple[str | None, str]] = []
     other_types: dict[str, int] = {}
     readable = 0
-    for lineno, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        record = _record(raw, lineno, notes)
+    loglines = _loglines(data)
+    for where, record in _records(data, loglines, notes):
         if record is None:
             continue
         readable += 1
@@ -110,13 +134,15 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
             label = kind if isinstance(kind, str) else "untyped"
             other_types[label[:40]] = other_types.get(label[:40], 0) + 1
             continue
-        session_id = _session_id(record.get("sessionId"), fallback_id, lineno, notes)
-        messages = _messages(record, lineno, tz, notes)
+        session_id = _session_id(record.get("sessionId"), fallback_id, where, notes)
+        messages = _messages(record, where, tz, notes)
         if messages is None:
             continue
         sessions.setdefault(session_id, []).extend(messages)
         if isinstance(record.get("uuid"), str):
             session_of_uuid[record["uuid"]] = session_id
+    if readable == 0 and loglines is not None:
+        raise ParseError("the loglines array holds no record object", kind="no_messages")
     if readable == 0:
         raise ParseError("no line is a readable JSON record", kind="bad_json")
     if other_types:
@@ -137,14 +163,34 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     return Export(format=FORMAT, conversations=conversations, notes=tuple(notes))
 
 
-def _session_id(value: object, fallback: str, lineno: int, notes: list[str]) -> str:
+def _session_id(value: object, fallback: str, where: str, notes: list[str]) -> str:
     """The record's sessionId when it can name a session, else the file's hash id."""
     text = value.strip() if isinstance(value, str) else ""
     if text and text not in (".", "..") and len(text) <= _MAX_ID and not _ID_FORBIDDEN.intersection(text):
         return text
     if text:
-        notes.append(f"line {lineno}: sessionId cannot name a session; the file's hash id is used")
+        notes.append(f"{where}: sessionId cannot name a session; the file's hash id is used")
     return fallback
+
+
+def _records(data: bytes, lines: list | None, notes: list[str]) -> list[tuple[str, dict | None]]:
+    """(where, record) in file order: the ``loglines`` items when there are some, else every non-blank line.
+
+    ``where`` names the record in notes (``line 3``, ``loglines item 2``); an unreadable
+    one is ``None``, its note already written.
+    """
+    if lines is None:
+        return [
+            (f"line {lineno}", _record(raw, lineno, notes))
+            for lineno, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1)
+            if raw.strip()
+        ]
+    out: list[tuple[str, dict | None]] = []
+    for i, item in enumerate(lines):
+        if not isinstance(item, dict):
+            notes.append(f"loglines item {i}: not a JSON object; skipped")
+        out.append((f"loglines item {i}", item if isinstance(item, dict) else None))
+    return out
 
 
 def _record(raw: bytes, lineno: int, notes: list[str]) -> dict | None:
@@ -166,9 +212,9 @@ def _record(raw: bytes, lineno: int, notes: list[str]) -> dict | None:
     return record
 
 
-def _messages(record: dict, lineno: int, tz: dt.tzinfo, notes: list[str]) -> list[ImportedMessage] | None:
+def _messages(record: dict, where: str, tz: dt.tzinfo, notes: list[str]) -> list[ImportedMessage] | None:
     """The record's messages, one per content block; None (with a note) if it has no content."""
-    ts = _timestamp(record.get("timestamp"), tz, lineno, notes)
+    ts = _timestamp(record.get("timestamp"), tz, where, notes)
     source_id = record["uuid"] if isinstance(record.get("uuid"), str) else None
     sidechain = record.get("isSidechain") is True
     meta = record.get("isMeta") is True
@@ -186,7 +232,7 @@ def _messages(record: dict, lineno: int, tz: dt.tzinfo, notes: list[str]) -> lis
     elif isinstance(content, list):
         blocks = content
     else:
-        notes.append(f"line {lineno}: {record['type']} record has no message content; line skipped")
+        notes.append(f"{where}: {record['type']} record has no message content; skipped")
         return None
     out = []
     for i, block in enumerate(blocks):
@@ -248,7 +294,7 @@ def _cut(text: str) -> str:
     return text if len(text) <= TOOL_INPUT_LIMIT else text[:TOOL_INPUT_LIMIT] + "…"
 
 
-def _timestamp(value: object, tz: dt.tzinfo, lineno: int, notes: list[str]) -> dt.datetime | None:
+def _timestamp(value: object, tz: dt.tzinfo, where: str, notes: list[str]) -> dt.datetime | None:
     """An aware datetime; a naive one is read in ``tz``; an unreadable one is None with a note."""
     if value is None:
         return None
@@ -257,7 +303,7 @@ def _timestamp(value: object, tz: dt.tzinfo, lineno: int, notes: list[str]) -> d
     except ValueError:
         ts = None
     if ts is None:
-        notes.append(f"line {lineno}: unreadable timestamp; message kept undated")
+        notes.append(f"{where}: unreadable timestamp; message kept undated")
         return None
     return ts.replace(tzinfo=tz) if ts.tzinfo is None else ts
 
