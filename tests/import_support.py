@@ -43,8 +43,7 @@ def every_format() -> set[str]:
 
 def sessions_by_day(conv: Conversation, tz: tzinfo, fmt: str) -> list[tuple[date, Session]]:
     """(day, session) per day transcript ingest makes of a conversation, read back as the loader reads it."""
-    transcripts = conversation_transcripts(conv, fmt, tz=tz, user_id="test", source="test.json",
-                                           source_sha256="0" * 64, undated_day=date(1970, 1, 1))
+    transcripts = conversation_transcripts(conv, fmt, tz=tz, user_id="test", undated_day=date(1970, 1, 1))
     return [(d.day, parse_transcript(d.name, d.data, tz=tz)) for d in transcripts]
 
 

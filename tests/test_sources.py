@@ -114,7 +114,7 @@ def test_a_session_crossing_midnight_splits_into_its_two_days_and_a_day_waits_fo
     assert res["collect"]["written"] == 1
     assert sorted((r["date"].isoformat(), r["content"]) for r in messages(home)) == [
         ("2026-07-18", "oke"), ("2026-07-18", "sebelum tengah malam")]
-    assert collected.read(home.paths.warehouse, "cc").files[str(log)].waiting_days == ["2026-07-19"]
+    assert collected.read(home.paths.warehouse, "cc")[0].files[str(log)].waiting_days == ["2026-07-19"]
     res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
     assert res["collect"]["written"] == 1
     by_day = Counter(r["date"].isoformat() for r in messages(home))
@@ -429,3 +429,90 @@ def test_a_codex_rollout_crossing_midnight_is_taken_day_by_day_and_its_later_day
     assert day2.read_bytes()[len(lines[0]):] == b"".join(lines[18:])
     assert Counter(r["role"] for r in messages(home)) == imported_roles(CODEX)
     assert {r["date"].isoformat() for r in messages(home)} == {"2026-07-19", "2026-07-20"}
+
+
+# --- what a hostile review found ----------------------------------------------------------------------
+
+
+def test_an_aider_turn_repeated_on_a_later_night_is_kept_as_an_import_keeps_it(home, tmp_path):
+    log = tmp_path / "repo" / ".aider.chat.history.md"
+    add_source(home, name="aider", kind="aider", path=str(log))
+    turn = b"#### yes\n\nDone.\n\n"
+    write(log, b"# aider chat started at 2026-07-13 09:00:00\n\n" + turn)
+    night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+    write(log, turn, append=True)  # aider left open: the same answer to the same question, days later
+    night(home, dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA))
+    assert Counter(r["role"] for r in messages(home)) == imported_roles(log) == {"user": 2, "assistant": 2}
+
+
+def test_a_line_dated_in_the_future_is_quarantined_and_never_holds_back_the_lines_after_it(home, tmp_path):
+    log = tmp_path / "cc" / "s.jsonl"
+    add_source(home, name="cc", kind="claude_code", path=str(log))
+    write(log, record("2026-07-17T10:00:00+07:00", "satu") + record("2099-01-01T10:00:00+07:00", "nanti")
+          + record("2026-07-18T10:00:00+07:00", "dua"))
+    res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+    assert sorted(r["content"] for r in messages(home)) == ["dua", "satu"]
+    q = res["quarantine"]
+    assert q["moved"] == 1 and q["items"][0][1] == "bad_timestamp"  # its own segment, with the reason
+    write(log, record("2026-07-20T10:00:00+07:00", "tiga"), append=True)
+    night(home, dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA))
+    assert "tiga" in {r["content"] for r in messages(home)}
+    assert collected.read(home.paths.warehouse, "cc")[0].files[str(log)].waiting_days == []
+
+
+def test_a_chat_updated_on_later_nights_does_not_archive_its_unchanged_days_again(home, tmp_path):
+    db = tmp_path / "webui.db"
+    con = sqlite3.connect(db)
+    con.executescript(WEBUI_SCHEMA)
+    con.close()
+    turns = [("user", "Cara pasang Proxmox?", at(15, 9)), ("assistant", "Unduh ISO-nya.", at(15, 9))]
+    put_chat(db, "c1", "u1", turns)
+    add_source(home, name="webui", kind="open_webui_db", path=str(db))
+    night(home, dt.datetime(2026, 7, 16, 3, 0, tzinfo=JAKARTA))
+    for day in (16, 17, 18):
+        turns += [("user", f"Pertanyaan hari {day}", at(day, 9)), ("assistant", f"Jawaban hari {day}", at(day, 9))]
+        put_chat(db, "c1", "u1", turns)
+        night(home, dt.datetime(2026, 7, day + 1, 3, 0, tzinfo=JAKARTA))
+    first = list((home.paths.archive / "daily_sessions" / "2026-07-15").glob("*.jsonl"))
+    assert len(first) == 1  # the same bytes each time: recognised, not archived again
+    assert len(messages(home)) == 8
+
+
+def test_a_wal_database_whose_app_is_stopped_is_read_without_creating_files_beside_it(home, tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    db = folder / "webui.db"
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.executescript(WEBUI_SCHEMA)
+    con.close()
+    put_chat(db, "c1", "u1", [("user", "halo", at(17, 9))])
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    for extra in ("webui.db-wal", "webui.db-shm"):
+        (folder / extra).unlink(missing_ok=True)
+    before = sorted(p.name for p in folder.iterdir()), fingerprint(db)
+    add_source(home, name="webui", kind="open_webui_db", path=str(db))
+    res = night(home, dt.datetime(2026, 7, 18, 3, 0, tzinfo=JAKARTA))
+    assert res["collect"]["errors"] == 0 and [r["content"] for r in messages(home)] == ["halo"]
+    assert (sorted(p.name for p in folder.iterdir()), fingerprint(db)) == before
+
+
+def test_a_state_file_kenang_cannot_read_is_set_aside_and_said(home, tmp_path):
+    log = tmp_path / "cc" / "s.jsonl"
+    add_source(home, name="cc", kind="claude_code", path=str(log))
+    write(log, record("2026-07-18T10:00:00+07:00", "halo"))
+    night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+    state_file = collected.path(home.paths.warehouse, "cc")
+    raw = json.loads(state_file.read_text())
+    raw["a_newer_key"] = 1
+    next(iter(raw["files"].values()))["another"] = 2
+    state_file.write_text(json.dumps(raw))
+    state, trouble = collected.read(home.paths.warehouse, "cc")
+    assert trouble is None and state.bytes_taken == len(log.read_bytes())  # unknown keys are ignored
+    state_file.write_text("{not json")
+    res = night(home, dt.datetime(2026, 7, 20, 4, 0, tzinfo=JAKARTA))
+    note = res["collect"]["by_source"][0]["notes"][0]
+    assert "could not be read" in note and state_file.with_name("cc.json.bad").exists()
+    assert [r["content"] for r in messages(home)] == ["halo"]  # read whole again, recognised: nothing twice

@@ -48,6 +48,7 @@ class Segment:
     session: str  # the session's key in the log (a session id, or an opening record)
     day: dt.date
     data: bytes  # the opening record if it had to be put before, then the lines taken, in file order
+    offset: int = 0  # where its first line taken starts in the source file
 
     @property
     def sha256(self) -> str:
@@ -74,12 +75,17 @@ class _Line:
 
 
 def cut(kind: str, new: bytes, *, context: bytes | None, last: tuple[str, str] | None, tz: dt.tzinfo,
-        eligible: Callable[[dt.date], bool], undated_day: dt.date) -> Cut:
+        eligible: Callable[[dt.date], bool], undated_day: dt.date, start: int = 0,
+        latest: dt.date | None = None) -> Cut:
     """What to take of ``new`` (the bytes after the offset) for a ``kind`` in ``LINE_KINDS``.
 
     ``context``: the opening record in force at the offset; ``last``: the group the
     previous night ended in; ``undated_day``: the day of lines with no time at all
     and no group to join (a headerless aider log): the file's modification day.
+    ``start``: where ``new`` starts in the file (segments record their offsets).
+    ``latest``: a line dated after this day (an impossible time) is taken at once, in a
+    segment of its own that ingest quarantines with the reason, so one bad time never
+    holds back the lines after it.
     """
     complete = new[: new.rfind(b"\n") + 1]
     read = _aider_line if kind == "aider" else _codex_line if kind == "codex" else _claude_code_line
@@ -99,12 +105,13 @@ def cut(kind: str, new: bytes, *, context: bytes | None, last: tuple[str, str] |
             day = undated_day  # a header whose time cannot be read: its session is dated like an undated log
         lines.append(_Line(pos, pos + len(raw), session, day, opening))
         pos += len(raw)
-    return _group(kind, complete, lines, context=context, last=last, eligible=eligible, undated_day=undated_day,
-                  tz=tz)
+    taken_now = eligible if latest is None else (lambda d: d > latest or eligible(d))
+    return _group(kind, complete, lines, context=context, last=last, eligible=taken_now, undated_day=undated_day,
+                  start=start)
 
 
 def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None, last: tuple[str, str] | None,
-           eligible: Callable[[dt.date], bool], undated_day: dt.date, tz: dt.tzinfo) -> Cut:
+           eligible: Callable[[dt.date], bool], undated_day: dt.date, start: int) -> Cut:
     groups: dict[tuple[str, dt.date], list[_Line]] = {}
     openings: dict[str, bytes] = {}
     ctx = context
@@ -152,7 +159,7 @@ def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None,
         opening = openings.get(session)
         if kind != "claude_code" and opening is not None and not members[0].opening:
             body = opening + body
-        segments.append(Segment(session, day, body))
+        segments.append(Segment(session, day, body, start + members[0].start))
     end_ctx = _context_before(data, [line for line in lines if line.end <= taken_end], context)
     taken_lines = sum(len(m) for m in groups.values())
     return Cut(tuple(segments), taken_end, end_ctx,
@@ -228,19 +235,29 @@ def _aider_line(raw: bytes, tz: dt.tzinfo) -> tuple[str | None, dt.date | None, 
     return raw.rstrip(b"\r\n").decode("utf-8", "replace"), day, True
 
 
-_SEGMENT_NAME = re.compile(r"^collected-([a-z0-9_]+)-(\d{4}-\d{2}-\d{2})-")
+_SEGMENT_NAME = re.compile(
+    r"^collected-([a-z0-9_]+)-(\d{4}-\d{2}-\d{2})-.*-([0-9a-f]{8})-(\d{12})-[0-9a-f]{12}\.[a-z]+$")
 
 
-def segment_name(source: str, kind: str, segment: Segment) -> str:
-    """``collected-<format>-<day>-<source>-<session, cut>-<12 hex of the bytes>.<ext>``: the same bytes, the same name.
+def lineage(path: str, generation: int) -> str:
+    """8 hex naming one reading of one source file: a file read again whole (rewritten) starts a new one."""
+    return hashlib.sha256(f"{path}\0{generation}".encode("utf-8", "surrogateescape")).hexdigest()[:8]
 
-    The name carries what the bytes alone may not: the format to read them in, and the
-    day the collector put them on (a segment may hold no dated line).
+
+def segment_name(source: str, kind: str, segment: Segment, line: str) -> str:
+    """``collected-<format>-<day>-<source>-<session, cut>-<lineage>-<offset>-<12 hex of the bytes>.<ext>``.
+
+    The same bytes from the same place get the same name. The name carries what the
+    bytes alone may not: the format to read them in, the day the collector put them on
+    (a segment may hold no dated line), and which reading of which file they come from
+    and where (``line``, the ``lineage``, and the offset): the load numbers a session's
+    repeated messages across the segments of one reading in file order, as one file.
     """
     fmt, ext = LINE_KINDS[kind]
     label = segment.session.removeprefix("# aider chat started at ") if kind == "aider" else segment.session
     label = _NAME_UNSAFE.sub("_", label).strip("_")[:40] or "session"
-    return f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{segment.sha256[:12]}{ext}"
+    return (f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{line}-{segment.offset:012d}-"
+            f"{segment.sha256[:12]}{ext}")
 
 
 def segment_of(name: str) -> tuple[str, dt.date] | None:
@@ -252,3 +269,9 @@ def segment_of(name: str) -> tuple[str, dt.date] | None:
         return m.group(1), dt.date.fromisoformat(m.group(2))
     except ValueError:
         return None
+
+
+def segment_lineage(name: str) -> str | None:
+    """The reading a segment comes from (``lineage``), from its name; None for any other file."""
+    m = _SEGMENT_NAME.match(name)
+    return m.group(3) if m else None

@@ -3,9 +3,11 @@
 A partition is built whole from every archived file of that user and day, so a rerun
 replaces it rather than appending. Sessions that share a ``session_id`` (a transcript
 archived again with more turns) are merged: their messages are unioned by
-``message_id`` and renumbered, so nothing is counted twice. The merge is never silent:
-the session row lists every file it came from (``archive_paths``), and ``merged``
-names it for the run report.
+``message_id`` and renumbered, so nothing is counted twice. The segments collected
+from one reading of an agent's log (same ``lineage``) are one file cut in pieces:
+a message repeated in a later piece counts on from the earlier ones, so it is kept.
+The merge is never silent: the session row lists every file it came from
+(``archive_paths``), and ``merged`` names it for the run report.
 
 Message content is redacted here, before any row exists, and so are the session id
 and the agent (a token used as one becomes a stable ``redacted-<hash>``), and a message that reads
@@ -37,6 +39,7 @@ _FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)
 class SourceFile:
     archive_path: str  # relative to the archive root, posix separators
     sha256: str
+    lineage: str | None = None  # a collected segment's reading of its source file (``transforms.collect``)
 
 
 @dataclass(frozen=True)
@@ -117,9 +120,13 @@ def _agent(group: list[tuple[ResolvedSession, SourceFile]]) -> str | None:
     return redact_identifier(agent) if agent else None
 
 
-def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id: str) -> Iterator[tuple[Message, datetime | None, str]]:
-    """(message, its UTC time, its id) for one file's messages of a session; the n-th identical one counts n."""
-    occurrences: Counter = Counter()
+def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id: str,
+                        occurrences: Counter | None = None) -> Iterator[tuple[Message, datetime | None, str]]:
+    """(message, its UTC time, its id) for one file's messages of a session; the n-th identical one counts n.
+
+    ``occurrences`` carries the count on from the files before (the segments of one
+    reading of an agent's log, in file order, are numbered as that one file)."""
+    occurrences = Counter() if occurrences is None else occurrences
     for msg in messages:
         ts = msg.ts.astimezone(timezone.utc) if msg.ts is not None else None
         key = (msg.role, ts, msg.content)
@@ -131,8 +138,11 @@ def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id:
                     forgetting: Forgetting | None = None) -> list[dict]:
     seen: dict[str, dict] = {}
     order = 0
-    for rs, _src in group:
-        for msg, ts, mid in session_message_ids(rs.session.messages, user_id=user_id, session_id=session_id):
+    readings: dict[str, Counter] = {}  # a collected log's segments count repeats on from one another
+    for rs, src in group:
+        counts = readings.setdefault(src.lineage, Counter()) if src.lineage else None
+        for msg, ts, mid in session_message_ids(rs.session.messages, user_id=user_id, session_id=session_id,
+                                                occurrences=counts):
             if mid in seen:
                 continue
             red = redact(msg.content)

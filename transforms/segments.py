@@ -10,7 +10,6 @@ segments through here, so what was counted is what is loaded.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 
 from transforms.collect import segment_of
 from transforms.errors import ParseError
@@ -27,9 +26,8 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
     """The sessions of a segment named ``name`` (its format and day come from the name); [] when it holds none.
 
     A segment whose lines hold no message (tool bookkeeping records only) is kept in
-    the archive like any bytes taken, and loads as nothing. Only the segment's own day
-    is read: an opening line put before a session's later lines (``transforms.collect``)
-    was loaded with the day it belongs to.
+    the archive like any bytes taken, and loads as nothing. The opening line put before
+    a session's later lines (``transforms.collect``) holds no message of its own.
     """
     found = segment_of(name)
     if found is None:
@@ -41,11 +39,8 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
         if exc.kind in ("empty", "no_messages"):  # bookkeeping records only (Codex token counts, ...): nothing to load
             return []
         raise
-    sha = hashlib.sha256(data).hexdigest()
     sessions = []
     for conv in export.conversations:
-        for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, source=name,
-                                          source_sha256=sha, undated_day=day):
-            if d.day == day:  # the opening line put before a session's later lines belongs to its own day
-                sessions.append(parse_transcript(d.name, d.data, tz=tz))
+        for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, undated_day=day):
+            sessions.append(parse_transcript(d.name, d.data, tz=tz))
     return sessions

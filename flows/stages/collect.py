@@ -47,8 +47,8 @@ from flows.store import collected
 from flows.store.collected import FileState, SourceState
 from flows.store.fsio import atomic_write_bytes, remove_source
 from schemas.config import Source
-from transforms.collect import LINE_KINDS, cut, segment_name
-from transforms.days import day_is_eligible, file_is_quiet
+from transforms.collect import LINE_KINDS, cut, lineage, segment_name
+from transforms.days import FUTURE_SLACK, day_is_eligible, file_is_quiet
 from transforms.redact import redact
 
 log = logging.getLogger("kenang")
@@ -90,12 +90,16 @@ def collect(settings: Settings, now: dt.datetime, wall_now: float, dry_run: bool
     for source in settings.config.sources:
         user = source.user or settings.default_user
         report = SourceReport(source.name, source.kind, user)
-        state = collected.read(settings.paths.warehouse, source.name)
+        state, trouble = collected.read(settings.paths.warehouse, source.name)
         state.errors, state.notes = [], []
+        if trouble:
+            report.notes.append(trouble)
         try:
             _collect_source(settings, source, user, state, report, now, wall_now)
         except Exception as exc:  # noqa: BLE001 - one source must never stop the night
-            report.errors.append(_said(f"{type(exc).__name__}: {exc}"))
+            report.errors.append(f"{type(exc).__name__}: {exc}")
+        report.errors = [_said(e) for e in report.errors]  # a path or a message may quote a secret
+        report.notes = [_said(n) for n in report.notes]
         state.errors, state.notes = list(report.errors), list(report.notes)
         state.last_collected = collected.now_iso()
         state.matched = report.files
@@ -151,9 +155,9 @@ def _collect_source(settings: Settings, source: Source, user: str, state: Source
         except PermissionError as exc:
             report.errors.append(f"{f}: cannot read it ({exc.strerror}); left as it is")
         except OSError as exc:
-            report.errors.append(_said(f"{f}: cannot read it ({exc.strerror or exc}); left as it is"))
+            report.errors.append(f"{f}: cannot read it ({exc.strerror or exc}); left as it is")
         except sqlite3.Error as exc:
-            report.errors.append(_said(f"{f}: {_sqlite_words(exc)}"))
+            report.errors.append(f"{f}: {_sqlite_words(exc)}")
 
 
 # --- line logs: Claude Code, Codex, aider --------------------------------------------------
@@ -177,16 +181,18 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
         if why is not None:
             report.notes.append(f"{f}: {why}; read again whole (what was taken before is recognised, nothing "
                                 "counted twice)")
-            prior, hasher = FileState(), hashlib.sha256()
+            prior, hasher = FileState(generation=prior.generation + 1), hashlib.sha256()
         fh.seek(prior.taken)
         new = fh.read(fresh.st_size - prior.taken)
     tz = settings.timezone
     result = cut(source.kind, new, context=prior.context_bytes(), last=tuple(prior.last) if prior.last else None,
                  tz=tz, eligible=lambda d: day_is_eligible(d, now, tz, settings.grace_period),
-                 undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date())
+                 undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date(), start=prior.taken,
+                 latest=(now + FUTURE_SLACK).astimezone(tz).date())
     mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
+    line = lineage(key, prior.generation)
     for seg in result.segments:
-        report.written += _place(target / segment_name(source.name, source.kind, seg), seg.data, mtime)
+        report.written += _place(target / segment_name(source.name, source.kind, seg, line), seg.data, mtime)
     hasher.update(new[: result.taken])
     report.bytes += result.taken
     report.waiting_days += len(result.waiting_days)
@@ -197,7 +203,7 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
         ctime_ns=fresh.st_ctime_ns,
         taken=prior.taken + result.taken, sha256=hasher.hexdigest(), context=FileState.encode(result.context),
         last=list(result.last) if result.last else None,
-        waiting_days=[d.isoformat() for d in result.waiting_days])
+        waiting_days=[d.isoformat() for d in result.waiting_days], generation=prior.generation)
 
 
 def _changed_under(prior: FileState, st: os.stat_result, fh, hasher) -> str | None:
@@ -290,6 +296,10 @@ def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settin
                    wall_now: float) -> tuple[list[dict], int]:
     """(the chat rows to take, how many changed chats wait for their day or quiet); one short read-only read."""
     uri = f"file:{_uri_path(f)}?mode=ro"
+    if _wal_without_files(f):
+        # A WAL database whose app is not running: even a read-only open would create its -wal and -shm files
+        # beside it. With neither there, nothing writes it now, and it is read as immutable: nothing is created.
+        uri += "&immutable=1"
     con = sqlite3.connect(uri, uri=True, timeout=2.0, isolation_level=None)
     try:
         con.execute("PRAGMA query_only = 1")
@@ -302,7 +312,7 @@ def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settin
         where, args = "", []
         if source.webui_user:
             where, args = " WHERE user_id IN (SELECT id FROM user WHERE id = ? OR email = ?)", [source.webui_user] * 2
-        # Two short reads, each holding the read lock only while it runs.
+        # Short reads, each holding the read lock only while it runs: the list, then each chat.
         listed = con.execute(f"SELECT id, updated_at FROM chat{where}", args).fetchall()
         todo, waiting = [], 0
         quiet = settings.quiet_period.total_seconds()
@@ -316,12 +326,9 @@ def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settin
                 waiting += 1
                 continue
             todo.append(chat_id)
-        rows = []
-        for i in range(0, len(todo), 500):
-            part = todo[i:i + 500]
-            marks = ",".join("?" * len(part))
-            rows += con.execute(f"SELECT {', '.join(_CHAT_COLUMNS)} FROM chat WHERE id IN ({marks})",
-                                part).fetchall()
+        # One chat a statement: each holds the read lock only while one row (images and all) is read.
+        rows = [row for chat_id in todo
+                for row in con.execute(f"SELECT {', '.join(_CHAT_COLUMNS)} FROM chat WHERE id = ?", (chat_id,))]
     finally:
         con.close()
     out = []
@@ -334,6 +341,17 @@ def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settin
             pass  # kept as text: the import quarantines it with its reason
         out.append(row)
     return out, waiting
+
+
+def _wal_without_files(f: Path) -> bool:
+    """A database in WAL mode (its header says so) with no -wal or -shm file beside it."""
+    try:
+        with _open_read_only(f) as fh:
+            header = fh.read(20)
+    except OSError:
+        return False
+    wal = len(header) == 20 and header.startswith(b"SQLite format 3\x00") and header[18] == 2
+    return wal and not Path(f"{f}-wal").exists() and not Path(f"{f}-shm").exists()
 
 
 def _seconds(value: float) -> float:
@@ -409,7 +427,7 @@ def listing(settings: Settings) -> list[dict]:
     """``kenang sources``: each source, what its path matches now, and what the nights took from it."""
     out = []
     for source in settings.config.sources:
-        state = collected.read(settings.paths.warehouse, source.name)
+        state, _trouble = collected.read(settings.paths.warehouse, source.name)
         try:
             files = len(matches(source))
         except OSError:

@@ -98,8 +98,7 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
     for f, data, fmt in _check(settings, files, user):
         stamp = dt.datetime.fromtimestamp(_noon(settings, date) if date else os.stat(f).st_mtime, tz)
         try:
-            export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, source=f.name,
-                                                          sha=hashlib.sha256(data).hexdigest(), stamp=stamp, now=now)
+            export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, stamp=stamp, now=now)
             read_back = [[(d.day, parse_transcript(d.name, d.data, tz=tz)) for d in ds] for ds in per_conversation]
         except ParseError as exc:
             out.append({"file": str(f), "format": fmt, "error": exc.reason, "conversations": []})

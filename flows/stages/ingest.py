@@ -310,8 +310,7 @@ def expand_export(settings: Settings, cand: Candidate, data: bytes, fmt: str,
         raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
     stamp = dt.datetime.fromtimestamp(cand.mtime, tz)
     sha = hashlib.sha256(data).hexdigest()
-    export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, source=cand.relpath, sha=sha,
-                                                  stamp=stamp, now=now)
+    export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, stamp=stamp, now=now)
     derived = [d for ds in per_conversation for d in ds]
     last = max(d.day for d in derived)
     if not day_is_eligible(last, now, tz, settings.grace_period):
@@ -319,8 +318,8 @@ def expand_export(settings: Settings, cand: Candidate, data: bytes, fmt: str,
     return ReadyExport(cand, sha, export.format, user, len(export.conversations), tuple(derived), export.notes)
 
 
-def export_transcripts(data: bytes, fmt: str, *, tz: dt.tzinfo, user: str, source: str, sha: str,
-                       stamp: dt.datetime, now: dt.datetime) -> tuple[Export, list[list[Derived]]]:
+def export_transcripts(data: bytes, fmt: str, *, tz: dt.tzinfo, user: str, stamp: dt.datetime,
+                       now: dt.datetime) -> tuple[Export, list[list[Derived]]]:
     """An export parsed as ``fmt`` and cut into day transcripts, per conversation, every time checked.
 
     The nightly ingest and ``kenang import --dry-run`` both read exports through here.
@@ -328,8 +327,7 @@ def export_transcripts(data: bytes, fmt: str, *, tz: dt.tzinfo, user: str, sourc
     """
     export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
     check_times((m.ts for c in export.conversations for m in c.messages), now)
-    per_conversation = [conversation_transcripts(conv, export.format, tz=tz, user_id=user, source=source,
-                                                 source_sha256=sha, undated_day=stamp.date())
+    per_conversation = [conversation_transcripts(conv, export.format, tz=tz, user_id=user, undated_day=stamp.date())
                         for conv in export.conversations]
     if not any(per_conversation):
         raise ParseError(f"a {export.format} export with no messages", kind="no_messages")

@@ -35,6 +35,7 @@ from transforms.model import Session
 from transforms.parse import parse_transcript
 from transforms.resolve import resolve
 from transforms.rows import SourceFile, build_day_rows
+from transforms.collect import segment_lineage
 from transforms.segments import is_segment, read_segment
 
 log = logging.getLogger("kenang")
@@ -235,7 +236,7 @@ def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay,
             raise _DayFailure(
                 f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder"
             )
-        out.append((rs, SourceFile(relpath, sha)))
+        out.append((rs, SourceFile(relpath, sha, segment_lineage(path.name) if segment else None)))
     return out
 
 

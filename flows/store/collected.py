@@ -20,7 +20,7 @@ import base64
 import datetime as dt
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from flows.store.fsio import atomic_write_bytes
@@ -40,6 +40,7 @@ class FileState:
     context: str | None = None  # base64 of the opening record in force at ``taken``
     last: list | None = None  # [session, ISO day]
     waiting_days: list[str] = field(default_factory=list)
+    generation: int = 0  # how many times the file was read again whole (rewritten): names its segments' lineage
 
     def same_stat(self, st: os.stat_result) -> bool:
         return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (
@@ -71,14 +72,36 @@ def path(warehouse: Path, name: str) -> Path:
     return warehouse / FOLDER / f"{name}.json"
 
 
-def read(warehouse: Path, name: str) -> SourceState:
-    """The source's state; a new one when there is none (or it cannot be read: the files are read whole again)."""
+def read(warehouse: Path, name: str) -> tuple[SourceState, str | None]:
+    """(the source's state, or a new one; what was wrong with the file when it could not be read).
+
+    Keys kenang does not know are ignored (a newer kenang's). A file that cannot be read
+    at all is kept beside as ``<name>.json.bad`` and the files are read whole again:
+    what was taken before is recognised by its bytes, and the run report says so.
+    """
+    p = path(warehouse, name)
     try:
-        raw = json.loads(path(warehouse, name).read_text(encoding="utf-8"))
-        files = {p: FileState(**f) for p, f in raw.pop("files", {}).items()}
-        return SourceState(files=files, **raw)
-    except (OSError, ValueError, TypeError):
-        return SourceState()
+        raw = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return SourceState(), None
+    except (OSError, ValueError) as exc:
+        return SourceState(), _set_aside(p, exc)
+    try:
+        known = {f.name for f in fields(FileState)}
+        files = {k: FileState(**{a: b for a, b in v.items() if a in known}) for k, v in raw.get("files", {}).items()}
+        top = {f.name for f in fields(SourceState)} - {"files"}
+        return SourceState(files=files, **{k: v for k, v in raw.items() if k in top}), None
+    except (AttributeError, TypeError) as exc:
+        return SourceState(), _set_aside(p, exc)
+
+
+def _set_aside(p: Path, exc: Exception) -> str:
+    try:
+        os.replace(p, p.with_name(p.name + ".bad"))
+    except OSError:
+        pass
+    return (f"the source's state ({p.name}) could not be read ({type(exc).__name__}); it is kept as {p.name}.bad "
+            "and every file is read whole again (what was taken before is recognised by its bytes)")
 
 
 def write(warehouse: Path, name: str, state: SourceState) -> None:

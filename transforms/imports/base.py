@@ -81,14 +81,16 @@ class Derived:
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
 
 
-def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, user_id: str, source: str,
-                             source_sha256: str, undated_day: dt.date) -> list[Derived]:
+def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, user_id: str,
+                             undated_day: dt.date) -> list[Derived]:
     """One conversation as kenang JSONL transcripts, one per local day, in day order.
 
     The transcript's first record names the session, the user, the format (``agent``)
-    and where it came from (``source``, ``source_sha256``, ``title``); every record
-    keeps the message's ``kind`` and its ``flags`` (``inactive_branch``, ``hidden``).
-    Messages with no time in a conversation with none take ``undated_day``.
+    and the title; every record keeps the message's ``kind`` and its ``flags``
+    (``inactive_branch``, ``hidden``). Messages with no time in a conversation with none
+    take ``undated_day``. Nothing in it names the export it came from (the archive's
+    record does: ``archive_files.original_path``), so a day that a newer, overlapping
+    export holds unchanged is the same bytes, recognised and not archived again.
     """
     out: list[Derived] = []
     for day, sid, msgs in day_groups(conv, tz):
@@ -103,7 +105,7 @@ def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, use
                 record["flags"] = flags
             if i == 0:
                 record = {"session_id": sid, "user_id": user_id, "agent": fmt,
-                          "title": conv.title, "source": source, "source_sha256": source_sha256, **record}
+                          "title": conv.title, **record}
             lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
         name = f"{fmt}-{_UNSAFE.sub('_', sid)[:150]}.jsonl"
         data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
