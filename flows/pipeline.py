@@ -55,7 +55,7 @@ from flows.store import archive_files, compact, core_memory, faults, ledger, mou
 from flows.store.fsio import durable_batch, sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
-from transforms.errors import KenangError, StageFailed, TransientError
+from transforms.errors import KenangError, ModelUnavailable, StageFailed, TransientError
 
 LOAD_BATCH_DAYS = 128
 SUMMARIZE_BATCH_DAYS = 4
@@ -368,7 +368,7 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
         keys, waiting = plan.newest_first(
             plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo), limit,
             last={k for k, r in rows.items() if r.get("summary_status") == "failed"})
-    left = {"waiting": len(waiting), "budget_days": limit}
+    left = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:
         return summarize.counts(StageResult()) | left
     summarizer = model_task(settings)
@@ -379,8 +379,16 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
     # round trip to the server per task call (about 1.7 s here), worth it only for a model.
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
-    res = _in_batches(settings, keys, size, lambda batch, i: run_batch(
-        settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
+    parts: list[StageResult] = []
+    for i in range(0, len(keys), size):
+        part = run_batch(settings, quote(summarizer), keys[i:i + size], quote(rows), run.run_id, today, i, len(keys))
+        ledger_task(settings, quote(part.days))
+        parts.append(part)
+        if part.unavailable:  # a model server that is down: every later day waits for a later night
+            parts.append(StageResult(waiting=tuple(keys[i + size:])))
+            break
+    res = StageResult.of(parts)
+    left = {"waiting": len(waiting) + len(res.waiting), "budget_days": limit, "unavailable": res.unavailable}
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
     # In day order: a candidate found on several days keeps its first day's quote.
     day_found = [c for d in sorted(res.days, key=lambda d: (d.user_id, d.date)) for c in d.notes.get("candidates", ())]
@@ -404,8 +412,13 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
                                                       end=end, force=reindex, redo=redo),
                                     last={k for k, r in rows.items() if r.get("index_status") == "failed"})
     if not keys:
-        return recall_index.counts(StageResult()) | {"embedder": eid, "waiting": 0, "budget_chunks": limit}
-    embedder = embedder_task(settings)
+        return recall_index.counts(StageResult()) | {"embedder": eid, "waiting": 0, "budget_chunks": limit,
+                                                     "unavailable": None}
+    try:
+        embedder = embedder_task(settings)
+    except ModelUnavailable as exc:  # an embedding server that is down: every day waits, the night goes on
+        return recall_index.counts(StageResult()) | {"embedder": eid, "waiting": len(keys), "budget_chunks": limit,
+                                                     "unavailable": str(exc)}
     parts: list[StageResult] = []
     spent = 0
     # Small batches for an embedder (progress, and the budget); keyword-only indexing is fast, so load-sized ones.
@@ -420,7 +433,8 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
             parts.append(StageResult(waiting=tuple(keys[i + size:])))
             break
     res = StageResult.of(parts)
-    return recall_index.counts(res) | {"embedder": eid, "waiting": len(res.waiting), "budget_chunks": limit}
+    return recall_index.counts(res) | {"embedder": eid, "waiting": len(res.waiting), "budget_chunks": limit,
+                                       "unavailable": res.unavailable}
 
 
 @flow(name="nightly", log_prints=False)

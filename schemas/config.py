@@ -66,8 +66,9 @@ class Limits(Section):
 class Summarizer(Section):
     """how the daily summaries are written"""
 
-    backend: Literal["llama", "extractive"] = Field(
-        "llama", description="llama (a local GGUF via llama-cpp-python) or extractive (no model)")
+    backend: Literal["llama", "extractive", "openai"] = Field(
+        "llama", description="llama (a local GGUF via llama-cpp-python), openai (a model server's OpenAI-compatible "
+                             "API) or extractive (no model)")
     model_path: StrictStr | None = Field(None, description="a GGUF file; null = the bundled SmolLM2-135M-Instruct")
     n_ctx: StrictInt = Field(4096, ge=512, le=1_048_576, description="context window in tokens; longer days go in chunks")
     n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads for the model; null = all cores but one")
@@ -81,14 +82,23 @@ class Summarizer(Section):
         None, ge=1, le=1_000_000,
         description="most days one run summarizes, newest first; the rest wait for the next nights. "
                     "null = 60 with a model, no limit for extractive")
+    base_url: StrictStr | None = Field(None, description="openai: the server's API, e.g. http://gpu-box:11434/v1")
+    model: StrictStr | None = Field(None, description="openai: the model id the server knows, e.g. qwen2.5:7b-instruct")
+    api_key_env: StrictStr | None = Field(
+        None, description="openai: the environment variable holding the API key (never the key itself)")
+    timeout_s: Number = Field(300, ge=1, le=86_400, description="openai: seconds to wait for one answer")
+    concurrency: StrictInt = Field(1, ge=1, le=64, description="openai: days in flight at once")
+    structured_output: Literal["json_schema", "json_object", "none"] = Field(
+        "json_schema", description="openai: json_schema (the server follows the schema), json_object, or none")
 
 
 class Embedder(Section):
     """the recall index's embedding model (changing it re-embeds everything)"""
 
-    backend: Literal["e5+use", "e5", "use", "llama", "none"] = Field(
+    backend: Literal["e5+use", "e5", "use", "llama", "openai", "none"] = Field(
         "e5+use",
-        description="e5+use (both bundled models, fused), e5, use, llama (a GGUF embedding model), or none (keyword only)")
+        description="e5+use (both bundled models, fused), e5, use, llama (a GGUF embedding model), openai (a model "
+                    "server's /embeddings), or none (keyword only)")
     model_path: StrictStr | None = Field(None, description="a GGUF embedding model for the llama backend, e.g. bge-m3")
     query_prefix: StrictStr = Field("", description="llama backend: text put before each query (e5 GGUFs want 'query: ')")
     passage_prefix: StrictStr = Field("", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')")
@@ -98,6 +108,12 @@ class Embedder(Section):
         None, ge=1, le=100_000_000,
         description="most new chunks one run embeds, newest days first; the rest wait. "
                     "null = 6000 with an embedding model, no limit for none")
+    base_url: StrictStr | None = Field(None, description="openai: the server's API, e.g. http://gpu-box:11434/v1")
+    model: StrictStr | None = Field(None, description="openai: the embedding model id the server knows, e.g. bge-m3")
+    api_key_env: StrictStr | None = Field(
+        None, description="openai: the environment variable holding the API key (never the key itself)")
+    timeout_s: Number = Field(120, ge=1, le=86_400, description="openai: seconds to wait for one batch")
+    concurrency: StrictInt = Field(1, ge=1, le=64, description="openai: batches in flight at once")
 
 
 class Recall(Section):

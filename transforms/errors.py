@@ -26,6 +26,11 @@ class TerminalError(KenangError):
     """A failure that a retry cannot fix."""
 
 
+class ModelUnavailable(KenangError):
+    """A model server cannot be used now (down, overloaded, refusing the key): the days it was to
+    summarize or index wait for a later night, with this reason; the night itself goes on."""
+
+
 class ConfigError(TerminalError):
     """kenang.yaml or a command-line option is wrong; nothing runs."""
 

@@ -42,7 +42,7 @@ from typing import Callable, Protocol, Sequence
 
 from schemas.frontmatter import LLM_FIELDS, MOODS, llm_json_schema
 from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, MOOD_WORDS
-from transforms.errors import TransientError
+from transforms.errors import ModelUnavailable, TransientError
 from transforms.extract import (
     DayMessage,
     DayText,
@@ -438,6 +438,7 @@ class LlmSummarizer:
         max_tokens: int = 384,
         canonical_technologies: dict[str, str] | None = None,
         key_sentences: str = "long",
+        backend: str = "llama",
     ) -> None:
         """``key_sentences``: when the model writes from the day's key sentences and facts
         instead of its transcript: ``long`` (the days whose transcript does not fit
@@ -445,6 +446,7 @@ class LlmSummarizer:
         if key_sentences not in ("long", "always", "never"):
             raise ValueError(f"key_sentences must be long, always or never, not {key_sentences!r}")
         self.key_sentences = key_sentences
+        self.backend = backend  # llama (in this process) or openai (a model server): the same ladder either way
         self.llm = model
         self.model = model.name
         self.model_sha256 = model.sha256
@@ -506,7 +508,7 @@ class LlmSummarizer:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": content}]
         try:
             gen = self.llm.generate(messages, schema=self.schema, temperature=temperature, max_tokens=self.max_tokens)
-        except SummarizeError:
+        except (SummarizeError, ModelUnavailable):  # a server that is down: the stage leaves the day waiting
             raise
         except Exception as exc:  # a crashing model must fail the day, not the night
             raise SummarizeError(f"model {self.model} failed: {type(exc).__name__}: {exc}") from exc

@@ -554,6 +554,38 @@ def remember(home: Path | None, text: str, user: str | None, target: str) -> Non
     _write_memory(home, user, target, "add", "remembered in", text=text)
 
 
+@cli.group()
+def models() -> None:
+    """The configured summarizer and embedder: try them before a night depends on them."""
+
+
+@models.command("test")
+@_home_option
+@click.option("--only", type=click.Choice(["summarizer", "embedder"]), help="Test one of the two.")
+@_json_option
+def models_test(home: Path | None, only: str | None, as_json: bool) -> None:
+    """Send one small day to the summarizer and one query to the embedder; print latency, tokens/s, schema, fallbacks."""
+    from flows.models import probe
+    from transforms.errors import ModelUnavailable
+
+    settings = _settings(home)
+    data: dict = {}
+    for name, run in (("summarizer", probe.test_summarizer), ("embedder", probe.test_embedder)):
+        if only in (None, name):
+            try:
+                data[name] = run(settings)
+            except ModelUnavailable as exc:
+                data[name] = {"error": f"unavailable: {exc}"}
+    if as_json:
+        _emit_json(data)
+    else:
+        from flows.cli import report
+
+        click.echo(report.render_models_test(data))
+    if any("error" in v for v in data.values()):
+        sys.exit(EXIT_FAILED)
+
+
 @cli.group(invoke_without_command=True)
 @_home_option
 @_json_option

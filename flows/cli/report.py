@@ -135,6 +135,33 @@ def render_dry_run(p: dict) -> str:
 
 # --- run summary -----------------------------------------------------------------
 
+def render_models_test(data: dict) -> str:
+    """``kenang models test``: what each backend did with the probe day."""
+    out = []
+    sm = data.get("summarizer")
+    if sm:
+        if "error" in sm:
+            out.append(f"summarizer: {sm['error']}")
+        else:
+            rate = f"{sm['tokens_per_second']} tokens/s" if sm.get("tokens_per_second") else "no tokens (no model)"
+            out.append(f"summarizer: {sm['backend']} ({sm['model']})")
+            out.append(f"  loaded in {sm['load_seconds']:.2f} s; the probe day took {sm['seconds']:.2f} s, "
+                       f"{sm['attempts']} call(s), {sm['completion_tokens']} completion tokens, {rate}")
+            out.append(f"  schema honoured on the first try: {'yes' if sm['schema_honoured_first_try'] else 'no'}; "
+                       f"fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}")
+            out.append(f"  summary: {sm['summary']}")
+    em = data.get("embedder")
+    if em:
+        if "error" in em:
+            out.append(f"embedder: {em['error']}")
+        elif em.get("backend") == "none":
+            out.append("embedder: none (keyword-only recall)")
+        else:
+            out.append(f"embedder: {em['id']}, {em['dim']} dimensions; loaded in {em['load_seconds']:.2f} s, "
+                       f"a query and two passages in {em['seconds']:.2f} s")
+    return "\n".join(out)
+
+
 def render_sources(data: dict) -> str:
     """``kenang sources``: one row per source, then what each said on its last night."""
     if not data["sources"]:
@@ -186,14 +213,20 @@ def render_run(r: dict) -> str:
         model = f" with {sm['backend']} ({sm['model']})" if sm.get("backend") else ""
         rows.append(("summarize", f"{sm['days']} day(s){model}: {sm['summarized']} written, {sm['failed']} failed; "
                      f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields"))
-    if sm.get("waiting"):
+    if sm.get("unavailable"):
+        rows.append(("", f"MODEL SERVER UNAVAILABLE: {sm['unavailable']}; {sm['waiting']} day(s) wait for their "
+                         "summaries, and the next nightly run tries again"))
+    elif sm.get("waiting"):
         rows.append(("", f"{sm['waiting']} older day(s) wait for their summaries (summarizer.max_days_per_run "
                          f"{sm['budget_days']}): the next nightly runs go on with them"))
     ix = r.get("index", {})
     if ix:
         rows.append(("index", f"{ix['days']} day(s): {ix['indexed']} indexed, {ix['unchanged']} unchanged, "
                      f"{ix['failed']} failed; {ix['chunks']} chunks, {ix['embedded']} embedded ({ix['embedder']})"))
-    if ix.get("waiting"):
+    if ix.get("unavailable"):
+        rows.append(("", f"EMBEDDING SERVER UNAVAILABLE: {ix['unavailable']}; {ix['waiting']} day(s) wait for the "
+                         "recall index, and the next nightly run tries again"))
+    elif ix.get("waiting"):
         rows.append(("", f"{ix['waiting']} older day(s) wait for the recall index (embedder.max_chunks_per_run "
                          f"{ix['budget_chunks']}): the next nightly runs go on with them"))
     im = r.get("imports")
@@ -357,11 +390,22 @@ def status(settings: Settings) -> dict:
         },
         "index": _index_status(settings),
         "backlog": _backlog(settings, sum(d.state == "loaded" and d.summary == "pending" for d in days), runs),
+        "model_servers": _unavailable(runs),
         "quarantine": q,
         "runs": [
             {k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs
         ],
     }
+
+
+def _unavailable(runs: list[dict]) -> dict:
+    """What the last completed run said of its model servers: stage -> why it could not use one (none: it could)."""
+    for r in runs:
+        if r["status"] == "completed":
+            c = json.loads(r["counts"] or "{}")
+            return {stage: (c.get(stage) or {}).get("unavailable") for stage in ("summarize", "index")
+                    if (c.get(stage) or {}).get("unavailable")}
+    return {}
 
 
 def _rate(runs: list[dict], stage: str, number: str) -> tuple[float, float] | None:
@@ -445,6 +489,9 @@ def render_status(s: dict) -> str:
     if ix:
         out.append(f"recall index: {ix['indexed']} days indexed, {len(ix['failed'])} failed, "
                    f"{ix['pending']} waiting for the next run ({ix['embedder']})")
+    for stage, why in (s.get("model_servers") or {}).items():
+        label = "summaries" if stage == "summarize" else "recall index"
+        out.append(f"MODEL SERVER UNAVAILABLE at the last run ({label}): {why}; its days wait, the next run tries again")
     for stage, label in (("summarize", "summaries"), ("index", "recall index")):
         b = (s.get("backlog") or {}).get(stage) or {}
         if b.get("days"):

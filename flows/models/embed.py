@@ -11,6 +11,8 @@ Backends (``embedder.backend`` in kenang.yaml):
   weighted mean of the two models' cosines, so one matrix product scores both.
 - ``llama``: any GGUF embedding model through llama-cpp-python, named by
   ``embedder.model_path`` (bge-m3, nomic-embed, an e5 GGUF with its prefixes, ...).
+- ``openai``: a model server's ``/embeddings`` (Ollama, llama-server, vLLM, ...), named by
+  ``embedder.base_url`` and ``embedder.model`` (``flows.models.openai_api``).
 - ``none``: no vectors; recall is keyword (BM25) only.
 
 The ``id`` of an embedder names the model and its version (and, for a GGUF, the file
@@ -88,6 +90,10 @@ def configured_id(settings: Settings) -> str:
         return use_id()
     if backend == "e5+use":
         return ensemble_id([(e5_id(), E5_WEIGHT), (use_id(), USE_WEIGHT)])
+    if backend == "openai":
+        from flows.models.openai_api import shown_url
+
+        return f"openai/{cfg.model}@{shown_url(cfg.base_url or '')}/q={cfg.query_prefix!r}/p={cfg.passage_prefix!r}"
     path = Path(cfg.model_path or "").expanduser()
     return llama_id(path, cfg.query_prefix, cfg.passage_prefix)
 
@@ -283,6 +289,11 @@ def make_embedder(settings: Settings, *, for_queries: bool = False) -> Embedder 
         return UseEmbedder(threads, batch)
     if backend == "e5+use":
         return EnsembleEmbedder([(E5Embedder(threads, batch), E5_WEIGHT), (UseEmbedder(threads, batch), USE_WEIGHT)])
+    if backend == "openai":
+        from flows.models.openai_api import OpenAIEmbedder, server_of
+
+        return OpenAIEmbedder(server_of(cfg, "embedder"), batch_size=batch, concurrency=cfg.concurrency,
+                              query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix)
     if not cfg.model_path:
         raise ConfigError("embedder.backend is llama but embedder.model_path is not set; point it at a GGUF embedding model")
     return LlamaEmbedder(

@@ -49,6 +49,7 @@ def failed(prefix: str | None, user_id: str, day: dt.date, run_id: str, reason: 
 class StageResult:
     days: tuple[DayOutcome, ...] = ()
     waiting: tuple[tuple[str, dt.date], ...] = ()  # days left for a later run by the stage's budget
+    unavailable: str | None = None  # why the model server could not be used: the waiting days wait for it
 
     def count(self, status: str) -> int:
         return sum(d.status == status for d in self.days)
@@ -69,4 +70,5 @@ class StageResult:
     @classmethod
     def of(cls, parts: Iterable["StageResult"]) -> "StageResult":
         parts = list(parts)
-        return cls(tuple(d for p in parts for d in p.days), tuple(k for p in parts for k in p.waiting))
+        return cls(tuple(d for p in parts for d in p.days), tuple(k for p in parts for k in p.waiting),
+                   next((p.unavailable for p in parts if p.unavailable), None))

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from flows.store import faults, warehouse
 from flows.config import Settings
+from transforms.errors import ModelUnavailable
 from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import DayKey
@@ -192,7 +193,11 @@ def index_days(
     made.close()  # days after the budget are not chunked
 
     new_texts = [c.text for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
-    vectors = iter(embedder.embed_passages(new_texts)) if new_texts else iter(())
+    try:
+        vectors = iter(embedder.embed_passages(new_texts)) if new_texts else iter(())
+    except ModelUnavailable as exc:  # a model server that is down: these days wait, the night goes on
+        log.warning("embedding server unavailable, %d day(s) wait: %s", len(plans) + len(waiting), exc)
+        return StageResult(tuple(failed_days + out), tuple(k for k, *_ in plans) + waiting, str(exc))
     for key, chunks, reuse, old in plans:
         embeddings, embedded = [], 0
         for c in chunks:

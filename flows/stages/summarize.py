@@ -24,6 +24,8 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -40,6 +42,7 @@ from flows.store.ledger import DayKey
 from schemas.lexicon import TECHNOLOGIES
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
 from transforms.candidates import Candidate, day_candidates
+from transforms.errors import ModelUnavailable
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
 from transforms.memory_file import entry_of, index_name, render_memory_index
@@ -109,12 +112,23 @@ def summarize_days(
     keys = list(keys)
     jobs = [(settings, summarizer, user_id, day, today, ledger_rows[(user_id, day)]["content_fingerprint"], run_id)
             for user_id, day in keys]
-    made = pool.pure_imap(summarize_day, jobs) if isinstance(summarizer, ExtractiveSummarizer) else None
+    remote = getattr(summarizer, "backend", None) == "openai"
+    if isinstance(summarizer, ExtractiveSummarizer):
+        made = pool.pure_imap(summarize_day, jobs)
+    elif remote and settings.summarizer.concurrency > 1:
+        made = _in_flight(jobs, settings.summarizer.concurrency)
+    else:
+        made = None
     out = []
-    for job in jobs:
+    for i, job in enumerate(jobs):
         user_id, day = job[2], job[3]
         try:
             outcome = _write_one(settings, summarize_day(job) if made is None else _raised(next(made)), run_id)
+        except ModelUnavailable as exc:  # the server is down: this day and the rest wait, the night goes on
+            log.warning("model server unavailable, %d day(s) wait: %s", len(jobs) - i, exc)
+            if made is not None and hasattr(made, "close"):
+                made.close()  # the days not yet sent are not sent
+            return StageResult(tuple(out), tuple(keys[i:]), str(exc))
         except SummarizeError as exc:
             outcome = _failed(user_id, day, run_id, str(exc))
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
@@ -125,8 +139,33 @@ def summarize_days(
     return StageResult(tuple(out))
 
 
+def _in_flight(jobs: list, concurrency: int):
+    """``summarize_day`` over ``jobs`` with ``concurrency`` days in flight at a model server, results in order.
+
+    Each result is the day's ``Summarized`` or the exception it raised (raised again by
+    ``_raised``). Once the server is unavailable, the days not yet sent are not sent.
+    """
+    down = threading.Event()
+
+    def one(job):
+        if down.is_set():
+            return ModelUnavailable("not sent: the model server was unavailable")
+        try:
+            return summarize_day(job)
+        except ModelUnavailable as exc:
+            down.set()
+            return exc
+        except Exception as exc:  # noqa: BLE001 - handed to the stage's loop, which decides
+            return exc
+
+    with ThreadPoolExecutor(concurrency, thread_name_prefix="kenang-summarize") as ex:
+        yield from ex.map(one, jobs)
+
+
 def _raised(made):
     """A worker's ``pool.Failed`` raised again here as what it was (a model's failure stays a ``SummarizeError``)."""
+    if isinstance(made, BaseException):
+        raise made
     if isinstance(made, pool.Failed):
         if made.kind == "SummarizeError":
             raise SummarizeError(made.message)
