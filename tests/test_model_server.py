@@ -126,6 +126,11 @@ def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wro
     assert {len(c["embedding"]) for c in chunks} == {576}
     out = kenang("recall", "backup NAS", "--mode", "vector", "--home", str(home.paths.home), "--json")
     assert out.exit_code == 0 and json.loads(out.stdout)  # hits, by the vector arm alone
+    # the embedding server goes away: recall still answers, by keyword, and says why
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    edit_config(home.paths.home, lambda data: data["embedder"].update(base_url=dead, timeout_s=2))
+    out = kenang("recall", "backup NAS", "--home", str(home.paths.home), "--json")
+    assert out.exit_code == 0 and json.loads(out.stdout) and "keyword only" in out.stderr
 
 
 def test_four_days_in_flight_summarize_every_day_as_one_at_a_time_does(tmp_path, llama_server):

@@ -468,6 +468,8 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
                 click.echo(json.dumps({"query": q, "results": [h.as_dict(q) for h in hits]}, ensure_ascii=False))
         return
     hits = r.search(query, top_k=top_k, mode=mode)
+    if r.unavailable:
+        _err(f"kenang: the embedding server could not be used ({r.unavailable}); these results are by keyword only")
     if as_json:
         _emit_json([h.as_dict(query) for h in hits])
     else:

@@ -34,7 +34,7 @@ from flows.store import compact, recall_pack, warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
-from transforms.errors import ConfigError
+from transforms.errors import ConfigError, ModelUnavailable
 from transforms.model import USER_ID_RE
 from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
 
@@ -92,7 +92,13 @@ class Recaller:
         self.settings = settings
         self.user = choose_user(settings, user)
         self.start, self.end = start, end
-        self.embedder = embed.make_embedder(settings, for_queries=True) if embedder == "config" else embedder
+        self.unavailable: str | None = None  # why the vector arm is off: its model server could not be used
+        if embedder == "config":
+            try:
+                embedder = embed.make_embedder(settings, for_queries=True)
+            except ModelUnavailable as exc:  # the embedding server is down: keyword recall still answers
+                embedder, self.unavailable = None, str(exc)
+        self.embedder = embedder
         self.embedder_id = embedder_key(self.embedder)
         self._data = self._load()
 
@@ -170,8 +176,11 @@ class Recaller:
         kw = d.keyword.scores(query)
         cos = None
         if self.embedder is not None and mode != "keyword":
-            cos = np.asarray(d.embeddings @ self.embedder.embed_query(query))
-            cos[~d.current] = 0.0
+            try:
+                cos = np.asarray(d.embeddings @ self.embedder.embed_query(query))
+                cos[~d.current] = 0.0
+            except ModelUnavailable as exc:  # the embedding server went away: this query is keyword only
+                self.unavailable, cos = str(exc), None
         return fuse(kw, cos, mode=mode)
 
     def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True,
@@ -183,7 +192,8 @@ class Recaller:
         """
         cfg = self.settings.recall
         if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
-            why = ("embedder.backend is none" if self.embedder is None
+            why = (f"its embedding server could not be used: {self.unavailable}" if self.unavailable
+                   else "embedder.backend is none" if self.embedder is None
                    else f"no chunk was embedded by the configured embedder ({self.embedder_id})")
             raise ConfigError(f"--mode vector needs embeddings, and this recall index is keyword-only ({why}); "
                               "use --mode keyword or hybrid, or set embedder.backend in kenang.yaml and run "
