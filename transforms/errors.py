@@ -31,6 +31,11 @@ class ModelUnavailable(KenangError):
     summarize or index wait for a later night, with this reason; the night itself goes on."""
 
 
+class ModelRefused(TerminalError):
+    """A model server that answers refused this one request (a 400, or failing on it alone while it
+    answers others): the day it was for fails, with this reason, and the other days go on."""
+
+
 class ConfigError(TerminalError):
     """kenang.yaml or a command-line option is wrong; nothing runs."""
 

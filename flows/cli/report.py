@@ -148,7 +148,8 @@ def render_models_test(data: dict) -> str:
             out.append(f"  loaded in {sm['load_seconds']:.2f} s; the probe day took {sm['seconds']:.2f} s, "
                        f"{sm['attempts']} call(s), {sm['completion_tokens']} completion tokens, {rate}")
             out.append(f"  schema honoured on the first try: {'yes' if sm['schema_honoured_first_try'] else 'no'}; "
-                       f"fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}")
+                       f"fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
+                       f"tokens counted by {sm['tokens_counted_by']}")
             out.append(f"  summary: {sm['summary']}")
     em = data.get("embedder")
     if em:

@@ -91,9 +91,9 @@ def configured_id(settings: Settings) -> str:
     if backend == "e5+use":
         return ensemble_id([(e5_id(), E5_WEIGHT), (use_id(), USE_WEIGHT)])
     if backend == "openai":
-        from flows.models.openai_api import shown_url
+        from flows.models.openai_api import embedder_id
 
-        return f"openai/{cfg.model}@{shown_url(cfg.base_url or '')}/q={cfg.query_prefix!r}/p={cfg.passage_prefix!r}"
+        return embedder_id(cfg.model or "", cfg.query_prefix, cfg.passage_prefix)
     path = Path(cfg.model_path or "").expanduser()
     return llama_id(path, cfg.query_prefix, cfg.passage_prefix)
 
@@ -292,7 +292,7 @@ def make_embedder(settings: Settings, *, for_queries: bool = False) -> Embedder 
     if backend == "openai":
         from flows.models.openai_api import OpenAIEmbedder, server_of
 
-        return OpenAIEmbedder(server_of(cfg, "embedder"), batch_size=batch, concurrency=cfg.concurrency,
+        return OpenAIEmbedder(server_of(cfg, "embedder", query=for_queries), batch_size=batch, concurrency=cfg.concurrency,
                               query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix)
     if not cfg.model_path:
         raise ConfigError("embedder.backend is llama but embedder.model_path is not set; point it at a GGUF embedding model")

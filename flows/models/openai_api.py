@@ -10,16 +10,23 @@ all answer ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings
   constrains the reply to it), ``json_object`` (any JSON object), or ``none``.
 - ``OpenAIEmbedder`` is a ``transforms.recall.Embedder``; its batches may be in
   flight ``concurrency`` at a time, and it learns the vector size from the server.
-- **Transient errors** (no connection, a timeout, a reply cut short, 429, 5xx) are
-  retried with a doubling back-off (a 429's ``Retry-After`` is honoured, capped); when
-  the attempts run out the server counts as unavailable (``ModelUnavailable``): the
-  summarize and index stages leave their remaining days waiting with the reason, and
-  the night goes on and ends. A 401, 403 or 404 (a wrong key, model or path) is
-  unavailable at once: retrying will not change it. Any other 4xx fails the one day.
-- **Identity.** ``shown_url`` is the base URL without credentials or query; a summary's
-  ``generator.model`` is ``<model id>@<shown_url>`` and its ``model_sha256`` the
-  sha256 of that string, so a summary says what wrote it, and changing the model or
-  the server is a change the ledger sees.
+- **Transient errors** (no connection, a timeout, a reply cut short, 429, 5xx, a 200
+  that is no API answer) are retried with a doubling back-off (a 429's
+  ``Retry-After`` is honoured, capped). When the attempts run out, the server is asked
+  for its ``/models``: if it answers as an API, it is this request it fails on, and
+  only its day fails (``ModelRefused``, retried the next night after the others);
+  otherwise the server counts as unavailable (``ModelUnavailable``): the summarize and
+  index stages leave their remaining days waiting with the reason, and the night goes
+  on and ends. A 401, 403 or 404 (a wrong key, model or path) is unavailable at once:
+  retrying will not change it. Any other 4xx fails the one day (``ModelRefused``).
+  Queries (recall, the MCP server) do not retry and wait at most ``QUERY_TIMEOUT_S``:
+  a person is waiting, and keyword recall still answers.
+- **Identity.** ``shown_url`` is the base URL without credentials or query (and with
+  anything that reads like a token redacted); a summary's ``generator.model`` is
+  ``<model id>@<shown_url>`` and its ``model_sha256`` the sha256 of that string, so a
+  summary says what wrote it. The embedder's id is ``openai/<model id>`` and its
+  prefixes: the same model served from another host or port does not re-embed the
+  index (a tag that now names other weights needs ``kenang backfill --reindex``).
 - The API key comes from the environment variable ``api_key_env`` names, never from
   kenang.yaml.
 """
@@ -30,34 +37,42 @@ import hashlib
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from transforms.errors import ConfigError, ModelUnavailable
+from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
+from transforms.redact import redact
 from transforms.summarize import Generation, SummarizeError
 
 #: Back-off before the n-th retry: BACKOFF_S * 2**n, at most MAX_WAIT_S (a Retry-After too).
 BACKOFF_S = 1.0
 MAX_WAIT_S = 30.0
+#: A query's embedding (recall, the MCP server): one attempt, at most this long.
+QUERY_TIMEOUT_S = 10.0
 
 
 def shown_url(base_url: str) -> str:
-    """The base URL without user, password, query or fragment: what reports and summaries may show."""
-    parts = urlsplit(base_url.strip())
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+    """The base URL without user, password, query or fragment, a token in its path redacted: what may be shown."""
+    try:
+        parts = urlsplit(base_url.strip())
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"  # IPv6
+        if parts.port:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "(an unreadable URL)"
+    return redact(urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))).text
 
 
 @dataclass(frozen=True)
 class Server:
-    base_url: str
+    base_url: str = field(repr=False)  # may hold a user and password
     model: str
-    api_key: str | None
+    api_key: str | None = field(repr=False)
     timeout_s: float
     retries: int = 3
 
@@ -70,8 +85,13 @@ class Server:
         return f"{self.model}@{self.shown}"
 
 
-def server_of(section: Any, what: str) -> Server:
-    """The server a ``summarizer`` or ``embedder`` section names; ConfigError when a key is missing."""
+def server_of(section: Any, what: str, *, query: bool = False) -> Server:
+    """The server a ``summarizer`` or ``embedder`` section names; ConfigError when a key is missing.
+
+    ``query``: for one person's query, one attempt of at most ``QUERY_TIMEOUT_S``. An
+    ``api_key_env`` that is not set makes the server unavailable (its days wait, the
+    report says why), not the night fail.
+    """
     if not section.base_url:
         raise ConfigError(f"{what}.backend is openai but {what}.base_url is not set (e.g. http://gpu-box:11434/v1)")
     if not section.model:
@@ -80,7 +100,11 @@ def server_of(section: Any, what: str) -> Server:
     if section.api_key_env:
         key = os.environ.get(section.api_key_env)
         if not key:
-            raise ConfigError(f"{what}.api_key_env names {section.api_key_env}, which is not set in the environment")
+            raise ModelUnavailable(f"{what}.api_key_env names {section.api_key_env}, which is not set in this "
+                                   "process's environment (the worker's, for a deployment)")
+    if query:
+        return Server(section.base_url.rstrip("/"), section.model, key, min(float(section.timeout_s), QUERY_TIMEOUT_S),
+                      retries=0)
     return Server(section.base_url.rstrip("/"), section.model, key, float(section.timeout_s))
 
 
@@ -95,8 +119,8 @@ class Client:
         self._http = httpx.Client(base_url=server.base_url, timeout=server.timeout_s, headers=headers)
         self._httpx = httpx
 
-    def post(self, path: str, body: dict) -> tuple[dict | None, str]:
-        """(the reply's JSON object, or None when it is no JSON object; the reply's text)."""
+    def post(self, path: str, body: dict, answers: str) -> dict:
+        """The reply's JSON object, which must hold ``answers`` (``choices``, ``data``); see the module docstring."""
         httpx = self._httpx
         why = ""
         for attempt in range(self.server.retries + 1):
@@ -113,20 +137,34 @@ class Client:
                     raise ModelUnavailable(f"{self.server.shown}{path}: HTTP {r.status_code} ({_said(text)}); "
                                            "check base_url, model and the API key")
                 if r.status_code == 429 or r.status_code >= 500:
-                    why = f"HTTP {r.status_code}"
+                    why = f"HTTP {r.status_code} ({_said(text)})"
                     if r.status_code == 429:
                         wait = min(MAX_WAIT_S, _retry_after(r.headers.get("retry-after"), wait))
                 elif r.status_code >= 400:
-                    raise SummarizeError(f"{self.server.shown}{path}: HTTP {r.status_code}: {_said(text)}")
+                    raise ModelRefused(f"{self.server.shown}{path}: HTTP {r.status_code}: {_said(text)}")
                 else:
-                    try:
-                        data = r.json()
-                    except ValueError:
-                        return None, text
-                    return (data if isinstance(data, dict) else None), text
+                    data = _json_object(r)
+                    if data is not None and answers in data:
+                        return data
+                    why = f"HTTP {r.status_code} but no API answer ({_said(text)})"
             if attempt < self.server.retries:
                 time.sleep(wait)
+        if self.retries_tried() and self._answers_as_api():
+            raise ModelRefused(f"{self.server.shown}{path}: the server answers, but failed on this request: {why} "
+                               f"({self.server.retries + 1} attempts)")
         raise ModelUnavailable(f"{self.server.shown}: {why} ({self.server.retries + 1} attempts)")
+
+    def retries_tried(self) -> bool:
+        return self.server.retries > 0  # a query (one attempt) does not probe: a person is waiting
+
+    def _answers_as_api(self) -> bool:
+        """Whether ``GET /models`` answers as an OpenAI-compatible API does (a JSON object with ``data``)."""
+        try:
+            r = self._http.get("/models", timeout=min(self.server.timeout_s, 10.0))
+        except Exception:  # noqa: BLE001 - not answering is the answer
+            return False
+        data = _json_object(r) if r.status_code == 200 else None
+        return data is not None and isinstance(data.get("data"), list)
 
     def raw_post(self, url: str, body: dict):
         """One POST to an absolute URL of the same server, without retries (the tokenizer probe)."""
@@ -134,6 +172,14 @@ class Client:
 
     def close(self) -> None:
         self._http.close()
+
+
+def _json_object(r) -> dict | None:
+    try:
+        data = r.json()
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _retry_after(value: str | None, default: float) -> float:
@@ -186,7 +232,7 @@ class OpenAIModel:
     def _count(self, way: tuple[str, str], text: str) -> int | None:
         """Tokens of ``text`` by one tokenize endpoint; None when it does not answer as one."""
         path, key = way
-        root = self.server.base_url.removesuffix("/v1") if path.startswith("/tokenize") else self.server.base_url
+        root = self.server.base_url.removesuffix("/v1")  # the tokenizers are served beside the API, not in it
         try:
             r = self.client.raw_post(root + path, {key: text, "model": self.server.model})
             data = r.json() if r.status_code == 200 else None
@@ -202,20 +248,24 @@ class OpenAIModel:
         body: dict[str, Any] = {"model": self.server.model, "messages": messages, "temperature": temperature,
                                 "max_tokens": max_tokens, "seed": self.seed, "stream": False}
         if self.structured_output == "json_schema":
+            # Strict mode (OpenAI's rules) wants every object closed.
+            closed = {**schema, "additionalProperties": False}
             body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "day_summary", "schema": schema, "strict": True}}
+                                       "json_schema": {"name": "day_summary", "schema": closed, "strict": True}}
         elif self.structured_output == "json_object":
             # llama.cpp's servers (llama-server, llama_cpp.server) constrain a json_object reply to a schema sent
             # with it; the others take json_object alone and ignore it.
             body["response_format"] = {"type": "json_object", "schema": schema}
         t0 = time.perf_counter()
-        data, text = self.client.post("/chat/completions", body)
+        data = self.client.post("/chat/completions", body, "choices")
         seconds = time.perf_counter() - t0
         try:
-            content = data["choices"][0]["message"].get("content") or ""  # type: ignore[index]
+            content = data["choices"][0]["message"].get("content") or ""
         except (TypeError, KeyError, IndexError, AttributeError):
-            content = text  # not a completion: the ladder reads it as an invalid reply and repairs or falls back
-        usage = (data or {}).get("usage") or {}
+            content = ""  # a completion with no message: the ladder reads it as an empty, invalid reply
+        usage = data.get("usage") or {}
+        if not isinstance(usage, dict):
+            usage = {}
         return Generation(text=content if isinstance(content, str) else str(content),
                           prompt_tokens=_int(usage.get("prompt_tokens")),
                           completion_tokens=_int(usage.get("completion_tokens")), seconds=seconds)
@@ -226,6 +276,11 @@ def _int(value: object) -> int:
 
 
 # --- the embedder -------------------------------------------------------------------------------
+
+
+def embedder_id(model: str, query_prefix: str, passage_prefix: str) -> str:
+    """What chunks record of the embedder: the model and its prefixes (not the host: moving the server re-embeds nothing)."""
+    return f"openai/{model}/q={query_prefix!r}/p={passage_prefix!r}"
 
 
 def _pooled(embedding: object) -> np.ndarray:
@@ -248,13 +303,13 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
         self.concurrency = concurrency
         self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
-        self.id = f"openai/{server.identity}/q={query_prefix!r}/p={passage_prefix!r}"
+        self.id = embedder_id(server.model, query_prefix, passage_prefix)
         self.dim = int(self._embed(["dim"]).shape[1])
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        data, _text = self.client.post("/embeddings", {"model": self.server.model, "input": texts})
+        data = self.client.post("/embeddings", {"model": self.server.model, "input": texts}, "data")
         try:
-            rows = sorted(data["data"], key=lambda d: d.get("index", 0))  # type: ignore[index]
+            rows = sorted(data["data"], key=lambda d: d.get("index", 0))
             m = np.vstack([_pooled(r["embedding"]) for r in rows]) if rows else np.zeros((0, 0), np.float32)
         except (TypeError, KeyError, ValueError, AttributeError) as exc:
             raise ModelUnavailable(f"{self.server.shown}/embeddings: the reply holds no embeddings") from exc

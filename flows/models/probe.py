@@ -53,8 +53,17 @@ def test_summarizer(settings: Settings) -> dict:
         "tokens_per_second": round(out.completion_tokens / out.llm_seconds, 2) if out.llm_seconds else None,
         "schema_honoured_first_try": out.first_try_valid,
         "fallback_fields": list(doc.generator.fallback_fields),
+        "tokens_counted_by": _counted_by(summarizer),
         "summary": doc.summary,
     }
+
+
+def _counted_by(summarizer) -> str:
+    """Who counted the day's tokens for the context: the model, the server's tokenizer, or an estimate."""
+    way = getattr(getattr(summarizer, "llm", None), "_tokenize", None)
+    if way is None and getattr(summarizer, "backend", "") != "openai":
+        return "the model" if getattr(summarizer, "backend", "") == "llama" else "-"
+    return f"the server ({way[0]})" if way else "an estimate (the server offers no tokenizer kenang knows)"
 
 
 def test_embedder(settings: Settings) -> dict:

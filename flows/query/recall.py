@@ -34,7 +34,7 @@ from flows.store import compact, recall_pack, warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
-from transforms.errors import ConfigError, ModelUnavailable
+from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
 from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
 
@@ -96,7 +96,7 @@ class Recaller:
         if embedder == "config":
             try:
                 embedder = embed.make_embedder(settings, for_queries=True)
-            except ModelUnavailable as exc:  # the embedding server is down: keyword recall still answers
+            except (ModelUnavailable, ModelRefused) as exc:  # the embedding server is down: keyword recall answers
                 embedder, self.unavailable = None, str(exc)
         self.embedder = embedder
         self.embedder_id = embedder_key(self.embedder)
@@ -179,7 +179,7 @@ class Recaller:
             try:
                 cos = np.asarray(d.embeddings @ self.embedder.embed_query(query))
                 cos[~d.current] = 0.0
-            except ModelUnavailable as exc:  # the embedding server went away: this query is keyword only
+            except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
                 self.unavailable, cos = str(exc), None
         return fuse(kw, cos, mode=mode)
 

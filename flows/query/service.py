@@ -23,9 +23,11 @@ is scoped to one user, and every user id is checked before it reaches a path.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -36,7 +38,7 @@ from flows.query.recall import Recaller
 from flows.store import compact, warehouse
 from flows.store.fsio import fsync_dir
 from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
-from transforms.errors import ConfigError
+from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from flows.store import core_memory
 from transforms.core_memory import Refused
 from transforms.memory_file import ENTRY_COLUMNS, entry_of
@@ -45,6 +47,10 @@ from transforms.render import render_markdown
 from transforms.turns import Limits, check_session, check_title
 
 MODES = ("hybrid", "keyword", "vector")
+#: How long a query server that met an embedding server down answers by keyword before it tries that server again.
+EMBEDDER_RETRY_S = 60.0
+
+log = logging.getLogger("kenang")
 
 
 class RequestError(ValueError):
@@ -63,6 +69,7 @@ class MemoryService:
     def __init__(self, settings: Settings, *, embedder: Any = "config", clock: Callable[[], dt.datetime] | None = None):
         self.settings = settings
         self._embedder = embedder
+        self._embedder_failed = 0.0  # when an embedding server was last found down (monotonic); 0: it was not
         self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         self._lock = threading.Lock()
         self._user_locks: dict[str, threading.Lock] = {}
@@ -92,12 +99,18 @@ class MemoryService:
             return hit.value
 
     def embedder(self):
-        if self._embedder == "config":
+        """The query embedder, loaded once; an embedding server that is down gives None (keyword recall) for
+        ``EMBEDDER_RETRY_S``, then it is tried again."""
+        if self._embedder == "config" or (self._embedder is None and self._embedder_failed
+                                          and time.monotonic() - self._embedder_failed > EMBEDDER_RETRY_S):
             from flows.models.embed import make_embedder
 
             with self._lock:
-                if self._embedder == "config":
-                    self._embedder = make_embedder(self.settings, for_queries=True)
+                try:
+                    self._embedder, self._embedder_failed = make_embedder(self.settings, for_queries=True), 0.0
+                except (ModelUnavailable, ModelRefused) as exc:
+                    log.warning("embedding server unavailable, recall answers by keyword: %s", exc)
+                    self._embedder, self._embedder_failed = None, time.monotonic()
         return self._embedder
 
     # --- the tools ---------------------------------------------------------------------

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from flows.store import faults, warehouse
 from flows.config import Settings
-from transforms.errors import ModelUnavailable
+from transforms.errors import ModelRefused, ModelUnavailable
 from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import DayKey
@@ -198,6 +198,8 @@ def index_days(
     except ModelUnavailable as exc:  # a model server that is down: these days wait, the night goes on
         log.warning("embedding server unavailable, %d day(s) wait: %s", len(plans) + len(waiting), exc)
         return StageResult(tuple(failed_days + out), tuple(k for k, *_ in plans) + waiting, str(exc))
+    except ModelRefused:  # the server refused some text: day by day, so only the day it refuses fails
+        return _day_by_day(settings, embedder, plans, eid, ledger_rows, run_id, reembed, failed_days + out, waiting)
     for key, chunks, reuse, old in plans:
         embeddings, embedded = [], 0
         for c in chunks:
@@ -208,6 +210,24 @@ def index_days(
                 embedded += 1
         out.append(_finish(settings, key, chunks, embeddings, embedded, old, None, eid, ledger_rows, run_id, reembed))
     return StageResult(tuple(failed_days + out), waiting)
+
+
+def _day_by_day(settings: Settings, embedder: Embedder, plans: list, eid: str, ledger_rows: Mapping[DayKey, Mapping],
+                run_id: str, reembed: bool, done: list[DayOutcome], waiting: tuple[DayKey, ...]) -> StageResult:
+    """Each planned day embedded apart: a day whose text the server refuses fails alone, with the reason."""
+    out = list(done)
+    for i, (key, chunks, reuse, old) in enumerate(plans):
+        try:
+            fresh = iter(embedder.embed_passages([c.text for c in chunks if c.chunk_id not in reuse]))
+        except ModelRefused as exc:
+            out.append(failed("index", key[0], key[1], run_id, f"the embedding server refused it: {exc}"))
+            continue
+        except ModelUnavailable as exc:
+            return StageResult(tuple(out), tuple(k for k, *_ in plans[i:]) + waiting, str(exc))
+        embeddings = [reuse[c.chunk_id] if c.chunk_id in reuse else next(fresh) for c in chunks]
+        embedded = sum(c.chunk_id not in reuse for c in chunks)
+        out.append(_finish(settings, key, chunks, embeddings, embedded, old, None, eid, ledger_rows, run_id, reembed))
+    return StageResult(tuple(out), waiting)
 
 
 def _finish(settings: Settings, key: DayKey, chunks: list[Chunk], embeddings: list, embedded: int, old: pa.Table | None,

@@ -158,8 +158,12 @@ def _in_flight(jobs: list, concurrency: int):
         except Exception as exc:  # noqa: BLE001 - handed to the stage's loop, which decides
             return exc
 
-    with ThreadPoolExecutor(concurrency, thread_name_prefix="kenang-summarize") as ex:
+    ex = ThreadPoolExecutor(concurrency, thread_name_prefix="kenang-summarize")
+    try:
         yield from ex.map(one, jobs)
+    finally:  # closed early (a server down, SIGTERM): the days not started are not sent, none is waited for
+        down.set()
+        ex.shutdown(wait=False, cancel_futures=True)
 
 
 def _raised(made):
