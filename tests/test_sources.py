@@ -119,7 +119,9 @@ def test_a_session_crossing_midnight_splits_into_its_two_days_and_a_day_waits_fo
     assert res["collect"]["written"] == 1
     by_day = Counter(r["date"].isoformat() for r in messages(home))
     assert by_day == {"2026-07-18": 2, "2026-07-19": 2}
-    assert {r["session_id"] for r in table(home, "sessions")} == {"s-midnight"}
+    # named as `kenang import` of the same file names them: the later day is <id>@<day>
+    assert {(r["date"].isoformat(), r["session_id"]) for r in table(home, "sessions")} == {
+        ("2026-07-18", "s-midnight"), ("2026-07-19", "s-midnight@2026-07-19")}
 
 
 def test_a_file_still_being_written_is_not_taken(home, tmp_path):
@@ -429,6 +431,8 @@ def test_a_codex_rollout_crossing_midnight_is_taken_day_by_day_and_its_later_day
     assert day2.read_bytes()[len(lines[0]):] == b"".join(lines[18:])
     assert Counter(r["role"] for r in messages(home)) == imported_roles(CODEX)
     assert {r["date"].isoformat() for r in messages(home)} == {"2026-07-19", "2026-07-20"}
+    sid = "0198f1a2-7c3d-7e4f-9a0b-1c2d3e4f5a6b"
+    assert {r["session_id"] for r in table(home, "sessions")} == {sid, f"{sid}@2026-07-20"}  # as an import names them
 
 
 # --- what a hostile review found ----------------------------------------------------------------------
@@ -516,3 +520,15 @@ def test_a_state_file_kenang_cannot_read_is_set_aside_and_said(home, tmp_path):
     note = res["collect"]["by_source"][0]["notes"][0]
     assert "could not be read" in note and state_file.with_name("cc.json.bad").exists()
     assert [r["content"] for r in messages(home)] == ["halo"]  # read whole again, recognised: nothing twice
+
+
+def test_a_log_imported_by_hand_and_then_collected_is_not_counted_twice(home, tmp_path):
+    log = tmp_path / "sessions" / CODEX.name
+    write(log, CODEX.read_bytes())
+    out = kenang("import", str(log), "--home", str(home.paths.home), "--now", "2026-07-21T03:00")
+    assert out.exit_code == 0, out.stdout
+    imported = sorted((r["date"], r["session_id"], r["message_id"]) for r in messages(home))
+    add_source(home, name="codex", kind="codex", path=str(log.parent))
+    res = night(home, dt.datetime(2026, 7, 21, 4, 0, tzinfo=JAKARTA))
+    assert res["collect"]["written"] == 2
+    assert sorted((r["date"], r["session_id"], r["message_id"]) for r in messages(home)) == imported

@@ -33,7 +33,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: What each line-based source kind is, as an import format, and the extension of its segments.
 LINE_KINDS = {"claude_code": ("claude_code", ".jsonl"), "codex": ("codex", ".jsonl"), "aider": ("aider", ".md")}
@@ -49,6 +49,7 @@ class Segment:
     day: dt.date
     data: bytes  # the opening record if it had to be put before, then the lines taken, in file order
     offset: int = 0  # where its first line taken starts in the source file
+    first_day: dt.date | None = None  # the day its session began in this file, when that is an earlier day
 
     @property
     def sha256(self) -> str:
@@ -63,6 +64,7 @@ class Cut:
     last: tuple[str, str] | None  # (session, ISO day) of the last line taken, for the next night's undated lines
     waiting_days: tuple[dt.date, ...]  # days seen in the complete lines not taken yet
     lines: int  # lines taken
+    first_days: dict[str, str] = field(default_factory=dict)  # session -> ISO day it began, this night's included
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +78,16 @@ class _Line:
 
 def cut(kind: str, new: bytes, *, context: bytes | None, last: tuple[str, str] | None, tz: dt.tzinfo,
         eligible: Callable[[dt.date], bool], undated_day: dt.date, start: int = 0,
-        latest: dt.date | None = None) -> Cut:
+        latest: dt.date | None = None, first_days: dict[str, str] | None = None) -> Cut:
     """What to take of ``new`` (the bytes after the offset) for a ``kind`` in ``LINE_KINDS``.
 
     ``context``: the opening record in force at the offset; ``last``: the group the
     previous night ended in; ``undated_day``: the day of lines with no time at all
     and no group to join (a headerless aider log): the file's modification day.
     ``start``: where ``new`` starts in the file (segments record their offsets).
+    ``first_days``: the day each session began in this file, from the nights before; a
+    segment of a later day names it (``Segment.first_day``), so its session is read as
+    ``<id>@<day>``, as ``kenang import`` of the same file names it.
     ``latest``: a line dated after this day (an impossible time) is taken at once, in a
     segment of its own that ingest quarantines with the reason, so one bad time never
     holds back the lines after it.
@@ -107,11 +112,11 @@ def cut(kind: str, new: bytes, *, context: bytes | None, last: tuple[str, str] |
         pos += len(raw)
     taken_now = eligible if latest is None else (lambda d: d > latest or eligible(d))
     return _group(kind, complete, lines, context=context, last=last, eligible=taken_now, undated_day=undated_day,
-                  start=start)
+                  start=start, first_days=dict(first_days or {}))
 
 
 def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None, last: tuple[str, str] | None,
-           eligible: Callable[[dt.date], bool], undated_day: dt.date, start: int) -> Cut:
+           eligible: Callable[[dt.date], bool], undated_day: dt.date, start: int, first_days: dict[str, str]) -> Cut:
     groups: dict[tuple[str, dt.date], list[_Line]] = {}
     openings: dict[str, bytes] = {}
     ctx = context
@@ -159,11 +164,12 @@ def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None,
         opening = openings.get(session)
         if kind != "claude_code" and opening is not None and not members[0].opening:
             body = opening + body
-        segments.append(Segment(session, day, body, start + members[0].start))
+        began = dt.date.fromisoformat(first_days.setdefault(session, day.isoformat()))
+        segments.append(Segment(session, day, body, start + members[0].start, began if began < day else None))
     end_ctx = _context_before(data, [line for line in lines if line.end <= taken_end], context)
     taken_lines = sum(len(m) for m in groups.values())
     return Cut(tuple(segments), taken_end, end_ctx,
-               (current[0], current[1].isoformat()) if current else None, waiting, taken_lines)
+               (current[0], current[1].isoformat()) if current else None, waiting, taken_lines, first_days)
 
 
 def _context_before(data: bytes, lines: list[_Line], context: bytes | None) -> bytes | None:
@@ -236,7 +242,7 @@ def _aider_line(raw: bytes, tz: dt.tzinfo) -> tuple[str | None, dt.date | None, 
 
 
 _SEGMENT_NAME = re.compile(
-    r"^collected-([a-z0-9_]+)-(\d{4}-\d{2}-\d{2})-.*-([0-9a-f]{8})-(\d{12})-[0-9a-f]{12}\.[a-z]+$")
+    r"^collected-([a-z0-9_]+)-(\d{4}-\d{2}-\d{2})-(.*)-([0-9a-f]{8})-(\d{12})-[0-9a-f]{12}\.[a-z]+$")
 
 
 def lineage(path: str, generation: int) -> str:
@@ -256,6 +262,8 @@ def segment_name(source: str, kind: str, segment: Segment, line: str) -> str:
     fmt, ext = LINE_KINDS[kind]
     label = segment.session.removeprefix("# aider chat started at ") if kind == "aider" else segment.session
     label = _NAME_UNSAFE.sub("_", label).strip("_")[:40] or "session"
+    if segment.first_day is not None:  # "@" never survives in a label: it marks a later day of the session
+        label += "@" + segment.first_day.isoformat()
     return (f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{line}-{segment.offset:012d}-"
             f"{segment.sha256[:12]}{ext}")
 
@@ -274,4 +282,10 @@ def segment_of(name: str) -> tuple[str, dt.date] | None:
 def segment_lineage(name: str) -> str | None:
     """The reading a segment comes from (``lineage``), from its name; None for any other file."""
     m = _SEGMENT_NAME.match(name)
-    return m.group(3) if m else None
+    return m.group(4) if m else None
+
+
+def segment_later_day(name: str) -> bool:
+    """Whether a segment holds a later day of a session that began on an earlier one (its label says so)."""
+    m = _SEGMENT_NAME.match(name)
+    return bool(m) and "@" in m.group(3)

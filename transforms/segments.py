@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from transforms.collect import segment_of
+from dataclasses import replace
+
+from transforms.collect import segment_later_day, segment_of
 from transforms.errors import ParseError
 from transforms.imports import conversation_transcripts, parse_export
 from transforms.model import Session
@@ -33,6 +35,7 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
     if found is None:
         raise ParseError(f"{name!r} is not a collected segment's name", kind="unknown_format")
     fmt, day = found
+    later = segment_later_day(name)
     try:
         export = parse_export(data, fmt=fmt, tz=tz, default_ts=None)
     except ParseError as exc:
@@ -42,5 +45,8 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
     sessions = []
     for conv in export.conversations:
         for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, undated_day=day):
-            sessions.append(parse_transcript(d.name, d.data, tz=tz))
+            session = parse_transcript(d.name, d.data, tz=tz)
+            if later and session.session_id == conv.conversation_id:  # as an import names a session's later days
+                session = replace(session, session_id=f"{conv.conversation_id}@{day.isoformat()}")
+            sessions.append(session)
     return sessions

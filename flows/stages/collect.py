@@ -188,7 +188,7 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
     result = cut(source.kind, new, context=prior.context_bytes(), last=tuple(prior.last) if prior.last else None,
                  tz=tz, eligible=lambda d: day_is_eligible(d, now, tz, settings.grace_period),
                  undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date(), start=prior.taken,
-                 latest=(now + FUTURE_SLACK).astimezone(tz).date())
+                 latest=(now + FUTURE_SLACK).astimezone(tz).date(), first_days=prior.first_days)
     mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
     line = lineage(key, prior.generation)
     for seg in result.segments:
@@ -203,7 +203,8 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
         ctime_ns=fresh.st_ctime_ns,
         taken=prior.taken + result.taken, sha256=hasher.hexdigest(), context=FileState.encode(result.context),
         last=list(result.last) if result.last else None,
-        waiting_days=[d.isoformat() for d in result.waiting_days], generation=prior.generation)
+        waiting_days=[d.isoformat() for d in result.waiting_days], generation=prior.generation,
+        first_days=result.first_days)
 
 
 def _changed_under(prior: FileState, st: os.stat_result, fh, hasher) -> str | None:

@@ -41,6 +41,7 @@ class FileState:
     last: list | None = None  # [session, ISO day]
     waiting_days: list[str] = field(default_factory=list)
     generation: int = 0  # how many times the file was read again whole (rewritten): names its segments' lineage
+    first_days: dict[str, str] = field(default_factory=dict)  # session -> ISO day it began in this file
 
     def same_stat(self, st: os.stat_result) -> bool:
         return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (
