@@ -54,6 +54,14 @@ class Paths(Section):
 
     _blank = field_validator("active", "archive", "warehouse", "quarantine")(_not_blank)
 
+    @field_validator("active", "archive", "warehouse", "quarantine")
+    @classmethod
+    def _local(cls, v: str) -> str:
+        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", v.strip()):
+            raise ValueError("is a URL, and kenang's paths are local folders (a mounted NAS folder is fine); "
+                             "an archive on S3-compatible storage is not supported yet")
+        return v
+
 
 class Limits(Section):
     """guards against files that are not transcripts"""

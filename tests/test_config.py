@@ -124,3 +124,15 @@ def test_the_readme_shows_exactly_the_kenang_yaml_that_init_writes(tmp_path):
     block = block[: block.index("```\n")]
     settings, _ = init_home(tmp_path / "h")
     assert block == settings.paths.config_file.read_text(encoding="utf-8")
+
+
+def test_a_url_as_a_path_is_refused_rather_than_made_a_local_folder(tmp_path):
+    from pydantic import ValidationError
+
+    from schemas.config import Config, describe_error
+
+    raw = {"paths": {"archive": "s3://kenang-archive/home"}}
+    with pytest.raises(ValidationError) as exc:
+        Config.model_validate(raw)
+    said = describe_error(exc.value, raw)
+    assert said.startswith("paths.archive: 's3://kenang-archive/home' is a URL") and "not supported yet" in said
