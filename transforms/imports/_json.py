@@ -113,6 +113,54 @@ def sniff_lines(data: bytes, count: int = 20) -> list[object]:
     return out
 
 
+#: What ``items`` gives for a JSONL line that is not JSON (its note then lands in file order).
+NOT_JSON = object()
+
+
+def items(text: str) -> list[tuple[str, object]]:
+    """(position, item) for every object of a file that is one object, a list, or JSON lines.
+
+    A JSON line that is not JSON is kept as ``NOT_JSON``; ParseError when the file is a
+    JSON scalar (``bad_record``) or no line is JSON (``bad_json``).
+    """
+    try:
+        top = json.loads(text)
+    except (ValueError, RecursionError):
+        top = None
+    else:
+        if isinstance(top, dict):
+            return [("the object", top)]
+        if isinstance(top, list):
+            return [(f"item {i}", item) for i, item in enumerate(top)]
+        raise ParseError("top level is neither an object, a list nor JSON lines", kind="bad_record")
+    found: list[tuple[str, object]] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            found.append((f"line {lineno}", json.loads(line)))
+        except (ValueError, RecursionError):
+            found.append((f"line {lineno}", NOT_JSON))
+    if all(item is NOT_JSON for _, item in found):
+        raise ParseError("not JSON, nor JSON lines", kind="bad_json")
+    return found
+
+
+def lenient_timestamp(value: object, tz: tzinfo, where: str, notes: list[str]) -> datetime | None:
+    """An aware datetime from ISO-8601 (a naive one read in ``tz``); None for none, and None with a note
+    for one that cannot be read: the JSONL formats keep such a message, undated, and read on."""
+    if value is None:
+        return None
+    try:
+        ts = datetime.fromisoformat(value.strip()) if isinstance(value, str) else None
+    except ValueError:
+        ts = None
+    if ts is None:
+        notes.append(f"{where}: unreadable timestamp; message kept undated")
+        return None
+    return ts.replace(tzinfo=tz) if ts.tzinfo is None else ts
+
+
 def usable_id(value: object) -> str | None:
     """A string or integer that can name a session (one line, 1 to 200 characters, no path), as text; else None."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):

@@ -52,6 +52,7 @@ import hashlib
 import json
 
 from transforms.errors import ParseError
+from transforms.imports._json import lenient_timestamp
 from transforms.imports.base import Conversation, Export, ImportedMessage
 
 FORMAT = "claude_code"
@@ -214,7 +215,7 @@ def _record(raw: bytes, lineno: int, notes: list[str]) -> dict | None:
 
 def _messages(record: dict, where: str, tz: dt.tzinfo, notes: list[str]) -> list[ImportedMessage] | None:
     """The record's messages, one per content block; None (with a note) if it has no content."""
-    ts = _timestamp(record.get("timestamp"), tz, where, notes)
+    ts = lenient_timestamp(record.get("timestamp"), tz, where, notes)
     source_id = record["uuid"] if isinstance(record.get("uuid"), str) else None
     sidechain = record.get("isSidechain") is True
     meta = record.get("isMeta") is True
@@ -292,20 +293,6 @@ def _json(value: object) -> str:
 
 def _cut(text: str) -> str:
     return text if len(text) <= TOOL_INPUT_LIMIT else text[:TOOL_INPUT_LIMIT] + "…"
-
-
-def _timestamp(value: object, tz: dt.tzinfo, where: str, notes: list[str]) -> dt.datetime | None:
-    """An aware datetime; a naive one is read in ``tz``; an unreadable one is None with a note."""
-    if value is None:
-        return None
-    try:
-        ts = dt.datetime.fromisoformat(value.strip()) if isinstance(value, str) else None
-    except ValueError:
-        ts = None
-    if ts is None:
-        notes.append(f"{where}: unreadable timestamp; message kept undated")
-        return None
-    return ts.replace(tzinfo=tz) if ts.tzinfo is None else ts
 
 
 def _titles(

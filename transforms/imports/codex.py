@@ -107,11 +107,11 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     for index, (lineno, record) in enumerate(lines):
         where = f"line {lineno}"
         if _is_envelope(record):
-            ts = _timestamp(record.get("timestamp"), tz, where, notes)
+            ts = _json.lenient_timestamp(record.get("timestamp"), tz, where, notes)
             kind, payload = record["type"], record["payload"]
             if kind == "session_meta" and session_id is None and start is None:
                 session_id = _session_id(payload.get("id"), where, notes)
-                start = _timestamp(payload.get("timestamp"), tz, where, notes) or ts
+                start = _json.lenient_timestamp(payload.get("timestamp"), tz, where, notes) or ts
                 continue
             if kind != "response_item":
                 _count(skipped, kind)
@@ -119,7 +119,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
             item = payload
         elif index == 0 and _is_old_meta(record):
             session_id = _session_id(record.get("id"), where, notes)
-            start = _timestamp(record.get("timestamp"), tz, where, notes)
+            start = _json.lenient_timestamp(record.get("timestamp"), tz, where, notes)
             continue
         elif "record_type" in record:
             state = record["record_type"]
@@ -127,7 +127,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
             continue
         elif isinstance(record.get("type"), str) and record["type"] in _ITEMS:
             item = record
-            ts = _timestamp(record.get("timestamp"), tz, where, notes) if "timestamp" in record else start
+            ts = _json.lenient_timestamp(record.get("timestamp"), tz, where, notes) if "timestamp" in record else start
         else:
             notes.append(f"{where}: not a Codex rollout record; line skipped")
             continue
@@ -247,20 +247,6 @@ def _session_id(value: object, where: str, notes: list[str]) -> str | None:
     if found is None and value not in (None, ""):
         notes.append(f"{where}: the session id cannot name a session; the file's hash id is used")
     return found
-
-
-def _timestamp(value: object, tz: dt.tzinfo, where: str, notes: list[str]) -> dt.datetime | None:
-    """An aware datetime from ISO-8601; a naive one is read in ``tz``; an unreadable one is None with a note."""
-    if value is None:
-        return None
-    try:
-        ts = dt.datetime.fromisoformat(value.strip()) if isinstance(value, str) else None
-    except ValueError:
-        ts = None
-    if ts is None:
-        notes.append(f"{where}: unreadable timestamp; kept undated")
-        return None
-    return ts.replace(tzinfo=tz) if ts.tzinfo is None else ts
 
 
 def _count(counts: dict[str, int], kind: str) -> None:

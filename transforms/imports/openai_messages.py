@@ -44,7 +44,6 @@ _TEXT_PARTS = ("text", "input_text", "output_text")
 # Keys of the exports that also hold a "messages" list: theirs, not ours.
 _OTHER_FORMAT_KEYS = ("mapping", "chat_messages", "chat", "history", "conversations", "loglines")
 _TREE_KEYS = ("parentId", "childrenIds")
-_NOT_JSON = object()
 
 
 def sniff(data: bytes) -> bool:
@@ -82,8 +81,8 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     ts = default_ts.replace(tzinfo=tz) if default_ts is not None and default_ts.tzinfo is None else default_ts
     conversations = []
     seen: dict[str, int] = {}
-    for where, item in _items(decode_text(data)):
-        if item is _NOT_JSON:
+    for where, item in _json.items(decode_text(data)):
+        if item is _json.NOT_JSON:
             notes.append(f"{where}: invalid JSON; line skipped")
             continue
         turns = item.get("messages") if isinstance(item, dict) else None
@@ -110,31 +109,6 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     else:
         notes.insert(0, f"no timestamps; dated by the given default date {ts.isoformat()}")
     return Export(FORMAT, tuple(conversations), tuple(notes))
-
-
-def _items(text: str) -> list[tuple[str, object]]:
-    """(position, item) for every conversation object: a single object, a list, or JSONL."""
-    try:
-        top = json.loads(text)
-    except (ValueError, RecursionError):
-        top = None
-    else:
-        if isinstance(top, dict):
-            return [("the object", top)]
-        if isinstance(top, list):
-            return [(f"item {i}", item) for i, item in enumerate(top)]
-        raise ParseError("top level is neither an object, a list nor JSON lines", kind="bad_record")
-    items: list[tuple[str, object]] = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append((f"line {lineno}", json.loads(line)))
-        except (ValueError, RecursionError):
-            items.append((f"line {lineno}", _NOT_JSON))
-    if all(item is _NOT_JSON for _, item in items):
-        raise ParseError("not JSON, nor JSON lines", kind="bad_json")
-    return items
 
 
 def _turn(turn: object, ts: dt.datetime | None) -> list[ImportedMessage] | None:

@@ -25,6 +25,7 @@ import hashlib
 import json
 
 from transforms.errors import ParseError
+from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
 from transforms.parse import decode_text
 
@@ -41,7 +42,6 @@ _ROLES = {
     "model": "assistant",
 }
 _OTHER_FORMAT_KEYS = ("mapping", "chat_messages", "chat")
-_NOT_JSON = object()
 # An id names a session, and a session id is a path segment on one line (as in transforms.parse).
 _MAX_ID = 200
 _ID_FORBIDDEN = frozenset("/\\\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -80,12 +80,12 @@ def _is_sharegpt(item: object) -> bool:
 def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
     """Every conversation in the file; see the module docstring."""
     notes: list[str] = []
-    items = _items(decode_text(data))
+    items = _json.items(decode_text(data))
     ts = default_ts.replace(tzinfo=tz) if default_ts is not None and default_ts.tzinfo is None else default_ts
     conversations = []
     seen: dict[str, int] = {}
     for where, item in items:
-        if item is _NOT_JSON:
+        if item is _json.NOT_JSON:
             notes.append(f"{where}: invalid JSON; line skipped")
             continue
         turns = item.get("conversations") if isinstance(item, dict) else None
@@ -116,34 +116,6 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     else:
         notes.insert(0, f"no timestamps; dated by the given default date {ts.isoformat()}")
     return Export(format=FORMAT, conversations=tuple(conversations), notes=tuple(notes))
-
-
-def _items(text: str) -> list[tuple[str, object]]:
-    """(position, item) for every conversation object: a single object, a list, or JSONL.
-
-    A JSONL line that is not JSON is kept as ``_NOT_JSON``, so its note lands in file order.
-    """
-    try:
-        top = json.loads(text)
-    except (ValueError, RecursionError):
-        top = None
-    else:
-        if isinstance(top, dict):
-            return [("the object", top)]
-        if isinstance(top, list):
-            return [(f"item {i}", item) for i, item in enumerate(top)]
-        raise ParseError("top level is neither an object, a list nor JSON lines", kind="bad_record")
-    items: list[tuple[str, object]] = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append((f"line {lineno}", json.loads(line)))
-        except (ValueError, RecursionError):
-            items.append((f"line {lineno}", _NOT_JSON))
-    if all(item is _NOT_JSON for _, item in items):
-        raise ParseError("not JSON, nor JSON lines", kind="bad_json")
-    return items
 
 
 def _message(turn: object, ts: dt.datetime | None) -> ImportedMessage | None:
