@@ -337,13 +337,17 @@ def _settings(home: str | None) -> Settings:
 def _in_batches(settings: Settings, items: list, size: int, work: Callable[[list, int], StageResult]) -> StageResult:
     """Run ``work(batch, offset)`` over ``items`` batch by batch, recording each batch's days as it lands.
 
-    Recording per batch means a long backfill that dies keeps what it finished.
+    Recording per batch means a long backfill that dies keeps what it finished. A batch
+    that found its model server unavailable ends the stage: every later item waits.
     """
     parts = []
     for i in range(0, len(items), size):
         res = work(items[i : i + size], i)
         ledger_task(settings, quote(res.days))
         parts.append(res)
+        if res.unavailable:
+            parts.append(StageResult(waiting=tuple(items[i + size:])))
+            break
     return StageResult.of(parts)
 
 
@@ -387,15 +391,8 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
     # round trip to the server per task call (about 1.7 s here), worth it only for a model.
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
-    parts: list[StageResult] = []
-    for i in range(0, len(keys), size):
-        part = run_batch(settings, quote(summarizer), keys[i:i + size], quote(rows), run.run_id, today, i, len(keys))
-        ledger_task(settings, quote(part.days))
-        parts.append(part)
-        if part.unavailable:  # a model server that is down: every later day waits for a later night
-            parts.append(StageResult(waiting=tuple(keys[i + size:])))
-            break
-    res = StageResult.of(parts)
+    res = _in_batches(settings, keys, size, lambda batch, i: run_batch(
+        settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
     left = {"waiting": len(waiting) + len(res.waiting), "budget_days": limit, "unavailable": res.unavailable}
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
     # In day order: a candidate found on several days keeps its first day's quote.

@@ -45,7 +45,7 @@ from pathlib import Path
 from flows.config import Settings
 from flows.store import collected
 from flows.store.collected import FileState, SourceState
-from flows.store.fsio import atomic_write_bytes, remove_source
+from flows.store.fsio import atomic_write_bytes, free_name, remove_source, sha256_file
 from schemas.config import Source
 from transforms.collect import LINE_KINDS, cut, lineage, segment_name
 from transforms.days import FUTURE_SLACK, day_is_eligible, file_is_quiet
@@ -247,7 +247,7 @@ def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, 
     if old is None or old.sha256 != sha:
         name = f.name.lstrip(".") or "file"
         mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
-        report.written += _place(_free_name(target, name, sha), data, mtime)
+        report.written += _place(free_name(target, name, sha), data, mtime)
         report.bytes += len(data)
         state.bytes_taken += len(data)
         state.segments += 1
@@ -257,15 +257,6 @@ def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, 
     if source.mode == "move" and not _dry.get() and remove_source(f, sha):
         report.moved += 1
         del state.files[key]
-
-
-def _free_name(folder: Path, name: str, sha: str) -> Path:
-    """``name`` in ``folder``, or ``stem.<8 hex>.ext`` when other bytes already wait under it."""
-    target = folder / name
-    if target.exists() and _sha_of(target) != sha:
-        stem, dot, suffix = name.partition(".")
-        target = folder / f"{stem}.{sha[:8]}{dot}{suffix}"
-    return target
 
 
 # --- Open WebUI's database ------------------------------------------------------------------
@@ -383,17 +374,13 @@ def _sqlite_words(exc: sqlite3.Error) -> str:
 
 def _place(target: Path, data: bytes, mtime: float) -> int:
     """Write ``data`` as ``target`` (durable) unless those bytes are there already; 1 if written."""
-    if target.exists() and _sha_of(target) == hashlib.sha256(data).hexdigest():
+    if target.exists() and sha256_file(target) == hashlib.sha256(data).hexdigest():
         return 0
     if _dry.get():
         return 1
     atomic_write_bytes(target, data)
     os.utime(target, (mtime, mtime))
     return 1
-
-
-def _sha_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class _open_read_only:

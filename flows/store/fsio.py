@@ -255,7 +255,7 @@ def stage_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "a
     try:
         sha, size = _hash_and_size(src)
         _make_folder(dest_dir, needs)
-        target = _free_name(dest_dir, name, sha)
+        target = free_name(dest_dir, name, sha)
         if target.exists():
             return Placed(target, sha, size, existed=True)
         tmp = tmp_name(target)
@@ -280,7 +280,7 @@ def commit_copy(staged: Staged) -> Placed:
     try:
         _make_folder(staged.dest_dir, staged.needs)  # the archive may have gone since the copy was staged
         # Another copy of this batch may have taken the name since the copy was staged.
-        target = _free_name(staged.dest_dir, staged.name, staged.sha256)
+        target = free_name(staged.dest_dir, staged.name, staged.sha256)
         if target.exists():
             staged.tmp.unlink(missing_ok=True)
             return Placed(target, staged.sha256, staged.size, existed=True)
@@ -302,7 +302,7 @@ def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = 
     sha = hashlib.sha256(data).hexdigest()
     try:
         _make_folder(dest_dir, needs)
-        target = _free_name(dest_dir, name, sha)
+        target = free_name(dest_dir, name, sha)
         if target.exists():
             return Placed(target, sha, len(data), existed=True)
         tmp = tmp_name(target)
@@ -329,7 +329,7 @@ def _place(staged: Staged, target: Path, on_mismatch: str = "source kept") -> Pl
                                f"{on_mismatch}")
         faults.checkpoint(f"{staged.checkpoint_prefix}.verified")
         os.chmod(tmp, READ_ONLY)
-        # The run lock makes kenang the only writer here, and _free_name saw no file
+        # The run lock makes kenang the only writer here, and free_name saw no file
         # at target, so this rename cannot overwrite; rename (not link) also works
         # on SMB mounts without hard links.
         os.rename(tmp, target)
@@ -344,7 +344,7 @@ def _place(staged: Staged, target: Path, on_mismatch: str = "source kept") -> Pl
     return Placed(target, staged.sha256, staged.size, existed=False)
 
 
-def _free_name(dest_dir: Path, name: str, sha: str) -> Path:
+def free_name(dest_dir: Path, name: str, sha: str) -> Path:
     """The first name for these bytes: the name itself, or a sha-suffixed variant."""
     stem, dot, suffix = name.partition(".") if not name.startswith(".") else (name, "", "")
     candidates = itertools.chain([name, f"{stem}.{sha[:8]}{dot}{suffix}"],
