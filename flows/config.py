@@ -233,6 +233,7 @@ def settings_from(home: Path, config_file: Path, config: Config) -> Settings:
         quarantine=place("quarantine"),
     )
     check_layout(paths, where)
+    check_sources(config, paths, where)
     return Settings(
         paths=paths,
         timezone=tz,
@@ -272,6 +273,29 @@ def check_layout(paths: Paths, where: str) -> None:
             if pa == pb or pa in pb.parents or pb in pa.parents:
                 raise ConfigError(f"{where}: paths.{a} ({pa}) and paths.{b} ({pb}) overlap; "
                                   f"each must be a folder of its own, neither inside the other")
+
+
+def check_sources(config: Config, paths: Paths, where: str) -> None:
+    """Each source's path stays off the system's top folders and off kenang's own folders.
+
+    ``/`` or ``/home`` would have collection walk the whole machine, and a source inside
+    ``active/`` or the archive (or a ``folder`` source holding them) would collect
+    kenang's own files back into ``active/``. Both are refused before anything runs.
+    """
+    for src in config.sources:
+        raw = os.path.expanduser(src.path)
+        parts = Path(raw).parts
+        fixed = next((i for i, part in enumerate(parts) if any(c in part for c in "*?[")), len(parts))
+        root = Path(*parts[:fixed]) if fixed else Path(".")
+        root = (root if root.is_absolute() else paths.home / root).resolve()
+        if root in SYSTEM_DIRS or root == Path(root.anchor):
+            raise ConfigError(f"{where}: sources: {src.name}: path {src.path!r} starts at {root}, a system folder; "
+                              "name the folder the tool keeps its logs in (e.g. ~/.claude/projects)")
+        for name in _LAYOUT:
+            mine = getattr(paths, name)
+            if root == mine or mine in root.parents or (src.kind == "folder" and root in mine.parents):
+                raise ConfigError(f"{where}: sources: {src.name}: path {src.path!r} overlaps paths.{name} ({mine}); "
+                                  "kenang would collect its own files")
 
 
 def pick_user(given: str | None, known: Callable[[], list[str]], nothing_yet: str) -> str:

@@ -136,3 +136,20 @@ def test_a_url_as_a_path_is_refused_rather_than_made_a_local_folder(tmp_path):
         Config.model_validate(raw)
     said = describe_error(exc.value, raw)
     assert said.startswith("paths.archive: 's3://kenang-archive/home' is a URL") and "not supported yet" in said
+
+
+@pytest.mark.parametrize("path, kind, said", [
+    ("/", "folder", "a system folder"),
+    ("/**/*.jsonl", "claude_code", "a system folder"),
+    ("active/gading", "folder", "overlaps paths.active"),
+    ("archive/daily_sessions/*/*.md", "aider", "overlaps paths.archive"),
+    (".", "folder", "overlaps paths.active"),
+])
+def test_a_source_path_that_would_walk_the_machine_or_kenang_s_own_folders_is_refused(tmp_path, path, kind, said):
+    from flows.config import edit_config
+
+    settings, _ = init_home(tmp_path / "h")
+    before = settings.paths.config_file.read_text()
+    with pytest.raises(ConfigError, match=said):
+        edit_config(settings.paths.home, lambda d: d.__setitem__("sources", [{"name": "x", "kind": kind, "path": path}]))
+    assert settings.paths.config_file.read_text() == before  # nothing written
