@@ -38,6 +38,9 @@ class Paths:
     archive: Path
     warehouse: Path
     quarantine: Path
+    #: ``s3://bucket/prefix`` when the archive is on object storage; ``archive`` is then its local copy
+    #: (``paths.archive_cache``), which every stage reads and writes first (``flows.store.remote``).
+    remote_archive: str | None = None
 
     @property
     def catalog(self) -> Path:
@@ -228,9 +231,10 @@ def settings_from(home: Path, config_file: Path, config: Config) -> Settings:
         home=home,
         config_file=config_file,
         active=place("active"),
-        archive=place("archive"),
+        archive=place("archive_cache") if schema.s3_url(config.paths.archive) else place("archive"),
         warehouse=place("warehouse"),
         quarantine=place("quarantine"),
+        remote_archive=config.paths.archive.strip() if schema.s3_url(config.paths.archive) else None,
     )
     check_layout(paths, where)
     check_sources(config, paths, where)

@@ -51,7 +51,7 @@ from flows.stages import (
     summarize,
 )
 from flows.stages.outcome import StageResult
-from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack
+from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack, remote
 from flows.store.fsio import durable_batch, sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
@@ -111,6 +111,29 @@ def quarantine_task(settings: Settings, rejected, run_id: str, now: dt.datetime)
 def mount_task(settings: Settings, need_bytes: int) -> mount.ArchiveState:
     with _timed("archive"):
         return mount.check(settings, need_bytes)
+
+
+@task(name="archive-pull", cache_policy=NO_CACHE)
+def pull_task(settings: Settings) -> remote.SyncResult:
+    """An archive on S3: what the local copy lacks comes down first (a new or emptied copy), if the bucket is ours."""
+    with _timed("archive"):
+        return remote.pull(settings) if mount.bucket_state(settings).state == "ok" else remote.SyncResult()
+
+
+@task(name="archive-push", cache_policy=NO_CACHE)
+def push_task(settings: Settings) -> remote.SyncResult:
+    """An archive on S3: what the run changed in the local copy (summaries, manifests, MEMORY_INDEX) goes up."""
+    with _timed("archive"):
+        return remote.push(settings)
+
+
+def _remote_counts(run: "RunState", key: str, res: remote.SyncResult) -> None:
+    """Fold an S3 sync's figures into the run's counts; a bucket that went away makes the night degraded."""
+    mine = run.counts.setdefault("archive_remote", {})
+    for k, v in res.counts().items():
+        mine[k] = (mine.get(k) or 0) + v if isinstance(v, int) else (v or mine.get(k))
+    if res.error and "degraded" not in run.counts:
+        run.counts["degraded"] = {"archive": "unreachable", "reason": f"{key}: {res.error}"}
 
 
 @task(name="archive", **_IO)
@@ -471,6 +494,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items],
                                         "left": [list(i) for i in q.left]}
         with run.stage_of("archive"):
+            if settings.paths.remote_archive:
+                _remote_counts(run, "pull", pull_task(settings))
             disk = mount_task(settings, found.bytes_to_archive)
             if disk.writable:
                 a = archive_task(settings, quote(found.ready), run.run_id) if found.ready else archive.ArchiveResult()
@@ -478,6 +503,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 a = archive.ArchiveResult(sources_kept=len(found.ready) + len(found.exports))
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
             run.counts["archive"] = {k: v for k, v in asdict(a).items() if k != "days"}
+            if a.upload_error:
+                run.counts["degraded"] = {"archive": "unreachable", "reason": f"upload: {a.upload_error}"}
             if found.exports and disk.writable:
                 x = exports_task(settings, quote(found.exports), run.run_id)
                 run.counts["imports"] = {
@@ -487,6 +514,8 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                                 for e in found.exports],
                     **{k: v for k, v in asdict(x).items() if k != "days"},
                 }
+                if x.upload_error:
+                    run.counts["degraded"] = {"archive": "unreachable", "reason": f"upload: {x.upload_error}"}
         with run.stage_of("load"):
             if disk.readable:
                 today = now.astimezone(settings.timezone).date()
@@ -515,6 +544,9 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["catalog_rebuilt"] = catalog_task(settings)
         with run.stage_of("memory"):  # after the copies: MEMORY_INDEX and the snapshots read one file a month
             snapshots_task(settings, disk.writable)
+        if settings.paths.remote_archive and disk.writable:
+            with run.stage_of("archive"):
+                _remote_counts(run, "push", push_task(settings))
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
 
 
@@ -548,6 +580,8 @@ def backfill(
     }
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
         with run.stage_of("survey"):
+            if settings.paths.remote_archive:  # from the bucket alone: a new local copy is filled first
+                _remote_counts(run, "pull", pull_task(settings))
             disk = mount_task(settings, 0)
             if not disk.readable:  # an absent archive must not read as days with no files
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
@@ -580,4 +614,7 @@ def backfill(
             run.counts["catalog_rebuilt"] = catalog_task(settings, check_copies=True)
         with run.stage_of("memory"):
             snapshots_task(settings, disk.writable)
+        if settings.paths.remote_archive and disk.writable:
+            with run.stage_of("archive"):
+                _remote_counts(run, "push", push_task(settings))
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -45,22 +45,47 @@ def _not_blank(v: str) -> str:
 
 
 class Paths(Section):
-    """relative to the home unless absolute (archive may be a NAS mount)"""
+    """relative to the home unless absolute (archive may be a NAS mount, or s3://bucket/prefix)"""
 
     active: StrictStr = Field("active", description="where agents drop transcripts")
-    archive: StrictStr = Field("archive", description="read-only originals; may be a NAS mount")
+    archive: StrictStr = Field(
+        "archive", description="read-only originals; a NAS mount, or s3://bucket/prefix (credentials from the environment)")
     warehouse: StrictStr = Field("warehouse", description="Parquet tables and kenang.duckdb")
     quarantine: StrictStr = Field("quarantine", description="files kenang could not read, with a reason")
+    archive_cache: StrictStr = Field(
+        "archive-cache", description="with an s3:// archive: the local copy kenang reads and writes first")
 
-    _blank = field_validator("active", "archive", "warehouse", "quarantine")(_not_blank)
+    _blank = field_validator("active", "archive", "warehouse", "quarantine", "archive_cache")(_not_blank)
 
-    @field_validator("active", "archive", "warehouse", "quarantine")
+    @field_validator("active", "warehouse", "quarantine", "archive_cache")
     @classmethod
     def _local(cls, v: str) -> str:
-        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", v.strip()):
-            raise ValueError("is a URL, and kenang's paths are local folders (a mounted NAS folder is fine); "
-                             "an archive on S3-compatible storage is not supported yet")
+        if _URL.match(v.strip()):
+            raise ValueError("is a URL, and this path is a local folder (only paths.archive may be s3://bucket/prefix)")
         return v
+
+    @field_validator("archive")
+    @classmethod
+    def _archive(cls, v: str) -> str:
+        if _URL.match(v.strip()) and s3_url(v) is None:
+            raise ValueError("is a URL kenang cannot archive to: give a local folder (a mounted NAS folder is fine) "
+                             "or s3://bucket/prefix for S3-compatible object storage")
+        return v
+
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_S3 = re.compile(r"^s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:/(.*))?$")
+
+
+def s3_url(v: str) -> tuple[str, str] | None:
+    """(bucket, prefix without slashes at its ends) of an ``s3://bucket/prefix`` archive, else None."""
+    m = _S3.match(v.strip())
+    if m is None:
+        return None
+    prefix = (m.group(2) or "").strip("/")
+    if any(part in ("", ".", "..") for part in prefix.split("/")) and prefix:
+        return None
+    return m.group(1), prefix
 
 
 class Limits(Section):
@@ -202,6 +227,8 @@ class Retention(Section):
         None, ge=1, le=36_500, description="forget messages, summaries and the index older than this many days")
     archive_days: StrictInt | None = Field(
         None, ge=1, le=36_500, description="also delete archived originals older than this (logged, never undone)")
+    archive_lock_days: StrictInt = Field(
+        3650, ge=0, le=36_500, description="s3:// archive with object lock: days each original stays locked (0: the bucket's rule only)")
 
 
 SOURCE_KINDS = ("claude_code", "codex", "aider", "open_webui_db", "folder")

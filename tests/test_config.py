@@ -23,7 +23,8 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "grace_period_hours": 2,
         "quiet_period_minutes": 10,
         "default_user": "default",
-        "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine"},
+        "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine",
+                  "archive_cache": "archive-cache"},
         "limits": {"max_file_mb": 200, "archive_min_free_mb": 64},
         "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 4096, "n_threads": None,
                        "chat_format": None, "max_tokens": 320, "temperature": 0.2, "seed": 42,
@@ -37,7 +38,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "mcp": {"tokens": {}, "max_query_chars": 2000, "max_top_k": 50,
                 "session_max_turns": 2000, "session_max_turn_chars": 100000, "session_max_chars": 2000000},
         "memory": {"max_notes": 50, "auto_accept": False, "snapshot_days_chars": 1500},
-        "retention": {"messages_days": None, "archive_days": None},
+        "retention": {"messages_days": None, "archive_days": None, "archive_lock_days": 3650},
         "projects": [],
         "sources": [],
     }
@@ -126,16 +127,36 @@ def test_the_readme_shows_exactly_the_kenang_yaml_that_init_writes(tmp_path):
     assert block == settings.paths.config_file.read_text(encoding="utf-8")
 
 
-def test_a_url_as_a_path_is_refused_rather_than_made_a_local_folder(tmp_path):
+@pytest.mark.parametrize("key, value, said", [
+    ("archive", "https://nas.local/archive", "is a URL kenang cannot archive to"),
+    ("archive", "s3://UPPER/x", "is a URL kenang cannot archive to"),
+    ("archive", "s3://kenang-archive/a/../b", "is a URL kenang cannot archive to"),
+    ("warehouse", "s3://kenang-archive/wh", "only paths.archive may be s3://bucket/prefix"),
+    ("archive_cache", "s3://kenang-archive/c", "only paths.archive may be s3://bucket/prefix"),
+])
+def test_a_url_kenang_cannot_use_is_refused_rather_than_made_a_local_folder(key, value, said):
     from pydantic import ValidationError
 
     from schemas.config import Config, describe_error
 
-    raw = {"paths": {"archive": "s3://kenang-archive/home"}}
+    raw = {"paths": {key: value}}
     with pytest.raises(ValidationError) as exc:
         Config.model_validate(raw)
-    said = describe_error(exc.value, raw)
-    assert said.startswith("paths.archive: 's3://kenang-archive/home' is a URL") and "not supported yet" in said
+    text = describe_error(exc.value, raw)
+    assert text.startswith(f"paths.{key}: {value!r} is a URL") and said in text
+
+
+def test_an_s3_archive_reads_its_bucket_and_prefix_and_keeps_a_local_copy(tmp_path):
+    from schemas.config import s3_url
+
+    assert s3_url("s3://kenang-archive") == ("kenang-archive", "")
+    assert s3_url("s3://kenang-archive/homes/gading/") == ("kenang-archive", "homes/gading")
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "kenang.yaml").write_text("paths:\n  archive: s3://kenang-archive/gading\n", encoding="utf-8")
+    settings = load_settings(home)
+    assert settings.paths.remote_archive == "s3://kenang-archive/gading"
+    assert settings.paths.archive == home / "archive-cache"
 
 
 @pytest.mark.parametrize("path, kind, said", [

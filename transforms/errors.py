@@ -53,6 +53,11 @@ class ArchiveError(TerminalError):
     """The archive refused a file or failed verification; the source is kept."""
 
 
+class ArchiveUnreachable(TransientError):
+    """The archive's bucket cannot be reached now (down, timing out, refusing the credentials): nothing
+    is uploaded and no source deleted; the night goes on with its local copy, and the next one catches up."""
+
+
 class LockHeld(TerminalError):
     """Another kenang run holds the run lock."""
 

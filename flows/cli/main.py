@@ -124,6 +124,10 @@ def init(home: Path | None, claim_archive: bool) -> None:
         _err(f"recorded checksums for {adopted} warehouse file(s) written before kenang kept them")
     for name in ("active", "archive", "warehouse", "quarantine"):
         click.echo(f"  {name:<11} {getattr(settings.paths, name)}")
+    if settings.paths.remote_archive and marker != "foreign":
+        from flows.store import remote
+
+        click.echo(f"  {'bucket':<11} {settings.paths.remote_archive} ({remote.lock_summary(settings)})")
     if marker == "foreign":
         _err(f"kenang: the archive {settings.paths.archive} is marked as another home's; runs will not write to it. "
              "If this home was restored or moved, run `kenang init --claim-archive`.")
@@ -319,7 +323,8 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
         for r in accept(settings, rels):
             _err(f"accepted warehouse/{r} as it is now")
     rep = verify_archive(settings)
-    data = {**asdict(rep), "problems": rep.problems, "archive": str(settings.paths.archive)}
+    data = {**asdict(rep), "problems": rep.problems, "archive": str(settings.paths.archive),
+            "archive_remote": settings.paths.remote_archive}
     _emit_json(data) if as_json else click.echo(report.render_verify(data))
     if rep.problems:
         sys.exit(EXIT_FAILED)

@@ -572,12 +572,35 @@ def render_verify(v: dict) -> str:
     if v.get("purged_on_disk"):
         out.append(f"\nnote: {len(v['purged_on_disk'])} purged file(s) are still on disk (a purge was cut short): "
                    + ", ".join(v["purged_on_disk"][:5]))
+    if v.get("bucket"):
+        out += _render_bucket(v["bucket"], v.get("archive_remote") or "the bucket")
     if v["writable"]:
         out.append(f"\nwarning: {len(v['writable'])} archived file(s) are writable (expected 0444)")
     if v["leftover_tmp"]:
         out.append(f"\nnote: {len(v['leftover_tmp'])} temporary file(s) from an interrupted run; the next run removes them")
     out.append("\nOK" if not v["problems"] else f"\n{v['problems']} problem(s)")
     return "\n".join(out)
+
+
+def _render_bucket(b: dict, url: str) -> list[str]:
+    if b.get("error"):
+        return [f"\nBUCKET UNREACHABLE: {b['error']} (the local copy was checked, the bucket was not)"]
+    out = [f"\nbucket {url}: {b['checked']} recorded original(s) read back"]
+    for key, label in (("missing", "MISSING IN THE BUCKET (recorded, not uploaded: the next run uploads it while "
+                                   "the local copy has it)"),
+                       ("changed", "CHANGED IN THE BUCKET (its bytes differ from the record)"),
+                       ("unrecorded", "UNRECORDED IN THE BUCKET (an original in no record; pulled into the local "
+                                      "copy, `kenang adopt PATH` takes it in)")):
+        if b.get(key):
+            out.append(f"{label}: {len(b[key])}")
+            out += [f"  {p}" for p in b[key]]
+    if b.get("not_uploaded"):
+        out.append(f"note: {len(b['not_uploaded'])} file(s) of the local copy are not in the bucket yet; "
+                   "the next run uploads them: " + ", ".join(b["not_uploaded"][:5]))
+    if b.get("purged_still_there"):
+        out.append(f"note: {len(b['purged_still_there'])} purged file(s) are still in the bucket (a delete it "
+                   "refused or could not take yet; retried at every run): " + ", ".join(b["purged_still_there"][:5]))
+    return out
 
 
 def render_adopt(r: dict) -> str:

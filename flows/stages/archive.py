@@ -14,10 +14,13 @@ A batch goes in three steps, each safe to crash after:
 2. record: the ``archive_files`` partitions of the touched (user, day)s are rewritten
    with the new rows (path, size, sha256, user, day, run id). A path already
    recorded is never recorded twice.
-3. delete: after one more sync (the copies and the record are durable), each source
-   is removed, and only if it still holds the archived bytes.
+3. upload, with an archive on S3 (``flows.store.remote``): the batch's copies and
+   their day manifests go to the bucket, each read back and compared by sha256.
+4. delete: after one more sync (the copies and the record are durable, and uploaded),
+   each source is removed, and only if it still holds the archived bytes. A source
+   whose copy the bucket has not confirmed stays in ``active/`` for the next night.
 
-A crash before 3 leaves sources in ``active/``; the next run finds their identical
+A crash before 4 leaves sources in ``active/``; the next run finds their identical
 copies, records them if needed, and deletes the sources. ``kenang verify``
 (``flows.store.verify``) re-hashes the archive against the record.
 
@@ -38,7 +41,7 @@ from typing import Iterable
 from flows.config import Settings
 from flows.stages import progress
 from flows.stages.ingest import Ready, ReadyExport
-from flows.store import archive_files, faults, tombstones
+from flows.store import archive_files, faults, remote, tombstones
 from flows.store.archive_files import day_dir, imports_dir, marker, record, rel
 from flows.store.fsio import Placed, Staged, barrier, commit_copy, discard, durable_batch, remove_source, safe_copy, \
     safe_write, stage_copy
@@ -60,6 +63,8 @@ class ArchiveResult:
     bytes: int = 0
     days: frozenset = field(default_factory=frozenset)  # {(user, day)}
     purged_on_arrival: int = 0  # files (or exports) kenang had purged once, not archived again
+    not_uploaded: int = 0  # S3 archive: copies the bucket has not confirmed; their sources are kept
+    upload_error: str | None = None  # why (the bucket unreachable, a key holding other bytes)
 
 
 def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> ArchiveResult:
@@ -110,15 +115,24 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
         recorded = record(settings, [row for _, row in placed_rows])
         barrier()  # the copies and their record are durable before any source goes
         faults.checkpoint("archive.recorded")
+        up = remote.confirm(settings, [row["path"] for _, row in placed_rows])
+        faults.checkpoint("archive.uploaded")
         deleted = kept = 0
         for r, row in placed_rows:
-            if remove_source(r.cand.path, row["sha256"]):
+            if row["path"] not in up.confirmed:
+                kept += 1
+            elif remove_source(r.cand.path, row["sha256"]):
                 deleted += 1
                 faults.checkpoint("archive.source_deleted")
             else:
                 kept += 1
     days = frozenset((row["user_id"], row["date"]) for _, row in placed_rows)
-    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days, again)
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days, again,
+                         len(placed_rows) - len(up.confirmed & {row["path"] for _, row in placed_rows}), _why(up))
+
+
+def _why(up: remote.SyncResult) -> str | None:
+    return up.error or ("; ".join(why for _, why in up.failed) or None)
 
 
 def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: str) -> ArchiveResult:
@@ -132,7 +146,8 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
     archive path as their ``original_path``; only then is the export removed from
     ``active/``.
     """
-    n_new = n_existed = n_bytes = recorded = deleted = kept = again = 0
+    n_new = n_existed = n_bytes = recorded = deleted = kept = again = not_up = 0
+    why = None
     days: set = set()
     now = dt.datetime.now(dt.timezone.utc)
     gone = _purged_shas(settings)
@@ -166,12 +181,19 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
         recorded += record(settings, rows)
         faults.checkpoint("archive.recorded")
         days |= {(r["user_id"], r["date"]) for r in rows}
-        if remove_source(e.cand.path, e.sha256):
+        wanted = [r["path"] for r in rows] + ([] if held else [original_path])
+        up = remote.confirm(settings, wanted)
+        faults.checkpoint("archive.uploaded")
+        if not set(wanted) <= up.confirmed:
+            kept += 1
+            not_up += len(set(wanted) - up.confirmed)
+            why = _why(up)
+        elif remove_source(e.cand.path, e.sha256):
             deleted += 1
             faults.checkpoint("archive.source_deleted")
         else:
             kept += 1
-    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days), again)
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days), again, not_up, why)
 
 
 def _unpurged(settings: Settings, e: ReadyExport, gone: set[tuple[str, str]]) -> tuple[list, bool]:

@@ -30,7 +30,7 @@ from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
-from flows.store import archive_files, compact, core_memory, ledger, recall_pack, tombstones, warehouse
+from flows.store import archive_files, compact, core_memory, ledger, recall_pack, remote, tombstones, warehouse
 from flows.store.ledger import ArchivedDay, DayKey, RunRecord
 from flows.store.lock import run_lock
 from schemas.tables import MESSAGES, SESSIONS
@@ -174,6 +174,8 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         if len(keep) != len(rows):
             candidates.write_all(settings, keep)
         rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
+        if settings.paths.remote_archive:  # the rewritten summaries replace the bucket's, their old versions deleted
+            rebuilt["archive_remote"] = remote.push(settings).counts()
         record = RunRecord(run_id, "forget", {"user": plan.user, "kind": plan.kind, "purge": plan.purge,
                                               "days": len(plan.days)}, started,
                            {"days": len(plan.days), "archive_files_purged": purged, "memory_entries": entries,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterable
 
 from flows.config import Settings
-from flows.store import archive_files as archive, ledger, mount, warehouse
+from flows.store import archive_files as archive, ledger, mount, remote, warehouse
 from flows.store.fsio import READ_ONLY, sha256_file
 from flows.store.lock import run_lock
 from schemas.tables import ARCHIVE_FILES
@@ -58,7 +58,9 @@ def adopt(settings: Settings, paths: Iterable[Path], wait_seconds: float = 0.0) 
             adopted.append({"path": relpath, "user_id": row["user_id"], "date": row["date"].isoformat(),
                             "messages": messages})
         archive.record(settings, rows)
-    return {"adopted": adopted, "already": already, "refused": refused, "run_id": run_id}
+        up = remote.confirm(settings, [r["path"] for r in rows])  # an S3 archive: the files and manifests go up
+    out = {"adopted": adopted, "already": already, "refused": refused, "run_id": run_id}
+    return out | ({"archive_remote": up.counts()} if settings.paths.remote_archive else {})
 
 
 def _files(settings: Settings, paths: Iterable[Path], refused: list[dict]) -> list[Path]:

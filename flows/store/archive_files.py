@@ -22,7 +22,7 @@ from typing import Iterable, Mapping
 import pyarrow as pa
 
 from flows.config import Settings
-from flows.store import faults, ledger, warehouse
+from flows.store import faults, ledger, remote, warehouse
 from flows.store.fsio import READ_ONLY, atomic_write_bytes, sha256_file
 from schemas.tables import ARCHIVE_FILES, PURGE_LOG
 
@@ -93,7 +93,8 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
     Each file is logged in ``purge_log`` (path, sha256, when, why) before it goes, then
     taken out of the day's manifest and ``archive_files`` partition, then deleted: a
     crash in between leaves a logged file that ``verify`` reports as purged, never a
-    file gone without a word. Returns the log rows.
+    file gone without a word. An archive on S3 deletes the bucket's copy, every version of it,
+    last (``flows.store.remote.delete``). Returns the log rows.
     """
     wh = settings.paths.warehouse
     part = warehouse.partition_file(wh, ARCHIVE_FILES, day, user) if day is not None else None
@@ -117,6 +118,7 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
         if target.is_file():
             os.chmod(target, 0o644)
             target.unlink()
+    remote.delete(settings, paths)  # an S3 archive: every version; what the bucket refuses now is owed, and retried
     return logged
 
 

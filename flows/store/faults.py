@@ -24,6 +24,7 @@ BOUNDARIES = (
     "archive.pending_marked",
     "archive.manifest_written",
     "archive.recorded",
+    "archive.uploaded",
     "archive.source_deleted",
     "load.partition_written",
     "load.day_done",
@@ -37,6 +38,9 @@ BOUNDARIES = (
     "catalog.built",
     "run.recorded",
 )
+
+#: Boundaries met only with an archive on S3 (``flows.store.remote``): after each object's upload, before its read-back.
+REMOTE_BOUNDARIES = ("remote.uploaded",)
 
 
 def checkpoint(name: str) -> None:

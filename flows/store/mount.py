@@ -12,6 +12,10 @@ and when the mount comes back the archive lacks them. So:
   less free space than the night needs plus ``limits.archive_min_free_mb`` is *full*.
   Both are still read (loads go on), never written (nothing archived, no summary).
 - A run on a degraded archive deletes no original and says so; the CLI exits 3.
+
+An archive on S3 (``flows.store.remote``) has its marker as an object in the bucket, and
+its local copy has one too. A bucket that cannot be reached is *unreachable*: the local
+copy is still read (loads go on), nothing is archived and no original is deleted.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ MARKER = ".kenang-archive"
 
 @dataclass(frozen=True)
 class ArchiveState:
-    state: str  # ok | not_mounted | foreign | read_only | full
+    state: str  # ok | not_mounted | foreign | read_only | full | unreachable
     reason: str | None = None
 
     @property
@@ -40,7 +44,7 @@ class ArchiveState:
 
     @property
     def readable(self) -> bool:
-        return self.state in ("ok", "read_only", "full")
+        return self.state in ("ok", "read_only", "full", "unreachable")
 
     def as_dict(self) -> dict:
         return {"state": self.state, "reason": self.reason}
@@ -55,19 +59,37 @@ def claim(settings: Settings, force: bool = False) -> str:
     root, me = settings.paths.archive, home_id(settings.paths)
     if me is None:
         raise ConfigError(f"{settings.paths.home} has no home id; run `kenang init --home {settings.paths.home}`")
+    body = {"kenang_archive": 1, "home_id": me, "home": str(settings.paths.home),
+            "claimed_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
     marker = root / MARKER
     current = _read_marker(marker)
+    if settings.paths.remote_archive:  # the bucket's marker decides; the local copy's follows it
+        from flows.store import remote
+
+        there = remote.read_marker(settings)
+        mine = there is not None and there.get("home_id") == me
+        if there is not None and not mine and not force:
+            return "foreign"
+        if not mine:
+            remote.write_marker(settings, body)
+        keep = there if mine else body
+        if current != keep:
+            root.mkdir(parents=True, exist_ok=True)
+            _write_marker(root, keep)
+        return "kept" if mine else ("claimed" if there is None else "reclaimed")
     if current is not None and current.get("home_id") == me:
         return "kept"
     if current is not None and not force:
         return "foreign"
     root.mkdir(parents=True, exist_ok=True)
-    body = {"kenang_archive": 1, "home_id": me, "home": str(settings.paths.home),
-            "claimed_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    _write_marker(root, body)
+    return "claimed" if current is None else "reclaimed"
+
+
+def _write_marker(root, body: dict) -> None:
     tmp = root / f".kenang-tmp-{secrets.token_hex(4)}-{MARKER}.part"
     tmp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, marker)
-    return "claimed" if current is None else "reclaimed"
+    os.replace(tmp, root / MARKER)
 
 
 def check(settings: Settings, need_bytes: int = 0, *, probe: bool = True) -> ArchiveState:
@@ -77,6 +99,40 @@ def check(settings: Settings, need_bytes: int = 0, *, probe: bool = True) -> Arc
     takes writes; read-only commands (``status``, ``verify``) pass False and learn only
     what the marker and the free space say.
     """
+    if settings.paths.remote_archive:
+        there = bucket_state(settings)
+        if there.state == "unreachable":  # the local copy is read while the bucket is away, never written
+            local = _check_local(settings, 0, probe=False)
+            return there if local.readable else local
+        if not there.writable:
+            return there
+    return _check_local(settings, need_bytes, probe=probe)
+
+
+def bucket_state(settings: Settings) -> ArchiveState:
+    """The bucket's marker names this home; see ``flows.store.remote``."""
+    from flows.store import remote
+    from transforms.errors import ArchiveError, ArchiveUnreachable
+
+    url = settings.paths.remote_archive
+    try:
+        marker = remote.read_marker(settings)
+    except (ArchiveUnreachable, ArchiveError) as exc:
+        return ArchiveState("unreachable", (
+            f"the archive {url} cannot be reached ({exc}): nothing was archived and no original was deleted; "
+            f"days already in the local copy still load. The next run catches up."))
+    if marker is None:
+        return ArchiveState("not_mounted", (
+            f"{url} holds no {MARKER} marker object (a wrong bucket or prefix, or never set up): nothing was "
+            f"archived and no original was deleted. For a new, empty bucket run `kenang init` once."))
+    if marker.get("home_id") != home_id(settings.paths):
+        return ArchiveState("foreign", (
+            f"the archive {url} belongs to another kenang home ({marker.get('home', '?')}); nothing was "
+            f"archived. If this home was restored or moved, run `kenang init --claim-archive`."))
+    return ArchiveState("ok")
+
+
+def _check_local(settings: Settings, need_bytes: int, *, probe: bool) -> ArchiveState:
     root = settings.paths.archive
     marker = _read_marker(root / MARKER)
     if marker is None:

@@ -21,14 +21,20 @@ Four records, four checks, each read-only:
   from: it is reported on its own, and ``kenang verify --accept PATH`` takes its bytes
   as they are now, on purpose.
 - **the archive itself**: no marker means not mounted, and nothing else is checked.
+- **the bucket**, for an archive on S3 (``flows.store.remote``): the local copy is
+  filled from the bucket first, then every recorded original is read back from the
+  bucket and its sha256 compared with the record: *missing in the bucket*, *changed
+  in the bucket*, *unrecorded in the bucket*; files of the copy the bucket does not
+  have yet are listed (the next run uploads them), and so are purged keys the bucket
+  still holds.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
-from flows.store import ledger, mount, recall_pack, warehouse
+from flows.store import ledger, mount, recall_pack, remote, warehouse
 from flows.store.archive_files import (DAILY, MANIFEST, day_dir, list_archive, purged, read_manifests, rel,
                                        trusted_manifests)
 from flows.config import Settings
@@ -58,6 +64,7 @@ class VerifyReport:
     archive_state: dict = field(default_factory=lambda: {"state": "ok", "reason": None})
     manifests_changed: tuple[str, ...] = ()  # a day folder's manifest that differs from the warehouse's record
     records_changed: tuple[str, ...] = ()  # a changed Parquet file of a record no backfill can rebuild (RECORDS)
+    bucket: dict | None = None  # an archive on S3: remote.RemoteCheck's fields
 
     @property
     def problems(self) -> int:
@@ -65,7 +72,7 @@ class VerifyReport:
         return (len(self.missing) + len(self.changed) + len(self.unrecorded) + len(self.derived_changed)
                 + len(self.derived_missing) + len(self.derived_unrecorded) + len(self.warehouse_changed)
                 + len(self.warehouse_unrecorded) + len(self.manifests_changed) + len(self.records_changed)
-                + int(unmounted))
+                + int(unmounted) + (self.bucket or {}).get("problems", 0))
 
 
 #: Tables that are the only copy of what they hold (what ran, what was quarantined, what
@@ -100,6 +107,8 @@ def verify(settings: Settings) -> VerifyReport:
     wh_changed, wh_unrecorded, wh_checked = _warehouse(settings)
     records_changed = tuple(r for r in wh_changed if _is_record(r))
     wh_changed = tuple(r for r in wh_changed if not _is_record(r))
+    if settings.paths.remote_archive and mount.bucket_state(settings).state == "ok":
+        remote.pull(settings)  # a new or emptied local copy is filled from the bucket before it is checked
     state = mount.check(settings, probe=False)
     if not state.readable and state.state != "read_only":
         return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
@@ -131,6 +140,8 @@ def verify(settings: Settings) -> VerifyReport:
     tmp = sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*")) \
         if daily.exists() else []
     d_changed, d_missing, d_unrecorded = _derived(settings)
+    there = remote.verify(settings, {r: sha for r, sha in recorded.items()}, gone) \
+        if state.state == "ok" and settings.paths.remote_archive else None
     return VerifyReport(
         checked=len(recorded) + len(unrecorded),
         ok=ok,
@@ -150,6 +161,7 @@ def verify(settings: Settings) -> VerifyReport:
         archive_state=state.as_dict(),
         manifests_changed=tuple(f"{rel(settings, day_dir(settings, u, d))}/{MANIFEST}" for u, d in sorted(stale)),
         records_changed=records_changed,
+        bucket=None if there is None else {**asdict(there), "problems": there.problems},
     )
 
 
