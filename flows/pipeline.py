@@ -117,7 +117,12 @@ def mount_task(settings: Settings, need_bytes: int) -> mount.ArchiveState:
 def pull_task(settings: Settings) -> remote.SyncResult:
     """An archive on S3: what the local copy lacks comes down first (a new or emptied copy), if the bucket is ours."""
     with _timed("archive"):
-        return remote.pull(settings) if mount.bucket_state(settings).state == "ok" else remote.SyncResult()
+        if mount.bucket_state(settings).state != "ok":
+            return remote.SyncResult()
+        purged: dict[str, set[str]] = {}
+        for r in archive_files.purged(settings):
+            purged.setdefault(r["path"], set()).add(r["sha256"])
+        return remote.pull(settings, purged)
 
 
 @task(name="archive-push", cache_policy=NO_CACHE)
@@ -128,12 +133,17 @@ def push_task(settings: Settings) -> remote.SyncResult:
 
 
 def _remote_counts(run: "RunState", key: str, res: remote.SyncResult) -> None:
-    """Fold an S3 sync's figures into the run's counts; a bucket that went away makes the night degraded."""
+    """Fold an S3 sync's figures into the run's counts; a bucket that went away, or refused, degrades the night."""
     mine = run.counts.setdefault("archive_remote", {})
     for k, v in res.counts().items():
         mine[k] = (mine.get(k) or 0) + v if isinstance(v, int) else (v or mine.get(k))
-    if res.error and "degraded" not in run.counts:
-        run.counts["degraded"] = {"archive": "unreachable", "reason": f"{key}: {res.error}"}
+    if res.why:
+        _degrade(run, "unreachable" if res.error else "refused", f"{key}: {res.why}")
+
+
+def _degrade(run: "RunState", state: str, reason: str) -> None:
+    """Say the night was degraded (the first cause is kept: it is what to fix first)."""
+    run.counts.setdefault("degraded", {"archive": state, "reason": reason})
 
 
 @task(name="archive", **_IO)
@@ -494,9 +504,12 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items],
                                         "left": [list(i) for i in q.left]}
         with run.stage_of("archive"):
-            if settings.paths.remote_archive:
-                _remote_counts(run, "pull", pull_task(settings))
+            pulled = pull_task(settings) if settings.paths.remote_archive else None
             disk = mount_task(settings, found.bytes_to_archive)
+            if pulled is not None:
+                _remote_counts(run, "pull", pulled)
+                if pulled.why and disk.writable:  # a copy the bucket could not fill: no name is chosen blind
+                    disk = mount.ArchiveState("unreachable", f"pull: {pulled.why}")
             if disk.writable:
                 a = archive_task(settings, quote(found.ready), run.run_id) if found.ready else archive.ArchiveResult()
             else:
@@ -504,7 +517,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
             run.counts["archive"] = {k: v for k, v in asdict(a).items() if k != "days"}
             if a.upload_error:
-                run.counts["degraded"] = {"archive": "unreachable", "reason": f"upload: {a.upload_error}"}
+                _degrade(run, "unreachable" if a.unreachable else "refused", f"upload: {a.upload_error}")
             if found.exports and disk.writable:
                 x = exports_task(settings, quote(found.exports), run.run_id)
                 run.counts["imports"] = {
@@ -515,7 +528,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                     **{k: v for k, v in asdict(x).items() if k != "days"},
                 }
                 if x.upload_error:
-                    run.counts["degraded"] = {"archive": "unreachable", "reason": f"upload: {x.upload_error}"}
+                    _degrade(run, "unreachable" if x.unreachable else "refused", f"upload: {x.upload_error}")
         with run.stage_of("load"):
             if disk.readable:
                 today = now.astimezone(settings.timezone).date()
@@ -580,9 +593,12 @@ def backfill(
     }
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
         with run.stage_of("survey"):
-            if settings.paths.remote_archive:  # from the bucket alone: a new local copy is filled first
-                _remote_counts(run, "pull", pull_task(settings))
+            pulled = pull_task(settings) if settings.paths.remote_archive else None  # a new copy is filled first
             disk = mount_task(settings, 0)
+            if pulled is not None:
+                _remote_counts(run, "pull", pulled)
+                if pulled.why and disk.writable:
+                    disk = mount.ArchiveState("unreachable", f"pull: {pulled.why}")
             if not disk.readable:  # an absent archive must not read as days with no files
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
                 return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -333,3 +333,157 @@ def test_an_s3_archive_with_no_marker_is_not_written(s3, tmp_path):
     res = night(home)
     assert res["degraded"]["archive"] == "not_mounted" and "no .kenang-archive marker object" in res["degraded"]["reason"]
     assert res["archive"]["placed"] == 0 and len(list(home.paths.active.rglob("*.md"))) >= 3
+
+
+# --- what a hostile review found: each held to its fix ------------------------------------
+
+
+def test_forget_never_purges_in_a_bucket_that_names_another_home(s3, tmp_path):
+    a, bucket, prefix = s3_home(tmp_path, name="a")
+    scenario(a)
+    night(a)
+    before = objects(bucket, prefix)
+    b, other_bucket, other_prefix = s3_home(tmp_path, name="b")
+    scenario(b)
+    night(b)
+    cfg = b.paths.config_file  # b's config pointed at a's bucket by mistake: the marker says another home
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace(f"s3://{other_bucket}/{other_prefix}",
+                                                           f"s3://{bucket}/{prefix}"), encoding="utf-8")
+    r = kenang("forget", "--home", str(b.paths.home), "--user", "gading", "--day", "2026-07-18", "--purge", "--yes")
+    assert r.exit_code != 0 and "another kenang home" in r.stderr
+    assert objects(bucket, prefix) == before
+
+
+def test_a_new_bucket_for_the_same_copy_gets_everything_uploaded(s3, tmp_path):
+    home, bucket, prefix = s3_home(tmp_path)
+    scenario(home)
+    night(home)
+    new = f"kenang-{uuid.uuid4().hex[:12]}"
+    client().create_bucket(Bucket=new)
+    cfg = home.paths.config_file
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace(f"s3://{bucket}/", f"s3://{new}/"), encoding="utf-8")
+    assert kenang("init", "--home", str(home.paths.home)).exit_code == 0
+    from flows.config import load_settings
+
+    moved = load_settings(home.paths.home)
+    night(moved)
+    assert sorted(objects(new, prefix)) == sorted(objects(bucket, prefix))
+    assert verify(moved).problems == 0
+
+
+def test_an_object_gone_from_the_bucket_is_uploaded_again(s3, tmp_path):
+    home, bucket, prefix = s3_home(tmp_path)
+    scenario(home)
+    night(home)
+    path = sorted(r["path"] for r in table(home, "archive_files"))[0]
+    client().delete_object(Bucket=bucket, Key=f"{prefix}/{path}")  # a lifecycle rule, a slip in the console
+    assert verify(home).bucket["missing"] == (path,)
+    night(home)
+    assert path in objects(bucket, prefix) and verify(home).problems == 0
+
+
+def test_a_lost_piece_of_the_local_copy_comes_back_and_the_bucket_keeps_everything(s3, tmp_path):
+    home, bucket, prefix = s3_home(tmp_path)
+    scenario(home)
+    night(home)
+    before = objects(bucket, prefix)
+    day = home.paths.archive / "daily_sessions" / "2026-07-18"
+    subprocess.run(["chmod", "-R", "u+w", str(day)], check=True)
+    shutil.rmtree(day)  # one day folder of the copy lost, the state file kept
+    rep = verify(home)  # read-only: the copy is not filled here, and what the bucket holds is not missing
+    assert rep.missing == () and rep.bucket["not_in_copy"] and not day.exists()
+    night(home)
+    assert objects(bucket, prefix) == before  # no manifest or summary deleted from the bucket
+    assert sorted(p.name for p in day.rglob("*") if p.is_file()) == sorted(
+        k.rsplit("/", 1)[-1] for k in before if k.startswith("daily_sessions/2026-07-18/"))
+    assert verify(home).problems == 0
+
+
+def test_a_purge_cut_short_before_the_bucket_is_owed_and_never_pulled_back(s3, tmp_path, monkeypatch):
+    home, bucket, prefix = s3_home(tmp_path)
+    scenario(home)
+    night(home)
+    path = next(r["path"] for r in table(home, "archive_files") if r["user_id"] == "gading")
+
+    class Crash(BaseException):
+        pass
+
+    def die(_settings):
+        raise Crash()
+
+    monkeypatch.setattr(remote, "settle", die)  # the process dies right after the local copy went
+    with pytest.raises(Crash):
+        kenang("forget", "--home", str(home.paths.home), "--user", "gading", "--day", "2026-07-18", "--purge", "--yes")
+    monkeypatch.undo()
+    assert path in remote.owed(home) and path in objects(bucket, prefix)
+    night(home)
+    assert not (home.paths.archive / path).exists() and path not in objects(bucket, prefix)
+    # and with the owed list lost with the local copy, purge_log still keeps it out
+    home2, bucket2, prefix2 = s3_home(tmp_path, name="second")
+    scenario(home2)
+    night(home2)
+    path2 = next(r["path"] for r in table(home2, "archive_files") if r["user_id"] == "gading")
+    monkeypatch.setattr(remote, "settle", die)
+    with pytest.raises(Crash):
+        kenang("forget", "--home", str(home2.paths.home), "--user", "gading", "--day", "2026-07-18", "--purge", "--yes")
+    monkeypatch.undo()
+    subprocess.run(["chmod", "-R", "u+w", str(home2.paths.archive)], check=True)
+    shutil.rmtree(home2.paths.archive)
+    night(home2)
+    assert not (home2.paths.archive / path2).exists() and path2 not in objects(bucket2, prefix2)
+
+
+def test_a_pull_cut_short_archives_nothing_that_night(s3, tmp_path, monkeypatch):
+    from transforms.errors import ArchiveUnreachable
+
+    home, bucket, prefix = s3_home(tmp_path)
+    first = md("2026-07-19", "1037", ("user", "Pagi! Lanjut setup Proxmox."), session_id="s1")
+    drop(home, "2026-07-19-1037.md", first)
+    night(home)
+    subprocess.run(["chmod", "-R", "u+w", str(home.paths.archive)], check=True)
+    shutil.rmtree(home.paths.archive)  # a new machine
+    grown = md("2026-07-19", "1037", ("user", "Pagi! Lanjut setup Proxmox."), ("assistant", "Oke lagi."),
+               session_id="s1")
+    drop(home, "2026-07-19-1037.md", grown)  # the same name, other bytes
+    real = remote._download
+
+    def flaky(b, rel, dest):
+        if rel.startswith("daily_sessions/2026-07-19/"):
+            raise ArchiveUnreachable("read timeout")
+        return real(b, rel, dest)
+
+    monkeypatch.setattr(remote, "_download", flaky)
+    cut = night(home)
+    monkeypatch.undo()
+    assert cut["degraded"]["archive"] == "unreachable" and cut["archive"]["placed"] == 0
+    healed = night(home)
+    assert "degraded" not in healed and healed["archive"]["sources_deleted"] == 1
+    there = objects(bucket, prefix)
+    assert sha(there["daily_sessions/2026-07-19/2026-07-19-1037.md"]) == sha(first)  # never overwritten
+    assert sum(sha(v) == sha(grown) for v in there.values()) == 1  # the grown one under a new name
+    assert verify(home).problems == 0
+
+
+def test_keys_kenang_must_not_copy_down_are_ignored_and_said(s3, tmp_path):
+    home, bucket, prefix = s3_home(tmp_path)
+    c = client()
+    c.put_object(Bucket=bucket, Key=f"{prefix}/daily_sessions/../../escaped.txt", Body=b"owned")
+    c.put_object(Bucket=bucket, Key=f"{prefix}/daily_sessions/", Body=b"")  # a console's "create folder"
+    scenario(home)
+    res = night(home)
+    assert not (home.paths.home / "escaped.txt").exists() and not (tmp_path / "escaped.txt").exists()
+    assert (home.paths.archive / "daily_sessions").is_dir() and res["archive"]["sources_deleted"] == 3
+    assert sorted(res["archive_remote"]["ignored"]) == ["daily_sessions/", "daily_sessions/../../escaped.txt"]
+
+
+def test_a_night_with_an_imported_export_verifies_clean_in_the_bucket(s3, tmp_path):
+    from conftest import FIXTURES
+
+    home, bucket, prefix = s3_home(tmp_path)
+    src = FIXTURES / "imports" / "chatgpt" / "mitkury__chatgpt-export-parser__example-conversation.json"
+    drop(home, f"gading/{src.name}", src.read_bytes())
+    res = night(home)
+    assert "degraded" not in res and res["imports"]["sources_deleted"] == 1
+    assert f"imports/gading/{src.name}" in objects(bucket, prefix)
+    rep = verify(home)
+    assert rep.problems == 0 and rep.bucket["unrecorded"] == ()

@@ -774,6 +774,11 @@ def forget(home: Path | None, user: str, text: str | None, session_id: str | Non
     _emit_json(result) if as_json else click.echo(
         f"forgotten: {len(plan.days)} day(s) re-derived, {result['archive_files_purged']} archived file(s) purged, "
         f"{result['memory_entries']} memory entr(ies) and {result['candidates']} candidate(s) removed (run {result['run_id']})")
+    from flows.store import remote
+
+    if owed := remote.owed(settings):
+        _err(f"note: {len(owed)} file(s) are still to be deleted from {settings.paths.remote_archive} (the bucket could "
+             "not take the delete now); every run retries, and `kenang verify` lists them until they are gone")
 
 
 def _forget_plan_text(p: dict, dry: bool) -> str:

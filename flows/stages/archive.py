@@ -65,6 +65,7 @@ class ArchiveResult:
     purged_on_arrival: int = 0  # files (or exports) kenang had purged once, not archived again
     not_uploaded: int = 0  # S3 archive: copies the bucket has not confirmed; their sources are kept
     upload_error: str | None = None  # why (the bucket unreachable, a key holding other bytes)
+    unreachable: bool = False  # the bucket went away (else it refused some files)
 
 
 def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> ArchiveResult:
@@ -115,7 +116,7 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
         recorded = record(settings, [row for _, row in placed_rows])
         barrier()  # the copies and their record are durable before any source goes
         faults.checkpoint("archive.recorded")
-        up = remote.confirm(settings, [row["path"] for _, row in placed_rows])
+        up = remote.confirm(settings, [row["path"] for _, row in placed_rows])  # an S3 archive: uploaded, read back
         faults.checkpoint("archive.uploaded")
         deleted = kept = 0
         for r, row in placed_rows:
@@ -128,11 +129,8 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
                 kept += 1
     days = frozenset((row["user_id"], row["date"]) for _, row in placed_rows)
     return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days, again,
-                         len(placed_rows) - len(up.confirmed & {row["path"] for _, row in placed_rows}), _why(up))
-
-
-def _why(up: remote.SyncResult) -> str | None:
-    return up.error or ("; ".join(why for _, why in up.failed) or None)
+                         len(placed_rows) - len(up.confirmed & {row["path"] for _, row in placed_rows}), up.why,
+                         up.error is not None)
 
 
 def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: str) -> ArchiveResult:
@@ -147,7 +145,7 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
     ``active/``.
     """
     n_new = n_existed = n_bytes = recorded = deleted = kept = again = not_up = 0
-    why = None
+    why, unreachable = None, False
     days: set = set()
     now = dt.datetime.now(dt.timezone.utc)
     gone = _purged_shas(settings)
@@ -187,13 +185,14 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
         if not set(wanted) <= up.confirmed:
             kept += 1
             not_up += len(set(wanted) - up.confirmed)
-            why = _why(up)
+            why, unreachable = up.why, unreachable or up.error is not None
         elif remove_source(e.cand.path, e.sha256):
             deleted += 1
             faults.checkpoint("archive.source_deleted")
         else:
             kept += 1
-    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days), again, not_up, why)
+    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days), again, not_up, why,
+                         unreachable)
 
 
 def _unpurged(settings: Settings, e: ReadyExport, gone: set[tuple[str, str]]) -> tuple[list, bool]:

@@ -30,11 +30,11 @@ from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
-from flows.store import archive_files, compact, core_memory, ledger, recall_pack, remote, tombstones, warehouse
+from flows.store import archive_files, compact, core_memory, ledger, mount, recall_pack, remote, tombstones, warehouse
 from flows.store.ledger import ArchivedDay, DayKey, RunRecord
 from flows.store.lock import run_lock
 from schemas.tables import MESSAGES, SESSIONS
-from transforms.errors import ConfigError
+from transforms.errors import ArchiveError, ConfigError
 from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
 from transforms.parse import decode_text
 
@@ -156,6 +156,10 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
     """Forget, under the run lock; returns counts (never the forgotten text)."""
     started = ledger.utcnow()
     run_id = ledger.new_run_id(started)
+    if settings.paths.remote_archive:  # never purge in, or write to, a bucket that is not this home's
+        state = mount.bucket_state(settings)
+        if state.state in ("not_mounted", "foreign"):
+            raise ArchiveError(state.reason or state.state)
     with run_lock(settings.paths.lock, run_id, wait_seconds):
         key = tombstones.key(settings, create=True)
         tomb = _keyed(plan, key)

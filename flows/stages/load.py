@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from flows.store import faults, warehouse
+from flows.store import faults, remote, warehouse
 from flows.config import Settings
 from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import ArchivedDay, DayKey
 from flows.store import tombstones
-from flows.store.archive_files import day_dir
+from flows.store.archive_files import day_dir, rel
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES, SESSIONS
 from transforms.forget import Forgetting
 from transforms.errors import ParseError, TransientError
@@ -246,7 +246,9 @@ def forget_day(settings: Settings, day: ArchivedDay, ledger_row: Mapping | None,
     for table in (SESSIONS, MESSAGES, DAILY_SUMMARIES, MEMORY_CHUNKS):
         warehouse.delete_partition(wh, table, day.date, day.user_id)
     summary = day_dir(settings, day.user_id, day.date) / f"{day.date.isoformat()}.summary.md"
-    summary.unlink(missing_ok=True)
+    if summary.is_file():
+        remote.owe(settings, [rel(settings, summary)])  # an S3 archive deletes the bucket's copy at the run's end
+        summary.unlink()
     if ledger_row is not None and ledger_row.get("status") == FORGOTTEN and ledger_row.get(
             "archive_fingerprint") == day.fingerprint:
         return DayOutcome(day.user_id, day.date, "unchanged")

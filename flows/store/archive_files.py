@@ -113,12 +113,13 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
             warehouse.write_file(part, pa.Table.from_pylist(keep, schema=ARCHIVE_FILES.schema), ARCHIVE_FILES)
         else:
             warehouse.delete_partition(wh, ARCHIVE_FILES, day, user)
+    remote.owe(settings, paths)  # an S3 archive: owed before the local copy goes, so a crash cannot lose the debt
     for p in paths:
         target = settings.paths.archive / p
         if target.is_file():
             os.chmod(target, 0o644)
             target.unlink()
-    remote.delete(settings, paths)  # an S3 archive: every version; what the bucket refuses now is owed, and retried
+    remote.settle(settings)  # every version; what the bucket refuses or cannot take now stays owed, retried
     return logged
 
 

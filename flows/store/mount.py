@@ -106,6 +106,8 @@ def check(settings: Settings, need_bytes: int = 0, *, probe: bool = True) -> Arc
             return there if local.readable else local
         if not there.writable:
             return there
+        if not probe and not (settings.paths.archive / MARKER).is_file():
+            return there  # a local copy not filled yet (the next run fills it); the bucket is what is checked
     return _check_local(settings, need_bytes, probe=probe)
 
 
@@ -117,10 +119,14 @@ def bucket_state(settings: Settings) -> ArchiveState:
     url = settings.paths.remote_archive
     try:
         marker = remote.read_marker(settings)
-    except (ArchiveUnreachable, ArchiveError) as exc:
+    except ArchiveUnreachable as exc:
         return ArchiveState("unreachable", (
             f"the archive {url} cannot be reached ({exc}): nothing was archived and no original was deleted; "
             f"days already in the local copy still load. The next run catches up."))
+    except ArchiveError as exc:
+        return ArchiveState("unreachable", (
+            f"the archive {url} refused kenang ({exc}): check the credentials in the environment and the bucket's "
+            f"policy. Nothing was archived and no original was deleted; days already in the local copy still load."))
     if marker is None:
         return ArchiveState("not_mounted", (
             f"{url} holds no {MARKER} marker object (a wrong bucket or prefix, or never set up): nothing was "

@@ -21,12 +21,12 @@ Four records, four checks, each read-only:
   from: it is reported on its own, and ``kenang verify --accept PATH`` takes its bytes
   as they are now, on purpose.
 - **the archive itself**: no marker means not mounted, and nothing else is checked.
-- **the bucket**, for an archive on S3 (``flows.store.remote``): the local copy is
-  filled from the bucket first, then every recorded original is read back from the
-  bucket and its sha256 compared with the record: *missing in the bucket*, *changed
-  in the bucket*, *unrecorded in the bucket*; files of the copy the bucket does not
-  have yet are listed (the next run uploads them), and so are purged keys the bucket
-  still holds.
+- **the bucket**, for an archive on S3 (``flows.store.remote``): every recorded
+  original is read back from the bucket and its sha256 compared with the record:
+  *missing in the bucket*, *changed in the bucket*, *unrecorded in the bucket*. A
+  recorded original the bucket holds intact but the local copy lacks is not missing
+  (the next run copies it down); files of the copy the bucket does not have yet, and
+  purged keys it still holds, are listed. Nothing is written, here or there.
 """
 
 from __future__ import annotations
@@ -107,8 +107,6 @@ def verify(settings: Settings) -> VerifyReport:
     wh_changed, wh_unrecorded, wh_checked = _warehouse(settings)
     records_changed = tuple(r for r in wh_changed if _is_record(r))
     wh_changed = tuple(r for r in wh_changed if not _is_record(r))
-    if settings.paths.remote_archive and mount.bucket_state(settings).state == "ok":
-        remote.pull(settings)  # a new or emptied local copy is filled from the bucket before it is checked
     state = mount.check(settings, probe=False)
     if not state.readable and state.state != "read_only":
         return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
@@ -140,8 +138,10 @@ def verify(settings: Settings) -> VerifyReport:
     tmp = sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*")) \
         if daily.exists() else []
     d_changed, d_missing, d_unrecorded = _derived(settings)
-    there = remote.verify(settings, {r: sha for r, sha in recorded.items()}, gone) \
-        if state.state == "ok" and settings.paths.remote_archive else None
+    there = remote.verify(settings, recorded, {r["original_path"] for r in rows if r["original_path"]},
+                          {r["path"] for r in purged(settings)}) if settings.paths.remote_archive else None
+    if there is not None and there.not_in_copy:  # intact in the bucket: the next run copies them down
+        missing = [m for m in missing if m not in set(there.not_in_copy)]
     return VerifyReport(
         checked=len(recorded) + len(unrecorded),
         ok=ok,
