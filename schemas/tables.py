@@ -217,7 +217,7 @@ MEMORY_CHUNKS = Table(
             pa.field("user_id", pa.string(), nullable=False),
             pa.field("date", pa.date32(), nullable=False),
             pa.field("session_id", pa.string()),  # NULL for summary and index chunks
-            pa.field("source", pa.string(), nullable=False),  # 'transcript' | 'summary' | 'index'
+            pa.field("source", pa.string(), nullable=False),  # 'transcript' | 'summary' | 'index' | 'facts'
             pa.field("seq", pa.int32(), nullable=False),  # first message's seq (transcripts), else 0
             pa.field("text", pa.string(), nullable=False),  # redacted
             pa.field("flagged", _STRS, nullable=False),  # injection kinds of the messages in it

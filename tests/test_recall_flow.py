@@ -37,7 +37,7 @@ def test_a_night_indexes_every_loaded_day_and_a_second_night_changes_nothing(hom
     first = night(home)
     assert first["index"]["indexed"] == 4 and first["index"]["failed"] == 0
     rows = table(home, "memory_chunks")
-    assert {r["source"] for r in rows} == {"transcript", "summary", "index"}
+    assert {r["source"] for r in rows} == {"transcript", "summary", "index", "facts"}
     assert {(r["user_id"], r["date"]) for r in rows} == {("gading", D17), ("gading", D18), ("gading", D19), ("rina", D19)}
     assert all(r["embedder_id"] == fake.id and len(r["embedding"]) == fake.dim for r in rows)
     assert first["index"]["embedded"] == len(rows) == len(fake.passages)

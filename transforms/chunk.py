@@ -10,9 +10,20 @@ Three sources feed the recall index, all already redacted:
 - ``summary``: the day's summary text with its people, projects, tags and
   technologies.
 - ``index``: the day's line in MEMORY_INDEX.md.
+- ``facts``: what the user said of themselves in a session (sentences of the user's
+  turns in the first person: "I went to...", "saya pindah ke..."), gathered per
+  session: short keys that a long conversation buries.
 
-``chunk_id`` is a content hash of (user, date, session, source, text), so re-chunking
-the same day gives the same ids and the index stage embeds only what is new.
+``summary``, ``index`` and ``facts`` are the day's *keys*: recall weighs a day's best
+key apart from its best transcript window (``transforms.recall``). Every chunk is
+embedded with a short context header, ``passage``: its date and weekday, the session's
+opening line (its title, near enough) and who speaks, so "the Saturday we talked
+about the NAS" finds a window that never names the day.
+
+``chunk_id`` is a content hash of (user, date, session, source, header and text), so
+re-chunking the same day gives the same ids and the index stage embeds only what is
+new. ``CHUNKER_VERSION`` is part of every day's index key: changing how days are cut
+re-chunks and re-embeds the whole index at the next run.
 
 ``terms`` is the keyword side (BM25): NFKC, lower case, words and compound tokens
 such as ``pve-02.lan`` or ``err_zfs_0x1f4a`` (kept whole *and* as their parts), stop
@@ -34,7 +45,7 @@ from typing import Iterable, Sequence
 from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms.ids import chunk_id
 
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 1: windows only; 2: + context headers and the user's facts
 TARGET_TOKENS = 300
 MAX_TOKENS = 400
 TOKENS_PER_WORD = 1.3  # multilingual subword tokenizers split Indonesian and code finely
@@ -67,6 +78,15 @@ class Chunk:
     flagged: tuple[str, ...]
     terms: tuple[str, ...]
     tfs: tuple[int, ...]
+    header: str = ""  # context for the embedding only: never shown, never a keyword
+
+    @property
+    def passage(self) -> str:
+        """What is embedded: the context header, then the text."""
+        return f"{self.header}\n{self.text}" if self.header else self.text
+
+
+KEY_SOURCES = ("summary", "index", "facts")
 
 
 def estimate_tokens(text: str) -> int:
@@ -109,10 +129,11 @@ def term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
 
 # --- chunks ---------------------------------------------------------------------------
 
-def _make(user_id: str, day: dt.date, session_id: str | None, source: str, seq: int, text: str, flags: Iterable[str]) -> Chunk:
+def _make(user_id: str, day: dt.date, session_id: str | None, source: str, seq: int, text: str, flags: Iterable[str],
+          header: str = "") -> Chunk:
     terms, tfs = term_counts(text)
     return Chunk(
-        chunk_id(user_id, day, session_id, source, text),
+        chunk_id(user_id, day, session_id, source, f"{header}\n{text}" if header else text),
         user_id,
         day,
         session_id,
@@ -122,7 +143,27 @@ def _make(user_id: str, day: dt.date, session_id: str | None, source: str, seq: 
         tuple(sorted(set(flags))),
         terms,
         tfs,
+        header,
     )
+
+
+def context_header(day: dt.date, title: str = "", speakers: Sequence[str] = ()) -> str:
+    """``2026-07-19 Sunday · <title> · user, assistant``: the date, the session's opening line, who speaks."""
+    parts = [f"{day.isoformat()} {day.strftime('%A')}"]
+    if title:
+        parts.append(title)
+    if speakers:
+        parts.append(", ".join(speakers))
+    return " · ".join(parts)
+
+
+def _title(turns: Sequence[Turn], limit: int = 80) -> str:
+    """The session's first user line, cut at a word within ``limit`` characters."""
+    for t in turns:
+        if t.role == "user" and t.content.strip():
+            line = " ".join(t.content.strip().split("\n", 1)[0].split())
+            return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] + "…"
+    return ""
 
 
 def _split_long(text: str, limit: int) -> list[str]:
@@ -164,7 +205,13 @@ def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:
 
 
 def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
-    """Overlapping windows of whole turns, about TARGET_TOKENS each."""
+    """Overlapping windows of whole turns, about TARGET_TOKENS each, then the user's facts (``facts_chunks``)."""
+    return window_chunks(user_id, day, session_id, turns) + facts_chunks(user_id, day, session_id, turns)
+
+
+def window_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
+    """Overlapping windows of whole turns, about TARGET_TOKENS each, each with its context header."""
+    title = _title(turns)
     lines = _lines(turns)
     chunks: list[Chunk] = []
     start = 0
@@ -178,10 +225,48 @@ def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[
         window = lines[start:end]
         text = "\n".join(line for _, line, _ in window)
         flags = [f for t, _, _ in window for f in t.flags]
-        chunks.append(_make(user_id, day, session_id, "transcript", window[0][0].seq, text, flags))
+        speakers = tuple(dict.fromkeys(t.role for t, _, _ in window))
+        chunks.append(_make(user_id, day, session_id, "transcript", window[0][0].seq, text, flags,
+                            context_header(day, title, speakers)))
         if end >= len(lines):
             break
         start = max(start + 1, end - 1)  # repeat the last turn, and always move on
+    return chunks
+
+
+#: First-person words that mark a sentence as the user speaking of themselves (English, Indonesian, casual Jakarta).
+_FIRST_PERSON = re.compile(r"(?<!\w)(i|i'm|i've|i'd|i'll|im|my|me|mine|myself|we|our|us|saya|aku|gue|gua|gw|kami|kita|"
+                           r"ku|daku)(?!\w)", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"[^.!?\n…]+[.!?…]*")
+FACT_CHARS = 400
+
+
+def facts_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
+    """The user's first-person sentences of a session, about ``FACT_CHARS`` a chunk, in order.
+
+    A flagged turn (it read like a prompt override) gives no facts: facts are keys a
+    day is found by, and such text is never promoted.
+    """
+    found: list[tuple[int, str]] = []
+    for t in turns:
+        if t.role != "user" or t.flags:
+            continue
+        for m in _SENTENCE_RE.finditer(t.content):
+            sentence = " ".join(m.group(0).split())
+            if len(sentence) >= 12 and _FIRST_PERSON.search(sentence):
+                found.append((t.seq, sentence))
+    chunks, current, seq = [], [], 0
+    for s, sentence in found:
+        if current and sum(len(x) + 1 for x in current) + len(sentence) > FACT_CHARS:
+            chunks.append(_make(user_id, day, session_id, "facts", seq, " ".join(current), (),
+                                context_header(day, _title(turns), ("user",))))
+            current = []
+        if not current:
+            seq = s
+        current.append(sentence)
+    if current:
+        chunks.append(_make(user_id, day, session_id, "facts", seq, " ".join(current), (),
+                            context_header(day, _title(turns), ("user",))))
     return chunks
 
 
@@ -189,8 +274,8 @@ def summary_chunk(user_id: str, day: dt.date, summary: str, fields: dict[str, Se
     """The day's summary, with its list fields spelled out for keyword search."""
     extra = [f"{name}: {', '.join(values)}" for name, values in fields.items() if values]
     text = "\n".join([summary.strip(), *extra]).strip()
-    return _make(user_id, day, None, "summary", 0, text, ())
+    return _make(user_id, day, None, "summary", 0, text, (), context_header(day))
 
 
 def index_chunk(user_id: str, day: dt.date, line: str) -> Chunk:
-    return _make(user_id, day, None, "index", 0, line.strip(), ())
+    return _make(user_id, day, None, "index", 0, line.strip(), (), context_header(day))

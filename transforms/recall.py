@@ -14,13 +14,25 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    let BM25 decide alone (``benchmarks/recall_eval.py`` measures both).
    ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. Reciprocal
    Rank Fusion, the baseline it is compared with, lives in ``benchmarks/evaluation.py``.
-4. **Days**: a day scores as its best chunk; the top days are the direct hits. A chunk
-   with no keyword match and no positive cosine (score 0) is never a result.
+4. **Days**: a day scores as its best transcript window and its best key (summary,
+   MEMORY_INDEX line, the user's facts: ``transforms.chunk.KEY_SOURCES``), weighed
+   apart: ``(best window + KEY_WEIGHT * best key) / (1 + KEY_WEIGHT)``; the top days
+   are the direct hits, each shown by its best chunk. A chunk with no keyword match and
+   no positive cosine (score 0) is never a result.
 5. **Related dates**: for each of the top ``k`` direct days, each day in its summary's
    ``related_dates`` that has chunks in range is pulled in at the parent's score times
    ``decay`` (0.7), with its own best chunk, ``via = related:<parent date>``. A day
    keeps the higher of its direct and related scores. The final top ``k`` is taken over
    both.
+6. **Time** (``transforms.timeq``): a query that names a time ("last Saturday",
+   "bulan lalu", "on May 2nd") is scored without those words, and the chunks of days
+   in the named range (widened by ``SLACK`` days for its precision) get their score
+   times ``1 + TIME_BOOST`` (``boost_time``): a day in range needs only a fraction of
+   an out-of-range day's score to rank above it, and a query about a time with nothing
+   in range still finds the best days elsewhere. A question that asks *when* ranks
+   the day a thing happened over the days that only mention it: a direct hit whose
+   summary cites another day (``related_dates``) that scores at least ``WHEN_MIN``
+   of it on its own lifts that day just above itself (``select(cited_first=True)``).
 """
 
 from __future__ import annotations
@@ -40,6 +52,12 @@ KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 2.0
 RELATED_DECAY = 0.7
 SNIPPET_CHARS = 240
+TIME_BOOST = 1.0
+#: Days added on each side of a named time, by its precision: people misremember days, not months.
+SLACK = {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}
+KEY_WEIGHT = 1.0
+WHEN_MIN = 0.5
+WHEN_LIFT = 1.01
 
 MODES = ("hybrid", "keyword", "vector")
 
@@ -222,6 +240,19 @@ def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid"
     return total / (wk + wv)
 
 
+def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.date, *,
+               boost: float = TIME_BOOST) -> np.ndarray:
+    """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (``dates``: datetime64[D])."""
+    inside = (dates >= np.datetime64(start)) & (dates <= np.datetime64(end))
+    return np.where(inside, scores * (1.0 + boost), scores)
+
+
+def time_window(start: dt.date, end: dt.date, precision: str) -> tuple[dt.date, dt.date]:
+    """The named range widened by ``SLACK`` days for its precision."""
+    pad = dt.timedelta(days=SLACK.get(precision, 1))
+    return start - pad, end + pad
+
+
 def scale(x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
     """``x`` mapped onto [0, 1]: (x - low) / (max - low), low = min(x) unless ``floor`` is given."""
     if not x.size:
@@ -281,6 +312,30 @@ def rank_days(scores: np.ndarray, dates) -> dict[dt.date, int]:
     return {d: int(r) for d, r in zip(days[rows].astype(object), rows)}
 
 
+def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float = KEY_WEIGHT,
+               ) -> dict[dt.date, tuple[float, int]]:
+    """Each day's fused score (best window and best key weighed apart, step 4) and its best row, best first.
+
+    Ties keep the earlier day first.
+    """
+    days = np.asarray(dates, dtype="datetime64[D]")
+    if not len(days):
+        return {}
+    uniq, inv = np.unique(days, return_inverse=True)
+    window = np.zeros(len(uniq))
+    key = np.zeros(len(uniq))
+    np.maximum.at(window, inv[~is_key], np.maximum(scores[~is_key], 0.0))
+    np.maximum.at(key, inv[is_key], np.maximum(scores[is_key], 0.0))
+    fused = (window + key_weight * key) / (1.0 + key_weight)
+    best = rank_days(scores, days)
+    order = np.argsort(-fused, kind="stable")
+    out = {}
+    for i in order:
+        d = uniq[i].astype(object)
+        out[d] = (float(fused[i]), best[d])
+    return out
+
+
 def select(
     scores: np.ndarray,
     refs: Sequence[ChunkRef],
@@ -290,23 +345,43 @@ def select(
     decay: float = RELATED_DECAY,
     expand: bool = True,
     dates: np.ndarray | None = None,
+    cited_first: bool = False,
+    is_key: np.ndarray | None = None,
+    key_weight: float = KEY_WEIGHT,
 ) -> list[Hit]:
     """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score.
 
     ``refs`` is read only at the rows of the hits (it may build them lazily); ``dates``
-    gives every row's day (default: from ``refs``).
+    gives every row's day (default: from ``refs``). ``is_key`` marks the rows that are a
+    day's keys (step 4); without it a day scores as its best row. ``cited_first`` (a *when* question):
+    a day a direct hit cites, scoring at least ``WHEN_MIN`` of it on its own, is lifted
+    just above it.
     """
     if not len(refs) or top_k < 1:
         return []
     if dates is None:
         dates = np.array([r.date for r in refs], dtype="datetime64[D]")
-    best_row = rank_days(scores, dates)  # every day's best chunk, in score order
     hits: dict[dt.date, Hit] = {}
-    for day, row in best_row.items():
-        if scores[row] > 0:
-            hits[day] = Hit(day, float(scores[row]), "direct", refs[row])
+    if is_key is not None:
+        ranked = day_scores(scores, dates, is_key, key_weight)
+        best_row = {d: row for d, (_, row) in ranked.items()}
+        for day, (score, row) in ranked.items():
+            if score > 0:
+                hits[day] = Hit(day, score, "direct", refs[row])
+    else:
+        best_row = rank_days(scores, dates)  # every day's best chunk, in score order
+        for day, row in best_row.items():
+            if scores[row] > 0:
+                hits[day] = Hit(day, float(scores[row]), "direct", refs[row])
+    if cited_first:
+        for parent in list(hits.values())[:top_k]:
+            for day in related.get(parent.date, ()):
+                own = hits.get(day)
+                if day != parent.date and own is not None and own.via == "direct" and \
+                        own.score >= WHEN_MIN * parent.score and own.score < parent.score * WHEN_LIFT:
+                    hits[day] = Hit(day, parent.score * WHEN_LIFT, f"cited:{parent.date.isoformat()}", own.chunk)
     if expand:
-        direct_top = list(hits.values())[:top_k]
+        direct_top = [h for h in hits.values() if h.via == "direct"][:top_k]
         for parent in direct_top:
             pulled = parent.score * decay
             for day in related.get(parent.date, ()):

@@ -448,10 +448,17 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
               help="Fused search, or one arm alone.")
 @click.option("--queries", "queries_file", type=click.File("r", encoding="utf-8"),
               help="Read one query per line (- for stdin); print one JSON line per query.")
+@click.option("--now", "now_s", type=click.DateTime(["%Y-%m-%d"]),
+              help="The day 'yesterday', 'bulan lalu' or 'two weeks ago' count from (default: the newest day indexed).")
+@click.option("--explain", is_flag=True, help="Say what time the query names and whether it asks when, then search.")
 @_json_option
 def recall(home: Path | None, query: str | None, user: str | None, top_k: int | None, start: dt.datetime | None,
-           end: dt.datetime | None, mode: str, queries_file, as_json: bool) -> None:
+           end: dt.datetime | None, mode: str, queries_file, now_s: dt.datetime | None, explain: bool,
+           as_json: bool) -> None:
     """Search your archive by meaning and keywords, with related days pulled in.
+
+    A time in the query ("last Saturday", "bulan lalu", "on May 2nd") favours its days;
+    a question that asks when ranks the day a thing happened first.
 
     Example: kenang recall "apa kesepakatan sama Kak Rina soal sahur?"
     """
@@ -465,18 +472,26 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
     if r.stale:
         _err(f"kenang: {r.stale} chunks were embedded by another embedder and are searched by keyword only; "
              "run `kenang backfill --reindex --start ... --end ...`")
+    from transforms import timeq
+
+    now = now_s.date() if now_s else None
     if queries_file is not None:
         for line in queries_file:
             q = line.strip()
             if q:
-                hits = r.search(q, top_k=top_k, mode=mode)
-                click.echo(json.dumps({"query": q, "results": [h.as_dict(q) for h in hits]}, ensure_ascii=False))
+                hits = r.search(q, top_k=top_k, mode=mode, now=now)
+                extra = {"understood": timeq.as_dict(r.understand(q, now))} if explain else {}
+                click.echo(json.dumps({"query": q, **extra, "results": [h.as_dict(q) for h in hits]},
+                                      ensure_ascii=False, default=str))
         return
-    hits = r.search(query, top_k=top_k, mode=mode)
+    if explain and not as_json:
+        _err(timeq.explain(r.understand(query, now)))
+    hits = r.search(query, top_k=top_k, mode=mode, now=now)
     if r.unavailable:
         _err(f"kenang: the embedding server could not be used ({r.unavailable}); these results are by keyword only")
     if as_json:
-        _emit_json([h.as_dict(query) for h in hits])
+        _emit_json({"understood": timeq.as_dict(r.understand(query, now)), "results": [h.as_dict(query) for h in hits]}
+                   if explain else [h.as_dict(query) for h in hits])
     else:
         click.echo(report.render_recall(query, r.user, hits, color=sys.stdout.isatty()))
 

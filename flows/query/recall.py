@@ -27,6 +27,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from flows.models import embed
@@ -36,7 +37,9 @@ from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
-from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, fuse, select
+from transforms import timeq
+from transforms.chunk import KEY_SOURCES
+from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, boost_time, fuse, select, time_window
 
 
 def index_users(settings: Settings) -> list[str]:
@@ -82,6 +85,7 @@ class _Loaded:
     keyword: KeywordIndex
     related: dict[dt.date, tuple[dt.date, ...]]
     dates: np.ndarray  # datetime64[D] of each chunk, for narrowing a search by date
+    is_key: np.ndarray  # bool: the chunk is one of its day's keys (summary, index line, facts)
 
 
 class Recaller:
@@ -142,7 +146,7 @@ class Recaller:
                 col = tbl["embedding"].combine_chunks().filter(current)
                 embeddings[current] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, self.embedder.dim)
         dates = tbl["date"].to_numpy(zero_copy_only=False).astype("datetime64[D]")
-        return _Loaded(refs, embeddings, current, keyword, related, dates)
+        return _Loaded(refs, embeddings, current, keyword, related, dates, _keys(tbl["source"]))
 
     def _related(self) -> dict[dt.date, tuple[dt.date, ...]]:
         summaries = _query(self.settings.paths.warehouse, DAILY_SUMMARIES, "date, related_dates", "user_id = ?",
@@ -168,7 +172,7 @@ class Recaller:
             else:
                 embeddings = np.zeros((pack.meta.num_rows, self.embedder.dim), dtype=np.float32)
         dates = pack.meta["date"].to_numpy(zero_copy_only=False).astype("datetime64[D]")
-        return _Loaded(_Rows(pack.meta), embeddings, current, pack.keyword, related, dates)
+        return _Loaded(_Rows(pack.meta), embeddings, current, pack.keyword, related, dates, _keys(pack.meta["source"]))
 
     def scores(self, query: str, mode: str = "hybrid") -> np.ndarray:
         """Fused score of every loaded chunk for one query."""
@@ -183,12 +187,24 @@ class Recaller:
                 self.unavailable, cos = str(exc), None
         return fuse(kw, cos, mode=mode)
 
+    def _newest(self) -> dt.date:
+        dates = self._data.dates
+        return dates.max().astype(object) if len(dates) else dt.date.today()
+
+    def understand(self, query: str, now: dt.date | None = None) -> timeq.TimeQuery:
+        """The time a query names, read relative to ``now`` (default: the newest day in the index)."""
+        return timeq.parse(query, now or self._newest())
+
     def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True,
-               start: dt.date | None = None, end: dt.date | None = None) -> list[Hit]:
+               start: dt.date | None = None, end: dt.date | None = None, now: dt.date | None = None,
+               use_time: bool = True) -> list[Hit]:
         """The best days for a query; ``start``/``end`` narrow a warm index that holds more days.
 
         Narrowed here, the scores are those of the whole loaded index (its BM25 and cosine
-        scaling), and only days in the range, related days included, are returned.
+        scaling), and only days in the range, related days included, are returned. A time
+        the query names (``understand``) boosts its days and a *when* question ranks the
+        day a thing happened first (``transforms.recall``, step 6); ``use_time=False``
+        turns both off.
         """
         cfg = self.settings.recall
         if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
@@ -200,7 +216,13 @@ class Recaller:
                               "`kenang backfill --reindex --start ... --end ...`")
         if not query.strip() or not self._data.refs:
             return []
-        scores = self.scores(query, mode)
+        tq = self.understand(query, now) if use_time else None
+        past = [r for r in tq.ranges if r.start <= (now or self._newest())] if tq is not None else []
+        # A time that is past is scored by its days, not its words; "next week" stays words (plans made earlier).
+        scores = self.scores((tq.residual or query) if past else query, mode)
+        for r in past:
+            lo, hi = time_window(r.start, r.end, r.precision)
+            scores = boost_time(scores, self._data.dates, lo, hi)
         if start or end:
             dates = self._data.dates
             keep = np.ones(len(dates), dtype=bool)
@@ -211,10 +233,16 @@ class Recaller:
             scores = np.where(keep, scores, 0.0)
         hits = select(scores, self._data.refs, self._data.related,
                       top_k=(top_k or cfg.top_k) * (2 if start or end else 1), decay=float(cfg.related_decay),
-                      expand=expand, dates=self._data.dates)
+                      expand=expand, dates=self._data.dates, cited_first=tq is not None and tq.asks_when,
+                      is_key=self._data.is_key)
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
         return hits[: top_k or cfg.top_k]
+
+
+def _keys(source) -> np.ndarray:
+    """Which rows are their day's keys (``transforms.chunk.KEY_SOURCES``)."""
+    return pc.is_in(source, value_set=pa.array(KEY_SOURCES)).to_numpy(zero_copy_only=False).astype(bool)
 
 
 def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files=None,

@@ -116,7 +116,7 @@ class MemoryService:
     # --- the tools ---------------------------------------------------------------------
 
     def recall(self, user: str, query: str, *, top_k: int | None = None, start: dt.date | None = None,
-               end: dt.date | None = None, mode: str = "hybrid") -> list[dict]:
+               end: dt.date | None = None, mode: str = "hybrid", now: dt.date | None = None) -> list[dict]:
         user = self._user(user)
         cfg = self.settings.mcp
         if not isinstance(query, str) or not query.strip():
@@ -131,7 +131,7 @@ class MemoryService:
         if mode not in MODES:
             raise RequestError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
         r = self._warm(self._recallers, user, lambda: Recaller(self.settings, user, embedder=self.embedder()))
-        hits = r.search(query, top_k=top_k, mode=mode, start=start, end=end)
+        hits = r.search(query, top_k=top_k, mode=mode, start=start, end=end, now=now)
         return [{**h.as_dict(query), "flagged": list(h.chunk.flagged)} for h in hits]
 
     def analyze(self, user: str, intent: str, *, start: dt.date | None = None, end: dt.date | None = None,

@@ -192,7 +192,7 @@ def index_days(
             break
     made.close()  # days after the budget are not chunked
 
-    new_texts = [c.text for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
+    new_texts = [c.passage for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
     try:
         vectors = iter(embedder.embed_passages(new_texts)) if new_texts else iter(())
     except ModelUnavailable as exc:  # a model server that is down: these days wait, the night goes on
@@ -218,7 +218,7 @@ def _day_by_day(settings: Settings, embedder: Embedder, plans: list, eid: str, l
     out = list(done)
     for i, (key, chunks, reuse, old) in enumerate(plans):
         try:
-            fresh = iter(embedder.embed_passages([c.text for c in chunks if c.chunk_id not in reuse]))
+            fresh = iter(embedder.embed_passages([c.passage for c in chunks if c.chunk_id not in reuse]))
         except ModelRefused as exc:
             out.append(failed("index", key[0], key[1], run_id, f"the embedding server refused it: {exc}"))
             continue
