@@ -137,3 +137,12 @@ def _key_with(row, version):
         return recall_index.index_key(row, "none")
     finally:
         recall_index.CHUNKER_VERSION = old
+
+
+def test_pair_granularity_cuts_each_user_turn_with_its_replies():
+    turns = [Turn(0, "user", "Boot order?"), Turn(1, "assistant", "Options > Start order."),
+             Turn(2, "assistant", "Set the NAS first."), Turn(3, "user", "Makasih!"), Turn(4, "assistant", "Sama-sama.")]
+    got = [c for c in session_chunks("u", D3, "s1", turns, granularity="pair") if c.source == "transcript"]
+    assert [c.text for c in got] == ["user: Boot order?\nassistant: Options > Start order.\nassistant: Set the NAS first.",
+                                     "user: Makasih!\nassistant: Sama-sama."]
+    assert [c.seq for c in got] == [0, 3] and got[1].header == "2026-07-19 Sunday · Boot order? · user, assistant"

@@ -46,6 +46,9 @@ from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms.ids import chunk_id
 
 CHUNKER_VERSION = 2  # 1: windows only; 2: + context headers and the user's facts
+#: How a session's transcript is cut: 'window' (about TARGET_TOKENS of whole turns, overlapping) or 'pair' (each
+#: user turn with the replies up to the next one). benchmarks/recall_eval.py measures both; the winner is the default.
+GRANULARITY = "window"
 TARGET_TOKENS = 300
 MAX_TOKENS = 400
 TOKENS_PER_WORD = 1.3  # multilingual subword tokenizers split Indonesian and code finely
@@ -204,14 +207,41 @@ def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:
     return out
 
 
-def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
-    """Overlapping windows of whole turns, about TARGET_TOKENS each, then the user's facts (``facts_chunks``)."""
-    return window_chunks(user_id, day, session_id, turns) + facts_chunks(user_id, day, session_id, turns)
+def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn],
+                   granularity: str | None = None) -> list[Chunk]:
+    """The session's transcript chunks (``GRANULARITY``), then the user's facts (``facts_chunks``)."""
+    cut = pair_chunks if (granularity or GRANULARITY) == "pair" else window_chunks
+    return cut(user_id, day, session_id, turns) + facts_chunks(user_id, day, session_id, turns)
 
 
-def window_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
-    """Overlapping windows of whole turns, about TARGET_TOKENS each, each with its context header."""
+def pair_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
+    """Each user turn with the replies up to the next user turn; a pair over MAX_TOKENS is cut like a window."""
     title = _title(turns)
+    groups: list[list[Turn]] = []
+    for t in turns:
+        if not t.content.strip():
+            continue
+        if t.role == "user" or not groups:
+            groups.append([t])
+        else:
+            groups[-1].append(t)
+    chunks: list[Chunk] = []
+    for group in groups:
+        lines = _lines(group)
+        if sum(size for _, _, size in lines) > MAX_TOKENS:
+            chunks += window_chunks(user_id, day, session_id, group, title=title)
+            continue
+        text = "\n".join(line for _, line, _ in lines)
+        speakers = tuple(dict.fromkeys(t.role for t in group))
+        chunks.append(_make(user_id, day, session_id, "transcript", group[0].seq, text,
+                            [f for t in group for f in t.flags], context_header(day, title, speakers)))
+    return chunks
+
+
+def window_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn], *,
+                  title: str | None = None) -> list[Chunk]:
+    """Overlapping windows of whole turns, about TARGET_TOKENS each, each with its context header."""
+    title = _title(turns) if title is None else title
     lines = _lines(turns)
     chunks: list[Chunk] = []
     start = 0
