@@ -17,6 +17,7 @@ from schemas.tables import TABLES
 JAKARTA = dt.timezone(dt.timedelta(hours=7))
 NOW = dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA)  # 2026-07-19 eligible, 2026-07-20 not
 OLD = (NOW - dt.timedelta(days=1)).timestamp()  # an mtime well past any quiet period
+CRASHED = 137  # the exit status crash_at's child dies with
 VOLATILE = {"run_id", "archived_at", "updated_at", "quarantined_at", "summary_run_id", "index_run_id", "llm_seconds"}
 
 
@@ -137,3 +138,24 @@ def compacts_match(settings: Settings) -> int:
         assert got.embeddings is None or np.array_equal(got.embeddings, want.embeddings), m
         assert not recall_pack.changed(wh, user), m
     return n
+
+
+def crash_at(settings: Settings, boundary: str, nth: int, api_url: str):
+    """Run ``kenang run`` in a child whose ``faults.checkpoint`` exits (``CRASHED``) at the ``nth`` ``boundary``."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, flows.store.faults as f\n"
+        "hits = [0]\n"
+        "def checkpoint(name):\n"
+        f"    if name == {boundary!r}:\n"
+        "        hits[0] += 1\n"
+        f"        if hits[0] == {nth}:\n"
+        f"            os._exit({CRASHED})\n"
+        "f.checkpoint = checkpoint\n"
+        "from flows.cli.main import main\n"
+        f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
+    )
+    env = {**os.environ, "PREFECT_API_URL": api_url}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

@@ -8,9 +8,6 @@ home of one uninterrupted run: no lost file, no duplicate row, a clean verify.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -18,7 +15,7 @@ from flows.store import faults
 from flows.store.verify import verify
 from flows.config import init_home
 from flows.pipeline import nightly
-from helpers import NOW, compacts_match, scenario, snapshot
+from helpers import CRASHED, NOW, compacts_match, crash_at, scenario, snapshot
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -29,7 +26,6 @@ CASES = [(b, 1) for b in faults.BOUNDARIES] + [
     ("quarantine.placed", 2),
     ("load.day_done", 2),
 ]
-CRASHED = 137
 
 
 @pytest.fixture(scope="module")
@@ -39,23 +35,6 @@ def reference(tmp_path_factory, prefect_api):
     scenario(settings)
     nightly(now=NOW, home=str(settings.paths.home))
     return snapshot(settings)
-
-
-def crash_at(settings, boundary: str, nth: int, api_url: str) -> subprocess.CompletedProcess:
-    code = (
-        "import os, flows.store.faults as f\n"
-        "hits = [0]\n"
-        "def checkpoint(name):\n"
-        f"    if name == {boundary!r}:\n"
-        "        hits[0] += 1\n"
-        f"        if hits[0] == {nth}:\n"
-        f"            os._exit({CRASHED})\n"
-        "f.checkpoint = checkpoint\n"
-        "from flows.cli.main import main\n"
-        f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
-    )
-    env = {**os.environ, "PREFECT_API_URL": api_url}
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("boundary,nth", CASES, ids=[f"{b}#{n}" for b, n in CASES])

@@ -15,7 +15,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import uuid
 
 import pytest
@@ -24,7 +23,7 @@ from flows.config import init_home
 from flows.pipeline import backfill, nightly
 from flows.store import remote
 from flows.store.verify import verify
-from helpers import NOW, drop, kenang, md, scenario, snapshot, table
+from helpers import NOW, crash_at, drop, kenang, md, scenario, snapshot, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -129,7 +128,7 @@ def test_a_crash_between_upload_and_delete_heals_on_the_next_run(s3, tmp_path, p
     home, bucket, prefix = s3_home(tmp_path)
     scenario(home)
     for boundary, nth in (("remote.uploaded", 2), ("archive.uploaded", 1)):
-        child = _crash_at(home, boundary, nth, prefect_api)
+        child = crash_at(home, boundary, nth, prefect_api)
         assert child.returncode == 137, child.stderr[-2000:]
         # cut after an upload: every source is still in active/
         assert len(list(home.paths.active.rglob("*.md"))) >= 3
@@ -141,23 +140,6 @@ def test_a_crash_between_upload_and_delete_heals_on_the_next_run(s3, tmp_path, p
 
 def _comparable(snap: dict) -> dict:
     return {k: v for k, v in snap.items() if remote.STATE not in k}
-
-
-def _crash_at(settings, boundary: str, nth: int, api_url: str) -> subprocess.CompletedProcess:
-    code = (
-        "import os, flows.store.faults as f\n"
-        "hits = [0]\n"
-        "def checkpoint(name):\n"
-        f"    if name == {boundary!r}:\n"
-        "        hits[0] += 1\n"
-        f"        if hits[0] == {nth}:\n"
-        "            os._exit(137)\n"
-        "f.checkpoint = checkpoint\n"
-        "from flows.cli.main import main\n"
-        f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
-    )
-    return subprocess.run([sys.executable, "-c", code], env={**os.environ, "PREFECT_API_URL": api_url},
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_an_unreachable_bucket_keeps_every_source_and_the_night_goes_on(s3, tmp_path, monkeypatch):
