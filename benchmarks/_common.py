@@ -77,6 +77,22 @@ def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
             shutil.rmtree(root, ignore_errors=True)
 
 
+def granularity_args(parser: argparse.ArgumentParser) -> None:
+    """--granularity: how the recall index cuts transcripts (``transforms.chunk.GRANULARITY``)."""
+    parser.add_argument("--granularity", choices=("window", "pair"), default=None,
+                        help="cut transcripts into ~300-token windows or user turn + reply (default: kenang's)")
+
+
+def use_granularity(name: str | None) -> None:
+    """Index with this granularity: set in this process, and the chunking kept in it (no worker pool)."""
+    if name is None:
+        return
+    from transforms import chunk
+
+    chunk.GRANULARITY = name
+    os.environ["KENANG_WORKERS"] = "1"
+
+
 def new_home(path: Path):
     """An initialised kenang home (Asia/Jakarta, grace 2 h) whose summaries use the
     extractive backend and whose recall index is keyword-only: these benchmarks time

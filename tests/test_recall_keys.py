@@ -49,6 +49,7 @@ def test_a_named_time_boosts_the_days_in_its_window():
     lo, hi = time_window(D2, D2, "day")  # a day named: one day of slack each side
     assert (lo, hi) == (D1, D3)
     assert boost_time(scores, dates, D2, D2, boost=1.0).tolist() == [0.5, 0.6, 0.2]
+    assert boost_time(scores, dates, D2, D2).tolist() == pytest.approx([0.5, 0.9, 0.2])  # the default: x3
     assert time_window(dt.date(2026, 5, 1), dt.date(2026, 5, 31), "month") == (dt.date(2026, 4, 28),
                                                                                dt.date(2026, 6, 3))
 
@@ -57,13 +58,13 @@ def test_a_when_question_ranks_the_cited_day_just_above_the_day_that_cites_it():
     rows = refs((D1, "transcript"), (D3, "transcript"), (D2, "transcript"))
     dates = np.array([r.date for r in rows], dtype="datetime64[D]")
     related = {D3: (D1,)}  # D3's summary cites D1: "remember the NAS on the 17th"
-    scores = np.array([0.6, 1.0, 0.2])
+    scores = np.array([0.95, 1.0, 0.2])
     plain = select(scores, rows, related, top_k=3, dates=dates, expand=False)
     assert [h.date for h in plain] == [D3, D1, D2]
     when = select(scores, rows, related, top_k=3, dates=dates, expand=False, cited_first=True)
     assert [(h.date, round(h.score, 4), h.via) for h in when] == [(D1, 1.01, "cited:2026-07-19"), (D3, 1.0, "direct"),
                                                                   (D2, 0.2, "direct")]
-    weak = select(np.array([0.4, 1.0, 0.2]), rows, related, top_k=3, dates=dates, expand=False, cited_first=True)
+    weak = select(np.array([0.8, 1.0, 0.2]), rows, related, top_k=3, dates=dates, expand=False, cited_first=True)
     assert [h.date for h in weak] == [D3, D1, D2]  # below WHEN_MIN of its citer: it only mentions it
 
 

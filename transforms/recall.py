@@ -16,7 +16,8 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    Rank Fusion, the baseline it is compared with, lives in ``benchmarks/evaluation.py``.
 4. **Days**: a day scores as its best transcript window and its best key (summary,
    MEMORY_INDEX line, the user's facts: ``transforms.chunk.KEY_SOURCES``), weighed
-   apart: ``(best window + KEY_WEIGHT * best key) / (1 + KEY_WEIGHT)``; the top days
+   apart: ``(best window + KEY_WEIGHT * best key) / (1 + KEY_WEIGHT)``, ``KEY_WEIGHT``
+   0.25 (``max(window, key)``, and weights 0.5 to 1.5, ranked lower on the tune halves); the top days
    are the direct hits, each shown by its best chunk. A chunk with no keyword match and
    no positive cosine (score 0) is never a result.
 5. **Related dates**: for each of the top ``k`` direct days, each day in its summary's
@@ -27,9 +28,9 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
 6. **Time** (``transforms.timeq``): a query that names a time ("last Saturday",
    "bulan lalu", "on May 2nd") is scored without those words, and the chunks of days
    in the named range (widened by ``SLACK`` days for its precision) get their score
-   times ``1 + TIME_BOOST`` (``boost_time``): a day in range needs only a fraction of
-   an out-of-range day's score to rank above it, and a query about a time with nothing
-   in range still finds the best days elsewhere. A question that asks *when* ranks
+   times ``1 + TIME_BOOST`` (3): a day in range needs only a third of an out-of-range
+   day's score to rank above it, and a query about a time with nothing in range still
+   finds the best days elsewhere. A question that asks *when* ranks
    the day a thing happened over the days that only mention it: a direct hit whose
    summary cites another day (``related_dates``) that scores at least ``WHEN_MIN``
    of it on its own lifts that day just above itself (``select(cited_first=True)``).
@@ -52,11 +53,13 @@ KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 2.0
 RELATED_DECAY = 0.7
 SNIPPET_CHARS = 240
-TIME_BOOST = 1.0
+#: Tuned on the tune halves of both evaluation sets (benchmarks/recall_tune.py); the test halves are read apart.
+TIME_BOOST = 2.0
 #: Days added on each side of a named time, by its precision: people misremember days, not months.
 SLACK = {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}
-KEY_WEIGHT = 1.0
-WHEN_MIN = 0.5
+KEY_WEIGHT = 0.25
+KEY_FUSION = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, w * key)
+WHEN_MIN = 0.9
 WHEN_LIFT = 1.01
 
 MODES = ("hybrid", "keyword", "vector")
@@ -241,8 +244,9 @@ def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid"
 
 
 def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.date, *,
-               boost: float = TIME_BOOST) -> np.ndarray:
-    """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (``dates``: datetime64[D])."""
+               boost: float | None = None) -> np.ndarray:
+    """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (default ``TIME_BOOST``)."""
+    boost = TIME_BOOST if boost is None else boost
     inside = (dates >= np.datetime64(start)) & (dates <= np.datetime64(end))
     return np.where(inside, scores * (1.0 + boost), scores)
 
@@ -312,8 +316,8 @@ def rank_days(scores: np.ndarray, dates) -> dict[dt.date, int]:
     return {d: int(r) for d, r in zip(days[rows].astype(object), rows)}
 
 
-def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float = KEY_WEIGHT,
-               ) -> dict[dt.date, tuple[float, int]]:
+def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float | None = None,
+               fusion: str | None = None) -> dict[dt.date, tuple[float, int]]:
     """Each day's fused score (best window and best key weighed apart, step 4) and its best row, best first.
 
     Ties keep the earlier day first.
@@ -326,7 +330,11 @@ def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float 
     key = np.zeros(len(uniq))
     np.maximum.at(window, inv[~is_key], np.maximum(scores[~is_key], 0.0))
     np.maximum.at(key, inv[is_key], np.maximum(scores[is_key], 0.0))
-    fused = (window + key_weight * key) / (1.0 + key_weight)
+    w = KEY_WEIGHT if key_weight is None else key_weight
+    if (fusion or KEY_FUSION) == "max":
+        fused = np.maximum(window, w * key)
+    else:
+        fused = (window + w * key) / (1.0 + w)
     best = rank_days(scores, days)
     order = np.argsort(-fused, kind="stable")
     out = {}
@@ -347,7 +355,7 @@ def select(
     dates: np.ndarray | None = None,
     cited_first: bool = False,
     is_key: np.ndarray | None = None,
-    key_weight: float = KEY_WEIGHT,
+    key_weight: float | None = None,
 ) -> list[Hit]:
     """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score.
 

@@ -1,0 +1,99 @@
+"""Tune recall's knobs on the tune halves only: key fusion, key weight, time boost, the when-lift.
+
+    .venv/bin/python benchmarks/recall_tune.py --eval-home DIR --memorybank-home DIR
+
+Both homes are the ``--keep`` folders of ``recall_eval.py`` and ``recall_memorybank.py``
+(built once, by the chunker being tuned). For every setting of the grid the real API,
+``Recaller.search``, ranks the days of every *tune* question of both sets (never a
+test question: ``evaluation.half``), and the table prints hit@1, hit@5 and MRR per set,
+best first by the worse set's hit@5, then the mean hit@1. The defaults in
+``transforms/recall.py`` are then set from the top line, and the test halves are read
+by the two scripts. Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import itertools
+from pathlib import Path
+
+import _common as c
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--eval-home", type=Path, required=True, help="recall_eval.py's --keep folder")
+    p.add_argument("--memorybank-home", type=Path, required=True, help="recall_memorybank.py's --keep folder")
+    p.add_argument("--fine", action="store_true", help="the second, finer grid around the first one's best")
+    args = p.parse_args(argv)
+
+    with c.bench_env("recall-tune", keep=args.eval_home):
+        import recall_corpus
+        import recall_memorybank as mb
+        from evaluation import half, metrics
+        from flows.config import load_settings
+        from flows.models.embed import make_embedder
+        from flows.query.recall import Recaller
+        from transforms import recall
+
+        sets = []
+        settings = load_settings(args.eval_home / "home")
+        embedder = _cached(make_embedder(settings))
+        r = Recaller(settings, "gading", embedder=embedder)
+        sets.append(("recall_eval", [(r, q.query, None, q.answers) for q in recall_corpus.questions()
+                                     if half(q.qid) == "tune"]))
+        histories, qs = mb.load(mb.DATA)
+        mb_settings = load_settings(args.memorybank_home / "home")
+        recallers: dict[str, Recaller] = {}
+        now = {u: max(dt.date.fromisoformat(d) for d, pairs in h.items() if pairs) + dt.timedelta(days=1)
+               for u, h in histories.items()}
+        items = []
+        for q in qs:
+            if half(q.qid) != "tune" or not q.evidence:
+                continue
+            if q.user not in recallers:
+                recallers[q.user] = Recaller(mb_settings, q.user, embedder=embedder)
+            items.append((recallers[q.user], q.text, now[q.user], q.evidence))
+        sets.append(("memorybank", items))
+        print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))
+
+        grid = list(itertools.product(("mean", "max"), (0.5, 1.0, 1.5), (0.0, 0.5, 1.0, 2.0), (0.5, 99.0))) \
+            if not args.fine else list(itertools.product(("mean",), (0.25, 0.5, 0.75), (2.0, 3.0), (0.6, 0.8, 0.9, 99.0)))
+        rows = []
+        for fusion, weight, boost, when_min in grid:
+            recall.KEY_FUSION, recall.KEY_WEIGHT, recall.TIME_BOOST, recall.WHEN_MIN = fusion, weight, boost, when_min
+            got = {}
+            for name, items in sets:
+                ranked = [[h.date for h in rr.search(text, top_k=10, now=now_)] for rr, text, now_, _ in items]
+                got[name] = metrics(ranked, [ans for *_, ans in items])
+            rows.append(((fusion, weight, boost, when_min), got))
+        rows.sort(key=lambda row: (-min(m["hit@5"] for m in row[1].values()),
+                                   -sum(m["hit@1"] for m in row[1].values())))
+        names = [name for name, _ in sets]
+        print("\n| fusion | key weight | time boost | when-lift | " +
+              " | ".join(f"{n} hit@1 | {n} hit@5 | {n} MRR" for n in names) + " |")
+        print("|---|---|---|---|" + "---|" * (3 * len(names)))
+        for (fusion, weight, boost, when_min), got in rows:
+            cells = " | ".join(f"{got[n]['hit@1']:.3f} | {got[n]['hit@5']:.3f} | {got[n]['mrr']:.3f}" for n in names)
+            print(f"| {fusion} | {weight:g} | {boost:g} | {f'on, {when_min:g}' if when_min < 1 else 'off'} | {cells} |")
+
+
+def _cached(embedder):
+    """The embedder with its query vectors remembered: the grid asks each question many times."""
+    if embedder is None:
+        return None
+    seen: dict[str, object] = {}
+    real = embedder.embed_query
+
+    def embed_query(text: str):
+        if text not in seen:
+            seen[text] = real(text)
+        return seen[text]
+
+    embedder.embed_query = embed_query
+    return embedder
+
+
+if __name__ == "__main__":
+    main()
