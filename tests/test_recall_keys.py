@@ -147,3 +147,14 @@ def test_pair_granularity_cuts_each_user_turn_with_its_replies():
     assert [c.text for c in got] == ["user: Boot order?\nassistant: Options > Start order.\nassistant: Set the NAS first.",
                                      "user: Makasih!\nassistant: Sama-sama."]
     assert [c.seq for c in got] == [0, 3] and got[1].header == "2026-07-19 Sunday · Boot order? · user, assistant"
+
+
+def test_the_keyword_arm_counts_in_proportion_to_how_strongly_anything_matched(monkeypatch):
+    from transforms import recall
+
+    monkeypatch.setattr(recall, "KEYWORD_FULL", 24.0)
+    assert recall.keyword_weight(np.array([0.0, 6.0, 12.0])) == pytest.approx(0.5)  # 12 / 24
+    assert recall.keyword_weight(np.array([30.0])) == 1.0
+    assert recall.keyword_weight(np.array([0.0, 0.0])) == pytest.approx(0.05)  # nothing matched: a floor
+    monkeypatch.setattr(recall, "KEYWORD_FULL", None)
+    assert recall.keyword_weight(np.array([0.1])) == 1.0

@@ -12,7 +12,11 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    with ``w_kw = 1`` and ``w_vec = 2``. Scaling the cosines matters: embedders crowd
    them into a narrow band (e5's sit between about 0.7 and 0.9), so raw cosines would
    let BM25 decide alone (``benchmarks/recall_eval.py`` measures both).
-   ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. Reciprocal
+   ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. A search
+   through ``Recaller`` weighs the keyword arm by how strongly anything matched
+   (``keyword_weight``): ``w_kw = min(1, max(bm25) / KEYWORD_FULL)`` (at least 0.05),
+   so a question in the other language, which matches a word or two by chance, is
+   decided by meaning. Reciprocal
    Rank Fusion, the baseline it is compared with, lives in ``benchmarks/evaluation.py``.
 4. **Days**: a day scores as its best transcript window and its best key (summary,
    MEMORY_INDEX line, the user's facts: ``transforms.chunk.KEY_SOURCES``), weighed
@@ -58,6 +62,9 @@ TIME_BOOST = 2.0
 #: Days added on each side of a named time, by its precision: people misremember days, not months.
 SLACK = {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}
 KEY_WEIGHT = 0.25
+#: The best BM25 score at which the keyword arm counts fully in a hybrid search; below it, its weight shrinks in
+#: proportion (a query in the other language matches a word or two by chance). None: always fully.
+KEYWORD_FULL: float | None = 24.0
 KEY_FUSION = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, w * key)
 WHEN_MIN = 0.9
 WHEN_LIFT = 1.01
@@ -241,6 +248,13 @@ def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid"
     if wv:
         total += wv * scale(cosine)
     return total / (wk + wv)
+
+
+def keyword_weight(keyword: np.ndarray) -> float:
+    """The keyword arm's weight for this query's BM25 scores (``KEYWORD_FULL``)."""
+    if KEYWORD_FULL is None or not keyword.size:
+        return KEYWORD_WEIGHT
+    return KEYWORD_WEIGHT * max(0.05, min(1.0, float(keyword.max()) / KEYWORD_FULL))
 
 
 def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.date, *,

@@ -39,7 +39,8 @@ from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
 from transforms import timeq
 from transforms.chunk import KEY_SOURCES
-from transforms.recall import ChunkRef, Embedder, Hit, KeywordIndex, boost_time, fuse, select, time_window
+from transforms.recall import (KEYWORD_WEIGHT, ChunkRef, Embedder, Hit, KeywordIndex, boost_time, fuse,
+                               keyword_weight, select, time_window)
 
 
 def index_users(settings: Settings) -> list[str]:
@@ -185,7 +186,7 @@ class Recaller:
                 cos[~d.current] = 0.0
             except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
                 self.unavailable, cos = str(exc), None
-        return fuse(kw, cos, mode=mode)
+        return fuse(kw, cos, mode=mode, keyword_weight=keyword_weight(kw) if cos is not None else KEYWORD_WEIGHT)
 
     def _newest(self) -> dt.date:
         dates = self._data.dates
