@@ -163,7 +163,7 @@ def context_header(day: dt.date, title: str = "", speakers: Sequence[str] = ()) 
 def _title(turns: Sequence[Turn], limit: int = 80) -> str:
     """The session's first user line, cut at a word within ``limit`` characters."""
     for t in turns:
-        if t.role == "user" and t.content.strip():
+        if t.role == "user" and not t.flags and t.content.strip():  # never a flagged, hidden or abandoned turn
             line = " ".join(t.content.strip().split("\n", 1)[0].split())
             return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] + "…"
     return ""
@@ -282,7 +282,7 @@ def facts_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tu
         if t.role != "user" or t.flags:
             continue
         for m in _SENTENCE_RE.finditer(t.content):
-            sentence = " ".join(m.group(0).split())
+            sentence = " ".join(m.group(0).split())[:FACT_CHARS]
             if len(sentence) >= 12 and _FIRST_PERSON.search(sentence):
                 found.append((t.seq, sentence))
     chunks, current, seq = [], [], 0

@@ -266,9 +266,11 @@ def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.da
 
 
 def time_window(start: dt.date, end: dt.date, precision: str) -> tuple[dt.date, dt.date]:
-    """The named range widened by ``SLACK`` days for its precision."""
-    pad = dt.timedelta(days=SLACK.get(precision, 1))
-    return start - pad, end + pad
+    """The named range widened by ``SLACK`` days for its precision (kept within the calendar)."""
+    pad = SLACK.get(precision, 1)
+    lo = start - dt.timedelta(days=pad) if start > dt.date.min + dt.timedelta(days=pad) else dt.date.min
+    hi = end + dt.timedelta(days=pad) if end < dt.date.max - dt.timedelta(days=pad) else dt.date.max
+    return lo, hi
 
 
 def scale(x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
@@ -399,7 +401,7 @@ def select(
         for parent in list(hits.values())[:top_k]:
             for day in related.get(parent.date, ()):
                 own = hits.get(day)
-                if day != parent.date and own is not None and own.via == "direct" and \
+                if day < parent.date and own is not None and own.via == "direct" and \
                         own.score >= WHEN_MIN * parent.score and own.score < parent.score * WHEN_LIFT:
                     hits[day] = Hit(day, parent.score * WHEN_LIFT, f"cited:{parent.date.isoformat()}", own.chunk)
     if expand:

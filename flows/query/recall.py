@@ -39,7 +39,7 @@ from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
 from transforms import timeq
 from transforms.chunk import KEY_SOURCES
-from transforms.recall import (KEYWORD_WEIGHT, ChunkRef, Embedder, Hit, KeywordIndex, boost_time, fuse,
+from transforms.recall import (KEYWORD_WEIGHT, SLACK, ChunkRef, Embedder, Hit, KeywordIndex, boost_time, fuse,
                                keyword_weight, select, time_window)
 
 
@@ -175,14 +175,14 @@ class Recaller:
         dates = pack.meta["date"].to_numpy(zero_copy_only=False).astype("datetime64[D]")
         return _Loaded(_Rows(pack.meta), embeddings, current, pack.keyword, related, dates, _keys(pack.meta["source"]))
 
-    def scores(self, query: str, mode: str = "hybrid") -> np.ndarray:
-        """Fused score of every loaded chunk for one query."""
+    def scores(self, query: str, mode: str = "hybrid", *, meaning: str | None = None) -> np.ndarray:
+        """Fused score of every loaded chunk for one query; ``meaning``: the text to embed, if not the query."""
         d = self._data
         kw = d.keyword.scores(query)
         cos = None
         if self.embedder is not None and mode != "keyword":
             try:
-                cos = np.asarray(d.embeddings @ self.embedder.embed_query(query))
+                cos = np.asarray(d.embeddings @ self.embedder.embed_query(meaning or query))
                 cos[~d.current] = 0.0
             except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
                 self.unavailable, cos = str(exc), None
@@ -219,10 +219,16 @@ class Recaller:
             return []
         tq = self.understand(query, now) if use_time else None
         past = [r for r in tq.ranges if r.start <= (now or self._newest())] if tq is not None else []
-        # A time that is past is scored by its days, not its words; "next week" stays words (plans made earlier).
-        scores = self.scores((tq.residual or query) if past else query, mode)
-        for r in past:
-            lo, hi = time_window(r.start, r.end, r.precision)
+        # A past time is embedded without its words (its days are boosted instead); the keywords keep them, so a
+        # name that reads like a time ("June Carter", "a song called Yesterday") is still found by its words.
+        # A future time ("next week") stays in both: plans are made on earlier days.
+        scores = self.scores(query, mode, meaning=(tq.residual or query) if past else None)
+        if past:  # one boost over the whole span named ("between May and July" takes June too)
+            lo, hi = time_window(min(r.start for r in past), max(r.end for r in past),
+                                 min((r.precision for r in past), key=lambda p: SLACK.get(p, 1)))
+            inside = (self._data.dates >= np.datetime64(lo)) & (self._data.dates <= np.datetime64(hi))
+            if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
+                scores = np.where(inside & self._data.is_key, 1e-3, scores)
             scores = boost_time(scores, self._data.dates, lo, hi)
         if start or end:
             dates = self._data.dates
@@ -243,7 +249,7 @@ class Recaller:
 
 def _keys(source) -> np.ndarray:
     """Which rows are their day's keys (``transforms.chunk.KEY_SOURCES``)."""
-    return pc.is_in(source, value_set=pa.array(KEY_SOURCES)).to_numpy(zero_copy_only=False).astype(bool)
+    return pc.is_in(source.cast(pa.string()), value_set=pa.array(KEY_SOURCES, type=pa.string())).to_numpy(zero_copy_only=False).astype(bool)
 
 
 def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files=None,

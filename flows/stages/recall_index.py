@@ -31,6 +31,7 @@ from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store.ledger import DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES
+from transforms import chunk as chunker
 from transforms.chunk import CHUNKER_VERSION, Chunk, Turn, index_chunk, session_chunks, summary_chunk
 from transforms.ids import fingerprint
 from transforms.memory_file import entry_line, entry_of
@@ -48,6 +49,7 @@ def index_key(row: Mapping, embedder_id: str) -> str:
     return fingerprint([
         f"content={row.get('content_fingerprint')}", f"summary={summary}",
         f"embedder={embedder_id}", f"chunker={CHUNKER_VERSION}",
+        *([f"granularity={chunker.GRANULARITY}"] if chunker.GRANULARITY != "window" else []),
     ])
 
 
