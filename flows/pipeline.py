@@ -141,6 +141,25 @@ def _remote_counts(run: "RunState", key: str, res: remote.SyncResult) -> None:
         _degrade(run, "unreachable" if res.error else "refused", f"{key}: {res.why}")
 
 
+def _archive_state(settings: Settings, run: "RunState", need_bytes: int) -> mount.ArchiveState:
+    """The archive's state for this run; an archive on S3 fills its local copy first, and a copy the bucket
+    could not fill is not written tonight (no name is chosen blind)."""
+    pulled = pull_task(settings) if settings.paths.remote_archive else None
+    disk = mount_task(settings, need_bytes)
+    if pulled is not None:
+        _remote_counts(run, "pull", pulled)
+        if pulled.why and disk.writable:
+            disk = mount.ArchiveState("unreachable", f"pull: {pulled.why}")
+    return disk
+
+
+def _push_archive(settings: Settings, run: "RunState", disk: mount.ArchiveState) -> None:
+    """An archive on S3: what the run changed in the local copy goes up when it ends."""
+    if settings.paths.remote_archive and disk.writable:
+        with run.stage_of("archive"):
+            _remote_counts(run, "push", push_task(settings))
+
+
 def _degrade(run: "RunState", state: str, reason: str) -> None:
     """Say the night was degraded (the first cause is kept: it is what to fix first)."""
     run.counts.setdefault("degraded", {"archive": state, "reason": reason})
@@ -504,12 +523,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items],
                                         "left": [list(i) for i in q.left]}
         with run.stage_of("archive"):
-            pulled = pull_task(settings) if settings.paths.remote_archive else None
-            disk = mount_task(settings, found.bytes_to_archive)
-            if pulled is not None:
-                _remote_counts(run, "pull", pulled)
-                if pulled.why and disk.writable:  # a copy the bucket could not fill: no name is chosen blind
-                    disk = mount.ArchiveState("unreachable", f"pull: {pulled.why}")
+            disk = _archive_state(settings, run, found.bytes_to_archive)
             if disk.writable:
                 a = archive_task(settings, quote(found.ready), run.run_id) if found.ready else archive.ArchiveResult()
             else:
@@ -557,9 +571,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["catalog_rebuilt"] = catalog_task(settings)
         with run.stage_of("memory"):  # after the copies: MEMORY_INDEX and the snapshots read one file a month
             snapshots_task(settings, disk.writable)
-        if settings.paths.remote_archive and disk.writable:
-            with run.stage_of("archive"):
-                _remote_counts(run, "push", push_task(settings))
+        _push_archive(settings, run, disk)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
 
 
@@ -593,12 +605,7 @@ def backfill(
     }
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
         with run.stage_of("survey"):
-            pulled = pull_task(settings) if settings.paths.remote_archive else None  # a new copy is filled first
-            disk = mount_task(settings, 0)
-            if pulled is not None:
-                _remote_counts(run, "pull", pulled)
-                if pulled.why and disk.writable:
-                    disk = mount.ArchiveState("unreachable", f"pull: {pulled.why}")
+            disk = _archive_state(settings, run, 0)  # an S3 archive's new local copy is filled first
             if not disk.readable:  # an absent archive must not read as days with no files
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
                 return {"run_id": run.run_id, "flow": "backfill", **run.counts}
@@ -630,7 +637,5 @@ def backfill(
             run.counts["catalog_rebuilt"] = catalog_task(settings, check_copies=True)
         with run.stage_of("memory"):
             snapshots_task(settings, disk.writable)
-        if settings.paths.remote_archive and disk.writable:
-            with run.stage_of("archive"):
-                _remote_counts(run, "push", push_task(settings))
+        _push_archive(settings, run, disk)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}
