@@ -1,4 +1,4 @@
-"""Tune recall's knobs on the tune halves only: key fusion, key weight, time boost, the when-lift.
+"""Tune recall's knobs on the tune halves only: key fusion, key weight, time boost, the when-lift, anchors.
 
     .venv/bin/python benchmarks/recall_tune.py --eval-home DIR --memorybank-home DIR
 
@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--memorybank-home", type=Path, required=True, help="recall_memorybank.py's --keep folder")
     p.add_argument("--fine", action="store_true", help="the second, finer grid around the first one's best")
     p.add_argument("--keyword", action="store_true", help="the third grid: the keyword arm's confidence (KEYWORD_FULL)")
+    p.add_argument("--anchors", action="store_true",
+                   help="the fourth grid: the boost of rows holding an identifier term (ANCHOR_BOOST, ANCHOR_SHARE)")
     args = p.parse_args(argv)
 
     with c.bench_env("recall-tune", keep=args.eval_home):
@@ -62,27 +64,31 @@ def main(argv: list[str] | None = None) -> None:
         grid = list(itertools.product(("mean", "max"), (0.5, 1.0, 1.5), (0.0, 0.5, 1.0, 2.0), (0.5, 99.0))) \
             if not args.fine else list(itertools.product(("mean",), (0.25, 0.5, 0.75), (2.0, 3.0), (0.6, 0.8, 0.9, 99.0)))
         fulls = (None, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0) if args.keyword else (None,)
-        if args.keyword:
+        if args.keyword or args.anchors:
             grid = [(recall.KEY_FUSION, recall.KEY_WEIGHT, recall.TIME_BOOST, recall.WHEN_MIN)]
+            fulls = fulls if args.keyword else (recall.KEYWORD_FULL,)
+        anchor_grid = list(itertools.product((0.0, 0.5, 1.0, 2.0), (0.02, 0.05, 0.1))) if args.anchors \
+            else [(recall.ANCHOR_BOOST, recall.ANCHOR_SHARE)]
         rows = []
-        for (fusion, weight, boost, when_min), full in itertools.product(grid, fulls):
+        for (fusion, weight, boost, when_min), full, (a_boost, a_share) in itertools.product(grid, fulls, anchor_grid):
             recall.KEY_FUSION, recall.KEY_WEIGHT, recall.TIME_BOOST, recall.WHEN_MIN = fusion, weight, boost, when_min
             recall.KEYWORD_FULL = full
+            recall.ANCHOR_BOOST, recall.ANCHOR_SHARE = a_boost, a_share
             got = {}
             for name, items in sets:
                 ranked = [[h.date for h in rr.search(text, top_k=10, now=now_)] for rr, text, now_, _ in items]
                 got[name] = metrics(ranked, [ans for *_, ans in items])
-            rows.append(((fusion, weight, boost, when_min, full), got))
+            rows.append(((fusion, weight, boost, when_min, full, a_boost, a_share), got))
         rows.sort(key=lambda row: (-min(m["hit@5"] for m in row[1].values()),
                                    -sum(m["hit@1"] for m in row[1].values())))
         names = [name for name, _ in sets]
-        print("\n| fusion | key weight | time boost | when-lift | keyword full at | " +
+        print("\n| fusion | key weight | time boost | when-lift | keyword full at | anchor boost | anchor share | " +
               " | ".join(f"{n} hit@1 | {n} hit@5 | {n} MRR" for n in names) + " |")
-        print("|---|---|---|---|---|" + "---|" * (3 * len(names)))
-        for (fusion, weight, boost, when_min, full), got in rows:
+        print("|---|---|---|---|---|---|---|" + "---|" * (3 * len(names)))
+        for (fusion, weight, boost, when_min, full, a_boost, a_share), got in rows:
             cells = " | ".join(f"{got[n]['hit@1']:.3f} | {got[n]['hit@5']:.3f} | {got[n]['mrr']:.3f}" for n in names)
             print(f"| {fusion} | {weight:g} | {boost:g} | {f'on, {when_min:g}' if when_min < 1 else 'off'} | "
-                  f"{'always' if full is None else f'{full:g}'} | {cells} |")
+                  f"{'always' if full is None else f'{full:g}'} | {a_boost:g} | {a_share:g} | {cells} |")
 
 
 def _cached(embedder):

@@ -10,7 +10,8 @@ import pytest
 
 from transforms import chunk as chunker
 from transforms.chunk import Turn, context_header, facts_chunks, session_chunks
-from transforms.recall import ChunkRef, boost_time, day_scores, select, time_window
+from transforms.recall import (ChunkRef, KeywordIndex, SegmentedIndex, PostingSegment, anchors, boost_anchors, boost_time,
+                               day_scores, named_days, select, time_window)
 
 D1, D2, D3 = dt.date(2026, 7, 17), dt.date(2026, 7, 18), dt.date(2026, 7, 19)
 
@@ -66,6 +67,74 @@ def test_a_when_question_ranks_the_cited_day_just_above_the_day_that_cites_it():
                                                                   (D2, 0.2, "direct")]
     weak = select(np.array([0.8, 1.0, 0.2]), rows, related, top_k=3, dates=dates, expand=False, cited_first=True)
     assert [h.date for h in weak] == [D3, D1, D2]  # below WHEN_MIN of its citer: it only mentions it
+
+
+def test_a_when_question_lifts_a_day_the_matching_text_names_by_date_whatever_its_own_score():
+    rows = [ChunkRef("c0", "u", D1, None, "transcript", "Booked the seats.", ()),
+            ChunkRef("c1", "u", D3, None, "facts", "The seats we booked on 2026-07-17 were the hard part.", ()),
+            ChunkRef("c2", "u", D2, None, "transcript", "Ate out.", ())]
+    dates = np.array([r.date for r in rows], dtype="datetime64[D]")
+    related = {D3: (D1,)}
+    scores = np.array([0.3, 1.0, 0.5])  # D1 scores 0.3 of its citer: far below WHEN_MIN
+    when = select(scores, rows, related, top_k=3, dates=dates, expand=False, cited_first=True)
+    assert [(h.date, round(h.score, 4), h.via, h.chunk.chunk_id) for h in when] == [
+        (D1, 1.01, "cited:2026-07-19", "c0"), (D3, 1.0, "direct", "c1"), (D2, 0.5, "direct", "c2")]
+    # Cited by the summary only, not in the text that matched: it only mentions it, so no lift.
+    vague = [rows[0], ChunkRef("c1", "u", D3, None, "facts", "The seats were the hard part.", ()), rows[2]]
+    got = select(scores, vague, related, top_k=3, dates=dates, expand=False, cited_first=True)
+    assert [h.date for h in got] == [D3, D2, D1]
+    # Not a when-question: nothing is lifted.
+    assert [h.date for h in select(scores, rows, related, top_k=3, dates=dates, expand=False)] == [D3, D2, D1]
+
+
+@pytest.mark.parametrize("text, named", [
+    ("the rota we agreed on 2026-07-17", {D1}),  # an ISO date, "on" not read as the year 2026
+    ("kesepakatan tanggal 17 Juli kemarin", {D1}),  # a date without its year reads the same a week later
+    ("as I said yesterday", set()),  # relative: never names a day here
+    ("we fixed it last Friday", set()),  # 2026-07-17 was a Friday: still relative
+    ("on 2026-07-18, not the 17th", set()),  # a date that is not one of the cited days
+])
+def test_the_days_a_text_names_by_date(text, named):
+    assert named_days(text, D3, (D1,)) == named
+
+
+def test_on_an_iso_date_is_that_day_not_its_year():
+    from transforms import timeq
+
+    got = timeq.parse("what did I do on 2026-03-05", dt.date(2026, 5, 1))
+    assert [(r.start, r.end, r.text) for r in got.ranges] == [(dt.date(2026, 3, 5), dt.date(2026, 3, 5), "2026-03-05")]
+    assert timeq.parse("in 2026", dt.date(2026, 5, 1)).ranges[0].precision == "year"
+
+
+def test_identifier_terms_are_anchors():
+    assert anchors("Kapan container mati dengan exit code 137?") == ["137"]
+    assert set(anchors("When did I work on pve-02.lan and PAY-3817?")) >= {"pve-02.lan", "pay-3817"}
+    assert anchors("when did the cat break the router") == []
+
+
+def test_rows_holding_an_anchor_are_boosted_by_the_share_of_anchors_they_hold_by_hand():
+    terms = [("exit", "137"), ("exit", "1"), ("137", "vm", "200"), ("vm", "200"), ("vm", "1"), ("vm",)]
+    index = KeywordIndex.from_lists(terms, [[1] * len(t) for t in terms])
+    scores = np.array([0.5, 0.5, 0.4, 0.4, 0.3, 0.2])
+    # "137" is in 2 of 6 rows, "200" in 2 of 6: with a share of 0.5 both count; a row with one gets x(1 + 1 * 1/2)
+    got = boost_anchors(scores, index, ["137", "200"], boost=1.0, max_share=0.5)
+    assert got.tolist() == pytest.approx([0.75, 0.5, 0.8, 0.6, 0.3, 0.2])
+    # a share of 0.2 (1.2 rows): neither names anything in particular, nothing changes
+    assert boost_anchors(scores, index, ["137", "200"], boost=1.0, max_share=0.2).tolist() == scores.tolist()
+    # a term no row holds is passed over, not counted
+    assert boost_anchors(scores, index, ["137", "9999"], boost=1.0, max_share=0.5).tolist() == \
+        pytest.approx([1.0, 0.5, 0.8, 0.4, 0.3, 0.2])
+    # the segmented index of a recall pack finds the same rows
+    segments = [PostingSegment.build(*_segment(terms[:3])), PostingSegment.build(*_segment(terms[3:]))]
+    seg = SegmentedIndex(segments)
+    for term in ("137", "200", "vm", "exit", "nope"):
+        assert seg.docs_with(term).tolist() == index.docs_with(term).tolist()
+
+
+def _segment(terms):
+    vocab = sorted({t for ts in terms for t in ts})
+    ids = np.array([vocab.index(t) for ts in terms for t in ts])
+    return vocab, ids, np.ones(len(ids), dtype=np.float32), np.array([len(ts) for ts in terms])
 
 
 def test_the_users_facts_are_their_first_person_sentences_never_a_flagged_turn():

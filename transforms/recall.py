@@ -49,6 +49,7 @@ from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
+from transforms import timeq
 from transforms.chunk import terms_of
 
 K1 = 1.2
@@ -67,6 +68,10 @@ KEY_WEIGHT = 0.25
 KEYWORD_FULL: float | None = 24.0
 KEY_FUSION = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, w * key)
 WHEN_MIN = 0.9
+#: A row holding the query's identifier terms ("exit code 137", "pve-02.lan") counts this much more, when
+#: such a term is in at most ANCHOR_SHARE of the rows (``boost_anchors``).
+ANCHOR_BOOST = 1.0
+ANCHOR_SHARE = 0.1
 WHEN_LIFT = 1.01
 
 MODES = ("hybrid", "keyword", "vector")
@@ -142,6 +147,11 @@ class KeywordIndex:
         flat_tfs = np.fromiter((c for cs in tfs for c in cs), dtype=np.float32, count=len(flat_terms))
         return cls(flat_terms, flat_tfs, lengths)
 
+    def docs_with(self, term: str) -> np.ndarray:
+        """The documents that hold ``term``, ascending."""
+        tid = self.vocab.get(term)
+        return np.zeros(0, dtype=np.int64) if tid is None else np.sort(self.postings[self.indptr[tid]:self.indptr[tid + 1]])
+
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(self.n_docs, dtype=np.float32)
         for term in dict.fromkeys(terms_of(query)):
@@ -212,6 +222,12 @@ class SegmentedIndex:
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"{i}.{k}": v for i, s in enumerate(self.segments) for k, v in s.arrays().items()}
 
+    def docs_with(self, term: str) -> np.ndarray:
+        """The documents that hold ``term``, ascending."""
+        found = [s.postings[s.indptr[tid]:s.indptr[tid + 1]] + offset
+                 for s, offset in zip(self.segments, self.offsets) if (tid := s.vocab.get(term)) is not None]
+        return np.sort(np.concatenate(found)).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(self.n_docs, dtype=np.float32)
         n = self.n_docs
@@ -263,6 +279,38 @@ def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.da
     boost = TIME_BOOST if boost is None else boost
     inside = (dates >= np.datetime64(start)) & (dates <= np.datetime64(end))
     return np.where(inside, scores * (1.0 + boost), scores)
+
+
+def anchors(query: str) -> list[str]:
+    """The query's identifier terms: those with a digit ("137", "pay-3817", "24") or joined by . : / -
+    ("pve-02.lan"). Embedders read them poorly; a chunk that holds one is very likely what was meant."""
+    return [t for t in dict.fromkeys(terms_of(query)) if any(ch.isdigit() for ch in t) or _JOINED.search(t)]
+
+
+_JOINED = re.compile(r"\w[.:/\-]\w")
+
+
+def boost_anchors(scores: np.ndarray, index, terms: Sequence[str], *, boost: float | None = None,
+                  max_share: float | None = None) -> np.ndarray:
+    """Scores with every row that holds an anchor term multiplied by ``1 + boost`` (default ``ANCHOR_BOOST``),
+    times the share of the query's anchors it holds; an anchor in more than ``max_share`` of the rows
+    (``ANCHOR_SHARE``) names nothing in particular and is passed over."""
+    boost = ANCHOR_BOOST if boost is None else boost
+    share = ANCHOR_SHARE if max_share is None else max_share
+    n = len(scores)
+    if not terms or not n or boost <= 0:
+        return scores
+    held = np.zeros(n, dtype=np.float64)
+    counted = 0
+    for term in terms:
+        docs = index.docs_with(term)
+        if not len(docs) or len(docs) > max(1.0, share * n):
+            continue
+        held[docs] += 1.0
+        counted += 1
+    if not counted:
+        return scores
+    return scores * (1.0 + boost * held / counted)
 
 
 def time_window(start: dt.date, end: dt.date, precision: str) -> tuple[dt.date, dt.date]:
@@ -399,10 +447,14 @@ def select(
                 hits[day] = Hit(day, float(scores[row]), "direct", refs[row])
     if cited_first:
         for parent in list(hits.values())[:top_k]:
-            for day in related.get(parent.date, ()):
+            cited = related.get(parent.date, ())
+            named = named_days(parent.chunk.text, parent.date, cited) if cited else set()
+            for day in cited:
                 own = hits.get(day)
+                if own is None and day in named and day in best_row:  # no score of its own: shown by its best row
+                    own = Hit(day, 0.0, "direct", refs[best_row[day]])
                 if day < parent.date and own is not None and own.via == "direct" and \
-                        own.score >= WHEN_MIN * parent.score and own.score < parent.score * WHEN_LIFT:
+                        (own.score >= WHEN_MIN * parent.score or day in named) and own.score < parent.score * WHEN_LIFT:
                     hits[day] = Hit(day, parent.score * WHEN_LIFT, f"cited:{parent.date.isoformat()}", own.chunk)
     if expand:
         direct_top = [h for h in hits.values() if h.via == "direct"][:top_k]
@@ -416,6 +468,21 @@ def select(
                     hits[day] = Hit(day, pulled, f"related:{parent.date.isoformat()}", refs[best_row[day]])
     ordered = sorted(hits.values(), key=lambda h: (-h.score, h.date))
     return ordered[:top_k]
+
+
+def named_days(text: str, day: dt.date, cited: Sequence[dt.date]) -> set[dt.date]:
+    """The days of ``cited`` that ``text``, written on ``day``, names by date ("on 2026-03-05", "5 Maret").
+
+    Read with ``transforms.timeq`` relative to ``day``; only a date that reads the same a week later
+    counts, so "yesterday" or "last Tuesday" in the text never names a day here.
+    """
+    wanted = set(cited)
+    if not wanted:
+        return set()
+    later = {(r.text, r.start) for r in timeq.parse(text, day + dt.timedelta(days=8)).ranges} \
+        if day < dt.date.max - dt.timedelta(days=8) else set()
+    return {r.start for r in timeq.parse(text, day).ranges
+            if r.start == r.end and r.start in wanted and (r.text, r.start) in later}
 
 
 def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:

@@ -524,7 +524,7 @@ def _month_of_relative_year(m, today):
     return _days(*_month(today.year + _relative(m, "rel", "idrel"), MONTHS[m["month"]]), "month")
 
 
-@_rule(rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}")
+@_rule(rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}(?![-/]\d)")
 def _month_year(m, today):
     return _days(*_month(int(m["year"]), _month_number(m["month"])), "month")
 
@@ -564,7 +564,7 @@ def _day_of_relative_month(m, today):
     return _dated(first.year, first.month, int(m["day_en"] or m["day_id"]))
 
 
-@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}")
+@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}(?![-/]\d)")  # not an ISO date's year
 def _year(m, today):
     if not (m["prep"] or m["word"] or _cued(m)):
         return None

@@ -39,8 +39,8 @@ from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
 from transforms import timeq
 from transforms.chunk import KEY_SOURCES
-from transforms.recall import (KEYWORD_WEIGHT, SLACK, ChunkRef, Embedder, Hit, KeywordIndex, boost_time, fuse,
-                               keyword_weight, select, time_window)
+from transforms.recall import (KEYWORD_WEIGHT, SLACK, ChunkRef, Embedder, Hit, KeywordIndex, anchors, boost_anchors,
+                               boost_time, fuse, keyword_weight, select, time_window)
 
 
 def index_users(settings: Settings) -> list[str]:
@@ -230,6 +230,8 @@ class Recaller:
             if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
                 scores = np.where(inside & self._data.is_key, 1e-3, scores)
             scores = boost_time(scores, self._data.dates, lo, hi)
+        if mode != "vector" and (terms := anchors(tq.residual if past else query)):
+            scores = boost_anchors(scores, self._data.keyword, terms)
         if start or end:
             dates = self._data.dates
             keep = np.ones(len(dates), dtype=bool)
