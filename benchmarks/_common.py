@@ -79,7 +79,7 @@ def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
 
 def granularity_args(parser: argparse.ArgumentParser) -> None:
     """--granularity: how the recall index cuts transcripts (``transforms.chunk.GRANULARITY``)."""
-    parser.add_argument("--granularity", choices=("window", "pair"), default=None,
+    parser.add_argument("--granularity", choices=("window", "pair", "both"), default=None,
                         help="cut transcripts into ~300-token windows or user turn + reply (default: kenang's)")
 
 

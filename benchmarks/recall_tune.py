@@ -1,4 +1,4 @@
-"""Tune recall's knobs on the tune halves only: key fusion, key weight, time boost, the when-lift, anchors.
+"""Tune recall's knobs on the tune halves only: key fusion, key weight, time boost, the when-lift, anchors, the gloss.
 
     .venv/bin/python benchmarks/recall_tune.py --eval-home DIR --memorybank-home DIR
 
@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--keyword", action="store_true", help="the third grid: the keyword arm's confidence (KEYWORD_FULL)")
     p.add_argument("--anchors", action="store_true",
                    help="the fourth grid: the boost of rows holding an identifier term (ANCHOR_BOOST, ANCHOR_SHARE)")
+    p.add_argument("--gloss", action="store_true",
+                   help="the fifth grid: the weight of the query glossed into the other language (GLOSS_WEIGHT)")
     args = p.parse_args(argv)
 
     with c.bench_env("recall-tune", keep=args.eval_home):
@@ -64,13 +66,17 @@ def main(argv: list[str] | None = None) -> None:
         grid = list(itertools.product(("mean", "max"), (0.5, 1.0, 1.5), (0.0, 0.5, 1.0, 2.0), (0.5, 99.0))) \
             if not args.fine else list(itertools.product(("mean",), (0.25, 0.5, 0.75), (2.0, 3.0), (0.6, 0.8, 0.9, 99.0)))
         fulls = (None, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0) if args.keyword else (None,)
-        if args.keyword or args.anchors:
+        if args.keyword or args.anchors or args.gloss:
             grid = [(recall.KEY_FUSION, recall.KEY_WEIGHT, recall.TIME_BOOST, recall.WHEN_MIN)]
             fulls = fulls if args.keyword else (recall.KEYWORD_FULL,)
         anchor_grid = list(itertools.product((0.0, 0.5, 1.0, 2.0), (0.02, 0.05, 0.1))) if args.anchors \
             else [(recall.ANCHOR_BOOST, recall.ANCHOR_SHARE)]
+        gloss_grid = list(itertools.product(("max", "mean"), (0.0, 0.25, 0.5, 0.75, 1.0))) if args.gloss \
+            else [(recall.GLOSS_FUSION, recall.GLOSS_WEIGHT)]
         rows = []
-        for (fusion, weight, boost, when_min), full, (a_boost, a_share) in itertools.product(grid, fulls, anchor_grid):
+        for (fusion, weight, boost, when_min), full, (a_boost, a_share), (g_fusion, gloss) in \
+                itertools.product(grid, fulls, anchor_grid, gloss_grid):
+            recall.GLOSS_FUSION, recall.GLOSS_WEIGHT = g_fusion, gloss
             recall.KEY_FUSION, recall.KEY_WEIGHT, recall.TIME_BOOST, recall.WHEN_MIN = fusion, weight, boost, when_min
             recall.KEYWORD_FULL = full
             recall.ANCHOR_BOOST, recall.ANCHOR_SHARE = a_boost, a_share
@@ -78,17 +84,17 @@ def main(argv: list[str] | None = None) -> None:
             for name, items in sets:
                 ranked = [[h.date for h in rr.search(text, top_k=10, now=now_)] for rr, text, now_, _ in items]
                 got[name] = metrics(ranked, [ans for *_, ans in items])
-            rows.append(((fusion, weight, boost, when_min, full, a_boost, a_share), got))
+            rows.append(((fusion, weight, boost, when_min, full, a_boost, a_share, g_fusion, gloss), got))
         rows.sort(key=lambda row: (-min(m["hit@5"] for m in row[1].values()),
                                    -sum(m["hit@1"] for m in row[1].values())))
         names = [name for name, _ in sets]
-        print("\n| fusion | key weight | time boost | when-lift | keyword full at | anchor boost | anchor share | " +
+        print("\n| fusion | key weight | time boost | when-lift | keyword full at | anchor boost | anchor share | gloss | " +
               " | ".join(f"{n} hit@1 | {n} hit@5 | {n} MRR" for n in names) + " |")
-        print("|---|---|---|---|---|---|---|" + "---|" * (3 * len(names)))
-        for (fusion, weight, boost, when_min, full, a_boost, a_share), got in rows:
+        print("|---|---|---|---|---|---|---|---|" + "---|" * (3 * len(names)))
+        for (fusion, weight, boost, when_min, full, a_boost, a_share, g_fusion, gloss), got in rows:
             cells = " | ".join(f"{got[n]['hit@1']:.3f} | {got[n]['hit@5']:.3f} | {got[n]['mrr']:.3f}" for n in names)
             print(f"| {fusion} | {weight:g} | {boost:g} | {f'on, {when_min:g}' if when_min < 1 else 'off'} | "
-                  f"{'always' if full is None else f'{full:g}'} | {a_boost:g} | {a_share:g} | {cells} |")
+                  f"{'always' if full is None else f'{full:g}'} | {a_boost:g} | {a_share:g} | {f'{g_fusion} {gloss:g}' if gloss else 'off'} | {cells} |")
 
 
 def _cached(embedder):

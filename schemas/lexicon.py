@@ -2,7 +2,8 @@
 
 ``technologies.yaml`` is the gazetteer: canonical name -> the aliases that name it.
 ``lexicon.yaml`` holds the stop words, the words per mood and the markers of an
-important day. Both are read once, on import, with ``importlib.resources`` and
+important day. ``bilingual_id_en.tsv`` is an Indonesian -> English word list for glossing a
+recall query into the other language (``transforms.translate``). Both are read once, on import, with ``importlib.resources`` and
 ``yaml.safe_load``, and exposed as plain Python values (treat them as read-only); nothing
 else in kenang opens them. ``transforms.extract`` decides how the words are matched.
 
@@ -19,7 +20,9 @@ Invariants (checked here, so a bad edit fails on import, not at 02:30):
   yes/no/on/off as a boolean), stripped, lower-case and non-empty;
 - every technology has at least one alias, and no alias names two technologies;
 - a stop word sits in one part (both, extractors, search) of its language;
-- every mood key is one of ``schemas.frontmatter.MOODS`` other than ``neutral``.
+- every mood key is one of ``schemas.frontmatter.MOODS`` other than ``neutral``;
+- every word-list line is ``word<TAB>gloss|gloss...``, the word one lower-case token that no
+  other line has, each gloss lower-case and non-empty.
 """
 
 from __future__ import annotations
@@ -97,6 +100,24 @@ def _stopwords(data: dict) -> dict[str, dict[str, frozenset[str]]]:
     return out
 
 
+def _bilingual(name: str) -> dict[str, tuple[str, ...]]:
+    """Indonesian word -> its English glosses, most common first."""
+    out: dict[str, tuple[str, ...]] = {}
+    text = files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        word, sep, rest = line.partition("\t")
+        glosses = tuple(g.strip() for g in rest.split("|"))
+        if not sep or "\t" in rest or not word or word != word.strip().lower() or " " in word \
+                or not all(g and g == g.lower() for g in glosses):
+            raise ValueError(f"schemas/data/{name}:{n}: expected 'word<TAB>gloss|gloss', lower-case: {line!r}")
+        if word in out:
+            raise ValueError(f"schemas/data/{name}:{n}: {word!r} is listed twice")
+        out[word] = tuple(dict.fromkeys(" ".join(g.split()) for g in glosses))
+    return out
+
+
 def _uses(parts: dict[str, dict[str, frozenset[str]]], *names: str) -> frozenset[str]:
     return frozenset().union(*(words for lang in parts.values() for p, words in lang.items() if p in names))
 
@@ -118,3 +139,5 @@ MOOD_WORDS: dict[str, tuple[str, ...]] = _moods(_LEXICON["moods"])
 IMPORTANCE_MARKERS: tuple[str, ...] = _words(_LEXICON["importance_markers"], "lexicon.yaml importance_markers")
 #: Capitalised words that recur mid-sentence but name no person (places, assistants, brands), lower-case.
 NOT_PEOPLE: frozenset[str] = frozenset(_words(_LEXICON["not_people"], "lexicon.yaml not_people"))
+#: Indonesian word -> its English glosses, most common first (``transforms.translate``).
+BILINGUAL: dict[str, tuple[str, ...]] = _bilingual("bilingual_id_en.tsv")

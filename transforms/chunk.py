@@ -210,8 +210,13 @@ def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:
 def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn],
                    granularity: str | None = None) -> list[Chunk]:
     """The session's transcript chunks (``GRANULARITY``), then the user's facts (``facts_chunks``)."""
-    cut = pair_chunks if (granularity or GRANULARITY) == "pair" else window_chunks
-    return cut(user_id, day, session_id, turns) + facts_chunks(user_id, day, session_id, turns)
+    how = granularity or GRANULARITY
+    if how == "both":  # windows, and each user turn with its replies (a pair that is a whole window once)
+        cut = list({c.chunk_id: c for c in window_chunks(user_id, day, session_id, turns)
+                    + pair_chunks(user_id, day, session_id, turns)}.values())
+    else:
+        cut = (pair_chunks if how == "pair" else window_chunks)(user_id, day, session_id, turns)
+    return cut + facts_chunks(user_id, day, session_id, turns)
 
 
 def pair_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:

@@ -72,6 +72,10 @@ WHEN_MIN = 0.9
 #: such a term is in at most ANCHOR_SHARE of the rows (``boost_anchors``).
 ANCHOR_BOOST = 1.0
 ANCHOR_SHARE = 0.1
+#: The query glossed into the other language (``transforms.translate``) is searched too; a chunk keeps the
+#: better of its two fused scores, the gloss's times GLOSS_WEIGHT (0: no gloss).
+GLOSS_WEIGHT = 0.75
+GLOSS_FUSION = "mean"
 WHEN_LIFT = 1.01
 
 MODES = ("hybrid", "keyword", "vector")

@@ -37,7 +37,7 @@ from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
-from transforms import timeq
+from transforms import recall as recall_math, timeq, translate
 from transforms.chunk import KEY_SOURCES
 from transforms.recall import (KEYWORD_WEIGHT, SLACK, ChunkRef, Embedder, Hit, KeywordIndex, anchors, boost_anchors,
                                boost_time, fuse, keyword_weight, select, time_window)
@@ -176,16 +176,40 @@ class Recaller:
         return _Loaded(_Rows(pack.meta), embeddings, current, pack.keyword, related, dates, _keys(pack.meta["source"]))
 
     def scores(self, query: str, mode: str = "hybrid", *, meaning: str | None = None) -> np.ndarray:
-        """Fused score of every loaded chunk for one query; ``meaning``: the text to embed, if not the query."""
+        """Fused score of every loaded chunk for one query; ``meaning``: the text to embed, if not the query.
+
+        The query glossed into the other language (``transforms.translate``) is searched too, and each chunk's
+        two fused scores are joined (``GLOSS_FUSION``, the gloss's weighed by ``GLOSS_WEIGHT``).
+        """
+        weight = recall_math.GLOSS_WEIGHT  # read per query: the tuner sets it in place
+        other = translate.gloss(query) if weight else None
+        texts = [meaning or query] + ([translate.gloss(meaning) or other if meaning else other] if other else [])
+        cos = self._cosines(texts, mode)
+        own = self._fused(query, None if cos is None else cos[:, 0], mode)
+        if not other:
+            return own
+        glossed = self._fused(other, None if cos is None else cos[:, 1], mode)
+        if recall_math.GLOSS_FUSION == "max":
+            return np.maximum(own, weight * glossed)
+        return (own + weight * glossed) / (1.0 + weight)
+
+    def _cosines(self, texts: list[str], mode: str) -> np.ndarray | None:
+        """Each loaded chunk's cosine with each text, one column per text (one pass over the matrix); None:
+        no vector arm."""
         d = self._data
-        kw = d.keyword.scores(query)
-        cos = None
-        if self.embedder is not None and mode != "keyword":
-            try:
-                cos = np.asarray(d.embeddings @ self.embedder.embed_query(meaning or query))
-                cos[~d.current] = 0.0
-            except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
-                self.unavailable, cos = str(exc), None
+        if self.embedder is None or mode == "keyword":
+            return None
+        try:
+            queries = np.stack([self.embedder.embed_query(t) for t in texts], axis=1)
+        except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
+            self.unavailable = str(exc)
+            return None
+        cos = np.asarray(d.embeddings @ queries)
+        cos[~d.current] = 0.0
+        return cos
+
+    def _fused(self, query: str, cos: np.ndarray | None, mode: str) -> np.ndarray:
+        kw = self._data.keyword.scores(query)
         return fuse(kw, cos, mode=mode, keyword_weight=keyword_weight(kw) if cos is not None else KEYWORD_WEIGHT)
 
     def _newest(self) -> dt.date:

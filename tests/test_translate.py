@@ -1,0 +1,91 @@
+"""A recall query glossed into the other language: the word list, the language, the gloss both ways."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schemas.lexicon import BILINGUAL, _bilingual
+from transforms import translate
+
+
+def test_the_word_list_is_well_formed_and_large():
+    assert len(BILINGUAL) > 2000
+    assert BILINGUAL["kapan"] == ("when",) and "injury" in BILINGUAL["cedera"]
+    for word, glosses in BILINGUAL.items():
+        assert word == word.lower() and " " not in word and glosses and all(g == g.lower() for g in glosses)
+
+
+def test_a_bad_word_list_line_fails_on_load_with_its_line(tmp_path, monkeypatch):
+    import schemas.lexicon as lexicon
+
+    class Fake:
+        def __init__(self, text):
+            self.text = text
+
+        def joinpath(self, *parts):
+            return self
+
+        def read_text(self, encoding):
+            return self.text
+
+    for text, why in (("kaki leg\n", "expected"), ("kaki\tleg\nkaki\tfoot\n", "twice"), ("Kaki\tleg\n", "expected")):
+        monkeypatch.setattr(lexicon, "files", lambda package, t=text: Fake(t))
+        with pytest.raises(ValueError, match=why):
+            _bilingual("x.tsv")
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Kapan aku ganti aki UPS yang bunyi terus?", "id"),
+    ("When did I replace the UPS battery?", "en"),
+    ("UPS", None),  # no function word either way
+])
+def test_the_language_of_a_query(text, lang):
+    assert translate.language(text) == lang
+
+
+def test_an_indonesian_query_is_glossed_into_english_word_by_word():
+    got = translate.gloss("Kapan kakiku cedera dan disuruh libur lari?")
+    assert got is not None
+    words = got.split()
+    assert words[0] == "when" and "injury" in words and "run" in words
+    assert "kakiku" not in words and ("foot" in words or "leg" in words)  # -ku taken off before the lookup
+    assert "dan" not in words  # a function word with no entry is dropped
+
+
+def test_unknown_words_are_kept_as_written_names_and_loan_words():
+    got = translate.gloss("Kapan aku deploy Immich di pve-02?")
+    assert "immich" in got.split() and "pve-02" in got.split() and "when" in got.split()
+
+
+def test_an_english_query_is_glossed_into_indonesian_by_its_longest_phrases():
+    got = translate.gloss("When did I split the bill for the fast-breaking dinner?")
+    assert got is not None
+    words = got.split()
+    assert "patungan" in words  # "split the bill", three words, before "split" alone
+    assert "bukber" in words  # "fast-breaking dinner"
+    assert "when" not in words and "kapan" not in words  # a function word is not glossed
+
+
+def test_nothing_to_gloss_is_none():
+    assert translate.gloss("UPS") is None  # no language
+    assert translate.gloss("the and of") is None  # English, but nothing in the list
+    assert translate.gloss("") is None
+
+
+def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monkeypatch):
+    from flows.query.recall import Recaller
+    from transforms import recall
+
+    r = Recaller.__new__(Recaller)
+    own, glossed = np.array([0.9, 0.2, 0.0]), np.array([0.1, 1.0, 0.4])
+    monkeypatch.setattr(Recaller, "_cosines", lambda self, texts, mode: None)
+    monkeypatch.setattr(Recaller, "_fused", lambda self, q, cos, mode: own if q.startswith("Kapan") else glossed)
+    monkeypatch.setattr(recall, "GLOSS_WEIGHT", 0.75)
+    monkeypatch.setattr(recall, "GLOSS_FUSION", "mean")
+    got = r.scores("Kapan aku lari 24 km?")
+    assert got.tolist() == pytest.approx([(0.9 + 0.075) / 1.75, (0.2 + 0.75) / 1.75, 0.3 / 1.75])
+    monkeypatch.setattr(recall, "GLOSS_FUSION", "max")
+    assert r.scores("Kapan aku lari 24 km?").tolist() == pytest.approx([0.9, 0.75, 0.3])
+    monkeypatch.setattr(recall, "GLOSS_WEIGHT", 0.0)  # off: the query's own scores
+    assert r.scores("Kapan aku lari 24 km?").tolist() == own.tolist()
