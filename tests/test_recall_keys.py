@@ -218,6 +218,18 @@ def test_pair_granularity_cuts_each_user_turn_with_its_replies():
     assert [c.seq for c in got] == [0, 3] and got[1].header == "2026-07-19 Sunday · Boot order? · user, assistant"
 
 
+def test_both_granularities_index_windows_and_pairs_once_each():
+    turns = [Turn(0, "user", "Boot order?"), Turn(1, "assistant", "Options > Start order."),
+             Turn(2, "user", "Makasih!"), Turn(3, "assistant", "Sama-sama.")]
+    windows = [c for c in session_chunks("u", D3, "s1", turns, granularity="window") if c.source == "transcript"]
+    pairs = [c for c in session_chunks("u", D3, "s1", turns, granularity="pair") if c.source == "transcript"]
+    both = [c for c in session_chunks("u", D3, "s1", turns, granularity="both") if c.source == "transcript"]
+    assert [c.chunk_id for c in both] == [c.chunk_id for c in windows] + [c.chunk_id for c in pairs]
+    one = turns[:2]  # one pair is the whole window: indexed once
+    once = [c for c in session_chunks("u", D3, "s1", one, granularity="both") if c.source == "transcript"]
+    assert len(once) == 1 and once[0].chunk_id == session_chunks("u", D3, "s1", one, granularity="window")[0].chunk_id
+
+
 def test_the_keyword_arm_counts_in_proportion_to_how_strongly_anything_matched(monkeypatch):
     from transforms import recall
 

@@ -36,8 +36,16 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    day's score to rank above it, and a query about a time with nothing in range still
    finds the best days elsewhere. A question that asks *when* ranks
    the day a thing happened over the days that only mention it: a direct hit whose
-   summary cites another day (``related_dates``) that scores at least ``WHEN_MIN``
-   of it on its own lifts that day just above itself (``select(cited_first=True)``).
+   summary cites another day (``related_dates``) lifts that day just above itself
+   (``select(cited_first=True)``) when the cited day scores at least ``WHEN_MIN`` of it
+   on its own, or when the hit's own chunk names that day by date (``named_days``).
+7. **Identifiers** (``anchors``): a query term with a digit or joined by ``. : / -``
+   ("137", "pve-02.lan") multiplies the score of each row holding it by up to
+   ``1 + ANCHOR_BOOST`` (``boost_anchors``), unless more than ``ANCHOR_SHARE`` of the
+   rows hold it.
+8. **The other language**: ``flows.query.recall`` also scores the query's gloss
+   (``transforms.translate``) and joins each row's two fused scores, ``(own + w *
+   gloss) / (1 + w)`` with ``w = GLOSS_WEIGHT``, before steps 6 and 7.
 """
 
 from __future__ import annotations
