@@ -224,3 +224,24 @@ def cores() -> int:
 
 def target_verdict(met: bool) -> str:
     return "MET" if met else "MISSED"
+
+
+#: The parts of `kenang recall` that an ablation turns off one at a time: (label, knob in transforms.recall, off value).
+ABLATIONS = (
+    ("without the gloss", "GLOSS_WEIGHT", 0.0),
+    ("without the identifier boost", "ANCHOR_BOOST", 0.0),
+    ("without the dated-citation lift", "WHEN_NAMED", False),
+)
+
+
+@contextmanager
+def knob(name: str, value) -> Iterator[None]:
+    """One of ``transforms.recall``'s knobs set to ``value`` for the block."""
+    from transforms import recall
+
+    old = getattr(recall, name)
+    setattr(recall, name, value)
+    try:
+        yield
+    finally:
+        setattr(recall, name, old)

@@ -39,7 +39,7 @@ import recall_corpus
 
 WEIGHTS = (1.0, 2.0, 3.0)
 FINAL = "hybrid w=2 + related x0.7 (kenang recall 1)"
-API = "kenang recall: + time, keys, when (the API)"
+API = "kenang recall (the API)"
 
 
 def build_home(root: Path, backend: str):
@@ -134,6 +134,9 @@ def main(argv: list[str] | None = None) -> None:
             # The real API, end to end: time in the query, days' keys weighed apart, when-questions (issue 18).
             ranked[API].append([h.date for h in r.search(q.query, top_k=10)])
             leaks += sum(h.chunk.user_id != "gading" for h in r.search(q.query, top_k=10))
+            for label, name, off in c.ABLATIONS:  # what each new part adds: the API with it off
+                with c.knob(name, off):
+                    ranked[f"{API}, {label}"].append([h.date for h in r.search(q.query, top_k=10)])
 
         gold = [q.answers for q in qs]
         print(f"\n{len(qs)} questions ({sum(q.lang == 'id' for q in qs)} Indonesian, {sum(q.lang == 'en' for q in qs)} English); "
@@ -148,7 +151,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"| {name} | {m['hit@1']:.3f} | {m['hit@5']:.3f} | {m['mrr']:.3f} |")
 
             kinds = sorted({k for q in qs for k in q.kinds})
-            show = ["BM25", "vector: e5+USE", "hybrid w=2: BM25 + e5+USE", FINAL, API]
+            show = ["BM25", "vector: e5+USE", "hybrid w=2: BM25 + e5+USE", FINAL, API,
+                    *(f"{API}, {label}" for label, _, _ in c.ABLATIONS)]
             print("\nhit@5 by question kind:\n\n| method | " + " | ".join(f"{k} ({sum(k in q.kinds for _, q in part_qs)})" for k in kinds)
                   + " | id | en |\n|---|" + "---|" * (len(kinds) + 2))
             for name in show:

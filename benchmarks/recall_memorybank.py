@@ -194,7 +194,8 @@ def main(argv: list[str] | None = None) -> None:
 
         embedder = make_embedder(settings)
         vector = "vector: e5+USE" if args.backend == "e5+use" else f"vector: {args.backend}"
-        names = ["BM25", *([vector] if embedder is not None else []), COMPUTED, API]
+        names = ["BM25", *([vector] if embedder is not None else []), COMPUTED, API,
+                 *(f"{API}, {label}" for label, _, _ in c.ABLATIONS)]
         pool = {u: {dt.date.fromisoformat(d) for d, pairs in h.items() if pairs} for u, h in histories.items()}
         now = {u: max(days) + dt.timedelta(days=1) for u, days in pool.items()}  # the day after the user's last
         recallers: dict[str, Recaller] = {}
@@ -219,6 +220,9 @@ def main(argv: list[str] | None = None) -> None:
                 leaks += sum(u != q.user for u in users)
             hits = r.search(q.text, top_k=TOP_K, now=now[q.user])
             ranked[API][q.qid] = [h.date for h in hits]
+            for label, knob_name, off in c.ABLATIONS:  # what each new part adds: the API with it off
+                with c.knob(knob_name, off):
+                    ranked[f"{API}, {label}"][q.qid] = [h.date for h in r.search(q.text, top_k=TOP_K, now=now[q.user])]
             leaks += sum(h.chunk.user_id != q.user for h in hits)
             differ += ranked[API][q.qid] != ranked[COMPUTED][q.qid]
 

@@ -76,6 +76,8 @@ KEY_WEIGHT = 0.25
 KEYWORD_FULL: float | None = 24.0
 KEY_FUSION = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, w * key)
 WHEN_MIN = 0.9
+#: A when-question also lifts a cited day that the hit's own chunk names by date (``named_days``).
+WHEN_NAMED = True
 #: A row holding the query's identifier terms ("exit code 137", "pve-02.lan") counts this much more, when
 #: such a term is in at most ANCHOR_SHARE of the rows (``boost_anchors``).
 ANCHOR_BOOST = 1.0
@@ -460,7 +462,7 @@ def select(
     if cited_first:
         for parent in list(hits.values())[:top_k]:
             cited = related.get(parent.date, ())
-            named = named_days(parent.chunk.text, parent.date, cited) if cited else set()
+            named = named_days(parent.chunk.text, parent.date, cited) if cited and WHEN_NAMED else set()
             for day in cited:
                 own = hits.get(day)
                 if own is None and day in named and day in best_row:  # no score of its own: shown by its best row
