@@ -93,6 +93,8 @@ def test_a_when_question_lifts_a_day_the_matching_text_names_by_date_whatever_it
     ("as I said yesterday", set()),  # relative: never names a day here
     ("we fixed it last Friday", set()),  # 2026-07-17 was a Friday: still relative
     ("on 2026-07-18, not the 17th", set()),  # a date that is not one of the cited days
+    ("sepakat pada 17 Juli.\nLalu lari.", {D1}),  # only the words around a cited day's number are read
+    ("x " * 5000 + "on 2026-07-17", {D1}),  # wherever it is in a long chunk
 ])
 def test_the_days_a_text_names_by_date(text, named):
     assert named_days(text, D3, (D1,)) == named
@@ -106,10 +108,20 @@ def test_on_an_iso_date_is_that_day_not_its_year():
     assert timeq.parse("in 2026", dt.date(2026, 5, 1)).ranges[0].precision == "year"
 
 
+def test_a_year_is_not_read_out_of_an_iso_date_and_a_year_range_still_is():
+    from transforms import timeq
+
+    today = dt.date(2026, 5, 1)
+    assert [r.text for r in timeq.parse("in 2026-03", today).ranges] == ["2026-03"]
+    assert [(r.start, r.text) for r in timeq.parse("in 2024-2025", today).ranges] == [(dt.date(2024, 1, 1), "in 2024")]
+    assert [r.text for r in timeq.parse("in 2025/26 season", today).ranges] == ["in 2025"]
+
+
 def test_identifier_terms_are_anchors():
     assert anchors("Kapan container mati dengan exit code 137?") == ["137"]
     assert set(anchors("When did I work on pve-02.lan and PAY-3817?")) >= {"pve-02.lan", "pay-3817"}
     assert anchors("when did the cat break the router") == []
+    assert anchors("when did I reboot pve-02 at 02:30") == ["pve-02", "02:30"]  # not their parts "02", "30"
 
 
 def test_rows_holding_an_anchor_are_boosted_by_the_share_of_anchors_they_hold_by_hand():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pytest
 
@@ -89,3 +91,30 @@ def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monk
     assert r.scores("Kapan aku lari 24 km?").tolist() == pytest.approx([0.9, 0.75, 0.3])
     monkeypatch.setattr(recall, "GLOSS_WEIGHT", 0.0)  # off: the query's own scores
     assert r.scores("Kapan aku lari 24 km?").tolist() == own.tolist()
+
+
+def test_an_english_word_takes_the_indonesian_words_whose_first_meaning_it_is_first():
+    assert translate.gloss("When did I pay the rent?").split()[:2] == ["bayar", "membayar"]  # not gaji (salary)
+    assert "mbak" not in translate.gloss("When did I miss the bus?").split()  # "miss" is kangen, not the title
+
+
+def test_a_search_finds_the_other_language_s_day_through_the_gloss_and_keeps_an_exact_match(home):
+    from flows.pipeline import nightly
+    from flows.query.recall import Recaller
+    from helpers import NOW, drop, md
+    from transforms import recall
+
+    drop(home, "2026-07-17-0900.md", md("2026-07-17", "0900", ("user", "Kakiku cedera waktu lari pagi, betis sakit."),
+                                        ("assistant", "Istirahat dulu.")))
+    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Paid the rent to Pak Joko today."),
+                                        ("assistant", "Noted.")))
+    drop(home, "2026-07-19-0900.md", md("2026-07-19", "0900", ("user", "Backup NAS jalan lagi."), ("assistant", "Oke.")))
+    nightly(now=NOW, home=str(home.paths.home))
+    r = Recaller(home, "default", embedder=None)
+    asked = "When did I hurt my leg while running?"  # English; the day is Indonesian
+    assert [h.date for h in r.search(asked, mode="keyword")][:1] == [dt.date(2026, 7, 17)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(recall, "GLOSS_WEIGHT", 0.0)
+        assert dt.date(2026, 7, 17) not in [h.date for h in r.search(asked, mode="keyword")]
+    # An exact same-language match stays first.
+    assert [h.date for h in r.search("When did I pay the rent to Pak Joko?", mode="keyword")][:1] == [dt.date(2026, 7, 18)]

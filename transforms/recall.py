@@ -78,12 +78,14 @@ KEY_FUSION = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, 
 WHEN_MIN = 0.9
 #: A when-question also lifts a cited day that the hit's own chunk names by date (``named_days``).
 WHEN_NAMED = True
+NAMED_PLACES, NAMED_AROUND = 8, 40  # a chunk is read for dates at most at 8 places, 40 characters each side
 #: A row holding the query's identifier terms ("exit code 137", "pve-02.lan") counts this much more, when
 #: such a term is in at most ANCHOR_SHARE of the rows (``boost_anchors``).
 ANCHOR_BOOST = 1.0
 ANCHOR_SHARE = 0.1
-#: The query glossed into the other language (``transforms.translate``) is searched too; a chunk keeps the
-#: better of its two fused scores, the gloss's times GLOSS_WEIGHT (0: no gloss).
+#: The query glossed into the other language (``transforms.translate``) is searched too; a chunk's two fused
+#: scores are joined by GLOSS_FUSION: 'mean' is (own + w * gloss) / (1 + w), 'max' is max(own, w * gloss), with
+#: w = GLOSS_WEIGHT (0: no gloss).
 GLOSS_WEIGHT = 0.75
 GLOSS_FUSION = "mean"
 WHEN_LIFT = 1.01
@@ -298,10 +300,14 @@ def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.da
 def anchors(query: str) -> list[str]:
     """The query's identifier terms: those with a digit ("137", "pay-3817", "24") or joined by . : / -
     ("pve-02.lan"). Embedders read them poorly; a chunk that holds one is very likely what was meant."""
-    return [t for t in dict.fromkeys(terms_of(query)) if any(ch.isdigit() for ch in t) or _JOINED.search(t)]
+    terms = list(dict.fromkeys(terms_of(query)))
+    joined = [t for t in terms if _JOINED.search(t)]
+    parts = {p for t in joined for p in terms_of(_JOINER.sub(" ", t))}  # "pve-02" is the anchor, not "02"
+    return [t for t in terms if t in joined or (any(ch.isdigit() for ch in t) and t not in parts)]
 
 
 _JOINED = re.compile(r"\w[.:/\-]\w")
+_JOINER = re.compile(r"[.:/\-]")
 
 
 def boost_anchors(scores: np.ndarray, index, terms: Sequence[str], *, boost: float | None = None,
@@ -491,12 +497,20 @@ def named_days(text: str, day: dt.date, cited: Sequence[dt.date]) -> set[dt.date
     counts, so "yesterday" or "last Tuesday" in the text never names a day here.
     """
     wanted = set(cited)
-    if not wanted:
+    if not wanted or day >= dt.date.max - dt.timedelta(days=8):
         return set()
-    later = {(r.text, r.start) for r in timeq.parse(text, day + dt.timedelta(days=8)).ranges} \
-        if day < dt.date.max - dt.timedelta(days=8) else set()
-    return {r.start for r in timeq.parse(text, day).ranges
-            if r.start == r.end and r.start in wanted and (r.text, r.start) in later}
+    # Only the words around a cited day's day of the month, written as a number, are read: a date in words
+    # alone ("the fifth of May") is not understood anyway, and timeq over a whole long chunk costs milliseconds.
+    numbers = re.compile(r"(?<!\d)0?(?:" + "|".join(sorted({str(d.day) for d in wanted})) + r")(?!\d)")
+    found: set[dt.date] = set()
+    for i, m in enumerate(numbers.finditer(text)):
+        if i == NAMED_PLACES:
+            break
+        around = text[max(0, m.start() - NAMED_AROUND): m.end() + NAMED_AROUND]
+        later = {(r.text, r.start) for r in timeq.parse(around, day + dt.timedelta(days=8)).ranges}
+        found |= {r.start for r in timeq.parse(around, day).ranges
+                  if r.start == r.end and r.start in wanted and (r.text, r.start) in later}
+    return found
 
 
 def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:

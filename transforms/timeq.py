@@ -207,6 +207,7 @@ ZB = r"(?<![\d一二两三四五六七八九十])"  # no digit right before a Ch
 ZH_AT = r"(?:在|于)?"  # "at", taken along with the time
 PREP = r"(?:(?P<prep>in|on|during|throughout|over|pada|di|selama)\s+)?"
 YEAR = r"(?:19|20)\d\d"
+NOT_ISO = r"(?![-/]\d\d?[-/]\d)(?!-(?:0[1-9]|1[0-2])(?!\d))"  # after a year: not the rest of 2026-03-05 or 2026-03
 DAY = r"(?:[12]\d|3[01]|0?[1-9])"
 ORDINAL = r"(?:st|nd|rd|th)"
 FULL_MONTH = _alternatives(MONTHS)
@@ -524,7 +525,7 @@ def _month_of_relative_year(m, today):
     return _days(*_month(today.year + _relative(m, "rel", "idrel"), MONTHS[m["month"]]), "month")
 
 
-@_rule(rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}(?![-/]\d)")
+@_rule(rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}{NOT_ISO}")
 def _month_year(m, today):
     return _days(*_month(int(m["year"]), _month_number(m["month"])), "month")
 
@@ -564,7 +565,7 @@ def _day_of_relative_month(m, today):
     return _dated(first.year, first.month, int(m["day_en"] or m["day_id"]))
 
 
-@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}(?![-/]\d)")  # not an ISO date's year
+@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}{NOT_ISO}")
 def _year(m, today):
     if not (m["prep"] or m["word"] or _cued(m)):
         return None

@@ -12,7 +12,8 @@ list does not know (names, numbers, hostnames, loan words like "fintech") kept a
   other's, else None.
 - ``gloss(query)`` is the Indonesian query in English (each word's first ``GLOSSES`` meanings),
   or the English query in Indonesian (each English phrase of up to three words that is a
-  gloss, longest first, becomes the first ``HEADWORDS`` Indonesian words that have it); None
+  gloss, longest first, becomes the first ``HEADWORDS`` Indonesian words that have it,
+  those whose first meaning it is before the others); None
   when the language is unknown or no word was found in the list.
 
 A gloss is a bag of words, not a sentence: it feeds the keyword arm and one more query
@@ -49,12 +50,13 @@ def language(text: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _reverse() -> dict[str, tuple[str, ...]]:
-    """English gloss -> the Indonesian words that have it, in the list's order."""
-    out: dict[str, list[str]] = {}
-    for word, glosses in BILINGUAL.items():
-        for g in glosses:
-            out.setdefault(g, []).append(word)
-    return {g: tuple(ws) for g, ws in out.items()}
+    """English gloss -> the Indonesian words that have it: those whose first meaning it is first, then
+    by the meaning's rank, then in the list's order ("pay" is bayar before gaji, whose third meaning it is)."""
+    out: dict[str, list[tuple[int, int, str]]] = {}
+    for n, (word, glosses) in enumerate(BILINGUAL.items()):
+        for rank, g in enumerate(glosses):
+            out.setdefault(g, []).append((rank, n, word))
+    return {g: tuple(w for _, _, w in sorted(ws)) for g, ws in out.items()}
 
 
 def _indonesian(word: str) -> tuple[str, ...] | None:

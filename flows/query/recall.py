@@ -183,30 +183,37 @@ class Recaller:
         """
         weight = recall_math.GLOSS_WEIGHT  # read per query: the tuner sets it in place
         other = translate.gloss(query) if weight else None
-        texts = [meaning or query] + ([translate.gloss(meaning) or other if meaning else other] if other else [])
+        # What the gloss embeds: the gloss of what the query embeds (never the time words left out of it);
+        # when that has no gloss, the gloss's vector arm is the query's own.
+        texts = [meaning or query]
+        if other and (glossed_meaning := translate.gloss(meaning) if meaning else other):
+            texts.append(glossed_meaning)
         cos = self._cosines(texts, mode)
-        own = self._fused(query, None if cos is None else cos[:, 0], mode)
+        own = self._fused(query, None if cos is None else cos[0], mode)
         if not other:
             return own
-        glossed = self._fused(other, None if cos is None else cos[:, 1], mode)
+        glossed = self._fused(other, None if cos is None else cos[-1], mode)
         if recall_math.GLOSS_FUSION == "max":
             return np.maximum(own, weight * glossed)
         return (own + weight * glossed) / (1.0 + weight)
 
-    def _cosines(self, texts: list[str], mode: str) -> np.ndarray | None:
-        """Each loaded chunk's cosine with each text, one column per text (one pass over the matrix); None:
-        no vector arm."""
+    def _cosines(self, texts: list[str], mode: str) -> list[np.ndarray] | None:
+        """Each loaded chunk's cosine with each text (a matrix-vector product each: faster here than one
+        matrix product); None: no vector arm."""
         d = self._data
         if self.embedder is None or mode == "keyword":
             return None
-        try:
-            queries = np.stack([self.embedder.embed_query(t) for t in texts], axis=1)
-        except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
-            self.unavailable = str(exc)
-            return None
-        cos = np.asarray(d.embeddings @ queries)
-        cos[~d.current] = 0.0
-        return cos
+        out = []
+        for text in texts:
+            try:
+                q = self.embedder.embed_query(text)
+            except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
+                self.unavailable = str(exc)
+                return None
+            cos = np.asarray(d.embeddings @ q)
+            cos[~d.current] = 0.0
+            out.append(cos)
+        return out
 
     def _fused(self, query: str, cos: np.ndarray | None, mode: str) -> np.ndarray:
         kw = self._data.keyword.scores(query)
