@@ -141,6 +141,7 @@ def test_rows_holding_an_anchor_are_boosted_by_the_share_of_anchors_they_hold_by
     seg = SegmentedIndex(segments)
     for term in ("137", "200", "vm", "exit", "nope"):
         assert seg.docs_with(term).tolist() == index.docs_with(term).tolist()
+        assert seg.has(term) == index.has(term) == (term != "nope")
 
 
 def _segment(terms):

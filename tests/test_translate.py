@@ -79,7 +79,12 @@ def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monk
     from flows.query.recall import Recaller
     from transforms import recall
 
+    from types import SimpleNamespace
+
+    from transforms.recall import KeywordIndex
+
     r = Recaller.__new__(Recaller)
+    r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["run"], ["lari"], ["km"]], [[1], [1], [1]]))
     own, glossed = np.array([0.9, 0.2, 0.0]), np.array([0.1, 1.0, 0.4])
     monkeypatch.setattr(Recaller, "_cosines", lambda self, texts, mode: None)
     monkeypatch.setattr(Recaller, "_fused", lambda self, q, cos, mode: own if q.startswith("Kapan") else glossed)
@@ -89,6 +94,9 @@ def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monk
     assert got.tolist() == pytest.approx([(0.9 + 0.075) / 1.75, (0.2 + 0.75) / 1.75, 0.3 / 1.75])
     monkeypatch.setattr(recall, "GLOSS_FUSION", "max")
     assert r.scores("Kapan aku lari 24 km?").tolist() == pytest.approx([0.9, 0.75, 0.3])
+    r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["lari"], ["km"]], [[1], [1]]))
+    assert r.scores("Kapan aku lari 24 km?").tolist() == own.tolist()  # no chunk holds a word the gloss brings
+    r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["run"], ["lari"], ["km"]], [[1], [1], [1]]))
     monkeypatch.setattr(recall, "GLOSS_WEIGHT", 0.0)  # off: the query's own scores
     assert r.scores("Kapan aku lari 24 km?").tolist() == own.tolist()
 

@@ -45,7 +45,8 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    rows hold it.
 8. **The other language**: ``flows.query.recall`` also scores the query's gloss
    (``transforms.translate``) and joins each row's two fused scores, ``(own + w *
-   gloss) / (1 + w)`` with ``w = GLOSS_WEIGHT``, before steps 6 and 7.
+   gloss) / (1 + w)`` with ``w = GLOSS_WEIGHT``, before steps 6 and 7; not when no
+   row holds any word the gloss brings (an archive in one language).
 """
 
 from __future__ import annotations
@@ -163,6 +164,10 @@ class KeywordIndex:
         flat_tfs = np.fromiter((c for cs in tfs for c in cs), dtype=np.float32, count=len(flat_terms))
         return cls(flat_terms, flat_tfs, lengths)
 
+    def has(self, term: str) -> bool:
+        """Whether any document holds ``term``."""
+        return term in self.vocab
+
     def docs_with(self, term: str) -> np.ndarray:
         """The documents that hold ``term``, ascending."""
         tid = self.vocab.get(term)
@@ -237,6 +242,10 @@ class SegmentedIndex:
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"{i}.{k}": v for i, s in enumerate(self.segments) for k, v in s.arrays().items()}
+
+    def has(self, term: str) -> bool:
+        """Whether any document holds ``term``."""
+        return any(term in s.vocab for s in self.segments)
 
     def docs_with(self, term: str) -> np.ndarray:
         """The documents that hold ``term``, ascending."""

@@ -38,7 +38,7 @@ from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
 from transforms import recall as recall_math, timeq, translate
-from transforms.chunk import KEY_SOURCES
+from transforms.chunk import KEY_SOURCES, terms_of
 from transforms.recall import (KEYWORD_WEIGHT, SLACK, ChunkRef, Embedder, Hit, KeywordIndex, anchors, boost_anchors,
                                boost_time, fuse, keyword_weight, select, time_window)
 
@@ -183,6 +183,8 @@ class Recaller:
         """
         weight = recall_math.GLOSS_WEIGHT  # read per query: the tuner sets it in place
         other = translate.gloss(query) if weight else None
+        if other and not any(self._data.keyword.has(t) for t in set(terms_of(other)) - set(terms_of(query))):
+            other = None  # no chunk holds a word of the other language the gloss brings: nothing to find with it
         # What the gloss embeds: the gloss of what the query embeds (never the time words left out of it);
         # when that has no gloss, the gloss's vector arm is the query's own.
         texts = [meaning or query]
