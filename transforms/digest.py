@@ -43,7 +43,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from schemas.frontmatter import SUMMARY_MAX_CHARS, SUMMARY_SENTENCES
-from schemas.lexicon import EXTRACTOR_STOPWORDS, STOPWORDS_EN, STOPWORDS_ID, TECHNOLOGIES
+from schemas.lexicon import EXTRACTOR_STOPWORDS, TECHNOLOGIES
 from transforms.extract import (
     SPEAKER_PREFIX,
     DayMessage,
@@ -56,6 +56,7 @@ from transforms.extract import (
     readable_messages,
     sentences_of,
 )
+from transforms.translate import words_language
 
 #: The shortest budget, whatever the day: two short sentences.
 MIN_CHARS = 200
@@ -120,10 +121,8 @@ class Unit:
 
 def day_language(day_text: DayText) -> str:
     """``id`` or ``en``: which language's function words the day's readable text uses more."""
-    words = [w.lower() for m in readable_messages(day_text) for w in _WORD.findall(m.content)]
-    indonesian = sum(w in STOPWORDS_ID and w not in STOPWORDS_EN for w in words)
-    english = sum(w in STOPWORDS_EN and w not in STOPWORDS_ID for w in words)
-    return "id" if indonesian > english else "en"
+    words = (w.lower() for m in readable_messages(day_text) for w in _WORD.findall(m.content))
+    return "id" if words_language(words) == "id" else "en"  # a tie reads as English
 
 
 def units(day_text: DayText) -> list[Unit]:

@@ -455,25 +455,19 @@ def select(
     ``refs`` is read only at the rows of the hits (it may build them lazily); ``dates``
     gives every row's day (default: from ``refs``). ``is_key`` marks the rows that are a
     day's keys (step 4); without it a day scores as its best row. ``cited_first`` (a *when* question):
-    a day a direct hit cites, scoring at least ``WHEN_MIN`` of it on its own, is lifted
-    just above it.
+    a day a direct hit cites is lifted just above it when it scores at least ``WHEN_MIN`` of
+    it on its own, or when the hit's chunk names it by date (``named_days``).
     """
     if not len(refs) or top_k < 1:
         return []
     if dates is None:
         dates = np.array([r.date for r in refs], dtype="datetime64[D]")
-    hits: dict[dt.date, Hit] = {}
     if is_key is not None:
         ranked = day_scores(scores, dates, is_key, key_weight)
-        best_row = {d: row for d, (_, row) in ranked.items()}
-        for day, (score, row) in ranked.items():
-            if score > 0:
-                hits[day] = Hit(day, score, "direct", refs[row])
-    else:
-        best_row = rank_days(scores, dates)  # every day's best chunk, in score order
-        for day, row in best_row.items():
-            if scores[row] > 0:
-                hits[day] = Hit(day, float(scores[row]), "direct", refs[row])
+    else:  # a day scores as its best row
+        ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
+    best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
+    hits = {day: Hit(day, score, "direct", refs[row]) for day, (score, row) in ranked.items() if score > 0}
     if cited_first:
         for parent in list(hits.values())[:top_k]:
             cited = related.get(parent.date, ())

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Iterable
 
 from schemas.lexicon import BILINGUAL, STOPWORDS_EN, STOPWORDS_ID
 
@@ -40,9 +41,15 @@ def _words(text: str) -> list[str]:
 
 def language(text: str) -> str | None:
     """``id`` or ``en``: whose function words the text uses more; None on a tie."""
-    words = _words(text)
-    indonesian = sum(w in STOPWORDS_ID and w not in STOPWORDS_EN for w in words)
-    english = sum(w in STOPWORDS_EN and w not in STOPWORDS_ID for w in words)
+    return words_language(_words(text))
+
+
+def words_language(words: Iterable[str]) -> str | None:
+    """``id`` or ``en``: whose function words these lower-case words hold more; None on a tie."""
+    indonesian = english = 0
+    for w in words:
+        indonesian += w in STOPWORDS_ID and w not in STOPWORDS_EN
+        english += w in STOPWORDS_EN and w not in STOPWORDS_ID
     if indonesian == english:
         return None
     return "id" if indonesian > english else "en"
