@@ -1790,7 +1790,7 @@ A> That's a serious jump from what you've told me about your current pay. How do
 U> Flattered and nervous. I said I'd think about it over the weekend and reply by Monday.
 A> A weekend sounds right. Maybe write down what would make you say yes before the numbers start pulling you.
 """), 2)),
-         ("e", (5, _Beat("""
+         ("e", (5, _Beat(key="rina_just_try", text="""
 U> Told Kak Rina about the call at dinner. She said "you've been complaining about the same legacy code for two years, just try".
 A> Sisters have a way of saying the quiet part out loud. Does she have a point?
 U> She does. I just don't like leaving things half done.
@@ -1808,7 +1808,7 @@ A> That sounds like a shelter that cares. First nights can be scary for a kitten
 U> She's in my room with a litter box, water, and a cardboard box she refuses to leave.
 A> The box is her safe place for now. She'll come out when she's ready, probably at 3 a.m.
 """), 3)),
-         ("e", (4, _Beat("""
+         ("e", (4, _Beat(key="cat_first_touch", text="""
 U> Update: the kitten came out of the box and ate half her food while I pretended to read.
 A> Pretending not to look is the best trick there is. Did she let you touch her?
 U> One head bump against my hand, then back into the box.
@@ -1858,7 +1858,7 @@ A> Ishiguro is good at narrators who don't understand what the reader already un
 U> A bit to Bapak. He died when I was in college, and I catch myself keeping my memories of him very tidy, the way she does.
 A> That's a gentle way to hold someone. Thank you for telling me.
 """), 3))),
-    36: (("e", (2, _Beat("""
+    36: (("e", (2, _Beat(key="design_round", text="""
 U> The system design round with Kilat Pay was today: design a payout service that sends money to thousands of merchant bank accounts every evening.
 A> A good topic. What did you focus on?
 U> Idempotency keys per payout, an outbox table so the payout row and its event commit together, and a state machine: pending, sent, confirmed, failed, reversed. They pushed hard on what happens when the bank API times out.
@@ -1926,7 +1926,7 @@ U> Bought a cheap acrylic case with a lid and moved it lower. Now she sits on th
 A> Cats always win the negotiation. At least she's guarding it now.
 """), 3)),
          ("e", (7,))),
-    57: (("a", (_Beat("""
+    57: (("a", (_Beat(key="batik_fitting", text="""
 U> Family batik fitting today at a tailor near Margonda. Sage green with a mega mendung pattern, the same for everyone on our side.
 A> How did it look on you?
 U> The tailor says I need to stop running before the wedding or the shirt won't fit. He's joking, I think.
@@ -1934,7 +1934,7 @@ A> Tailors plan for a margin. How long until it's ready?
 U> Three weeks. Ibu's kebaya takes longer because of the embroidery.
 """), 3)),
          ("e", (8,))),
-    61: (("a", (_Beat("""
+    61: (("a", (_Beat(key="cat_booster", text="""
 U> Miso had her booster shot this morning. 3.1 kg now, and the ear mites are gone.
 A> She's growing fast. Any reaction to the shot?
 U> Sleepy all afternoon, then zoomies at 10 p.m. as if nothing happened.
@@ -1960,7 +1960,7 @@ U> Like a zombie, but happy. Ate two plates of nasi uduk.
 A> Earned. Rest tomorrow, and tell the app so it doesn't schedule anything hard.
 """), 3)),
          ("e", (7,))),
-    79: (("e", (_Beat("""
+    79: (("e", (_Beat(key="handover_doc", text="""
 U> Wrote the handover doc for the invoicing app today, 14 pages. Fajar read it and only had three questions.
 A> Three questions for 14 pages is a good sign. What were they?
 U> Where the cron secrets live, who to call at the payment gateway, and why one job runs at 04:17 instead of 04:00.
@@ -1968,7 +1968,7 @@ A> The last one is always the interesting story. Why 04:17?
 U> Because at 04:00 it collided with the database backup. Nobody remembered until I wrote it down.
 """), 4)),
          ("m", (6,))),
-    85: (("a", (_Beat("""
+    85: (("a", (_Beat(key="farewell_lunch", text="""
 U> The team took me out for a farewell lunch at the Padang place we always go to. Mas Yoga gave a short speech and I almost cried into the rendang.
 A> That sounds like a team that will miss you. What did he say?
 U> That I leave the code better than I found it, and that the coffee machine will be lonely.
@@ -2084,6 +2084,57 @@ _QUESTIONS: tuple[_Q, ...] = (
     _Q("wg51834", "en", "When did I open UDP port 51834?", ("keyword",), token="51834"),
     _Q("exit137", "id", "Kapan container mati dengan exit code 137?", ("keyword",), token="exit code 137"),
     _Q("pve02", "en", "When did I work on pve-02.lan?", ("keyword",), token="pve-02.lan"),
+    # --- appended later; order matters (qids and the tune/test split), so only append ---
+    # more long English facts (kinds derived: long_en, cross_lingual for the Indonesian ones)
+    _Q("rina_just_try", "en", "What did my sister say when I told her a recruiter had called me?"),
+    _Q("recruiter_call", "id", "Recruiter dari perusahaan fintech itu tahu tentang aku dari mana?"),
+    _Q("cat_adopt", "id", "Berapa biaya adopsi kucingku, dan itu sudah termasuk apa aja?"),
+    _Q("cat_adopt", "en", "Who came up with my cat's name, and what was it based on?"),
+    _Q("cat_first_touch", "id", "Kapan anak kucingku pertama kali keluar dari kardusnya dan nyundul tanganku?"),
+    _Q("takehome", "en", "How much time did I put into the fintech's coding assignment, and how long did they give me?"),
+    _Q("takehome", "id", "Di tugas rekrutmen fintech itu, gimana caraku nyocokin tagihan yang dibayar lewat beberapa kali transfer?"),
+    _Q("wedding_venue", "en", "Where will my sister's wedding vows be held on the morning before the reception?"),
+    _Q("training_pace", "id", "Maraton mana yang aku daftarin buat jadi maraton penuh pertamaku?"),
+    _Q("cat_vaccine", "en", "How much did the vet visit for my cat's first vaccination cost?"),
+    _Q("cat_vaccine", "id", "Kucingku divaksin pertama kali di klinik mana, sama dokter siapa?"),
+    _Q("design_round", "id", "Waktu wawancara desain sistem di perusahaan fintech, aku disuruh merancang layanan apa?"),
+    _Q("design_round", "en", "In the system design interview, what did I say to do when the bank doesn't answer in time?"),
+    _Q("shin_injury", "en", "What exercise was I still allowed to do while my sore shin healed?"),
+    _Q("shin_injury", "id", "Kata fisioterapis, kenapa tulang keringku bisa sakit?"),
+    _Q("job_offer", "id", "Tawaran kerja baru itu lebih besar berapa persen dari gajiku waktu itu?"),
+    _Q("job_accept", "en", "How did my manager react when I told him I was leaving for the new job?"),
+    _Q("cat_wreck", "id", "Alat kecil yang dijatuhin kucingku dari rak itu sehari-harinya dipakai buat apa?"),
+    _Q("cat_wreck", "en", "What did I buy to protect the little board after the cat knocked it off the shelf?"),
+    _Q("batik_fitting", "id", "Motif batik seragam keluarga buat nikahan Dewi apa?"),
+    _Q("batik_fitting", "en", "How long did the tailor say the family's wedding shirts would take?"),
+    _Q("cat_booster", "en", "When did my cat get her follow-up booster shot?"),
+    _Q("cat_booster", "id", "Berapa berat kucingku waktu disuntik booster?"),
+    _Q("long_run_24", "en", "What did I eat and drink during my longest training run to keep going?"),
+    _Q("handover_doc", "en", "Why does one of the invoice jobs run a few minutes after four instead of exactly at four?"),
+    _Q("handover_doc", "id", "Fajar nanya apa aja setelah baca dokumen serah terima yang aku tulis?"),
+    _Q("farewell_lunch", "en", "When did my old team take me out for a goodbye lunch?"),
+    _Q("farewell_lunch", "id", "Apa kata Mas Yoga waktu pidato di makan siang perpisahanku?"),
+    # more cross-lingual questions about the hand-written scenes (kind derived)
+    _Q("mudik_ticket", "en", "How much did the three train tickets to Yogyakarta for the Lebaran trip cost?"),
+    _Q("boot_order", "en", "How many seconds did I make the server wait after starting the database VM before starting the app?"),
+    _Q("thr_keponakan", "en", "How many nieces and nephews did I prepare holiday money envelopes for?"),
+    _Q("kolak", "en", "What did my sister say was the secret to her banana dessert for breaking the fast?"),
+    _Q("silaturahmi", "en", "Whose house did we plan to visit first right after the Eid prayer in Jogja?"),
+    _Q("rsync_reversed", "en", "How many files went missing when I ran the sync the wrong way round, and where did I restore them from?"),
+    _Q("b2_cost", "en", "Where did I plan to keep the recovery key for the encrypted cloud backup of our photos?"),
+    _Q("zigbee_dongle", "en", "Which radio channel did I move the smart home sensor network to, and why?"),
+    _Q("zone2_first", "en", "How slow was my pace on the first run where I capped my heart rate?"),
+    _Q("porch_light", "en", "When did I make the kitchen speaker announce that it's time to break the fast?"),
+    _Q("ups_battery", "id", "Aki pengganti buat UPS di rak aku beli di mana, dan harganya berapa?"),
+    _Q("pay3817", "id", "Ada berapa invoice yang kena tagihan ganda gara-gara notifikasi pembayaran dikirim ulang?"),
+    _Q("subnet_router", "id", "Kenapa laptop Linux-ku awalnya nggak bisa buka perangkat di rumah lewat VPN mesh?"),
+    _Q("exit137", "id", "Kapan pencarian foto pintar di server foto berhenti karena container-nya kehabisan memori?"),
+    _Q("bank_script", "id", "Menurut skrip pengelompokan transaksi bank, sebulan aku habis berapa buat kopi?"),
+    _Q("pg16_upgrade", "id", "Kenapa query terasa lebih lambat habis naik versi Postgres, dan gimana aku benerinnya?"),
+    _Q("second_dns", "id", "Pakai apa aku nyamain daftar blokir dan pengaturan antara dua server Pi-hole?"),
+    _Q("book_ban", "id", "Buku apa yang pertama aku masukin ke daftar keinginan waktu aku berhenti beli buku?"),
+    _Q("wg51834", "id", "Kapan aku nyambungin router di rumah Mbah di Jogja lewat VPN supaya bisa dibantu dari jauh?"),
+    _Q("drop_prisma", "id", "Apa alasan tim mutusin berhenti pakai ORM di aplikasi tagihan?"),
 )
 
 
