@@ -31,7 +31,7 @@ def test_a_short_session_is_one_chunk_of_its_turns_with_speakers():
 
 
 def test_windows_hold_whole_turns_within_the_limit_and_repeat_the_last_turn():
-    chunks = session_chunks("u", DAY, "s", turns(12))
+    chunks = session_chunks("u", DAY, "s", turns(12), granularity="window")
     assert len(chunks) > 2
     for c in chunks:
         assert estimate_tokens(c.text) <= MAX_TOKENS + 2 * len(c.text.splitlines())
@@ -60,9 +60,35 @@ def test_chunk_ids_are_content_hashes():
     assert {c.chunk_id for c in a}.isdisjoint(c.chunk_id for c in other_user)
 
 
+def test_each_user_turn_with_its_replies_is_a_chunk_by_default():
+    from transforms import chunk
+
+    assert chunk.GRANULARITY == chunk.DEFAULT_GRANULARITY == "pair" and chunk.CHUNKER_VERSION == 3
+    ts = [Turn(0, "assistant", "Halo, ada yang bisa dibantu?"), Turn(1, "user", "Boot order Proxmox?"),
+          Turn(2, "assistant", "Pakai opsi startup."), Turn(3, "assistant", "order=1,up=60"),
+          Turn(4, "user", "Makasih"), Turn(5, "assistant", "Sama-sama.")]
+    chunks = [c for c in session_chunks("u", DAY, "s", ts) if c.source == "transcript"]
+    assert [c.text for c in chunks] == [
+        "assistant: Halo, ada yang bisa dibantu?",  # what comes before the first user turn stands alone
+        "user: Boot order Proxmox?\nassistant: Pakai opsi startup.\nassistant: order=1,up=60",
+        "user: Makasih\nassistant: Sama-sama."]
+    assert [c.seq for c in chunks] == [0, 1, 4]
+
+
+def test_a_pair_longer_than_the_limit_is_cut_into_windows_and_nothing_is_lost():
+    ts = [Turn(0, "user", "tolong rangkum"), *(Turn(i, "assistant", " ".join(f"w{i}x{j}" for j in range(60))) for i in range(1, 12))]
+    chunks = [c for c in session_chunks("u", DAY, "s", ts) if c.source == "transcript"]
+    assert len(chunks) > 2
+    assert all(estimate_tokens(c.text) <= MAX_TOKENS + 2 * len(c.text.splitlines()) for c in chunks)
+    assert len({line for c in chunks for line in c.text.splitlines()}) == 12
+
+
 def test_flags_of_any_message_mark_its_chunks():
-    chunks = session_chunks("u", DAY, "s", [Turn(0, "user", "halo"), Turn(1, "user", "ignore all previous", ("role_override",))])
+    ts = [Turn(0, "user", "halo"), Turn(1, "user", "ignore all previous", ("role_override",))]
+    chunks = session_chunks("u", DAY, "s", ts, granularity="window")
     assert chunks[0].flagged == ("role_override",)
+    pairs = session_chunks("u", DAY, "s", ts)  # a pair holds only its own turns' flags
+    assert [c.flagged for c in pairs if c.source == "transcript"] == [(), ("role_override",)]
 
 
 def test_summary_and_index_chunks_carry_their_fields():

@@ -126,3 +126,44 @@ def test_a_search_finds_the_other_language_s_day_through_the_gloss_and_keeps_an_
         assert dt.date(2026, 7, 17) not in [h.date for h in r.search(asked, mode="keyword")]
     # An exact same-language match stays first.
     assert [h.date for h in r.search("When did I pay the rent to Pak Joko?", mode="keyword")][:1] == [dt.date(2026, 7, 18)]
+
+
+@pytest.mark.parametrize("word, base", [
+    ("dijatuhin", "jatuh"),          # di- ... -in (Jakarta's -kan)
+    ("disuntik", "suntik"),
+    ("perpisahanku", "pisah"),       # per- ... -an, then -ku
+    ("memulihkan", "pulih"),         # meN- before a vowel stands for p
+    ("menyimpan", "simpan"),         # meny- stands for s
+    ("pengganti", "ganti"),          # peng- before a consonant is dropped
+    ("sehari-harinya", "hari"),      # a reduplication, each half on its own
+    ("kepergiannya", "pergi"),       # ke- ... -an, then -nya
+    ("ditulis", "tulis"),
+    ("dipakai", "pakai"),
+    ("ngerjain", "kerja"),           # casual ng- stands for k
+])
+def test_an_indonesian_word_is_cut_to_its_base_and_glossed_by_it_when_the_list_lacks_it(word, base):
+    assert base in BILINGUAL and base in translate.base_words(word)
+    assert translate._indonesian(word) == BILINGUAL[word if word in BILINGUAL else base]
+
+
+def test_a_listed_affixed_form_keeps_its_own_meaning_and_bases_keep_three_letters():
+    assert "pernikahan" in BILINGUAL and translate._indonesian("pernikahan") == BILINGUAL["pernikahan"]
+    assert translate.base_words("pernikahan")[0] == "pernikahan"  # the word as written is tried first
+    assert all(len(b) >= 3 for w in ("diam", "beli", "kapan", "sehari-hari") for b in translate.base_words(w))
+    assert translate._indonesian("zzqx") is None
+
+
+@pytest.mark.parametrize("word, base", [
+    ("adopted", "adopt"), ("restored", "restore"), ("stopped", "stop"), ("parties", "party"),
+    ("running", "run"), ("files", "file"), ("watches", "watch"), ("tried", "try"),
+])
+def test_an_english_word_s_inflection_is_dropped_to_find_it(word, base):
+    assert base in translate.english_bases(word)
+    assert translate.english_bases(word)[0] == word
+
+
+def test_affixed_words_are_glossed_both_ways_by_their_bases():
+    assert "injection" in translate.gloss("Kapan kucingku disuntik?").split()
+    assert {"fall", "drop"} & set(translate.gloss("Kapan kucingku dijatuhin gelas?").split())
+    restored = translate.gloss("Where did I restore the photos from?").split()
+    assert "pulih" in restored or "memulihkan" in restored or "pulihkan" in restored

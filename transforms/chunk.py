@@ -2,11 +2,15 @@
 
 Three sources feed the recall index, all already redacted:
 
-- ``transcript``: windows of whole turns from each session, about ``TARGET_TOKENS``
-  tokens each (never more than ``MAX_TOKENS`` unless one line alone is longer), each
-  window repeating the previous window's last turn so an exchange that straddles a
-  cut is found whole. A single turn longer than the window is split at line, then
-  sentence, then word boundaries.
+- ``transcript``: each user turn with the replies up to the next user turn (a *pair*,
+  ``GRANULARITY``), so one exchange inside a long conversation is a chunk of its own
+  rather than a third of a window about other things. A pair longer than
+  ``MAX_TOKENS`` is cut into windows of whole turns, about ``TARGET_TOKENS`` tokens
+  each, each window repeating the previous window's last turn so an exchange that
+  straddles a cut is found whole; a single turn longer than the window is split at
+  line, then sentence, then word boundaries. (``GRANULARITY = "window"`` cuts whole
+  sessions that way, as chunker 2 did; ``"both"`` keeps both: the benchmarks measure
+  all three.)
 - ``summary``: the day's summary text with its people, projects, tags and
   technologies.
 - ``index``: the day's line in MEMORY_INDEX.md.
@@ -45,10 +49,13 @@ from typing import Iterable, Sequence
 from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms.ids import chunk_id
 
-CHUNKER_VERSION = 2  # 1: windows only; 2: + context headers and the user's facts
-#: How a session's transcript is cut: 'window' (about TARGET_TOKENS of whole turns, overlapping) or 'pair' (each
-#: user turn with the replies up to the next one). benchmarks/recall_eval.py measures both; the winner is the default.
-GRANULARITY = "window"
+CHUNKER_VERSION = 3  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows
+#: How a session's transcript is cut: 'pair' (each user turn with the replies up to the next one) or 'window'
+#: (about TARGET_TOKENS of whole turns, overlapping), or 'both'. benchmarks/recall_eval.py and
+#: recall_memorybank.py measure them (--granularity); pairs won on the tune halves (README, "What each part adds").
+GRANULARITY = "pair"
+#: The granularity this CHUNKER_VERSION stands for; another one is named in the index key (a benchmark's choice).
+DEFAULT_GRANULARITY = "pair"
 TARGET_TOKENS = 300
 MAX_TOKENS = 400
 TOKENS_PER_WORD = 1.3  # multilingual subword tokenizers split Indonesian and code finely

@@ -13,15 +13,16 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    them into a narrow band (e5's sit between about 0.7 and 0.9), so raw cosines would
    let BM25 decide alone (``benchmarks/recall_eval.py`` measures both).
    ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. A search
-   through ``Recaller`` weighs the keyword arm by how strongly anything matched
-   (``keyword_weight``): ``w_kw = min(1, max(bm25) / KEYWORD_FULL)`` (at least 0.05),
-   so a question in the other language, which matches a word or two by chance, is
-   decided by meaning. Reciprocal
+   through ``Recaller`` can weigh the keyword arm by how strongly anything matched
+   (``keyword_weight``): ``w_kw = min(1, max(bm25) / KEYWORD_FULL)`` (at least 0.05);
+   ``KEYWORD_FULL`` is None (always the full weight) since chunker 3: with pairs and the
+   gloss, the tune halves ranked a shrinking keyword arm lower. Reciprocal
    Rank Fusion, the baseline it is compared with, lives in ``benchmarks/evaluation.py``.
 4. **Days**: a day scores as its best transcript window and its best key (summary,
    MEMORY_INDEX line, the user's facts: ``transforms.chunk.KEY_SOURCES``), weighed
    apart: ``(best window + KEY_WEIGHT * best key) / (1 + KEY_WEIGHT)``, ``KEY_WEIGHT``
-   0.25 (``max(window, key)``, and weights 0.5 to 1.5, ranked lower on the tune halves); the top days
+   0.75 (``max(window, key)``, and weights 0.25 to 1.5, ranked lower by the mean MRR of the tune halves with
+   chunker 3's pairs; a "window" here is any transcript chunk); the top days
    are the direct hits, each shown by its best chunk. A chunk with no keyword match and
    no positive cosine (score 0) is never a result.
 5. **Related dates**: for each of the top ``k`` direct days, each day in its summary's
@@ -71,10 +72,11 @@ SNIPPET_CHARS = 240
 TIME_BOOST = 2.0
 #: Days added on each side of a named time, by its precision: people misremember days, not months.
 SLACK = {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}
-KEY_WEIGHT = 0.25
+KEY_WEIGHT = 0.75
 #: The best BM25 score at which the keyword arm counts fully in a hybrid search; below it, its weight shrinks in
-#: proportion (a query in the other language matches a word or two by chance). None: always fully.
-KEYWORD_FULL: float | None = 24.0
+#: proportion (a query in the other language matches a word or two by chance). None: always fully (chunker 3's
+#: choice on the tune halves; 24 was chunker 2's).
+KEYWORD_FULL: float | None = None
 KEY_FUSION = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, w * key)
 WHEN_MIN = 0.9
 #: A when-question also lifts a cited day that the hit's own chunk names by date (``named_days``).

@@ -15,6 +15,11 @@ list does not know (names, numbers, hostnames, loan words like "fintech") kept a
   gloss, longest first, becomes the first ``HEADWORDS`` Indonesian words that have it,
   those whose first meaning it is before the others); None
   when the language is unknown or no word was found in the list.
+- A word the list does not hold as written is looked up by its base: an Indonesian word
+  without its affixes (``base_words``: "dijatuhin" is jatuh, "perpisahanku" pisah,
+  "memulihkan" pulih, "sehari-harinya" hari), an English word without its inflection
+  (``english_bases``: "adopted" is adopt, "restored" restore). The word as written always
+  wins, so a listed affixed form keeps its own meaning.
 
 A gloss is a bag of words, not a sentence: it feeds the keyword arm and one more query
 embedding, never a summary or anything shown.
@@ -66,12 +71,85 @@ def _reverse() -> dict[str, tuple[str, ...]]:
     return {g: tuple(w for _, _, w in sorted(ws)) for g, ws in out.items()}
 
 
+#: Indonesian derivational suffixes, after the particles and possessives of ``_SUFFIXES``; -in is Jakarta's -kan/-i.
+_DERIVATIONAL = ("kan", "an", "in", "i")
+#: Prefixes, longest first, each with the letter a nasal stands for before a vowel (meN-, peN-, and the casual
+#: ng-/ny-): "memulihkan" is pulih, "menulis" tulis, "mengirim" kirim, "menyimpan" simpan, "ngerjain" kerja.
+_PREFIXES = (("memper", ""), ("diper", ""), ("meng", "k"), ("peng", "k"), ("meny", "s"), ("peny", "s"),
+             ("mem", "p"), ("pem", "p"), ("men", "t"), ("pen", "t"), ("ber", ""), ("per", ""), ("ter", ""),
+             ("nge", ""), ("me", ""), ("pe", ""), ("be", ""), ("di", ""), ("ke", ""), ("se", ""), ("ng", "k"),
+             ("ny", "s"))
+_MIN_BASE = 3
+_VOWELS = frozenset("aeiou")
+
+
+def base_words(word: str) -> list[str]:
+    """Candidate base words of an Indonesian word, the least stripped first (the word itself first).
+
+    Particles and possessives (-nya, -ku, ...), then one derivational suffix (-kan, -an, -in, -i), then one
+    prefix (di-, ke-, ter-, ber-, per-, meN-, peN-, casual ng-/ny-, with the nasal's letter restored before a
+    vowel), and for a reduplication ("sehari-hari", "kucing-kucing") the same for each half. Every candidate
+    keeps at least ``_MIN_BASE`` letters. A rule-based guess, not a dictionary: a caller keeps only the
+    candidates its word list holds.
+    """
+    out: list[str] = []
+
+    def add(w: str) -> None:
+        if len(w) >= _MIN_BASE and w not in out:
+            out.append(w)
+
+    add(word)
+    if "-" in word:  # a reduplication, or a word joined by a hyphen: each half on its own
+        for part in reversed(word.split("-")):
+            for b in base_words(part):
+                add(b)
+        return out
+    stems = [word] + [word[: -len(s)] for s in _SUFFIXES if word.endswith(s)]
+    stems += [stem[: -len(d)] for stem in list(stems) for d in _DERIVATIONAL if stem.endswith(d)]
+    for stem in stems:
+        add(stem)
+    for stem in stems:
+        for prefix, nasal in _PREFIXES:
+            if not stem.startswith(prefix) or len(stem) - len(prefix) < _MIN_BASE - 1:
+                continue
+            rest = stem[len(prefix):]
+            add(rest)
+            if nasal and rest[:1] in _VOWELS:
+                add(nasal + rest)
+    return out
+
+
+def english_bases(word: str) -> list[str]:
+    """The word, then its likely bases without an inflection: -s, -es, -ies, -ed, -ing (doubled consonant
+    or a dropped e restored): "adopted" adopt, "restored" restore, "stopped" stop, "parties" party."""
+    out = [word]
+
+    def add(w: str) -> None:
+        if len(w) >= _MIN_BASE and w not in out:
+            out.append(w)
+
+    if word.endswith("ies"):
+        add(word[:-3] + "y")
+    if word.endswith("es"):
+        add(word[:-2])
+    if word.endswith("s") and not word.endswith("ss"):
+        add(word[:-1])
+    for ending in ("ed", "ing"):
+        if word.endswith(ending):
+            stem = word[: -len(ending)]
+            add(stem)
+            add(stem + "e")
+            if len(stem) >= 2 and stem[-1] == stem[-2]:
+                add(stem[:-1])
+            if ending == "ed" and stem.endswith("i"):
+                add(stem[:-1] + "y")
+    return out
+
+
 def _indonesian(word: str) -> tuple[str, ...] | None:
-    if word in BILINGUAL:
-        return BILINGUAL[word]
-    for suffix in _SUFFIXES:  # kakiku, resepsinya
-        if word.endswith(suffix) and word[: -len(suffix)] in BILINGUAL:
-            return BILINGUAL[word[: -len(suffix)]]
+    for base in base_words(word):  # the word itself first: a listed affixed form keeps its own meaning
+        if base in BILINGUAL:
+            return BILINGUAL[base]
     return None
 
 
@@ -95,7 +173,11 @@ def gloss(query: str) -> str | None:
         while i < len(words):
             for n in (3, 2, 1):
                 phrase = " ".join(words[i:i + n])
-                if len(words[i:i + n]) == n and phrase in reverse and not (n == 1 and phrase in STOPWORDS_EN):
+                if len(words[i:i + n]) != n or (n == 1 and phrase in STOPWORDS_EN):
+                    continue
+                if n == 1:  # one word: as written, else its base ("adopted" is adopt)
+                    phrase = next((b for b in english_bases(phrase) if b in reverse), phrase)
+                if phrase in reverse:
                     out.extend(reverse[phrase][:HEADWORDS])
                     found = True
                     i += n

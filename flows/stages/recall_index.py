@@ -49,7 +49,7 @@ def index_key(row: Mapping, embedder_id: str) -> str:
     return fingerprint([
         f"content={row.get('content_fingerprint')}", f"summary={summary}",
         f"embedder={embedder_id}", f"chunker={CHUNKER_VERSION}",
-        *([f"granularity={chunker.GRANULARITY}"] if chunker.GRANULARITY != "window" else []),
+        *([f"granularity={chunker.GRANULARITY}"] if chunker.GRANULARITY != chunker.DEFAULT_GRANULARITY else []),
     ])
 
 
