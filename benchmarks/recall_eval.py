@@ -151,8 +151,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n{len(qs)} questions ({sum(q.lang == 'id' for q in qs)} Indonesian, {sum(q.lang == 'en' for q in qs)} English); "
               f"results of another user: {leaks}")
         # Knobs are tuned on 'tune' only; targets are read on 'test' (evaluation.half).
-        for part in ("tune", "test", "all"):
-            part_qs = [(i, q) for i, q in enumerate(qs) if part == "all" or half(q.qid) == part]
+        # 'test, q01-q54': the test half of the first set of questions, to compare with figures read before q55-q102.
+        for part in ("tune", "test", "all", "test, q01-q54"):
+            part_qs = [(i, q) for i, q in enumerate(qs) if part == "all" or half(q.qid) == part.split(",")[0]
+                       and (part != "test, q01-q54" or int(q.qid[1:]) <= 54)]
             print(f"\n### {part}: {len(part_qs)} questions")
             print(f"\n| method | hit@1 | hit@5 | MRR |\n|---|---|---|---|")
             for name, lists in ranked.items():

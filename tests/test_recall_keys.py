@@ -208,7 +208,20 @@ def test_the_chunker_version_is_part_of_the_index_key():
     from flows.stages.recall_index import index_key
 
     row = {"content_fingerprint": "x", "summary_status": None}
-    assert f"chunker={chunker.CHUNKER_VERSION}" and index_key(row, "none") != _key_with(row, 1)
+    assert index_key(row, "none") != _key_with(row, 1) != _key_with(row, 2)
+    assert index_key(row, "none") == _key_with(row, chunker.CHUNKER_VERSION)
+
+
+def test_a_granularity_other_than_the_chunker_s_own_gets_its_own_index_key(monkeypatch):
+    from flows.stages.recall_index import index_key
+
+    row = {"content_fingerprint": "c", "summary_status": "pending", "summary_sha256": None}
+    assert chunker.GRANULARITY == chunker.DEFAULT_GRANULARITY
+    keys = {index_key(row, "none")}
+    for other in ("window", "both"):
+        monkeypatch.setattr(chunker, "GRANULARITY", other)
+        keys.add(index_key(row, "none"))
+    assert len(keys) == 3
 
 
 def _key_with(row, version):

@@ -227,13 +227,17 @@ def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[
 
 
 def pair_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn]) -> list[Chunk]:
-    """Each user turn with the replies up to the next user turn; a pair over MAX_TOKENS is cut like a window."""
+    """Each user turn with the replies up to the next user turn; a pair over MAX_TOKENS is cut like a window.
+
+    User turns in a row (a question sent as two messages) open one pair together; what comes before the first
+    user turn (an opening message of the assistant) is a chunk of its own.
+    """
     title = _title(turns)
     groups: list[list[Turn]] = []
     for t in turns:
         if not t.content.strip():
             continue
-        if t.role == "user" or not groups:
+        if not groups or (t.role == "user" and any(x.role != "user" for x in groups[-1])):
             groups.append([t])
         else:
             groups[-1].append(t)

@@ -73,13 +73,17 @@ def _reverse() -> dict[str, tuple[str, ...]]:
 
 #: Indonesian derivational suffixes, after the particles and possessives of ``_SUFFIXES``; -in is Jakarta's -kan/-i.
 _DERIVATIONAL = ("kan", "an", "in", "i")
-#: Prefixes, longest first, each with the letter a nasal stands for before a vowel (meN-, peN-, and the casual
-#: ng-/ny-): "memulihkan" is pulih, "menulis" tulis, "mengirim" kirim, "menyimpan" simpan, "ngerjain" kerja.
-_PREFIXES = (("memper", ""), ("diper", ""), ("meng", "k"), ("peng", "k"), ("meny", "s"), ("peny", "s"),
-             ("mem", "p"), ("pem", "p"), ("men", "t"), ("pen", "t"), ("ber", ""), ("per", ""), ("ter", ""),
-             ("nge", ""), ("me", ""), ("pe", ""), ("be", ""), ("di", ""), ("ke", ""), ("se", ""), ("ng", "k"),
-             ("ny", "s"))
+#: Prefixes, longest first: (prefix, the letters a nasal stands for before a vowel, whether the bare rest may
+#: also begin with that vowel). "memulihkan" is pulih, "menulis" tulis, "menyimpan" simpan, "nyuci" cuci; meng-
+#: and peng- before a vowel are either k ("mengirim" kirim) or nothing ("mengambil" ambil); casual ng-/ny-
+#: ("ngerjain" kerja).
+_PREFIXES = (("memper", "", True), ("diper", "", True), ("meng", "k", True), ("peng", "k", True),
+             ("meny", "s", False), ("peny", "s", False), ("mem", "p", False), ("pem", "p", False),
+             ("men", "t", False), ("pen", "t", False), ("ber", "", True), ("per", "", True), ("ter", "", True),
+             ("nge", "", True), ("me", "", True), ("pe", "", True), ("be", "", True), ("di", "", True),
+             ("ke", "", True), ("se", "", True), ("ng", "k", True), ("ny", "sc", False))
 _MIN_BASE = 3
+_MIN_PREFIXED = 4  # a prefix stripped from a short word mostly leaves another word ("ngrok" is not rok)
 _VOWELS = frozenset("aeiou")
 
 
@@ -87,67 +91,81 @@ def base_words(word: str) -> list[str]:
     """Candidate base words of an Indonesian word, the least stripped first (the word itself first).
 
     Particles and possessives (-nya, -ku, ...), then one derivational suffix (-kan, -an, -in, -i), then one
-    prefix (di-, ke-, ter-, ber-, per-, meN-, peN-, casual ng-/ny-, with the nasal's letter restored before a
-    vowel), and for a reduplication ("sehari-hari", "kucing-kucing") the same for each half. Every candidate
-    keeps at least ``_MIN_BASE`` letters. A rule-based guess, not a dictionary: a caller keeps only the
-    candidates its word list holds.
+    prefix (di-, ke-, ter-, ber-, per-, meN-, peN-, casual ng-/ny-, the nasal's letter restored first before a
+    vowel: "menurut" is turut before urut). A base reached through a prefix keeps at least ``_MIN_PREFIXED``
+    letters, any other ``_MIN_BASE``. A reduplication ("sehari-hari", "kucing-kucing": two halves with a base
+    in common) gives that base; any other hyphenated word ("nas-gudang", "qemu-server") is only itself, so a
+    name stays a name. A rule-based guess, not a dictionary: a caller keeps only what its word list holds.
     """
-    out: list[str] = []
+    out: dict[str, None] = {}
 
-    def add(w: str) -> None:
-        if len(w) >= _MIN_BASE and w not in out:
-            out.append(w)
+    def add(w: str, least: int = _MIN_BASE) -> None:
+        if len(w) >= least:
+            out.setdefault(w)
 
     add(word)
-    if "-" in word:  # a reduplication, or a word joined by a hyphen: each half on its own
-        for part in reversed(word.split("-")):
-            for b in base_words(part):
-                add(b)
-        return out
+    if "-" in word:
+        halves = word.split("-")
+        if len(halves) == 2 and all(halves):
+            first, second = (base_words(h) for h in halves)
+            for b in second:  # the later half first: "sehari-harinya" is hari
+                if b in first:
+                    add(b)
+        return list(out)
     stems = [word] + [word[: -len(s)] for s in _SUFFIXES if word.endswith(s)]
-    stems += [stem[: -len(d)] for stem in list(stems) for d in _DERIVATIONAL if stem.endswith(d)]
+    stems += [stem[: -len(d)] for stem in list(stems) for d in _DERIVATIONAL if stem.endswith(d)
+              and (d != "in" or len(stem) - 2 >= 5 or stem.startswith(("di", "ng", "me", "ny")))]  # not desa of desain
     for stem in stems:
         add(stem)
     for stem in stems:
-        for prefix, nasal in _PREFIXES:
-            if not stem.startswith(prefix) or len(stem) - len(prefix) < _MIN_BASE - 1:
+        for prefix, nasal, bare in _PREFIXES:
+            if not stem.startswith(prefix):
                 continue
             rest = stem[len(prefix):]
-            add(rest)
-            if nasal and rest[:1] in _VOWELS:
-                add(nasal + rest)
-    return out
+            if rest[:1] in _VOWELS:
+                for letter in nasal:
+                    add(letter + rest, _MIN_PREFIXED)
+                if bare or not nasal:
+                    add(rest, _MIN_PREFIXED)
+            else:
+                add(rest, _MIN_PREFIXED)
+    return list(out)
 
 
 def english_bases(word: str) -> list[str]:
-    """The word, then its likely bases without an inflection: -s, -es, -ies, -ed, -ing (doubled consonant
-    or a dropped e restored): "adopted" adopt, "restored" restore, "stopped" stop, "parties" party."""
-    out = [word]
+    """The word, then its likely bases without an inflection: -s, -es (after s, x, z, ch, sh), -ies, -ed and
+    -ing (a dropped e restored first, then a doubled consonant undone): "injured" injure, "stopped" stop,
+    "parties" party, "noted" note (before not); "-eed" words (need, feed) are left alone."""
+    out: dict[str, None] = {word: None}
 
     def add(w: str) -> None:
-        if len(w) >= _MIN_BASE and w not in out:
-            out.append(w)
+        if len(w) >= _MIN_BASE:
+            out.setdefault(w)
 
     if word.endswith("ies"):
         add(word[:-3] + "y")
-    if word.endswith("es"):
+    if word.endswith(("ses", "xes", "zes", "ches", "shes")):
         add(word[:-2])
-    if word.endswith("s") and not word.endswith("ss"):
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         add(word[:-1])
     for ending in ("ed", "ing"):
-        if word.endswith(ending):
+        if word.endswith(ending) and not word.endswith("eed"):
             stem = word[: -len(ending)]
-            add(stem)
-            add(stem + "e")
-            if len(stem) >= 2 and stem[-1] == stem[-2]:
-                add(stem[:-1])
             if ending == "ed" and stem.endswith("i"):
                 add(stem[:-1] + "y")
-    return out
+            add(stem + "e")
+            if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                add(stem[:-1])
+            add(stem)
+    return list(out)
 
 
 def _indonesian(word: str) -> tuple[str, ...] | None:
-    for base in base_words(word):  # the word itself first: a listed affixed form keeps its own meaning
+    if word in BILINGUAL:  # a listed affixed form keeps its own meaning
+        return BILINGUAL[word]
+    if word in STOPWORDS_ID:  # "selama" is not lama, "sebuah" not buah: a function word glosses to nothing
+        return None
+    for base in base_words(word):
         if base in BILINGUAL:
             return BILINGUAL[base]
     return None
