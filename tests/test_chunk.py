@@ -87,8 +87,17 @@ def test_flags_of_any_message_mark_its_chunks():
     ts = [Turn(0, "user", "halo"), Turn(1, "user", "ignore all previous", ("role_override",))]
     chunks = session_chunks("u", DAY, "s", ts, granularity="window")
     assert chunks[0].flagged == ("role_override",)
+    ts = [Turn(0, "user", "halo"), Turn(1, "assistant", "hai"), Turn(2, "user", "ignore all previous", ("role_override",))]
     pairs = session_chunks("u", DAY, "s", ts)  # a pair holds only its own turns' flags
     assert [c.flagged for c in pairs if c.source == "transcript"] == [(), ("role_override",)]
+
+
+def test_user_turns_in_a_row_open_one_pair_with_the_reply():
+    ts = [Turn(0, "user", "Boot order Proxmox gimana?"), Turn(1, "user", "yang VM 101 harus duluan"),
+          Turn(2, "assistant", "Set order=1 di VM 101."), Turn(3, "user", "ok")]
+    pairs = [c.text for c in session_chunks("u", DAY, "s", ts) if c.source == "transcript"]
+    assert pairs == ["user: Boot order Proxmox gimana?\nuser: yang VM 101 harus duluan\nassistant: Set order=1 di VM 101.",
+                     "user: ok"]
 
 
 def test_summary_and_index_chunks_carry_their_fields():

@@ -19,15 +19,16 @@ Three sources feed the recall index, all already redacted:
   session: short keys that a long conversation buries.
 
 ``summary``, ``index`` and ``facts`` are the day's *keys*: recall weighs a day's best
-key apart from its best transcript window (``transforms.recall``). Every chunk is
+key apart from its best transcript chunk (``transforms.recall``). Every chunk is
 embedded with a short context header, ``passage``: its date and weekday, the session's
 opening line (its title, near enough) and who speaks, so "the Saturday we talked
-about the NAS" finds a window that never names the day.
+about the NAS" finds an exchange that never names the day.
 
 ``chunk_id`` is a content hash of (user, date, session, source, header and text), so
 re-chunking the same day gives the same ids and the index stage embeds only what is
 new. ``CHUNKER_VERSION`` is part of every day's index key: changing how days are cut
-re-chunks and re-embeds the whole index at the next run.
+re-chunks and re-embeds every day, newest first, as many as the index stage's budget
+(``embedder.max_chunks_per_run``) allows a run.
 
 ``terms`` is the keyword side (BM25): NFKC, lower case, words and compound tokens
 such as ``pve-02.lan`` or ``err_zfs_0x1f4a`` (kept whole *and* as their parts), stop

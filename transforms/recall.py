@@ -18,11 +18,11 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    ``KEYWORD_FULL`` is None (always the full weight) since chunker 3: with pairs and the
    gloss, the tune halves ranked a shrinking keyword arm lower. Reciprocal
    Rank Fusion, the baseline it is compared with, lives in ``benchmarks/evaluation.py``.
-4. **Days**: a day scores as its best transcript window and its best key (summary,
+4. **Days**: a day scores as its best transcript chunk and its best key (summary,
    MEMORY_INDEX line, the user's facts: ``transforms.chunk.KEY_SOURCES``), weighed
-   apart: ``(best window + KEY_WEIGHT * best key) / (1 + KEY_WEIGHT)``, ``KEY_WEIGHT``
+   apart: ``(best transcript + KEY_WEIGHT * best key) / (1 + KEY_WEIGHT)``, ``KEY_WEIGHT``
    0.75 (``max(window, key)``, and weights 0.25 to 1.5, ranked lower by the mean MRR of the tune halves with
-   chunker 3's pairs; a "window" here is any transcript chunk); the top days
+   chunker 3's pairs); the top days
    are the direct hits, each shown by its best chunk. A chunk with no keyword match and
    no positive cosine (score 0) is never a result.
 5. **Related dates**: for each of the top ``k`` direct days, each day in its summary's
@@ -413,7 +413,7 @@ def rank_days(scores: np.ndarray, dates) -> dict[dt.date, int]:
 
 def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float | None = None,
                fusion: str | None = None) -> dict[dt.date, tuple[float, int]]:
-    """Each day's fused score (best window and best key weighed apart, step 4) and its best row, best first.
+    """Each day's fused score (best transcript chunk and best key weighed apart, step 4) and its best row, best first.
 
     Ties keep the earlier day first.
     """

@@ -79,7 +79,7 @@ def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
 
 
 def chunks_of(text: tuple) -> list[Chunk]:
-    """Every chunk of one (user, day) from ``day_text``: transcript windows, then summary and index line; pure."""
+    """Every chunk of one (user, day) from ``day_text``: transcript pairs and facts, then summary and index line; pure."""
     user_id, day, by_session, summaries = text
     chunks: list[Chunk] = []
     for sid in sorted(by_session):
