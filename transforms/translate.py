@@ -17,9 +17,10 @@ list does not know (names, numbers, hostnames, loan words like "fintech") kept a
   when the language is unknown or no word was found in the list.
 - A word the list does not hold as written is looked up by its base: an Indonesian word
   without its affixes (``base_words``: "dijatuhin" is jatuh, "perpisahanku" pisah,
-  "memulihkan" pulih, "sehari-harinya" hari), an English word without its inflection
-  (``english_bases``: "adopted" is adopt, "restored" restore). The word as written always
-  wins, so a listed affixed form keeps its own meaning.
+  "disuntik" suntik, "sehari-harinya" hari), an English word without its inflection
+  (``english_bases``: "crashed" is crash, "weddings" wedding). The word as written always
+  wins, so a listed affixed form keeps its own meaning; an Indonesian function word
+  ("selama") glosses to nothing, and a hyphenated name ("nas-gudang") stays as written.
 
 A gloss is a bag of words, not a sentence: it feeds the keyword arm and one more query
 embedding, never a summary or anything shown.
@@ -193,7 +194,7 @@ def gloss(query: str) -> str | None:
                 phrase = " ".join(words[i:i + n])
                 if len(words[i:i + n]) != n or (n == 1 and phrase in STOPWORDS_EN):
                     continue
-                if n == 1:  # one word: as written, else its base ("adopted" is adopt)
+                if n == 1:  # one word: as written, else its base ("crashed" is crash)
                     phrase = next((b for b in english_bases(phrase) if b in reverse), phrase)
                 if phrase in reverse:
                     out.extend(reverse[phrase][:HEADWORDS])
