@@ -119,3 +119,13 @@ def test_light_stemming_meets_on_both_sides():
     assert terms_of("backups") == terms_of("backup")
     assert terms_of("status") == ["status"] and terms_of("aku") == []
     assert term_counts("boot boot order") == (("boot", "order"), (2, 1))
+
+
+def test_chinese_is_cut_into_character_bigrams_so_a_query_meets_a_chunk():
+    assert terms_of("我上周去爬山") == ["我上", "上周", "周去", "去爬", "爬山"]
+    assert terms_of("猫") == ["猫"]  # a lone character is itself
+    assert terms_of("5月2日") == ["5", "月", "2", "日"]  # digits between characters stay terms of their own
+    assert terms_of("用Docker部署") == ["用", "docker", "部署"]
+    chunk = set(terms_of("我昨天和朋友一起去爬山，风景很美。"))
+    assert {"爬山", "朋友"} <= chunk and set(terms_of("爬山")) <= chunk
+    assert terms_of("pve-02.lan di servernya") == ["pve-02.lan", "pve", "02", "lan", "server"]  # unchanged elsewhere

@@ -31,7 +31,8 @@ re-chunks and re-embeds every day, newest first, as many as the index stage's bu
 (``embedder.max_chunks_per_run``) allows a run.
 
 ``terms`` is the keyword side (BM25): NFKC, lower case, words and compound tokens
-such as ``pve-02.lan`` or ``err_zfs_0x1f4a`` (kept whole *and* as their parts), stop
+such as ``pve-02.lan`` or ``err_zfs_0x1f4a`` (kept whole *and* as their parts), runs of
+Han characters as overlapping bigrams (Chinese has no spaces between words), stop
 words of English and Indonesian dropped, and a light stemmer: Indonesian particles
 and possessives (``-nya``, ``-lah``, ``-kah``, ``-pun``, ``-ku``, ``-mu``) and
 English plurals. Queries go through the same function.
@@ -50,7 +51,8 @@ from typing import Iterable, Sequence
 from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms.ids import chunk_id
 
-CHUNKER_VERSION = 3  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows
+CHUNKER_VERSION = 3  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows,
+#                       and Chinese keyword terms as character bigrams
 #: How a session's transcript is cut: 'pair' (each user turn with the replies up to the next one) or 'window'
 #: (about TARGET_TOKENS of whole turns, overlapping), or 'both'. benchmarks/recall_eval.py and
 #: recall_memorybank.py measure them (--granularity); pairs won on the tune halves (README, "What each part adds").
@@ -123,11 +125,36 @@ def _stem(word: str) -> str:
     return word
 
 
+_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+@lru_cache(maxsize=1 << 16)
+def _han_terms(word: str) -> tuple[str, ...]:
+    """A word holding Han characters: each run of them as its overlapping bigrams (a lone character as itself),
+    the rest of the word as ordinary terms. Chinese has no spaces, so a whole run was one term no query met."""
+    out: list[str] = []
+    at = 0
+    for m in _HAN_RE.finditer(word):
+        if m.start() > at and (t := _term(word[at:m.start()])) is not None:
+            out.append(t)
+        run = m.group(0)
+        out += [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+        at = m.end()
+    if at < len(word) and (t := _term(word[at:])) is not None:
+        out.append(t)
+    return tuple(out)
+
+
 def terms_of(text: str) -> list[str]:
     """Keyword terms of a text, in order, with repeats (queries and chunks alike)."""
     text = unicodedata.normalize("NFKC", text).lower()
     out = _COMPOUND_RE.findall(text)
-    out += [t for w in _WORD_RE.findall(text) if (t := _term(w)) is not None]
+    for w in _WORD_RE.findall(text):
+        if w.isascii() or not _HAN_RE.search(w):
+            if (t := _term(w)) is not None:
+                out.append(t)
+        else:
+            out += _han_terms(w)
     return out
 
 
