@@ -152,9 +152,10 @@ def main(argv: list[str] | None = None) -> None:
               f"results of another user: {leaks}")
         # Knobs are tuned on 'tune' only; targets are read on 'test' (evaluation.half).
         # 'test, q01-q54': the test half of the first set of questions, to compare with figures read before q55-q102.
-        for part in ("tune", "test", "all", "test, q01-q54"):
-            part_qs = [(i, q) for i, q in enumerate(qs) if part == "all" or half(q.qid) == part.split(",")[0]
-                       and (part != "test, q01-q54" or int(q.qid[1:]) <= 54)]
+        parts = {"tune": lambda q: half(q.qid) == "tune", "test": lambda q: half(q.qid) == "test",
+                 "all": lambda q: True, "test, q01-q54": lambda q: half(q.qid) == "test" and int(q.qid[1:]) <= 54}
+        for part, keep in parts.items():
+            part_qs = [(i, q) for i, q in enumerate(qs) if keep(q)]
             print(f"\n### {part}: {len(part_qs)} questions")
             print(f"\n| method | hit@1 | hit@5 | MRR |\n|---|---|---|---|")
             for name, lists in ranked.items():

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
                 recallers[q.user] = Recaller(mb_settings, q.user, embedder=embedder)
             items.append((recallers[q.user], q.text, now[q.user], q.evidence))
         if args.chunker3:
-            _mean_mrr_grid(sets[0], [(rr, text, n, ans) for rr, text, n, ans in items], metrics, recall)
+            _mean_mrr_grid(sets[0], items, metrics, recall)
             return
         sets.append(("memorybank", items))
         print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))

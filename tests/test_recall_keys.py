@@ -34,6 +34,9 @@ def test_a_day_weighs_its_best_window_and_its_best_key_apart_by_hand():
     assert list(got) == [D1, D2] and got[D1][0] == pytest.approx(0.7) and got[D2][0] == pytest.approx(0.6)
     hits = select(scores, rows, {}, top_k=5, dates=dates, is_key=is_key, key_weight=1.0)
     assert [(h.date, round(h.score, 6), h.chunk.chunk_id) for h in hits] == [(D2, 0.65, "c3"), (D1, 0.6, "c0")]
+    # the default, KEY_WEIGHT 0.75: D1 = (0.9 + 0.225) / 1.75 = 0.642857, D2 = (0.5 + 0.6) / 1.75 = 0.628571
+    got = day_scores(scores, dates, is_key)
+    assert list(got) == [D1, D2] and got[D1][0] == pytest.approx(1.125 / 1.75) and got[D2][0] == pytest.approx(1.1 / 1.75)
 
 
 def test_a_day_with_keys_only_or_windows_only_scores_by_what_it_has():

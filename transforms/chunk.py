@@ -56,9 +56,9 @@ CHUNKER_VERSION = 3  # 1: windows only; 2: + context headers and the user's fact
 #: How a session's transcript is cut: 'pair' (each user turn with the replies up to the next one) or 'window'
 #: (about TARGET_TOKENS of whole turns, overlapping), or 'both'. benchmarks/recall_eval.py and
 #: recall_memorybank.py measure them (--granularity); pairs won on the tune halves (README, "What each part adds").
-GRANULARITY = "pair"
 #: The granularity this CHUNKER_VERSION stands for; another one is named in the index key (a benchmark's choice).
 DEFAULT_GRANULARITY = "pair"
+GRANULARITY = DEFAULT_GRANULARITY
 TARGET_TOKENS = 300
 MAX_TOKENS = 400
 TOKENS_PER_WORD = 1.3  # multilingual subword tokenizers split Indonesian and code finely
