@@ -229,6 +229,8 @@ def target_verdict(met: bool) -> str:
 #: The parts of `kenang recall` that an ablation turns off one at a time: (label, knob in transforms.recall, off value).
 ABLATIONS = (
     ("without the gloss", "GLOSS_WEIGHT", 0.0),
+    ("without the chunks' glosses", "GLOSS_TERMS", False),
+    ("without the tapered time window", "SLACK_BOOST", 1.0),
     ("without the identifier boost", "ANCHOR_BOOST", 0.0),
     ("without the dated-citation lift", "WHEN_NAMED", False),
 )

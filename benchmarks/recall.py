@@ -40,7 +40,7 @@ from flows.models.embed import E5Embedder, EnsembleEmbedder, UseEmbedder, make_e
 from flows.query.recall import Recaller  # noqa: E402
 from transforms import translate  # noqa: E402
 from schemas.tables import MEMORY_CHUNKS  # noqa: E402
-from transforms.chunk import Turn, session_chunks, term_counts  # noqa: E402
+from transforms.chunk import Turn, chunk_term_counts, session_chunks  # noqa: E402
 from transforms.ids import chunk_id  # noqa: E402
 from transforms.parse import parse_transcript  # noqa: E402
 from benchmarks.corpus import sentence_pool  # noqa: E402
@@ -85,7 +85,7 @@ def build_index(settings, n: int, dim: int, embedder_id: str, rng: Random) -> fl
                 lines.append(f"{role}: {s}")
                 words += len(s.split())
             texts.append("\n".join(lines))
-        terms = [term_counts(t) for t in texts]
+        terms = [chunk_term_counts(t) for t in texts]
         vecs = np_rng.standard_normal((k, dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         table = pa.table({
@@ -251,7 +251,7 @@ def main() -> None:
     texts = real_chunks(args.throughput_chunks)
     t0 = time.perf_counter()
     for t in texts * 20:
-        term_counts(t)
+        chunk_term_counts(t)
     print(f"\nindexing throughput on {len(texts)} real demo chunks (2 threads each):")
     print(f"  keyword terms only: {len(texts) * 20 / (time.perf_counter() - t0):,.0f} chunks/s")
     e5, use = E5Embedder(n_threads=2), UseEmbedder(n_threads=2)

@@ -63,7 +63,7 @@ def test_chunk_ids_are_content_hashes():
 def test_each_user_turn_with_its_replies_is_a_chunk_by_default():
     from transforms import chunk
 
-    assert chunk.GRANULARITY == chunk.DEFAULT_GRANULARITY == "pair" and chunk.CHUNKER_VERSION == 3
+    assert chunk.GRANULARITY == chunk.DEFAULT_GRANULARITY == "pair" and chunk.CHUNKER_VERSION == 4
     ts = [Turn(0, "assistant", "Halo, ada yang bisa dibantu?"), Turn(1, "user", "Boot order Proxmox?"),
           Turn(2, "assistant", "Pakai opsi startup."), Turn(3, "assistant", "order=1,up=60"),
           Turn(4, "user", "Makasih"), Turn(5, "assistant", "Sama-sama.")]

@@ -58,6 +58,16 @@ def test_a_named_time_boosts_the_days_in_its_window():
                                                                                dt.date(2026, 6, 3))
 
 
+def test_the_day_named_outranks_its_slack_days_on_equal_text():
+    dates = np.array([D1, D2, D3, D3 + dt.timedelta(days=1)], dtype="datetime64[D]")
+    scores = np.array([0.5, 0.5, 0.5, 0.5])
+    lo, hi = time_window(D2, D2, "day")  # D1..D3: D2 named, D1 and D3 its slack
+    got = boost_time(scores, dates, lo, hi, boost=2.0, named=(D2, D2))
+    # named: 0.5 * (1 + 2); slack: 0.5 * (1 + 0.25 * 2); outside: unchanged
+    assert got.tolist() == pytest.approx([0.75, 1.5, 0.75, 0.5])
+    assert boost_time(scores, dates, lo, hi, boost=2.0).tolist() == pytest.approx([1.5, 1.5, 1.5, 0.5])
+
+
 def test_a_when_question_ranks_the_cited_day_just_above_the_day_that_cites_it():
     rows = refs((D1, "transcript"), (D3, "transcript"), (D2, "transcript"))
     dates = np.array([r.date for r in rows], dtype="datetime64[D]")
@@ -305,3 +315,55 @@ def test_a_query_that_is_only_a_time_finds_its_days_and_a_name_keeps_its_word(ho
     assert [h.date for h in r.search("between 2026-07-17 and 2026-07-19", now=now, mode="keyword")] != []
     # "Yesterday" the song: its word still scores, though the time boosts the 19th
     assert D1 in [h.date for h in r.search("the song Yesterday", now=now, mode="keyword")]
+
+
+def test_a_new_chunker_that_changes_only_the_terms_rewrites_them_and_embeds_nothing(home, fake, monkeypatch):
+    from flows.pipeline import nightly
+    from flows.stages import recall_index
+    from helpers import NOW, drop, md, table
+
+    drop(home, "2026-07-19-2000.md", md("2026-07-19", "2000", ("user", "Miso knocked the Pi off the rack."),
+                                        ("assistant", "Is the NAS fine?")))
+    real = chunker.chunk_term_counts
+    monkeypatch.setenv("KENANG_WORKERS", "1")  # the old terms are patched into this process only
+    monkeypatch.setattr(recall_index, "CHUNKER_VERSION", 3)
+    monkeypatch.setattr(chunker, "chunk_term_counts", chunker.term_counts)  # as chunker 3: no glosses
+    first = nightly(now=NOW, home=str(home.paths.home))
+    embedded = len(fake.passages)
+    assert first["index"]["indexed"] == 1 and embedded
+    rows = table(home, "memory_chunks")
+    old = {r["chunk_id"]: (r["terms"], r["embedding"]) for r in rows}
+    assert not any(t.startswith(chunker.GLOSS_MARK) for r in rows for t in r["terms"])  # the old terms: no glosses
+    monkeypatch.setattr(recall_index, "CHUNKER_VERSION", 4)
+    monkeypatch.setattr(chunker, "chunk_term_counts", real)
+    again = nightly(now=NOW, home=str(home.paths.home))
+    assert again["index"]["indexed"] == 1 and again["index"]["embedded"] == 0, again["index"]
+    assert len(fake.passages) == embedded  # the same texts keep their ids and their embeddings
+    rows = table(home, "memory_chunks")
+    assert {r["chunk_id"] for r in rows} == set(old)
+    for r in rows:
+        assert r["embedding"] == old[r["chunk_id"]][1]
+        assert r["terms"] != old[r["chunk_id"]][0]
+    transcript = next(r for r in rows if r["source"] == "transcript")
+    assert "~rak" in transcript["terms"] and "rack" in transcript["terms"]  # "rack" is also rak
+    assert nightly(now=NOW, home=str(home.paths.home))["index"]["indexed"] == 0  # and then it is a no-op
+
+
+def test_english_words_meet_by_their_stem_and_indonesian_words_keep_their_endings():
+    assert chunker.terms_of("finished wrecked gadgets") == chunker.terms_of("finish wreck gadget") \
+        == ["finish", "wreck", "gadget"]
+    assert chunker.terms_of("kucing penting pusing") == ["kucing", "penting", "pusing"]  # not kuc + -ing
+    assert chunker.terms_of("laptopnya pve-02.lan 137") == ["pve-02.lan", "laptop", "pve", "02", "lan", "137"]
+
+
+def test_a_chunk_s_terms_carry_its_gloss_marked_and_a_query_meets_them_with_its_own_words():
+    terms, tfs = chunker.chunk_term_counts("Kucingku jatuhin Raspberry Pi dari rak.")
+    marked = {t for t in terms if t.startswith(chunker.GLOSS_MARK)}
+    assert {"~cat", "~shelf", "~rack", "~fall"} <= marked
+    assert "~raspberri" not in marked and "raspberri" in terms  # a word kept as written is not glossed again
+    assert chunker.query_terms("the cat's rack") == ["cat", "rack", "~cat", "~rack"]
+    assert chunker.query_terms("the cat's rack", glossed=False) == ["cat", "rack"]
+    docs = [chunker.chunk_term_counts(t) for t in ("Kucingku jatuhin Pi dari rak.", "The NAS is fine.")]
+    index = KeywordIndex.from_lists([t for t, _ in docs], [c for _, c in docs])
+    assert index.scores("when did the cat knock the Pi off")[0] > 0 and index.has("kucing")
+    assert not index.has("cat") and not index.has("~nas")  # the gloss is no word of the chunk's own

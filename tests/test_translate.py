@@ -121,8 +121,15 @@ def test_a_search_finds_the_other_language_s_day_through_the_gloss_and_keeps_an_
     r = Recaller(home, "default", embedder=None)
     asked = "When did I hurt my leg while running?"  # English; the day is Indonesian
     assert [h.date for h in r.search(asked, mode="keyword")][:1] == [dt.date(2026, 7, 17)]
+    # Either way alone finds it: the query's gloss meets the day's words, and the query meets the day's gloss.
+    for off in ({"GLOSS_WEIGHT": 0.0}, {"GLOSS_TERMS": False}):
+        with pytest.MonkeyPatch.context() as mp:
+            for name, value in off.items():
+                mp.setattr(recall, name, value)
+            assert [h.date for h in r.search(asked, mode="keyword")][:1] == [dt.date(2026, 7, 17)]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(recall, "GLOSS_WEIGHT", 0.0)
+        mp.setattr(recall, "GLOSS_TERMS", False)
         assert dt.date(2026, 7, 17) not in [h.date for h in r.search(asked, mode="keyword")]
     # An exact same-language match stays first.
     assert [h.date for h in r.search("When did I pay the rent to Pak Joko?", mode="keyword")][:1] == [dt.date(2026, 7, 18)]

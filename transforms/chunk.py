@@ -27,32 +27,42 @@ about the NAS" finds an exchange that never names the day.
 ``chunk_id`` is a content hash of (user, date, session, source, header and text), so
 re-chunking the same day gives the same ids and the index stage embeds only what is
 new. ``CHUNKER_VERSION`` is part of every day's index key: changing how days are cut
-re-chunks and re-embeds every day, newest first, as many as the index stage's budget
-(``embedder.max_chunks_per_run``) allows a run.
+re-chunks every day and embeds the chunks whose ids are new, newest first, as many as
+the index stage's budget (``embedder.max_chunks_per_run``) allows a run (chunker 4
+changed only the keyword terms: its rebuild embeds nothing).
 
 ``terms`` is the keyword side (BM25): NFKC, lower case, words and compound tokens
 such as ``pve-02.lan`` or ``err_zfs_0x1f4a`` (kept whole *and* as their parts), runs of
 Han characters as overlapping bigrams (Chinese has no spaces between words), stop
 words of English and Indonesian dropped, and a light stemmer: Indonesian particles
-and possessives (``-nya``, ``-lah``, ``-kah``, ``-pun``, ``-ku``, ``-mu``) and
-English plurals. Queries go through the same function.
+and possessives (``-nya``, ``-lah``, ``-kah``, ``-pun``, ``-ku``, ``-mu``), English
+plurals, and a word not in the Indonesian word list by its English Porter2 stem
+(Snowball: "finished" is finish, "wrecked" wreck). Queries go through the same
+function. A chunk's terms also hold its gloss into the other language
+(``chunk_term_counts``), marked with ``GLOSS_MARK``, which a query's own words meet
+(``query_terms``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
+import snowballstemmer
+
+from schemas.lexicon import BILINGUAL, SEARCH_STOPWORDS as STOPWORDS, STOPWORDS_ID
+from transforms import translate
 from transforms.ids import chunk_id
 
-CHUNKER_VERSION = 3  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows,
-#                       and Chinese keyword terms as character bigrams
+CHUNKER_VERSION = 4  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows,
+#                       and Chinese keyword terms as character bigrams; 4: English terms stemmed (Porter2), and
+#                       each chunk's keyword terms also carry its gloss into the other language (GLOSS_MARK)
 #: How a session's transcript is cut: 'pair' (each user turn with the replies up to the next one) or 'window'
 #: (about TARGET_TOKENS of whole turns, overlapping), or 'both'. benchmarks/recall_eval.py and
 #: recall_memorybank.py measure them (--granularity); pairs won on the tune halves (README, "What each part adds").
@@ -117,12 +127,32 @@ def _term(word: str) -> str | None:
 
 
 def _stem(word: str) -> str:
+    """Indonesian particles and possessives off, then English plurals; a word that is not Indonesian (not in
+    the word list) by its Porter2 stem as well, so "finished" meets "finish" and "wrecked" "wreck"."""
+    base = word
     for suffix in _SUFFIXES_ID:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word.isalpha():
-        return word[:-2] if word.endswith(("ches", "shes", "xes")) else word[:-1]
-    return word
+            base = word[: -len(suffix)]
+            break
+    else:
+        if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word.isalpha():
+            base = word[:-2] if word.endswith(("ches", "shes", "xes")) else word[:-1]
+    if base.isascii() and base.isalpha() and base not in _INDONESIAN and word not in _INDONESIAN:
+        return _porter(base)
+    return base
+
+
+#: Words kept as they are by the English stemmer: an Indonesian word's ending is not an English suffix
+#: ("kucing" is not kuc + -ing).
+_INDONESIAN = frozenset(BILINGUAL) | STOPWORDS_ID
+_STEMMERS = threading.local()  # a Snowball stemmer keeps its state while it works: one per thread
+
+
+def _porter(word: str) -> str:
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
 
 
 _HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -165,11 +195,41 @@ def term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return keys, tuple(counts[k] for k in keys)
 
 
+#: Marks a chunk's keyword term that comes from its gloss into the other language, not from its own words.
+#: ``terms_of`` never makes it (it is no word character), so a chunk's own words and its gloss stay apart.
+GLOSS_MARK = "~"
+
+
+def chunk_term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """A chunk's keyword terms with their counts: its own (``term_counts``), and each term of its gloss into
+    the other language (``transforms.translate.gloss``) that is not one of them, marked with ``GLOSS_MARK``.
+
+    A query meets a chunk's gloss with its own words (``query_terms``): "cat" finds "kucingku" (its gloss
+    holds ``~cat``), while a query's own gloss meets only what the chunk says, so an archive in one language
+    never searches the query's gloss (``flows.query.recall``: it has no word of the other language as written).
+    """
+    own = terms_of(text)
+    counts = Counter(own)
+    glossed = translate.gloss(text)
+    if glossed:
+        mine = set(own)
+        counts.update(GLOSS_MARK + t for t in dict.fromkeys(terms_of(glossed)) if t not in mine)
+    keys = tuple(sorted(counts))
+    return keys, tuple(counts[k] for k in keys)
+
+
+def query_terms(text: str, *, glossed: bool = True) -> list[str]:
+    """The terms a query is searched by: each of its distinct terms, and (``glossed``) each as a chunk's gloss
+    holds it (``GLOSS_MARK`` + term)."""
+    own = list(dict.fromkeys(terms_of(text)))
+    return own + [GLOSS_MARK + t for t in own] if glossed else own
+
+
 # --- chunks ---------------------------------------------------------------------------
 
 def _make(user_id: str, day: dt.date, session_id: str | None, source: str, seq: int, text: str, flags: Iterable[str],
           header: str = "") -> Chunk:
-    terms, tfs = term_counts(text)
+    terms, tfs = chunk_term_counts(text)
     return Chunk(
         chunk_id(user_id, day, session_id, source, f"{header}\n{text}" if header else text),
         user_id,

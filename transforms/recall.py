@@ -32,10 +32,12 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    both.
 6. **Time** (``transforms.timeq``): a query that names a time ("last Saturday",
    "bulan lalu", "on May 2nd") is scored without those words, and the chunks of days
-   in the named range (widened by ``SLACK`` days for its precision) get their score
-   times ``1 + TIME_BOOST`` (3): a day in range needs only a third of an out-of-range
-   day's score to rank above it, and a query about a time with nothing in range still
-   finds the best days elsewhere. A question that asks *when* ranks
+   in the named range get their score times ``1 + TIME_BOOST`` (3): a day in range
+   needs only a third of an out-of-range day's score to rank above it, and a query
+   about a time with nothing in range still finds the best days elsewhere. The
+   ``SLACK`` days around the range (by its precision: people misremember a day, not a
+   month) get ``1 + SLACK_BOOST * TIME_BOOST`` (1.5), so the day named outranks its
+   neighbours on equal text. A question that asks *when* ranks
    the day a thing happened over the days that only mention it: a direct hit whose
    summary cites another day (``related_dates``) lifts that day just above itself
    (``select(cited_first=True)``) when the cited day scores at least ``WHEN_MIN`` of it
@@ -44,10 +46,14 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    ("137", "pve-02.lan") multiplies the score of each row holding it by up to
    ``1 + ANCHOR_BOOST`` (``boost_anchors``), unless more than ``ANCHOR_SHARE`` of the
    rows hold it.
-8. **The other language**: ``flows.query.recall`` also scores the query's gloss
-   (``transforms.translate``) and joins each row's two fused scores, ``(own + w *
-   gloss) / (1 + w)`` with ``w = GLOSS_WEIGHT``, before steps 6 and 7; not when no
-   row holds any word the gloss brings (an archive in one language).
+8. **The other language**, both ways. Each chunk's keyword terms carry its gloss into
+   the other language, marked (``transforms.chunk.GLOSS_MARK``), and a query's own
+   terms meet them too (``GLOSS_TERMS``): the keyword arm of "when did the cat knock
+   the Pi off" matches "kucingku jatuhin Pi-nya". And ``flows.query.recall`` also
+   scores the query's gloss (``transforms.translate``) and joins each row's two fused
+   scores, ``(own + w * gloss) / (1 + w)`` with ``w = GLOSS_WEIGHT``, before steps 6
+   and 7; not when no row holds, as written, any word the gloss brings (an archive in
+   one language).
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ from typing import Mapping, Protocol, Sequence
 import numpy as np
 
 from transforms import timeq
-from transforms.chunk import terms_of
+from transforms.chunk import query_terms, terms_of
 
 K1 = 1.2
 B = 0.75
@@ -72,6 +78,9 @@ SNIPPET_CHARS = 240
 TIME_BOOST = 2.0
 #: Days added on each side of a named time, by its precision: people misremember days, not months.
 SLACK = {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}
+#: The share of TIME_BOOST a day of that slack gets: the day named is the likeliest, its neighbours only
+#: possible ("On April 30th, what did we talk about?" ranked April 29 first when the two counted alike).
+SLACK_BOOST = 0.25
 KEY_WEIGHT = 0.75
 #: The best BM25 score at which the keyword arm counts fully in a hybrid search; below it, its weight shrinks in
 #: proportion (a query in the other language matches a word or two by chance). None: always fully (chunker 3's
@@ -91,6 +100,9 @@ ANCHOR_SHARE = 0.1
 #: w = GLOSS_WEIGHT (0: no gloss).
 GLOSS_WEIGHT = 0.75
 GLOSS_FUSION = "mean"
+#: A query's words also meet the chunks' glosses into the other language (``transforms.chunk.GLOSS_MARK`` terms,
+#: chunker 4); False: only the chunks' own words (an ablation of the benchmarks).
+GLOSS_TERMS = True
 WHEN_LIFT = 1.01
 
 MODES = ("hybrid", "keyword", "vector")
@@ -177,7 +189,7 @@ class KeywordIndex:
 
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(self.n_docs, dtype=np.float32)
-        for term in dict.fromkeys(terms_of(query)):
+        for term in query_terms(query, glossed=GLOSS_TERMS):
             tid = self.vocab.get(term)
             if tid is None:
                 continue
@@ -258,7 +270,7 @@ class SegmentedIndex:
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(self.n_docs, dtype=np.float32)
         n = self.n_docs
-        for term in dict.fromkeys(terms_of(query)):
+        for term in query_terms(query, glossed=GLOSS_TERMS):
             hits = []
             for s, offset in zip(self.segments, self.offsets):
                 tid = s.vocab.get(term)
@@ -301,11 +313,19 @@ def keyword_weight(keyword: np.ndarray) -> float:
 
 
 def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.date, *,
-               boost: float | None = None) -> np.ndarray:
-    """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (default ``TIME_BOOST``)."""
+               boost: float | None = None, named: tuple[dt.date, dt.date] | None = None) -> np.ndarray:
+    """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (default ``TIME_BOOST``).
+
+    ``named``: the range the query named, inside [start, end] (``time_window`` widens it by its slack);
+    a row in the window but outside it gets ``SLACK_BOOST`` of the boost, ``1 + SLACK_BOOST * boost``.
+    """
     boost = TIME_BOOST if boost is None else boost
     inside = (dates >= np.datetime64(start)) & (dates <= np.datetime64(end))
-    return np.where(inside, scores * (1.0 + boost), scores)
+    if named is None:
+        return np.where(inside, scores * (1.0 + boost), scores)
+    core = (dates >= np.datetime64(named[0])) & (dates <= np.datetime64(named[1]))
+    factor = np.where(core, 1.0 + boost, np.where(inside, 1.0 + SLACK_BOOST * boost, 1.0))
+    return scores * factor
 
 
 def anchors(query: str) -> list[str]:

@@ -257,12 +257,12 @@ class Recaller:
         # A future time ("next week") stays in both: plans are made on earlier days.
         scores = self.scores(query, mode, meaning=(tq.residual or query) if past else None)
         if past:  # one boost over the whole span named ("between May and July" takes June too)
-            lo, hi = time_window(min(r.start for r in past), max(r.end for r in past),
-                                 min((r.precision for r in past), key=lambda p: SLACK.get(p, 1)))
+            named = (min(r.start for r in past), max(r.end for r in past))
+            lo, hi = time_window(*named, min((r.precision for r in past), key=lambda p: SLACK.get(p, 1)))
             inside = (self._data.dates >= np.datetime64(lo)) & (self._data.dates <= np.datetime64(hi))
             if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
                 scores = np.where(inside & self._data.is_key, 1e-3, scores)
-            scores = boost_time(scores, self._data.dates, lo, hi)
+            scores = boost_time(scores, self._data.dates, lo, hi, named=named)
         if mode != "vector" and (terms := anchors(tq.residual if past else query)):
             scores = boost_anchors(scores, self._data.keyword, terms)
         if start or end:

@@ -8,7 +8,9 @@ alone, without reading old partitions, and its cost does not grow with history.
 For each such day the stage chunks the day's redacted messages, its summary and its
 MEMORY_INDEX line (``transforms.chunk``), reads the day's current partition, and
 embeds only the chunks whose id is new (or whose stored embedding came from another
-embedder). The partition is rewritten whole only when its chunks changed. A day that
+embedder). The partition is rewritten whole only when its chunks changed: their ids,
+embedder or keyword terms (a new chunker may give the same texts new terms, as chunker
+4 did: then nothing is embedded, and the day is rewritten with its old embeddings). A day that
 fails is recorded as failed with its reason, and the others go on.
 
 ``backfill --reindex`` takes every day in range and re-embeds every chunk.
@@ -115,7 +117,7 @@ def chunk_day(args) -> ChunkedDay:
     parquet = None
     if keyword_only:
         if old is not None:
-            old = old.select(["chunk_id", "embedder_id"])  # all the unchanged check needs
+            old = old.select(["chunk_id", "embedder_id", "terms", "tfs"])  # all the unchanged check needs
         if chunks:
             parquet = warehouse.parquet_bytes(_table(chunks, [None] * len(chunks), None, run_id), MEMORY_CHUNKS)
     return ChunkedDay(chunks, old, parquet)
@@ -243,6 +245,9 @@ def _finish(settings: Settings, key: DayKey, chunks: list[Chunk], embeddings: li
         old is not None and not embedded and not reembed
         and old["chunk_id"].to_pylist() == [c.chunk_id for c in chunks]
         and set(old["embedder_id"].to_pylist()) <= {eid}
+        # the same texts cut by a new chunker keep their ids (and embeddings) but may have new keyword terms
+        and old["terms"].to_pylist() == [list(c.terms) for c in chunks]
+        and old["tfs"].to_pylist() == [list(c.tfs) for c in chunks]
     )
     if unchanged:
         return DayOutcome(user_id, day, "unchanged", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": 0})
