@@ -6,7 +6,8 @@ Both homes are the ``--keep`` folders of ``recall_eval.py`` and ``recall_memoryb
 (built once, by the chunker being tuned). For every setting of the grid the real API,
 ``Recaller.search``, ranks the days of every *tune* question of both sets (never a
 test question: ``evaluation.half``), and the table prints hit@1, hit@5 and MRR per set,
-best first by the worse set's hit@5, then the mean hit@1. ``--chunker3`` is the grid
+best first by the worse set's hit@5, then the mean hit@1. ``--chunker4`` is the grid
+chunker 4's term choices and the tapered time window came from; ``--chunker3`` is the grid
 chunker 3's knobs came from, ranked by the mean MRR of the three tune sets instead
 (hit@5 no longer separates settings once nearly every tune question is in the top 5). The defaults in
 ``transforms/recall.py`` are then set from the top line, and the test halves are read
@@ -33,6 +34,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="the fourth grid: the boost of rows holding an identifier term (ANCHOR_BOOST, ANCHOR_SHARE)")
     p.add_argument("--gloss", action="store_true",
                    help="the fifth grid: the weight of the query glossed into the other language (GLOSS_WEIGHT)")
+    p.add_argument("--chunker4", action="store_true",
+                   help="chunker 4's grid: English stems x the chunks' glosses x the slack days' share of the time "
+                        "boost, ranked by the mean MRR of the three tune sets; each keyword index is rebuilt in "
+                        "memory from the loaded chunks' texts, so homes of chunker 3 or 4 serve alike")
     p.add_argument("--chunker3", action="store_true",
                    help="chunker 3's grid: key weight x the keyword arm's confidence, ranked by the mean MRR of the "
                         "three tune sets (recall_eval, MemoryBank English, MemoryBank Chinese); build both homes by "
@@ -68,6 +73,9 @@ def main(argv: list[str] | None = None) -> None:
             items.append((recallers[q.user], q.text, now[q.user], q.evidence))
         if args.chunker3:
             _mean_mrr_grid(sets[0], items, metrics, recall)
+            return
+        if args.chunker4:
+            _chunker4_grid(sets[0], items, metrics, recall)
             return
         sets.append(("memorybank", items))
         print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))
@@ -109,9 +117,7 @@ def main(argv: list[str] | None = None) -> None:
 def _mean_mrr_grid(eval_set, mb_items, metrics, recall) -> None:
     """Chunker 3's choice: KEY_WEIGHT x KEYWORD_FULL, best first by the mean tune MRR of the three sets (hit@5 no
     longer separates them: nearly every tune question is in the top 5)."""
-    sets = [eval_set,
-            ("MemoryBank en", [it for it in mb_items if not it[0].user.endswith("-zh")]),
-            ("MemoryBank zh", [it for it in mb_items if it[0].user.endswith("-zh")])]
+    sets = _three_sets(eval_set, mb_items)
     print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))
     rows = []
     for weight, full in itertools.product((0.25, 0.5, 0.75, 1.0, 1.5), (None, 12.0, 24.0, 48.0)):
@@ -125,6 +131,52 @@ def _mean_mrr_grid(eval_set, mb_items, metrics, recall) -> None:
     for mean, weight, full, got in rows:
         cells = " | ".join(f"{m['hit@1']:.3f} / {m['hit@5']:.3f} / {m['mrr']:.3f}" for m in got)
         print(f"| {weight:g} | {'always' if full is None else f'{full:g}'} | {mean:.3f} | {cells} |")
+
+
+def _three_sets(eval_set, mb_items):
+    return [eval_set,
+            ("MemoryBank en", [it for it in mb_items if not it[0].user.endswith("-zh")]),
+            ("MemoryBank zh", [it for it in mb_items if it[0].user.endswith("-zh")])]
+
+
+def _chunker4_grid(eval_set, mb_items, metrics, recall) -> None:
+    """Chunker 4's choice: English stems (on/off) x the chunks' glosses (on/off) x SLACK_BOOST, best first by the
+    mean tune MRR of the three sets. Both term choices are the chunker's, so each keyword index is rebuilt here
+    from the loaded chunks' texts, as the chunker would make it (``KeywordIndex`` scores exactly what a recall
+    pack's ``SegmentedIndex`` does)."""
+    from transforms import chunk
+    from transforms.recall import KeywordIndex
+
+    sets = _three_sets(eval_set, mb_items)
+    print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))
+    recallers = {id(it[0]): it[0] for _, items in sets for it in items}
+    texts = {k: [ref.text for ref in r._data.refs] for k, r in recallers.items()}
+    porter, counts_of = chunk._porter, chunk.chunk_term_counts
+    rows = []
+    try:
+        for stems, glosses in itertools.product((False, True), (False, True)):
+            chunk._porter = porter if stems else (lambda word: word)
+            chunk._term.cache_clear()  # the query side stems through the same cached function
+            make = counts_of if glosses else chunk.term_counts
+            for k, r in recallers.items():
+                made = [make(t) for t in texts[k]]
+                r._data.keyword = KeywordIndex.from_lists([t for t, _ in made], [c for _, c in made])
+            recall.GLOSS_TERMS = glosses
+            for slack in (0.0, 0.25, 0.5, 0.75, 1.0):
+                recall.SLACK_BOOST = slack
+                got = [metrics([[h.date for h in rr.search(text, top_k=10, now=now_)] for rr, text, now_, _ in items],
+                               [ans for *_, ans in items]) for _, items in sets]
+                rows.append((sum(m["mrr"] for m in got) / len(got), stems, glosses, slack, got))
+    finally:
+        chunk._porter = porter
+        chunk._term.cache_clear()
+    rows.sort(key=lambda row: -row[0])
+    print("\n| English stems | chunks' glosses | slack share | mean MRR | "
+          + " | ".join(f"{n} hit@1 / hit@5 / MRR" for n, _ in sets) + " |")
+    print("|---|---|---|---|" + "---|" * len(sets))
+    for mean, stems, glosses, slack, got in rows:
+        cells = " | ".join(f"{m['hit@1']:.3f} / {m['hit@5']:.3f} / {m['mrr']:.3f}" for m in got)
+        print(f"| {'on' if stems else 'off'} | {'on' if glosses else 'off'} | {slack:g} | {mean:.3f} | {cells} |")
 
 
 def _cached(embedder):

@@ -74,7 +74,7 @@ MAX_TOKENS = 400
 TOKENS_PER_WORD = 1.3  # multilingual subword tokenizers split Indonesian and code finely
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
-_COMPOUND_RE = re.compile(r"\w+(?:[.:/\-]\w+)+", re.UNICODE)
+_COMPOUND_RE = re.compile(r"(?<!\w)\w++(?:[.:/\-]\w+)+", re.UNICODE)  # from a word start, no backtracking into it
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+")
 _SUFFIXES_ID = ("nya", "lah", "kah", "pun", "ku", "mu")
 
@@ -179,6 +179,9 @@ def terms_of(text: str) -> list[str]:
     """Keyword terms of a text, in order, with repeats (queries and chunks alike)."""
     text = unicodedata.normalize("NFKC", text).lower()
     out = _COMPOUND_RE.findall(text)
+    if not _HAN_RE.search(text):  # no Chinese (most text): every word is one term or none
+        out += [t for t in map(_term, _WORD_RE.findall(text)) if t is not None]
+        return out
     for w in _WORD_RE.findall(text):
         if w.isascii() or not _HAN_RE.search(w):
             if (t := _term(w)) is not None:
@@ -205,17 +208,20 @@ def chunk_term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     the other language (``transforms.translate.gloss``) that is not one of them, marked with ``GLOSS_MARK``.
 
     A query meets a chunk's gloss with its own words (``query_terms``): "cat" finds "kucingku" (its gloss
-    holds ``~cat``), while a query's own gloss meets only what the chunk says, so an archive in one language
-    never searches the query's gloss (``flows.query.recall``: it has no word of the other language as written).
+    holds ``~cat``). The marks keep the chunk's own words apart, so whether a query's gloss is searched at all
+    is still decided by them (``flows.query.recall``): an archive in one language never searches it.
     """
-    own = terms_of(text)
-    counts = Counter(own)
-    glossed = translate.gloss(text)
-    if glossed:
-        mine = set(own)
-        counts.update(GLOSS_MARK + t for t in dict.fromkeys(terms_of(glossed)) if t not in mine)
-    keys = tuple(sorted(counts))
-    return keys, tuple(counts[k] for k in keys)
+    counts = Counter(terms_of(text))
+    phrases = translate.glosses(text)
+    glossed = set().union(*map(_phrase_terms, phrases)).difference(counts) if phrases else ()
+    keys = tuple(sorted([*counts, *(GLOSS_MARK + t for t in glossed)]))
+    return keys, tuple(counts[k] or 1 for k in keys)  # a gloss term counts once (a Counter reads 0 for it)
+
+
+@lru_cache(maxsize=1 << 16)
+def _phrase_terms(phrase: str) -> frozenset[str]:
+    """The terms of one meaning or word of a gloss (cached: meanings repeat across an archive)."""
+    return frozenset(terms_of(phrase))
 
 
 def query_terms(text: str, *, glossed: bool = True) -> list[str]:

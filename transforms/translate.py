@@ -50,12 +50,15 @@ def language(text: str) -> str | None:
     return words_language(_words(text))
 
 
+_ONLY_ID = STOPWORDS_ID - STOPWORDS_EN
+_ONLY_EN = STOPWORDS_EN - STOPWORDS_ID
+
+
 def words_language(words: Iterable[str]) -> str | None:
     """``id`` or ``en``: whose function words these lower-case words hold more; None on a tie."""
-    indonesian = english = 0
-    for w in words:
-        indonesian += w in STOPWORDS_ID and w not in STOPWORDS_EN
-        english += w in STOPWORDS_EN and w not in STOPWORDS_ID
+    words = words if isinstance(words, list) else list(words)
+    indonesian = sum(map(_ONLY_ID.__contains__, words))
+    english = sum(map(_ONLY_EN.__contains__, words))
     if indonesian == english:
         return None
     return "id" if indonesian > english else "en"
@@ -161,6 +164,31 @@ def english_bases(word: str) -> list[str]:
     return list(out)
 
 
+@lru_cache(maxsize=1)
+def _phrase_openers() -> frozenset[str]:
+    """The first words of the list's glosses of two or three words: only there is a longer phrase looked up."""
+    return frozenset(g.split(" ", 1)[0] for g in _reverse() if " " in g)
+
+
+@lru_cache(maxsize=1 << 16)
+def _english_headwords(word: str) -> tuple[str, ...]:
+    """The first ``HEADWORDS`` Indonesian words for one English word: as written, else its first base that is a
+    gloss in the list ("crashed" is crash, ``english_bases``); none when neither is."""
+    reverse = _reverse()
+    base = next((b for b in english_bases(word) if b in reverse), None)
+    return reverse[base][:HEADWORDS] if base is not None else ()
+
+
+@lru_cache(maxsize=1 << 16)  # words repeat: a chunk's gloss (transforms.chunk) looks up every word of the archive
+def _indonesian_gloss(word: str) -> tuple[tuple[str, ...], bool]:
+    """What an Indonesian word adds to a gloss, and whether the list knows it: its first ``GLOSSES`` meanings;
+    else the word as written (a name, a number, a loan word), or nothing for a function word."""
+    meanings = _indonesian(word)
+    if meanings:
+        return meanings[:GLOSSES], True
+    return ((), False) if word in STOPWORDS_ID else ((word,), False)
+
+
 def _indonesian(word: str) -> tuple[str, ...] | None:
     if word in BILINGUAL:  # a listed affixed form keeps its own meaning
         return BILINGUAL[word]
@@ -174,35 +202,41 @@ def _indonesian(word: str) -> tuple[str, ...] | None:
 
 def gloss(query: str) -> str | None:
     """The query in the other language, word by word; None when there is nothing to gloss."""
-    lang = language(query)
+    found = glosses(query)
+    return " ".join(found) if found is not None else None
+
+
+def glosses(query: str) -> list[str] | None:
+    """What ``gloss`` joins: each distinct meaning or kept word, in order; None when there is nothing to gloss."""
     words = _words(query)
+    lang = words_language(words)
     out: list[str] = []
     found = False
-    if lang == "id":
-        for w in words:
-            meanings = _indonesian(w)
-            if meanings:
-                out.extend(meanings[:GLOSSES])
-                found = True
-            elif w not in STOPWORDS_ID:
-                out.append(w)
+    if lang == "id":  # word by word, so each distinct word once (the output is distinct anyway)
+        for w in dict.fromkeys(words):
+            meanings, listed = _indonesian_gloss(w)
+            out.extend(meanings)
+            found = found or listed
     elif lang == "en":
         reverse = _reverse()
+        openers = _phrase_openers()
         i = 0
         while i < len(words):
-            for n in (3, 2, 1):
-                phrase = " ".join(words[i:i + n])
-                if len(words[i:i + n]) != n or (n == 1 and phrase in STOPWORDS_EN):
-                    continue
-                if n == 1:  # one word: as written, else its base ("crashed" is crash)
-                    phrase = next((b for b in english_bases(phrase) if b in reverse), phrase)
-                if phrase in reverse:
+            w = words[i]
+            if w in openers:  # a phrase of three words, then of two, before the word alone
+                phrase = next((p for n in (3, 2) if i + n <= len(words)
+                               and (p := " ".join(words[i:i + n])) in reverse), None)
+                if phrase is not None:
                     out.extend(reverse[phrase][:HEADWORDS])
                     found = True
-                    i += n
-                    break
-            else:
-                if words[i] not in STOPWORDS_EN:
-                    out.append(words[i])
-                i += 1
-    return " ".join(dict.fromkeys(out)) if found else None
+                    i += phrase.count(" ") + 1
+                    continue
+            if w not in STOPWORDS_EN:
+                headwords = _english_headwords(w)
+                if headwords:
+                    out.extend(headwords)
+                    found = True
+                else:
+                    out.append(w)
+            i += 1
+    return list(dict.fromkeys(out)) if found else None
