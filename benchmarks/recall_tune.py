@@ -156,7 +156,8 @@ def _chunker4_grid(eval_set, mb_items, metrics, recall) -> None:
     try:
         for stems, glosses in itertools.product((False, True), (False, True)):
             chunk._porter = porter if stems else (lambda word: word)
-            chunk._term.cache_clear()  # the query side stems through the same cached function
+            chunk._term.cache_clear()  # the query side stems through the same cached functions
+            chunk._phrase_terms.cache_clear()
             make = counts_of if glosses else chunk.term_counts
             for k, r in recallers.items():
                 made = [make(t) for t in texts[k]]
@@ -170,6 +171,7 @@ def _chunker4_grid(eval_set, mb_items, metrics, recall) -> None:
     finally:
         chunk._porter = porter
         chunk._term.cache_clear()
+        chunk._phrase_terms.cache_clear()
     rows.sort(key=lambda row: -row[0])
     print("\n| English stems | chunks' glosses | slack share | mean MRR | "
           + " | ".join(f"{n} hit@1 / hit@5 / MRR" for n, _ in sets) + " |")
