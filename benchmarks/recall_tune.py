@@ -10,8 +10,9 @@ best first by the worse set's hit@5, then the mean hit@1. ``--chunker4`` is the 
 chunker 4's term choices and the tapered time window came from; ``--chunker3`` is the grid
 chunker 3's knobs came from, ranked by the mean MRR of the three tune sets instead
 (hit@5 no longer separates settings once nearly every tune question is in the top 5). The defaults in
-``transforms/recall.py`` are then set from the top line, and the test halves are read
-by the two scripts. Figures are printed, never asserted.
+``transforms/recall.py`` are then set from the top lines (where a setting one question below the top was
+kept, the README's "What each part adds" says which and why), and the test halves are read by the two
+scripts. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -156,8 +157,8 @@ def _chunker4_grid(eval_set, mb_items, metrics, recall) -> None:
     try:
         for stems, glosses in itertools.product((False, True), (False, True)):
             chunk._porter = porter if stems else (lambda word: word)
-            chunk._term.cache_clear()  # the query side stems through the same cached functions
-            chunk._phrase_terms.cache_clear()
+            for cached in (chunk._term, chunk._han_terms, chunk._phrase_terms):  # the query side stems through them
+                cached.cache_clear()
             make = counts_of if glosses else chunk.term_counts
             for k, r in recallers.items():
                 made = [make(t) for t in texts[k]]
@@ -170,8 +171,8 @@ def _chunker4_grid(eval_set, mb_items, metrics, recall) -> None:
                 rows.append((sum(m["mrr"] for m in got) / len(got), stems, glosses, slack, got))
     finally:
         chunk._porter = porter
-        chunk._term.cache_clear()
-        chunk._phrase_terms.cache_clear()
+        for cached in (chunk._term, chunk._han_terms, chunk._phrase_terms):
+            cached.cache_clear()
     rows.sort(key=lambda row: -row[0])
     print("\n| English stems | chunks' glosses | slack share | mean MRR | "
           + " | ".join(f"{n} hit@1 / hit@5 / MRR" for n, _ in sets) + " |")

@@ -365,5 +365,67 @@ def test_a_chunk_s_terms_carry_its_gloss_marked_and_a_query_meets_them_with_its_
     assert chunker.query_terms("the cat's rack", glossed=False) == ["cat", "rack"]
     docs = [chunker.chunk_term_counts(t) for t in ("Kucingku jatuhin Pi dari rak.", "The NAS is fine.")]
     index = KeywordIndex.from_lists([t for t, _ in docs], [c for _, c in docs])
-    assert index.scores("when did the cat knock the Pi off")[0] > 0 and index.has("kucing")
+    asked = "the cat, the shelf"  # no word of the chunk's own: only its gloss answers
+    assert index.scores(asked)[0] > 0 and index.scores(asked)[1] == 0 and index.has("kucing")
+    import transforms.recall as recall_math
+
+    old, recall_math.GLOSS_TERMS = recall_math.GLOSS_TERMS, False
+    try:
+        assert index.scores(asked).tolist() == [0.0, 0.0]
+    finally:
+        recall_math.GLOSS_TERMS = old
     assert not index.has("cat") and not index.has("~nas")  # the gloss is no word of the chunk's own
+
+
+def test_a_chunk_s_gloss_holds_only_meanings_never_a_word_kept_as_written():
+    terms, _ = chunker.chunk_term_counts("ERR_ZFS_0x1f4a on pve-02.lan: the host crashed after the update")
+    marked = {t for t in terms if t.startswith(chunker.GLOSS_MARK)}
+    assert "~server" in marked  # "host" is server in Indonesian: a meaning
+    assert not marked & {"~err", "~zfs", "~0x1f4a", "~pve-02", "~pve", "~lan"}  # identifiers are not glossed
+
+
+def test_the_index_key_names_the_word_lists_the_terms_are_made_with(monkeypatch):
+    from flows.stages.recall_index import index_key
+
+    row = {"content_fingerprint": "x", "summary_status": None}
+    before = index_key(row, "none")
+    monkeypatch.setattr(chunker, "BILINGUAL", {**chunker.BILINGUAL, "maling": ("thief",)})
+    assert chunker.lexicon_key.__wrapped__() != chunker.lexicon_key()  # an edited word list is another key
+    monkeypatch.setattr(chunker, "lexicon_key", chunker.lexicon_key.__wrapped__)
+    assert index_key(row, "none") != before
+
+
+def test_a_re_chunk_of_a_keyword_only_index_rewrites_the_terms(home, monkeypatch):
+    from flows.pipeline import nightly
+    from flows.stages import recall_index
+    from helpers import NOW, drop, md, table
+
+    drop(home, "2026-07-19-2000.md", md("2026-07-19", "2000", ("user", "Miso knocked the Pi off the rack."),
+                                        ("assistant", "Is the NAS fine?")))
+    real = chunker.chunk_term_counts
+    monkeypatch.setenv("KENANG_WORKERS", "1")
+    monkeypatch.setattr(recall_index, "CHUNKER_VERSION", 3)
+    monkeypatch.setattr(chunker, "chunk_term_counts", chunker.term_counts)
+    assert nightly(now=NOW, home=str(home.paths.home))["index"]["embedder"] == "none"
+    old = {r["chunk_id"]: r["terms"] for r in table(home, "memory_chunks")}
+    monkeypatch.setattr(recall_index, "CHUNKER_VERSION", 4)
+    monkeypatch.setattr(chunker, "chunk_term_counts", real)
+    again = nightly(now=NOW, home=str(home.paths.home))
+    assert again["index"]["indexed"] == 1, again["index"]
+    assert all(r["terms"] != old[r["chunk_id"]] for r in table(home, "memory_chunks"))
+    assert nightly(now=NOW, home=str(home.paths.home))["index"]["indexed"] == 0
+
+
+def test_a_search_that_names_a_day_ranks_it_above_its_neighbours_on_equal_text(home):
+    from flows.pipeline import nightly
+    from flows.query.recall import Recaller
+    from helpers import NOW, drop, md
+
+    for day in ("2026-07-17", "2026-07-18", "2026-07-19"):
+        drop(home, f"{day}-0900.md", md(day, "0900", ("user", "Swapped the fan in the NAS, it is quiet now."),
+                                        ("assistant", "Good, check the temperatures tonight.")))
+    nightly(now=NOW, home=str(home.paths.home))
+    r = Recaller(home, "default", embedder=None)
+    asked = "What did I do to the NAS yesterday?"  # 2026-07-18: no word of it is in any day's text
+    got = [h.date for h in r.search(asked, mode="keyword", expand=False, now=dt.date(2026, 7, 19))]
+    assert got[0] == dt.date(2026, 7, 18) and set(got[1:3]) == {dt.date(2026, 7, 17), dt.date(2026, 7, 19)}

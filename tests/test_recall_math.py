@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks.evaluation import fuse_rrf, metrics
+from transforms.chunk import terms_of
 from transforms.recall import ChunkRef, KeywordIndex, fuse, select, snippet
 
 D = [dt.date(2026, 7, d) for d in range(1, 8)]
@@ -87,6 +88,12 @@ def test_snippet_centres_on_the_match():
     text = "a " * 300 + "the Proxmox boot order was fixed " + "b " * 300
     s = snippet(text, "proxmox")
     assert "Proxmox boot order" in s and s.startswith("…") and s.endswith("…") and len(s) <= 242
+
+
+def test_snippet_finds_a_word_whose_stem_is_not_its_start():
+    text = "a " * 300 + "we planned the happy birthday party at home " + "b " * 300
+    assert terms_of("party") == ["parti"]  # Porter2: not a prefix of "party"
+    assert "birthday party" in snippet(text, "party") and "birthday party" in snippet(text, "the parties")
 
 
 def test_metrics_count_any_answer_day():

@@ -54,11 +54,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-import snowballstemmer
+from snowballstemmer.english_stemmer import EnglishStemmer
 
 from schemas.lexicon import BILINGUAL, SEARCH_STOPWORDS as STOPWORDS, STOPWORDS_ID
 from transforms import translate
-from transforms.ids import chunk_id
+from transforms.ids import chunk_id, fingerprint
 
 CHUNKER_VERSION = 4  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows,
 #                       and Chinese keyword terms as character bigrams; 4: English terms stemmed (Porter2), and
@@ -127,8 +127,12 @@ def _term(word: str) -> str | None:
 
 
 def _stem(word: str) -> str:
-    """Indonesian particles and possessives off, then English plurals; a word that is not Indonesian (not in
-    the word list) by its Porter2 stem as well, so "finished" meets "finish" and "wrecked" "wreck"."""
+    """A word of the Indonesian list as it is written ("keras" is not kera + -s, "masalah" not masa + -lah);
+    else without an Indonesian particle or possessive ("kucingnya" is kucing) or an English plural, and a word
+    that is then not Indonesian by its English Porter2 stem as well ("finished" meets "finish", "installed"
+    "install")."""
+    if word in _INDONESIAN:
+        return word
     base = word
     for suffix in _SUFFIXES_ID:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
@@ -137,21 +141,23 @@ def _stem(word: str) -> str:
     else:
         if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word.isalpha():
             base = word[:-2] if word.endswith(("ches", "shes", "xes")) else word[:-1]
-    if base.isascii() and base.isalpha() and base not in _INDONESIAN and word not in _INDONESIAN:
+    if base.isascii() and base.isalpha() and base not in _INDONESIAN:
         return _porter(base)
     return base
 
 
-#: Words kept as they are by the English stemmer: an Indonesian word's ending is not an English suffix
-#: ("kucing" is not kuc + -ing).
-_INDONESIAN = frozenset(BILINGUAL) | STOPWORDS_ID
+#: Words the English stemmer leaves alone, as written: the Indonesian list's words (an Indonesian ending is not
+#: an English suffix: "kucing" is not kuc + -ing) and function words, but not the English loan words the list
+#: glosses as themselves ("install", "server", "update"), so "installed" still meets "install". A word the list
+#: lacks is taken for English: "maling" is stored as male, the same on both sides of a search.
+_INDONESIAN = frozenset(w for w, meanings in BILINGUAL.items() if w not in meanings) | STOPWORDS_ID
 _STEMMERS = threading.local()  # a Snowball stemmer keeps its state while it works: one per thread
 
 
 def _porter(word: str) -> str:
     stemmer = getattr(_STEMMERS, "english", None)
-    if stemmer is None:
-        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    if stemmer is None:  # Snowball's own English stemmer, never PyStemmer's build (snowballstemmer.stemmer may
+        stemmer = _STEMMERS.english = EnglishStemmer()  # pick that): the stems are part of every stored index
     return stemmer.stemWord(word)
 
 
@@ -191,6 +197,13 @@ def terms_of(text: str) -> list[str]:
     return out
 
 
+def surface_words(text: str) -> list[str]:
+    """A text's words as written (NFKC, lower case), stop words and single letters dropped: what a snippet looks
+    for, since a stem is not always the start of its word ("party" is parti)."""
+    return [w for w in _WORD_RE.findall(unicodedata.normalize("NFKC", text).lower())
+            if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
 def term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """Distinct terms (sorted) and how often each occurs."""
     counts = Counter(terms_of(text))
@@ -212,7 +225,7 @@ def chunk_term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     is still decided by them (``flows.query.recall``): an archive in one language never searches it.
     """
     counts = Counter(terms_of(text))
-    phrases = translate.glosses(text)
+    phrases = translate.glosses(text, kept=False)
     glossed = set().union(*map(_phrase_terms, phrases)).difference(counts) if phrases else ()
     keys = tuple(sorted([*counts, *(GLOSS_MARK + t for t in glossed)]))
     return keys, tuple(counts[k] or 1 for k in keys)  # a gloss term counts once (a Counter reads 0 for it)
@@ -222,6 +235,20 @@ def chunk_term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
 def _phrase_terms(phrase: str) -> frozenset[str]:
     """The terms of one meaning or word of a gloss (cached: meanings repeat across an archive)."""
     return frozenset(terms_of(phrase))
+
+
+@lru_cache(maxsize=1)
+def lexicon_key() -> str:
+    """A fingerprint of the word lists a chunk's terms are made with: the stop words, the Indonesian list (it
+    decides which words the English stemmer leaves alone, and the glosses) and how many meanings a gloss takes.
+    Part of each day's index key, so an edited word list re-makes the stored terms its queries are now made
+    with (``flows.stages.recall_index``)."""
+    return fingerprint([
+        *(f"stop\t{w}" for w in STOPWORDS), *(f"stop_id\t{w}" for w in STOPWORDS_ID),
+        *(f"stop_en\t{w}" for w in translate.STOPWORDS_EN),
+        *(f"word\t{w}\t{' | '.join(m)}" for w, m in BILINGUAL.items()),
+        f"glosses\t{translate.GLOSSES}\t{translate.HEADWORDS}",
+    ])
 
 
 def query_terms(text: str, *, glossed: bool = True) -> list[str]:

@@ -66,7 +66,7 @@ from typing import Mapping, Protocol, Sequence
 import numpy as np
 
 from transforms import timeq
-from transforms.chunk import query_terms, terms_of
+from transforms.chunk import query_terms, surface_words, terms_of
 
 K1 = 1.2
 B = 0.75
@@ -539,17 +539,21 @@ def named_days(text: str, day: dt.date, cited: Sequence[dt.date]) -> set[dt.date
 
 
 def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
-    """About ``width`` characters of ``text`` around the first query term it contains."""
+    """About ``width`` characters of ``text`` around the longest query word it holds, as written or as a term's
+    start, else around its first word whose term is one of the query's (a stem is not always its word's start:
+    "party" is parti)."""
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
     lowered = flat.lower()
     at = -1
-    for term in sorted(set(terms_of(query)), key=len, reverse=True):
+    for term in sorted(dict.fromkeys([*surface_words(query), *terms_of(query)]), key=len, reverse=True):
         m = re.search(r"(?<!\w)" + re.escape(term), lowered)
         if m:
             at = m.start()
             break
+    if at < 0 and (wanted := set(terms_of(query))):  # "the parties" (parti) meets "party" (parti) by its term
+        at = next((m.start() for m in re.finditer(r"\w+", lowered) if wanted.intersection(terms_of(m.group()))), -1)
     if at < 0:
         return flat[: width - 1].rstrip() + "…"
     start = max(0, at - width // 3)

@@ -172,20 +172,21 @@ def _phrase_openers() -> frozenset[str]:
 
 @lru_cache(maxsize=1 << 16)
 def _english_headwords(word: str) -> tuple[str, ...]:
-    """The first ``HEADWORDS`` Indonesian words for one English word: as written, else its first base that is a
-    gloss in the list ("crashed" is crash, ``english_bases``); none when neither is."""
+    """The Indonesian words for one English word (``glosses`` takes the first ``HEADWORDS``): as written, else its
+    first base that is a gloss in the list ("crashed" is crash, ``english_bases``); none when neither is."""
     reverse = _reverse()
     base = next((b for b in english_bases(word) if b in reverse), None)
-    return reverse[base][:HEADWORDS] if base is not None else ()
+    return reverse[base] if base is not None else ()
 
 
 @lru_cache(maxsize=1 << 16)  # words repeat: a chunk's gloss (transforms.chunk) looks up every word of the archive
 def _indonesian_gloss(word: str) -> tuple[tuple[str, ...], bool]:
-    """What an Indonesian word adds to a gloss, and whether the list knows it: its first ``GLOSSES`` meanings;
-    else the word as written (a name, a number, a loan word), or nothing for a function word."""
+    """What an Indonesian word adds to a gloss, and whether the list knows it: its meanings (``glosses`` takes
+    the first ``GLOSSES``); else the word as written (a name, a number, a loan word), or nothing for a function
+    word."""
     meanings = _indonesian(word)
     if meanings:
-        return meanings[:GLOSSES], True
+        return meanings, True
     return ((), False) if word in STOPWORDS_ID else ((word,), False)
 
 
@@ -206,8 +207,12 @@ def gloss(query: str) -> str | None:
     return " ".join(found) if found is not None else None
 
 
-def glosses(query: str) -> list[str] | None:
-    """What ``gloss`` joins: each distinct meaning or kept word, in order; None when there is nothing to gloss."""
+def glosses(query: str, *, kept: bool = True) -> list[str] | None:
+    """What ``gloss`` joins: each distinct meaning or kept word, in order; None when there is nothing to gloss.
+
+    ``kept=False``: the meanings alone, without the words kept as written (names, numbers, identifiers, words
+    the list lacks): what a chunk's gloss adds to its keyword terms (``transforms.chunk``).
+    """
     words = _words(query)
     lang = words_language(words)
     out: list[str] = []
@@ -215,8 +220,11 @@ def glosses(query: str) -> list[str] | None:
     if lang == "id":  # word by word, so each distinct word once (the output is distinct anyway)
         for w in dict.fromkeys(words):
             meanings, listed = _indonesian_gloss(w)
-            out.extend(meanings)
-            found = found or listed
+            if listed:
+                out.extend(meanings[:GLOSSES])
+                found = True
+            elif kept:
+                out.extend(meanings)
     elif lang == "en":
         reverse = _reverse()
         openers = _phrase_openers()
@@ -234,9 +242,9 @@ def glosses(query: str) -> list[str] | None:
             if w not in STOPWORDS_EN:
                 headwords = _english_headwords(w)
                 if headwords:
-                    out.extend(headwords)
+                    out.extend(headwords[:HEADWORDS])
                     found = True
-                else:
+                elif kept:
                     out.append(w)
             i += 1
     return list(dict.fromkeys(out)) if found else None

@@ -50,13 +50,14 @@ def index_key(row: Mapping, embedder_id: str) -> str:
     summary = row.get("summary_sha256") if row.get("summary_status") == "summarized" else ""
     return fingerprint([
         f"content={row.get('content_fingerprint')}", f"summary={summary}",
-        f"embedder={embedder_id}", f"chunker={CHUNKER_VERSION}",
+        f"embedder={embedder_id}", f"chunker={CHUNKER_VERSION}", f"lexicon={chunker.lexicon_key()}",
         *([f"granularity={chunker.GRANULARITY}"] if chunker.GRANULARITY != chunker.DEFAULT_GRANULARITY else []),
     ])
 
 
 def is_fresh(row: Mapping, embedder_id: str) -> bool:
-    """A day's index is fresh when it was built from the day's content and summary, by this embedder and chunker."""
+    """A day's index is fresh when it was built from the day's content and summary, by this embedder and chunker
+    (and the word lists its terms are made with: ``transforms.chunk.lexicon_key``)."""
     return row.get("index_status") == "indexed" and row.get("index_key") == index_key(row, embedder_id)
 
 

@@ -256,12 +256,17 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
     seg = segment_of(wh, user, month)
     if seg is None:
         return None
-    # Named by what they hold (the chunk ids and the embedder), so the same chunks make the same files.
-    key = hashlib.sha256(b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist())
-                         + f"\n{seg.embedder_id}\n{VERSION}".encode()).hexdigest()[:16]
+    # Named by what they hold (the chunk ids, the embedder and the keyword arrays), so the same chunks make the
+    # same files, and the same chunks with new keyword terms (a new chunker keeps ids) never overwrite a file a
+    # reader of the old manifest may be reading.
+    arrays = seg.keyword.arrays()
+    h = hashlib.sha256(b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist())
+                       + f"\n{seg.embedder_id}\n{VERSION}".encode())
+    for part in KW_PARTS:
+        h.update(np.ascontiguousarray(arrays[part]).view(np.uint8))
+    key = h.hexdigest()[:16]
     names = {"meta": f"{key}.meta.parquet"}
     files = {names["meta"]: _bytes(lambda f: pq.write_table(seg.meta, f, compression="zstd"))}
-    arrays = seg.keyword.arrays()
     for part in KW_PARTS:
         names[f"kw_{part}"] = f"{key}.kw-{part}.npy"
         files[names[f"kw_{part}"]] = _bytes(lambda f, a=arrays[part]: np.save(f, a))
