@@ -54,8 +54,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from snowballstemmer.english_stemmer import EnglishStemmer
-
 from schemas.lexicon import BILINGUAL, SEARCH_STOPWORDS as STOPWORDS, STOPWORDS_ID
 from transforms import translate
 from transforms.ids import chunk_id, fingerprint
@@ -156,8 +154,13 @@ _STEMMERS = threading.local()  # a Snowball stemmer keeps its state while it wor
 
 def _porter(word: str) -> str:
     stemmer = getattr(_STEMMERS, "english", None)
-    if stemmer is None:  # Snowball's own English stemmer, never PyStemmer's build (snowballstemmer.stemmer may
-        stemmer = _STEMMERS.english = EnglishStemmer()  # pick that): the stems are part of every stored index
+    if stemmer is None:
+        # Snowball's own English stemmer, never PyStemmer's build (snowballstemmer.stemmer picks that when it is
+        # installed): the stems are part of every stored index. Imported on first use: the package loads all its
+        # 36 stemmers (12 ms), which a run with nothing to index never needs.
+        from snowballstemmer.english_stemmer import EnglishStemmer
+
+        stemmer = _STEMMERS.english = EnglishStemmer()
     return stemmer.stemWord(word)
 
 
