@@ -32,15 +32,16 @@ the index stage's budget (``embedder.max_chunks_per_run``) allows a run (chunker
 changed only the keyword terms: its rebuild embeds nothing).
 
 ``terms`` is the keyword side (BM25): NFKC, lower case, words and compound tokens
-such as ``pve-02.lan`` or ``err_zfs_0x1f4a`` (kept whole *and* as their parts), runs of
-Han characters as overlapping bigrams (Chinese has no spaces between words), stop
-words of English and Indonesian dropped, and a light stemmer: Indonesian particles
-and possessives (``-nya``, ``-lah``, ``-kah``, ``-pun``, ``-ku``, ``-mu``), English
-plurals, and a word not in the Indonesian word list by its English Porter2 stem
-(Snowball: "finished" is finish, "wrecked" wreck). Queries go through the same
-function. A chunk's terms also hold its gloss into the other language
-(``chunk_term_counts``), marked with ``GLOSS_MARK``, which a query's own words meet
-(``query_terms``).
+such as ``pve-02.lan`` (kept whole *and* as their parts; ``err_zfs_0x1f4a`` is one
+word), runs of Han characters as overlapping bigrams (Chinese has no spaces between
+words), stop words of English and Indonesian dropped, and a light stemmer (``_stem``):
+a word of the Indonesian list stays as written; any other loses an Indonesian particle
+or possessive (``-nya``, ``-lah``, ``-kah``, ``-pun``, ``-ku``, ``-mu``) or an English
+plural, and is then taken by its English Porter2 stem (Snowball: "finished" is finish,
+"installed" install). Queries go through the same function. A chunk's terms also hold
+the meanings of its gloss into the other language (``chunk_term_counts``), marked with
+``GLOSS_MARK``, which a query's own words meet (``query_terms``). What the terms are
+made with (the word lists) is fingerprinted by ``lexicon_key``.
 """
 
 from __future__ import annotations
@@ -220,12 +221,14 @@ GLOSS_MARK = "~"
 
 
 def chunk_term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """A chunk's keyword terms with their counts: its own (``term_counts``), and each term of its gloss into
-    the other language (``transforms.translate.gloss``) that is not one of them, marked with ``GLOSS_MARK``.
+    """A chunk's keyword terms with their counts: its own (``term_counts``), and each term of the meanings of its
+    gloss into the other language (``transforms.translate.glosses``, never a word it keeps as written) that is
+    not one of them, marked with ``GLOSS_MARK``, counted once.
 
     A query meets a chunk's gloss with its own words (``query_terms``): "cat" finds "kucingku" (its gloss
     holds ``~cat``). The marks keep the chunk's own words apart, so whether a query's gloss is searched at all
-    is still decided by them (``flows.query.recall``): an archive in one language never searches it.
+    is still decided by them alone (``flows.query.recall``): in an archive in one language, only when the gloss
+    brings a loan word of the list that its chunks hold ("server").
     """
     counts = Counter(terms_of(text))
     phrases = translate.glosses(text, kept=False)

@@ -53,7 +53,7 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    scores the query's gloss (``transforms.translate``) and joins each row's two fused
    scores, ``(own + w * gloss) / (1 + w)`` with ``w = GLOSS_WEIGHT``, before steps 6
    and 7; not when no row holds, as written, any word the gloss brings (an archive in
-   one language).
+   one language, unless the gloss brings a loan word of the list that it holds).
 """
 
 from __future__ import annotations
