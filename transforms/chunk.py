@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from schemas.lexicon import BILINGUAL, SEARCH_STOPWORDS as STOPWORDS, STOPWORDS_ID
+from schemas.lexicon import BILINGUAL, SEARCH_STOPWORDS as STOPWORDS, STOPWORDS_EN, STOPWORDS_ID
 from transforms import translate
 from transforms.ids import chunk_id, fingerprint
 
@@ -189,9 +189,6 @@ def terms_of(text: str) -> list[str]:
     """Keyword terms of a text, in order, with repeats (queries and chunks alike)."""
     text = unicodedata.normalize("NFKC", text).lower()
     out = _COMPOUND_RE.findall(text)
-    if not _HAN_RE.search(text):  # no Chinese (most text): every word is one term or none
-        out += [t for t in map(_term, _WORD_RE.findall(text)) if t is not None]
-        return out
     for w in _WORD_RE.findall(text):
         if w.isascii() or not _HAN_RE.search(w):
             if (t := _term(w)) is not None:
@@ -202,10 +199,9 @@ def terms_of(text: str) -> list[str]:
 
 
 def surface_words(text: str) -> list[str]:
-    """A text's words as written (NFKC, lower case), stop words and single letters dropped: what a snippet looks
-    for, since a stem is not always the start of its word ("party" is parti)."""
-    return [w for w in _WORD_RE.findall(unicodedata.normalize("NFKC", text).lower())
-            if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    """A text's words as written (NFKC, lower case), those that make a term (``_term``: no stop word, no single
+    letter): what a snippet looks for, since a stem is not always the start of its word ("party" is parti)."""
+    return [w for w in _WORD_RE.findall(unicodedata.normalize("NFKC", text).lower()) if _term(w) is not None]
 
 
 def term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -251,7 +247,7 @@ def lexicon_key() -> str:
     with (``flows.stages.recall_index``)."""
     return fingerprint([
         *(f"stop\t{w}" for w in STOPWORDS), *(f"stop_id\t{w}" for w in STOPWORDS_ID),
-        *(f"stop_en\t{w}" for w in translate.STOPWORDS_EN),
+        *(f"stop_en\t{w}" for w in STOPWORDS_EN),
         *(f"word\t{w}\t{' | '.join(m)}" for w, m in BILINGUAL.items()),
         f"glosses\t{translate.GLOSSES}\t{translate.HEADWORDS}",
     ])

@@ -180,16 +180,6 @@ def _english_headwords(word: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1 << 16)  # words repeat: a chunk's gloss (transforms.chunk) looks up every word of the archive
-def _indonesian_gloss(word: str) -> tuple[tuple[str, ...], bool]:
-    """What an Indonesian word adds to a gloss, and whether the list knows it: its meanings (``glosses`` takes
-    the first ``GLOSSES``); else the word as written (a name, a number, a loan word), or nothing for a function
-    word."""
-    meanings = _indonesian(word)
-    if meanings:
-        return meanings, True
-    return ((), False) if word in STOPWORDS_ID else ((word,), False)
-
-
 def _indonesian(word: str) -> tuple[str, ...] | None:
     if word in BILINGUAL:  # a listed affixed form keeps its own meaning
         return BILINGUAL[word]
@@ -219,12 +209,12 @@ def glosses(query: str, *, kept: bool = True) -> list[str] | None:
     found = False
     if lang == "id":  # word by word, so each distinct word once (the output is distinct anyway)
         for w in dict.fromkeys(words):
-            meanings, listed = _indonesian_gloss(w)
-            if listed:
+            meanings = _indonesian(w)
+            if meanings:
                 out.extend(meanings[:GLOSSES])
                 found = True
-            elif kept:
-                out.extend(meanings)
+            elif kept and w not in STOPWORDS_ID:
+                out.append(w)
     elif lang == "en":
         reverse = _reverse()
         openers = _phrase_openers()
