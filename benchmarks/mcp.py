@@ -213,7 +213,8 @@ async def recall_through_client(s: Server, token: str, queries: int) -> RecallFi
 def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tuple[bool, RecallFigures]:
     print(f"\n== 1. memory_recall over HTTP at {chunks:,} chunks ==")
     home = tmp / "recall-home"
-    settings, _ = init_home(home, {"embedder": {"backend": "e5+use", **({"n_threads": threads} if threads else {})}})
+    settings, _ = init_home(home, {"embedder": {"backend": "e5+use", **({"n_threads": threads} if threads else {})},
+                                   "mcp": {"users": ["bench"]}})  # an index alone is no data kenang mcp counts
     embedder = make_embedder(settings)  # only its id and width are needed here; the server loads its own
     print(f"embedder: {embedder.id} ({embedder.dim} dims), "
           f"embedder.n_threads {settings.embedder.n_threads or 'null (1 thread for a query)'}")

@@ -185,6 +185,8 @@ class Analytics(Section):
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _USER = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_HOST = re.compile(r"^(\*|[A-Za-z0-9*][A-Za-z0-9.*-]*|\[[0-9A-Fa-f:.]+\])$")
+_ORIGIN = re.compile(r"^(\*|https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9*][A-Za-z0-9.*-]*)(:(\d{1,5}|\*))?)$")
 
 
 class Mcp(Section):
@@ -199,6 +201,40 @@ class Mcp(Section):
         100_000, ge=100, le=10_000_000, description="longest turn session_write takes, in characters")
     session_max_chars: StrictInt = Field(
         2_000_000, ge=100, le=100_000_000, description="most characters one session_write takes in all")
+    users: list[StrictStr] = Field(
+        [], description="users kenang mcp may serve before they hold any data (default_user and the sources' "
+                        "users always may)")
+    allowed_hosts: list[StrictStr] = Field(
+        [], description="--http: Host names a request may carry besides localhost, 127.0.0.1, [::1] and --host "
+                        "(any port), e.g. [nas.lan]")
+    allowed_origins: list[StrictStr] = Field(
+        [], description="--http: browser Origins allowed besides loopback ones and the server's own, "
+                        "e.g. [https://chat.nas.lan]")
+
+    @field_validator("users")
+    @classmethod
+    def _user_ids(cls, v: list[str]) -> list[str]:
+        for user in v:
+            if not _USER.match(user):
+                raise ValueError(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
+        return v
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, v: list[str]) -> list[str]:
+        for host in v:
+            if not _HOST.match(host):
+                raise ValueError(f"{host!r} is not a host name: give the name alone, e.g. nas.lan (any port "
+                                 "is allowed), without http://")
+        return v
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, v: list[str]) -> list[str]:
+        for origin in v:
+            if not _ORIGIN.match(origin):
+                raise ValueError(f"{origin!r} is not an origin: give scheme and host, e.g. https://chat.nas.lan")
+        return v
 
     @field_validator("tokens")
     @classmethod

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import os
+import queue
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,10 +24,10 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
-from flows.config import init_home, load_settings
+from flows.config import edit_config, init_home, load_settings
 from flows.pipeline import nightly
 from flows.query.mcp import build_server
-from helpers import NOW, kenang, scenario
+from helpers import NOW, drop, kenang, md, scenario
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,6 +135,8 @@ def http_server(loaded):
         r = kenang("mcp", "token", "add", "--home", str(loaded.paths.home), "--user", user)
         assert r.exit_code == 0, r.stderr
         tokens[user] = r.stdout.strip()
+    edit_config(loaded.paths.home, lambda d: d["mcp"].update(allowed_hosts=["kenang.lan"],
+                                                            allowed_origins=["https://chat.kenang.lan"]))
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "mcp", "--home", str(loaded.paths.home), "--http",
                              "--port", str(port)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
@@ -209,6 +214,57 @@ def test_two_users_with_two_tokens_never_see_each_others_days(http_server):
     run(go())
 
 
+def _initialize(url: str, token: str | None = None, **headers: str) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    sent = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+            **({"Authorization": f"Bearer {token}"} if token else {}), **headers}
+    return httpx.post(url, json=body, headers=sent, timeout=10)
+
+
+def test_http_refuses_a_foreign_host_or_origin_even_with_a_good_token(http_server):
+    url, tokens, _ = http_server
+    port = url.split(":")[2].split("/")[0]
+    assert _initialize(url, tokens["rina"], Host="evil.example").status_code == 421  # DNS rebinding: not our name
+    assert _initialize(url, tokens["rina"], Host=f"evil.example:{port}").status_code == 421
+    assert _initialize(url, tokens["rina"], Origin="http://evil.example").status_code == 403  # a page elsewhere
+    assert _initialize(url, tokens["rina"], Origin="https://chat.kenang.lan.evil.example").status_code == 403
+    assert _initialize(url, None, Host="evil.example").status_code == 421  # checked before the token
+
+
+def test_http_serves_loopback_names_and_the_hosts_and_origins_kenang_yaml_allows(http_server):
+    url, tokens, _ = http_server
+    port = url.split(":")[2].split("/")[0]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", "localhost", f"kenang.lan:{port}"):
+        assert _initialize(url, tokens["rina"], Host=host).status_code == 200, host
+    for origin in (f"http://localhost:{port}", "http://127.0.0.1:5173", "https://chat.kenang.lan"):
+        assert _initialize(url, tokens["rina"], Origin=origin).status_code == 200, origin
+    assert _initialize(url, None, Host=f"localhost:{port}").status_code == 401  # the guard is no way around the token
+
+
+def test_a_token_for_a_user_the_home_does_not_know_can_never_write(loaded, http_server):
+    url, _, _ = http_server
+    r = kenang("mcp", "token", "add", "--home", str(loaded.paths.home), "--user", "gadng")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "no user 'gadng' (its users: default, gading, rina)" in r.stderr
+    # a token kenang.yaml holds for such a user anyway (typed in by hand): it reads nothing and writes nothing
+    from flows.query.mcp import token_sha256
+
+    edit_config(loaded.paths.home, lambda d: d["mcp"]["tokens"].update({token_sha256("kenang_ghost"): "ghost"}))
+
+    async def go():
+        async with Client(url, auth="kenang_ghost") as c:
+            assert (await call(c, "memory_recall", query="sahur"))["results"] == []
+            with pytest.raises(ToolError, match="'ghost' is not a user this home knows, so nothing was written"):
+                await call(c, "session_write", turns=[{"role": "user", "content": "halo",
+                                                       "timestamp": "2026-07-19T09:00:00+07:00"}])
+    try:
+        run(go())
+    finally:
+        edit_config(loaded.paths.home, lambda d: d["mcp"]["tokens"].pop(token_sha256("kenang_ghost")))
+    assert not (loaded.paths.active / "ghost").exists()
+
+
 def test_the_server_logs_tool_user_and_time_never_the_query(http_server):
     _, _, proc = http_server
     time.sleep(0.5)
@@ -218,13 +274,120 @@ def test_the_server_logs_tool_user_and_time_never_the_query(http_server):
     assert "rahasia" not in err and "sahur" not in err
 
 
+# --- the wrong user over stdio -----------------------------------------------------------------
+
+
+def test_a_stdio_server_for_a_user_the_home_does_not_know_never_starts_and_names_the_users(loaded):
+    r = kenang("mcp", "--home", str(loaded.paths.home), "--user", "gadng")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == ("kenang mcp: this home has no user 'gadng' (its users: default, gading, rina); check the "
+                        "spelling, or list a new user under mcp.users in kenang.yaml\n")
+    assert not (loaded.paths.active / "gadng").exists()
+
+
+def test_without_a_user_a_home_whose_default_user_holds_nothing_and_two_others_do_never_starts(home):
+    drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    drop(home, "rina/chat.md", md("2026-07-19", "2100", ("user", "Jadwal sahur?")))
+    r = kenang("mcp", "--home", str(home.paths.home))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == ("kenang mcp: the default user 'default' holds nothing and this home has 2 other users "
+                        "(gading, rina); choose one with --user\n")
+
+
+def test_without_a_user_a_home_whose_default_user_holds_nothing_serves_its_only_user(home):
+    drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    transport = StdioTransport(sys.executable, ["-m", "flows.cli", "mcp", "--home", str(home.paths.home)],
+                               cwd=str(ROOT), env={**os.environ}, keep_alive=False)
+
+    async def go():
+        async with Client(transport) as c:
+            return await call(c, "session_write", session_id="only", turns=[
+                {"role": "user", "content": "halo", "timestamp": "2026-07-19T09:00:00+07:00"}])
+    assert run(go())["path"] == "active/gading/only.md"  # gading's: a user with data, though kenang.yaml names none
+
+
+def test_session_write_never_starts_a_user_the_config_does_not_know(home):
+    turns = [{"role": "user", "content": "halo", "timestamp": "2026-07-19T09:00:00+07:00"}]
+
+    async def write(server):
+        async with Client(server) as c:
+            return await call(c, "session_write", session_id="first", turns=turns)
+
+    server = build_server(home, user="gadng")  # as a token or an embedding program may name them
+    with pytest.raises(ToolError, match="'gadng' is not a user this home knows, so nothing was written; list it "
+                                        "under mcp.users in kenang.yaml"):
+        run(write(server))
+    assert not (home.paths.active / "gadng").exists()
+    edit_config(home.paths.home, lambda d: d["mcp"].update(users=["gadng"]))  # the same server, no restart
+    assert run(write(server))["path"] == "active/gadng/first.md"
+
+
+def _stdio(home: Path, *args: str) -> tuple[subprocess.Popen, "queue.Queue[str]"]:
+    """``kenang mcp`` as a client starts it; its stdout lines arrive on a queue (a bounded wait, never a sleep)."""
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "mcp", "--home", str(home), *args], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x.decode()) for x in proc.stdout], daemon=True).start()
+    return proc, lines
+
+
+def _send(proc: subprocess.Popen, raw: bytes) -> None:
+    proc.stdin.write(raw)
+    proc.stdin.flush()
+
+
+def _answer(lines: "queue.Queue[str]") -> dict:
+    return json.loads(lines.get(timeout=60))
+
+
+def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loaded):
+    proc, lines = _stdio(loaded.paths.home, "--user", "rina")
+    try:
+        _send(proc, b"this is not json\n")
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": None,
+                                  "error": {"code": -32700, "message": "Parse error: the line is not JSON"}}
+        _send(proc, b'{"jsonrpc": "2.0", "method": \n')  # cut off mid-message
+        assert _answer(lines)["error"]["code"] == -32700
+        _send(proc, b"\xff\xfe\x00garbage\n")
+        assert _answer(lines)["error"]["code"] == -32700
+        _send(proc, b'{"hello": "world"}\n')
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"}}
+        _send(proc, b"[1, 2, 3]\n")
+        assert _answer(lines)["error"]["code"] == -32600
+        _send(proc, b'{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}\n')  # its id is known: its call ends now
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": 7, "error": {
+            "code": -32600, "message": "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"}}
+        _send(proc, b"\n")  # a blank line is no message and gets no answer
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        _send(proc, json.dumps(init).encode() + b"\n")
+        assert _answer(lines)["result"]["serverInfo"]["name"] == "kenang"
+        _send(proc, b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        _send(proc, b"}{\n")
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": None,
+                                  "error": {"code": -32700, "message": "Parse error: the line is not JSON"}}
+        _send(proc, b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}\n')
+        listed = _answer(lines)
+        assert listed["id"] == 2 and {t["name"] for t in listed["result"]["tools"]} == TOOLS
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+        assert lines.empty()
+        err = proc.stderr.read().decode()
+        assert err.count("a stdin line was no JSON-RPC message") == 7 and "this is not json" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
 # --- the round trip --------------------------------------------------------------------------
 
 
 def test_a_session_written_over_mcp_is_remembered_after_the_next_night(home):
     home.paths.config_file.write_text(home.paths.config_file.read_text().replace(
         "quiet_period_minutes: 10", "quiet_period_minutes: 0"))
-    settings = load_settings(home.paths.home)
+    settings = edit_config(home.paths.home, lambda d: d["mcp"].update(users=["gading"]))  # a user with no data yet
 
     async def write():
         async with Client(build_server(settings, user="gading")) as c:

@@ -814,7 +814,8 @@ def _forget_plan_text(p: dict, dry: bool) -> str:
 
 @cli.group(invoke_without_command=True)
 @_home_option
-@click.option("--user", help="stdio: whose memory to serve (default: the home's default_user).")
+@click.option("--user", help="stdio: whose memory to serve, a user this home knows (default: the home's "
+              "default_user; when that holds nothing, its only other user).")
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP (for agents on other machines) "
               "instead of stdio; clients send Authorization: Bearer <token>.")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -824,16 +825,17 @@ def _forget_plan_text(p: dict, dry: bool) -> str:
 def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool, host: str, port: int) -> None:
     """Serve your memory to agents over MCP: recall, trends, a day, a snapshot, and session_write.
 
-    stdio (the default) serves one user to a desktop client that starts kenang itself.
-    --http serves every user that holds a token (`kenang mcp token add --user U`), at
-    http://HOST:PORT/mcp.
+    stdio (the default) serves one user to a desktop client that starts kenang itself; a
+    user this home does not know is refused before serving. --http serves every user
+    that holds a token (`kenang mcp token add --user U`), at http://HOST:PORT/mcp, to
+    requests whose Host and Origin are loopback or listed in mcp.allowed_hosts and
+    mcp.allowed_origins.
     """
     if ctx.invoked_subcommand is not None:
         return
     import logging
 
-    from flows.query.mcp import build_server
-    from transforms.model import USER_ID_RE
+    from flows.query import mcp as mcp_server
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
     logging.getLogger("kenang.mcp").setLevel(logging.INFO)
@@ -847,14 +849,21 @@ def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool,
         if host not in ("127.0.0.1", "localhost", "::1"):
             _err(f"kenang mcp: WARNING: listening on {host}: anyone who reaches this port and holds a token "
                  "reads that user's memory. Put it behind TLS (a reverse proxy) before it leaves the homelab.")
-        server = build_server(settings)
+            if not settings.mcp.allowed_hosts:
+                _err("kenang mcp: a request whose Host is not localhost or the --host address gets 421; list the "
+                     "names clients use (e.g. nas.lan) under mcp.allowed_hosts")
+        server = mcp_server.build_server(settings)
         _err(f"kenang mcp: serving {settings.paths.home} at http://{host}:{port}/mcp")
-        server.run(transport="http", host=host, port=port, show_banner=False)
+        server.run(transport="http", host=host, port=port, show_banner=False, **mcp_server.http_guard(settings))
         return
-    who = (user or settings.default_user).strip().lower()
-    if not USER_ID_RE.match(who):
-        raise click.BadParameter(f"{who!r} is not a valid user id", param_hint="--user")
-    build_server(settings, user=who).run(transport="stdio", show_banner=False)
+    try:
+        who, note = mcp_server.stdio_user(settings, user)
+    except mcp_server.UnknownUser as exc:
+        _err(f"kenang mcp: {exc}")
+        sys.exit(EXIT_USAGE)
+    if note:
+        _err(f"kenang mcp: {note}")
+    mcp_server.serve_stdio(mcp_server.build_server(settings, user=who))
 
 
 @mcp.group()
@@ -864,19 +873,20 @@ def token() -> None:
 
 @token.command("add")
 @_home_option
-@click.option("--user", required=True, help="Whose memory the token opens.")
+@click.option("--user", required=True, help="Whose memory the token opens (a user this home knows).")
 def token_add(home: Path | None, user: str) -> None:
     """Make a new token for USER, print it once, and store its sha256 in kenang.yaml."""
     import secrets as _secrets
 
     from flows.config import edit_config
-    from flows.query.mcp import token_sha256
-    from transforms.model import USER_ID_RE
+    from flows.query.mcp import UnknownUser, check_user, token_sha256
 
-    user = user.strip().lower()
-    if not USER_ID_RE.match(user):
-        raise click.BadParameter(f"{user!r} is not a valid user id", param_hint="--user")
     settings = _settings(home)
+    try:
+        user = check_user(settings, user.strip().lower())
+    except UnknownUser as exc:
+        _err(f"kenang mcp token add: {exc}")
+        sys.exit(EXIT_USAGE)
     new = "kenang_" + _secrets.token_urlsafe(32)
 
     def add(data) -> None:

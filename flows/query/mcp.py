@@ -12,12 +12,28 @@ token, or an unknown one, is a 401. A token sees its own user's days only, in ev
 tool and resource. ``session_write`` is the only tool that writes, and it writes only
 into ``active/<user>/``.
 
+The users a home knows (``home_users``) are the ones kenang.yaml names (``default_user``,
+``mcp.users``, each source's ``user``) and the ones that hold data (a day in the ledger, a
+file in the archive record, a transcript waiting in ``active/<user>/``). A token names a
+user but does not make one. A stdio server for a user the home does not know never
+starts, and ``session_write`` never writes for one, so a misspelt ``--user`` or token
+cannot start a new user that tonight's run would then keep apart from the real one.
+
+The wire: over stdio a line that is not JSON gets a JSON-RPC parse error (-32700) and
+one that is not a JSON-RPC message an invalid request (-32600), and the server goes on;
+the MCP SDK's stdio transport hands such a line to the session as an exception, which
+drops it and leaves the client waiting (``serve_stdio`` answers it in between). Over
+HTTP, FastMCP's Host/Origin guard refuses a foreign ``Host`` (421) or ``Origin`` (403)
+before auth, the DNS-rebinding defence of the MCP spec: loopback names, the bound
+address, and ``mcp.allowed_hosts``/``mcp.allowed_origins`` pass.
+
 Each call is logged as one line on stderr, ``mcp <tool> user=<u> <ms> ms [error]``; the
 query text never is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
@@ -31,6 +47,7 @@ from pydantic import BaseModel, Field
 from flows.config import Settings, load_settings
 from flows.query.service import MemoryService, RequestError
 from transforms.errors import ConfigError, KenangError
+from transforms.model import USER_ID_RE
 
 log = logging.getLogger("kenang.mcp")
 
@@ -124,18 +141,10 @@ def _token_verifier(settings: Settings):
     class HomeTokens(TokenVerifier):
         def __init__(self) -> None:
             super().__init__()
-            self._settings = settings
-            self._mtime = _mtime(settings.paths.config_file)
+            self._settings = _LiveSettings(settings)
 
         def _tokens(self) -> dict[str, str]:
-            m = _mtime(self._settings.paths.config_file)
-            if m != self._mtime:  # `kenang mcp token add` ran: no restart needed
-                try:
-                    self._settings = load_settings(self._settings.paths.home)
-                except ConfigError as exc:
-                    log.warning("mcp: kenang.yaml did not load, keeping the tokens it had: %s", exc)
-                self._mtime = m
-            return self._settings.mcp.tokens
+            return self._settings().mcp.tokens
 
         async def verify_token(self, token: str):
             user = self._tokens().get(token_sha256(token)) if token else None
@@ -147,11 +156,108 @@ def _token_verifier(settings: Settings):
     return HomeTokens()
 
 
-def _mtime(path) -> int:
+class _LiveSettings:
+    """kenang.yaml as it is now: re-read when the file changes (`kenang mcp token add` ran: no restart needed)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._stamp = _stamp(settings.paths.config_file)
+
+    def __call__(self) -> Settings:
+        m = _stamp(self._settings.paths.config_file)
+        if m != self._stamp:
+            try:
+                self._settings = load_settings(self._settings.paths.home)
+            except ConfigError as exc:
+                log.warning("mcp: kenang.yaml did not load, keeping the settings it had: %s", exc)
+            self._stamp = m
+        return self._settings
+
+
+def _stamp(path) -> tuple[int, int, int]:
+    """When the file last changed; with its inode and size, since an edit replaces it within one clock tick."""
     try:
-        return os.stat(path).st_mtime_ns
+        st = os.stat(path)
     except FileNotFoundError:
-        return 0
+        return (0, 0, 0)
+    return (st.st_mtime_ns, st.st_ino, st.st_size)
+
+
+# --- which users a home knows ------------------------------------------------------------
+
+class UnknownUser(ConfigError):
+    """A user this home does not know: kenang.yaml does not name them and they hold no data."""
+
+
+def named_users(settings: Settings) -> set[str]:
+    """The users kenang.yaml names: ``default_user``, ``mcp.users`` and each source's ``user`` (not tokens)."""
+    named = {settings.default_user, *settings.mcp.users, *(s.user for s in settings.config.sources if s.user)}
+    return {u.strip().lower() for u in named}
+
+
+def users_holding_data(settings: Settings) -> set[str]:
+    """Users with a day in the ledger, a file in the archive record, or a transcript waiting in active/."""
+    from flows.store import warehouse
+    from schemas.tables import ARCHIVE_FILES, DAYS
+
+    wh = settings.paths.warehouse
+    users: set[str] = set()
+    if warehouse.has_files(wh, DAYS):
+        users.update(warehouse.read_columns(warehouse.single_file(wh, DAYS), DAYS, ["user_id"])["user_id"])
+    root = warehouse.table_dir(wh, ARCHIVE_FILES)
+    if root.is_dir():
+        users.update(p.name.removeprefix("user_id=") for p in root.glob("date=*/user_id=*"))
+    for top, dirs, files in os.walk(settings.paths.active):  # as ingest walks it: no dot-names, no linked folders
+        rel = os.path.relpath(top, settings.paths.active)
+        owner = settings.default_user if rel == "." else rel.split(os.sep)[0].lower()
+        dirs[:] = [] if rel != "." and owner in users else [d for d in dirs if not d.startswith(".")]
+        if any(not f.startswith(".") for f in files):
+            users.add(owner)
+    return {u for u in users if u and USER_ID_RE.match(u)}
+
+
+def home_users(settings: Settings) -> list[str]:
+    """Every user the home knows: named in kenang.yaml or holding data."""
+    return sorted(named_users(settings) | users_holding_data(settings))
+
+
+def check_user(settings: Settings, user: str) -> str:
+    """``user`` when the home knows them; else ``UnknownUser`` naming the users it has."""
+    if not USER_ID_RE.match(user):
+        raise UnknownUser(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
+    known = home_users(settings)
+    if user not in known:
+        raise UnknownUser(f"this home has no user {user!r} (its users: {', '.join(known)}); check the spelling, "
+                          "or list a new user under mcp.users in kenang.yaml")
+    return user
+
+
+def stdio_user(settings: Settings, user: str | None) -> tuple[str, str | None]:
+    """The one user a stdio server serves, and a note when it is not the one asked for.
+
+    ``--user`` must be a user the home knows. Without it: the default user, unless they
+    hold nothing and another user does; then that user when there is one, else an error
+    that names them (like ``kenang recall`` on a home of several users).
+    """
+    if user:
+        return check_user(settings, user.strip().lower()), None
+    default = settings.default_user.strip().lower()
+    holding = users_holding_data(settings)
+    if default in holding:
+        return default, None
+    others = sorted((holding | named_users(settings)) - {default})
+    if not others:
+        return default, None
+    if len(others) == 1:
+        return others[0], f"serving {others[0]}, the home's only user ({default!r}, the default user, holds nothing)"
+    raise UnknownUser(f"the default user {default!r} holds nothing and this home has {len(others)} other users "
+                      f"({', '.join(others)}); choose one with --user")
+
+
+def http_guard(settings: Settings) -> dict[str, Any]:
+    """FastMCP's Host/Origin guard, always on: loopback, the bound address and kenang.yaml's allow-lists pass."""
+    return {"host_origin_protection": True, "allowed_hosts": list(settings.mcp.allowed_hosts),
+            "allowed_origins": list(settings.mcp.allowed_origins)}
 
 
 # --- the server ---------------------------------------------------------------------------
@@ -163,6 +269,7 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
     from fastmcp.server.dependencies import get_access_token
 
     svc = service or MemoryService(settings)
+    live = _LiveSettings(settings)
     mcp = FastMCP("kenang", instructions=INSTRUCTIONS, auth=None if user else _token_verifier(settings))
 
     def who() -> str:
@@ -295,6 +402,10 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
         It is written as a transcript, whole or not at all, and never over another session.
         """
+        now = live()
+        if user not in named_users(now) and user not in users_holding_data(now):
+            raise RequestError(f"{user!r} is not a user this home knows, so nothing was written; "
+                               "list it under mcp.users in kenang.yaml to start it")
         return WriteResult(**svc.write_session(user, [t.model_dump(exclude_none=True) for t in turns],
                                                session_id=session_id, agent=agent, title=title))
 
@@ -313,3 +424,87 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
         return svc.memory_index(user)
 
     return mcp
+
+
+# --- stdio ----------------------------------------------------------------------------------
+
+def serve_stdio(server) -> None:
+    """Serve over stdin/stdout as FastMCP's ``run(transport="stdio")`` does, answering malformed lines."""
+    import anyio
+
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server) -> None:
+    from fastmcp.server.context import reset_transport, set_transport
+    from mcp.server.stdio import stdio_server
+
+    token = set_transport("stdio")
+    try:
+        # FastMCP's own run_stdio_async (fastmcp is pinned; tests/test_mcp.py drives this through a real pipe),
+        # with _answer_malformed between the transport and the session
+        async with server._lifespan_manager(), stdio_server() as (read, write), \
+                _answer_malformed(read, write) as messages:
+            await server._mcp_server.run(messages, write, server._mcp_server.create_initialization_options())
+    finally:
+        reset_transport(token)
+
+
+@contextlib.asynccontextmanager
+async def _answer_malformed(read, write):
+    """The read stream without the lines the transport could not decode; each of those gets its JSON-RPC error."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp_types import ErrorData, JSONRPCError
+
+    send, receive = anyio.create_memory_object_stream(0)
+
+    async def relay() -> None:
+        async with send:
+            async for item in read:
+                try:
+                    if not isinstance(item, Exception):
+                        await send.send(item)
+                        continue
+                    answer = _rpc_error(item)
+                    if answer is None:
+                        continue
+                    code, message, request_id = answer
+                    log.warning("mcp: a stdin line was no JSON-RPC message; answered %d", code)
+                    await write.send(SessionMessage(JSONRPCError(
+                        jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))))
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    return  # the session is over
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(relay)
+        try:
+            yield receive
+        finally:
+            tg.cancel_scope.cancel()
+
+
+def _rpc_error(exc: Exception) -> tuple[int, str, str | int | None] | None:
+    """(code, message, id) for a line the transport could not decode; None for a blank line.
+
+    Not JSON: parse error, id null. JSON but no JSON-RPC message: invalid request, with
+    the request's id when it names a method and a usable id (so the client's call ends
+    now, not at its timeout), else null.
+    """
+    from mcp_types import INVALID_REQUEST, PARSE_ERROR
+    from pydantic import ValidationError
+
+    errors = exc.errors(include_url=False) if isinstance(exc, ValidationError) else []
+    if any(e["type"] == "json_invalid" for e in errors):
+        raw = next((e.get("input") for e in errors if e["type"] == "json_invalid"), None)
+        if isinstance(raw, str) and not raw.strip():
+            return None
+        return PARSE_ERROR, "Parse error: the line is not JSON", None
+    request_id = None
+    for e in errors:
+        got = e.get("input")
+        if isinstance(got, dict) and isinstance(got.get("method"), str) and isinstance(got.get("id"), (str, int)) \
+                and not isinstance(got.get("id"), bool):
+            request_id = got["id"]
+            break
+    return INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message", request_id
