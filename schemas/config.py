@@ -205,7 +205,7 @@ class Mcp(Section):
         [], description="users kenang mcp may serve before they hold any data (default_user and the sources' "
                         "users always may)")
     allowed_hosts: list[StrictStr] = Field(
-        [], description="--http: Host names a request may carry besides localhost, 127.0.0.1, [::1] and --host "
+        [], description="--http: Host names a request may carry besides localhost and the address it reached "
                         "(any port), e.g. [nas.lan]")
     allowed_origins: list[StrictStr] = Field(
         [], description="--http: browser Origins allowed besides loopback ones and the server's own, "

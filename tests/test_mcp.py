@@ -322,6 +322,19 @@ def test_session_write_never_starts_a_user_the_config_does_not_know(home):
     assert run(write(server))["path"] == "active/gadng/first.md"
 
 
+@pytest.mark.parametrize("key, value, said", [
+    ("allowed_hosts", '["http://nas.lan"]', "mcp.allowed_hosts: 'http://nas.lan' is not a host name"),
+    ("allowed_hosts", '["nas lan"]', "mcp.allowed_hosts: 'nas lan' is not a host name"),
+    ("allowed_origins", "[nas.lan]", "mcp.allowed_origins: 'nas.lan' is not an origin"),
+    ("users", '["Gading Raya"]', "mcp.users: 'Gading Raya' is not a valid user id"),
+])
+def test_a_bad_allow_list_or_user_in_kenang_yaml_stops_kenang_mcp_with_the_key(tmp_path, key, value, said):
+    settings, _ = init_home(tmp_path / "home")
+    settings.paths.config_file.write_text(f"mcp:\n  {key}: {value}\n", encoding="utf-8")
+    r = kenang("mcp", "--home", str(settings.paths.home), "--http")
+    assert r.exit_code == 2 and r.stdout == "" and said in r.stderr and r.stderr.count("\n") == 1
+
+
 def _stdio(home: Path, *args: str) -> tuple[subprocess.Popen, "queue.Queue[str]"]:
     """``kenang mcp`` as a client starts it; its stdout lines arrive on a queue (a bounded wait, never a sleep)."""
     proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "mcp", "--home", str(home), *args], cwd=ROOT,

@@ -850,7 +850,7 @@ def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool,
             _err(f"kenang mcp: WARNING: listening on {host}: anyone who reaches this port and holds a token "
                  "reads that user's memory. Put it behind TLS (a reverse proxy) before it leaves the homelab.")
             if not settings.mcp.allowed_hosts:
-                _err("kenang mcp: a request whose Host is not localhost or the --host address gets 421; list the "
+                _err("kenang mcp: a request whose Host is a name (not the address it reached) gets 421; list the "
                      "names clients use (e.g. nas.lan) under mcp.allowed_hosts")
         server = mcp_server.build_server(settings)
         _err(f"kenang mcp: serving {settings.paths.home} at http://{host}:{port}/mcp")
