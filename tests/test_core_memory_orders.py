@@ -222,6 +222,18 @@ def test_a_user_md_linked_to_etc_passwd_is_refused_and_never_printed(home):
     assert os.readlink(home.paths.memory / "default" / "USER.md") == "/etc/passwd"  # left as it was
 
 
+def test_a_user_folder_that_is_a_link_is_refused_and_never_followed(home, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "USER.md").write_text("Never use emoji.\n")
+    home.paths.memory.mkdir(parents=True, exist_ok=True)
+    (home.paths.memory / "evil").symlink_to(elsewhere)
+    r = kenang("memory", "show", "--home", str(home.paths.home), "--user", "evil")
+    assert "memory/evil is a symbolic link; kenang follows no links in memory/" in r.stdout and "emoji" not in r.stdout
+    assert kenang("remember", "--home", str(home.paths.home), "--user", "evil", "Prefers tabs.").exit_code == 2
+    assert (elsewhere / "USER.md").read_text() == "Never use emoji.\n" and not (elsewhere / "MEMORY.md").exists()
+
+
 @pytest.mark.parametrize("make,says", [
     (lambda p: p.write_bytes(b"Prefers tabs.\n\xff\xfe broken\n"), "is not valid UTF-8 (at byte 14)"),
     (lambda p: p.mkdir(), "is a folder, not a file: move it away"),
