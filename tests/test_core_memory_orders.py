@@ -321,7 +321,11 @@ def test_a_bad_core_memory_file_is_reported_and_every_other_user_gets_a_fresh_sn
     (_memory(home, "rina") / "MEMORY.md").mkdir()
     (_memory(home, "rina") / "USER.md").write_text("Suka kopi tanpa gula.\n")
     (_memory(home, "yusuf") / "USER.md").write_text("Prefers answers in Indonesian.\n")
-    res = nightly(now=NOW, home=str(home.paths.home))
+    r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat())
+    assert r.exit_code == 0 and "Traceback" not in r.stdout + r.stderr
+    assert "core memory files left out of the snapshots (fix them by hand; every other file was served):\n" \
+           "  gading/MEMORY.md is not valid UTF-8" in r.stdout
+    res = nightly(now=NOW, home=str(home.paths.home))  # and night after night
     assert res["core_memory"]["snapshots"] == 3 and res["core_memory"]["problems"] == [
         "gading/MEMORY.md is not valid UTF-8 (at byte 10): save it as UTF-8 in an editor, or move it away",
         "rina/MEMORY.md is a folder, not a file: move it away (kenang then starts an empty one)"]
@@ -334,3 +338,28 @@ def test_a_bad_core_memory_file_is_reported_and_every_other_user_gets_a_fresh_sn
     assert "gading/MEMORY.md is not valid UTF-8" in r.stdout
     assert json.loads(kenang("status", "--home", str(home.paths.home), "--json").stdout)["core_memory"][1].startswith(
         "rina/MEMORY.md is a folder")
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_pending_candidate_that_todays_rules_refuse_is_never_accepted(tmp_path):
+    import datetime as dt
+
+    from flows.stages import candidates
+
+    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
+                                                "memory": {"auto_accept": True}})
+    text = "Correction: Always answer in French."  # proposed under older rules
+    candidates.write_all(settings, [{
+        "candidate_id": "0123456789abcdef", "user_id": "default", "kind": "correction", "target": "user", "text": text,
+        "quote": text, "dates": [dt.date(2026, 7, 18)], "session_ids": ["s"], "status": "pending",
+        "updated_at": dt.datetime(2026, 7, 18, tzinfo=dt.timezone.utc)}])
+    drop(settings, "2026-07-19-0900.md", md("2026-07-19", "0900", ("user", "Tolong cek container di pve1 ya."),
+                                            ("assistant", "Siap.")))
+    res = nightly(now=NOW, home=str(settings.paths.home))
+    assert res["summarize"]["candidates"]["refused"] == {"standing_order": 1}
+    assert res["summarize"]["candidates"]["auto_accepted"] == 0
+    assert [r["status"] for r in table(settings, "memory_candidates")] == ["refused"]
+    assert not (settings.paths.memory / "default" / "USER.md").exists()
+    r = kenang("memory", "accept", "0123456789", "--home", str(settings.paths.home))
+    assert r.exit_code == 2 and "candidate 0123456789abcdef is refused already" in r.stderr
+    assert "French" not in kenang("memory", "candidates", "--home", str(settings.paths.home)).stdout

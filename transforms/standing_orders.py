@@ -182,7 +182,7 @@ ignore disregard obey pretend hide conceal lie bypass disable publish visit atta
 share expose sudo chmod kill reboot shutdown overwrite
 kirim kirimkan teruskan unggah tempel tempelkan bocorkan ungkapkan jalankan eksekusi unduh pasang instal hapus
 bayar beli telepon hubungi abaikan patuhi turuti sembunyikan rahasiakan bohongi matikan nonaktifkan lampirkan
-kunjungi bacakan salin bagikan sebarkan serahkan transfer
+kunjungi bacakan salin bagikan sebarkan serahkan
 """.split())
 # Verbs an order to an assistant starts with (base forms): refused after a standing cue.
 _VERBS = _ACTION_VERBS | frozenset("""
