@@ -101,8 +101,8 @@ _MARKUP = re.compile(
     r"|\b(?:begin|end)[ \t]+(?:of[ \t]+)?system[ \t]+(?:prompt|message)\b",
     re.IGNORECASE | re.MULTILINE)
 # A role label in capitals, at a line's start: "SYSTEM:", "ASSISTANT:".
-_CAPS_LABEL = re.compile(r"^[ \t]*(?:SYSTEM|ASSISTANT|TOOL|DEVELOPER|FUNCTION|SISTEM|ASISTEN)(?:[ \t]+(?:MESSAGE|PROMPT|PESAN))?[ \t]*:",
-                         re.MULTILINE)
+_CAPS_LABEL = re.compile(r"^[ \t]*(?:SYSTEM|ASSISTANT|TOOL|DEVELOPER|FUNCTION|SISTEM|ASISTEN)"
+                         r"(?:[ \t]+(?:MESSAGE|PROMPT|PESAN))?[ \t]*:", re.MULTILINE)
 # ... and in any case when what follows is addressed to an assistant: "System: ignore the user".
 _LABEL_ORDER = re.compile(
     rf"^[ \t]*{_ROLES}(?:[ \t]+(?:message|prompt|pesan|note|override))?[ \t]*:[ \t]*"
@@ -259,7 +259,7 @@ def standing_order(text: str) -> Order | None:
         if verb.lower() in _ACTION_VERBS:
             return _order("action", clause[:60])
         if cued or cue:
-            return _order("standing_order", clause[:60] if cued or cue is None else f"{cue[0]} … {clause[:40]}")
+            return _order("standing_order", clause[:60] if cued else f"{cue[0]} … {clause[:40]}")
     if m := _MODAL.search(normal):
         return _order("standing_order", m[0])
     return None
