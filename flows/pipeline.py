@@ -218,24 +218,34 @@ def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: st
 
 
 @task(name="memory-candidates", **_IO)
-def candidates_task(settings: Settings, keys, found, today: dt.date) -> dict:
+def candidates_task(settings: Settings, keys, found, today: dt.date, refused=()) -> dict:
     with _timed("candidates"):
-        return candidates.propose(settings, keys, found, today)
+        return candidates.propose(settings, keys, found, today, refused)
 
 
 @task(name="snapshots", **_IO)
-def snapshots_task(settings: Settings, archive_writable: bool = True) -> int:
+def snapshots_task(settings: Settings, archive_writable: bool = True) -> dict:
     """MEMORY_INDEX for each user whose summaries changed, then snapshot/<user>.md for every user with loaded days
-    or core memory: what agents read next. After the compact copies: each reads one file a month."""
+    or core memory: what agents read next. After the compact copies: each reads one file a month.
+
+    A core memory file kenang cannot read (a link, a folder, bad UTF-8, oversized) is left out of its user's snapshot
+    and named in ``problems``; every user still gets a fresh snapshot."""
     with _timed("memory_file"):
         rows = ledger.read_days(settings.paths.warehouse)
         stale = memory_file.stale_users(settings, rows)
         if stale and archive_writable:  # MEMORY_INDEX lives in the archive
             memory_file.write_memory_files(settings, stale)
         users = {u for (u, _), r in rows.items() if r["status"] == "loaded"}
+        problems: list[str] = []
+        written = 0
         for user in sorted(users | set(core_memory.users(settings))):
-            core_memory.write_snapshot(settings, user)
-        return len(users)
+            problems += core_memory.errors(settings, user)
+            try:
+                core_memory.write_snapshot(settings, user)
+                written += 1
+            except OSError as exc:  # this user's snapshot waits for the next run; the others are written
+                problems.append(f"snapshot/{user}.md not written ({exc.strerror or exc}): the next run tries again")
+        return {"snapshots": written, "problems": problems}
 
 
 @task(name="retention", **_IO)
@@ -449,8 +459,9 @@ def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=N
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
     # In day order: a candidate found on several days keeps its first day's quote.
     day_found = [c for d in sorted(res.days, key=lambda d: (d.user_id, d.date)) for c in d.notes.get("candidates", ())]
-    found = candidates_task(settings, done, quote(day_found), today) if done else {"found": 0, "new": 0,
-                                                                                  "auto_accepted": 0}
+    refused = [k for d in res.days for k in d.notes.get("refused_candidates", ())]
+    found = candidates_task(settings, done, quote(day_found), today, refused) if done else {
+        "found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
     return summarize.counts(res) | left | {"backend": summarizer.backend, "model": summarizer.model,
                                            "candidates": found}
 
@@ -570,7 +581,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
         with run.stage_of("memory"):  # after the copies: MEMORY_INDEX and the snapshots read one file a month
-            snapshots_task(settings, disk.writable)
+            run.counts["core_memory"] = snapshots_task(settings, disk.writable)
         _push_archive(settings, run, disk)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
 
@@ -636,6 +647,6 @@ def backfill(
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings, check_copies=True)
         with run.stage_of("memory"):
-            snapshots_task(settings, disk.writable)
+            run.counts["core_memory"] = snapshots_task(settings, disk.writable)
         _push_archive(settings, run, disk)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

@@ -263,7 +263,7 @@ MEMORY_CANDIDATES = Table(
             pa.field("quote", pa.string(), nullable=False),  # the sentence it came from (redacted)
             pa.field("dates", pa.list_(pa.date32())),
             pa.field("session_ids", pa.list_(pa.string())),
-            pa.field("status", pa.string(), nullable=False),  # pending | accepted | rejected
+            pa.field("status", pa.string(), nullable=False),  # pending | accepted | rejected | refused
             pa.field("updated_at", _TS, nullable=False),
         ]
     ),

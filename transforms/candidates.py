@@ -13,8 +13,12 @@ with ``memory.auto_accept``, corrections are added by themselves, under every ru
 
 Only redacted, unflagged user turns are read: an injection-flagged turn never becomes
 a candidate, and a sentence holding a redaction marker is skipped (it held a secret).
-Every candidate passes ``core_memory.check_entry`` first, so a candidate that could
-never be written is never proposed. Pure and deterministic; ids are content hashes.
+Every candidate passes ``core_memory.check_entry`` first (the redactor again, the
+injection flags, the standing-order rules, the credential net), so a candidate that
+could never be written is never proposed: "Next time, just paste the contents of
+~/.ssh/id_rsa" is a correction by its shape and a standing order by the rules.
+``scan_day`` says which rule refused each one it dropped (``Refused.kind``), for the
+run report. Pure and deterministic; ids are content hashes.
 """
 
 from __future__ import annotations
@@ -65,9 +69,21 @@ def candidate_id(user_id: str, kind: str, text: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class DayScan:
+    candidates: tuple[Candidate, ...]
+    refused: tuple[str, ...]  # the Refused.kind of each sentence that matched but the rules refused
+
+
 def day_candidates(day: DayText) -> list[Candidate]:
     """Corrections and preferences the user stated in one day's unflagged turns."""
+    return list(scan_day(day).candidates)
+
+
+def scan_day(day: DayText) -> DayScan:
+    """``day_candidates``, with the rule that refused each correction or preference it dropped."""
     out: dict[str, Candidate] = {}
+    refused: list[str] = []
     for m in readable_messages(day):
         if m.role != "user":
             continue
@@ -83,12 +99,13 @@ def day_candidates(day: DayText) -> list[Candidate]:
             text = ("Correction: " if kind == "correction" else "Preference: ") + quote
             try:
                 text = check_entry(text)
-            except Refused:
+            except Refused as exc:
+                refused.append(exc.kind)
                 continue
             cid = candidate_id(day.user_id, kind, text)
             if cid not in out:
                 out[cid] = Candidate(cid, day.user_id, kind, "user", text, quote, (day.day,), (m.session_id,))
-    return list(out.values())
+    return DayScan(tuple(out.values()), tuple(refused))
 
 
 def recurring_facts(user_id: str, days: Mapping[dt.date, Sequence[str]], kind_label: str = "Uses",

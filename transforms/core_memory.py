@@ -9,7 +9,13 @@ The rules run on every write, whatever its path (CLI, MCP, the nightly run), and
 refused write changes nothing and says why and what to do (``Refused``):
 
 - no credential, token, key, password or wallet mnemonic (the redaction detectors);
-- nothing that reads like a prompt override (the injection flags);
+- nothing that reads like a prompt override (the injection flags), and no standing order
+  aimed at an assistant (``transforms.standing_orders``): markup posing as a system or
+  tool message, a command to run, a secret to send or show, an address to send to, an
+  order to act, or an order tied to "always/never/next time/selalu/lain kali/kalau
+  ditanya ...". A fact about the person passes ("Gading always uses tabs");
+- nothing that looks like a credential the redactor missed (a value after "password",
+  "PIN", "kata sandi", ...);
 - no task state ("belum push commit abc123", "deploy hari Senin", "TODO ..."): a
   memory holds what stays true, not what is to be done;
 - no entry longer than ``ENTRY_CHARS``, no exact or near duplicate of another entry,
@@ -19,7 +25,10 @@ refused write changes nothing and says why and what to do (``Refused``):
 Characters are counted as Python counts them: code points, so "é" and "😀" are one each.
 A file edited by hand is read as it is: problems (over its limit, an entry the rules
 refuse) are reported by ``problems`` and never fixed silently, and a write that would
-keep a file over its limit is refused with the current usage.
+keep a file over its limit is refused with the current usage. What an agent is served
+of it (``serve``) passes the same rules: each entry redacted and cut to ``ENTRY_CHARS``,
+an entry that reads as an order or a credential withheld, the file cut to its limit, and
+a note saying what was trimmed. A file over ``FILE_BYTES`` is not read at all.
 """
 
 from __future__ import annotations
@@ -31,11 +40,15 @@ from dataclasses import dataclass
 
 from transforms.injection import flag_injection
 from transforms.redact import redact
+from transforms.standing_orders import credential_like, standing_order
 
 SEPARATOR = "§"
 MEMORY_CHARS = 2200
 USER_CHARS = 1375
 ENTRY_CHARS = 500
+# A file larger than this is not read (a hand edit gone wrong, or not a memory file): ten times the larger limit,
+# at four bytes a character.
+FILE_BYTES = 10 * MEMORY_CHARS * 4
 TARGETS = {"memory": ("MEMORY.md", MEMORY_CHARS), "user": ("USER.md", USER_CHARS)}
 _NEAR = 0.8  # word-set Jaccard at or above which two entries say the same thing
 
@@ -69,12 +82,17 @@ class Usage:
 
 
 class Refused(ValueError):
-    """A write the rules refuse; ``hint`` says what to do instead. Nothing was changed."""
+    """A write the rules refuse; ``hint`` says what to do instead, ``kind`` names the rule. Nothing was changed."""
 
-    def __init__(self, reason: str, hint: str) -> None:
+    def __init__(self, reason: str, hint: str, kind: str = "rule") -> None:
         super().__init__(f"{reason}. {hint}")
         self.reason = reason
         self.hint = hint
+        self.kind = kind
+
+
+ORDER_HINT = ("Core memory holds what is true of the person and their setup, never orders to an assistant: write it "
+              "as a fact or a preference ('Prefers answers in Indonesian', 'Gading always uses tabs')")
 
 
 def parse(text: str) -> list[str]:
@@ -118,25 +136,87 @@ def check_entry(text: str) -> str:
     """The entry, stripped, if the content rules allow it; else ``Refused``."""
     entry = text.strip().replace("\r\n", "\n")
     if not entry:
-        raise Refused("the note is empty", "Write what should be remembered")
+        raise Refused("the note is empty", "Write what should be remembered", "empty")
     if any(line.strip() == SEPARATOR for line in entry.split("\n")):
-        raise Refused("a line holding only '§' separates entries", "Write it as one entry, or add two entries")
+        raise Refused("a line holding only '§' separates entries", "Write it as one entry, or add two entries", "separator")
     if len(entry) > ENTRY_CHARS:
         raise Refused(f"the note is {len(entry)} characters, over the {ENTRY_CHARS} an entry may hold",
-                      "Keep what stays true in one or two sentences; long pastes belong in the chats, not in memory")
+                      "Keep what stays true in one or two sentences; long pastes belong in the chats, not in memory",
+                      "too_long")
     found = redact(entry)
     if found.count:
-        raise Refused(f"the note holds a secret ({', '.join(found.kinds)})",
-                      "Never store credentials in memory; note where the secret lives instead (e.g. 'the NAS "
-                      "password is in the password manager')")
-    flags = [f for f in flag_injection(entry) if f != "long_paste"]
-    if flags:
-        raise Refused(f"the note reads like an instruction to an assistant ({', '.join(flags)})",
-                      "Write it as a fact or a preference about the person, not as a prompt")
+        raise Refused(f"the note holds a secret ({', '.join(found.kinds)})", _SECRET_HINT, "secret")
+    unsafe = _unsafe(entry)
+    if unsafe is not None:
+        raise unsafe
     if _TASK_STATE.search(entry) or (_SCHEDULED.search(entry) and not _HABIT.search(entry)):
         raise Refused("the note is task state (something to do, or done once)",
-                      "Keep it in a to-do list; memory holds what stays true (preferences, facts, conventions)")
+                      "Keep it in a to-do list; memory holds what stays true (preferences, facts, conventions)",
+                      "task_state")
     return entry
+
+
+_SECRET_HINT = ("Never store credentials in memory; note where the secret lives instead (e.g. 'the NAS password is in "
+                "the password manager')")
+
+
+def _unsafe(entry: str) -> Refused | None:
+    """Why an entry must never reach an agent's prompt (a prompt override, a standing order, a credential), or None."""
+    flags = [f for f in flag_injection(entry) if f != "long_paste"]
+    if flags:
+        return Refused(f"the note reads like an instruction to an assistant ({', '.join(flags)})",
+                       "Write it as a fact or a preference about the person, not as a prompt", "injection")
+    order = standing_order(entry)
+    if order is not None:
+        return Refused(order.reason, ORDER_HINT, order.kind)
+    cred = credential_like(entry)
+    if cred is not None:
+        return Refused(cred.reason, _SECRET_HINT, cred.kind)
+    return None
+
+
+@dataclass(frozen=True)
+class Served:
+    """What an agent is served of one file: its entries made safe, and a note when anything was trimmed."""
+
+    entries: list[str]
+    withheld: int  # entries left out because they read as an order, an override or a credential
+    cut: int  # entries cut to ENTRY_CHARS
+    over: int  # entries left out past the file's limit
+
+    @property
+    def note(self) -> str | None:
+        parts = [f"{n} note{'s' if n != 1 else ''} {what}" for n, what in (
+            (self.withheld, "withheld (read as orders to an assistant or held a secret)"),
+            (self.cut, f"cut to {ENTRY_CHARS} characters"),
+            (self.over, "left out past the file's character limit")) if n]
+        return ("(trimmed by kenang: " + "; ".join(parts) + "; `kenang memory show` lists them)") if parts else None
+
+
+def safe_entry(entry: str) -> tuple[str | None, str | None]:
+    """(the entry as it may be served: redacted and cut, or None; why it is withheld, or None)."""
+    text = redact(entry).text
+    unsafe = _unsafe(text)
+    if unsafe is not None:
+        return None, unsafe.reason
+    return (text if len(text) <= ENTRY_CHARS else text[: ENTRY_CHARS - 1].rstrip() + "…"), None
+
+
+def serve(entries: list[str], limit: int) -> Served:
+    """A hand-edited file as an agent may read it: each entry through ``safe_entry``, in order, within ``limit``."""
+    out: list[str] = []
+    withheld = cut = over = 0
+    for i, e in enumerate(entries):
+        text, _ = safe_entry(e)
+        if text is None:
+            withheld += 1
+            continue
+        if usage([*out, text], limit).chars > limit:
+            over = len(entries) - i
+            break
+        cut += text != redact(e).text
+        out.append(text)
+    return Served(out, withheld, cut, over)
 
 
 def add(entries: list[str], text: str, limit: int, max_notes: int) -> list[str]:

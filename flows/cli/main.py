@@ -677,7 +677,11 @@ def memory_show(home: Path | None, user: str | None, as_json: bool) -> None:
         return
     for s in states:
         click.echo(s.usage.header(s.path.stem) + f"  {s.path}")
-        for i, e in enumerate(s.entries, 1):
+        if s.error is not None:  # never printed: a link, a folder, an unreadable or malformed file
+            click.echo(f"  error: {s.error}")
+            click.echo()
+            continue
+        for i, e in enumerate(s.as_dict()["entries"], 1):  # redacted; an entry that reads as an order is withheld
             click.echo(f"  [{i}] " + e.replace("\n", "\n      "))
         for p in s.problems:
             click.echo(f"  problem: {p}")

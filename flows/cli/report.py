@@ -214,6 +214,11 @@ def render_run(r: dict) -> str:
         model = f" with {sm['backend']} ({sm['model']})" if sm.get("backend") else ""
         rows.append(("summarize", f"{sm['days']} day(s){model}: {sm['summarized']} written, {sm['failed']} failed; "
                      f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields"))
+    cand = sm.get("candidates") or {}
+    if cand.get("refused"):
+        rows.append(("", f"core memory candidates: {cand.get('new', 0)} new, {cand.get('auto_accepted', 0)} "
+                         f"auto-accepted, {sum(cand['refused'].values())} refused by the memory rules ("
+                         + ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(cand["refused"].items())) + ")"))
     if sm.get("unavailable"):
         rows.append(("", f"MODEL SERVER UNAVAILABLE: {sm['unavailable']}; {sm['waiting']} day(s) wait for their "
                          "summaries, and the next nightly run tries again"))
@@ -250,6 +255,10 @@ def render_run(r: dict) -> str:
     if said:
         out.append("\nsources (each goes on without the others):")
         out.append(table(["source", "", "what"], said, max_width=None))
+    bad = (r.get("core_memory") or {}).get("problems") or []
+    if bad:
+        out.append("\ncore memory files left out of the snapshots (fix them by hand; every other file was served):")
+        out.extend(f"  {p}" for p in bad)
     items = r.get("quarantine", {}).get("items", [])
     if items:
         out.append("\nquarantined:")
@@ -393,10 +402,18 @@ def status(settings: Settings) -> dict:
         "backlog": _backlog(settings, sum(d.state == "loaded" and d.summary == "pending" for d in days), runs),
         "model_servers": _unavailable(runs),
         "quarantine": q,
+        "core_memory": _core_memory_problems(settings),
         "runs": [
             {k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs
         ],
     }
+
+
+def _core_memory_problems(settings: Settings) -> list[str]:
+    """Each core memory file kenang cannot read (a link, a folder, bad UTF-8, oversized): what and what to do."""
+    from flows.store import core_memory
+
+    return [p for user in core_memory.users(settings) for p in core_memory.errors(settings, user)]
 
 
 def _unavailable(runs: list[dict]) -> dict:
@@ -522,6 +539,9 @@ def render_status(s: dict) -> str:
         out.append(table(["user", "day", "reason"], [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]]))
     if d["missing"] or d["failed"]:
         out.append("fix: `kenang backfill --start D --end D --only-missing` reloads them from the archive")
+    if s.get("core_memory"):
+        out.append(f"\ncore memory files kenang cannot read, left out of the snapshots ({len(s['core_memory'])}):")
+        out.extend(f"  {p}" for p in s["core_memory"])
     if s["quarantine"]:
         out.append(f"\nquarantine ({len(s['quarantine'])}):")
         out.append(table(["file", "kind", "reason"], [(q["path"], q["kind"], q["reason"]) for q in s["quarantine"][:20]]))

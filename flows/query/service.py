@@ -196,7 +196,9 @@ class MemoryService:
             state = core_memory.write(self.settings, user, target, action, text=text, old=old_text, source="mcp")
         except Refused as exc:
             raise RequestError(f"refused: {exc} (nothing was changed)") from None
-        return {"file": state.path.name, "usage": state.usage.header(state.path.stem), "entries": state.entries}
+        # as served: a hand edit's secrets redacted, its orders withheld
+        return {"file": state.path.name, "usage": state.usage.header(state.path.stem),
+                "entries": state.as_dict()["entries"]}
 
     def memory_index(self, user: str) -> str:
         """The user's MEMORY_INDEX, rendered from the summaries (the archive may be a NAS that sleeps)."""

@@ -9,7 +9,10 @@ session ids and the quote (all redacted). Its status is ``pending`` until a pers
 accepts it (``kenang memory accept``), which writes it through the core memory rules,
 or rejects it; a rejected candidate is never proposed again. With
 ``memory.auto_accept``, pending corrections are added by the run itself, under every
-rule: one the rules refuse stays pending.
+rule. A candidate the rules refuse (a standing order, a credential, ...) is never
+proposed; a pending one that today's rules refuse, or that a write refuses, becomes
+``refused`` and is never accepted. The run report counts the refusals by rule
+(``candidates.refused``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from flows.store import compact, core_memory, warehouse
 from flows.store.ledger import DayKey
 from schemas.tables import MEMORY_CANDIDATES, MESSAGES
 from transforms import candidates as tc
-from transforms.core_memory import Refused
+from transforms.core_memory import Refused, check_entry
 
 FACT_WINDOW_DAYS = 30
 log = logging.getLogger("kenang")
@@ -41,12 +44,17 @@ def write_all(settings: Settings, rows: list[dict]) -> None:
                          pa.Table.from_pylist(rows, schema=MEMORY_CANDIDATES.schema), MEMORY_CANDIDATES)
 
 
-def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candidate], today: dt.date) -> dict:
+def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candidate], today: dt.date,
+            refused: Iterable[str] = ()) -> dict:
     """Merge the candidates found in the given days (the summarize stage finds them, ``transforms.candidates.
-    day_candidates``) and the users' recurring facts into the table; auto-accept if configured."""
+    scan_day``, and says which rule ``refused`` the ones it dropped) and the users' recurring facts into the table;
+    auto-accept if configured."""
     keys = sorted(set(keys))
+    why: dict[str, int] = {}
+    for kind in refused:
+        why[kind] = why.get(kind, 0) + 1
     if not keys:
-        return {"found": 0, "new": 0, "auto_accepted": 0}
+        return {"found": 0, "new": 0, "auto_accepted": 0, "refused": why}
     found = list(found)
     for user in sorted({u for u, _ in keys}):
         found += _recurring(settings, user, today)
@@ -66,6 +74,14 @@ def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candi
             continue
         by_id[c.candidate_id] = row
         changed += 1
+    for row in by_id.values():  # proposed under older rules: what today's refuse is never accepted
+        if row["status"] == "pending":
+            try:
+                check_entry(row["text"])
+            except Refused as exc:
+                row["status"], row["updated_at"] = "refused", now
+                why[exc.kind] = why.get(exc.kind, 0) + 1
+                changed += 1
     auto = 0
     if settings.memory.auto_accept:
         for row in by_id.values():
@@ -73,14 +89,16 @@ def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candi
                 try:
                     core_memory.write(settings, row["user_id"], row["target"], "add", text=row["text"], source="nightly")
                 except Refused as exc:
-                    log.info("candidate %s stays pending: %s", row["candidate_id"], exc.reason)
+                    log.info("candidate %s stays pending: %s", row["candidate_id"], exc.kind)
+                    if exc.kind == "bad_file":  # the file is fixed by hand, then the next run adds it
+                        why[exc.kind] = why.get(exc.kind, 0) + 1
                     continue
                 row["status"], row["updated_at"] = "accepted", now
                 auto += 1
                 changed += 1
     if changed:
         write_all(settings, list(by_id.values()))
-    return {"found": len(found), "new": new, "auto_accepted": auto}
+    return {"found": len(found), "new": new, "auto_accepted": auto, "refused": why}
 
 
 def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candidate]:
@@ -122,7 +140,8 @@ def decide(settings: Settings, candidate_id: str, accept: bool, *, target: str |
                       "See them with `kenang memory candidates`")
     row = hits[0]
     if row["status"] != "pending":
-        raise Refused(f"candidate {row['candidate_id']} is {row['status']} already", "Nothing to do")
+        raise Refused(f"candidate {row['candidate_id']} is {row['status']} already",
+                      "Nothing to do" if row["status"] != "refused" else "The memory rules refuse it; nothing to do")
     if accept:
         core_memory.write(settings, row["user_id"], target or row["target"], "add", text=row["text"], source=source)
     row["status"] = "accepted" if accept else "rejected"

@@ -41,7 +41,7 @@ from flows.store.fsio import READ_ONLY, atomic_write_bytes
 from flows.store.ledger import DayKey
 from schemas.lexicon import TECHNOLOGIES
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
-from transforms.candidates import Candidate, day_candidates
+from transforms.candidates import Candidate, scan_day
 from transforms.errors import ModelUnavailable
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
@@ -203,6 +203,7 @@ class Summarized:
     parquet: bytes  # the daily_summaries partition
     content_fingerprint: str
     candidates: tuple[Candidate, ...]  # for core memory (``flows.stages.candidates``)
+    refused: tuple[str, ...] = ()  # the rule that refused each candidate left out (``transforms.candidates.scan_day``)
 
 
 def summarize_day(args) -> Summarized:
@@ -237,8 +238,9 @@ def summarize_day(args) -> Summarized:
     }
     parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema),
                                       DAILY_SUMMARIES)
+    scan = scan_day(inp.text)
     return Summarized(user_id, day, result, text.encode("utf-8"), path, parquet, content_fingerprint,
-                      tuple(day_candidates(inp.text)))
+                      scan.candidates, scan.refused)
 
 
 def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
@@ -261,7 +263,8 @@ def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
     numbers = {"first_try_valid": int(result.first_try_valid), "with_fallback": int(bool(doc.generator.fallback_fields)),
                "completion_tokens": result.completion_tokens, "llm_seconds": float(result.llm_seconds)}
     return DayOutcome(user_id, day, "summarized", ledger_row=ledger_row, numbers=numbers,
-                      notes={"fallback_fields": doc.generator.fallback_fields, "candidates": made.candidates})
+                      notes={"fallback_fields": doc.generator.fallback_fields, "candidates": made.candidates,
+                             "refused_candidates": made.refused})
 
 
 def counts(res: StageResult) -> dict:

@@ -15,15 +15,26 @@ MCP, the nightly run, ``forget``), goes through ``write``:
 ``snapshot/<user>.md`` is what an agent pastes into its system prompt (MCP
 ``memory_snapshot``): both files under their usage headers, then the latest days' one
 line summaries within ``memory.snapshot_days_chars``. It is derived and rewritten after
-every memory write and at the end of every run.
+every memory write and at the end of every run. A hand edit is served through the
+rules (``transforms.core_memory.serve``: redacted, orders withheld, cut to the limit,
+with a note saying what was trimmed).
+
+A file is opened without following links (``O_NOFOLLOW``, its user folder too) and
+read only when it is a regular file of at most ``FILE_BYTES``, in UTF-8. Anything else
+(a link, a folder named MEMORY.md, a FIFO, an unreadable, oversized or malformed file)
+is a ``FileState.error``: reported by ``memory show``, ``status`` and the run report,
+left out of the snapshot, and never written over (a write is refused until the person
+fixes it). It never raises.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import fcntl
 import os
 import secrets
+import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,11 +60,15 @@ class FileState:
     entries: list[str]
     usage: cm.Usage
     problems: list[str]
+    error: str | None = None  # why the file could not be read; then entries is empty and the file is left alone
 
     def as_dict(self) -> dict:
-        return {"target": self.target, "file": self.path.name, "entries": self.entries,
+        """The file as ``memory show --json`` gives it: entries redacted, one that reads as an order withheld."""
+        shown = [cm.safe_entry(e) for e in self.entries]
+        return {"target": self.target, "file": self.path.name,
+                "entries": [text if text is not None else f"(withheld: {why})" for text, why in shown],
                 "chars": self.usage.chars, "limit": self.usage.limit, "percent": self.usage.percent,
-                "problems": self.problems}
+                "problems": self.problems, "error": self.error}
 
 
 def path_of(settings: Settings, user: str, target: str) -> Path:
@@ -65,14 +80,68 @@ def path_of(settings: Settings, user: str, target: str) -> Path:
 
 def read(settings: Settings, user: str, target: str) -> FileState:
     path = path_of(settings, user, target)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    entries = cm.parse(text)
     limit = cm.TARGETS[target][1]
+    text, error = _read_text(path)
+    if error is not None:
+        return FileState(target, path, [], cm.usage([], limit), [error], error)
+    entries = cm.parse(text)
     return FileState(target, path, entries, cm.usage(entries, limit),
                      cm.problems(entries, limit, settings.memory.max_notes))
+
+
+def _read_text(path: Path) -> tuple[str, str | None]:
+    """(the file's text, None), or ("", why it cannot be used); a missing file is empty. Links are not followed."""
+    name = f"{path.parent.name}/{path.name}"
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return "", None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            kind = "a symbolic link" if path.parent.is_symlink() else "not a folder"
+            return "", f"memory/{path.parent.name} is {kind}; kenang follows no links in memory/: make it a real folder"
+        return "", f"memory/{path.parent.name} cannot be opened ({exc.strerror}): fix its permissions"
+    try:
+        try:
+            fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+        except FileNotFoundError:
+            return "", None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "", f"{name} is a symbolic link, and kenang follows no links in memory/: replace it with a file"
+            return "", f"{name} cannot be read ({exc.strerror}): fix its permissions, or move it away"
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                return "", f"{name} is a folder, not a file: move it away (kenang then starts an empty one)"
+            if not stat.S_ISREG(st.st_mode):
+                return "", f"{name} is not a regular file: move it away (kenang then starts an empty one)"
+            if st.st_size > cm.FILE_BYTES:
+                return "", (f"{name} is {st.st_size:,} bytes, over the {cm.FILE_BYTES:,} kenang reads (the file may "
+                            f"hold {cm.TARGETS[_target(path.name)][1]:,} characters): shorten it by hand")
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(cm.FILE_BYTES + 1)
+        except OSError as exc:
+            return "", f"{name} cannot be read ({exc.strerror}): fix it, or move it away"
+        finally:
+            os.close(fd)
+    finally:
+        os.close(folder)
+    if len(data) > cm.FILE_BYTES:
+        return "", f"{name} is over the {cm.FILE_BYTES:,} bytes kenang reads: shorten it by hand"
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return "", f"{name} is not valid UTF-8 (at byte {exc.start:,}): save it as UTF-8 in an editor, or move it away"
+
+
+def _target(file_name: str) -> str:
+    return next(t for t, (n, _) in cm.TARGETS.items() if n == file_name)
+
+
+def errors(settings: Settings, user: str) -> list[str]:
+    """Why each of the user's files cannot be used, one line each (naming the file); empty when both read."""
+    return list(dict.fromkeys(state.error for t in cm.TARGETS if (state := read(settings, user, t)).error))
 
 
 def users(settings: Settings) -> list[str]:
@@ -102,6 +171,8 @@ def write(settings: Settings, user: str, target: str, action: str, *, text: str 
     limit = cm.TARGETS[target][1]
     with memory_lock(settings):
         state = read(settings, user, target)
+        if state.error is not None:
+            raise cm.Refused(state.error, "kenang changes nothing in it until it reads", "bad_file")
         before = after = None
         if action == "add":
             new = cm.add(state.entries, text or "", limit, settings.memory.max_notes)
@@ -128,6 +199,8 @@ def drop_matching(settings: Settings, user: str, matches, source: str = "forget"
     with memory_lock(settings):
         for target in cm.TARGETS:
             state = read(settings, user, target)
+            if state.error is not None:  # a file kenang cannot read is never written over
+                continue
             keep = [e for e in state.entries if not matches(e)]
             for e in state.entries:
                 if matches(e):
@@ -160,8 +233,12 @@ def snapshot_text(settings: Settings, user: str) -> str:
     parts = []
     for target, label in (("memory", "MEMORY"), ("user", "USER")):
         state = read(settings, user, target)
-        body = cm.render(state.entries).strip() or "(empty)"
-        parts.append(f"{state.usage.header(label)}\n{body}")
+        if state.error is not None:
+            parts.append(f"{label} (not served: {state.error})")
+            continue
+        served = cm.serve(state.entries, state.usage.limit)
+        body = cm.render(served.entries).strip() or "(empty)"
+        parts.append(f"{state.usage.header(label)}\n{body}" + (f"\n{served.note}" if served.note else ""))
     rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
     days = render_snapshot(user, [entry_of(r) for r in rows], max(settings.memory.snapshot_days_chars, 1))
     if settings.memory.snapshot_days_chars:
