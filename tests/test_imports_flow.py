@@ -217,3 +217,10 @@ def test_an_import_skips_what_it_cannot_read_says_why_imports_the_rest_and_exits
     assert r.exit_code == 2 and r.stderr.count("skipped ") == 2 and "nothing imported" in r.stderr
     r = kenang("import", *args, "--json", good, str(unknown))
     assert r.exit_code == 4 and json.loads(r.stdout)["import_skipped"][0]["file"] == str(unknown)
+    # a name that holds a token is shown as its stable hash, never as the token
+    token = "ghp_" + "k3nAng" * 6
+    named = tmp_path / f"{token}.json"
+    named.write_bytes(b'{"hello": "world"}')
+    r = kenang("import", *args, "--dry-run", good, str(named))
+    assert r.exit_code == 4 and "skipped " in r.stderr and "redacted-" in r.stderr
+    assert token not in r.stderr + r.stdout
