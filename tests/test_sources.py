@@ -563,10 +563,10 @@ def test_links_pipes_and_files_too_big_are_skipped_with_a_reason_and_the_rest_is
         res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
     by = {s["name"]: s for s in res["collect"]["by_source"]}
     said = {Path(n.split(": ", 1)[0]).name: n for n in by["cc"]["notes"]}
-    assert "a symbolic link; not followed, nothing read" in said["id_rsa.jsonl"]
-    assert "a symbolic link; not followed, nothing read" in said["leak.jsonl"]
-    assert "a link to a folder; not followed, nothing read" in said["linked"]
-    assert "a named pipe (FIFO); not followed, nothing read" in said["pipe.jsonl"]
+    assert "a symbolic link; skipped unopened" in said["id_rsa.jsonl"]
+    assert "a symbolic link; skipped unopened" in said["leak.jsonl"]
+    assert "a link to a folder; not entered" in said["linked"]
+    assert "a named pipe (FIFO); skipped unopened" in said["pipe.jsonl"]
     assert "over limits.source_file_mb=0.002" in said["big.jsonl"] and "raise limits.source_file_mb" in said["big.jsonl"]
     assert by["cc"]["skipped"] == 5 and by["cc"]["errors"] == [] and by["cc"]["written"] == 1
     assert by["glob"]["skipped"] == 1 and "lies in a linked folder (globbed)" in by["glob"]["notes"][0]

@@ -21,9 +21,20 @@ A file modified within the quiet period is not read at all. A segment's copy in
 ``active/`` takes the source file's modification time (at most the quiet period
 ago), so the same night's ingest takes it. Sources are only read: a file is
 opened read-only (without updating its access time where the system allows), and
-its contents, mode and times stay as they were. A source that fails (a permission
-error, a broken database, a path that matches nothing) is named in the report and
-the others go on. The state (``flows.store.collected``) is written after the
+its contents, mode and times stay as they were.
+
+Sources never leave their folders. The path a source names is resolved once
+(``source_root``): a link in what you wrote is yours. Below it nothing is followed: a
+folder is walked without entering a linked folder, a glob's match in a linked folder
+is skipped, and each file is looked at with ``lstat``, so a link, pipe, socket or
+device is skipped unopened. A file is opened with ``O_NOFOLLOW`` and ``O_NONBLOCK``
+(``fsio.open_regular``, which ingest reads ``active/`` with too), and only when what
+was opened is a regular file inside the root. A night reads at most
+``limits.source_file_mb`` of one file (a log's new part, a folder's file); a bigger
+one is skipped. Each skip is a note with its reason, counted as ``skipped``.
+
+A source that fails (a permission error, a broken database, a path that matches
+nothing) is named in the report and the others go on. The state (``flows.store.collected``) is written after the
 segments are durable, so a crash in between only makes the next night take the same
 bytes again, which are recognised.
 """
@@ -62,6 +73,7 @@ FOLDER_GLOBS = {"claude_code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "aid
 _CHUNK = 1 << 20
 _dry: ContextVar[bool] = ContextVar("kenang_collect_dry_run", default=False)
 _root: ContextVar[Path | None] = ContextVar("kenang_collect_root", default=None)
+_UNOPENED = "skipped unopened (kenang reads only regular files inside a source's folder)"
 
 
 @dataclass
@@ -128,11 +140,13 @@ def source_root(source: Source) -> Path:
     A path that names a file is its own root: that one file.
     """
     raw = os.path.expanduser(source.path)
-    if glob.has_magic(raw):
-        parts = Path(raw).parts
-        fixed = next(i for i, part in enumerate(parts) if glob.has_magic(part))
-        raw = os.path.join(*parts[:fixed]) if fixed else "."
-    return Path(os.path.realpath(raw))
+    return Path(os.path.realpath(_glob_base(raw) if glob.has_magic(raw) else raw))
+
+
+def _glob_base(raw: str) -> Path:
+    """The folders of a glob before its first wildcard (absolute)."""
+    parts = Path(os.path.abspath(raw)).parts
+    return Path(*parts[:next(i for i, part in enumerate(parts) if glob.has_magic(part))])
 
 
 def scan(source: Source) -> tuple[list[Path], list[tuple[Path, str]]]:
@@ -145,20 +159,19 @@ def scan(source: Source) -> tuple[list[Path], list[tuple[Path, str]]]:
     (``source_root``): a link in it is yours; a link below it is the agent's folder.
     """
     raw = os.path.expanduser(source.path)
-    root = source_root(source)
     skipped: list[tuple[Path, str]] = []
     if glob.has_magic(raw):
         found = []
         for p in map(Path, glob.glob(raw, recursive=True)):
-            link = _linked_folder(p, raw, root)
+            link = _linked_folder(p, _glob_base(raw))
             if link is None:
                 found.append(p)
             elif _shown(p):
-                skipped.append((p, f"lies in a linked folder ({link}); not followed, nothing read"))
+                skipped.append((p, f"lies in a linked folder ({link}); {_UNOPENED}"))
     elif os.path.isdir(raw):
         found, skipped = _walk(Path(raw), FOLDER_GLOBS[source.kind])
     else:
-        found = [root] if os.path.lexists(raw) else []  # the file you named, a link in its path followed
+        found = [source_root(source)] if os.path.lexists(raw) else []  # the file you named, a link in its path followed
     return sorted(p for p in found if _shown(p)), sorted(skipped)
 
 
@@ -184,19 +197,21 @@ def _walk(top: Path, pattern: str) -> tuple[list[Path], list[tuple[Path, str]]]:
                 dirs.remove(d)
             elif os.path.islink(here / d):
                 dirs.remove(d)
-                skipped.append((here / d, "a link to a folder; not followed, nothing read"))
+                skipped.append((here / d, "a link to a folder; not entered (kenang reads only regular files inside a "
+                                          "source's folder)"))
         found += [here / f for f in files if fnmatch.fnmatchcase(f, name)]
         if not deep:
             break
     return found, skipped
 
 
-def _linked_folder(p: Path, raw: str, root: Path) -> str | None:
-    """The first folder between the root and a glob's match that is a link (its name), else None."""
-    parts = Path(os.path.abspath(raw)).parts
-    fixed = next(i for i, part in enumerate(parts) if glob.has_magic(part))
-    below = Path(os.path.abspath(p)).parts[fixed:-1]
-    here = Path(*parts[:fixed])
+def _linked_folder(p: Path, base: Path) -> str | None:
+    """The first folder between a glob's ``base`` and its match ``p`` that is a link (its name), else None."""
+    try:
+        below = Path(os.path.abspath(p)).relative_to(base).parts[:-1]
+    except ValueError:  # a '..' took it above the base: the check that it lies inside the root refuses it
+        return None
+    here = base
     for part in below:
         here = here / part
         if os.path.islink(here):
@@ -223,10 +238,10 @@ def _collect_source(settings: Settings, source: Source, user: str, state: Source
                 continue
             what = not_regular(st.st_mode)
             if what is not None:  # never opened: a pipe would hang the night, a device may act on a read
-                _skip(report, f, f"{what}; not followed, nothing read (kenang reads only regular files)")
+                _skip(report, f, f"{what}; {_UNOPENED}")
                 continue
             if not within(os.path.realpath(f), root):
-                _skip(report, f, f"lies outside {root}; not followed, nothing read")
+                _skip(report, f, f"lies outside {root}; {_UNOPENED}")
                 continue
             # A database is written all day: its quiet period is each chat's updated_at, not the file's mtime.
             if source.kind != "open_webui_db" and not file_is_quiet(st.st_mtime, wall_now, settings.quiet_period):
@@ -239,7 +254,7 @@ def _collect_source(settings: Settings, source: Source, user: str, state: Source
             else:
                 _take_file(settings, source, f, st, state, report, target, wall_now)
         except NotRegular as exc:  # it changed between the look and the open
-            _skip(report, f, f"{exc.what}; not followed, nothing read (kenang reads only regular files)")
+            _skip(report, f, f"{exc.what}; {_UNOPENED}")
         except PermissionError as exc:
             report.errors.append(f"{f}: cannot read it ({exc.strerror}); left as it is")
         except OSError as exc:

@@ -7,6 +7,9 @@ Invariants:
   checksum-verified against the source and made read-only (rclone move semantics).
   It works the same across filesystems because it never relies on ``rename`` of the
   source: the copy is always made, so a NAS mount behaves like a local folder.
+- A file kenang did not write (an agent's log, a file in ``active/``, an export to
+  import) is read through ``open_regular``: never through a link, never blocking on
+  a pipe, and never at all when it is not a regular file.
 - Temporary names start with ``.kenang-tmp-`` and end in ``.part``, so neither
   kenang's scanners nor a reader's ``**/*.parquet`` glob can pick one up, and a later
   run sweeps leftovers of a crashed one.
