@@ -599,3 +599,22 @@ def test_a_source_path_you_name_through_a_link_is_followed_but_nothing_below_it(
     c = res["collect"]["by_source"][0]
     assert c["written"] == 1 and c["errors"] == [] and c["skipped"] == 1 and "link to a folder" in c["notes"][0]
     assert [r["content"] for r in messages(home)] == ["lewat tautan milikmu"]
+
+
+def test_open_regular_refuses_a_link_a_pipe_and_a_file_outside_its_folder_without_blocking(tmp_path):
+    from flows.store.fsio import NotRegular, open_regular
+
+    inside, outside = tmp_path / "src", tmp_path / "elsewhere"
+    write(inside / "ok.jsonl", b"{}\n")
+    write(outside / "secret", OUTSIDE)
+    os.symlink(outside / "secret", inside / "link.jsonl")
+    with open_regular(inside / "ok.jsonl", inside=inside) as fh:
+        assert fh.read() == b"{}\n"
+    with pytest.raises(NotRegular, match="a symbolic link"):
+        open_regular(inside / "link.jsonl", inside=inside)
+    with pytest.raises(NotRegular, match=f"outside {inside}"):  # reached by a path that leaves the folder
+        open_regular(inside / ".." / "elsewhere" / "secret", inside=inside)
+    with fifo_that_cannot_hang(inside / "pipe.jsonl") as fifo, pytest.raises(NotRegular, match="named pipe"):
+        open_regular(fifo, inside=inside)
+    with pytest.raises(NotRegular, match="a device"):
+        open_regular(Path("/dev/null"))

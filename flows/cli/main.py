@@ -413,7 +413,9 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
     Each file is copied into active/ (the original stays where it is) and the nightly
     flow runs: the export is archived once, and each conversation becomes sessions on
     the days it has messages. Importing the same export again, or a newer one that
-    overlaps it, adds only what is new.
+    overlaps it, adds only what is new. A file that is no export kenang can read (or a
+    pipe, a device, a file over limits.max_file_mb) is skipped, with why, and the rest
+    is imported: exit 4.
     """
     from flows.stages import imports
     from flows.cli import report
