@@ -92,6 +92,8 @@ class Limits(Section):
     """guards against files that are not transcripts"""
 
     max_file_mb: Number = Field(200, ge=0.001, le=100_000, description="a transcript bigger than this goes to quarantine")
+    source_file_mb: Number = Field(
+        64, ge=0.001, le=100_000, description="sources: a file (a log's new part) bigger than this is skipped for the night")
     archive_min_free_mb: Number = Field(
         64, ge=0, le=10_000_000, description="below this much free space the archive counts as full: nothing is archived")
 

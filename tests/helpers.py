@@ -8,6 +8,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from flows.store import warehouse
@@ -159,3 +160,33 @@ def crash_at(settings: Settings, boundary: str, nth: int, api_url: str):
     )
     env = {**os.environ, "PREFECT_API_URL": api_url}
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+
+
+@contextmanager
+def fifo_that_cannot_hang(path: Path, seconds: float = 60.0):
+    """A named pipe at ``path`` that cannot hang a test: should kenang block opening it to read, a
+    writer opens it after ``seconds`` and closes it at once (end of file), so the test ends, and
+    fails on its asserts, instead of hanging."""
+    import threading
+
+    os.mkfifo(path)
+
+    def unblock() -> None:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)  # no reader waiting: ENXIO, nothing to do
+        except OSError:
+            return
+        os.close(fd)
+
+    timer = threading.Timer(seconds, unblock)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield path
+    finally:
+        timer.cancel()
+
+
+def grep_home(settings: Settings, needle: bytes) -> list[Path]:
+    """Every file under the home whose bytes hold ``needle``."""
+    return [p for p in settings.paths.home.rglob("*") if p.is_file() and not p.is_symlink() and needle in p.read_bytes()]

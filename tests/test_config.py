@@ -25,7 +25,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "default_user": "default",
         "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine",
                   "archive_cache": "archive-cache"},
-        "limits": {"max_file_mb": 200, "archive_min_free_mb": 64},
+        "limits": {"max_file_mb": 200, "source_file_mb": 64, "archive_min_free_mb": 64},
         "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 4096, "n_threads": None,
                        "chat_format": None, "max_tokens": 320, "temperature": 0.2, "seed": 42,
                        "summary_chars": 600, "max_days_per_run": None, "base_url": None, "model": None,

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import NOW, drop, kenang, table
+from helpers import NOW, drop, fifo_that_cannot_hang, kenang, table
 
 from flows.pipeline import nightly
 
@@ -175,3 +175,52 @@ def test_dry_run_lists_exports_and_a_backfill_rebuilds_imported_days_from_the_ar
     res = backfill(start=dt.date(2024, 7, 1), end=dt.date(2024, 7, 31), home=str(home.paths.home))
     assert res["load"]["loaded"] == 1
     assert sorted(r["message_id"] for r in table(home, "messages")) == before
+
+
+def test_an_import_skips_what_it_cannot_read_says_why_imports_the_rest_and_exits_partial(home, tmp_path):
+    h = str(home.paths.home)
+    good = str(FIX / "sharegpt/list.json")
+    unknown = tmp_path / "random.json"
+    unknown.write_bytes(b'{"hello": "world"}')
+    future = json.loads((FIX / "chatgpt/edited_branch.json").read_text())  # detected, but its times are impossible
+    for node in future[0]["mapping"].values():
+        if node.get("message") and node["message"].get("create_time"):
+            node["message"]["create_time"] = 6153667200.0
+    unreadable = tmp_path / "conversations.json"
+    unreadable.write_bytes(json.dumps(future).encode())
+    big = tmp_path / "big.json"
+    big.write_bytes(json.dumps([{"conversations": [{"from": "human", "value": "x" * 70_000}]}]).encode())
+    cfg = home.paths.config_file
+    cfg.write_text(cfg.read_text().replace("max_file_mb: 200", "max_file_mb: 0.05"))  # about 52 KB
+    args = ["--home", h, "--user", "gading", "--date", "2026-07-01", "--now", NOW.isoformat()]
+    with fifo_that_cannot_hang(tmp_path / "pipe.json") as fifo:
+        files = [good, str(fifo), "/dev/null", str(unknown), str(unreadable), str(big)]
+        preview = kenang("import", *args, "--dry-run", *files)
+        imported = kenang("import", *args, *files)
+    for r in (preview, imported):
+        assert r.exit_code == 4
+        said = {line.split(": ", 1)[0].removeprefix("skipped "): line for line in r.stderr.splitlines()
+                if line.startswith("skipped ")}
+        assert set(said) == {str(fifo), "/dev/null", str(unknown), str(unreadable), str(big)}
+        assert "a named pipe (FIFO), not a file; nothing read" in said[str(fifo)]
+        assert "a device, not a file; nothing read" in said["/dev/null"]
+        assert "not an export kenang can import (tried: aider, chatgpt" in said[str(unknown)]
+        assert "a chatgpt export kenang cannot read: message 1 is dated 2165" in said[str(unreadable)]
+        assert "over limits.max_file_mb=0.05" in said[str(big)] and "raise limits.max_file_mb" in said[str(big)]
+    assert "sharegpt, 2 conversations" in preview.stdout and "8 messages, 8 new" in preview.stdout
+    assert "the import was partial: 5 file(s) skipped" in imported.stderr
+    assert len(table(home, "messages")) == 8 and table(home, "quarantine") == []
+    assert sorted(p.name for p in home.paths.active.rglob("*") if p.is_file()) == []
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    # no file that kenang can import: nothing runs, and each is said, exit 2
+    r = kenang("import", *args, str(unknown), "/dev/null")
+    assert r.exit_code == 2 and r.stderr.count("skipped ") == 2 and "nothing imported" in r.stderr
+    r = kenang("import", *args, "--json", good, str(unknown))
+    assert r.exit_code == 4 and json.loads(r.stdout)["import_skipped"][0]["file"] == str(unknown)
+    # a name that holds a token is shown as its stable hash, never as the token
+    token = "ghp_" + "k3nAng" * 6
+    named = tmp_path / f"{token}.json"
+    named.write_bytes(b'{"hello": "world"}')
+    r = kenang("import", *args, "--dry-run", good, str(named))
+    assert r.exit_code == 4 and "skipped " in r.stderr and "redacted-" in r.stderr
+    assert token not in r.stderr + r.stdout

@@ -308,6 +308,20 @@ def test_init_against_a_bucket_that_cannot_be_reached_says_so(s3, tmp_path, monk
     assert r.exit_code == 1 and "cannot be reached" in r.stderr
 
 
+def test_init_on_a_bucket_that_does_not_exist_says_what_to_do_in_one_line(s3, tmp_path):
+    bucket = f"kenang-{uuid.uuid4().hex[:12]}"
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "kenang.yaml").write_text(f"paths:\n  archive: s3://{bucket}/h\n", encoding="utf-8")
+    r = kenang("init", "--home", str(home))  # a traceback would raise here: the runner does not catch it
+    assert r.exit_code == 1 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert f"the bucket {bucket} does not exist" in r.stderr and f"aws s3 mb s3://{bucket}" in r.stderr
+    assert "AWS_ENDPOINT_URL" in r.stderr and "Traceback" not in r.stderr
+    client().create_bucket(Bucket=bucket)  # doing what it says is enough
+    r = kenang("init", "--home", str(home))
+    assert r.exit_code == 0 and f"s3://{bucket}/h" in r.stdout
+
+
 def test_an_s3_archive_with_no_marker_is_not_written(s3, tmp_path):
     home, bucket, prefix = s3_home(tmp_path)
     client().delete_object(Bucket=bucket, Key=f"{prefix}/.kenang-archive")

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import JAKARTA, kenang, snapshot, table
+from helpers import JAKARTA, fifo_that_cannot_hang, grep_home, kenang, snapshot, table
 
 from flows.config import edit_config
 from flows.pipeline import backfill, nightly
@@ -201,17 +201,20 @@ def test_sources_that_fail_are_named_and_the_others_go_on(home, tmp_path):
     add_source(home, name="nothing", kind="claude_code", path=str(tmp_path / "nowhere" / "*.jsonl"))
     broken = tmp_path / "broken" / "x.jsonl"
     broken.parent.mkdir()
-    if os.geteuid() == 0:  # root reads any mode: a link to nowhere is the unreadable file here
+    if os.geteuid() == 0:  # root reads any mode: the file you name, a link to nowhere, is the unreadable one here
         os.symlink(tmp_path / "gone.jsonl", broken)
+        add_source(home, name="broken", kind="claude_code", path=str(broken))
+        unreadable = tmp_path / "gone.jsonl"
     else:
         write(broken, b"{}\n")
         broken.chmod(0)
-    add_source(home, name="broken", kind="claude_code", path=str(broken.parent / "*.jsonl"))
+        add_source(home, name="broken", kind="claude_code", path=str(broken.parent / "*.jsonl"))
+        unreadable = broken
     add_source(home, name="cc", kind="claude_code", path=str(good))
     res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
     by = {s["name"]: s for s in res["collect"]["by_source"]}
     assert "matches no file" in by["nothing"]["errors"][0]
-    assert str(broken) in by["broken"]["errors"][0]
+    assert f"{unreadable}: cannot read it" in by["broken"]["errors"][0]
     assert by["cc"]["errors"] == [] and by["cc"]["written"] == 1
     assert [r["content"] for r in messages(home)] == ["tetap jalan"]
     out = kenang("sources", "--home", str(home.paths.home))
@@ -532,3 +535,86 @@ def test_a_log_imported_by_hand_and_then_collected_is_not_counted_twice(home, tm
     res = night(home, dt.datetime(2026, 7, 21, 4, 0, tzinfo=JAKARTA))
     assert res["collect"]["written"] == 2
     assert sorted((r["date"], r["session_id"], r["message_id"]) for r in messages(home)) == imported
+
+
+OUTSIDE = b"kenang-test-outside-bytes-5b1f"  # in files outside every source: it must never reach the home
+
+
+def test_links_pipes_and_files_too_big_are_skipped_with_a_reason_and_the_rest_is_collected(home, tmp_path):
+    outside = tmp_path / "outside"
+    write(outside / "id_rsa", b"-----BEGIN OPENSSH PRIVATE KEY-----\n" + OUTSIDE + b"\n-----END OPENSSH PRIVATE KEY-----\n")
+    write(outside / "session.jsonl", record("2026-07-18T09:00:00+07:00", OUTSIDE.decode(), session="s-outside"))
+    root = tmp_path / "claude" / "projects"
+    write(root / "proj" / "good.jsonl", record("2026-07-18T10:00:00+07:00", "tetap dikumpulkan", session="s-good"))
+    os.symlink(outside / "id_rsa", root / "proj" / "id_rsa.jsonl")  # a link to a file outside
+    os.symlink(outside / "session.jsonl", root / "proj" / "leak.jsonl")  # one that reads as a real log
+    os.symlink(outside, root / "linked")  # a link to a folder outside: never entered
+    write(root / "proj" / "big.jsonl", b"".join(record(f"2026-07-18T11:{m:02d}:00+07:00", "x" * 200, session="s-big")
+                                             for m in range(20)))
+    add_source(home, name="cc", kind="claude_code", path=str(root))
+    # a glob whose folder is a link below its root: the match is not followed either
+    (tmp_path / "logs").mkdir()
+    os.symlink(outside, tmp_path / "logs" / "globbed")
+    add_source(home, name="glob", kind="claude_code", path=str(tmp_path / "logs" / "*" / "session.jsonl"))
+    cfg = home.paths.config_file
+    cfg.write_text(cfg.read_text().replace("source_file_mb: 64", "source_file_mb: 0.002"))  # about 2 KB
+    before = {p: fingerprint(p) for p in (outside / "id_rsa", outside / "session.jsonl")}
+    with fifo_that_cannot_hang(root / "proj" / "pipe.jsonl") as fifo:
+        res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+    by = {s["name"]: s for s in res["collect"]["by_source"]}
+    said = {Path(n.split(": ", 1)[0]).name: n for n in by["cc"]["notes"]}
+    assert "a symbolic link; skipped unopened" in said["id_rsa.jsonl"]
+    assert "a symbolic link; skipped unopened" in said["leak.jsonl"]
+    assert "a link to a folder; not entered" in said["linked"]
+    assert "a named pipe (FIFO); skipped unopened" in said["pipe.jsonl"]
+    assert "over limits.source_file_mb=0.002" in said["big.jsonl"] and "raise limits.source_file_mb" in said["big.jsonl"]
+    assert by["cc"]["skipped"] == 5 and by["cc"]["errors"] == [] and by["cc"]["written"] == 1
+    assert by["glob"]["skipped"] == 1 and "lies in a linked folder (globbed)" in by["glob"]["notes"][0]
+    assert res["collect"]["skipped"] == 6 and res["collect"]["errors"] == 0
+    # the file that is fine is collected; nothing from outside is read, copied, archived or loaded
+    assert [r["content"] for r in messages(home)] == ["tetap dikumpulkan"]
+    assert grep_home(home, OUTSIDE) == [] and grep_home(home, b"OPENSSH PRIVATE KEY") == []
+    assert not any(OUTSIDE.decode() in str(v) for r in table(home, "messages") for v in r.values())
+    assert {p: fingerprint(p) for p in before} == before and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # the reasons are kept with the source's state and shown by `kenang sources` and the run's report
+    state = collected.read(home.paths.warehouse, "cc")[0]
+    assert state.skipped == 5 and set(state.notes) == set(by["cc"]["notes"])
+    out = kenang("sources", "--home", str(home.paths.home))
+    assert out.exit_code == 0 and "raise limits.source_file_mb" in out.stdout and "named pipe" in out.stdout
+    # raising the cap, as the reason says, takes the big log the next night
+    cfg.write_text(cfg.read_text().replace("source_file_mb: 0.002", "source_file_mb: 1"))
+    res = night(home, dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA))
+    assert res["collect"]["written"] == 1 and res["collect"]["skipped"] == 5
+    assert Counter(r["session_id"] for r in messages(home)) == {"s-good": 1, "s-big": 20}
+    assert grep_home(home, OUTSIDE) == []
+
+
+def test_a_source_path_you_name_through_a_link_is_followed_but_nothing_below_it(home, tmp_path):
+    real = tmp_path / "dotfiles" / "claude"
+    write(real / "p" / "s.jsonl", record("2026-07-18T10:00:00+07:00", "lewat tautan milikmu"))
+    os.symlink(real, tmp_path / "claude")  # ~/.claude kept in a dotfiles folder: your own link
+    os.symlink(tmp_path / "dotfiles", real / "p" / "up")  # a link below the root: the agent's, not followed
+    add_source(home, name="cc", kind="claude_code", path=str(tmp_path / "claude"))
+    res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+    c = res["collect"]["by_source"][0]
+    assert c["written"] == 1 and c["errors"] == [] and c["skipped"] == 1 and "link to a folder" in c["notes"][0]
+    assert [r["content"] for r in messages(home)] == ["lewat tautan milikmu"]
+
+
+def test_open_regular_refuses_a_link_a_pipe_and_a_file_outside_its_folder_without_blocking(tmp_path):
+    from flows.store.fsio import NotRegular, open_regular
+
+    inside, outside = tmp_path / "src", tmp_path / "elsewhere"
+    write(inside / "ok.jsonl", b"{}\n")
+    write(outside / "secret", OUTSIDE)
+    os.symlink(outside / "secret", inside / "link.jsonl")
+    with open_regular(inside / "ok.jsonl", inside=inside) as fh:
+        assert fh.read() == b"{}\n"
+    with pytest.raises(NotRegular, match="a symbolic link"):
+        open_regular(inside / "link.jsonl", inside=inside)
+    with pytest.raises(NotRegular, match=f"outside {inside}"):  # reached by a path that leaves the folder
+        open_regular(inside / ".." / "elsewhere" / "secret", inside=inside)
+    with fifo_that_cannot_hang(inside / "pipe.jsonl") as fifo, pytest.raises(NotRegular, match="named pipe"):
+        open_regular(fifo, inside=inside)
+    with pytest.raises(NotRegular, match="a device"):
+        open_regular(Path("/dev/null"))

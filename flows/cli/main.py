@@ -28,6 +28,7 @@ from flows.config import Settings, init_home, load_settings, resolve_home
 from transforms.errors import ConfigError, KenangError, LockHeld
 
 EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED, EXIT_LOCKED = 1, 2, 3, 75
+EXIT_PARTIAL = 4  # kenang import: some files were skipped (each said, with why), the others imported
 
 
 def _home_option(f):
@@ -412,7 +413,9 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
     Each file is copied into active/ (the original stays where it is) and the nightly
     flow runs: the export is archived once, and each conversation becomes sessions on
     the days it has messages. Importing the same export again, or a newer one that
-    overlaps it, adds only what is new.
+    overlaps it, adds only what is new. A file that is no export kenang can read (or a
+    pipe, a device, a file over limits.max_file_mb) is skipped, with why, and the rest
+    is imported: exit 4.
     """
     from flows.stages import imports
     from flows.cli import report
@@ -420,21 +423,37 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
     settings = _settings(home)
     user = (user or settings.default_user).strip().lower()
     date = date_s.date() if date_s else None
+    now = _parse_now(now_s, settings)
     if dry_run:
-        now = _parse_now(now_s, settings) or dt.datetime.now(settings.timezone)
-        plan = imports.preview(settings, files, user, date, now)
+        plan = imports.preview(settings, files, user, date, now or dt.datetime.now(settings.timezone))
         _emit_json(plan) if as_json else click.echo(report.render_import_preview(plan))
+        _say_skipped(plan["skipped"])
+        if plan["skipped"]:
+            sys.exit(EXIT_PARTIAL if plan["files"] else EXIT_USAGE)
         return
     _lock_free(settings, 0)
-    placed = imports.stage(settings, files, user, date)
+    placed, skipped = imports.stage(settings, files, user, date, now or dt.datetime.now(settings.timezone))
     for p in placed:
         _err(f"copied {p['file']} ({p['format']}) to {p['active']}")
+    _say_skipped(skipped)
+    if not placed:
+        _err("kenang: nothing imported: no file given is an export kenang can read (each is listed above)")
+        sys.exit(EXIT_USAGE)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly
 
     t0 = time.perf_counter()
-    result = _with_progress(nightly, now=_parse_now(now_s, settings), home=str(settings.paths.home))
-    _finish(result, as_json, time.perf_counter() - t0)
+    result = _with_progress(nightly, now=now, home=str(settings.paths.home))
+    _finish({**result, "import_skipped": skipped} if skipped else result, as_json, time.perf_counter() - t0)
+    if skipped:
+        _err(f"kenang: the import was partial: {len(skipped)} file(s) skipped (listed above), the others imported")
+        sys.exit(EXIT_PARTIAL)
+
+
+def _say_skipped(skipped: list[dict]) -> None:
+    """One line on stderr for each file ``kenang import`` skipped: which, and why."""
+    for s in skipped:
+        _err(f"skipped {s['file']}: {s['reason']}")
 
 
 @cli.command()

@@ -185,6 +185,7 @@ def render_run(r: dict) -> str:
         c = r["collect"]
         rows.append(("collect", f"{c['sources']} source(s), {c['files']} file(s): {c['written']} written into "
                      f"active/, {c['bytes']} bytes taken, {c['waiting_quiet']} still being written"
+                     + (f", {c['skipped']} skipped (see below)" if c.get("skipped") else "")
                      + (f", {c['errors']} error(s) (see below)" if c["errors"] else "")))
     if "ingest" in r:
         i = r["ingest"]
@@ -311,7 +312,7 @@ def render_import_preview(plan: dict) -> str:
     for f in plan["files"]:
         convs = f["conversations"]
         head = f"{f['file']}: {f['format']}, {len(convs)} conversation{'s' if len(convs) != 1 else ''}"
-        out.append(head + (f" (error: {f['error']})" if f.get("error") else ""))
+        out.append(head)
         for note in f.get("notes", []):
             out.append(f"  note: {note}")
         rows = [(redact(c["title"] or c["id"]).text[:60], f"{c['first_day']} .. {c['last_day']}" if c["first_day"] else "-",

@@ -21,9 +21,20 @@ A file modified within the quiet period is not read at all. A segment's copy in
 ``active/`` takes the source file's modification time (at most the quiet period
 ago), so the same night's ingest takes it. Sources are only read: a file is
 opened read-only (without updating its access time where the system allows), and
-its contents, mode and times stay as they were. A source that fails (a permission
-error, a broken database, a path that matches nothing) is named in the report and
-the others go on. The state (``flows.store.collected``) is written after the
+its contents, mode and times stay as they were.
+
+Sources never leave their folders. The path a source names is resolved once
+(``source_root``): a link in what you wrote is yours. Below it nothing is followed: a
+folder is walked without entering a linked folder, a glob's match in a linked folder
+is skipped, and each file is looked at with ``lstat``, so a link, pipe, socket or
+device is skipped unopened. A file is opened with ``O_NOFOLLOW`` and ``O_NONBLOCK``
+(``fsio.open_regular``, which ingest reads ``active/`` with too), and only when what
+was opened is a regular file inside the root. A night reads at most
+``limits.source_file_mb`` of one file (a log's new part, a folder's file); a bigger
+one is skipped. Each skip is a note with its reason, counted as ``skipped``.
+
+A source that fails (a permission error, a broken database, a path that matches
+nothing) is named in the report and the others go on. The state (``flows.store.collected``) is written after the
 segments are durable, so a crash in between only makes the next night take the same
 bytes again, which are recognised.
 """
@@ -31,6 +42,7 @@ bytes again, which are recognised.
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import glob
 import hashlib
 import json
@@ -43,9 +55,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flows.config import Settings
+from flows.stages.ingest import shown_path
 from flows.store import collected
 from flows.store.collected import FileState, SourceState
-from flows.store.fsio import atomic_write_bytes, free_name, remove_source, sha256_file
+from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regular, open_regular, remove_source, \
+    sha256_file, within
 from schemas.config import Source
 from transforms.collect import LINE_KINDS, cut, lineage, segment_name
 from transforms.days import FUTURE_SLACK, day_is_eligible, file_is_quiet
@@ -58,7 +72,8 @@ FOLDER_GLOBS = {"claude_code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "aid
                 "open_webui_db": "webui.db", "folder": "**/*"}
 _CHUNK = 1 << 20
 _dry: ContextVar[bool] = ContextVar("kenang_collect_dry_run", default=False)
-_O_NOATIME = getattr(os, "O_NOATIME", 0)
+_root: ContextVar[Path | None] = ContextVar("kenang_collect_root", default=None)
+_UNOPENED = "skipped unopened (kenang reads only regular files inside a source's folder)"
 
 
 @dataclass
@@ -73,6 +88,7 @@ class SourceReport:
     waiting_quiet: int = 0  # files still being written
     waiting_days: int = 0  # days seen whose grace period has not passed
     moved: int = 0  # folder, mode move: originals removed after their copy
+    skipped: int = 0  # links, pipes, sockets, devices and files over limits.source_file_mb: not read (notes say why)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -104,6 +120,7 @@ def collect(settings: Settings, now: dt.datetime, wall_now: float, dry_run: bool
         state.last_collected = collected.now_iso()
         state.matched = report.files
         state.days_waiting, state.waiting_quiet = report.waiting_days, report.waiting_quiet
+        state.skipped = report.skipped
         if not dry_run:
             collected.write(settings.paths.warehouse, source.name, state)
         for e in report.errors:
@@ -114,33 +131,117 @@ def collect(settings: Settings, now: dt.datetime, wall_now: float, dry_run: bool
 
 def matches(source: Source) -> list[Path]:
     """The files a source's path names now: the file, the folder's files of its kind, or the glob's matches."""
+    return scan(source)[0]
+
+
+def source_root(source: Source) -> Path:
+    """The real folder a source may read below: its path as written (a link in it is yours), up to any glob.
+
+    A path that names a file is its own root: that one file.
+    """
     raw = os.path.expanduser(source.path)
+    return Path(os.path.realpath(_glob_base(raw) if glob.has_magic(raw) else raw))
+
+
+def _glob_base(raw: str) -> Path:
+    """The folders of a glob before its first wildcard (absolute)."""
+    parts = Path(os.path.abspath(raw)).parts
+    return Path(*parts[:next(i for i, part in enumerate(parts) if glob.has_magic(part))])
+
+
+def scan(source: Source) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """(the files a source's path names now, the places below its root not followed and why).
+
+    A folder is walked without following a link: a linked folder is not entered, and
+    a link, pipe, socket or device of the kind's name is listed as a file, for
+    ``_collect_source`` to skip with its reason. A glob's match that lies in a linked
+    folder below the root is skipped too. The path you wrote is resolved once
+    (``source_root``): a link in it is yours; a link below it is the agent's folder.
+    """
+    raw = os.path.expanduser(source.path)
+    skipped: list[tuple[Path, str]] = []
     if glob.has_magic(raw):
-        found = [Path(p) for p in glob.glob(raw, recursive=True)]
+        found = []
+        for p in map(Path, glob.glob(raw, recursive=True)):
+            link = _linked_folder(p, _glob_base(raw))
+            if link is None:
+                found.append(p)
+            elif _shown(p):
+                skipped.append((p, f"lies in a linked folder ({link}); {_UNOPENED}"))
     elif os.path.isdir(raw):
-        found = [Path(p) for p in glob.glob(os.path.join(glob.escape(raw), FOLDER_GLOBS[source.kind]),
-                                            recursive=True)]
+        found, skipped = _walk(Path(raw), FOLDER_GLOBS[source.kind])
     else:
-        found = [Path(raw)] if os.path.lexists(raw) else []
+        found = [source_root(source)] if os.path.lexists(raw) else []  # the file you named, a link in its path followed
+    return sorted(p for p in found if _shown(p)), sorted(skipped)
+
+
+def _shown(p: Path) -> bool:
     # A hidden name is a tool's own state or a temporary; aider's log is the one hidden name read.
-    return sorted(p for p in found if not p.name.startswith(".") or p.name == ".aider.chat.history.md")
+    return not p.name.startswith(".") or p.name == ".aider.chat.history.md"
+
+
+def _walk(top: Path, pattern: str) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The entries below ``top`` whose names match ``pattern`` (``**/NAME`` or ``NAME``), never through a link.
+
+    As ``glob`` would match them, without following a linked folder (listed, with why) and
+    without entering a hidden one. A matching name that is a link, pipe or device is
+    listed as found: the caller skips it with its reason.
+    """
+    deep, _, name = pattern.rpartition("/")
+    found: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        here = Path(folder)
+        for d in list(dirs):
+            if d.startswith(".") or not deep:
+                dirs.remove(d)
+            elif os.path.islink(here / d):
+                dirs.remove(d)
+                skipped.append((here / d, "a link to a folder; not entered (kenang reads only regular files inside a "
+                                          "source's folder)"))
+        found += [here / f for f in files if fnmatch.fnmatchcase(f, name)]
+        if not deep:
+            break
+    return found, skipped
+
+
+def _linked_folder(p: Path, base: Path) -> str | None:
+    """The first folder between a glob's ``base`` and its match ``p`` that is a link (its name), else None."""
+    try:
+        below = Path(os.path.abspath(p)).relative_to(base).parts[:-1]
+    except ValueError:  # a '..' took it above the base: the check that it lies inside the root refuses it
+        return None
+    here = base
+    for part in below:
+        here = here / part
+        if os.path.islink(here):
+            return part
+    return None
 
 
 def _collect_source(settings: Settings, source: Source, user: str, state: SourceState, report: SourceReport,
                     now: dt.datetime, wall_now: float) -> None:
-    files = matches(source)
-    report.files = len(files)
-    if not files:
+    files, passed = scan(source)
+    root = source_root(source)
+    _root.set(root)
+    report.files = len(files) + len(passed)
+    if not files and not passed:
         report.errors.append(f"{source.path} matches no file (nothing collected; check the path)")
         return
+    for f, why in passed:
+        _skip(report, f, why)
     target = settings.paths.active if user == settings.default_user else settings.paths.active / user
     for f in files:
         try:
-            st = os.stat(f)
+            st = os.lstat(f)
             if stat.S_ISDIR(st.st_mode):
                 continue
-            if not stat.S_ISREG(st.st_mode):
-                report.notes.append(f"{f}: not a regular file; skipped")
+            what = not_regular(st.st_mode)
+            if what is not None:  # never opened: a pipe would hang the night, a device may act on a read
+                _skip(report, f, f"{what}; {_UNOPENED}")
+                continue
+            if not within(os.path.realpath(f), root):
+                _skip(report, f, f"lies outside {root}; {_UNOPENED}")
                 continue
             # A database is written all day: its quiet period is each chat's updated_at, not the file's mtime.
             if source.kind != "open_webui_db" and not file_is_quiet(st.st_mtime, wall_now, settings.quiet_period):
@@ -152,6 +253,8 @@ def _collect_source(settings: Settings, source: Source, user: str, state: Source
                 _take_chats(settings, source, f, st, state, report, target, now, wall_now)
             else:
                 _take_file(settings, source, f, st, state, report, target, wall_now)
+        except NotRegular as exc:  # it changed between the look and the open
+            _skip(report, f, f"{exc.what}; {_UNOPENED}")
         except PermissionError as exc:
             report.errors.append(f"{f}: cannot read it ({exc.strerror}); left as it is")
         except OSError as exc:
@@ -182,6 +285,8 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
             report.notes.append(f"{f}: {why}; read again whole (what was taken before is recognised, nothing "
                                 "counted twice)")
             prior, hasher = FileState(generation=prior.generation + 1), hashlib.sha256()
+        if _too_big(settings, report, f, fresh.st_size - prior.taken):
+            return
         fh.seek(prior.taken)
         new = fh.read(fresh.st_size - prior.taken)
     tz = settings.timezone
@@ -239,10 +344,14 @@ def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, 
     old = state.files.get(key)
     if old is not None and old.same_stat(st) and source.mode == "copy":
         return
+    if _too_big(settings, report, f, st.st_size):
+        return
     report.changed += 1
     with _open_read_only(f) as fh:
         fresh = os.fstat(fh.fileno())
-        data = fh.read()
+        data = fh.read(_cap(settings) + 1)
+    if _too_big(settings, report, f, len(data)):  # it grew since the look
+        return
     sha = hashlib.sha256(data).hexdigest()
     if old is None or old.sha256 != sha:
         name = f.name.lstrip(".") or "file"
@@ -383,24 +492,31 @@ def _place(target: Path, data: bytes, mtime: float) -> int:
     return 1
 
 
-class _open_read_only:
-    """A source file opened read-only, without touching its access time where the system allows."""
+def _open_read_only(path: Path):
+    """A source file opened read-only, without touching its access time where the system allows.
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    Only a regular file inside the source's root, never through a link (``open_regular``).
+    """
+    return open_regular(path, inside=_root.get(), noatime=True)
 
-    def __enter__(self):
-        try:
-            fd = os.open(self.path, os.O_RDONLY | _O_NOATIME)
-        except PermissionError:
-            if not _O_NOATIME:
-                raise
-            fd = os.open(self.path, os.O_RDONLY)  # O_NOATIME is for the file's owner only
-        self.fh = os.fdopen(fd, "rb")
-        return self.fh
 
-    def __exit__(self, *exc) -> None:
-        self.fh.close()
+def _cap(settings: Settings) -> int:
+    return int(settings.limits.source_file_mb * 2**20)
+
+
+def _too_big(settings: Settings, report: SourceReport, f: Path, size: int) -> bool:
+    """Whether a night would read more of ``f`` than ``limits.source_file_mb`` allows (then it is skipped, said)."""
+    if size <= _cap(settings):
+        return False
+    limit = settings.limits.source_file_mb
+    _skip(report, f, f"{size / 2**20:.1f} MiB to read tonight, over limits.source_file_mb={limit}; nothing read "
+                     "(raise limits.source_file_mb in kenang.yaml to take it)")
+    return True
+
+
+def _skip(report: SourceReport, f: Path, why: str) -> None:
+    report.skipped += 1
+    report.notes.append(f"{shown_path(str(f))}: {why}")
 
 
 def _safe(text: str) -> str:
@@ -424,7 +540,8 @@ def listing(settings: Settings) -> list[dict]:
                     "path": source.path, "mode": source.mode, "files": files, "files_known": len(state.files),
                     "bytes_taken": state.bytes_taken, "written": state.segments,
                     "last_collected": state.last_collected, "days_waiting": state.days_waiting,
-                    "waiting_quiet": state.waiting_quiet, "errors": state.errors, "notes": state.notes})
+                    "waiting_quiet": state.waiting_quiet, "skipped": state.skipped, "errors": state.errors,
+                    "notes": state.notes})
     return out
 
 
@@ -436,6 +553,7 @@ def counts(reports: list[SourceReport]) -> dict:
         "written": sum(r.written for r in reports),
         "bytes": sum(r.bytes for r in reports),
         "waiting_quiet": sum(r.waiting_quiet for r in reports),
+        "skipped": sum(r.skipped for r in reports),
         "errors": sum(len(r.errors) for r in reports),
         "by_source": [r.as_dict() for r in reports],
     }

@@ -1,5 +1,11 @@
 """``kenang import``: put exports into active/ for the nightly flow, or preview them.
 
+Each file is looked at before it is read (``os.stat``): a pipe, socket or device is
+never opened, so nothing can hang the import. A file bigger than ``limits.max_file_mb``
+(what ingest would quarantine) is not read past that size. A file no importer
+recognises, or one its importer cannot read, is *skipped*: the others are imported,
+and each skipped one is returned with its reason (the CLI lists them and exits 4).
+
 ``stage`` copies each file into ``active/[user/]`` atomically (the user's original is
 never touched). A name taken by other bytes gets a sha-suffixed name; identical bytes
 already waiting are recognised. ``--date`` sets the copy's modification time to noon
@@ -20,45 +26,108 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
-import shutil
 from pathlib import Path
 from typing import Iterable
 
 from flows.store import warehouse
 from flows.config import Settings
-from flows.store.fsio import fsync_dir, tmp_name
+from flows.store.fsio import NotRegular, atomic_write_bytes, not_regular, open_regular
 from schemas.tables import MESSAGES
 from transforms.errors import ConfigError, ParseError
-from flows.stages.ingest import export_transcripts
-from transforms.imports import detect, formats
+from flows.stages.ingest import export_transcripts, shown_path
+from transforms.imports import Derived, Export, detect, formats
 from transforms.model import USER_ID_RE, Session
 from transforms.parse import parse_transcript
+from transforms.redact import redact
 from transforms.rows import session_message_ids
 
 
-def _check(settings: Settings, files: Iterable[Path], user: str) -> list[tuple[Path, bytes, str]]:
-    if not USER_ID_RE.match(user):
-        raise ConfigError(f"--user {user!r} is not a valid user id (a-z, 0-9, . _ -)")
-    out = []
-    for f in files:
-        data = f.read_bytes()
+class _Skip(Exception):
+    """Why one file of an import is left out; the others go on."""
+
+
+def _read(settings: Settings, f: Path) -> tuple[bytes, os.stat_result]:
+    """A file's bytes and stat, read only when it is a regular file within ``limits.max_file_mb``.
+
+    Looked at first: a pipe, socket or device is never opened. A link you name is
+    yours, so its target is what is looked at and read.
+    """
+    try:
+        st = os.stat(f)
+        what = not_regular(st.st_mode)
+        if what is not None:
+            raise _Skip(f"{what}, not a file; nothing read (kenang imports regular files only)")
+        cap = settings.max_file_bytes
+        if st.st_size > cap:
+            raise _Skip(_too_big(settings, st.st_size))
+        with open_regular(Path(os.path.realpath(f))) as fh:
+            data = fh.read(cap + 1)
+    except NotRegular as exc:  # swapped between the look and the open
+        raise _Skip(f"{exc.what}, not a file; nothing read (kenang imports regular files only)") from None
+    except OSError as exc:
+        raise _Skip(f"cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > cap:  # it grew since the look
+        raise _Skip(_too_big(settings, len(data)))
+    return data, st
+
+
+def _too_big(settings: Settings, size: int) -> str:
+    limit = settings.limits.max_file_mb
+    return (f"is {size / 2**20:.1f} MiB, over limits.max_file_mb={limit}; nothing read (raise limits.max_file_mb "
+            "in kenang.yaml to import it)")
+
+
+def _examine(settings: Settings, f: Path, user: str, date: dt.date | None, now: dt.datetime
+             ) -> tuple[bytes, str, float, Export, list[list[Derived]]]:
+    """(bytes, format, the copy's mtime, the export, its day transcripts), read as the nightly ingest reads it.
+
+    ``_Skip`` with the reason when the file is no export kenang recognises or can read.
+    """
+    data, st = _read(settings, f)
+    mtime = _noon(settings, date) if date else min(st.st_mtime, _quiet_enough(settings))
+    fmt = None
+    try:
         fmt = detect(data)
         if fmt is None:
-            raise ConfigError(f"{f}: not an export kenang can import (tried: {', '.join(formats())})")
-        out.append((f, data, fmt))
-    return out
+            raise _Skip(f"not an export kenang can import (tried: {', '.join(formats())})")
+        export, per_conversation = export_transcripts(data, fmt, tz=settings.timezone, user=user,
+                                                      stamp=dt.datetime.fromtimestamp(mtime, settings.timezone),
+                                                      now=now)
+    except ParseError as exc:
+        raise _Skip(f"a {fmt or 'file'} export kenang cannot read: {exc.reason}") from None
+    except _Skip:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one file must never stop the import
+        raise _Skip(f"kenang could not read it ({type(exc).__name__})") from None
+    return data, fmt, mtime, export, per_conversation
+
+
+def _skipped(f: Path, exc: _Skip) -> dict:
+    """A skipped file as the CLI shows it: a name holding a secret as its hash, the reason redacted."""
+    return {"file": shown_path(str(f)), "reason": redact(str(exc)).text}
+
+
+def _check_user(user: str) -> None:
+    if not USER_ID_RE.match(user):
+        raise ConfigError(f"--user {user!r} is not a valid user id (a-z, 0-9, . _ -)")
 
 
 def _noon(settings: Settings, day: dt.date) -> float:
     return dt.datetime.combine(day, dt.time(12), tzinfo=settings.timezone).timestamp()
 
 
-def stage(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None) -> list[dict]:
-    checked = _check(settings, files, user)
+def stage(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None,
+          now: dt.datetime) -> tuple[list[dict], list[dict]]:
+    """Copy each export into active/; (what was copied, what was skipped and why)."""
+    _check_user(user)
     folder = settings.paths.active if user == settings.default_user else settings.paths.active / user
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for f, data, fmt in checked:
+    out, skipped = [], []
+    for f in files:
+        try:
+            data, fmt, mtime, _export, _days = _examine(settings, f, user, date, now)
+        except _Skip as exc:
+            skipped.append(_skipped(f, exc))
+            continue
         sha = hashlib.sha256(data).hexdigest()
         name = f.name.lstrip(".") or "export"
         target = folder / name
@@ -66,16 +135,10 @@ def stage(settings: Settings, files: Iterable[Path], user: str, date: dt.date | 
             stem, dot, suffix = name.partition(".")
             target = folder / f"{stem}.{sha[:8]}{dot}{suffix}"
         if not target.exists():
-            tmp = tmp_name(target)
-            shutil.copyfile(f, tmp)
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-            fsync_dir(folder)
-        mtime = _noon(settings, date) if date else min(os.stat(f).st_mtime, _quiet_enough(settings))
+            atomic_write_bytes(target, data)  # the bytes read and checked, never the file read again
         os.utime(target, (mtime, mtime))
         out.append({"file": str(f), "format": fmt, "active": str(target)})
-    return out
+    return out, skipped
 
 
 def _quiet_enough(settings: Settings) -> float:
@@ -85,8 +148,9 @@ def _quiet_enough(settings: Settings) -> float:
 
 def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None, now: dt.datetime) -> dict:
     """What ``kenang import`` would add, read through the nightly ingest's own ``export_transcripts``."""
+    _check_user(user)
     tz = settings.timezone
-    out = []
+    out, skipped = [], []
     known_cache: dict[dt.date, set[str]] = {}
 
     def known(day: dt.date) -> set[str]:
@@ -95,13 +159,15 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
             known_cache[day] = set(warehouse.read_file(path, MESSAGES)["message_id"].to_pylist()) if path.is_file() else set()
         return known_cache[day]
 
-    for f, data, fmt in _check(settings, files, user):
-        stamp = dt.datetime.fromtimestamp(_noon(settings, date) if date else os.stat(f).st_mtime, tz)
+    for f in files:
         try:
-            export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, stamp=stamp, now=now)
+            _data, fmt, _mtime, export, per_conversation = _examine(settings, f, user, date, now)
             read_back = [[(d.day, parse_transcript(d.name, d.data, tz=tz)) for d in ds] for ds in per_conversation]
+        except _Skip as exc:
+            skipped.append(_skipped(f, exc))
+            continue
         except ParseError as exc:
-            out.append({"file": str(f), "format": fmt, "error": exc.reason, "conversations": []})
+            skipped.append(_skipped(f, _Skip(f"a {fmt} export kenang cannot read: {exc.reason}")))
             continue
         convs = []
         for conv, sessions in zip(export.conversations, read_back):
@@ -112,4 +178,4 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
                           "last_day": max(days, default=None), "messages": len(ids),
                           "new_messages": sum(mid not in known(day) for day, mid in ids)})
         out.append({"file": str(f), "format": fmt, "user_id": user, "notes": list(export.notes), "conversations": convs})
-    return {"files": out}
+    return {"files": out, "skipped": skipped}

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from flows.config import Settings
 from flows.stages import pool
+from flows.store.fsio import open_regular
 from transforms.days import check_day, check_times, day_is_eligible, eligible_from, file_is_quiet
 from transforms.errors import ParseError
 from transforms.model import ResolvedSession, Session
@@ -231,7 +232,8 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
     if cand.size > settings.max_file_bytes:
         limit = settings.limits.max_file_mb
         return Rejected(cand, "too_large", f"is {cand.size / 2**20:.1f} MiB, over limits.max_file_mb={limit}")
-    data = cand.path.read_bytes()
+    with open_regular(cand.path) as fh:  # what was looked at above, never a link or pipe put there since
+        data = fh.read()
     if (segment := segment_of(cand.path.name)) is not None:
         return _classify_segment(settings, cand, data, segment[1], now)
     fmt = detect(data) if cand.path.suffix.lower() in IMPORT_SUFFIXES else None

@@ -67,6 +67,7 @@ class SourceState:
     matched: int = 0  # files the path matched on the last night
     days_waiting: int = 0  # days (or chats) seen on the last night whose grace period had not passed
     waiting_quiet: int = 0  # files still being written on the last night
+    skipped: int = 0  # links, pipes, devices and files too big, not read on the last night (its notes say why)
 
 
 def path(warehouse: Path, name: str) -> Path:

@@ -7,6 +7,9 @@ Invariants:
   checksum-verified against the source and made read-only (rclone move semantics).
   It works the same across filesystems because it never relies on ``rename`` of the
   source: the copy is always made, so a NAS mount behaves like a local folder.
+- A file kenang did not write (an agent's log, a file in ``active/``, an export to
+  import) is read through ``open_regular``: never through a link, never blocking on
+  a pipe, and never at all when it is not a regular file.
 - Temporary names start with ``.kenang-tmp-`` and end in ``.part``, so neither
   kenang's scanners nor a reader's ``**/*.parquet`` glob can pick one up, and a later
   run sweeps leftovers of a crashed one.
@@ -42,11 +45,12 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from flows.store import faults
-from transforms.errors import ArchiveError, TransientError
+from transforms.errors import ArchiveError, TerminalError, TransientError
 
 TMP_PREFIX = ".kenang-tmp-"
 READ_ONLY = 0o444
 _CHUNK = 1 << 20
+_O_NOATIME = getattr(os, "O_NOATIME", 0)
 
 #: errnos that a retry may cure (a NAS blinking, a busy server); others are terminal.
 _TRANSIENT_ERRNOS = {errno.EIO, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EINTR}
@@ -58,6 +62,81 @@ def io_error(what: str, exc: OSError) -> Exception:
     err = cls(f"{what}: {exc.strerror or exc}")
     err.__cause__ = exc
     return err
+
+
+class NotRegular(TerminalError):
+    """A path kenang will not read: a link, a pipe, a socket, a device or a folder, or one outside its folder.
+
+    ``what`` says which, in words (``not_regular``), for a reason a user reads.
+    """
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file of this ``st_mode`` is, in words, when it is no regular file; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def within(path: str | Path, root: str | Path) -> bool:
+    """Whether ``path`` is ``root`` or lies below it (both real paths: no link left in them)."""
+    p, r = os.path.normpath(path), os.path.normpath(root)
+    return p == r or p.startswith(r.rstrip(os.sep) + os.sep)
+
+
+def open_regular(path: Path, *, inside: Path | None = None, noatime: bool = False):
+    """``path`` opened read-only, only if it is a regular file; ``NotRegular`` otherwise.
+
+    Never through a link (``O_NOFOLLOW``) and never blocking on a pipe (``O_NONBLOCK``);
+    with ``inside`` (a real path), only when the file opened lies below that folder.
+    ``noatime``: leave its access time as it is where the system allows (its owner only).
+    A caller that must not even open a device looks with ``os.lstat`` first: this is the
+    check that holds when the file is swapped between that look and the open.
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        try:
+            fd = os.open(path, flags | (_O_NOATIME if noatime else 0))
+        except PermissionError:
+            if not (noatime and _O_NOATIME):
+                raise
+            fd = os.open(path, flags)  # O_NOATIME is for the file's owner only
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # what O_NOFOLLOW answers for a link (Linux, BSD)
+            raise NotRegular("a symbolic link") from None
+        raise
+    try:
+        what = not_regular(os.fstat(fd).st_mode)
+        if what is None and inside is not None and not within(_opened_path(fd, path), inside):
+            what = f"outside {inside}"
+        if what is not None:
+            raise NotRegular(what)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _opened_path(fd: int, path: Path) -> str:
+    """The real path of the file ``fd`` holds: what the kernel opened (Linux), else ``path`` resolved."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
 
 
 def sha256_file(path: Path) -> str:

@@ -654,8 +654,13 @@ def read_marker(settings: Settings) -> dict | None:
 
 def write_marker(settings: Settings, body: dict) -> None:
     b = bucket(settings)
-    b.call(f"writing {b.where(MARKER)}", "put_object", Key=b.key(MARKER),
-           Body=(json.dumps(body, indent=2) + "\n").encode())
+    try:
+        b.call(f"writing {b.where(MARKER)}", "put_object", Key=b.key(MARKER),
+               Body=(json.dumps(body, indent=2) + "\n").encode())
+    except _NotFound:  # the only thing missing when a write finds nothing is the bucket
+        raise ArchiveError(f"paths.archive: the bucket {b.bucket} does not exist at this endpoint: create it "
+                           f"(e.g. `aws s3 mb s3://{b.bucket}`), or check AWS_ENDPOINT_URL and the credentials, "
+                           "then run `kenang init` again") from None
 
 
 def lock_summary(settings: Settings) -> str:
