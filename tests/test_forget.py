@@ -472,3 +472,14 @@ def test_retention_ages_quarantined_files_out_with_their_reason_files(tmp_path):
     log = table(settings, "purge_log")
     assert [(r["path"], r["why"]) for r in log] == [(f"quarantine/2026-07-20/{Q_NAME}", "retention:archive_days=3")]
     assert verify(settings).problems == 0
+
+
+def test_a_session_forgotten_then_purged_loses_its_original_too(home):
+    _setup(home)
+    original = home.paths.archive / "daily_sessions/2026-07-19/2026-07-19-2000.md"
+    args = ("forget", "--user", "default", "--session", "2026-07-19-2000", "--yes", "--home", str(home.paths.home))
+    assert kenang(*args).exit_code == 0 and original.is_file()
+    r = kenang(*args, "--purge")
+    assert r.exit_code == 0 and "1 archived file(s) purged" in r.stdout, r.stdout
+    assert not original.exists() and (home.paths.archive / "daily_sessions/2026-07-19/2026-07-19-0900.md").is_file()
+    assert verify(home).problems == 0

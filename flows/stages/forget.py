@@ -193,6 +193,10 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
                     out.append((d, path))
             elif _file_mentions(settings, path, f):
                 out.append((d, path))
+    if t.kind == "session":  # the files that hold it, read from the archive: an earlier forget took it out of the tables
+        named = tombstones.forgetting(settings, user)  # an id the rows show renamed (forgotten-...) is found too
+        for a in ledger.archived_days(wh, "user_id = ?", [user]).values():
+            out += [(a.date, p) for sid, p in load.session_files(settings, a) if session in (sid, named.rename(sid))]
     if t.kind == "text":  # an export whose conversations hold the phrase goes with them
         root = archive_files.imports_dir(settings, user)
         if root.is_dir():
