@@ -225,6 +225,8 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         if state.state in ("not_mounted", "foreign"):
             raise ArchiveError(state.reason or state.state)
     with run_lock(settings.paths.lock, run_id, wait_seconds):
+        if plan.purge and settings.paths.remote_archive and _fill_copy(settings):
+            plan = _replanned(settings, plan)  # what came down from the bucket is searched too
         key = tombstones.key(settings, create=True)
         tomb = _keyed(plan, key)
         tombstones.add(settings, tomb)
@@ -266,6 +268,24 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
                            status="completed", finished_at=ledger.utcnow())
         ledger.write_run(settings.paths.warehouse, record)
     return {"run_id": run_id, **record.counts}
+
+
+def _fill_copy(settings: Settings) -> int:
+    """An archive on S3: what the local copy lacks comes down first (a copy made anew), as before a night."""
+    purged: dict[str, set[str]] = {}
+    for r in archive_files.purged(settings):
+        purged.setdefault(r["path"], set()).add(r["sha256"])
+    got = remote.pull(settings, purged)
+    if got.error:
+        raise ArchiveError(f"cannot fill the archive's local copy from the bucket before purging ({got.error}); "
+                           "nothing was forgotten: check the bucket, then run the forget again")
+    return got.pulled
+
+
+def _replanned(settings: Settings, plan: Plan) -> Plan:
+    t = plan.tombstone
+    return make_plan(settings, plan.user, text=" ".join(plan.words) if plan.words else None, session=plan.session,
+                     day=t.day if t.kind == "day" else None, before=t.day if t.kind == "before" else None, purge=True)
 
 
 def _scrub_reasons(settings: Settings, rels: list[str], f: Forgetting) -> int:
