@@ -764,7 +764,7 @@ def memory_reject(home: Path | None, candidate_id: str) -> None:
 def forget(home: Path | None, user: str, text: str | None, session_id: str | None, day: dt.datetime | None,
            before: dt.datetime | None, purge: bool, dry_run: bool, yes: bool, wait_s: float, as_json: bool) -> None:
     """Truly forget a phrase, a session, a day or everything before a date: from the tables, summaries,
-    recall index, MEMORY_INDEX, core memory, candidates and snapshots; with --purge, from the archive too.
+    recall index, MEMORY_INDEX, core memory, candidates and snapshots; with --purge, from the archive and quarantine too.
 
     A tombstone (a keyed hash, never the text) keeps every later backfill, reindex or
     re-import from bringing it back. Without --purge the archived originals stay,
