@@ -34,6 +34,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import unicodedata
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -50,7 +51,6 @@ from flows.stages import quarantine as quarantine_stage
 from schemas.tables import MESSAGES, PURGE_LOG, QUARANTINE, RUNS, SESSIONS
 from transforms.errors import ArchiveError, ConfigError
 from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
-from transforms.parse import decode_text
 
 
 @dataclass
@@ -114,12 +114,13 @@ def make_plan(settings: Settings, user: str, *, text: str | None = None, session
         plan.days = sorted({m["date"] for m in hit_msgs} | {s["date"] for s in named})
         plan.messages = len(hit_msgs)
         plan.sessions = len({(m["date"], m["session_id"]) for m in hit_msgs} | {(s["date"], s["session_id"]) for s in named})
-        plan.quarantine_files = quarantined(settings, user, forgetting)
+        plan.quarantine_files = quarantined(settings, user, forgetting, longest)
     plan.memory_entries = sum(1 for target in ("memory", "user")
                               for e in core_memory.read(settings, user, target).entries if _mentions(forgetting, t, e))
     plan.candidates = sum(1 for c in candidates.read_all(settings) if c["user_id"] == user and _candidate_hit(forgetting, t, c))
     if purge:
-        plan.archive_files = _archive_files(settings, user, forgetting, t, plan.days, sessions, session)
+        plan.archive_files = _archive_files(settings, user, forgetting, t, plan.days, sessions, session,
+                                            max(plan.words, key=len) if plan.words else None)
         plan.days = sorted(set(plan.days) | {d for d, _ in plan.archive_files if d is not None})
     return plan
 
@@ -129,7 +130,7 @@ def _names_session(f: Forgetting, s: dict) -> bool:
     return any(f.names(v) for v in (s["session_id"], s["agent"], s["archive_path"], *(s["archive_paths"] or ())))
 
 
-def quarantined(settings: Settings, user: str, f: Forgetting) -> list[str]:
+def quarantined(settings: Settings, user: str, f: Forgetting, hint: str | None = None) -> list[str]:
     """The quarantined files (quarantine-relative) of ``user``, or of no known user, whose name, bytes or reason hold a phrase."""
     root = settings.paths.quarantine
     rows = {r["path"]: r for r in warehouse.read(settings.paths.warehouse, QUARANTINE).to_pylist()}
@@ -140,25 +141,55 @@ def quarantined(settings: Settings, user: str, f: Forgetting) -> list[str]:
             continue
         path = root / rel
         sidecar = path.with_name(path.name + quarantine_stage.SIDECAR)
-        texts = [row.get("reason"), row.get("original_path"), _read_text(sidecar)]
-        texts.append(os.readlink(path) if path.is_symlink() else _read_text(path))
-        if f.names(rel) or any(t and (f.mentions(t) or f.names(t)) for t in texts):
+        texts = [row.get("reason"), row.get("original_path"), os.readlink(path) if path.is_symlink() else None]
+        if f.names(rel) or any(t and (f.mentions(t) or f.names(t)) for t in texts) \
+                or _holds(sidecar, f, hint) or (not path.is_symlink() and _holds(path, f, hint)):
             out.append(rel)
     return out
 
 
-def _read_text(path) -> str | None:
-    """A file's bytes as text, whatever their encoding (a quarantined file is often no UTF-8); None if unreadable."""
+_BLOCK, _OVERLAP = 4 << 20, 64 << 10
+
+
+def _holds(path, f: Forgetting, hint: str | None = None) -> bool:
+    """Whether a file's bytes hold a phrase: read in blocks (a quarantined file may be huge), as UTF-8 and as
+    Latin-1 (a quarantined file is often no UTF-8), and a JSON file's strings as they read (no escape hides it).
+
+    ``hint``: one of the phrase's words (held in memory only); a block without it is not searched word by word."""
+    def search(text: str) -> bool:
+        return (hint is None or hint in unicodedata.normalize("NFKC", text).lower()) and f.mentions(text)
+
     try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            tail = b""
+            while block := fh.read(_BLOCK):
+                data, tail = tail + block, (tail + block)[-_OVERLAP:]
+                text = data.decode("utf-8", "replace")
+                if search(text) or ("\ufffd" in text and search(data.decode("latin-1"))):
+                    return True
+            if path.suffix not in (".json", ".jsonl"):
+                return False
+            fh.seek(0)
+            body = fh.read().decode("utf-8", "replace")
     except OSError:
-        return None
+        return False
     try:
-        return decode_text(data)
-    except Exception:  # noqa: BLE001 - bytes kenang cannot decode are still searched, as Latin-1
-        return data.decode("latin-1")
+        docs = [json.loads(body)] if path.suffix == ".json" else [json.loads(x) for x in body.splitlines() if x.strip()]
+    except ValueError:
+        return False
+    return any(search(t) for t in _strings(docs))
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 def _mentions(f: Forgetting, t: Tombstone, text: str) -> bool:
@@ -174,14 +205,14 @@ def _candidate_hit(f: Forgetting, t: Tombstone, c: dict) -> bool:
 
 
 def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, days: list[dt.date], sessions: list[dict],
-                   session: str | None) -> list[tuple[dt.date | None, str]]:
+                   session: str | None, hint: str | None = None) -> list[tuple[dt.date | None, str]]:
     """The archived originals a purge deletes: the days' files, or the files that hold the session or phrase."""
     wh = settings.paths.warehouse
     out: list[tuple[dt.date | None, str]] = []
     if t.kind == "text":  # every original of the user's that holds it, in its name or its bytes, whatever forgot it before
         days = []
         out += [(d.day, d.relpath) for d in archive_files.list_archive(settings)
-                if d.user_id == user and (f.names(d.path.name) or _file_mentions(settings, d.relpath, f))]
+                if d.user_id == user and (f.names(d.path.name) or _file_mentions(settings, d.relpath, f, hint))]
     for d in days:
         a = ledger.archived_day(wh, user, d)
         for path in (a.paths if a else ()):
@@ -191,7 +222,7 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
                 if any(s["session_id"] == session and path in (s.get("archive_paths") or [s["archive_path"]])
                        for s in sessions if s["date"] == d):
                     out.append((d, path))
-            elif _file_mentions(settings, path, f):
+            elif _file_mentions(settings, path, f, hint):
                 out.append((d, path))
     if t.kind == "session":  # the files that hold it, read from the archive: an earlier forget took it out of the tables
         named = tombstones.forgetting(settings, user)  # an id the rows show renamed (forgotten-...) is found too
@@ -201,7 +232,7 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
         root = archive_files.imports_dir(settings, user)
         if root.is_dir():
             for p in sorted(root.iterdir()):
-                if p.is_file() and (f.names(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f)):
+                if p.is_file() and (f.names(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint)):
                     out.append((None, archive_files.rel(settings, p)))
     else:  # the export a purged day's or session's transcript was cut from goes too (its other days keep theirs)
         out += [(None, e) for e in archive_files.exports_of(settings, user, [p for _, p in out])]
@@ -209,11 +240,8 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
 
 
 
-def _file_mentions(settings: Settings, relpath: str, f: Forgetting) -> bool:
-    try:
-        return f.mentions(decode_text((settings.paths.archive / relpath).read_bytes()))
-    except Exception:  # noqa: BLE001 - a file kenang cannot decode cannot be matched; it stays
-        return False
+def _file_mentions(settings: Settings, relpath: str, f: Forgetting, hint: str | None = None) -> bool:
+    return _holds(settings.paths.archive / relpath, f, hint)
 
 
 def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
