@@ -483,3 +483,23 @@ def test_a_session_forgotten_then_purged_loses_its_original_too(home):
     assert r.exit_code == 0 and "1 archived file(s) purged" in r.stdout, r.stdout
     assert not original.exists() and (home.paths.archive / "daily_sessions/2026-07-19/2026-07-19-0900.md").is_file()
     assert verify(home).problems == 0
+
+
+def test_a_name_that_holds_a_phrase_is_renamed_the_same_way_every_time_and_only_with_the_homes_key():
+    from transforms.forget import Forgetting, Tombstone, phrase_digest
+
+    def forgetting(key: bytes) -> Forgetting:
+        return Forgetting.of(key, [Tombstone("t", "u", "text", phrase_digest(key, words(PHRASE)), len(words(PHRASE)))])
+
+    f = forgetting(b"k" * 32)
+    assert f.names("2026-07-19-Kunci-Gudang-di-bawah-POT") and f.names("kunci_gudang_di_bawah_pot")
+    assert not f.names("kunci-gudang-di-atas-pot") and not f.names(None)
+    renamed = f.rename("2026-07-19-kunci-gudang-di-bawah-pot")
+    assert renamed == f.rename("2026-07-19-kunci-gudang-di-bawah-pot") != f.rename("kunci_gudang_di_bawah_pot")
+    assert renamed.startswith("forgotten-") and renamed != forgetting(b"j" * 32).rename("2026-07-19-kunci-gudang-di-bawah-pot")
+    assert f.rename("2026-07-19-0900") == "2026-07-19-0900"
+    name = f.rename_file("kunci_gudang_di_bawah_pot.reason.json")
+    assert name.startswith("forgotten-") and name.endswith(".reason.json")
+    assert f.rename_path("daily_sessions/2026-07-19/kunci gudang di bawah pot.md").startswith("daily_sessions/2026-07-19/forgotten-")
+    assert f.scrub_value({"file": "kunci_gudang_di_bawah_pot.txt", "n": [1, "Kunci gudang di bawah pot!"]}) == \
+        {"file": "[FORGOTTEN].txt", "n": [1, "[FORGOTTEN]!"]}

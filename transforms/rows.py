@@ -67,8 +67,11 @@ def build_day_rows(
     total_redactions = 0
     for raw_sid, group in by_id.items():
         sid = redact_identifier(raw_sid)  # a token used as a session id is a secret like any other
-        if forgetting is not None:  # an id that holds a forgotten phrase is renamed (``Forgetting.rename``)
-            if forgetting.drops_session(sid) or forgetting.drops_session(sid := forgetting.rename(sid)):
+        if forgetting is not None:
+            if forgetting.drops_session(sid):
+                continue
+            sid = forgetting.rename(sid)  # an id that holds a forgotten phrase becomes forgotten-<hash>
+            if forgetting.drops_session(sid):  # forgotten by the name its rows gave it
                 continue
         merged = _merge_messages(group, user_id=user_id, session_id=raw_sid, forgetting=forgetting)
         first_rs, first_src = group[0]
