@@ -426,8 +426,13 @@ def test_forget_then_purge_leaves_no_byte_under_the_home_that_holds_the_phrase(h
         "warehouse/archive_files/date=2026-07-19/user_id=default/data.parquet",
         f"quarantine/2026-07-20/{Q_NAME}.reason.json"}, kept
     assert not any(_holds(r["reason"]) for r in table(home, "quarantine"))
-    again = _forget(home)  # the same forget again changes no row
-    assert _sessions_named(home) >= renamed and "quarantined" not in again.stdout
+    from helpers import snapshot
+
+    before = snapshot(home)
+    again = _forget(home)  # the same forget again changes nothing
+    assert again.stdout.startswith("forgotten: 0 day(s) re-derived, 0 archived file(s) purged, 0 memory entr(ies) and "
+                                   "0 candidate(s) removed (run "), again.stdout
+    assert snapshot(home) == before
 
     plan = json.loads(kenang("forget", "--user", "default", "--text", PHRASE, "--purge", "--dry-run", "--json",
                              "--home", str(home.paths.home)).stdout)
