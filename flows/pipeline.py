@@ -250,7 +250,7 @@ def snapshots_task(settings: Settings, archive_writable: bool = True) -> dict:
 
 @task(name="retention", **_IO)
 def retention_task(settings: Settings, today: dt.date) -> int:
-    """retention.archive_days: archived originals older than that are purged, each logged."""
+    """retention.archive_days: archived and quarantined originals older than that are purged, each logged."""
     days = settings.retention.archive_days
     if not days:
         return 0
@@ -265,6 +265,8 @@ def retention_task(settings: Settings, today: dt.date) -> int:
         for user, found in sorted(exports.items()):  # an export goes once every day cut from it has gone
             old = [e for e in sorted(found) if not archive_files.still_cut_from(settings, user, e)]
             n += len(archive_files.purge(settings, user, None, old, why))
+        # quarantined files are originals too: they age out by the day they were quarantined
+        n += quarantine.purge_quarantined(settings, quarantine.quarantined_before(settings, cutoff), why)
     return n
 
 

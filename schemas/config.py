@@ -264,7 +264,7 @@ class Retention(Section):
     messages_days: StrictInt | None = Field(
         None, ge=1, le=36_500, description="forget messages, summaries and the index older than this many days")
     archive_days: StrictInt | None = Field(
-        None, ge=1, le=36_500, description="also delete archived originals older than this (logged, never undone)")
+        None, ge=1, le=36_500, description="also delete archived and quarantined originals older than this (logged, never undone)")
     archive_lock_days: StrictInt = Field(
         3650, ge=0, le=36_500, description="s3:// archive with object lock: days each original stays locked (0: the bucket's rule only)")
 

@@ -278,3 +278,233 @@ def test_retention_empties_old_days_every_night_and_purges_old_archive_days(tmp_
     assert (settings.paths.archive / "daily_sessions/2026-07-19/2026-07-19-0900.md").is_file()
     assert verify(settings).problems == 0
 
+
+
+# --- forget reaches everything: names, quarantine, a purge after a plain forget ---------
+
+NAMED = "2026-07-19-kunci-gudang-di-bawah-pot.md"  # a session id made from this name holds the phrase
+Q_REASON = "catatan-rumah.md"  # quarantined: its reason quotes the phrase
+Q_NAME = "kunci_gudang_di_bawah_pot.txt"  # quarantined: its name holds the phrase ("_" cuts words in a name)
+Q_BYTES = "catatan-rusak.jsonl"  # quarantined: its bytes hold the phrase
+
+
+def _norm(text: str) -> str:
+    """Lower case, every run of non-letters (spaces, '-', '_', punctuation) one space."""
+    import re
+    import unicodedata
+
+    return " " + re.sub(r"[\W_]+", " ", unicodedata.normalize("NFKC", text).lower()) + " "
+
+
+NEEDLE = _norm(PHRASE)
+
+
+def _strings(value):
+    """Every string in a decoded value (Parquet row, JSON document, numpy array), keys too."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, bytes):
+        yield value.decode("utf-8", "replace")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def _decoded(p) -> list[str]:
+    """What a file says, decoded by its kind: Parquet (pyarrow, every column), numpy, JSON, DuckDB, text."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    raw = p.read_bytes()
+    out = [raw.decode("utf-8", "replace"), raw.decode("latin-1")]
+    if raw[:4] == b"PAR1":
+        t = pq.read_table(p)
+        out += list(_strings([t.column(c).to_pylist() for c in t.column_names]))
+    elif p.suffix == ".npy":
+        a = np.load(p, allow_pickle=False)
+        if a.dtype.kind in "US":
+            out += [" ".join(str(x) for x in a.ravel())]
+    elif p.suffix in (".json", ".jsonl"):
+        for doc in ([raw] if p.suffix == ".json" else raw.splitlines()):
+            if doc.strip():
+                try:
+                    out += list(_strings(json.loads(doc)))
+                except ValueError:
+                    pass
+    elif p.suffix == ".duckdb":
+        c = duckdb.connect(str(p), read_only=True)
+        try:
+            out += [r[0] or "" for r in c.sql("SELECT sql FROM duckdb_views() UNION ALL SELECT sql FROM duckdb_tables()")
+                    .fetchall()]
+            for (name,) in c.sql("SELECT table_name FROM duckdb_tables()").fetchall():
+                out += list(_strings([list(r) for r in c.sql(f'SELECT * FROM "{name}"').fetchall()]))
+        finally:
+            c.close()
+    return out
+
+
+def every_trace(settings) -> list[str]:
+    """Every path under the home whose name, bytes or decoded content holds the phrase, in any case or spacing."""
+    home = settings.paths.home
+    found = []
+    for p in sorted(home.rglob("*")):
+        rel = p.relative_to(home).as_posix()
+        if NEEDLE in _norm(rel):
+            found.append(rel)
+        elif p.is_symlink():
+            import os
+
+            if NEEDLE in _norm(os.readlink(p)):
+                found.append(rel)
+        elif p.is_file() and any(NEEDLE in _norm(s) for s in _decoded(p)):
+            found.append(rel)
+    return found
+
+
+def _cli_night(settings, now=NOW):
+    r = kenang("run", "--now", now.isoformat(), "--home", str(settings.paths.home))
+    assert r.exit_code in (0, 1), r.stdout + r.stderr  # 1: files went to quarantine
+    return r
+
+
+def _setup_everywhere(home) -> None:
+    """A real night's home where the phrase is in messages, a session id and file name, and quarantine."""
+    _drop_history(home)
+    drop(home, NAMED, md("2026-07-19", "1500", ("user", "Lampu teras mati lagi."), ("assistant", "Ganti bohlamnya.")))
+    drop(home, Q_REASON, "## user · 2026 Kunci gudang di bawah POT\nisi catatan\n".encode())
+    drop(home, Q_NAME, b"daftar belanja\n")
+    drop(home, Q_BYTES, b'{"role": "user", "content": "kunci gudang di bawah pot"}\n{"role": "assist')
+    _cli_night(home)
+    assert kenang("remember", "Kunci gudang di bawah pot bunga, teras depan.", "--home", str(home.paths.home)).exit_code == 0
+    found = every_trace(home)
+    for where in ("warehouse/sessions/", "warehouse/messages/", "warehouse/memory_chunks/", "warehouse/compact/recall_pack/",
+                  "warehouse/runs/", "warehouse/quarantine/", "archive/daily_sessions/2026-07-19/.kenang-files.json",
+                  "archive/daily_sessions/2026-07-19/2026-07-19.summary.md", "memory/default/MEMORY.md", "snapshot/default.md"):
+        assert any(t.startswith(where) for t in found), (where, found)
+    quarantined = [t for t in found if t.startswith("quarantine/")]
+    assert len([t for t in quarantined if not t.endswith(".reason.json")]) == 3, found
+    assert len([t for t in quarantined if t.endswith(".reason.json")]) == 2, found  # Q_BYTES's reason is clean
+
+
+def _sessions_named(home) -> set[str]:
+    return {s["session_id"] for s in table(home, "sessions") if s["date"] == dt.date(2026, 7, 19)}
+
+
+def _verify_ok_and_rerun_is_a_noop(home) -> None:
+    from helpers import snapshot
+
+    v = kenang("verify", "--home", str(home.paths.home), "--json")
+    assert v.exit_code == 0 and json.loads(v.stdout)["problems"] == 0, v.stdout
+    before = snapshot(home)
+    _cli_night(home)
+    assert snapshot(home) == before
+    assert every_trace(home) == []
+
+
+def test_forget_then_purge_leaves_no_byte_under_the_home_that_holds_the_phrase(home):
+    _setup_everywhere(home)
+    r = _forget(home)
+    assert r.stdout.rstrip().endswith(")") and "2 quarantined file(s) scrubbed" in r.stdout
+    # the session whose id held the phrase is renamed, keyed and stable, and keeps what was said in it
+    renamed = {s for s in _sessions_named(home) if s.startswith("forgotten-")}
+    assert len(renamed) == 1 and len(next(iter(renamed))) == len("forgotten-") + 12
+    assert any(m["content"] == "Lampu teras mati lagi." and m["session_id"] in renamed for m in table(home, "messages"))
+    # without --purge only the originals keep it: archived and quarantined files, and what names them
+    kept = every_trace(home)
+    named_by = [t for t in kept if t.startswith("warehouse/quarantine/")]  # the row that names a quarantined file
+    assert len(named_by) == 1 and set(kept) - set(named_by) == {
+        "archive/daily_sessions/2026-07-17/chatgpt-conv-0.jsonl", "archive/daily_sessions/2026-07-18/2026-07-18-0900.md",
+        "archive/daily_sessions/2026-07-19/2026-07-19-2000.md", f"archive/daily_sessions/2026-07-19/{NAMED}",
+        "archive/imports/gudang-export.json", f"quarantine/2026-07-20/{Q_REASON}", f"quarantine/2026-07-20/{Q_BYTES}",
+        f"quarantine/2026-07-20/{Q_NAME}",
+        # the records that name an original whose name holds it: its manifest, its archive_files row, its reason file
+        "archive/daily_sessions/2026-07-19/.kenang-files.json",
+        "warehouse/archive_files/date=2026-07-19/user_id=default/data.parquet",
+        f"quarantine/2026-07-20/{Q_NAME}.reason.json"}, kept
+    assert not any(_holds(r["reason"]) for r in table(home, "quarantine"))
+    from helpers import snapshot
+
+    before = snapshot(home)
+    again = _forget(home)  # the same forget again changes nothing
+    assert again.stdout.startswith("forgotten: 0 day(s) re-derived, 0 archived file(s) purged, 0 memory entr(ies) and "
+                                   "0 candidate(s) removed (run "), again.stdout
+    assert snapshot(home) == before
+
+    plan = json.loads(kenang("forget", "--user", "default", "--text", PHRASE, "--purge", "--dry-run", "--json",
+                             "--home", str(home.paths.home)).stdout)
+    assert sorted(plan["archive_files"]) == [
+        "daily_sessions/2026-07-17/chatgpt-conv-0.jsonl", "daily_sessions/2026-07-18/2026-07-18-0900.md",
+        "daily_sessions/2026-07-19/2026-07-19-2000.md", f"daily_sessions/2026-07-19/{NAMED}",
+        "imports/gudang-export.json"]
+    assert len(plan["quarantine_files"]) == 3 and plan["days"] == ["2026-07-17", "2026-07-18", "2026-07-19"]
+    r = _forget(home, "--purge")
+    assert "5 archived file(s) purged" in r.stdout and "3 quarantined file(s) purged" in r.stdout
+    assert every_trace(home) == []
+    assert not any(p.is_file() for p in home.paths.quarantine.rglob("*"))
+    assert table(home, "quarantine") == []
+    assert len([x for x in table(home, "purge_log") if x["path"].startswith("quarantine/")]) == 3
+    assert all(t["purge"] for t in table(home, "tombstones"))  # re-dropped originals are kept out from now on
+    _verify_ok_and_rerun_is_a_noop(home)
+
+
+def test_purge_first_leaves_no_byte_under_the_home_that_holds_the_phrase(home):
+    _setup_everywhere(home)
+    r = _forget(home, "--purge")
+    assert "5 archived file(s) purged" in r.stdout and "3 quarantined file(s) purged" in r.stdout
+    assert every_trace(home) == []
+    assert (home.paths.archive / "daily_sessions/2026-07-19/2026-07-19-0900.md").is_file()  # never held it: stays
+    _verify_ok_and_rerun_is_a_noop(home)
+    _rerun_everything(home)
+    assert every_trace(home) == []
+
+
+def test_retention_ages_quarantined_files_out_with_their_reason_files(tmp_path):
+    from flows.config import init_home
+
+    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
+                                                "retention": {"archive_days": 3}})
+    drop(settings, Q_NAME, b"daftar belanja\n")
+    _night(settings)  # quarantined on 2026-07-20
+    assert [r["original_path"] for r in table(settings, "quarantine")] == [Q_NAME]
+    _night(settings, now=dt.datetime(2026, 7, 23, 3, 0, tzinfo=JAKARTA))  # 3 days on: kept
+    assert len(list(settings.paths.quarantine.rglob("*"))) == 3  # the day folder, the file, its reason file
+    _night(settings, now=dt.datetime(2026, 7, 24, 3, 0, tzinfo=JAKARTA))
+    assert list(settings.paths.quarantine.rglob("*")) == [] and table(settings, "quarantine") == []
+    log = table(settings, "purge_log")
+    assert [(r["path"], r["why"]) for r in log] == [(f"quarantine/2026-07-20/{Q_NAME}", "retention:archive_days=3")]
+    assert verify(settings).problems == 0
+
+
+def test_a_session_forgotten_then_purged_loses_its_original_too(home):
+    _setup(home)
+    original = home.paths.archive / "daily_sessions/2026-07-19/2026-07-19-2000.md"
+    args = ("forget", "--user", "default", "--session", "2026-07-19-2000", "--yes", "--home", str(home.paths.home))
+    assert kenang(*args).exit_code == 0 and original.is_file()
+    r = kenang(*args, "--purge")
+    assert r.exit_code == 0 and "1 archived file(s) purged" in r.stdout, r.stdout
+    assert not original.exists() and (home.paths.archive / "daily_sessions/2026-07-19/2026-07-19-0900.md").is_file()
+    assert verify(home).problems == 0
+
+
+def test_a_name_that_holds_a_phrase_is_renamed_the_same_way_every_time_and_only_with_the_homes_key():
+    from transforms.forget import Forgetting, Tombstone, phrase_digest
+
+    def forgetting(key: bytes) -> Forgetting:
+        return Forgetting.of(key, [Tombstone("t", "u", "text", phrase_digest(key, words(PHRASE)), len(words(PHRASE)))])
+
+    f = forgetting(b"k" * 32)
+    assert f.names("2026-07-19-Kunci-Gudang-di-bawah-POT") and f.names("kunci_gudang_di_bawah_pot")
+    assert not f.names("kunci-gudang-di-atas-pot") and not f.names(None)
+    renamed = f.rename("2026-07-19-kunci-gudang-di-bawah-pot")
+    assert renamed == f.rename("2026-07-19-kunci-gudang-di-bawah-pot") != f.rename("kunci_gudang_di_bawah_pot")
+    assert renamed.startswith("forgotten-") and renamed != forgetting(b"j" * 32).rename("2026-07-19-kunci-gudang-di-bawah-pot")
+    assert f.rename("2026-07-19-0900") == "2026-07-19-0900"
+    name = f.rename_file("kunci_gudang_di_bawah_pot.reason.json")
+    assert name.startswith("forgotten-") and name.endswith(".reason.json")
+    assert f.rename_path("daily_sessions/2026-07-19/kunci gudang di bawah pot.md").startswith("daily_sessions/2026-07-19/forgotten-")
+    assert f.scrub_value({"file": "kunci_gudang_di_bawah_pot.txt", "n": [1, "Kunci gudang di bawah pot!"]}) == \
+        {"file": "[FORGOTTEN].txt", "n": [1, "[FORGOTTEN]!"]}

@@ -483,3 +483,19 @@ def test_a_night_with_an_imported_export_verifies_clean_in_the_bucket(s3, tmp_pa
     assert f"imports/gading/{src.name}" in objects(bucket, prefix)
     rep = verify(home)
     assert rep.problems == 0 and rep.bucket["unrecorded"] == ()
+
+
+def test_a_purge_after_a_plain_forget_finds_the_phrase_in_the_bucket_even_with_the_copy_gone(s3, tmp_path):
+    home, bucket, prefix = s3_home(tmp_path)
+    scenario(home)
+    night(home)
+    path = next(r["path"] for r in table(home, "archive_files") if r["path"].endswith("/2026-07-18-2340.md"))
+    args = ("forget", "--home", str(home.paths.home), "--user", "gading", "--text", "Masih bangun", "--yes")
+    assert kenang(*args).exit_code == 0 and (home.paths.archive / path).is_file()
+    shutil.rmtree(home.paths.archive / "daily_sessions")  # a copy made anew: the originals are in the bucket alone
+    r = kenang(*args, "--purge")
+    assert r.exit_code == 0 and "1 archived file(s) purged" in r.stdout, r.stdout + r.stderr
+    versions = client().list_object_versions(Bucket=bucket, Prefix=f"{prefix}/{path}")
+    assert not versions.get("Versions") and not versions.get("DeleteMarkers")
+    assert not (home.paths.archive / path).exists() and remote.owed(home) == []
+    assert verify(home).problems == 0

@@ -11,6 +11,11 @@ was forgotten:
 - a ``text`` tombstone replaces every run of words equal to the phrase with
   ``[FORGOTTEN]``, in any message, old or new: the words are compared as hashes, word
   window by word window, case- and spacing-insensitively (NFKC, lower case, ``\\w+``).
+  An identifier or a file name that holds the phrase (its words cut at ``_`` too, so
+  ``kunci_gudang`` holds "kunci gudang") is renamed whole, ``forgotten-<12 hex>``: a
+  hash keyed like the tombstone, so it is the same at every rerun (IDs stay content
+  hashes of what is kept, and a rerun is a no-op), two such ids stay apart, and the
+  name cannot be guessed back without the home. A file name keeps its extensions.
 
 The key is the home's own (``<home>/.kenang-forget-key``), so the hash of a short phrase
 in the warehouse cannot be guessed by trying a dictionary without the home itself.
@@ -28,7 +33,11 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 MARKER = "[FORGOTTEN]"
+RENAMED = "forgotten-"
 _WORD = re.compile(r"\w+")
+_NAME_WORD = re.compile(r"[^\W_]+")  # in a name, "_" separates words too
+# A file name's extensions: short lower-case words after the stem (".md", ".reason.json").
+_EXTENSIONS = re.compile(r"(?:\.[a-z][a-z0-9]{0,9})+\Z")
 
 
 def words(text: str) -> list[str]:
@@ -89,14 +98,16 @@ class Forgetting:
     def drops_session(self, session_id: str) -> bool:
         return bool(self.sessions) and id_digest(self.key, session_id) in self.sessions
 
-    def scrub(self, text: str) -> tuple[str, int]:
-        """``text`` with every forgotten phrase replaced by the marker; (text, how many)."""
+    def scrub(self, text: str, *, names: bool = False) -> tuple[str, int]:
+        """``text`` with every forgotten phrase replaced by the marker; (text, how many).
+
+        ``names``: words are cut at ``_`` too, as in an identifier or a file name."""
         if not self.phrases or not text:
             return text, 0
         normal = unicodedata.normalize("NFKC", text)
         if len(normal) != len(text):  # offsets would not line up: compare on the normal form
             text = normal
-        spans = [(m.start(), m.end(), m[0].lower()) for m in _WORD.finditer(text)]
+        spans = [(m.start(), m.end(), m[0].lower()) for m in (_NAME_WORD if names else _WORD).finditer(text)]
         cut: list[tuple[int, int]] = []
         i = 0
         while i < len(spans):
@@ -121,6 +132,42 @@ class Forgetting:
 
     def mentions(self, text: str) -> bool:
         return self.scrub(text)[1] > 0
+
+    def names(self, value: str | None) -> bool:
+        """Whether an identifier or a file name holds a forgotten phrase (its words cut at ``_`` too)."""
+        return bool(value) and (self.mentions(value) or self.scrub(value, names=True)[1] > 0)
+
+    def rename(self, value: str) -> str:
+        """``value``, or ``forgotten-<12 hex>`` for one that holds a forgotten phrase: keyed, stable, one per value."""
+        if not self.names(value):
+            return value
+        return RENAMED + hmac.new(self.key, b"name\0" + value.encode("utf-8", "surrogatepass"),
+                                  hashlib.sha256).hexdigest()[:12]
+
+    def rename_file(self, name: str) -> str:
+        """A file name with its stem renamed as ``rename`` would when the name holds a phrase; extensions kept."""
+        if not self.names(name):
+            return name
+        m = _EXTENSIONS.search(name)
+        stem, extensions = (name[: m.start()], m[0]) if m is not None and m.start() > 0 else (name, "")
+        return self.rename(stem if self.names(stem) else name) + extensions
+
+    def rename_path(self, path: str) -> str:
+        """A ``/``-separated path with each part that holds a phrase renamed (``rename_file``)."""
+        return "/".join(self.rename_file(part) for part in path.split("/"))
+
+    def scrub_value(self, value):
+        """A JSON-like value (a report, a reason file) with the phrase scrubbed from every string in it, keys too."""
+        if isinstance(value, str):
+            text, _ = self.scrub(value)
+            return self.scrub(text, names=True)[0]
+        if isinstance(value, list):
+            return [self.scrub_value(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.scrub_value(v) for v in value)
+        if isinstance(value, dict):
+            return {self.scrub_value(k) if isinstance(k, str) else k: self.scrub_value(v) for k, v in value.items()}
+        return value
 
 
 def scrub_transcript(data: bytes, forgetting: Forgetting) -> tuple[bytes, int]:

@@ -10,7 +10,8 @@ The merge is never silent: the session row lists every file it came from
 (``archive_paths``), and ``merged`` names it for the run report.
 
 Message content is redacted here, before any row exists, and so are the session id
-and the agent (a token used as one becomes a stable ``redacted-<hash>``), and a message that reads
+and the agent (a token used as one becomes a stable ``redacted-<hash>``; one, or a file name,
+that holds a forgotten phrase becomes ``forgotten-<hash>``), and a message that reads
 like a prompt override is flagged (``flags``) so no summary promotes it. The partition's
 fingerprint covers every column except ``run_id``, so an unchanged day is recognised
 and not rewritten.
@@ -66,8 +67,12 @@ def build_day_rows(
     total_redactions = 0
     for raw_sid, group in by_id.items():
         sid = redact_identifier(raw_sid)  # a token used as a session id is a secret like any other
-        if forgetting is not None and forgetting.drops_session(sid):
-            continue
+        if forgetting is not None:
+            if forgetting.drops_session(sid):
+                continue
+            sid = forgetting.rename(sid)  # an id that holds a forgotten phrase becomes forgotten-<hash>
+            if forgetting.drops_session(sid):  # forgotten by the name its rows gave it
+                continue
         merged = _merge_messages(group, user_id=user_id, session_id=raw_sid, forgetting=forgetting)
         first_rs, first_src = group[0]
         stamps = [m["ts"] for m in merged if m["ts"] is not None]
@@ -77,18 +82,18 @@ def build_day_rows(
             {
                 "session_id": sid,
                 "user_id": user_id,
-                "agent": _agent(group),
+                "agent": _agent(group, forgetting),
                 "date": day,
                 "started_at": min(stamps) if stamps else None,
                 "ended_at": max(stamps) if stamps else None,
                 "message_count": len(merged),
                 "source_format": first_rs.session.source_format,
-                "archive_path": first_src.archive_path,
+                "archive_path": _path(first_src.archive_path, forgetting),
                 "sha256": first_src.sha256,
                 "run_id": run_id,
                 "day_source": first_rs.day_source,
                 "redactions": redactions,
-                "archive_paths": sorted({src.archive_path for _, src in group}),
+                "archive_paths": sorted({_path(src.archive_path, forgetting) for _, src in group}),
             }
         )
         if len(group) > 1:
@@ -115,9 +120,17 @@ def build_day_rows(
     return DayRows(sessions, messages, _fingerprint(session_rows, message_rows), total_redactions, tuple(several_files))
 
 
-def _agent(group: list[tuple[ResolvedSession, SourceFile]]) -> str | None:
+def _agent(group: list[tuple[ResolvedSession, SourceFile]], forgetting: Forgetting | None = None) -> str | None:
     agent = next((rs.session.agent for rs, _ in group if rs.session.agent), None)
-    return redact_identifier(agent) if agent else None
+    if not agent:
+        return None
+    agent = redact_identifier(agent)
+    return agent if forgetting is None else forgetting.rename(agent)
+
+
+def _path(archive_path: str, forgetting: Forgetting | None) -> str:
+    """An archived file's path as a row names it: a name that holds a forgotten phrase is renamed."""
+    return archive_path if forgetting is None else forgetting.rename_path(archive_path)
 
 
 def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id: str,

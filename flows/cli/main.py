@@ -787,7 +787,7 @@ def memory_reject(home: Path | None, candidate_id: str) -> None:
 def forget(home: Path | None, user: str, text: str | None, session_id: str | None, day: dt.datetime | None,
            before: dt.datetime | None, purge: bool, dry_run: bool, yes: bool, wait_s: float, as_json: bool) -> None:
     """Truly forget a phrase, a session, a day or everything before a date: from the tables, summaries,
-    recall index, MEMORY_INDEX, core memory, candidates and snapshots; with --purge, from the archive too.
+    recall index, MEMORY_INDEX, core memory, candidates and snapshots; with --purge, from the archive and quarantine too.
 
     A tombstone (a keyed hash, never the text) keeps every later backfill, reindex or
     re-import from bringing it back. Without --purge the archived originals stay,
@@ -811,7 +811,9 @@ def forget(home: Path | None, user: str, text: str | None, session_id: str | Non
     result = forget_mod.apply(settings, plan, wait_seconds=wait_s)
     _emit_json(result) if as_json else click.echo(
         f"forgotten: {len(plan.days)} day(s) re-derived, {result['archive_files_purged']} archived file(s) purged, "
-        f"{result['memory_entries']} memory entr(ies) and {result['candidates']} candidate(s) removed (run {result['run_id']})")
+        f"{result['memory_entries']} memory entr(ies) and {result['candidates']} candidate(s) removed"
+        + "".join(f", {n} quarantined file(s) {how}" for how in ("purged", "scrubbed")
+                  if (n := result.get(f"quarantine_files_{how}"))) + f" (run {result['run_id']})")
     from flows.store import remote
 
     if owed := remote.owed(settings):
@@ -830,6 +832,11 @@ def _forget_plan_text(p: dict, dry: bool) -> str:
         lines += [f"    {x}" for x in p["archive_files"]]
     else:
         lines.append("  the archived originals stay, byte-exact (add --purge to delete them too)")
+    if p.get("quarantine_files"):
+        lines.append(f"  {len(p['quarantine_files'])} quarantined file(s), "
+                     + ("deleted for good with their reason files:" if p["purge"] else
+                        "kept as they are, the phrase scrubbed from their reasons (--purge deletes them):"))
+        lines += [f"    {x}" for x in p["quarantine_files"]]
     return "\n".join(lines)
 
 

@@ -3,18 +3,26 @@
 It deletes; it does not hide. Under the run lock:
 
 1. **plan** (``--dry-run`` stops here): the days, sessions and messages that hold what
-   is forgotten, the core memory entries and candidates, and with ``--purge`` the
-   archived originals;
+   is forgotten (a phrase: in a message, or in a session id, agent or file name), the
+   core memory entries and candidates, the quarantined files whose name, bytes or
+   reason hold the phrase, and with ``--purge`` the archived originals. A phrase's
+   originals are found by reading the user's whole archive (names and bytes), never
+   through the tables, which an earlier forget of the same phrase already scrubbed: a
+   ``--purge`` after a plain forget finds every one;
 2. a **tombstone** records what was forgotten, by keyed hash, never in clear text
    (``transforms.forget``); every later load, summary, index, import and backfill
    honours it;
-3. with ``--purge``, the archived originals go too, each logged in ``purge_log``;
-   without it they stay byte-exact and read-only (the archive keeps what was said, the
-   tables and the index no longer do);
+3. with ``--purge``, the archived originals go too, and so do the quarantined files
+   and their reason files, each logged in ``purge_log`` (under its name renamed as
+   ``transforms.forget`` renames one, when the name holds the phrase); without it they
+   stay byte-exact and read-only (the archive keeps what was said, the tables and the
+   index no longer do), and only the quarantine reasons are scrubbed;
 4. the core memory entries and candidates that hold it are removed;
 5. each affected day is re-derived from the archive with the tombstone applied, then
    re-summarized and re-indexed, so its summary, its ``.summary.md``, its chunks and
-   MEMORY_INDEX no longer hold it; the snapshots and the catalog are rebuilt.
+   MEMORY_INDEX no longer hold it; the snapshots and the catalog are rebuilt;
+6. the records that are the only copy of what they hold (``runs``, ``quarantine``,
+   ``purge_log``) have the phrase scrubbed from their text and renamed in their names.
 
 This runs without Prefect on purpose: a flow's parameters are stored by the Prefect
 server, and the phrase must not be. The ``runs`` table gets a row with counts only.
@@ -24,7 +32,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
+import os
+import unicodedata
 from dataclasses import dataclass, field
+
+import pyarrow as pa
 
 from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
@@ -32,11 +45,12 @@ from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
 from flows.store import archive_files, compact, core_memory, ledger, mount, recall_pack, remote, tombstones, warehouse
 from flows.store.ledger import ArchivedDay, DayKey, RunRecord
+from flows.store.fsio import atomic_write_bytes
 from flows.store.lock import run_lock
-from schemas.tables import MESSAGES, SESSIONS
+from flows.stages import quarantine as quarantine_stage
+from schemas.tables import MESSAGES, PURGE_LOG, QUARANTINE, RUNS, SESSIONS
 from transforms.errors import ArchiveError, ConfigError
 from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
-from transforms.parse import decode_text
 
 
 @dataclass
@@ -51,13 +65,15 @@ class Plan:
     memory_entries: int = 0
     candidates: int = 0
     archive_files: list[tuple[dt.date | None, str]] = field(default_factory=list)  # (day, archive path)
+    quarantine_files: list[str] = field(default_factory=list)  # quarantine-relative paths that hold the phrase
     words: list[str] | None = field(default=None, repr=False)  # kept in memory only, to hash with the home's key
     session: str | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
         return {"user": self.user, "kind": self.kind, "purge": self.purge, "days": [d.isoformat() for d in self.days],
                 "sessions": self.sessions, "messages": self.messages, "memory_entries": self.memory_entries,
-                "candidates": self.candidates, "archive_files": [p for _, p in self.archive_files]}
+                "candidates": self.candidates, "archive_files": [p for _, p in self.archive_files],
+                "quarantine_files": list(self.quarantine_files)}
 
 
 def make_plan(settings: Settings, user: str, *, text: str | None = None, session: str | None = None,
@@ -94,15 +110,86 @@ def make_plan(settings: Settings, user: str, *, text: str | None = None, session
         longest = max(ws, key=len)
         rows = warehouse.read(wh, MESSAGES, "user_id = ? AND contains(lower(content), ?)", [user, longest]).to_pylist()
         hit_msgs = [m for m in rows if forgetting.mentions(m["content"])]
-        plan.days = sorted({m["date"] for m in hit_msgs})
+        named = [s for s in sessions if _names_session(forgetting, s)]
+        plan.days = sorted({m["date"] for m in hit_msgs} | {s["date"] for s in named})
         plan.messages = len(hit_msgs)
-        plan.sessions = len({(m["date"], m["session_id"]) for m in hit_msgs})
+        plan.sessions = len({(m["date"], m["session_id"]) for m in hit_msgs} | {(s["date"], s["session_id"]) for s in named})
+        plan.quarantine_files = quarantined(settings, user, forgetting, longest)
     plan.memory_entries = sum(1 for target in ("memory", "user")
                               for e in core_memory.read(settings, user, target).entries if _mentions(forgetting, t, e))
     plan.candidates = sum(1 for c in candidates.read_all(settings) if c["user_id"] == user and _candidate_hit(forgetting, t, c))
     if purge:
-        plan.archive_files = _archive_files(settings, user, forgetting, t, plan.days, sessions, session)
+        plan.archive_files = _archive_files(settings, user, forgetting, t, plan.days, sessions, session,
+                                            max(plan.words, key=len) if plan.words else None)
+        plan.days = sorted(set(plan.days) | {d for d, _ in plan.archive_files if d is not None})
     return plan
+
+
+def _names_session(f: Forgetting, s: dict) -> bool:
+    """Whether a session row's id, agent or file names hold the phrase."""
+    return any(f.names(v) for v in (s["session_id"], s["agent"], s["archive_path"], *(s["archive_paths"] or ())))
+
+
+def quarantined(settings: Settings, user: str, f: Forgetting, hint: str | None = None) -> list[str]:
+    """The quarantined files (quarantine-relative) of ``user``, or of no known user, whose name, bytes or reason hold a phrase."""
+    root = settings.paths.quarantine
+    rows = {r["path"]: r for r in warehouse.read(settings.paths.warehouse, QUARANTINE).to_pylist()}
+    out = []
+    for rel in quarantine_stage.quarantined_files(settings):
+        row = rows.get(rel) or {}
+        if row.get("user_id") not in (user, None):
+            continue
+        path = root / rel
+        sidecar = path.with_name(path.name + quarantine_stage.SIDECAR)
+        texts = [row.get("reason"), row.get("original_path"), os.readlink(path) if path.is_symlink() else None]
+        if f.names(rel) or any(t and (f.mentions(t) or f.names(t)) for t in texts) \
+                or _holds(sidecar, f, hint) or (not path.is_symlink() and _holds(path, f, hint)):
+            out.append(rel)
+    return out
+
+
+_BLOCK, _OVERLAP = 4 << 20, 64 << 10
+
+
+def _holds(path, f: Forgetting, hint: str | None = None) -> bool:
+    """Whether a file's bytes hold a phrase: read in blocks (a quarantined file may be huge), as UTF-8 and as
+    Latin-1 (a quarantined file is often no UTF-8), and a JSON file's strings as they read (no escape hides it).
+
+    ``hint``: one of the phrase's words (held in memory only); a block without it is not searched word by word."""
+    def search(text: str) -> bool:
+        return (hint is None or hint in unicodedata.normalize("NFKC", text).lower()) and f.mentions(text)
+
+    try:
+        with open(path, "rb") as fh:
+            tail = b""
+            while block := fh.read(_BLOCK):
+                data, tail = tail + block, (tail + block)[-_OVERLAP:]
+                text = data.decode("utf-8", "replace")
+                if search(text) or ("\ufffd" in text and search(data.decode("latin-1"))):
+                    return True
+            if path.suffix not in (".json", ".jsonl"):
+                return False
+            fh.seek(0)
+            body = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return False
+    try:
+        docs = [json.loads(body)] if path.suffix == ".json" else [json.loads(x) for x in body.splitlines() if x.strip()]
+    except ValueError:
+        return False
+    return any(search(t) for t in _strings(docs))
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 def _mentions(f: Forgetting, t: Tombstone, text: str) -> bool:
@@ -118,10 +205,14 @@ def _candidate_hit(f: Forgetting, t: Tombstone, c: dict) -> bool:
 
 
 def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, days: list[dt.date], sessions: list[dict],
-                   session: str | None) -> list[tuple[dt.date | None, str]]:
+                   session: str | None, hint: str | None = None) -> list[tuple[dt.date | None, str]]:
     """The archived originals a purge deletes: the days' files, or the files that hold the session or phrase."""
     wh = settings.paths.warehouse
     out: list[tuple[dt.date | None, str]] = []
+    if t.kind == "text":  # every original of the user's that holds it, in its name or its bytes, whatever forgot it before
+        days = []
+        out += [(d.day, d.relpath) for d in archive_files.list_archive(settings)
+                if d.user_id == user and (f.names(d.path.name) or _file_mentions(settings, d.relpath, f, hint))]
     for d in days:
         a = ledger.archived_day(wh, user, d)
         for path in (a.paths if a else ()):
@@ -131,13 +222,17 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
                 if any(s["session_id"] == session and path in (s.get("archive_paths") or [s["archive_path"]])
                        for s in sessions if s["date"] == d):
                     out.append((d, path))
-            elif _file_mentions(settings, path, f):
+            elif _file_mentions(settings, path, f, hint):
                 out.append((d, path))
+    if t.kind == "session":  # the files that hold it, read from the archive: an earlier forget took it out of the tables
+        named = tombstones.forgetting(settings, user)  # an id the rows show renamed (forgotten-...) is found too
+        for a in ledger.archived_days(wh, "user_id = ?", [user]).values():
+            out += [(a.date, p) for sid, p in load.session_files(settings, a) if session in (sid, named.rename(sid))]
     if t.kind == "text":  # an export whose conversations hold the phrase goes with them
         root = archive_files.imports_dir(settings, user)
         if root.is_dir():
             for p in sorted(root.iterdir()):
-                if p.is_file() and _file_mentions(settings, archive_files.rel(settings, p), f):
+                if p.is_file() and (f.names(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint)):
                     out.append((None, archive_files.rel(settings, p)))
     else:  # the export a purged day's or session's transcript was cut from goes too (its other days keep theirs)
         out += [(None, e) for e in archive_files.exports_of(settings, user, [p for _, p in out])]
@@ -145,11 +240,8 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
 
 
 
-def _file_mentions(settings: Settings, relpath: str, f: Forgetting) -> bool:
-    try:
-        return f.mentions(decode_text((settings.paths.archive / relpath).read_bytes()))
-    except Exception:  # noqa: BLE001 - a file kenang cannot decode cannot be matched; it stays
-        return False
+def _file_mentions(settings: Settings, relpath: str, f: Forgetting, hint: str | None = None) -> bool:
+    return _holds(settings.paths.archive / relpath, f, hint)
 
 
 def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
@@ -161,6 +253,8 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         if state.state in ("not_mounted", "foreign"):
             raise ArchiveError(state.reason or state.state)
     with run_lock(settings.paths.lock, run_id, wait_seconds):
+        if plan.purge and settings.paths.remote_archive and _fill_copy(settings):
+            plan = _replanned(settings, plan)  # what came down from the bucket is searched too
         key = tombstones.key(settings, create=True)
         tomb = _keyed(plan, key)
         tombstones.add(settings, tomb)
@@ -172,21 +266,124 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
                 by_day.setdefault(d, []).append(p)
             for d, paths in sorted(by_day.items(), key=lambda kv: (kv[0] is None, kv[0] or dt.date.min)):
                 purged += len(archive_files.purge(settings, plan.user, d, paths, f"forget:{tomb.tombstone_id}"))
+        quarantined = 0
+        if plan.quarantine_files:
+            if plan.purge:
+                quarantined = quarantine_stage.purge_quarantined(settings, plan.quarantine_files,
+                                                                 f"forget:{tomb.tombstone_id}", plan.user,
+                                                                 forgetting.rename_path)
+            else:
+                quarantined = _scrub_reasons(settings, plan.quarantine_files, forgetting)
         entries = core_memory.drop_matching(settings, plan.user, lambda e: _mentions(forgetting, tomb, e))
         rows = candidates.read_all(settings)
         keep = [c for c in rows if not (c["user_id"] == plan.user and _candidate_hit(forgetting, tomb, c))]
-        if len(keep) != len(rows):
+        if tomb.kind == "text":  # a kept candidate names sessions by id: renamed as their rows are
+            keep = [{**c, "session_ids": [forgetting.rename(x) for x in c["session_ids"]]}
+                    if c["session_ids"] and any(forgetting.names(x) for x in c["session_ids"]) else c for c in keep]
+        if keep != rows:
             candidates.write_all(settings, keep)
         rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
+        if tomb.kind == "text":
+            rebuilt["records_scrubbed"] = scrub_records(settings, forgetting)
         if settings.paths.remote_archive:  # the rewritten summaries replace the bucket's, their old versions deleted
             rebuilt["archive_remote"] = remote.push(settings).counts()
         record = RunRecord(run_id, "forget", {"user": plan.user, "kind": plan.kind, "purge": plan.purge,
                                               "days": len(plan.days)}, started,
-                           {"days": len(plan.days), "archive_files_purged": purged, "memory_entries": entries,
+                           {"days": len(plan.days), "archive_files_purged": purged,
+                            "quarantine_files_" + ("purged" if plan.purge else "scrubbed"): quarantined,
+                            "memory_entries": entries,
                             "candidates": len(rows) - len(keep), **rebuilt},
                            status="completed", finished_at=ledger.utcnow())
         ledger.write_run(settings.paths.warehouse, record)
     return {"run_id": run_id, **record.counts}
+
+
+def _fill_copy(settings: Settings) -> int:
+    """An archive on S3: what the local copy lacks comes down first (a copy made anew), as before a night."""
+    purged: dict[str, set[str]] = {}
+    for r in archive_files.purged(settings):
+        purged.setdefault(r["path"], set()).add(r["sha256"])
+    got = remote.pull(settings, purged)
+    if got.error:
+        raise ArchiveError(f"cannot fill the archive's local copy from the bucket before purging ({got.error}); "
+                           "nothing was forgotten: check the bucket, then run the forget again")
+    return got.pulled
+
+
+def _replanned(settings: Settings, plan: Plan) -> Plan:
+    t = plan.tombstone
+    return make_plan(settings, plan.user, text=" ".join(plan.words) if plan.words else None, session=plan.session,
+                     day=t.day if t.kind == "day" else None, before=t.day if t.kind == "before" else None, purge=True)
+
+
+def _scrub_reasons(settings: Settings, rels: list[str], f: Forgetting) -> int:
+    """Without --purge a quarantined file stays as it is; the phrase leaves its reason (reason file and row)."""
+    root, n = settings.paths.quarantine, 0
+    for rel in rels:
+        sidecar = root / (rel + quarantine_stage.SIDECAR)
+        try:
+            info = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(info, dict) and isinstance(info.get("reason"), str):
+            scrubbed = f.scrub_value(info["reason"])
+            if scrubbed != info["reason"]:
+                atomic_write_bytes(sidecar, (json.dumps({**info, "reason": scrubbed}, indent=2, ensure_ascii=False)
+                                             + "\n").encode())
+                n += 1
+    wanted = set(rels)
+    quarantine_stage.edit_rows(settings, lambda r: {**r, "reason": f.scrub_value(r["reason"])}
+                               if r["path"] in wanted else r)
+    return n
+
+
+def scrub_records(settings: Settings, f: Forgetting) -> int:
+    """Scrub a phrase from the records that are the only copy of what they hold; returns the files rewritten.
+
+    ``runs`` (its parameters, counts and errors name files and hold reasons) and the
+    ``days`` ledger's reasons get the phrase replaced by the marker; ``purge_log`` and
+    the quarantine reasons are scrubbed too, and a logged path that names the phrase is
+    renamed (``Forgetting.rename_path``): what was purged stays on the record, by
+    sha256, never by the forgotten words. Rows of every user: a run's report is the home's.
+    """
+    wh, n = settings.paths.warehouse, 0
+
+    def text(v):
+        return f.scrub_value(v) if isinstance(v, str) else v
+
+    def as_json(v):  # read, so that no escape ("\u00e9", "\n") can hide a phrase
+        try:
+            body = json.loads(v) if isinstance(v, str) else None
+        except ValueError:
+            return text(v)
+        scrubbed = f.scrub_value(body)
+        return v if scrubbed == body else json.dumps(scrubbed, sort_keys=True, default=str)
+
+    for path in _files(wh, RUNS):
+        rows = warehouse.read_file(path, RUNS).to_pylist()
+        new = [{**r, "parameters": as_json(r["parameters"]), "counts": as_json(r["counts"]), "error": text(r["error"])}
+               for r in rows]
+        if new != rows:
+            warehouse.write_file(path, pa.Table.from_pylist(new, schema=RUNS.schema), RUNS)
+            n += 1
+    days = ledger.read_days(wh)
+    fixed = [{**r, **{c: text(r[c]) for c in ("reason", "summary_reason", "index_reason")}} for r in days.values()]
+    changed = [r for r, old in zip(fixed, days.values()) if r != old]
+    if changed:
+        n += ledger.write_days(wh, changed) and 1
+    log = warehouse.read(wh, PURGE_LOG).to_pylist()
+    renamed = [{**r, "path": f.rename_path(r["path"]), "why": text(r["why"])} for r in log]
+    if renamed != log:
+        warehouse.write_file(warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(renamed, schema=PURGE_LOG.schema),
+                             PURGE_LOG)
+        n += 1
+    n += quarantine_stage.edit_rows(settings, lambda r: {**r, "reason": text(r["reason"])})
+    return n
+
+
+def _files(wh, table) -> list:
+    root = warehouse.table_dir(wh, table)
+    return sorted(p for p in root.rglob("*.parquet") if not p.name.startswith(".")) if root.is_dir() else []
 
 
 def _keyed(plan: Plan, key: bytes) -> Tombstone:

@@ -30,7 +30,7 @@ from flows.store.archive_files import day_dir, rel
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES, SESSIONS
 from transforms.forget import Forgetting
 from transforms.errors import ParseError, TransientError
-from transforms.redact import redact
+from transforms.redact import redact, redact_identifier
 from transforms.model import Session
 from transforms.parse import parse_transcript
 from transforms.resolve import resolve
@@ -237,6 +237,21 @@ def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay,
                 f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder"
             )
         out.append((rs, SourceFile(relpath, sha, segment_lineage(path.name) if segment else None)))
+    return out
+
+
+def session_files(settings: Settings, day: ArchivedDay) -> list[tuple[str, str]]:
+    """(session id as read, before any forgetting renames it; archive path) for each session of a day's files.
+
+    ``kenang forget --session --purge`` finds a session's originals with it, even after an
+    earlier forget took the session out of the tables. A file that cannot be read is left out."""
+    out = []
+    for p, sha in zip(day.paths, day.shas):
+        try:
+            out += [(redact_identifier(rs.session_id), src.archive_path)
+                    for rs, src in _read_archived(settings, p, sha, day, {}, False)]
+        except _DayFailure:
+            continue
     return out
 
 

@@ -7,6 +7,10 @@ copy-verify-then-delete steps as the archive, so nothing is lost even if quarant
 sits on another filesystem. A symlink is moved as a link (its target is never read).
 A file that cannot be moved at all (unreadable, gone) is left in place and listed in
 the result's ``left``; the night goes on with every other file.
+
+A quarantined file is an original, like an archived one, and the second place a pasted
+secret or a forgotten phrase stays: ``kenang forget --purge`` and
+``retention.archive_days`` delete it with its reason file (``purge_quarantined``).
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from flows.store import faults, warehouse
+from flows.store import archive_files, faults, warehouse
 from flows.config import Settings
-from flows.store.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy
+from flows.store.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy, sha256_file
 from flows.stages.ingest import Rejected
 from schemas.tables import QUARANTINE
 from transforms.errors import ArchiveError, TransientError
@@ -177,3 +181,110 @@ def list_quarantine(settings: Settings) -> list[dict]:
             info["path"] = p.relative_to(root).as_posix()[: -len(SIDECAR)]
             out.append(info)
     return out
+
+
+# --- what forget and retention take out of quarantine ---------------------------------
+#
+# A quarantined file is an original, like an archived one: it stays byte-exact until a
+# purge (``kenang forget --purge``, ``retention.archive_days``) deletes it with its reason
+# file, logged in ``purge_log`` as ``quarantine/<path>`` first, then taken out of the
+# ``quarantine`` table, then deleted: a crash in between leaves a logged file, never a
+# file gone without a word.
+
+PURGED_PREFIX = "quarantine/"
+
+
+def quarantined_files(settings: Settings) -> list[str]:
+    """Every quarantined file (or link), quarantine-relative, without the reason files."""
+    root = settings.paths.quarantine
+    if not root.is_dir():
+        return []
+    out = []
+    for dirpath, dirs, files in os.walk(root):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]:
+            if not name.endswith(SIDECAR):
+                out.append(Path(dirpath, name).relative_to(root).as_posix())
+    return sorted(out)
+
+
+def quarantined_before(settings: Settings, cutoff: dt.date) -> list[str]:
+    """The quarantined files whose quarantine day (their folder) is older than ``cutoff``."""
+    out = []
+    for rel in quarantined_files(settings):
+        try:
+            day = dt.date.fromisoformat(rel.split("/", 1)[0])
+        except ValueError:
+            continue  # not a file kenang placed: left alone
+        if day < cutoff:
+            out.append(rel)
+    return out
+
+
+def purge_quarantined(settings: Settings, rels: list[str], why: str, user: str | None = None,
+                      logged_as=lambda rel: rel) -> int:
+    """Delete quarantined files and their reason files on purpose, each logged in ``purge_log``; returns how many.
+
+    ``logged_as``: the name a file is logged under (``forget`` renames one that holds the phrase)."""
+    root = settings.paths.quarantine
+    rels = [r for r in rels if os.path.lexists(root / r)]
+    if not rels:
+        return 0
+    rows = {r["path"]: r for r in warehouse.read(settings.paths.warehouse, QUARANTINE).to_pylist()}
+    for rel in rels:
+        row = rows.get(rel) or {}
+        sha = row.get("sha256") or ("" if (root / rel).is_symlink() else _sha(root / rel))
+        day = row.get("date") or _folder_day(rel)
+        archive_files.log_purge(settings, row.get("user_id") or user or settings.default_user, day,
+                                PURGED_PREFIX + logged_as(rel), sha, why)
+    drop_rows(settings, set(rels))
+    for rel in rels:
+        path = root / rel
+        for p in (path.with_name(path.name + SIDECAR), path):
+            if p.is_symlink() or p.is_file():
+                p.unlink()
+        fsync_dir(path.parent)
+        try:
+            path.parent.rmdir()  # an emptied day folder goes too
+        except OSError:
+            pass
+    return len(rels)
+
+
+def drop_rows(settings: Settings, rels: set[str]) -> None:
+    """Take the rows of these quarantined files out of the ``quarantine`` table."""
+    edit_rows(settings, lambda row: None if row["path"] in rels else row)
+
+
+def edit_rows(settings: Settings, edit) -> int:
+    """Rewrite the ``quarantine`` table's files whose rows ``edit(row)`` changes (None drops a row); returns files rewritten."""
+    root = warehouse.table_dir(settings.paths.warehouse, QUARANTINE)
+    n = 0
+    for path in sorted(root.rglob("*.parquet")) if root.is_dir() else []:
+        if path.name.startswith("."):
+            continue
+        rows = warehouse.read_file(path, QUARANTINE).to_pylist()
+        new = [e for r in rows if (e := edit(dict(r))) is not None]
+        if new == rows:
+            continue
+        if new:
+            warehouse.write_file(path, pa.Table.from_pylist(new, schema=QUARANTINE.schema), QUARANTINE)
+        else:
+            path.unlink()
+            warehouse.checksum_file(path).unlink(missing_ok=True)
+            fsync_dir(path.parent)
+        n += 1
+    return n
+
+
+def _folder_day(rel: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(rel.split("/", 1)[0])
+    except ValueError:
+        return None
+
+
+def _sha(path: Path) -> str:
+    try:
+        return sha256_file(path)
+    except OSError:
+        return ""

@@ -54,9 +54,16 @@ def forgetting(settings: Settings, user: str, *, today: dt.date | None = None, p
 
 
 def add(settings: Settings, tombstone: Tombstone) -> bool:
-    """Record a tombstone (once: its id is a hash of what it forgets); returns whether it is new."""
+    """Record a tombstone (once: its id is a hash of what it forgets); returns whether it is new.
+
+    The same forget again with ``--purge`` marks the recorded one as purged, so what it
+    forgot is kept out of the archive from then on too."""
     rows = warehouse.read(settings.paths.warehouse, TOMBSTONES).to_pylist()
     if any(r["tombstone_id"] == tombstone.tombstone_id for r in rows):
+        if tombstone.purge and not all(r["purge"] for r in rows if r["tombstone_id"] == tombstone.tombstone_id):
+            rows = [{**r, "purge": True} if r["tombstone_id"] == tombstone.tombstone_id else r for r in rows]
+            warehouse.write_file(warehouse.single_file(settings.paths.warehouse, TOMBSTONES),
+                                 pa.Table.from_pylist(rows, schema=TOMBSTONES.schema), TOMBSTONES)
         return False
     rows.append({"tombstone_id": tombstone.tombstone_id, "user_id": tombstone.user_id, "kind": tombstone.kind,
                  "digest": tombstone.digest, "words": tombstone.words, "day": tombstone.day, "purge": tombstone.purge,
