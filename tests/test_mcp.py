@@ -81,7 +81,8 @@ def test_every_tool_answers_in_memory_with_structured_output(loaded):
 
 
 def test_the_memory_tool_keeps_refuses_and_corrects_core_memory_for_its_user_only(tmp_path, prefect_api):
-    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
+    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
+                                                "mcp": {"users": ["rina", "gading"]}})  # users with no chats yet
 
     async def go():
         async with Client(build_server(settings, user="rina")) as c, Client(build_server(settings, user="gading")) as g:
@@ -258,11 +259,14 @@ def test_a_token_for_a_user_the_home_does_not_know_can_never_write(loaded, http_
             with pytest.raises(ToolError, match="'ghost' is not a user this home knows, so nothing was written"):
                 await call(c, "session_write", turns=[{"role": "user", "content": "halo",
                                                        "timestamp": "2026-07-19T09:00:00+07:00"}])
+            with pytest.raises(ToolError, match="'ghost' is not a user this home knows, so nothing was written"):
+                await call(c, "memory", action="add", target="user", text="Ghost prefers tabs.")
     try:
         run(go())
     finally:
         edit_config(loaded.paths.home, lambda d: d["mcp"]["tokens"].pop(token_sha256("kenang_ghost")))
     assert not (loaded.paths.active / "ghost").exists()
+    assert not (loaded.paths.memory / "ghost").exists() and not (loaded.paths.snapshots / "ghost.md").exists()
 
 
 def test_the_server_logs_tool_user_and_time_never_the_query(http_server):
@@ -304,6 +308,19 @@ def test_without_a_user_a_home_whose_default_user_holds_nothing_serves_its_only_
             return await call(c, "session_write", session_id="only", turns=[
                 {"role": "user", "content": "halo", "timestamp": "2026-07-19T09:00:00+07:00"}])
     assert run(go())["path"] == "active/gading/only.md"  # gading's: a user with data, though kenang.yaml names none
+
+
+def test_a_user_who_holds_only_core_memory_is_served_over_stdio(home):
+    drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    r = kenang("remember", "--home", str(home.paths.home), "--user", "rina", "--to", "user", "Rina prefers tabs.")
+    assert r.exit_code == 0, r.stderr
+    transport = StdioTransport(sys.executable, ["-m", "flows.cli", "mcp", "--home", str(home.paths.home),
+                                                "--user", "rina"], cwd=str(ROOT), env={**os.environ}, keep_alive=False)
+
+    async def go():
+        async with Client(transport) as c:
+            return (await c.call_tool("memory_snapshot", {})).data
+    assert "Rina prefers tabs." in run(go())  # the nightly run keeps rina's snapshot: rina is a user of this home
 
 
 def test_session_write_never_starts_a_user_the_config_does_not_know(home):

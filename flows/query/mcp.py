@@ -14,10 +14,11 @@ into ``active/<user>/``.
 
 The users a home knows (``home_users``) are the ones kenang.yaml names (``default_user``,
 ``mcp.users``, each source's ``user``) and the ones that hold data (a day in the ledger, a
-file in the archive record, a transcript waiting in ``active/<user>/``). A token names a
-user but does not make one. A stdio server for a user the home does not know never
-starts, and ``session_write`` never writes for one, so a misspelt ``--user`` or token
-cannot start a new user that tonight's run would then keep apart from the real one.
+file in the archive record, core memory, a transcript waiting in ``active/<user>/``). A
+token names a user but does not make one. A stdio server for a user the home does not
+know never starts, and no tool that writes (``session_write``, ``memory``) writes for one,
+so a misspelt ``--user`` or token cannot start a new user that tonight's run would then
+keep apart from the real one.
 
 The wire: over stdio a line that is not JSON gets a JSON-RPC parse error (-32700) and
 one that is not a JSON-RPC message an invalid request (-32600), and the server goes on;
@@ -196,12 +197,12 @@ def named_users(settings: Settings) -> set[str]:
 
 
 def users_holding_data(settings: Settings) -> set[str]:
-    """Users with a day in the ledger, a file in the archive record, or a transcript waiting in active/."""
-    from flows.store import warehouse
+    """Users with a day in the ledger, a file in the archive record, core memory, or a transcript waiting in active/."""
+    from flows.store import core_memory, warehouse
     from schemas.tables import ARCHIVE_FILES, DAYS
 
     wh = settings.paths.warehouse
-    users: set[str] = set()
+    users: set[str] = set(core_memory.users(settings))  # the nightly run keeps their snapshot: they are a user
     if warehouse.has_files(wh, DAYS):
         users.update(warehouse.read_columns(warehouse.single_file(wh, DAYS), DAYS, ["user_id"])["user_id"])
     root = warehouse.table_dir(wh, ARCHIVE_FILES)
@@ -219,6 +220,11 @@ def users_holding_data(settings: Settings) -> set[str]:
 def home_users(settings: Settings) -> list[str]:
     """Every user the home knows: named in kenang.yaml or holding data."""
     return sorted(named_users(settings) | users_holding_data(settings))
+
+
+def knows(settings: Settings, user: str) -> bool:
+    """Whether the home knows ``user`` (see ``home_users``)."""
+    return user in named_users(settings) or user in users_holding_data(settings)
 
 
 def check_user(settings: Settings, user: str) -> str:
@@ -313,9 +319,20 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
         fn.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k != "user"}
         return fn
 
+    def known_only(fn: Callable) -> Callable:
+        """``fn`` for a user the home knows (kenang.yaml as it is now); else refused before it writes anything."""
+        @functools.wraps(fn)
+        def call(user: str, *args, **kwargs):
+            if not knows(live(), user):
+                raise RequestError(f"{user!r} is not a user this home knows, so nothing was written; "
+                                   "list it under mcp.users in kenang.yaml to start it")
+            return fn(user, *args, **kwargs)
+        return call
+
     def tool(**kw):
+        writes = kw.get("annotations", {}).get("readOnlyHint") is not True  # a tool that may write is guarded
         def deco(fn):
-            return mcp.tool(**kw)(_strip_user(logged(ToolError)(fn)))
+            return mcp.tool(**kw)(_strip_user(logged(ToolError)(known_only(fn) if writes else fn)))
         return deco
 
     def resource(uri: str, **kw):
@@ -402,10 +419,6 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
         It is written as a transcript, whole or not at all, and never over another session.
         """
-        now = live()
-        if user not in named_users(now) and user not in users_holding_data(now):
-            raise RequestError(f"{user!r} is not a user this home knows, so nothing was written; "
-                               "list it under mcp.users in kenang.yaml to start it")
         return WriteResult(**svc.write_session(user, [t.model_dump(exclude_none=True) for t in turns],
                                                session_id=session_id, agent=agent, title=title))
 
