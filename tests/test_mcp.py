@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
 import json
 import os
 import queue
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import httpx
@@ -409,6 +411,52 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=30)
+
+
+def test_a_stdio_line_longer_than_any_message_is_refused_unheld_and_the_server_goes_on(home):
+    edit_config(home.paths.home, lambda d: d["mcp"].update(session_max_chars=100, session_max_turns=1))
+    limit = 12 * 100 + 512 * 1 + 2**20  # the largest session_write these limits allow, JSON-escaped, and room
+    proc, lines = _stdio(home.paths.home)
+    try:
+        ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "%s"}}\n'
+        _send(proc, ping.replace(b"%s", b"x" * (limit - len(ping) + 3)))  # limit bytes and its newline: read
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        _send(proc, ping.replace(b"%s", b"x" * (limit - len(ping) + 4)))  # one byte more: refused, never parsed
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": f"Invalid Request: the line is longer than {limit:,} bytes, more than any "
+                                       "message kenang takes (see mcp.session_max_chars)"}}
+        _send(proc, b'{"jsonrpc": "2.0", "method": ' + b"[" * (3 * limit) + b"\n")  # read past in pieces
+        assert _answer(lines)["error"]["code"] == -32600
+        _send(proc, ping.replace(b"%s", b"after"))
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0 and lines.empty()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def test_the_stdio_relay_lets_go_of_a_bad_line_as_soon_as_it_is_answered():
+    import anyio
+
+    from flows.query.mcp import _answer_malformed
+
+    class Undecodable(Exception):
+        """what the SDK's transport hands on for a line it could not decode (its errors hold copies of the line)"""
+
+    async def go():
+        incoming, read = anyio.create_memory_object_stream(1)
+        write, answers = anyio.create_memory_object_stream(1)
+        async with _answer_malformed(read, write, 1000):
+            bad = Undecodable()
+            gone = weakref.ref(bad)
+            await incoming.send(bad)
+            del bad
+            answer = await answers.receive()  # the relay now waits for the next line, which may never come
+            gc.collect()
+            return answer.message.error.code, gone() is None
+    assert run(go()) == (-32600, True)
 
 
 # --- the round trip --------------------------------------------------------------------------

@@ -23,7 +23,10 @@ keep apart from the real one.
 The wire: over stdio a line that is not JSON gets a JSON-RPC parse error (-32700) and
 one that is not a JSON-RPC message an invalid request (-32600), and the server goes on;
 the MCP SDK's stdio transport hands such a line to the session as an exception, which
-drops it and leaves the client waiting (``serve_stdio`` answers it in between). Over
+drops it and leaves the client waiting (``serve_stdio`` answers it in between). A line
+longer than the largest ``session_write`` the limits allow (``max_line_bytes``) is read
+past in pieces, never held, and gets an invalid request: the SDK reads lines whole, and
+its error for a JSON line that is no message holds a copy of the line per union member. Over
 HTTP, FastMCP's Host/Origin guard refuses a foreign ``Host`` (421) or ``Origin`` (403)
 before auth, the DNS-rebinding defence of the MCP spec: loopback names, the bound
 address, and ``mcp.allowed_hosts``/``mcp.allowed_origins`` pass.
@@ -441,30 +444,60 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
 # --- stdio ----------------------------------------------------------------------------------
 
-def serve_stdio(server) -> None:
+def max_line_bytes(settings: Settings) -> int:
+    """The longest stdin line read: the largest session_write the limits allow, each character JSON-escaped
+    (12 bytes for one outside the BMP), with room for each turn's fields and the envelope."""
+    cfg = settings.mcp
+    return 12 * cfg.session_max_chars + 512 * cfg.session_max_turns + (1 << 20)
+
+
+_TOO_LONG = "\x00kenang: over max_line_bytes\n"  # what the transport gets for such a line: no JSON, answered below
+
+
+class _Lines:
+    """stdin for the SDK's transport, a line at a time, each at most ``limit`` bytes (a longer one becomes
+    ``_TOO_LONG``, read past in pieces); decoded as the SDK decodes it (UTF-8, bad bytes replaced)."""
+
+    def __init__(self, raw, limit: int) -> None:
+        self._raw, self.limit = raw, limit
+
+    def readline(self) -> str:
+        line = self._raw.readline(self.limit + 1)
+        if len(line) > self.limit and not line.endswith(b"\n"):
+            while (rest := self._raw.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            return _TOO_LONG
+        return line.decode("utf-8", errors="replace")
+
+
+def serve_stdio(server, settings: Settings) -> None:
     """Serve over stdin/stdout as FastMCP's ``run(transport="stdio")`` does, answering malformed lines."""
+    import sys
+
     import anyio
 
-    anyio.run(_serve_stdio, server)
+    anyio.run(_serve_stdio, server, _Lines(sys.stdin.buffer, max_line_bytes(settings)))
 
 
-async def _serve_stdio(server) -> None:
+async def _serve_stdio(server, lines: _Lines) -> None:
+    import anyio
     from fastmcp.server.context import reset_transport, set_transport
     from mcp.server.stdio import stdio_server
 
     token = set_transport("stdio")
     try:
         # FastMCP's own run_stdio_async (fastmcp is pinned; tests/test_mcp.py drives this through a real pipe),
-        # with _answer_malformed between the transport and the session
-        async with server._lifespan_manager(), stdio_server() as (read, write), \
-                _answer_malformed(read, write) as messages:
+        # with stdin read in bounded lines (in place: kenang starts no child that could read fd 0) and
+        # _answer_malformed between the transport and the session
+        async with server._lifespan_manager(), stdio_server(stdin=anyio.wrap_file(lines)) as (read, write), \
+                _answer_malformed(read, write, lines.limit) as messages:
             await server._mcp_server.run(messages, write, server._mcp_server.create_initialization_options())
     finally:
         reset_transport(token)
 
 
 @contextlib.asynccontextmanager
-async def _answer_malformed(read, write):
+async def _answer_malformed(read, write, limit: int):
     """The read stream without the lines the transport could not decode; each of those gets its JSON-RPC error."""
     import anyio
     from mcp.shared.message import SessionMessage
@@ -479,7 +512,7 @@ async def _answer_malformed(read, write):
                     if not isinstance(item, Exception):
                         await send.send(item)
                         continue
-                    answer = _rpc_error(item)
+                    answer, item = _rpc_error(item, limit), None  # its error holds copies of the line: let go now
                     if answer is None:
                         continue
                     code, message, request_id = answer
@@ -497,12 +530,12 @@ async def _answer_malformed(read, write):
             tg.cancel_scope.cancel()
 
 
-def _rpc_error(exc: Exception) -> tuple[int, str, str | int | None] | None:
+def _rpc_error(exc: Exception, limit: int) -> tuple[int, str, str | int | None] | None:
     """(code, message, id) for a line the transport could not decode; None for a blank line.
 
-    Not JSON: parse error, id null. JSON but no JSON-RPC message: invalid request, with
-    the request's id when it names a method and a usable id (so the client's call ends
-    now, not at its timeout), else null.
+    Not JSON: parse error, id null. Over ``limit`` bytes: invalid request, id null. JSON
+    but no JSON-RPC message: invalid request, with the request's id when it names a
+    method and a usable id (so the client's call ends now, not at its timeout), else null.
     """
     from mcp_types import INVALID_REQUEST, PARSE_ERROR
     from pydantic import ValidationError
@@ -512,6 +545,9 @@ def _rpc_error(exc: Exception) -> tuple[int, str, str | int | None] | None:
         raw = next((e.get("input") for e in errors if e["type"] == "json_invalid"), None)
         if isinstance(raw, str) and not raw.strip():
             return None
+        if raw == _TOO_LONG:
+            return INVALID_REQUEST, f"Invalid Request: the line is longer than {limit:,} bytes, more than any " \
+                                    "message kenang takes (see mcp.session_max_chars)", None
         return PARSE_ERROR, "Parse error: the line is not JSON", None
     request_id = None
     for e in errors:
