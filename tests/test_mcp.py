@@ -387,6 +387,11 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
             "code": -32600, "message": "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"}}
         _send(proc, b"[1, 2, 3]\n")
         assert _answer(lines)["error"]["code"] == -32600
+        _send(proc, b'[{"jsonrpc": "2.0", "id": 5, "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/x"},'
+                    b' {"jsonrpc": "2.0", "id": "six", "method": "tools/list"}]\n')  # a batch: each call ends now
+        batch = {"code": -32600, "message": "Invalid Request: batches are not supported; send one message a line"}
+        assert [_answer(lines), _answer(lines)] == [{"jsonrpc": "2.0", "id": 5, "error": batch},
+                                                    {"jsonrpc": "2.0", "id": "six", "error": batch}]
         _send(proc, b'{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}\n')  # its id is known: its call ends now
         assert _answer(lines) == {"jsonrpc": "2.0", "id": 7, "error": {
             "code": -32600, "message": "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"}}
@@ -406,7 +411,7 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
         assert proc.wait(timeout=30) == 0
         assert lines.empty()
         err = proc.stderr.read().decode()
-        assert err.count("a stdin line was no JSON-RPC message") == 7 and "this is not json" not in err
+        assert err.count("a stdin line was no JSON-RPC message") == 8 and "this is not json" not in err
     finally:
         if proc.poll() is None:
             proc.kill()

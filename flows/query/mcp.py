@@ -512,13 +512,12 @@ async def _answer_malformed(read, write, limit: int):
                     if not isinstance(item, Exception):
                         await send.send(item)
                         continue
-                    answer, item = _rpc_error(item, limit), None  # its error holds copies of the line: let go now
-                    if answer is None:
-                        continue
-                    code, message, request_id = answer
-                    log.warning("mcp: a stdin line was no JSON-RPC message; answered %d", code)
-                    await write.send(SessionMessage(JSONRPCError(
-                        jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))))
+                    answers, item = _rpc_errors(item, limit), None  # its error holds copies of the line: let go now
+                    if answers:
+                        log.warning("mcp: a stdin line was no JSON-RPC message; answered %d", answers[0][0])
+                    for code, message, request_id in answers:
+                        await write.send(SessionMessage(JSONRPCError(
+                            jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))))
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     return  # the session is over
 
@@ -530,12 +529,14 @@ async def _answer_malformed(read, write, limit: int):
             tg.cancel_scope.cancel()
 
 
-def _rpc_error(exc: Exception, limit: int) -> tuple[int, str, str | int | None] | None:
-    """(code, message, id) for a line the transport could not decode; None for a blank line.
+def _rpc_errors(exc: Exception, limit: int) -> list[tuple[int, str, str | int | None]]:
+    """The (code, message, id) answers to a line the transport could not decode; none for a blank line.
 
     Not JSON: parse error, id null. Over ``limit`` bytes: invalid request, id null. JSON
     but no JSON-RPC message: invalid request, with the request's id when it names a
     method and a usable id (so the client's call ends now, not at its timeout), else null.
+    A batch (MCP has none since 2025-06-18; the SDK reads none): an invalid request for
+    each request in it, with its id, one a line as the client's transport reads them.
     """
     from mcp_types import INVALID_REQUEST, PARSE_ERROR
     from pydantic import ValidationError
@@ -544,16 +545,24 @@ def _rpc_error(exc: Exception, limit: int) -> tuple[int, str, str | int | None] 
     if any(e["type"] == "json_invalid" for e in errors):
         raw = next((e.get("input") for e in errors if e["type"] == "json_invalid"), None)
         if isinstance(raw, str) and not raw.strip():
-            return None
+            return []
         if raw == _TOO_LONG:
-            return INVALID_REQUEST, f"Invalid Request: the line is longer than {limit:,} bytes, more than any " \
-                                    "message kenang takes (see mcp.session_max_chars)", None
-        return PARSE_ERROR, "Parse error: the line is not JSON", None
-    request_id = None
-    for e in errors:
-        got = e.get("input")
-        if isinstance(got, dict) and isinstance(got.get("method"), str) and isinstance(got.get("id"), (str, int)) \
-                and not isinstance(got.get("id"), bool):
-            request_id = got["id"]
-            break
-    return INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message", request_id
+            return [(INVALID_REQUEST, f"Invalid Request: the line is longer than {limit:,} bytes, more than any "
+                                      "message kenang takes (see mcp.session_max_chars)", None)]
+        return [(PARSE_ERROR, "Parse error: the line is not JSON", None)]
+    batch = next((e["input"] for e in errors if len(e["loc"]) <= 1 and isinstance(e.get("input"), list)), None)
+    if batch is not None:
+        ids = [i for i in map(_request_id, batch) if i is not None]
+        return [(INVALID_REQUEST, "Invalid Request: batches are not supported; send one message a line", i)
+                for i in ids or [None]]
+    request_id = next((i for i in (_request_id(e.get("input")) for e in errors) if i is not None), None)
+    return [(INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message", request_id)]
+
+
+def _request_id(message: object) -> str | int | None:
+    """The id of what reads as a request (a method and a string or integer id), else None."""
+    if isinstance(message, dict) and isinstance(message.get("method"), str):
+        request_id = message.get("id")
+        if isinstance(request_id, (str, int)) and not isinstance(request_id, bool):
+            return request_id
+    return None
