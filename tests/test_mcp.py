@@ -344,6 +344,8 @@ def test_session_write_never_starts_a_user_the_config_does_not_know(home):
 @pytest.mark.parametrize("key, value, said", [
     ("allowed_hosts", '["http://nas.lan"]', "mcp.allowed_hosts: 'http://nas.lan' is not a host name"),
     ("allowed_hosts", '["nas lan"]', "mcp.allowed_hosts: 'nas lan' is not a host name"),
+    ("allowed_hosts", '["fd00::2"]', "mcp.allowed_hosts: 'fd00::2' is not a host name: give the name or address "
+                                     "alone, e.g. nas.lan or [fd00::2] (an IPv6 address in brackets"),
     ("allowed_origins", "[nas.lan]", "mcp.allowed_origins: 'nas.lan' is not an origin"),
     ("users", '["Gading Raya"]', "mcp.users: 'Gading Raya' is not a valid user id"),
 ])
