@@ -316,8 +316,8 @@ def test_a_user_who_holds_only_core_memory_is_served_over_stdio(home):
     drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
     r = kenang("remember", "--home", str(home.paths.home), "--user", "rina", "--to", "user", "Rina prefers tabs.")
     assert r.exit_code == 0, r.stderr
-    transport = StdioTransport(sys.executable, ["-m", "flows.cli", "mcp", "--home", str(home.paths.home),
-                                                "--user", "rina"], cwd=str(ROOT), env={**os.environ}, keep_alive=False)
+    transport = StdioTransport(sys.executable, ["-m", "flows.cli", "mcp", "--home", str(home.paths.home), "--user",
+                                                "rina"], cwd=str(ROOT), env={**os.environ}, keep_alive=False)
 
     async def go():
         async with Client(transport) as c:
@@ -421,8 +421,9 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
 
 
 def test_a_stdio_line_longer_than_any_message_is_refused_unheld_and_the_server_goes_on(home):
-    edit_config(home.paths.home, lambda d: d["mcp"].update(session_max_chars=100, session_max_turns=1))
-    limit = 12 * 100 + 512 * 1 + 2**20  # the largest session_write these limits allow, JSON-escaped, and room
+    edit_config(home.paths.home, lambda d: d["mcp"].update(session_max_chars=100, session_max_turns=1,
+                                                           max_query_chars=200))
+    limit = 12 * 200 + 512 * 1 + 2**20  # the longest query these limits allow, JSON-escaped, and room
     proc, lines = _stdio(home.paths.home)
     try:
         ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "%s"}}\n'

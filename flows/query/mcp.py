@@ -200,7 +200,7 @@ def named_users(settings: Settings) -> set[str]:
 
 
 def users_holding_data(settings: Settings) -> set[str]:
-    """Users with a day in the ledger, a file in the archive record, core memory, or a transcript waiting in active/."""
+    """Users with a day in the ledger, a file in the archive record, core memory or a transcript in active/."""
     from flows.store import core_memory, warehouse
     from schemas.tables import ARCHIVE_FILES, DAYS
 
@@ -445,10 +445,10 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 # --- stdio ----------------------------------------------------------------------------------
 
 def max_line_bytes(settings: Settings) -> int:
-    """The longest stdin line read: the largest session_write the limits allow, each character JSON-escaped
-    (12 bytes for one outside the BMP), with room for each turn's fields and the envelope."""
+    """The longest stdin line read: the largest session_write (or query) the limits allow, each character
+    JSON-escaped (12 bytes for one outside the BMP), with room for each turn's fields and the envelope."""
     cfg = settings.mcp
-    return 12 * cfg.session_max_chars + 512 * cfg.session_max_turns + (1 << 20)
+    return 12 * max(cfg.session_max_chars, cfg.max_query_chars) + 512 * cfg.session_max_turns + (1 << 20)
 
 
 _TOO_LONG = "\x00kenang: over max_line_bytes\n"  # what the transport gets for such a line: no JSON, answered below
