@@ -226,8 +226,8 @@ class Mcp(Section):
     def _hosts(cls, v: list[str]) -> list[str]:
         for host in v:
             if not _HOST.match(host):
-                raise ValueError(f"{host!r} is not a host name: give the name alone, e.g. nas.lan (any port "
-                                 "is allowed), without http://")
+                raise ValueError(f"{host!r} is not a host name: give the name or address alone, e.g. nas.lan or "
+                                 "[fd00::2] (an IPv6 address in brackets; any port is allowed), without http://")
         return v
 
     @field_validator("allowed_origins")

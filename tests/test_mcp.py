@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
 import json
 import os
 import queue
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import httpx
@@ -81,7 +83,8 @@ def test_every_tool_answers_in_memory_with_structured_output(loaded):
 
 
 def test_the_memory_tool_keeps_refuses_and_corrects_core_memory_for_its_user_only(tmp_path, prefect_api):
-    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
+    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
+                                                "mcp": {"users": ["rina", "gading"]}})  # users with no chats yet
 
     async def go():
         async with Client(build_server(settings, user="rina")) as c, Client(build_server(settings, user="gading")) as g:
@@ -258,11 +261,14 @@ def test_a_token_for_a_user_the_home_does_not_know_can_never_write(loaded, http_
             with pytest.raises(ToolError, match="'ghost' is not a user this home knows, so nothing was written"):
                 await call(c, "session_write", turns=[{"role": "user", "content": "halo",
                                                        "timestamp": "2026-07-19T09:00:00+07:00"}])
+            with pytest.raises(ToolError, match="'ghost' is not a user this home knows, so nothing was written"):
+                await call(c, "memory", action="add", target="user", text="Ghost prefers tabs.")
     try:
         run(go())
     finally:
         edit_config(loaded.paths.home, lambda d: d["mcp"]["tokens"].pop(token_sha256("kenang_ghost")))
     assert not (loaded.paths.active / "ghost").exists()
+    assert not (loaded.paths.memory / "ghost").exists() and not (loaded.paths.snapshots / "ghost.md").exists()
 
 
 def test_the_server_logs_tool_user_and_time_never_the_query(http_server):
@@ -306,6 +312,19 @@ def test_without_a_user_a_home_whose_default_user_holds_nothing_serves_its_only_
     assert run(go())["path"] == "active/gading/only.md"  # gading's: a user with data, though kenang.yaml names none
 
 
+def test_a_user_who_holds_only_core_memory_is_served_over_stdio(home):
+    drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    r = kenang("remember", "--home", str(home.paths.home), "--user", "rina", "--to", "user", "Rina prefers tabs.")
+    assert r.exit_code == 0, r.stderr
+    transport = StdioTransport(sys.executable, ["-m", "flows.cli", "mcp", "--home", str(home.paths.home), "--user",
+                                                "rina"], cwd=str(ROOT), env={**os.environ}, keep_alive=False)
+
+    async def go():
+        async with Client(transport) as c:
+            return (await c.call_tool("memory_snapshot", {})).data
+    assert "Rina prefers tabs." in run(go())  # the nightly run keeps rina's snapshot: rina is a user of this home
+
+
 def test_session_write_never_starts_a_user_the_config_does_not_know(home):
     turns = [{"role": "user", "content": "halo", "timestamp": "2026-07-19T09:00:00+07:00"}]
 
@@ -325,6 +344,8 @@ def test_session_write_never_starts_a_user_the_config_does_not_know(home):
 @pytest.mark.parametrize("key, value, said", [
     ("allowed_hosts", '["http://nas.lan"]', "mcp.allowed_hosts: 'http://nas.lan' is not a host name"),
     ("allowed_hosts", '["nas lan"]', "mcp.allowed_hosts: 'nas lan' is not a host name"),
+    ("allowed_hosts", '["fd00::2"]', "mcp.allowed_hosts: 'fd00::2' is not a host name: give the name or address "
+                                     "alone, e.g. nas.lan or [fd00::2] (an IPv6 address in brackets"),
     ("allowed_origins", "[nas.lan]", "mcp.allowed_origins: 'nas.lan' is not an origin"),
     ("users", '["Gading Raya"]', "mcp.users: 'Gading Raya' is not a valid user id"),
 ])
@@ -368,6 +389,11 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
             "code": -32600, "message": "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"}}
         _send(proc, b"[1, 2, 3]\n")
         assert _answer(lines)["error"]["code"] == -32600
+        _send(proc, b'[{"jsonrpc": "2.0", "id": 5, "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/x"},'
+                    b' {"jsonrpc": "2.0", "id": "six", "method": "tools/list"}]\n')  # a batch: each call ends now
+        batch = {"code": -32600, "message": "Invalid Request: batches are not supported; send one message a line"}
+        assert [_answer(lines), _answer(lines)] == [{"jsonrpc": "2.0", "id": 5, "error": batch},
+                                                    {"jsonrpc": "2.0", "id": "six", "error": batch}]
         _send(proc, b'{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}\n')  # its id is known: its call ends now
         assert _answer(lines) == {"jsonrpc": "2.0", "id": 7, "error": {
             "code": -32600, "message": "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"}}
@@ -387,11 +413,58 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
         assert proc.wait(timeout=30) == 0
         assert lines.empty()
         err = proc.stderr.read().decode()
-        assert err.count("a stdin line was no JSON-RPC message") == 7 and "this is not json" not in err
+        assert err.count("a stdin line was no JSON-RPC message") == 8 and "this is not json" not in err
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=30)
+
+
+def test_a_stdio_line_longer_than_any_message_is_refused_unheld_and_the_server_goes_on(home):
+    edit_config(home.paths.home, lambda d: d["mcp"].update(session_max_chars=100, session_max_turns=1,
+                                                           max_query_chars=200))
+    limit = 12 * 200 + 512 * 1 + 2**20  # the longest query these limits allow, JSON-escaped, and room
+    proc, lines = _stdio(home.paths.home)
+    try:
+        ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "%s"}}\n'
+        _send(proc, ping.replace(b"%s", b"x" * (limit - len(ping) + 3)))  # limit bytes and its newline: read
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        _send(proc, ping.replace(b"%s", b"x" * (limit - len(ping) + 4)))  # one byte more: refused, never parsed
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": f"Invalid Request: the line is longer than {limit:,} bytes, more than any "
+                                       "message kenang takes (see mcp.session_max_chars)"}}
+        _send(proc, b'{"jsonrpc": "2.0", "method": ' + b"[" * (3 * limit) + b"\n")  # read past in pieces
+        assert _answer(lines)["error"]["code"] == -32600
+        _send(proc, ping.replace(b"%s", b"after"))
+        assert _answer(lines) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0 and lines.empty()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def test_the_stdio_relay_lets_go_of_a_bad_line_as_soon_as_it_is_answered():
+    import anyio
+
+    from flows.query.mcp import _answer_malformed
+
+    class Undecodable(Exception):
+        """what the SDK's transport hands on for a line it could not decode (its errors hold copies of the line)"""
+
+    async def go():
+        incoming, read = anyio.create_memory_object_stream(1)
+        write, answers = anyio.create_memory_object_stream(1)
+        async with _answer_malformed(read, write, 1000):
+            bad = Undecodable()
+            gone = weakref.ref(bad)
+            await incoming.send(bad)
+            del bad
+            answer = await answers.receive()  # the relay now waits for the next line, which may never come
+            gc.collect()
+            return answer.message.error.code, gone() is None
+    assert run(go()) == (-32600, True)
 
 
 # --- the round trip --------------------------------------------------------------------------

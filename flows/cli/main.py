@@ -893,7 +893,7 @@ def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool,
         sys.exit(EXIT_USAGE)
     if note:
         _err(f"kenang mcp: {note}")
-    mcp_server.serve_stdio(mcp_server.build_server(settings, user=who))
+    mcp_server.serve_stdio(mcp_server.build_server(settings, user=who), settings)
 
 
 @mcp.group()

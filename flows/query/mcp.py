@@ -14,15 +14,19 @@ into ``active/<user>/``.
 
 The users a home knows (``home_users``) are the ones kenang.yaml names (``default_user``,
 ``mcp.users``, each source's ``user``) and the ones that hold data (a day in the ledger, a
-file in the archive record, a transcript waiting in ``active/<user>/``). A token names a
-user but does not make one. A stdio server for a user the home does not know never
-starts, and ``session_write`` never writes for one, so a misspelt ``--user`` or token
-cannot start a new user that tonight's run would then keep apart from the real one.
+file in the archive record, core memory, a transcript waiting in ``active/<user>/``). A
+token names a user but does not make one. A stdio server for a user the home does not
+know never starts, and no tool that writes (``session_write``, ``memory``) writes for one,
+so a misspelt ``--user`` or token cannot start a new user that tonight's run would then
+keep apart from the real one.
 
 The wire: over stdio a line that is not JSON gets a JSON-RPC parse error (-32700) and
 one that is not a JSON-RPC message an invalid request (-32600), and the server goes on;
 the MCP SDK's stdio transport hands such a line to the session as an exception, which
-drops it and leaves the client waiting (``serve_stdio`` answers it in between). Over
+drops it and leaves the client waiting (``serve_stdio`` answers it in between). A line
+longer than the largest ``session_write`` the limits allow (``max_line_bytes``) is read
+past in pieces, never held, and gets an invalid request: the SDK reads lines whole, and
+its error for a JSON line that is no message holds a copy of the line per union member. Over
 HTTP, FastMCP's Host/Origin guard refuses a foreign ``Host`` (421) or ``Origin`` (403)
 before auth, the DNS-rebinding defence of the MCP spec: loopback names, the bound
 address, and ``mcp.allowed_hosts``/``mcp.allowed_origins`` pass.
@@ -196,12 +200,12 @@ def named_users(settings: Settings) -> set[str]:
 
 
 def users_holding_data(settings: Settings) -> set[str]:
-    """Users with a day in the ledger, a file in the archive record, or a transcript waiting in active/."""
-    from flows.store import warehouse
+    """Users with a day in the ledger, a file in the archive record, core memory or a transcript in active/."""
+    from flows.store import core_memory, warehouse
     from schemas.tables import ARCHIVE_FILES, DAYS
 
     wh = settings.paths.warehouse
-    users: set[str] = set()
+    users: set[str] = set(core_memory.users(settings))  # the nightly run keeps their snapshot: they are a user
     if warehouse.has_files(wh, DAYS):
         users.update(warehouse.read_columns(warehouse.single_file(wh, DAYS), DAYS, ["user_id"])["user_id"])
     root = warehouse.table_dir(wh, ARCHIVE_FILES)
@@ -219,6 +223,11 @@ def users_holding_data(settings: Settings) -> set[str]:
 def home_users(settings: Settings) -> list[str]:
     """Every user the home knows: named in kenang.yaml or holding data."""
     return sorted(named_users(settings) | users_holding_data(settings))
+
+
+def knows(settings: Settings, user: str) -> bool:
+    """Whether the home knows ``user`` (see ``home_users``)."""
+    return user in named_users(settings) or user in users_holding_data(settings)
 
 
 def check_user(settings: Settings, user: str) -> str:
@@ -313,9 +322,20 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
         fn.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k != "user"}
         return fn
 
+    def known_only(fn: Callable) -> Callable:
+        """``fn`` for a user the home knows (kenang.yaml as it is now); else refused before it writes anything."""
+        @functools.wraps(fn)
+        def call(user: str, *args, **kwargs):
+            if not knows(live(), user):
+                raise RequestError(f"{user!r} is not a user this home knows, so nothing was written; "
+                                   "list it under mcp.users in kenang.yaml to start it")
+            return fn(user, *args, **kwargs)
+        return call
+
     def tool(**kw):
+        writes = kw.get("annotations", {}).get("readOnlyHint") is not True  # a tool that may write is guarded
         def deco(fn):
-            return mcp.tool(**kw)(_strip_user(logged(ToolError)(fn)))
+            return mcp.tool(**kw)(_strip_user(logged(ToolError)(known_only(fn) if writes else fn)))
         return deco
 
     def resource(uri: str, **kw):
@@ -405,10 +425,6 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
         It is written as a transcript, whole or not at all, and never over another session.
         """
-        now = live()
-        if user not in named_users(now) and user not in users_holding_data(now):
-            raise RequestError(f"{user!r} is not a user this home knows, so nothing was written; "
-                               "list it under mcp.users in kenang.yaml to start it")
         return WriteResult(**svc.write_session(user, [t.model_dump(exclude_none=True) for t in turns],
                                                session_id=session_id, agent=agent, title=title))
 
@@ -431,30 +447,60 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
 # --- stdio ----------------------------------------------------------------------------------
 
-def serve_stdio(server) -> None:
+def max_line_bytes(settings: Settings) -> int:
+    """The longest stdin line read: the largest session_write (or query) the limits allow, each character
+    JSON-escaped (12 bytes for one outside the BMP), with room for each turn's fields and the envelope."""
+    cfg = settings.mcp
+    return 12 * max(cfg.session_max_chars, cfg.max_query_chars) + 512 * cfg.session_max_turns + (1 << 20)
+
+
+_TOO_LONG = "\x00kenang: over max_line_bytes\n"  # what the transport gets for such a line: no JSON, answered below
+
+
+class _Lines:
+    """stdin for the SDK's transport, a line at a time, each at most ``limit`` bytes (a longer one becomes
+    ``_TOO_LONG``, read past in pieces); decoded as the SDK decodes it (UTF-8, bad bytes replaced)."""
+
+    def __init__(self, raw, limit: int) -> None:
+        self._raw, self.limit = raw, limit
+
+    def readline(self) -> str:
+        line = self._raw.readline(self.limit + 1)
+        if len(line) > self.limit and not line.endswith(b"\n"):
+            while (rest := self._raw.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            return _TOO_LONG
+        return line.decode("utf-8", errors="replace")
+
+
+def serve_stdio(server, settings: Settings) -> None:
     """Serve over stdin/stdout as FastMCP's ``run(transport="stdio")`` does, answering malformed lines."""
+    import sys
+
     import anyio
 
-    anyio.run(_serve_stdio, server)
+    anyio.run(_serve_stdio, server, _Lines(sys.stdin.buffer, max_line_bytes(settings)))
 
 
-async def _serve_stdio(server) -> None:
+async def _serve_stdio(server, lines: _Lines) -> None:
+    import anyio
     from fastmcp.server.context import reset_transport, set_transport
     from mcp.server.stdio import stdio_server
 
     token = set_transport("stdio")
     try:
         # FastMCP's own run_stdio_async (fastmcp is pinned; tests/test_mcp.py drives this through a real pipe),
-        # with _answer_malformed between the transport and the session
-        async with server._lifespan_manager(), stdio_server() as (read, write), \
-                _answer_malformed(read, write) as messages:
+        # with stdin read in bounded lines (in place: kenang starts no child that could read fd 0) and
+        # _answer_malformed between the transport and the session
+        async with server._lifespan_manager(), stdio_server(stdin=anyio.wrap_file(lines)) as (read, write), \
+                _answer_malformed(read, write, lines.limit) as messages:
             await server._mcp_server.run(messages, write, server._mcp_server.create_initialization_options())
     finally:
         reset_transport(token)
 
 
 @contextlib.asynccontextmanager
-async def _answer_malformed(read, write):
+async def _answer_malformed(read, write, limit: int):
     """The read stream without the lines the transport could not decode; each of those gets its JSON-RPC error."""
     import anyio
     from mcp.shared.message import SessionMessage
@@ -469,13 +515,12 @@ async def _answer_malformed(read, write):
                     if not isinstance(item, Exception):
                         await send.send(item)
                         continue
-                    answer = _rpc_error(item)
-                    if answer is None:
-                        continue
-                    code, message, request_id = answer
-                    log.warning("mcp: a stdin line was no JSON-RPC message; answered %d", code)
-                    await write.send(SessionMessage(JSONRPCError(
-                        jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))))
+                    answers, item = _rpc_errors(item, limit), None  # its error holds copies of the line: let go now
+                    if answers:
+                        log.warning("mcp: a stdin line was no JSON-RPC message; answered %d", answers[0][0])
+                    for code, message, request_id in answers:
+                        await write.send(SessionMessage(JSONRPCError(
+                            jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))))
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     return  # the session is over
 
@@ -487,12 +532,14 @@ async def _answer_malformed(read, write):
             tg.cancel_scope.cancel()
 
 
-def _rpc_error(exc: Exception) -> tuple[int, str, str | int | None] | None:
-    """(code, message, id) for a line the transport could not decode; None for a blank line.
+def _rpc_errors(exc: Exception, limit: int) -> list[tuple[int, str, str | int | None]]:
+    """The (code, message, id) answers to a line the transport could not decode; none for a blank line.
 
-    Not JSON: parse error, id null. JSON but no JSON-RPC message: invalid request, with
-    the request's id when it names a method and a usable id (so the client's call ends
-    now, not at its timeout), else null.
+    Not JSON: parse error, id null. Over ``limit`` bytes: invalid request, id null. JSON
+    but no JSON-RPC message: invalid request, with the request's id when it names a
+    method and a usable id (so the client's call ends now, not at its timeout), else null.
+    A batch (MCP has none since 2025-06-18; the SDK reads none): an invalid request for
+    each request in it, with its id, one a line as the client's transport reads them.
     """
     from mcp_types import INVALID_REQUEST, PARSE_ERROR
     from pydantic import ValidationError
@@ -501,13 +548,24 @@ def _rpc_error(exc: Exception) -> tuple[int, str, str | int | None] | None:
     if any(e["type"] == "json_invalid" for e in errors):
         raw = next((e.get("input") for e in errors if e["type"] == "json_invalid"), None)
         if isinstance(raw, str) and not raw.strip():
-            return None
-        return PARSE_ERROR, "Parse error: the line is not JSON", None
-    request_id = None
-    for e in errors:
-        got = e.get("input")
-        if isinstance(got, dict) and isinstance(got.get("method"), str) and isinstance(got.get("id"), (str, int)) \
-                and not isinstance(got.get("id"), bool):
-            request_id = got["id"]
-            break
-    return INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message", request_id
+            return []
+        if raw == _TOO_LONG:
+            return [(INVALID_REQUEST, f"Invalid Request: the line is longer than {limit:,} bytes, more than any "
+                                      "message kenang takes (see mcp.session_max_chars)", None)]
+        return [(PARSE_ERROR, "Parse error: the line is not JSON", None)]
+    batch = next((e["input"] for e in errors if len(e["loc"]) <= 1 and isinstance(e.get("input"), list)), None)
+    if batch is not None:
+        ids = [i for i in map(_request_id, batch) if i is not None]
+        return [(INVALID_REQUEST, "Invalid Request: batches are not supported; send one message a line", i)
+                for i in ids or [None]]
+    request_id = next((i for i in (_request_id(e.get("input")) for e in errors) if i is not None), None)
+    return [(INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message", request_id)]
+
+
+def _request_id(message: object) -> str | int | None:
+    """The id of what reads as a request (a method and a string or integer id), else None."""
+    if isinstance(message, dict) and isinstance(message.get("method"), str):
+        request_id = message.get("id")
+        if isinstance(request_id, (str, int)) and not isinstance(request_id, bool):
+            return request_id
+    return None
