@@ -367,6 +367,7 @@ def _agent(value: object, where: str, *, kind: str) -> str | None:
 
 
 def _shown(value: str) -> str:
-    """A value safe to put in a one-line reason: cut to 40 characters, quoted and escaped."""
-    cut = value if len(value) <= _TS_SHOWN else value[:_TS_SHOWN] + "…"
-    return repr(cut)
+    """A value safe to put in a one-line reason: redacted, then cut to 40 characters, quoted and escaped."""
+    from transforms.redact import redact_reason  # on the error path only: the redactor costs an import
+
+    return repr(redact_reason(value, _TS_SHOWN + 1))

@@ -154,6 +154,13 @@ def _mtime(path) -> int:
         return 0
 
 
+def _gated(message: str, limit: int = 2000) -> str:
+    """An error as the client sees it: through the redaction gate (it may quote what the caller sent)."""
+    from transforms.redact import redact_reason
+
+    return redact_reason(message, limit)
+
+
 # --- the server ---------------------------------------------------------------------------
 
 def build_server(settings: Settings, *, user: str | None = None, service: MemoryService | None = None):
@@ -184,13 +191,16 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
                     return fn(u, *args, **kwargs)
                 except (RequestError, ConfigError) as exc:
                     failed = " error"
-                    raise error(str(exc)) from None
+                    raise error(_gated(str(exc))) from None
                 except KenangError as exc:
                     failed = " error"
-                    raise error(f"kenang: {exc}") from None
-                except Exception:
+                    raise error(_gated(f"kenang: {exc}")) from None
+                except error as exc:
                     failed = " error"
-                    raise
+                    raise error(_gated(str(exc))) from None
+                except Exception as exc:
+                    failed = " error"
+                    raise error(_gated(f"kenang: {type(exc).__name__}: {exc}")) from None
                 finally:
                     log.info("mcp %s user=%s %.1f ms%s", fn.__name__, u, (time.perf_counter() - t0) * 1000, failed)
             return call
@@ -304,7 +314,7 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
         try:
             day = dt.date.fromisoformat(date)
         except ValueError:
-            raise RequestError(f"date: {date[:20]!r} is not YYYY-MM-DD") from None
+            raise RequestError(f"date: {_gated(date, 21)!r} is not YYYY-MM-DD") from None
         return svc.summary_text(user, day)
 
     @resource("kenang://memory-index", mime_type="text/markdown")
