@@ -19,7 +19,8 @@ Design and invariants:
   a header; in JSONL any non-empty role is kept.
 - Every failure is a ``ParseError`` with a ``kind`` (the quarantine reason) and a
   one-line ``reason`` that says what and where. A reason never carries message text:
-  at most a key name or a timestamp value cut to 40 characters.
+  at most a key name or a timestamp value, redacted and then cut to 40 characters
+  (``transforms.redact.redact_reason``).
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ most specific first, each on the output of the one before:
     that looks like a password (not the command: "sudo passwd deploy01"). A passphrase
     after ``password:`` (9) runs to the end of its clause: "password: correct horse
     battery staple" loses all four words, up to a line end, ``,`` ``;``, a sentence's
-    end, a bracket or quote, the next key ("user:") or a word that joins clauses ("and",
+    end, a bracket, quote or dash, the next key ("user:") or a word that joins clauses ("and",
     "lalu", "ya"). ``kata kunci`` is a password key when its value looks like a password
     ("kata kunci: python" is a search keyword). ``cookie``: each cookie's value in a
     ``Cookie:`` header (the first pair of a ``Set-Cookie:``), when it is 8+ characters
@@ -1026,7 +1026,7 @@ def _accepted(m: re.Match[str], value: str) -> bool:
 
 # A passphrase after "password:" runs to the end of its clause ("password: correct horse
 # battery staple"): up to a line end, a "," or ";", a sentence's end, a closing bracket or
-# quote, a marker, a word that is the next key ("user:"), or a word that joins clauses.
+# quote, a dash, a marker, a word that is the next key ("user:"), or a word that joins clauses.
 _CLAUSE_WORD = re.compile(r"[ \t]++([^\s,;\]\[)}>\"'`]++)")
 _CLAUSE_JOINERS = frozenset(
     """
@@ -1047,7 +1047,7 @@ def _clause_end(text: str, end: int) -> int:
         if m is None:
             return end
         word = m[1]
-        if word.lower().rstrip(".!?") in _CLAUSE_JOINERS or word.endswith((":", "=")) or word[0] in "#-":
+        if word.lower().rstrip(".!?") in _CLAUSE_JOINERS or word.endswith((":", "=")) or word[0] in "#-—–(":
             return end
         core = word.rstrip(".!?")
         if core != word:  # the sentence ends with this word
