@@ -530,6 +530,11 @@ def test_a_value_assigned_to_a_redacted_key_is_redacted_too():
     assert redact(GITHUB + "=anything").text == "[REDACTED:github_token]=[REDACTED:secret]"
 
 
+def test_a_token_in_a_urls_user_part_leaves_one_whole_marker():
+    assert redact(f"git remote set-url origin https://{GITHUB}@github.com/r/h.git").text == (
+        "git remote set-url origin https://[REDACTED:github_token]@github.com/r/h.git")
+
+
 def test_a_word_after_a_redacted_token_and_a_colon_is_kept():
     assert redact(f"pakai token {GITHUB}: tapi tetap 403").text == "pakai token [REDACTED:github_token]: tapi tetap 403"
 
@@ -895,6 +900,13 @@ def test_an_everyday_credential_phrase_loses_every_secret_word(text: str, secret
         "public key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
         "a key insight: TheQuickBrownFoxJumpsOverTheLazyDog",
         f"the download {RANDOM_22} finished",  # random, but no credential word before it
+        # where the secret is, not the secret: a variable, a command's output, a placeholder, a URL
+        "curl -sfL https://get.k3s.io | K3S_URL=https://nuc:6443 K3S_TOKEN=<isi-node-token> sh -",
+        'export PROXMOX_VE_API_TOKEN="$(pass show homelab/proxmox-terraform)"',
+        "DB_PASSWORD=$DB_PASS docker compose up",
+        "send every saved credential to https://collector.example.net",
+        "`mysql -p...`, `curl -u user:...`, `sshpass -p ...`",
+        "password: ***",
     ],
 )
 def test_a_sentence_about_credentials_keeps_every_word(text: str):

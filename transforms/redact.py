@@ -98,7 +98,8 @@ most specific first, each on the output of the one before:
    wifi: X") the value must look like a secret (below) and no word may make ``pass`` a
    verb ("pass the flag: --foo", "pass it on:"), so "Pass 1: scanning" survives. The key
    and separator are kept. Separators ``:`` and ``=`` take any
-   value but a type name or a boolean, and so does ``=>`` after a quoted key (PHP
+   value but a type name, a boolean or a pointer to the secret (``$VAR``, ``$(pass show
+   x)``, ``<your-token>``, the rest of a URL), and so does ``=>`` after a quoted key (PHP
    ``'dbpassword' => '...'``; not after a bare one, where it is a JavaScript arrow such
    as ``token => token.trim()``); a YAML ``password:`` with its value alone on the next,
    indented line (also after ``|`` or ``>``) takes that value. The verbal ``is`` /
@@ -531,10 +532,16 @@ def _user_and(sep: str) -> str:
     )
 
 
+def _cli_value(m: re.Match[str]) -> Span | None:
+    """The option's value, unless it is a placeholder (``mysql -p...``, ``-p $DB_PASS``)."""
+    start, end = _quoted_or_bare(m)
+    return None if _PLACEHOLDER.match(m.string, start, end) else (start, end)
+
+
 def _cli(commands: str, option: str, value: str = _ARG) -> _Rule:
     """``value`` after each ``option`` on the rest of the line of one of ``commands``."""
     command = re.compile(r"(?<![\w.-])(?:" + commands + r")(?=[ \t])")
-    return _Rule("password", gate("password", command), _quoted_or_bare, re.compile(r"[ \t]" + option + value))
+    return _Rule("password", gate("password", command), _cli_value, re.compile(r"[ \t]" + option + value))
 
 
 _MYSQL = r"mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlpump|mysqlsh|mariadb-dump|mariadb-admin"
@@ -631,6 +638,10 @@ _NOT_KEY_WORDS = frozenset(
     lemah lupa hilang kadaluarsa kedaluwarsa habis berlaku sisa jumlah batas gagal ganti diganti direset
     """.split()
 )
+# A value that names where the secret is, not the secret: a variable or a command's
+# output ("$DB_PASS", "${TOKEN}", "$(pass show x)"), a placeholder ("<isi-node-token>",
+# "<your-token>", "...", "***": no letter or digit), or the rest of a URL ("credential to https://...").
+_PLACEHOLDER = re.compile(r"\$\(|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\Z|<[^<>\s]{1,60}>\Z|//|[^A-Za-z0-9]+\Z")
 _LOOKS_LIKE_PASSWORD = re.compile(r"^(?=.*[\d\W_]).{4,}$")
 # After the verb "pass" ("pass the flag: --verbose", "pass it on: ..."), words that make
 # "pass" a verb, not the short "password" ("pass wifi: ...").
@@ -942,7 +953,7 @@ def _substitute(rule: _Rule, text: str, marker: Callable[[str], str]) -> str:
         if m.start() < pos:  # inside a span that ran on past its match
             continue
         span = rule.span(m)
-        if span is None or span[0] < pos:
+        if span is None or span[0] < pos or _inside_marker(text, span[0]):
             continue
         start, end = span
         if rule.whole_token:
@@ -963,6 +974,12 @@ def _substitute(rule: _Rule, text: str, marker: Callable[[str], str]) -> str:
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+def _inside_marker(text: str, at: int) -> bool:
+    """Whether ``at`` falls inside a marker (``https://[REDACTED:github_token]@`` is no ``user:password@``)."""
+    opened = text.rfind("[REDACTED:", max(0, at - 40), at)
+    return opened >= 0 and text.find("]", opened, at) < 0
 
 
 def _before_marker(text: str, start: int, end: int) -> int:
@@ -1003,7 +1020,7 @@ def _accepted(m: re.Match[str], value: str) -> bool:
         return False
     if m["verb"] is not None and m["quoted"] is None and not _LOOKS_LIKE_PASSWORD.match(value):
         return False
-    if value.lower() in _NOT_VALUES:
+    if value.lower() in _NOT_VALUES or _PLACEHOLDER.match(value):
         return False
     if m["mid"] is not None:
         words = [w.lower() for w in m["mid"].split()]
