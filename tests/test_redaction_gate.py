@@ -106,6 +106,28 @@ def test_a_log_record_passes_the_gate_whatever_logger_writes_it(caplog):
     assert caplog.text.count("[REDACTED:") >= 4
 
 
+def test_a_gated_log_record_keeps_its_arguments_for_formatters_that_read_them():
+    from transforms import log_gate
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    log_gate.install()
+    records: list[logging.LogRecord] = []
+    access = logging.getLogger("kenang.test.access")
+    access.addHandler(handler := Keep(logging.INFO))
+    access.setLevel(logging.INFO)
+    try:
+        access.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:5", "POST", "/mcp", "1.1", 200)
+        access.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:5", "GET", f"/x?token={GITHUB}", "1.1", 200)
+    finally:
+        access.removeHandler(handler)
+    plain, secret = records
+    assert plain.args == ("127.0.0.1:5", "POST", "/mcp", "1.1", 200)
+    assert len(secret.args) == 5 and secret.args[4] == 200 and leaks(secret.getMessage()) == []
+
+
 def test_an_mcp_error_passes_the_gate(home):
     async def go():
         async with Client(build_server(home, user="default")) as c:
@@ -119,3 +141,19 @@ def test_an_mcp_error_passes_the_gate(home):
     turn_error, date_error = asyncio.run(go())
     assert "timestamp" in turn_error and "[REDACTED:" in turn_error
     assert leaks(turn_error) == [] and leaks(date_error) == []
+
+
+def test_an_mcp_answer_passes_the_gate_even_for_what_an_older_redactor_left(home):
+    """A summary written before a rule existed (here: a passphrase left whole) is served redacted."""
+    from flows.query.service import MemoryService
+
+    class Old(MemoryService):
+        def summary_text(self, user, day):
+            return f"# {day}\nThe wifi password: {PASSPHRASE}, and AWS key {AWS} secret {AWS_SECRET}."
+
+    async def go():
+        async with Client(build_server(home, user="default", service=Old(home))) as c:
+            return await c.read_resource("kenang://summary/2026-07-19")
+
+    text = "".join(getattr(part, "text", "") for part in asyncio.run(go()))
+    assert "wifi password: [REDACTED:password]" in text and leaks(text) == []

@@ -161,6 +161,18 @@ def _gated(message: str, limit: int = 2000) -> str:
     return redact_reason(message, limit)
 
 
+def _answer(result: object) -> object:
+    """An answer as the client sees it: every string in it through the redaction gate. The tables hold
+    redacted text already; this also covers what an older redactor missed, and hand-edited files."""
+    from transforms.redact import redact, redact_tree
+
+    if isinstance(result, str):
+        return redact(result).text
+    if isinstance(result, BaseModel):
+        return type(result).model_validate(redact_tree(result.model_dump()))
+    return redact_tree(result)
+
+
 # --- the server ---------------------------------------------------------------------------
 
 def build_server(settings: Settings, *, user: str | None = None, service: MemoryService | None = None):
@@ -188,16 +200,16 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
                 u, failed = "-", ""
                 try:
                     u = who()
-                    return fn(u, *args, **kwargs)
+                    return _answer(fn(u, *args, **kwargs))
                 except (RequestError, ConfigError) as exc:
                     failed = " error"
                     raise error(_gated(str(exc))) from None
                 except KenangError as exc:
                     failed = " error"
                     raise error(_gated(f"kenang: {exc}")) from None
-                except error as exc:
+                except (ToolError, ResourceError) as exc:
                     failed = " error"
-                    raise error(_gated(str(exc))) from None
+                    raise type(exc)(_gated(str(exc))) from None
                 except Exception as exc:
                     failed = " error"
                     raise error(_gated(f"kenang: {type(exc).__name__}: {exc}")) from None
