@@ -181,6 +181,8 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
     from fastmcp.exceptions import ResourceError, ToolError
     from fastmcp.server.dependencies import get_access_token
 
+    import transforms.redact  # noqa: F401 - the gate on every answer: loaded at start, not on the first call
+
     svc = service or MemoryService(settings)
     mcp = FastMCP("kenang", instructions=INSTRUCTIONS, auth=None if user else _token_verifier(settings))
 
