@@ -55,6 +55,7 @@ from flows.store import archive_files, compact, core_memory, faults, ledger, mou
 from flows.store.fsio import durable_batch, sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
+from transforms import log_gate
 from transforms.errors import KenangError, ModelUnavailable, StageFailed, TransientError
 
 LOAD_BATCH_DAYS = 128
@@ -352,6 +353,7 @@ class RunState:
 @contextmanager
 def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seconds: float) -> Iterator[RunState]:
     """Lock, record the run as running, and record how it ended."""
+    log_gate.install()  # a deployment's run starts here, not in the CLI: its logs pass the gate too
     started = ledger.utcnow()
     run = RunState(ledger.new_run_id(started), flow_name)
     record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts)
@@ -370,7 +372,7 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
         except BaseException as exc:
             pool.shutdown()
             record.status, record.finished_at = "failed", ledger.utcnow()
-            record.error = f"{run.stage}: {type(exc).__name__}: {exc}"[:2000]
+            record.error = f"{run.stage}: {type(exc).__name__}: {exc}"  # cut where it is written, after redaction
             run.counts["seconds"] = run.seconds
             _safe_write_run(settings, record)
             if isinstance(exc, (KenangError, OSError)) and not isinstance(exc, StageFailed):

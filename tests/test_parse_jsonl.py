@@ -151,9 +151,21 @@ def test_an_unreadable_timestamp_is_bad_timestamp_with_its_line_number(value: ob
 
 
 def test_a_long_bad_timestamp_is_cut_to_40_characters_in_the_reason():
-    value = "x" * 39 + "ABCDEFG"
+    value = "noon on " + "x" * 3 + " " + "y" * 26 + " ABCDEFG"
     err = parse_error(lines({"role": "user", "content": "a", "timestamp": value}))
-    assert "x" * 39 + "A" in err.reason and "AB" not in err.reason
+    assert repr(value[:40] + "…") in err.reason and "AB" not in err.reason  # a short word may be cut
+
+
+def test_a_cut_that_would_split_a_long_run_in_a_reason_drops_the_whole_run():
+    value = "at " + "x" * 60  # a run the cut would split: none of it is shown, so no token is half shown
+    err = parse_error(lines({"role": "user", "content": "a", "timestamp": value}))
+    assert "'at…'" in err.reason and "x" not in err.reason
+
+
+def test_a_bad_timestamp_is_redacted_before_it_is_cut():
+    token = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    err = parse_error(lines({"role": "user", "content": "a", "timestamp": "1" + token}))
+    assert "[REDACTED:github_token]" in err.reason and token[:8] not in err.reason
 
 
 def test_an_invalid_user_id_is_bad_user_id_naming_the_line():

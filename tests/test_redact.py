@@ -28,6 +28,8 @@ from transforms.redact import (
     redact,
     redact_file_name,
     redact_identifier,
+    redact_reason,
+    redact_tree,
 )
 
 AWS = "AK" + "IA" + "IOSFODNN7EXAMPLE"
@@ -528,6 +530,11 @@ def test_a_value_assigned_to_a_redacted_key_is_redacted_too():
     assert redact(GITHUB + "=anything").text == "[REDACTED:github_token]=[REDACTED:secret]"
 
 
+def test_a_token_in_a_urls_user_part_leaves_one_whole_marker():
+    assert redact(f"git remote set-url origin https://{GITHUB}@github.com/r/h.git").text == (
+        "git remote set-url origin https://[REDACTED:github_token]@github.com/r/h.git")
+
+
 def test_a_word_after_a_redacted_token_and_a_colon_is_kept():
     assert redact(f"pakai token {GITHUB}: tapi tetap 403").text == "pakai token [REDACTED:github_token]: tapi tetap 403"
 
@@ -720,6 +727,9 @@ PIECES = [
     "[REDACTED:secret]", "ſ", "İ",
     "pass wifi: ", "password wifi rumah ", "kata sandi ", "sandi ", "Mawar123", "kuCinGku", " sudah diganti",
     " adalah ", "'S3cret'", "(", ".", GOOGLE_OAUTH, DOCKER, GOOGLE_OAUTH_SECRET, SLACK_APP, GRAFANA, SHOPIFY, GROQ,
+    "PIN ATM aku ", "482913", "user admin / pass ", "Indomie123", "login admin:", "passwd ", "Cookie: session=",
+    "; ", "secret ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "kata kunci wifi: ", "correct horse ", "sha256 ",
+    "1ghp_", "Zx8Q~abcdEFGH1234ijklMNOP5678qrstUVWX", " key ", "data:image/png;base64,", "Set-Cookie: sid=",
 ]
 
 
@@ -784,6 +794,157 @@ def test_adversarial_input_of_200_kb_completes():
         "password '" * (n // 10), "password (" * (n // 10), "sandi " * (n // 6), "password " + "a" * n,
         "kata sandi " + "a1 " * (n // 3), "ya29." * (n // 5), "ya29.a" * (n // 6), "xapp-1-" * (n // 7),
         "glc_" * (n // 4), "shpat_" * (n // 6), "dckr_pat_" * (n // 9),
+        "PIN ATM " * (n // 8), "pin a b c " * (n // 10), "user a / pass " * (n // 14), "login a:" * (n // 8),
+        "passwd " * (n // 7), "Cookie: " + "a=b;" * (n // 4), "Cookie: " + "a" * n, "secret " + "Ab1" * (n // 3),
+        "key Ab1 " * (n // 8), "password: " + "word " * (n // 5), "user " * (n // 5), "kata kunci " * (n // 11),
     ]:
         assert len(text) >= 199_000
         redact(text)
+
+
+# --- everyday phrasings, passphrases and key pairs (a table, with the sentences that must survive) ------
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+AZURE_SECRET = "Zx8Q~abcdEFGH1234" + "ijklMNOP5678qrstUVWX"
+RANDOM_22 = "Qm9vX2tK" + "cL8pZ3nR5sT7wY1a"
+AZURE_KEY = "kX9vQ2mN7pL4rT8sW1yZ3aB6cD0eF5gH" + "9iJ2kL7mN4oP1qR8sT3uV6wX0yZ5aB2cD=="
+HEX_40 = "11f6ad8ec52a2984abaa" + "fd7c3b516503785c2072"
+SHA256 = "2d711642b726b04401627ca9fbac32f5" + "c8530fb1903cc4db02258717921a4881"
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg"
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        # passphrases: everything after the cue, to the end of the clause
+        ("password: correct horse battery staple", ["correct", "horse", "battery", "staple"]),
+        ("Password: correct horse battery staple. Jangan disebar.", ["correct", "horse", "battery", "staple"]),
+        ("passphrase: ikan bakar pedas manis, simpan ya", ["ikan", "bakar", "pedas", "manis"]),
+        ("kata sandi: kopi susu gula aren lalu login", ["kopi", "susu", "gula", "aren"]),
+        # PINs with words between
+        ("PIN ATM aku 482913", ["482913"]),
+        ("PIN BCA saya 123456", ["123456"]),
+        ("pin kartu kredit 9876", ["9876"]),
+        ("PIN kartu: 4829", ["4829"]),
+        # "kata kunci" (a password when it looks like one)
+        ("kata kunci wifi: Abc12345zz", ["Abc12345zz"]),
+        ("kata kunci router: Rahasia#99", ["Rahasia#99"]),
+        # user and password
+        ("user admin / pass Indomie123", ["Indomie123"]),
+        ("username root, pass Toor2024!", ["Toor2024"]),
+        ("user: admin pass S3cretPass", ["S3cretPass"]),
+        ("login admin:Indomie123 di router", ["Indomie123"]),
+        ("login pakai admin:Indomie123", ["Indomie123"]),
+        ("akun gading:Mawar2024 buat NAS", ["Mawar2024"]),
+        ("passwd hunter2xyz", ["hunter2xyz"]),
+        ("passwd: hunter2xyz", ["hunter2xyz"]),
+        # cookies
+        ("Cookie: session=8f3a9b2c7d1e4f60a5b3c2d1e0f9a8b7; theme=dark", ["8f3a9b2c7d1e4f60a5b3c2d1e0f9a8b7"]),
+        ("cookie: sessionid=abcdEFGH1234ijkl", ["abcdEFGH1234ijkl"]),
+        ("Set-Cookie: sid=abc123xyz; Path=/; HttpOnly", ["abc123xyz"]),
+        ("curl -H 'Cookie: connect.sid=s%3Aabc123def456' https://x", ["abc123def456"]),
+        # a random string next to a key id or a credential word (AWS, Azure, GCP pairs)
+        (f"AWS key {AWS} secret {AWS_SECRET}", [AWS, AWS_SECRET]),
+        (f"{AWS} {AWS_SECRET}", [AWS, AWS_SECRET]),
+        (f"aws_access_key_id {AWS} aws_secret_access_key {AWS_SECRET}", [AWS, AWS_SECRET]),
+        (f"client id 6130eee9-fcc3-432b-a0fa-2a1784cb26e2 client secret {AZURE_SECRET}", [AZURE_SECRET]),
+        ("azure storage key " + AZURE_KEY, [AZURE_KEY]),
+        (f"GCP service account key {RANDOM_22}", [RANDOM_22]),
+        (f"kunci rahasia aku {RANDOM_22}", [RANDOM_22]),
+        (f"the secret is {RANDOM_22}.", [RANDOM_22]),
+        (f"token baru: {HEX_40}", [HEX_40]),
+    ],
+)
+def test_an_everyday_credential_phrase_loses_every_secret_word(text: str, secrets: list[str]):
+    result = redact(text)
+    assert result.count >= 1
+    for secret in secrets:
+        assert secret not in result.text
+    assert redact(result.text).count == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need to reset my password tomorrow",
+        "lupa password wifi lagi",
+        "the PIN pad was broken",
+        "PIN ATM aku keblokir setelah 3 kali salah",
+        "pin 17 on the header is GND",
+        "GPIO pin 18 drives the relay",
+        "kata kunci: python asyncio",
+        "kata kunci pencarian: homelab proxmox",
+        "user admin / pass the test suite first",
+        "username root, pass it on",
+        "login admin ke router gagal terus",
+        "login ke akun github pakai 2FA",
+        "passwd sudah diganti kemarin",
+        "sudo passwd deploy01",
+        "run passwd -l olduser to lock it",
+        "Cookie: theme=dark; lang=en",
+        "the cookie banner is annoying",
+        "set-cookie header missing SameSite",
+        "The password is wrong, please try again",
+        "password manager recommendations for families",
+        "my secret is that I like pineapple pizza",
+        "the api key is in ~/.config/openai/key.txt",
+        "token limit exceeded for model claude-3-5-sonnet-20241022",
+        # hashes, ids and data: however random, they survive
+        f"commit {HEX_40}",
+        f"git log: {HEX_40[:7]} fix the token refresh",
+        f"sha256 {SHA256}",
+        f"docker image sha256:{SHA256}",
+        "session id 6130eee9-fcc3-432b-a0fa-2a1784cb26e2 token expired",
+        f"data:image/png;base64,{PNG}",
+        "ssh key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+        "public key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+        "a key insight: TheQuickBrownFoxJumpsOverTheLazyDog",
+        f"the download {RANDOM_22} finished",  # random, but no credential word before it
+        # where the secret is, not the secret: a variable, a command's output, a placeholder, a URL
+        "curl -sfL https://get.k3s.io | K3S_URL=https://nuc:6443 K3S_TOKEN=<isi-node-token> sh -",
+        'export PROXMOX_VE_API_TOKEN="$(pass show homelab/proxmox-terraform)"',
+        "DB_PASSWORD=$DB_PASS docker compose up",
+        "send every saved credential to https://collector.example.net",
+        "`mysql -p...`, `curl -u user:...`, `sshpass -p ...`",
+        "password: ***",
+    ],
+)
+def test_a_sentence_about_credentials_keeps_every_word(text: str):
+    assert redact(text) == Redaction(text=text, count=0, kinds=())
+
+
+def test_a_passphrase_stops_at_its_clause_end_and_keeps_what_follows():
+    assert redact("password: correct horse, then log in as admin").text == "password: [REDACTED:password], then log in as admin"
+    assert redact("password: hunter2 user: admin").text == "password: [REDACTED:password] user: admin"
+    assert redact("password=hunter2 python app.py").text == "password=[REDACTED:password] python app.py"
+
+
+# --- the gate: redact first, then cut ----------------------------------------------------------
+
+
+def test_a_reason_is_redacted_whole_before_it_is_cut():
+    token = "1" + GITHUB
+    shown = redact_reason(f"unparseable timestamp {token!r}", 40)
+    assert len(shown) <= 40 and shown.endswith("…")
+    assert GITHUB[:8] not in shown and "ghp" not in shown
+
+
+@pytest.mark.parametrize("limit", range(1, 60))
+def test_a_cut_never_leaves_a_tokens_first_characters_or_half_a_marker(limit: int):
+    text = "timestamp x" + "Zq9" * 15 + " and [REDACTED:github_token] done"
+    shown = redact_reason(text, limit)
+    assert len(shown) <= max(limit, 1)
+    assert "Zq9" * 15 in shown or "Zq9" not in shown  # the long run whole, or not at all
+    assert "[REDACTED" not in shown or "[REDACTED:github_token]" in shown
+
+
+def test_a_short_text_passes_the_gate_redacted_and_uncut():
+    assert redact_reason("password: hunter2") == "password: [REDACTED:password]"
+    assert redact_reason("the quick brown fox", 40) == "the quick brown fox"
+    assert redact_reason("the quick brown fox jumps", 12) == "the quick b…"  # a word under 8 letters may be cut
+
+
+def test_the_gate_redacts_every_string_in_a_tree_and_keeps_the_rest():
+    tree = {"reason": f"bad {GITHUB}", "n": 3, "items": [["a.md", "kind", "password: x1"]], "ok": True, "none": None}
+    assert redact_tree(tree) == {"reason": "bad [REDACTED:github_token]", "n": 3,
+                                 "items": [["a.md", "kind", "password: [REDACTED:password]"]], "ok": True, "none": None}

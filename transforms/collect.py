@@ -261,7 +261,9 @@ def segment_name(source: str, kind: str, segment: Segment, line: str) -> str:
     """
     fmt, ext = LINE_KINDS[kind]
     label = segment.session.removeprefix("# aider chat started at ") if kind == "aider" else segment.session
-    label = _NAME_UNSAFE.sub("_", label).strip("_")[:40] or "session"
+    from transforms.redact import redact  # a label may quote a secret: redacted, then cut
+
+    label = _NAME_UNSAFE.sub("_", redact(label).text).strip("_")[:40] or "session"
     if segment.first_day is not None:  # "@" never survives in a label: it marks a later day of the session
         label += "@" + segment.first_day.isoformat()
     return (f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{line}-{segment.offset:012d}-"

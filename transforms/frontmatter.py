@@ -354,7 +354,9 @@ def _parse_body(body: list[str], day: dt.date) -> tuple[str, list[SessionLine]]:
             continue
         m = _SESSION_LINE.match(line)
         if not m:
-            raise FrontmatterError(f"bad session line: {line[:80]!r}")
+            from transforms.redact import redact_reason  # on the error path only
+
+            raise FrontmatterError(f"bad session line: {redact_reason(line, 80)!r}")
         lines.append(SessionLine(m["id"], m["start"] or "", m["end"] or "", int(m["n"]), m["topic"] or ""))
     return summary, lines
 

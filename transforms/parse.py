@@ -19,7 +19,8 @@ Design and invariants:
   a header; in JSONL any non-empty role is kept.
 - Every failure is a ``ParseError`` with a ``kind`` (the quarantine reason) and a
   one-line ``reason`` that says what and where. A reason never carries message text:
-  at most a key name or a timestamp value cut to 40 characters.
+  at most a key name or a timestamp value, redacted and then cut to 40 characters
+  (``transforms.redact.redact_reason``).
 """
 
 from __future__ import annotations
@@ -367,6 +368,7 @@ def _agent(value: object, where: str, *, kind: str) -> str | None:
 
 
 def _shown(value: str) -> str:
-    """A value safe to put in a one-line reason: cut to 40 characters, quoted and escaped."""
-    cut = value if len(value) <= _TS_SHOWN else value[:_TS_SHOWN] + "…"
-    return repr(cut)
+    """A value safe to put in a one-line reason: redacted, then cut to 40 characters, quoted and escaped."""
+    from transforms.redact import redact_reason  # on the error path only: the redactor costs an import
+
+    return repr(redact_reason(value, _TS_SHOWN + 1))

@@ -98,7 +98,8 @@ most specific first, each on the output of the one before:
    wifi: X") the value must look like a secret (below) and no word may make ``pass`` a
    verb ("pass the flag: --foo", "pass it on:"), so "Pass 1: scanning" survives. The key
    and separator are kept. Separators ``:`` and ``=`` take any
-   value but a type name or a boolean, and so does ``=>`` after a quoted key (PHP
+   value but a type name, a boolean or a pointer to the secret (``$VAR``, ``$(pass show
+   x)``, ``<your-token>``, the rest of a URL), and so does ``=>`` after a quoted key (PHP
    ``'dbpassword' => '...'``; not after a bare one, where it is a JavaScript arrow such
    as ``token => token.trim()``); a YAML ``password:`` with its value alone on the next,
    indented line (also after ``|`` or ``>``) takes that value. The verbal ``is`` /
@@ -121,10 +122,37 @@ most specific first, each on the output of the one before:
     the value (``AKIA...:<secret key>`` becomes ``[REDACTED:aws_access_key]:...``):
     after ``=`` any value, after ``:`` one that looks random (8+ characters with a
     digit).
+11. Everyday phrasings with no separator: ``pin`` ("PIN ATM aku 482913": up to three
+    plain words, then 4 to 8 digits; not "pin 17 on the header"), and ``password`` for a
+    user then a password ("user admin / pass Indomie123"), a login cue then
+    ``user:password`` ("login admin:Indomie123 di router") and ``passwd`` before a word
+    that looks like a password (not the command: "sudo passwd deploy01"). A passphrase
+    after ``password:`` (9) runs to the end of its clause: "password: correct horse
+    battery staple" loses all four words, up to a line end, ``,`` ``;``, a sentence's
+    end, a bracket, quote or dash, the next key ("user:") or a word that joins clauses ("and",
+    "lalu", "ya"). ``kata kunci`` is a password key when its value looks like a password
+    ("kata kunci: python" is a search keyword). ``cookie``: each cookie's value in a
+    ``Cookie:`` header (the first pair of a ``Set-Cookie:``), when it is 8+ characters
+    or its name says session, token or auth ("theme=dark" survives).
+12. ``high_entropy``: a run of 20+ base64, base64url or hex characters that is random by
+    detect-secrets' Shannon entropy (``Base64HighEntropyString``: at least 0.75 of the
+    most a run of its length can have, with a digit and both cases; hex from 32
+    characters at its hex limit, 3.0) and whose nearest telling word before it, on its
+    line, names a credential (``secret key token password pass kunci rahasia sandi
+    credential``, also as an identifier's last part: ``aws_secret_access_key``) or is a
+    marker (``[REDACTED:aws_access_key] wJalr...``: an AWS, GCP or Azure pair). A word
+    that names a hash or an id (``sha256 commit digest checksum fingerprint id uuid
+    image base64``) keeps it, and so do UUIDs, SSH public keys (``AAAA...``) and base64
+    after ``base64,``: commit hashes, digests in logs and inline images survive.
 
 A recogniser runs only on text that holds one of the substrings every match of its
 pattern contains, derived from the pattern by ``schemas.patterns.gate``: a prefilter
 that saves time and never changes a result.
+
+``redact_reason(text, limit)`` is the gate on every way out of kenang (reasons, run
+counts, status, logs, errors, MCP errors): the text is redacted whole and only then cut,
+and a cut never splits a marker or leaves the start of a run of 8+ token characters
+(the whole run goes). ``redact_tree`` passes every string of a dict or list through it.
 
 ``redact_identifier(value)`` returns ``value`` when ``redact`` finds nothing in it, else
 the stable ``redacted-<12 hex of its sha256>``; ``redact_file_name(name)`` does the same
@@ -146,6 +174,7 @@ Invariants:
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -158,6 +187,7 @@ from detect_secrets.plugins.cloudant import CloudantDetector
 from detect_secrets.plugins.discord import DiscordBotTokenDetector
 from detect_secrets.plugins.github_token import GitHubTokenDetector
 from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
 from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
 from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
 from detect_secrets.plugins.mailchimp import MailchimpDetector
@@ -502,10 +532,16 @@ def _user_and(sep: str) -> str:
     )
 
 
+def _cli_value(m: re.Match[str]) -> Span | None:
+    """The option's value, unless it is a placeholder (``mysql -p...``, ``-p $DB_PASS``)."""
+    start, end = _quoted_or_bare(m)
+    return None if _PLACEHOLDER.match(m.string, start, end) else (start, end)
+
+
 def _cli(commands: str, option: str, value: str = _ARG) -> _Rule:
     """``value`` after each ``option`` on the rest of the line of one of ``commands``."""
     command = re.compile(r"(?<![\w.-])(?:" + commands + r")(?=[ \t])")
-    return _Rule("password", gate("password", command), _quoted_or_bare, re.compile(r"[ \t]" + option + value))
+    return _Rule("password", gate("password", command), _cli_value, re.compile(r"[ \t]" + option + value))
 
 
 _MYSQL = r"mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlpump|mysqlsh|mariadb-dump|mariadb-admin"
@@ -543,7 +579,7 @@ _CLI_RULES: tuple[_Rule, ...] = (
 
 # --- 9: assignments ----------------------------------------------------------------------
 
-_PASSWORD_KEYS = r"password|passwd|passphrase|pwd|pw|pass|kata[ \t]+sandi|sandi"
+_PASSWORD_KEYS = r"password|passwd|passphrase|pwd|pw|pass|kata[ \t]+sandi|sandi|kata[ \t]+kunci"
 _SECRET_KEYS = (
     r"aws_secret_access_key|client[_-]?secret|secret[_-]?key|secret|token|api[_-]?key"
     r"|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?"
@@ -602,6 +638,10 @@ _NOT_KEY_WORDS = frozenset(
     lemah lupa hilang kadaluarsa kedaluwarsa habis berlaku sisa jumlah batas gagal ganti diganti direset
     """.split()
 )
+# A value that names where the secret is, not the secret: a variable or a command's
+# output ("$DB_PASS", "${TOKEN}", "$(pass show x)"), a placeholder ("<isi-node-token>",
+# "<your-token>", "...", "***": no letter or digit), or the rest of a URL ("credential to https://...").
+_PLACEHOLDER = re.compile(r"\$\(|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\Z|<[^<>\s]{1,60}>\Z|//|[^A-Za-z0-9]+\Z")
 _LOOKS_LIKE_PASSWORD = re.compile(r"^(?=.*[\d\W_]).{4,}$")
 # After the verb "pass" ("pass the flag: --verbose", "pass it on: ..."), words that make
 # "pass" a verb, not the short "password" ("pass wifi: ...").
@@ -662,6 +702,177 @@ def _after_marker_span(m: re.Match[str]) -> Span | None:
     return (start, end) if m["eq"] is not None or _LOOKS_RANDOM.fullmatch(m.string, start, end) else None
 
 
+# --- 11: everyday phrasings with no separator ---------------------------------------------
+
+# Mid words between a cue and its value: plain words ("PIN ATM aku 482913").
+_PLAIN_WORDS = r"(?P<mid>(?:[ \t]+[A-Za-z]{1,20}){0,3})"
+_EVERYDAY: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # "PIN ATM aku 482913": a PIN, up to three plain words, then 4 to 8 digits.
+    ("pin", re.compile(
+        r"(?<![A-Za-z0-9_])(?i:pin)(?:-?nya)?" + _PLAIN_WORDS
+        + r"[ \t]+" + _NOT_MARKER + r"(?P<bare>[0-9]{4,8})(?![0-9A-Za-z_/-]|[.,:][0-9])"
+    )),
+    # "user admin / pass Indomie123": a user and then a password, with no separator after "pass".
+    ("password", re.compile(
+        r"(?i)(?<![A-Za-z0-9_])(?:user(?:name)?|usr|login|akun|account)[ \t]*[:=]?[ \t]*[^\s/:@,;|\[]{1,64}"
+        r"[ \t]*(?:[/,;|][ \t]*|[ \t]+)(?:pass(?:word)?|passwd|pwd|pw|sandi)[ \t]+"
+        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;]+)"
+    )),
+    # "login admin:Indomie123 di router": a login cue, then user:password.
+    ("password", re.compile(
+        r"(?i)(?<![A-Za-z0-9_])(?:login|log[ \t]+in|masuk|akun|account|creds?|credentials?|user(?:name)?)"
+        r"[ \t]+(?:(?:pakai|pake|with|dengan|as|sebagai)[ \t]+)?[A-Za-z0-9._%+-]{1,64}:"
+        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;@/]+)(?![@/])"
+    )),
+    # "passwd hunter2xyz": not the command ("sudo passwd deploy01", "$ passwd -l u").
+    ("password", re.compile(
+        r"(?<![A-Za-z0-9_./$`-])(?<!sudo )(?<!doas )(?<!\$ )(?<!# )(?i:passwd)[ \t]+"
+        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;]+)"
+    )),
+)
+
+
+# Words after "pin" that make it a connector's pin or a line, not a card's ("pin on line 1234").
+_NOT_PIN_WORDS = frozenset(
+    "on at in of to from line lines port gpio header row rows col column page step version no nomor number ke di "
+    "pada baris".split()
+)
+
+
+def _everyday_span(m: re.Match[str]) -> Span | None:
+    start, end = m.span("bare")
+    value = m.string[start:_before_marker(m.string, start, end)].rstrip(".!?)")
+    if m.re is _EVERYDAY[0][1]:
+        words = (m["mid"] or "").lower().split()
+        return None if any(w in _NOT_KEY_WORDS or w in _NOT_PIN_WORDS for w in words) else (start, start + len(value))
+    if value.lower() in _NOT_VALUES or value.lower() in _PASS_VERB_WORDS or not _looks_like_secret(value):
+        return None
+    return (start, start + len(value))
+
+
+# "Cookie: session=..." (and Set-Cookie): each cookie's value, in the header's value.
+_COOKIE = re.compile(r"(?i)(?<![A-Za-z0-9_-])(?P<set>set-)?cookie[\"']?[ \t]*:[ \t]*(?P<value>[^\n\"'`]*)")
+_COOKIE_PAIR = re.compile(r"(?P<name>[^=;\s]{1,64})=(?P<v>[^;\s\"'`]*)")
+_COOKIE_NAME = re.compile(r"(?i)sess|sid|token|auth|jwt|csrf|xsrf|remember|login|key")
+
+
+def _redact_cookies(text: str, marker: Callable[[str], str]) -> str:
+    """Redact the cookies' values in each ``Cookie:`` header (the first pair of a ``Set-Cookie:``)."""
+    out: list[str] = []
+    pos = 0
+    for header in _COOKIE.finditer(text):
+        for i, pair in enumerate(_COOKIE_PAIR.finditer(text, header.start("value"), header.end("value"))):
+            if header["set"] and i:
+                break  # Path=/, Expires=...: attributes, not cookies
+            start, end = pair.span("v")
+            end = _before_marker(text, start, end)
+            value = text[start:end]
+            if not value or not (len(value) >= 8 or _COOKIE_NAME.search(pair["name"])):
+                continue
+            out.append(text[pos:start])
+            out.append(marker("cookie"))
+            pos = end
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# --- 12: a random string next to a credential word or a key id ------------------------------
+
+# A run of base64 / base64url / hex characters, 20 or more; "~" for Azure client secrets.
+_RANDOM_RUN = re.compile(r"(?<![A-Za-z0-9+/=_~.-])[A-Za-z0-9+/=_~-]{20,}+(?!\.?[A-Za-z0-9+/=_~-])")
+_HEX = re.compile(r"[0-9a-fA-F]{32,}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_CREDENTIAL_WORDS = frozenset(
+    """
+    secret secrets key keys token tokens password passwords passwd pass pwd passphrase credential credentials creds
+    apikey api_key access_key secret_key auth kunci rahasia sandi
+    """.split()
+)
+# Words that say a random string is a hash, an id or data: it survives, however random.
+_DATA_WORDS = frozenset(
+    """
+    sha sha1 sha256 sha384 sha512 md5 hash hashes digest checksum checksums commit commits rev revision fingerprint
+    id ids uuid guid etag image images base64 public pub blob object oid tree nonce salt iv
+    """.split()
+)
+# Words passed over between a credential word and its value.
+_FILLER_WORDS = frozenset(
+    "is are was = : := => - the my your our its a an adalah ialah yaitu aku saya gue gw ku nya ini itu baru new old "
+    "lama nya:".split()
+)
+_LOOK_BACK = 4  # words
+_SPLIT_ID = re.compile(r"[_.-]")
+
+
+def _entropy_secret(run: str) -> bool:
+    """Whether ``run`` is random enough to be a key: detect-secrets' Shannon entropy, with thresholds that keep
+    words, paths, UUIDs and identifiers out; a hex run only from 32 characters, at its own (lower) scale."""
+    if _UUID.fullmatch(run) or run.startswith("AAAA"):  # a UUID; an SSH public key's blob
+        return False
+    n = len(run)
+    if _HEX.fullmatch(run):
+        return _HEX_ENTROPY.calculate_shannon_entropy(run) >= 3.0
+    if not (re.search(r"[0-9]", run) and re.search(r"[a-z]", run) and re.search(r"[A-Z]", run)):
+        return False
+    return _B64_ENTROPY.calculate_shannon_entropy(run) >= 0.75 * math.log2(min(n, 64))
+
+
+def _credential_before(before: str) -> bool:
+    """Whether the nearest telling word in the last few words of ``before`` (same line) names a credential or is a
+    key id's marker; a word that names a hash or an id first keeps the string."""
+    line = before[before.rfind("\n") + 1 :]
+    words = line.split()[-_LOOK_BACK:]
+    for word in reversed(words):
+        if word.startswith("[REDACTED:"):
+            return True
+        low = word.lower().strip("\"'`,;:=()[]{}<>")
+        if low in _FILLER_WORDS or not low:
+            continue
+        parts = [p for p in _SPLIT_ID.split(low) if p]
+        if low in _DATA_WORDS or (parts and parts[-1] in _DATA_WORDS):
+            return False
+        if low in _CREDENTIAL_WORDS or (parts and parts[-1] in _CREDENTIAL_WORDS):
+            return True
+    return False
+
+
+_LOOK_BACK_CHARS = 400
+
+
+def _tail(parts: list[str], n: int) -> str:
+    """The last ``n`` characters of ``"".join(parts)``, without joining them all."""
+    got: list[str] = []
+    size = 0
+    for part in reversed(parts):
+        got.append(part)
+        size += len(part)
+        if size >= n:
+            break
+    return "".join(reversed(got))[-n:]
+
+
+def _redact_random_runs(text: str, marker: Callable[[str], str]) -> str:
+    """Redact each random run whose nearest words before it name a credential or a key id (see 12.)."""
+    out: list[str] = []
+    pos = 0
+    for m in _RANDOM_RUN.finditer(text):
+        run = m[0]
+        if text.startswith("base64,", max(0, m.start() - 7)) or not _entropy_secret(run):
+            continue
+        out.append(text[pos : m.start()])
+        if not _credential_before(_tail(out, _LOOK_BACK_CHARS)):
+            out.append(run)
+        else:
+            out.append(marker("high_entropy"))
+        pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
 # --- the order they run in ---------------------------------------------------------------
 
 _BEFORE_MNEMONICS: tuple[_Rule, ...] = (
@@ -676,10 +887,15 @@ _CLI_FILTER = Prefilter(tuple(r.gate for r in _CLI_RULES))
 _ASSIGNMENT_GATE = gate("password", _ASSIGNMENT)
 _LOOSE_GATE = gate("password", _LOOSE_KEY)
 _AFTER_MARKER_RULE = _rule("secret", _AFTER_MARKER, _after_marker_span)
+_EVERYDAY_RULES: tuple[_Rule, ...] = tuple(_rule(kind, pattern, _everyday_span) for kind, pattern in _EVERYDAY)
+_EVERYDAY_FILTER = Prefilter(tuple(r.gate for r in _EVERYDAY_RULES))
+_COOKIE_GATE = gate("cookie", _COOKIE)
+_B64_ENTROPY = Base64HighEntropyString()
+_HEX_ENTROPY = HexHighEntropyString()
 
 #: Every kind ``redact`` can write.
 KINDS: tuple[str, ...] = tuple(sorted(
-    {r.kind for r in (*_BEFORE_MNEMONICS, *_CLI_RULES)} | {"wallet_mnemonic", "password", "secret", "pin"}
+    {r.kind for r in (*_BEFORE_MNEMONICS, *_CLI_RULES)} | {"wallet_mnemonic", "password", "secret", "pin", "cookie", "high_entropy"}
 ))
 
 # A word glued to a digit or "_" is part of a token ("yellow4111", "abandon_1"), not a
@@ -704,7 +920,14 @@ def redact(text: str) -> Redaction:
         text = _redact_assignments(text, marker)
     if _LOOSE_GATE.admits(text):
         text = _redact_loose_passwords(text, marker)
+    text = _apply(_EVERYDAY_RULES, _EVERYDAY_FILTER, text, marker)
+    if _COOKIE_GATE.admits(text):
+        text = _redact_cookies(text, marker)
     if found and _AFTER_MARKER_RULE.gate.admits(text):  # only a marker can hold a key
+        text = _substitute(_AFTER_MARKER_RULE, text, marker)
+    before = len(found)
+    text = _redact_random_runs(text, marker)
+    if len(found) > before and _AFTER_MARKER_RULE.gate.admits(text):  # a new marker may hold a key too
         text = _substitute(_AFTER_MARKER_RULE, text, marker)
     return Redaction(text=text, count=len(found), kinds=tuple(sorted(set(found))))
 
@@ -730,7 +953,7 @@ def _substitute(rule: _Rule, text: str, marker: Callable[[str], str]) -> str:
         if m.start() < pos:  # inside a span that ran on past its match
             continue
         span = rule.span(m)
-        if span is None or span[0] < pos:
+        if span is None or span[0] < pos or _inside_marker(text, span[0]):
             continue
         start, end = span
         if rule.whole_token:
@@ -753,6 +976,12 @@ def _substitute(rule: _Rule, text: str, marker: Callable[[str], str]) -> str:
     return "".join(out)
 
 
+def _inside_marker(text: str, at: int) -> bool:
+    """Whether ``at`` falls inside a marker (``https://[REDACTED:github_token]@`` is no ``user:password@``)."""
+    opened = text.rfind("[REDACTED:", max(0, at - 40), at)
+    return opened >= 0 and text.find("]", opened, at) < 0
+
+
 def _before_marker(text: str, start: int, end: int) -> int:
     """``end``, or where a marker starts inside ``text[start:end]``: a secret never swallows a marker."""
     at = text.find("[REDACTED:", start, end)
@@ -772,6 +1001,8 @@ def _redact_assignments(text: str, marker: Callable[[str], str]) -> str:
             value = value.rstrip("?!")
         if _accepted(m, value):
             end = start + len(value)
+            if m["pw"] is not None and group == "bare" and (m["sep"] or "").strip() == ":":
+                end = _clause_end(text, end)
             kind = "pin" if m["pin"] is not None else "password" if m["pw"] is not None else "secret"
             out.append(text[pos:start])
             out.append(marker(kind))
@@ -789,7 +1020,7 @@ def _accepted(m: re.Match[str], value: str) -> bool:
         return False
     if m["verb"] is not None and m["quoted"] is None and not _LOOKS_LIKE_PASSWORD.match(value):
         return False
-    if value.lower() in _NOT_VALUES:
+    if value.lower() in _NOT_VALUES or _PLACEHOLDER.match(value):
         return False
     if m["mid"] is not None:
         words = [w.lower() for w in m["mid"].split()]
@@ -802,9 +1033,44 @@ def _accepted(m: re.Match[str], value: str) -> bool:
             return False
     if m["pin"] is not None and not _PIN.fullmatch(value):
         return False
+    # "kata kunci" is also a search keyword ("kata kunci: python"): a password only when it looks like one.
+    if (m["pw"] or "").lower().startswith("kata") and "kunci" in m["pw"].lower() and not _looks_like_secret(value):
+        return False
     if m["block"] is not None and not _REST_OF_LINE_BLANK.match(m.string, m.end()):
         return False
     return True
+
+
+# A passphrase after "password:" runs to the end of its clause ("password: correct horse
+# battery staple"): up to a line end, a "," or ";", a sentence's end, a closing bracket or
+# quote, a dash, a marker, a word that is the next key ("user:"), or a word that joins clauses.
+_CLAUSE_WORD = re.compile(r"[ \t]++([^\s,;\]\[)}>\"'`]++)")
+_CLAUSE_JOINERS = frozenset(
+    """
+    and or but then so because if when while please thanks thx
+    dan atau tapi tetapi lalu terus trus kemudian jadi karena soalnya kalau kalo biar supaya agar untuk buat
+    ya yah dong deh kok sih nih tuh
+    """.split()
+)
+_CLAUSE_WORDS = 8  # the longest passphrase looked for, in words
+
+
+def _clause_end(text: str, end: int) -> int:
+    """Where the clause a password value starts ends, the value ending at ``end``."""
+    if end < len(text) and text[end] in ".!?" or text[end - 1] in ".!?":
+        return end  # the value closes its sentence
+    for _ in range(_CLAUSE_WORDS - 1):
+        m = _CLAUSE_WORD.match(text, end)
+        if m is None:
+            return end
+        word = m[1]
+        if word.lower().rstrip(".!?") in _CLAUSE_JOINERS or word.endswith((":", "=")) or word[0] in "#-—–(":
+            return end
+        core = word.rstrip(".!?")
+        if core != word:  # the sentence ends with this word
+            return m.start(1) + len(core)
+        end = m.end(1)
+    return end
 
 
 def _redact_loose_passwords(text: str, marker: Callable[[str], str]) -> str:
@@ -899,6 +1165,53 @@ def _redact_mnemonics(text: str, marker: Callable[[str], str]) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+# --- the gate on every way out --------------------------------------------------------------
+
+_ELLIPSIS = "…"
+# A run a cut may not split: a cut inside a run this long drops the whole run, so no
+# token's first characters are left to recognise ("1ghp_" and 34 more).
+_CUT_RUN = re.compile(r"[A-Za-z0-9+/=_~.:%-]+")
+_CUT_RUN_KEEP = 8  # a shorter run is a word, not a token: cut as it is
+
+
+def redact_reason(text: str, limit: int | None = None, *, ellipsis: str = _ELLIPSIS) -> str:
+    """``text`` as it may leave kenang (a reason, a count, an error, a log line, a table cell):
+    redacted whole, and only then cut to ``limit`` characters (``ellipsis`` included).
+
+    A cut never splits a marker, and never leaves the start of a run of token
+    characters of 8 or more: the whole run goes, so a cut token is not half shown.
+    """
+    text = redact(text).text
+    if limit is None or len(text) <= limit:
+        return text
+    cut = max(0, limit - len(ellipsis))
+    opened = text.rfind("[REDACTED:", 0, cut + len("[REDACTED:") - 1)
+    if 0 <= opened < cut and text.find("]", opened) >= cut:  # inside a marker: the whole marker goes
+        cut = opened
+    if 0 < cut < len(text):
+        run = _CUT_RUN.match(text, cut)
+        if run is not None and run.end() > cut:  # the cut falls inside (or at the start of) a run
+            start = cut
+            while start > 0 and _CUT_RUN.fullmatch(text[start - 1]):
+                start -= 1
+            if run.end() - start >= _CUT_RUN_KEEP and start < cut:
+                cut = start
+    return text[:cut].rstrip() + ellipsis
+
+
+def redact_tree(value: object) -> object:
+    """``value`` with every string in it (dict keys and values, list and tuple items) passed through
+    ``redact_reason``; numbers, booleans, None and other values as they are. For run counts and JSON output."""
+    if isinstance(value, str):
+        return redact(value).text
+    if isinstance(value, dict):
+        return {redact_tree(k): redact_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(redact_tree(v) for v in value) if isinstance(value, list) else tuple(
+            redact_tree(v) for v in value)
+    return value
 
 
 # --- identifiers ---------------------------------------------------------------------------

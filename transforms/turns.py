@@ -90,12 +90,12 @@ def _timestamp(value: object, where: str, tz: tzinfo, now: datetime) -> datetime
     try:
         ts = datetime.fromisoformat(value.strip())
     except ValueError:
-        raise ValueError(f"{where}: {value[:40]!r} is not ISO-8601, e.g. 2026-07-19T10:37:00+07:00") from None
+        raise ValueError(f"{where}: {_shown(value)} is not ISO-8601, e.g. 2026-07-19T10:37:00+07:00") from None
     ts = ts if ts.tzinfo else ts.replace(tzinfo=tz)
     try:
         check_times([ts], now, what="timestamp")
     except (ParseError, OverflowError):
-        raise ValueError(f"{where}: {value[:40]!r} is outside 1970 .. a day past now") from None
+        raise ValueError(f"{where}: {_shown(value)} is outside 1970 .. a day past now") from None
     return ts
 
 
@@ -115,6 +115,13 @@ def _session_id(value: str | None, messages: list[Message]) -> str:
     if value in (".", "..") or ".." in value:
         raise ValueError("session_id: may not hold '..'")
     return value
+
+
+def _shown(value: str) -> str:
+    """A value as a reason quotes it: redacted, then cut to 40 characters (``transforms.redact.redact_reason``)."""
+    from transforms.redact import redact_reason  # on the error path only: the redactor costs an import
+
+    return repr(redact_reason(value, 41))
 
 
 def _one_line(value: str | None, name: str, most: int) -> str | None:

@@ -69,6 +69,9 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     Parquet tables with a DuckDB catalog, and never loses a file.
     """
     ctx.obj = {"verbose": verbose}
+    from transforms import log_gate
+
+    log_gate.install()
 
 
 def _home(home: Path | None) -> Path:
@@ -80,11 +83,22 @@ def _settings(home: Path | None) -> Settings:
 
 
 def _err(msg: str) -> None:
-    click.echo(msg, err=True)
+    from transforms.redact import redact_reason
+
+    click.echo(redact_reason(msg), err=True)
 
 
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+def _gated(data: Any) -> Any:
+    """``data`` through the redaction gate (every string redacted), before it is rendered or cut."""
+    from transforms.redact import redact_tree
+
+    return redact_tree(data)
+
+
+def _emit_json(data: Any, *, gated: bool = False) -> None:
+    """``data`` as JSON on stdout, through the redaction gate unless ``gated`` (already, or read from redacted
+    tables: query results)."""
+    click.echo(json.dumps(data if gated else _gated(data), indent=2, ensure_ascii=False, default=_json_default))
 
 
 def _json_default(v: Any) -> Any:
@@ -209,8 +223,8 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     if dry_run:
         from flows.cli import report
 
-        plan = report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc))
-        _emit_json(plan) if as_json else click.echo(report.render_dry_run(plan))
+        plan = _gated(report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc)))
+        _emit_json(plan, gated=True) if as_json else click.echo(report.render_dry_run(plan))
         return
     _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
@@ -269,9 +283,9 @@ def _prefect_server() -> str | None:
 def _finish(result: dict, as_json: bool, seconds: float) -> None:
     from flows.cli import report
 
-    result = {**result, "cli_seconds": round(seconds, 3)}
+    result = _gated({**result, "cli_seconds": round(seconds, 3)})
     if as_json:
-        _emit_json(result)
+        _emit_json(result, gated=True)
     else:
         click.echo(report.render_run(result))
         if not _prefect_server():
@@ -293,8 +307,8 @@ def status(home: Path | None, as_json: bool) -> None:
     from flows.cli import report
 
     settings = _settings(home)
-    data = report.status(settings)
-    _emit_json(data) if as_json else click.echo(report.render_status(data))
+    data = _gated(report.status(settings))
+    _emit_json(data, gated=True) if as_json else click.echo(report.render_status(data))
 
 
 @cli.command()
@@ -391,7 +405,7 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
     finally:
         con.close()
     if as_json:
-        _emit_json([dict(zip(cols, r)) for r in rows])
+        _emit_json([dict(zip(cols, r)) for r in rows], gated=True)
     else:
         click.echo(report.render_rows(cols, rows))
 
@@ -425,8 +439,8 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
     date = date_s.date() if date_s else None
     now = _parse_now(now_s, settings)
     if dry_run:
-        plan = imports.preview(settings, files, user, date, now or dt.datetime.now(settings.timezone))
-        _emit_json(plan) if as_json else click.echo(report.render_import_preview(plan))
+        plan = _gated(imports.preview(settings, files, user, date, now or dt.datetime.now(settings.timezone)))
+        _emit_json(plan, gated=True) if as_json else click.echo(report.render_import_preview(plan))
         _say_skipped(plan["skipped"])
         if plan["skipped"]:
             sys.exit(EXIT_PARTIAL if plan["files"] else EXIT_USAGE)
@@ -510,7 +524,7 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
         _err(f"kenang: the embedding server could not be used ({r.unavailable}); these results are by keyword only")
     if as_json:
         _emit_json({"understood": timeq.as_dict(r.understand(query, now)), "results": [h.as_dict(query) for h in hits]}
-                   if explain else [h.as_dict(query) for h in hits])
+                   if explain else [h.as_dict(query) for h in hits], gated=True)
     else:
         click.echo(report.render_recall(query, r.user, hits, color=sys.stdout.isatty()))
 
@@ -547,7 +561,7 @@ def analyze(home: Path | None, intent: str | None, user: str | None, start: dt.d
     settings = _settings(home)
     res = Analytics(settings, user).run(intent, start=start.date() if start else None,
                                         end=end.date() if end else None, by=by, window=window)
-    _emit_json(res.as_dict()) if as_json else click.echo(report.render_analysis(res))
+    _emit_json(res.as_dict(), gated=True) if as_json else click.echo(report.render_analysis(res))
 
 
 # --- core memory and forgetting ---------------------------------------------------------

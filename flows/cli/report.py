@@ -41,7 +41,11 @@ def _cell(v: Any, max_width: int | None) -> str:
     if isinstance(v, dt.datetime):
         return v.isoformat(sep=" ", timespec="seconds")
     text = str(v).replace("\n", " ")
-    return text if max_width is None or len(text) <= max_width else text[: max_width - 3] + "..."
+    if max_width is None or len(text) <= max_width:
+        return text
+    from transforms.redact import redact_reason  # a cut cell is redacted first: a cut token is no longer found
+
+    return redact_reason(text, max_width, ellipsis="...")
 
 
 def render_rows(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

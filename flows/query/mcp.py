@@ -269,6 +269,25 @@ def http_guard(settings: Settings) -> dict[str, Any]:
             "allowed_origins": list(settings.mcp.allowed_origins)}
 
 
+def _gated(message: str, limit: int = 2000) -> str:
+    """An error as the client sees it: through the redaction gate (it may quote what the caller sent)."""
+    from transforms.redact import redact_reason
+
+    return redact_reason(message, limit)
+
+
+def _answer(result: object) -> object:
+    """An answer as the client sees it: every string in it through the redaction gate. The tables hold
+    redacted text already; this also covers what an older redactor missed, and hand-edited files."""
+    from transforms.redact import redact, redact_tree
+
+    if isinstance(result, str):
+        return redact(result).text
+    if isinstance(result, BaseModel):
+        return type(result).model_validate(redact_tree(result.model_dump()))
+    return redact_tree(result)
+
+
 # --- the server ---------------------------------------------------------------------------
 
 def build_server(settings: Settings, *, user: str | None = None, service: MemoryService | None = None):
@@ -276,6 +295,8 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
     from fastmcp import FastMCP
     from fastmcp.exceptions import ResourceError, ToolError
     from fastmcp.server.dependencies import get_access_token
+
+    import transforms.redact  # noqa: F401 - the gate on every answer: loaded at start, not on the first call
 
     svc = service or MemoryService(settings)
     live = _LiveSettings(settings)
@@ -297,16 +318,19 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
                 u, failed = "-", ""
                 try:
                     u = who()
-                    return fn(u, *args, **kwargs)
+                    return _answer(fn(u, *args, **kwargs))
                 except (RequestError, ConfigError) as exc:
                     failed = " error"
-                    raise error(str(exc)) from None
+                    raise error(_gated(str(exc))) from None
                 except KenangError as exc:
                     failed = " error"
-                    raise error(f"kenang: {exc}") from None
-                except Exception:
+                    raise error(_gated(f"kenang: {exc}")) from None
+                except (ToolError, ResourceError) as exc:
                     failed = " error"
-                    raise
+                    raise type(exc)(_gated(str(exc))) from None
+                except Exception as exc:
+                    failed = " error"
+                    raise error(_gated(f"kenang: {type(exc).__name__}: {exc}")) from None
                 finally:
                     log.info("mcp %s user=%s %.1f ms%s", fn.__name__, u, (time.perf_counter() - t0) * 1000, failed)
             return call
@@ -434,7 +458,7 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
         try:
             day = dt.date.fromisoformat(date)
         except ValueError:
-            raise RequestError(f"date: {date[:20]!r} is not YYYY-MM-DD") from None
+            raise RequestError(f"date: {_gated(date, 21)!r} is not YYYY-MM-DD") from None
         return svc.summary_text(user, day)
 
     @resource("kenang://memory-index", mime_type="text/markdown")

@@ -63,7 +63,7 @@ from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regu
 from schemas.config import Source
 from transforms.collect import LINE_KINDS, cut, lineage, segment_name
 from transforms.days import FUTURE_SLACK, day_is_eligible, file_is_quiet
-from transforms.redact import redact
+from transforms.redact import redact_reason
 
 log = logging.getLogger("kenang")
 
@@ -524,7 +524,7 @@ def _safe(text: str) -> str:
 
 
 def _said(text: str) -> str:
-    return redact(text).text[:500]
+    return redact_reason(text, 500)
 
 
 def listing(settings: Settings) -> list[dict]:

@@ -39,7 +39,7 @@ from transforms.model import ResolvedSession, Session
 from transforms.parse import parse_transcript
 from transforms.imports import Derived, Export, conversation_transcripts, detect, formats, parse_export
 from transforms.model import USER_ID_RE
-from transforms.redact import printable_name, redact, redact_file_name
+from transforms.redact import printable_name, redact_file_name, redact_reason
 from transforms.resolve import resolve
 from transforms.collect import segment_of
 from transforms.segments import read_segment
@@ -83,12 +83,22 @@ class Waiting:
     eligible_at: dt.datetime | None = None
 
 
+#: The longest reason kept (the quarantine table, the reason file, the run's counts).
+REASON_CHARS = 1000
+
+
 @dataclass(frozen=True)
 class Rejected:
+    """A file kenang cannot take, and why. The reason may quote the file, so it passes the redaction gate
+    (``transforms.redact.redact_reason``: redacted whole, then cut) here, where every rejection is made."""
+
     cand: Candidate
     kind: str
     reason: str
     user_id: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reason", redact_reason(self.reason, REASON_CHARS))
 
 
 @dataclass(frozen=True)
@@ -161,8 +171,7 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
             continue
         got = next(classified)
         if isinstance(got, pool.Failed):  # the worker itself failed on it
-            got = (Rejected(cand, "unreadable", redact(f"kenang could not read it ({got})").text,
-                            _folder_user_or_none(cand)), got.kind)
+            got = (Rejected(cand, "unreadable", f"kenang could not read it ({got})", _folder_user_or_none(cand)), got.kind)
         item, trouble = got
         if trouble is not None:
             log.warning("ingest could not read %s: %s", cand.relpath, trouble)
@@ -208,9 +217,7 @@ def classify(args) -> tuple[object, str | None]:
         trouble = type(exc).__name__
         item = Rejected(cand, "unreadable", f"kenang could not read it ({type(exc).__name__}: {exc})",
                         _folder_user_or_none(cand))
-    if isinstance(item, Rejected):  # a reason may quote the file: it is redacted like content
-        item = Rejected(item.cand, item.kind, redact(item.reason).text, item.user_id)
-    elif isinstance(item, tuple) and slim and item[1] is not None:
+    if isinstance(item, tuple) and slim and item[1] is not None:
         r, session = item
         item = (replace(r, resolved=replace(r.resolved, session=replace(session, messages=()))), None)
     return item, trouble

@@ -30,7 +30,7 @@ from flows.store.archive_files import day_dir, rel
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES, SESSIONS
 from transforms.forget import Forgetting
 from transforms.errors import ParseError, TransientError
-from transforms.redact import redact, redact_identifier
+from transforms.redact import redact_identifier
 from transforms.model import Session
 from transforms.parse import parse_transcript
 from transforms.resolve import resolve
@@ -92,7 +92,7 @@ def load_days(
             raise  # the task retries the batch
         except Exception as exc:  # noqa: BLE001 - one bad day must not stop the night
             log.warning("load failed for %s/%s: %s", day.user_id, day.date, pool.kind_of(exc))
-            outcome = _failed(day, run_id, f"internal error: {pool.kind_of(exc)}: {redact(str(exc)).text}"[:1000])
+            outcome = _failed(day, run_id, f"internal error: {pool.kind_of(exc)}: {exc}")
         out.append(outcome)
         files_done += len(day.paths)
         faults.checkpoint("load.day_done")

@@ -14,6 +14,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from transforms.redact import redact_reason
+
 FAILED = "failed"
 
 
@@ -40,7 +42,8 @@ def failed(prefix: str | None, user_id: str, day: dt.date, run_id: str, reason: 
     def col(name: str) -> str:
         return f"{prefix}_{name}" if prefix else name
 
-    row = {"user_id": user_id, "date": day, col("status"): FAILED, col("reason"): reason[:1000], col("run_id"): run_id,
+    reason = redact_reason(reason, 1000)  # the gate: it may quote what failed
+    row = {"user_id": user_id, "date": day, col("status"): FAILED, col("reason"): reason, col("run_id"): run_id,
            **columns}
     return DayOutcome(user_id, day, FAILED, reason, row)
 

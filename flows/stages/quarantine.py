@@ -27,10 +27,10 @@ import pyarrow as pa
 from flows.store import archive_files, faults, warehouse
 from flows.config import Settings
 from flows.store.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy, sha256_file
-from flows.stages.ingest import Rejected
+from flows.stages.ingest import REASON_CHARS, Rejected
 from schemas.tables import QUARANTINE
 from transforms.errors import ArchiveError, TransientError
-from transforms.redact import redact
+from transforms.redact import redact_reason
 
 SIDECAR = ".reason.json"
 
@@ -68,7 +68,7 @@ def quarantine_batch(settings: Settings, rejected: Iterable[Rejected], run_id: s
         except (ArchiveError, OSError) as exc:
             # A file that cannot be copied (unreadable, vanished, not regular after all)
             # stays where it is, and the run says so; the night goes on.
-            left.append((rej.cand.relpath, redact(str(exc)).text))
+            left.append((rej.cand.relpath, redact_reason(str(exc), REASON_CHARS)))
             continue
         sidecar = {
             "original_path": rej.cand.relpath,

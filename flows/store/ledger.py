@@ -191,6 +191,9 @@ class RunRecord:
     error: str | None = None
 
     def row(self) -> dict:
+        """The runs row: counts and error pass the redaction gate (they quote reasons and errors)."""
+        from transforms.redact import redact_reason, redact_tree  # runs are written by the pipeline alone
+
         return {
             "run_id": self.run_id,
             "flow": self.flow,
@@ -198,8 +201,8 @@ class RunRecord:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "status": self.status,
-            "counts": json.dumps(self.counts, sort_keys=True, default=str),
-            "error": self.error,
+            "counts": json.dumps(redact_tree(self.counts), sort_keys=True, default=str),
+            "error": None if self.error is None else redact_reason(self.error, 2000),
             "date": self.started_at.astimezone(dt.timezone.utc).date(),
         }
 

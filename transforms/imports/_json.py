@@ -315,9 +315,10 @@ def index_parents(keys: Sequence[object], parent_keys: Sequence[object]) -> list
 
 
 def shown(value: str) -> str:
-    """A value safe to put in a one-line reason: cut to 40 characters, quoted and escaped."""
-    cut = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
-    return repr(cut)
+    """A value safe to put in a one-line reason: redacted, then cut to 40 characters, quoted and escaped."""
+    from transforms.redact import redact_reason  # on the error path only: the redactor costs an import
+
+    return repr(redact_reason(value, _SHOWN + 1))
 
 
 def json_type(value: object) -> str:

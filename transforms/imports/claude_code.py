@@ -54,6 +54,7 @@ import json
 from transforms.errors import ParseError
 from transforms.imports._json import lenient_timestamp
 from transforms.imports.base import Conversation, Export, ImportedMessage
+from transforms.redact import redact_reason
 
 FORMAT = "claude_code"
 
@@ -133,7 +134,8 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
             continue
         if kind not in _CHAT_TYPES and not (kind == "system" and isinstance(record.get("content"), str)):
             label = kind if isinstance(kind, str) else "untyped"
-            other_types[label[:40]] = other_types.get(label[:40], 0) + 1
+            label = redact_reason(label, 40)
+            other_types[label] = other_types.get(label, 0) + 1
             continue
         session_id = _session_id(record.get("sessionId"), fallback_id, where, notes)
         messages = _messages(record, where, tz, notes)

@@ -48,6 +48,7 @@ import json
 from transforms.errors import ParseError
 from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
+from transforms.redact import redact_reason
 
 FORMAT = "codex"
 
@@ -250,5 +251,5 @@ def _session_id(value: object, where: str, notes: list[str]) -> str | None:
 
 
 def _count(counts: dict[str, int], kind: str) -> None:
-    label = kind[:40]
+    label = redact_reason(kind, 40)
     counts[label] = counts.get(label, 0) + 1

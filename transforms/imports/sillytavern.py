@@ -46,6 +46,7 @@ import re
 from transforms.errors import ParseError
 from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
+from transforms.redact import redact_reason
 
 FORMAT = "sillytavern"
 
@@ -155,7 +156,7 @@ def _message(
     if record.get("is_user") is True:
         role, kind = "user", "text"
     elif system_type is not None:
-        role, kind = "system", system_type.strip().lower()[:40]
+        role, kind = "system", redact_reason(system_type.strip().lower(), 40)
     else:
         role, kind = "assistant", "text"
     hidden = record.get("is_system") is True
