@@ -306,6 +306,22 @@ def test_memory_show_redacts_a_hand_edit_and_withholds_its_orders(home):
     assert "problem: note 2: the note is a standing order" in r.stdout
 
 
+def test_a_refusal_that_quotes_hand_edited_notes_quotes_them_redacted(home):
+    token = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234"
+    (_memory(home) / "MEMORY.md").write_text(f"NAS token {token} on pve1.\n§\nNAS is nas.lan.\n")
+    r = kenang("memory", "remove", "NAS", "--home", str(home.paths.home))
+    assert r.exit_code == 2 and "2 notes hold 'NAS': [1] NAS token [REDACTED:github_token] on pve1." in r.stderr
+    assert "ghp_" not in r.stderr
+
+    async def go():
+        async with Client(build_server(home, user="default")) as c:
+            with pytest.raises(ToolError) as err:
+                await c.call_tool("memory", {"action": "remove", "old_text": "NAS"})
+            return str(err.value)
+    said = asyncio.run(go())
+    assert "[REDACTED:github_token]" in said and "ghp_" not in said
+
+
 # --- the MCP server, through a real client ------------------------------------------------------
 
 

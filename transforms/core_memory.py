@@ -289,5 +289,6 @@ def _within(new: list[str], old: list[str], limit: int) -> list[str]:
 
 
 def _clip(text: str, n: int = 60) -> str:
-    flat = " ".join(text.split())
+    """An entry quoted in a reason: redacted (a hand edit may hold a secret), then cut."""
+    flat = " ".join(redact(text).text.split())
     return flat if len(flat) <= n else flat[: n - 1] + "…"
