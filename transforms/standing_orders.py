@@ -86,6 +86,11 @@ _WHAT = {
 }
 
 
+def what(kind: str) -> str | None:
+    """What an order of ``kind`` is, without its words ("the note holds a command to run"); None for another kind."""
+    return _WHAT.get(kind)
+
+
 def _order(kind: str, words: str) -> Order:
     quoted = " ".join(redact(words).text.split())
     if len(quoted) > 48:
