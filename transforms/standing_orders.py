@@ -120,7 +120,7 @@ _CAPS_LABEL = re.compile(r"^[ \t]*[*_]{0,3}(?:SYSTEM|ASSISTANT|TOOL|DEVELOPER|FU
                          r"(?:[ \t]+(?:MESSAGE|PROMPT|PESAN))?[*_]{0,3}[ \t]*:", re.MULTILINE)
 # ... and in any case when what follows is addressed to an assistant: "System: ignore the user".
 _LABEL_ORDER = re.compile(
-    rf"^[ \t]*[*_]{{0,3}}{_ROLES}(?:[ \t]+(?:message|prompt|pesan|note|override))?[*_]{{0,3}}[ \t]*:[*_]{{0,3}}[ \t]*"
+    rf"^[ \t]*[*_]{{0,3}}{_ROLES}(?:[ \t]+(?:message|prompt|pesan|note|override))?[*_]{{0,3}}[ \t]*:[*_]{{0,3}}[ \t]*\n?[ \t]*"
     r"(?:you|your|kamu|anda|ignore|disregard|abaikan|from[ \t]+now|mulai|always|selalu|never|jangan|do[ \t]+not|don'?t|"
     r"new[ \t]+instructions?|instruksi|sure|certainly|of[ \t]+course|ok(?:ay)?|understood|i[ \t]+will|i'll|i[ \t]+am|i'm|"
     r"here[ \t]+is|here's|as[ \t]+an[ \t]+ai|baik|siap|tentu|saya[ \t]+akan|aku[ \t]+akan)\b",
@@ -207,11 +207,11 @@ translate speak talk address refer sign follow do make keep check ask remind gre
 format list explain cite link suggest recommend avoid stop skip leave assume treat trust read open copy insert
 append prepend put type enter save store log remember prefix suffix wrap quote mark refuse decline
 switch set change prefer prioritize prioritise try let call commit rename create generate produce draft
-deploy push post order contact phone deny
+deploy push post order contact phone deny look browse search lookup query google
 jawab jawablah balas balaslah tulis tuliskan tulislah pakai pake gunakan kasih beri berikan sertakan tambahkan
 tambah mulai mulailah awali akhiri tutup sebut sebutkan katakan bilang tampilkan tunjukkan cetak terjemahkan
 ikuti lakukan bikin buat cek periksa tanya tanyakan ingatkan sapa panggil rangkum ringkas jelaskan sarankan
-hindari berhenti lewati biarkan anggap percayai baca buka masukkan simpan catat ganti ubah setel tolak
+hindari berhenti lewati biarkan anggap percayai baca buka masukkan simpan catat ganti ubah setel tolak cari
 nolak ngasih kasi bales jwb nulis nyebut
 """.split())
 _NEGATION = frozenset("don't dont never avoid stop jangan jgn jngn berhenti".split())
@@ -224,13 +224,14 @@ _LABEL = re.compile(r"^\s*(?:correction|preference|note|rule|reminder|important|
                     r"pengingat|penting|nb|ps|instruction|instruksi|fact|fakta)\s*[:\-–—]\s*", re.IGNORECASE)
 
 _CUE = (
-    r"always|never|(?:do[ \t]+not|don'?t)[ \t]+ever|every[ \t]+time|each[ \t]+time|from[ \t]+now[ \t]+on|"
+    r"always|never|(?:do[ \t]+not|don'?t)[ \t]+ever|every[ \t]+(?:single[ \t]+)?time|each[ \t]+time|"
+    r"(?:every|each)[ \t]+(?:single[ \t]+)?(?:reply|answer|response|message)|from[ \t]+now[ \t]+on|"
     r"henceforth|hereafter|moving[ \t]+forward|from[ \t]+today[ \t]+on|(?:for|in)[ \t]+all[ \t]+future[ \t]+\w{3,20}|"
     r"from[ \t]+(?:this|here)[ \t]+(?:point[ \t]+)?(?:on|forward)|going[ \t]+forward|next[ \t]+time|"
     r"in[ \t]+(?:the[ \t]+)?future|when(?:ever)?[ \t]+(?:you[ \t]+are[ \t]+|you'?re[ \t]+)?asked|if[ \t]+(?:you[ \t]+are[ \t]+)?asked|"
     r"when(?:ever)?[ \t]+(?:anyone|someone|somebody|anybody|the[ \t]+user|a[ \t]+user)[ \t]+asks|"
     r"if[ \t]+(?:anyone|someone|somebody|anybody)[ \t]+asks|no[ \t]+matter[ \t]+what|"
-    r"(?:in|at[ \t]+the[ \t]+(?:start|top|beginning|end|bottom)[ \t]+of)[ \t]+(?:every|each|all|any|your)"
+    r"(?:in|on|for|with|at[ \t]+the[ \t]+(?:start|top|beginning|end|bottom)[ \t]+of)[ \t]+(?:every|each|all|any|your)"
     r"(?:[ \t]+of)?(?:[ \t]+(?:your|the|my))?[ \t]+"
     r"(?:reply|replies|answer|answers|response|responses|message|messages|conversation|conversations|session|sessions|chat|chats)|"
     r"before[ \t]+(?:you[ \t]+)?(?:answer|reply|respond)(?:ing)?|"
@@ -240,7 +241,7 @@ _CUE = (
     r"ke[ \t]+depan(?:nya)?|setiap[ \t]+kali|tiap[ \t]+kali|kapan[ \t]?pun|apa[ \t]+pun[ \t]+yang[ \t]+terjadi|"
     r"(?:kalau|kalo|klo|kl|kalu|jika|jka|bila|apabila|ketika|pas|saat|setiap|tiap|begitu)[ \t]+(?:kamu[ \t]+|anda[ \t]+|kau[ \t]+)?"
     r"di[ \t]?tanya(?:kan|i|in)?|"
-    r"(?:kalau|kalo|klo|kl|jika|bila|apabila)[ \t]+ada[ \t]+(?:yang|yg|orang|user)[ \t]+(?:nanya|tanya|bertanya|menanyakan)|"
+    r"(?:kalau|kalo|klo|kl|jika|bila|apabila|tiap|setiap)[ \t]+ada[ \t]+(?:yang|yg|orang|user)[ \t]+(?:nanya|tanya|bertanya|menanyakan)|"
     r"(?:di|pada|dalam)[ \t]+(?:awal[ \t]+|akhir[ \t]+)?(?:setiap|tiap|semua)[ \t]+"
     r"(?:jawaban|balasan|respons?|pesan|percakapan|sesi|chat)|sebelum[ \t]+(?:men)?jawab")
 _CUE_ANY = re.compile(rf"(?<![\w'])(?:{_CUE})\b", re.IGNORECASE)
@@ -249,7 +250,8 @@ _MODAL = re.compile(
     r"\b(?:you|u)[ \t]+(?:must|should|shall|will[ \t]+(?:always|never|now)|have[ \t]+to|need[ \t]+to|are[ \t]+to|"
     r"are[ \t]+required[ \t]+to|are[ \t]+(?:not[ \t]+)?allowed[ \t]+to)\b"
     r"|\byour[ \t]+(?:task|job|role|duty|instructions?)[ \t]+(?:is|are)\b"
-    r"|\b(?:make|be)[ \t]+sure[ \t]+(?:that[ \t]+)?(?:you|u|to)\b"
+    r"|(?<!\bI )(?<!'ll )(?<!will )(?<!\bwe )(?<!always )(?<!usually )(?<!\bto )"  # "I always make sure to ..." is a habit
+    r"\b(?:make|be)[ \t]+sure[ \t]+(?:that[ \t]+)?(?:you|u|to)\b"
     r"|\b(?:kamu|anda|kau|lo|lu)[ \t]+(?:harus|wajib|mesti|perlu|dilarang|tidak[ \t]+boleh|nggak[ \t]+boleh|gak[ \t]+boleh)\b"
     r"|\b(?:jangan|jgn|don'?t|do[ \t]+not|never)[ \t]+(?:kasih[ \t]+tahu|beri[ \t]+tahu|kasih[ \t]+tau|bilang[ \t]+(?:ke|sama)|tell|inform|"
     r"let[ \t]+(?:the[ \t]+)?(?:user|him|her|them)[ \t]+know)\b"
@@ -258,7 +260,11 @@ _MODAL = re.compile(
     re.IGNORECASE)
 _CLAUSES = re.compile(r"[.!?;]+(?:\s|$)|\n+|[,:](?:\s|$)|\s[-–—]\s|\b(?:then|lalu|terus|kemudian)\b", re.IGNORECASE)
 # A word after which the clause's first word is a noun, not an order: "Email is ...", "Run log di /var".
-_NOUN_NEXT = re.compile(r"[ \t]*(?:is|are|was|were|has|have|had|adalah|itu|ini|nya|'s|of|ada|sudah|udah|masih|lagi)\b|[ \t]*$",
+_NOUN_NEXT = re.compile(r"[ \t]*(?:is|are|was|were|has|have|had|adalah|itu|ini|nya|'s|of|ada|sudah|udah|masih|lagi)\b|[ \t]*$"
+                        # ... or a compound noun it starts, as a subject ("Upload speed at home is 20 Mbps")
+                        r"|[ \t]+(?:speeds?|times?|limits?|logs?|history|address(?:es)?|count|rate|size|folder|path|button|"
+                        r"page|queue|quota|results?|engine|settings?)(?:[ \t]+(?!(?:when|whenever|if|as|because|while|unless|"
+                        r"until|kalau|ketika|saat|the|it|this|that)\b)[\w-]+){0,3}?[ \t]+(?:is|are|was|were|adalah)\b",
                         re.IGNORECASE)
 _WORD = re.compile(r"[\w'-]+")
 
