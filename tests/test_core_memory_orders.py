@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 from fastmcp import Client
@@ -300,6 +302,13 @@ def test_a_bad_memory_file_is_reported_by_show_and_remember_says_what_to_do(home
     r = kenang("remember", "--home", str(home.paths.home), "A new fact about pve1.")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and says in r.stderr and "nothing was changed" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_fifo_named_user_md_never_hangs_memory_show(home):
+    os.mkfifo(_memory(home) / "USER.md")  # nobody writes to it: a blocking open would wait for ever
+    run = subprocess.run([sys.executable, "-c", "from flows.cli.main import main; main()", "memory", "show", "--home",
+                          str(home.paths.home)], capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0 and "error: default/USER.md is not a regular file" in run.stdout
 
 
 def test_memory_show_redacts_a_hand_edit_and_withholds_its_orders(home):
