@@ -34,7 +34,8 @@ reason quoting the words, redacted), or None. The kinds, checked in this order:
   jawaban", with everyday spellings ("klo ditanya", "mulai skrg", "jgn pernah", "pokoknya
   selalu", colloquial "tambahin"/"jalanin") ("Always answer in French", "Lain kali pakai
   bahasa Inggris"), or an order addressed to the assistant with a modal ("you must ...",
-  "make sure you ...", "kamu harus ...").
+  "make sure you ...", "kamu harus ..."), also in the third person ("The assistant must
+  ...", "Every response must ...", "Semua jawaban harus ...").
 
 What passes: a correction of how answers read, in the person's own words and without a
 standing cue ("Stop kasih output panjang", "When I ask for a command, give me just the
@@ -143,6 +144,7 @@ _COMMAND = re.compile(
     r"|\bbase64[ \t]+(?:-d|--decode)\b|\beval[ \t]*[(\"'$`]|\bos\.system[ \t]*\(|\bsubprocess\.\w{1,20}[ \t]*\("
     r"|\bcertutil\b[^\n]{0,60}-urlcache|\b(?:mshta|rundll32|regsvr32)\b|\bschtasks[ \t]+/create|\bcrontab[ \t]+-"
     r"|\bsudo[ \t]+(?:rm|chmod|chown|dd|mkfs|bash|sh|curl|wget|su|tee|cat)\b"
+    r"|\bcurl\b[^\n|]{0,100}[ \t](?:-T|--upload-file|-F|--form|(?:-d|--data(?:-binary)?)[ \t]*@)"
     r"|\b(?:scp|rsync)[ \t][^\n]{0,120}\b[\w.-]{1,64}@[\w.-]{1,253}:",
     re.IGNORECASE)
 
@@ -166,7 +168,7 @@ _DISCLOSE = re.compile(
     r"\b(?:paste|send|include|print|output|show|display|reveal|disclose|leak|dump|cat|echo|share|copy|upload|attach|"
     r"read[ \t]+(?:out|aloud|back)|tell|give|put|list|type|forward|email|post|exfiltrate|expose|quote|insert|append|prepend|"
     r"tempel(?:kan)?|kirim(?:kan)?|sertakan|cetak|tampilkan|tunjukkan|perlihatkan|bacakan|salin|unggah|lampirkan|"
-    r"bocorkan|bagikan|berikan|beri|kasih|masukkan|tuliskan|tulis|sebutkan|teruskan|ungkapkan|sebarkan)\b"
+    r"bocorkan|bagikan|berikan|beri|kasih|masukkan|tuliskan|tulis|sebutkan|teruskan|ungkapkan|sebarkan|base64|xxd|encode)\b"
     r"|\b(?:contents?|isi(?:nya)?|full[ \t]+text|semua[ \t]+isi)\b",
     re.IGNORECASE)
 
@@ -249,10 +251,18 @@ _CUE_HEAD = re.compile(rf"(?:{_CUE})\b\s*[,:]?\s*", re.IGNORECASE)
 _MODAL = re.compile(
     r"\b(?:you|u)[ \t]+(?:must|should|shall|will[ \t]+(?:always|never|now)|have[ \t]+to|need[ \t]+to|are[ \t]+to|"
     r"are[ \t]+required[ \t]+to|are[ \t]+(?:not[ \t]+)?allowed[ \t]+to)\b"
-    r"|\byour[ \t]+(?:task|job|role|duty|instructions?)[ \t]+(?:is|are)\b"
+    r"|\b(?:your|ur)[ \t]+(?:task|job|role|duty|instructions?)[ \t]+(?:is|are)\b"
+    # an order to the assistant, or about its answers, in the third person: "The assistant must ...", "Every
+    # response must ...", "Semua jawaban harus ..."
+    r"|\b(?:assistants?|asisten|(?:the|this|that|every|each|any|an?|my|your)[ \t]+(?:ai|models?|bots?|agents?)|agen|claude|"
+    r"chatgpt|gpt|gemini|copilot|llm|"
+    r"(?:repl(?:y|ies)|answers?|responses?|outputs?|jawaban(?:nya)?|balasan(?:nya)?|respons))"
+    r"[ \t]+(?:must|should|shall|has[ \t]+to|have[ \t]+to|needs?[ \t]+to|is[ \t]+to|are[ \t]+to|will[ \t]+(?:always|never)|"
+    r"may[ \t]+never|harus|wajib|mesti|perlu|tidak[ \t]+boleh|dilarang|jangan)\b(?!-)"
     r"|(?<!\bI )(?<!'ll )(?<!will )(?<!\bwe )(?<!always )(?<!usually )(?<!\bto )"  # "I always make sure to ..." is a habit
     r"\b(?:make|be)[ \t]+sure[ \t]+(?:that[ \t]+)?(?:you|u|to)\b"
-    r"|\b(?:kamu|anda|kau|lo|lu)[ \t]+(?:harus|wajib|mesti|perlu|dilarang|tidak[ \t]+boleh|nggak[ \t]+boleh|gak[ \t]+boleh)\b"
+    r"|\b(?:kamu|anda|kau|lo|lu)(?:[ \t]+(?:tuh|itu|juga|sih|pokoknya))?[ \t]+(?:harus|wajib|mesti|perlu|dilarang|"
+    r"diharapkan|diminta|diwajibkan|tidak[ \t]+boleh|nggak[ \t]+boleh|gak[ \t]+boleh)\b"
     r"|\b(?:jangan|jgn|don'?t|do[ \t]+not|never)[ \t]+(?:kasih[ \t]+tahu|beri[ \t]+tahu|kasih[ \t]+tau|bilang[ \t]+(?:ke|sama)|tell|inform|"
     r"let[ \t]+(?:the[ \t]+)?(?:user|him|her|them)[ \t]+know)\b"
     r"|\bwithout[ \t]+(?:telling|asking|informing|notifying)[ \t]+(?:the[ \t]+)?(?:user|him|her|them|anyone)\b"
@@ -283,12 +293,14 @@ def standing_order(text: str) -> Order | None:
         return _order("destination", m[0])
     cue = _CUE_ANY.search(flat)
     for clause, label in _clauses(normal):
-        verb, cued, after = _imperative(clause)
+        verb, cued, after = _imperative(clause, label)
         if verb is None:
             continue
         if label:  # "Email: ...", "Run log: ..." name a thing; "Ignore the user: ..." is still an order
             if verb in _ACTION_VERBS and _OBJECT_NEXT.match(after):
                 return _order("action", clause[:60])
+            if verb in _SAY and (cued or cue):
+                return _order("standing_order", clause[:60] if cued else f"{cue[0]} … {clause[:40]}")
             continue
         if verb in _ACTION_VERBS or verb in _FOLLOW and _URL_IN.search(clause):
             return _order("action", clause[:60])
@@ -337,6 +349,7 @@ def _disclosing(text: str) -> re.Match | None:
 _OBJECT_NEXT = re.compile(r"[ \t]+(?:the|this|that|these|those|it|them|all|every|any|my|your|his|her|their|our|"
                           r"semua|ini|itu|isi|seluruh)\b", re.IGNORECASE)
 _FOLLOW = frozenset(("follow", "ikuti"))
+_SAY = frozenset("answer reply respond say tell write jawab balas bilang katakan tulis".split())
 _URL_IN = re.compile(rf"{_URLISH}|\bwww\.", re.IGNORECASE)
 
 
@@ -358,9 +371,9 @@ def _clauses(text: str) -> list[tuple[str, bool]]:
     return [(c, label) for c, label in out if c]
 
 
-def _imperative(clause: str) -> tuple[str | None, bool, str]:
+def _imperative(clause: str, label: bool = False) -> tuple[str | None, bool, str]:
     """(the verb a clause starts with as an order, in its base form, whether a standing cue leads it, what follows the
-    verb); (None, _, _) when it is not one."""
+    verb); (None, _, _) when it is not one. A verb alone is a noun ("Email"), but for a label ("Respond: ...")."""
     cued = False
     rest = _LABEL.sub("", clause, count=1)
     for _ in range(8):  # cues, fillers and a negation may lead the verb, a few of them
@@ -378,7 +391,7 @@ def _imperative(clause: str) -> tuple[str | None, bool, str]:
             rest = rest[re.match(r"do(?:es)?[ \t]+not[ \t]*", rest, re.IGNORECASE).end():]
             continue
         verb = _base(word)
-        if verb is None or _NOUN_NEXT.match(rest, w.end()):
+        if verb is None or _NOUN_NEXT.match(rest, w.end()) and not (label and not rest[w.end():].strip()):
             return None, cued, ""
         return verb, cued, rest[w.end():]
     return None, cued, ""
