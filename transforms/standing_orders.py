@@ -425,7 +425,7 @@ _CREDENTIAL = re.compile(
 
 def credential_like(text: str) -> Order | None:
     """A password cue followed by a value (see the module docstring), or None; the reason never quotes the value."""
-    normal = _normalise(text)
+    normal = _read(text)
     m = _CREDENTIAL.search(normal)
     if m is None:
         return None
