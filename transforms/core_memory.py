@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from transforms.injection import flag_injection
 from transforms.redact import redact
-from transforms.standing_orders import credential_like, standing_order
+from transforms.standing_orders import credential_like, standing_order, what
 
 SEPARATOR = "§"
 MEMORY_CHARS = 2200
@@ -194,11 +194,14 @@ class Served:
 
 
 def safe_entry(entry: str) -> tuple[str | None, str | None]:
-    """(the entry as it may be served: redacted and cut, or None; why it is withheld, or None)."""
+    """(the entry as it may be served: redacted and cut, or None; why it is withheld, or None).
+
+    The why never quotes the entry: it reaches agents (the MCP memory tool's answer), and an order's own words are
+    what is withheld. ``problems`` quotes them, for the person."""
     text = redact(entry).text
     unsafe = _unsafe(text)
     if unsafe is not None:
-        return None, unsafe.reason
+        return None, what(unsafe.kind) or unsafe.reason
     return (text if len(text) <= ENTRY_CHARS else text[: ENTRY_CHARS - 1].rstrip() + "…"), None
 
 
@@ -289,5 +292,6 @@ def _within(new: list[str], old: list[str], limit: int) -> list[str]:
 
 
 def _clip(text: str, n: int = 60) -> str:
-    flat = " ".join(text.split())
+    """An entry quoted in a reason: redacted (a hand edit may hold a secret), then cut."""
+    flat = " ".join(redact(text).text.split())
     return flat if len(flat) <= n else flat[: n - 1] + "…"

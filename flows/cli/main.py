@@ -593,6 +593,8 @@ def _write_memory(home: Path | None, user: str | None, target: str, action: str,
     settings = _settings(home)
     state = _refused(core_memory.write, settings, _memory_user(settings, user), target, action, source="cli", **entry)
     click.echo(f"{done} {state.path.name}: {state.usage.header(state.path.stem)}")
+    if state.snapshot_error:
+        _err(f"kenang: warning: {state.snapshot_error}")
 
 
 _TARGET = click.option("--to", "target", type=click.Choice(["memory", "user"]), default="memory", show_default=True,

@@ -198,7 +198,7 @@ class MemoryService:
             raise RequestError(f"refused: {exc} (nothing was changed)") from None
         # as served: a hand edit's secrets redacted, its orders withheld
         return {"file": state.path.name, "usage": state.usage.header(state.path.stem),
-                "entries": state.as_dict()["entries"]}
+                "entries": state.as_dict()["entries"]} | ({"warning": state.snapshot_error} if state.snapshot_error else {})
 
     def memory_index(self, user: str) -> str:
         """The user's MEMORY_INDEX, rendered from the summaries (the archive may be a NAS that sleeps)."""

@@ -24,7 +24,8 @@ read only when it is a regular file of at most ``FILE_BYTES``, in UTF-8. Anythin
 (a link, a folder named MEMORY.md, a FIFO, an unreadable, oversized or malformed file)
 is a ``FileState.error``: reported by ``memory show``, ``status`` and the run report,
 left out of the snapshot, and never written over (a write is refused until the person
-fixes it). It never raises.
+fixes it). It never raises. A snapshot that cannot be written (``snapshot/<user>.md`` is a
+folder, the disk is full) never undoes a write: ``FileState.snapshot_error`` says so.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import os
 import secrets
 import stat
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as with_fields
 from pathlib import Path
 from typing import Iterator
 
@@ -61,6 +62,7 @@ class FileState:
     usage: cm.Usage
     problems: list[str]
     error: str | None = None  # why the file could not be read; then entries is empty and the file is left alone
+    snapshot_error: str | None = None  # after a write: why the user's snapshot could not be rewritten
 
     def as_dict(self) -> dict:
         """The file as ``memory show --json`` gives it: entries redacted, one that reads as an order withheld."""
@@ -189,8 +191,7 @@ def write(settings: Settings, user: str, target: str, action: str, *, text: str 
             raise cm.Refused(f"unknown action {action!r}", "Use add, replace or remove")
         _save(settings, user, target, new)
         log_event(settings, user, target, action, source, before, after)
-    write_snapshot(settings, user)
-    return read(settings, user, target)
+    return with_fields(read(settings, user, target), snapshot_error=refresh_snapshot(settings, user))
 
 
 def drop_matching(settings: Settings, user: str, matches, source: str = "forget") -> int:
@@ -209,7 +210,7 @@ def drop_matching(settings: Settings, user: str, matches, source: str = "forget"
                 _save(settings, user, target, keep)
                 gone += len(state.entries) - len(keep)
     if gone:
-        write_snapshot(settings, user)
+        refresh_snapshot(settings, user)  # one that cannot be written now is by the next run, which reports it
     return gone
 
 
@@ -244,6 +245,16 @@ def snapshot_text(settings: Settings, user: str) -> str:
     if settings.memory.snapshot_days_chars:
         parts.append("RECENT DAYS\n" + days.split("\n", 2)[-1].strip() if rows else "RECENT DAYS\n(nothing remembered yet)")
     return "\n\n".join(parts) + "\n"
+
+
+def refresh_snapshot(settings: Settings, user: str) -> str | None:
+    """``write_snapshot``; None, or why it could not be written and what to do (one line)."""
+    try:
+        write_snapshot(settings, user)
+    except OSError as exc:
+        return (f"snapshot/{user}.md was not rewritten ({exc.strerror or exc}): fix or move it away; the next "
+                "memory write or nightly run writes it")
+    return None
 
 
 def write_snapshot(settings: Settings, user: str) -> Path:
