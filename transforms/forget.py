@@ -36,8 +36,22 @@ MARKER = "[FORGOTTEN]"
 RENAMED = "forgotten-"
 _WORD = re.compile(r"\w+")
 _NAME_WORD = re.compile(r"[^\W_]+")  # in a name, "_" separates words too
-# A file name's extensions: short lower-case words after the stem (".md", ".reason.json").
-_EXTENSIONS = re.compile(r"(?:\.[a-z][a-z0-9]{0,9})+\Z")
+# A file name's type extensions (".md", ".reason.json"): they say what kind of file it is, never what was said in
+# it, so a phrase ("md", "json") is not looked for in them. Any other dotted part is a word of the name.
+_TYPE_EXTENSIONS = frozenset({
+    "md", "markdown", "jsonl", "json", "txt", "text", "log", "gz", "zip", "bz2", "xz", "zst", "tar", "html", "htm",
+    "xml", "csv", "tsv", "yaml", "yml", "db", "sqlite", "sqlite3", "bak", "tmp", "pdf", "doc", "docx", "rtf", "odt",
+    "reason", "summary", "bad"})
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(stem, type extensions) of a file name: ``kunci.gudang.md`` is (``kunci.gudang``, ``.md``)."""
+    stem, extensions = name, ""
+    while True:
+        head, dot, tail = stem.rpartition(".")
+        if not dot or not head or tail.lower() not in _TYPE_EXTENSIONS:
+            return stem, extensions
+        stem, extensions = head, dot + tail + extensions
 
 
 def words(text: str) -> list[str]:
@@ -144,17 +158,23 @@ class Forgetting:
         return RENAMED + hmac.new(self.key, b"name\0" + value.encode("utf-8", "surrogatepass"),
                                   hashlib.sha256).hexdigest()[:12]
 
+    def names_file(self, name: str | None) -> bool:
+        """Whether a file name holds a forgotten phrase outside its type extensions (``split_name``)."""
+        return bool(name) and self.names(split_name(name)[0])
+
+    def names_path(self, path: str | None) -> bool:
+        """Whether a ``/``-separated path's file name holds a phrase: its folders are kenang's layout (days, users)."""
+        return bool(path) and self.names_file(path.rsplit("/", 1)[-1])
+
     def rename_file(self, name: str) -> str:
-        """A file name with its stem renamed as ``rename`` would when the name holds a phrase; extensions kept."""
-        if not self.names(name):
-            return name
-        m = _EXTENSIONS.search(name)
-        stem, extensions = (name[: m.start()], m[0]) if m is not None and m.start() > 0 else (name, "")
-        return self.rename(stem if self.names(stem) else name) + extensions
+        """A file name with its stem renamed as ``rename`` would when the stem holds a phrase; type extensions kept."""
+        stem, extensions = split_name(name)
+        return self.rename(stem) + extensions if self.names(stem) else name
 
     def rename_path(self, path: str) -> str:
-        """A ``/``-separated path with each part that holds a phrase renamed (``rename_file``)."""
-        return "/".join(self.rename_file(part) for part in path.split("/"))
+        """A ``/``-separated path with its file name renamed (``rename_file``); its folders are kenang's layout."""
+        head, sep, name = path.rpartition("/")
+        return head + sep + self.rename_file(name)
 
     def scrub_value(self, value):
         """A JSON-like value (a report, a reason file) with the phrase scrubbed from every string in it, keys too."""
