@@ -607,3 +607,30 @@ def test_a_phrase_hidden_by_json_escapes_is_found_by_a_purge_after_a_plain_forge
     assert not (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-1200.jsonl").exists()
     assert (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-1300.jsonl").is_file()
     assert every_trace(home) == []
+
+
+def test_a_forget_killed_midway_shows_as_interrupted_and_the_same_forget_again_finishes_it(home):
+    import subprocess
+    import sys
+
+    from helpers import CRASHED, snapshot
+
+    _setup_everywhere(home)
+    code = ("import os, flows.store.faults as f\n"
+            "f.checkpoint = lambda name: os._exit(%d) if name == 'forget.purged' else None\n"
+            "from flows.cli.main import main\n"
+            "main(['forget', '--user', 'default', '--text', %r, '--purge', '--yes', '--home', %r])\n"
+            % (CRASHED, PHRASE, str(home.paths.home)))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert child.returncode == CRASHED, child.stderr[-2000:]
+    assert every_trace(home) != []  # killed after the purge: the tables and summaries still hold it
+    status = json.loads(kenang("status", "--json", "--home", str(home.paths.home)).stdout)
+    assert [r["status"] for r in status["runs"] if r["flow"] == "forget"] == ["interrupted"]
+
+    _forget(home, "--purge")
+    assert every_trace(home) == []
+    assert not any(p.is_file() for p in home.paths.quarantine.rglob("*"))
+    _verify_ok_and_rerun_is_a_noop(home)
+    before = snapshot(home)
+    _forget(home, "--purge")  # and once more: nothing changes
+    assert snapshot(home) == before

@@ -43,7 +43,7 @@ from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
-from flows.store import archive_files, compact, core_memory, ledger, mount, recall_pack, remote, tombstones, warehouse
+from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack, remote, tombstones, warehouse
 from flows.store.ledger import ArchivedDay, DayKey, RunRecord
 from flows.store.fsio import atomic_write_bytes
 from flows.store.lock import run_lock
@@ -285,7 +285,10 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         state = mount.bucket_state(settings)
         if state.state in ("not_mounted", "foreign"):
             raise ArchiveError(state.reason or state.state)
+    parameters = {"user": plan.user, "kind": plan.kind, "purge": plan.purge, "days": len(plan.days)}
     with run_lock(settings.paths.lock, run_id, wait_seconds):
+        # written first: a forget killed midway shows as interrupted in `kenang status` (the same forget again finishes it)
+        ledger.write_run(settings.paths.warehouse, RunRecord(run_id, "forget", parameters, started, {}))
         if plan.purge and settings.paths.remote_archive and _fill_copy(settings):
             plan = _replanned(settings, plan)  # what came down from the bucket is searched too
         key = tombstones.key(settings, create=True)
@@ -307,6 +310,7 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         if tomb.kind == "text":  # a reason (kenang's words, quoting a name or a line) loses the phrase; the file stays
             scrubbed = _scrub_reasons(settings, [rel for rel, _ in owned_quarantine(settings, plan.user)], forgetting)
             quarantined = quarantined if plan.purge else scrubbed
+        faults.checkpoint("forget.purged")
         entries = core_memory.drop_matching(settings, plan.user, lambda e: _mentions(forgetting, tomb, e))
         rows = candidates.read_all(settings)
         keep = [c for c in rows if not (c["user_id"] == plan.user and _candidate_hit(forgetting, tomb, c))]
@@ -320,8 +324,7 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
             rebuilt["records_scrubbed"] = scrub_records(settings, forgetting, plan.user)
         if settings.paths.remote_archive:  # the rewritten summaries replace the bucket's, their old versions deleted
             rebuilt["archive_remote"] = remote.push(settings).counts()
-        record = RunRecord(run_id, "forget", {"user": plan.user, "kind": plan.kind, "purge": plan.purge,
-                                              "days": len(plan.days)}, started,
+        record = RunRecord(run_id, "forget", {**parameters, "days": len(plan.days)}, started,
                            {"days": len(plan.days), "archive_files_purged": purged,
                             "quarantine_files_" + ("purged" if plan.purge else "scrubbed"): quarantined,
                             "memory_entries": entries,
