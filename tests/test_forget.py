@@ -634,3 +634,30 @@ def test_a_forget_killed_midway_shows_as_interrupted_and_the_same_forget_again_f
     before = snapshot(home)
     _forget(home, "--purge")  # and once more: nothing changes
     assert snapshot(home) == before
+
+
+def test_the_forget_key_is_never_readable_by_others_not_even_while_it_is_written(home, monkeypatch):
+    import os
+
+    from flows.store import fsio
+
+    seen: list[int] = []
+    real = fsio._fsync_path
+
+    def fsync(path):  # the key's temporary file, written and not yet chmod-ed or renamed
+        if path.name.endswith(".kenang-forget-key.part"):
+            seen.append(stat.S_IMODE(os.stat(path).st_mode))
+        real(path)
+
+    monkeypatch.setattr(fsio, "_fsync_path", fsync)
+    old = os.umask(0o022)
+    try:
+        _drop_history(home)
+        _night(home)
+        _forget(home)
+    finally:
+        os.umask(old)
+    key = home.paths.home / ".kenang-forget-key"
+    assert seen == [0o600] and stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_bytes()) == 32
+    logged = "\n".join(json.dumps(r, default=str) for r in table(home, "runs"))
+    assert key.read_bytes().hex() not in logged
