@@ -661,3 +661,14 @@ def test_the_forget_key_is_never_readable_by_others_not_even_while_it_is_written
     assert seen == [0o600] and stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_bytes()) == 32
     logged = "\n".join(json.dumps(r, default=str) for r in table(home, "runs"))
     assert key.read_bytes().hex() not in logged
+
+
+def test_a_phrase_in_full_width_letters_is_forgotten_and_a_text_without_it_is_never_rewritten():
+    from transforms.forget import MARKER, Forgetting, Tombstone, phrase_digest
+
+    key = b"k" * 32
+    f = Forgetting.of(key, [Tombstone("t", "u", "text", phrase_digest(key, words(PHRASE)), len(words(PHRASE)))])
+    assert f.scrub("Catatan: ＫＵＮＣＩ ＧＵＤＡＮＧ di bawah pot.") == (f"Catatan: {MARKER}.", 1)
+    assert f.names("ｋｕｎｃｉ_ｇｕｄａｎｇ_di_bawah_pot")
+    for kept in ("Lanjut besok… ½ jam lagi, ﬁle di pve1.", "Ｐｏｄｍａｎ sudah jalan.", "kuncinya gudang di bawah pot"):
+        assert f.scrub(kept) == (kept, 0) and f.scrub_value({"x": [kept]}) == {"x": [kept]}

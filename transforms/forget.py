@@ -118,10 +118,13 @@ class Forgetting:
         ``names``: words are cut at ``_`` too, as in an identifier or a file name."""
         if not self.phrases or not text:
             return text, 0
+        original = text
         normal = unicodedata.normalize("NFKC", text)
         if len(normal) != len(text):  # offsets would not line up: compare on the normal form
             text = normal
-        spans = [(m.start(), m.end(), m[0].lower()) for m in (_NAME_WORD if names else _WORD).finditer(text)]
+        # each word compared in its normal form too ("ＫＵＮＣＩ" is "kunci"), as ``words`` makes the phrase's
+        spans = [(m.start(), m.end(), unicodedata.normalize("NFKC", m[0]).lower())
+                 for m in (_NAME_WORD if names else _WORD).finditer(text)]
         cut: list[tuple[int, int]] = []
         i = 0
         while i < len(spans):
@@ -134,8 +137,8 @@ class Forgetting:
                 i += hit
             else:
                 i += 1
-        if not cut:
-            return text, 0
+        if not cut:  # nothing forgotten in it: the text as it was, never rewritten into its normal form
+            return original, 0
         out, pos = [], 0
         for start, end in cut:
             out.append(text[pos:start])
