@@ -672,3 +672,14 @@ def test_a_phrase_in_full_width_letters_is_forgotten_and_a_text_without_it_is_ne
     assert f.names("ｋｕｎｃｉ_ｇｕｄａｎｇ_di_bawah_pot")
     for kept in ("Lanjut besok… ½ jam lagi, ﬁle di pve1.", "Ｐｏｄｍａｎ sudah jalan.", "kuncinya gudang di bawah pot"):
         assert f.scrub(kept) == (kept, 0) and f.scrub_value({"x": [kept]}) == {"x": [kept]}
+
+
+def test_a_broken_json_file_in_quarantine_whose_phrase_hides_behind_escapes_is_purged(home):
+    drop(home, "rusak.jsonl", b'{"role": "user", "content": "Kunci\\ngudang di\\tbawah p\\u006ft"}\n{"role": "assist')
+    drop(home, "rusak-juga.json", b'{"title": "k\\u0075nci gudang di bawah pot", "mapping": {')
+    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Restic jalan."), ("assistant", "Oke.")))
+    _cli_night(home)
+    assert len(table(home, "quarantine")) == 2
+    r = _forget(home, "--purge")
+    assert "2 quarantined file(s) purged" in r.stdout, r.stdout
+    assert table(home, "quarantine") == [] and not any(p.is_file() for p in home.paths.quarantine.rglob("*"))

@@ -34,6 +34,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -186,11 +187,15 @@ _BLOCK, _OVERLAP = 4 << 20, 64 << 10
 
 def _holds(path, f: Forgetting, hint: str | None = None) -> bool:
     """Whether a file's bytes hold a phrase: read in blocks (a quarantined file may be huge), as UTF-8 and as
-    Latin-1 (a quarantined file is often no UTF-8), and a JSON file's strings as they read (no escape hides it).
+    Latin-1 (a quarantined file is often no UTF-8), and with JSON's escapes read as what they stand for
+    (``\\n`` between two words, ``\\u00e9``), in a broken JSON line too (a quarantined file often is one).
 
     ``hint``: one of the phrase's words (held in memory only); a block without it is not searched word by word."""
     def search(text: str) -> bool:
         return (hint is None or hint in unicodedata.normalize("NFKC", text).lower()) and f.mentions(text)
+
+    def any_reading(text: str) -> bool:
+        return search(text) or ("\\" in text and search(_unescaped(text)))
 
     try:
         with open(path, "rb") as fh:
@@ -198,31 +203,24 @@ def _holds(path, f: Forgetting, hint: str | None = None) -> bool:
             while block := fh.read(_BLOCK):
                 data, tail = tail + block, (tail + block)[-_OVERLAP:]
                 text = data.decode("utf-8", "replace")
-                if search(text) or ("\ufffd" in text and search(data.decode("latin-1"))):
+                if any_reading(text) or ("\ufffd" in text and any_reading(data.decode("latin-1"))):
                     return True
-            if path.suffix not in (".json", ".jsonl"):
-                return False
-            fh.seek(0)
-            body = fh.read().decode("utf-8", "replace")
     except OSError:
         return False
-    try:
-        docs = [json.loads(body)] if path.suffix == ".json" else [json.loads(x) for x in body.splitlines() if x.strip()]
-    except ValueError:
-        return False
-    return any(search(t) for t in _strings(docs))
+    return False
 
 
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": " ", "f": " "}
+
+
+def _unescaped(text: str) -> str:
+    """Text with JSON's escapes read as the characters they stand for; what is no escape is kept."""
+    def one(m: re.Match) -> str:
+        e = m[1]
+        return chr(int(e[1:], 16)) if len(e) == 5 else _ESCAPED.get(e, e)
+
+    return _ESCAPE.sub(one, text)
 
 
 def _mentions(f: Forgetting, t: Tombstone, text: str) -> bool:
