@@ -683,3 +683,14 @@ def test_a_broken_json_file_in_quarantine_whose_phrase_hides_behind_escapes_is_p
     r = _forget(home, "--purge")
     assert "2 quarantined file(s) purged" in r.stdout, r.stdout
     assert table(home, "quarantine") == [] and not any(p.is_file() for p in home.paths.quarantine.rglob("*"))
+
+
+def test_another_users_candidates_keep_their_session_ids(home):
+    drop(home, "alice/2026-07-18-kunci-gudang-di-bawah-pot.md",
+         md("2026-07-18", "0900", ("user", "Aku lebih suka teh manis tanpa gula."), ("assistant", "Dicatat.")))
+    _drop_history(home)
+    _cli_night(home)
+    theirs = [c for c in table(home, "memory_candidates") if c["user_id"] == "alice"]
+    assert any(any("kunci" in s for s in c["session_ids"]) for c in theirs), theirs
+    _forget(home)
+    assert [c for c in table(home, "memory_candidates") if c["user_id"] == "alice"] == theirs

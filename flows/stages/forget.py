@@ -312,9 +312,10 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         entries = core_memory.drop_matching(settings, plan.user, lambda e: _mentions(forgetting, tomb, e))
         rows = candidates.read_all(settings)
         keep = [c for c in rows if not (c["user_id"] == plan.user and _candidate_hit(forgetting, tomb, c))]
-        if tomb.kind == "text":  # a kept candidate names sessions by id: renamed as their rows are
+        if tomb.kind == "text":  # the user's kept candidates name sessions by id: renamed as their rows are
             keep = [{**c, "session_ids": [forgetting.rename(x) for x in c["session_ids"]]}
-                    if c["session_ids"] and any(forgetting.names(x) for x in c["session_ids"]) else c for c in keep]
+                    if c["user_id"] == plan.user and c["session_ids"] and any(forgetting.names(x) for x in c["session_ids"])
+                    else c for c in keep]
         if keep != rows:
             candidates.write_all(settings, keep)
         rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
