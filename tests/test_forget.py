@@ -694,3 +694,11 @@ def test_another_users_candidates_keep_their_session_ids(home):
     assert any(any("kunci" in s for s in c["session_ids"]) for c in theirs), theirs
     _forget(home)
     assert [c for c in table(home, "memory_candidates") if c["user_id"] == "alice"] == theirs
+
+
+def test_a_phrase_said_in_full_width_letters_leaves_the_tables(home):
+    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Catatan: ＫＵＮＣＩ ＧＵＤＡＮＧ di bawah pot."),
+                                        ("assistant", "Oke.")))
+    _cli_night(home)
+    _forget(home)
+    assert [m["content"] for m in table(home, "messages")] == ["Catatan: [FORGOTTEN].", "Oke."]

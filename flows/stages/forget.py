@@ -110,7 +110,10 @@ def make_plan(settings: Settings, user: str, *, text: str | None = None, session
         plan.messages = sum(s["message_count"] for s in hit)
     else:
         longest = max(ws, key=len)
-        rows = warehouse.read(wh, MESSAGES, "user_id = ? AND contains(lower(content), ?)", [user, longest]).to_pylist()
+        # the longest word narrows the search; a text with other than ASCII in it is read whole (its letters may
+        # be full-width, decomposed or ligatures, the same words once normalised)
+        rows = warehouse.read(wh, MESSAGES, "user_id = ? AND (contains(lower(content), ?) "
+                              "OR regexp_matches(content, '[^\\x01-\\x7f]'))", [user, longest]).to_pylist()
         hit_msgs = [m for m in rows if forgetting.mentions(m["content"])]
         named = [s for s in sessions if _names_session(forgetting, s)]
         plan.days = sorted({m["date"] for m in hit_msgs} | {s["date"] for s in named})
