@@ -702,3 +702,16 @@ def test_a_phrase_said_in_full_width_letters_leaves_the_tables(home):
     _cli_night(home)
     _forget(home)
     assert [m["content"] for m in table(home, "messages")] == ["Catatan: [FORGOTTEN].", "Oke."]
+
+
+def test_a_pin_forgotten_leaves_the_files_and_sessions_named_by_that_time_alone(home):
+    drop(home, "2026-07-18-1100.md", md("2026-07-18", "1100", ("user", "Restic jalan."), ("assistant", "Oke.")))
+    drop(home, "2026-07-18-1200.md", md("2026-07-18", "1200", ("user", "PIN ATM baru 1100, jangan lupa."),
+                                        ("assistant", "Oke.")))
+    _cli_night(home)
+    plan = _plan(home, "default", "1100")
+    assert plan["archive_files"] == ["daily_sessions/2026-07-18/2026-07-18-1200.md"], plan
+    _forget_as(home, "default", "1100")
+    assert "2026-07-18-1100" in {s["session_id"] for s in table(home, "sessions")}
+    assert (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-1100.md").is_file()
+    assert not any("1100," in m["content"] for m in table(home, "messages"))

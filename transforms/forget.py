@@ -112,10 +112,11 @@ class Forgetting:
     def drops_session(self, session_id: str) -> bool:
         return bool(self.sessions) and id_digest(self.key, session_id) in self.sessions
 
-    def scrub(self, text: str, *, names: bool = False) -> tuple[str, int]:
+    def scrub(self, text: str, *, names: bool = False, numbers: bool = True) -> tuple[str, int]:
         """``text`` with every forgotten phrase replaced by the marker; (text, how many).
 
-        ``names``: words are cut at ``_`` too, as in an identifier or a file name."""
+        ``names``: words are cut at ``_`` too, as in an identifier or a file name.
+        ``numbers``: whether a run of words that are all digits counts (``names`` leaves those out)."""
         if not self.phrases or not text:
             return text, 0
         original = text
@@ -130,7 +131,8 @@ class Forgetting:
         while i < len(spans):
             hit = 0
             for k, digests in self.phrases.items():
-                if i + k <= len(spans) and phrase_digest(self.key, (w for _, _, w in spans[i:i + k])) in digests:
+                if i + k <= len(spans) and phrase_digest(self.key, (w for _, _, w in spans[i:i + k])) in digests \
+                        and (numbers or not all(w.isdigit() for _, _, w in spans[i:i + k])):
                     hit = max(hit, k)
             if hit:
                 cut.append((spans[i][0], spans[i + hit - 1][1]))
@@ -151,8 +153,12 @@ class Forgetting:
         return self.scrub(text)[1] > 0
 
     def names(self, value: str | None) -> bool:
-        """Whether an identifier or a file name holds a forgotten phrase (its words cut at ``_`` too)."""
-        return bool(value) and (self.mentions(value) or self.scrub(value, names=True)[1] > 0)
+        """Whether an identifier or a file name holds a forgotten phrase (its words cut at ``_`` too).
+
+        A phrase of numbers alone (a PIN, "1100") is not looked for in names: in one, numbers are its date
+        and time (``2026-07-18-1100``), and a name is renamed, and a file purged, whole."""
+        return bool(value) and (self.scrub(value, numbers=False)[1] > 0
+                                or self.scrub(value, names=True, numbers=False)[1] > 0)
 
     def rename(self, value: str) -> str:
         """``value``, or ``forgotten-<12 hex>`` for one that holds a forgotten phrase: keyed, stable, one per value."""
