@@ -508,3 +508,210 @@ def test_a_name_that_holds_a_phrase_is_renamed_the_same_way_every_time_and_only_
     assert f.rename_path("daily_sessions/2026-07-19/kunci gudang di bawah pot.md").startswith("daily_sessions/2026-07-19/forgotten-")
     assert f.scrub_value({"file": "kunci_gudang_di_bawah_pot.txt", "n": [1, "Kunci gudang di bawah pot!"]}) == \
         {"file": "[FORGOTTEN].txt", "n": [1, "[FORGOTTEN]!"]}
+
+
+# --- a purge takes only what holds the phrase, and only the user's -----------------------
+
+def _two_users(home) -> None:
+    """default and alice, each with files; alice's quarantine holds a link (a row without a user) and a .txt."""
+    import os
+
+    from helpers import OLD
+
+    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Kunci gudang ada di bawah pot."),
+                                        ("assistant", "Oke.")))
+    drop(home, "2026-07-18-1000.md", md("2026-07-18", "1000", ("user", "Kuncinya hilang. MD file ini penting."),
+                                        ("assistant", "Oke.")))
+    drop(home, "2026-07-18-1100.md", md("2026-07-18", "1100", ("user", "Restic backup jalan."), ("assistant", "Oke.")))
+    drop(home, "readme.txt", b"daftar belanja\n")  # quarantined: its reason is kenang's words ("supported: .md")
+    drop(home, "alice/2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Kunci gudang alice di laci."),
+                                              ("assistant", "Oke.")))
+    drop(home, "alice/2026-07-17-restic.md", md("2026-07-17", "0900", ("user", "Restic alice."), ("assistant", "Oke.")))
+    drop(home, "alice/notes.txt", b"restic notes\n")  # quarantined, alice's row
+    link = home.paths.active / "alice" / "kunci-link.md"
+    os.symlink("/nonexistent/kunci", link)  # quarantined as a link: its row names no user
+    os.utime(link, (OLD, OLD), follow_symlinks=False)
+    _cli_night(home)
+
+
+def _plan(home, user: str, text: str) -> dict:
+    r = kenang("forget", "--user", user, "--text", text, "--purge", "--dry-run", "--json", "--home", str(home.paths.home))
+    assert r.exit_code == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_a_purge_takes_only_the_files_that_hold_the_phrase_never_for_an_extension_or_kenangs_words(home):
+    _two_users(home)
+    # "md" is in every .md file's name and in readme.txt's reason, but said only in one file
+    plan = _plan(home, "default", "md")
+    assert plan["archive_files"] == ["daily_sessions/2026-07-18/2026-07-18-1000.md"] and plan["quarantine_files"] == []
+    assert _plan(home, "default", "supported")["quarantine_files"] == []  # a word of readme.txt's reason only
+    assert _plan(home, "default", "jsonl")["archive_files"] == []
+    # "kunci" is no part of "kuncinya"
+    assert _plan(home, "default", "kunci")["archive_files"] == ["daily_sessions/2026-07-18/2026-07-18-0900.md"]
+    _forget_as(home, "default", "md")
+    assert (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-0900.md").is_file()
+    assert {s["archive_path"] for s in table(home, "sessions") if s["user_id"] == "default"} == {
+        "daily_sessions/2026-07-18/2026-07-18-0900.md", "daily_sessions/2026-07-18/2026-07-18-1100.md"}
+    assert (home.paths.quarantine / "2026-07-20/readme.txt").is_file()
+    assert verify(home).problems == 0
+
+
+def _forget_as(home, user: str, text: str, *extra: str):
+    r = kenang("forget", "--user", user, "--text", text, "--purge", "--yes", "--home", str(home.paths.home), *extra)
+    assert r.exit_code == 0, r.stderr
+    return r
+
+
+def test_a_users_forget_never_deletes_or_rewrites_another_users_files_or_records(home):
+    _two_users(home)
+    r = kenang("forget", "--user", "alice", "--day", "2026-07-17", "--purge", "--yes", "--home", str(home.paths.home))
+    assert r.exit_code == 0, r.stderr
+    alice_log = [x for x in table(home, "purge_log") if x["user_id"] == "alice"]
+    alice_quarantine = sorted((q["path"], q["reason"]) for q in table(home, "quarantine"))
+    alice_said = sorted(m["content"] for m in table(home, "messages") if m["user_id"] == "alice")
+    assert alice_log and any("restic" in x["path"] for x in alice_log)
+    assert any("kunci" in p for p, _ in alice_quarantine) and any("notes" in reason for _, reason in alice_quarantine)
+
+    _forget_as(home, "default", "restic")  # in alice's purge_log path
+    _forget_as(home, "default", "notes")  # in alice's quarantine reason
+    assert [x for x in table(home, "purge_log") if x["user_id"] == "alice"] == alice_log
+    assert sorted((q["path"], q["reason"]) for q in table(home, "quarantine")) == alice_quarantine
+    plan = _plan(home, "default", "kunci")
+    assert plan["quarantine_files"] == []  # alice's link, though its row names no user
+    _forget_as(home, "default", "kunci")
+    assert sorted((q["path"], q["reason"]) for q in table(home, "quarantine")) == alice_quarantine
+    assert sorted(m["content"] for m in table(home, "messages") if m["user_id"] == "alice") == alice_said
+    assert (home.paths.archive / "daily_sessions/2026-07-18/alice/2026-07-18-0900.md").is_file()
+    assert (home.paths.quarantine / "2026-07-20/alice__kunci-link.md").is_symlink()
+    assert verify(home).problems == 0
+    # alice's own forget reaches her link
+    assert _plan(home, "alice", "kunci")["quarantine_files"] == ["2026-07-20/alice__kunci-link.md"]
+
+
+def test_a_phrase_hidden_by_json_escapes_is_found_by_a_purge_after_a_plain_forget(home):
+    from helpers import jsonl
+
+    drop(home, "2026-07-18-1200.jsonl", b'{"role": "user", "content": "Kunci\\ngudang di\\tbawah p\\u006ft", '
+                                        b'"ts": "2026-07-18T12:00:00+07:00"}\n'
+                                        b'{"role": "assistant", "content": "ok", "ts": "2026-07-18T12:00:30+07:00"}\n')
+    drop(home, "2026-07-18-1300.jsonl", jsonl({"role": "user", "content": "kunci gudang di atas pot",
+                                               "ts": "2026-07-18T13:00:00+07:00"},
+                                              {"role": "assistant", "content": "ok", "ts": "2026-07-18T13:00:30+07:00"}))
+    _cli_night(home)
+    assert any(_holds(m["content"]) for m in table(home, "messages"))
+    _forget(home)
+    assert not any(_holds(m["content"]) for m in table(home, "messages"))
+    r = _forget(home, "--purge")
+    assert "1 archived file(s) purged" in r.stdout, r.stdout
+    assert not (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-1200.jsonl").exists()
+    assert (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-1300.jsonl").is_file()
+    assert every_trace(home) == []
+
+
+def test_a_forget_killed_midway_shows_as_interrupted_and_the_same_forget_again_finishes_it(home):
+    import subprocess
+    import sys
+
+    from helpers import CRASHED, snapshot
+
+    _setup_everywhere(home)
+    code = ("import os, flows.store.faults as f\n"
+            "f.checkpoint = lambda name: os._exit(%d) if name == 'forget.purged' else None\n"
+            "from flows.cli.main import main\n"
+            "main(['forget', '--user', 'default', '--text', %r, '--purge', '--yes', '--home', %r])\n"
+            % (CRASHED, PHRASE, str(home.paths.home)))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert child.returncode == CRASHED, child.stderr[-2000:]
+    assert every_trace(home) != []  # killed after the purge: the tables and summaries still hold it
+    status = json.loads(kenang("status", "--json", "--home", str(home.paths.home)).stdout)
+    assert [r["status"] for r in status["runs"] if r["flow"] == "forget"] == ["interrupted"]
+
+    _forget(home, "--purge")
+    assert every_trace(home) == []
+    assert not any(p.is_file() for p in home.paths.quarantine.rglob("*"))
+    _verify_ok_and_rerun_is_a_noop(home)
+    before = snapshot(home)
+    _forget(home, "--purge")  # and once more: nothing changes
+    assert snapshot(home) == before
+
+
+def test_the_forget_key_is_never_readable_by_others_not_even_while_it_is_written(home, monkeypatch):
+    import os
+
+    from flows.store import fsio
+
+    seen: list[int] = []
+    real = fsio._fsync_path
+
+    def fsync(path):  # the key's temporary file, written and not yet chmod-ed or renamed
+        if path.name.endswith(".kenang-forget-key.part"):
+            seen.append(stat.S_IMODE(os.stat(path).st_mode))
+        real(path)
+
+    monkeypatch.setattr(fsio, "_fsync_path", fsync)
+    old = os.umask(0o022)
+    try:
+        _drop_history(home)
+        _night(home)
+        _forget(home)
+    finally:
+        os.umask(old)
+    key = home.paths.home / ".kenang-forget-key"
+    assert seen == [0o600] and stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_bytes()) == 32
+    logged = "\n".join(json.dumps(r, default=str) for r in table(home, "runs"))
+    assert key.read_bytes().hex() not in logged
+
+
+def test_a_phrase_in_full_width_letters_is_forgotten_and_a_text_without_it_is_never_rewritten():
+    from transforms.forget import MARKER, Forgetting, Tombstone, phrase_digest
+
+    key = b"k" * 32
+    f = Forgetting.of(key, [Tombstone("t", "u", "text", phrase_digest(key, words(PHRASE)), len(words(PHRASE)))])
+    assert f.scrub("Catatan: ＫＵＮＣＩ ＧＵＤＡＮＧ di bawah pot.") == (f"Catatan: {MARKER}.", 1)
+    assert f.names("ｋｕｎｃｉ_ｇｕｄａｎｇ_di_bawah_pot")
+    for kept in ("Lanjut besok… ½ jam lagi, ﬁle di pve1.", "Ｐｏｄｍａｎ sudah jalan.", "kuncinya gudang di bawah pot"):
+        assert f.scrub(kept) == (kept, 0) and f.scrub_value({"x": [kept]}) == {"x": [kept]}
+
+
+def test_a_broken_json_file_in_quarantine_whose_phrase_hides_behind_escapes_is_purged(home):
+    drop(home, "rusak.jsonl", b'{"role": "user", "content": "Kunci\\ngudang di\\tbawah p\\u006ft"}\n{"role": "assist')
+    drop(home, "rusak-juga.json", b'{"title": "k\\u0075nci gudang di bawah pot", "mapping": {')
+    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Restic jalan."), ("assistant", "Oke.")))
+    _cli_night(home)
+    assert len(table(home, "quarantine")) == 2
+    r = _forget(home, "--purge")
+    assert "2 quarantined file(s) purged" in r.stdout, r.stdout
+    assert table(home, "quarantine") == [] and not any(p.is_file() for p in home.paths.quarantine.rglob("*"))
+
+
+def test_another_users_candidates_keep_their_session_ids(home):
+    drop(home, "alice/2026-07-18-kunci-gudang-di-bawah-pot.md",
+         md("2026-07-18", "0900", ("user", "Aku lebih suka teh manis tanpa gula."), ("assistant", "Dicatat.")))
+    _drop_history(home)
+    _cli_night(home)
+    theirs = [c for c in table(home, "memory_candidates") if c["user_id"] == "alice"]
+    assert any(any("kunci" in s for s in c["session_ids"]) for c in theirs), theirs
+    _forget(home)
+    assert [c for c in table(home, "memory_candidates") if c["user_id"] == "alice"] == theirs
+
+
+def test_a_phrase_said_in_full_width_letters_leaves_the_tables(home):
+    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Catatan: ＫＵＮＣＩ ＧＵＤＡＮＧ di bawah pot."),
+                                        ("assistant", "Oke.")))
+    _cli_night(home)
+    _forget(home)
+    assert [m["content"] for m in table(home, "messages")] == ["Catatan: [FORGOTTEN].", "Oke."]
+
+
+def test_a_pin_forgotten_leaves_the_files_and_sessions_named_by_that_time_alone(home):
+    drop(home, "2026-07-18-1100.md", md("2026-07-18", "1100", ("user", "Restic jalan."), ("assistant", "Oke.")))
+    drop(home, "2026-07-18-1200.md", md("2026-07-18", "1200", ("user", "PIN ATM baru 1100, jangan lupa."),
+                                        ("assistant", "Oke.")))
+    _cli_night(home)
+    plan = _plan(home, "default", "1100")
+    assert plan["archive_files"] == ["daily_sessions/2026-07-18/2026-07-18-1200.md"], plan
+    _forget_as(home, "default", "1100")
+    assert "2026-07-18-1100" in {s["session_id"] for s in table(home, "sessions")}
+    assert (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-1100.md").is_file()
+    assert not any("1100," in m["content"] for m in table(home, "messages"))

@@ -36,8 +36,22 @@ MARKER = "[FORGOTTEN]"
 RENAMED = "forgotten-"
 _WORD = re.compile(r"\w+")
 _NAME_WORD = re.compile(r"[^\W_]+")  # in a name, "_" separates words too
-# A file name's extensions: short lower-case words after the stem (".md", ".reason.json").
-_EXTENSIONS = re.compile(r"(?:\.[a-z][a-z0-9]{0,9})+\Z")
+# A file name's type extensions (".md", ".reason.json"): they say what kind of file it is, never what was said in
+# it, so a phrase ("md", "json") is not looked for in them. Any other dotted part is a word of the name.
+_TYPE_EXTENSIONS = frozenset({
+    "md", "markdown", "jsonl", "json", "txt", "text", "log", "gz", "zip", "bz2", "xz", "zst", "tar", "html", "htm",
+    "xml", "csv", "tsv", "yaml", "yml", "db", "sqlite", "sqlite3", "bak", "tmp", "pdf", "doc", "docx", "rtf", "odt",
+    "reason", "summary", "bad"})
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(stem, type extensions) of a file name: ``kunci.gudang.md`` is (``kunci.gudang``, ``.md``)."""
+    stem, extensions = name, ""
+    while True:
+        head, dot, tail = stem.rpartition(".")
+        if not dot or not head or tail.lower() not in _TYPE_EXTENSIONS:
+            return stem, extensions
+        stem, extensions = head, dot + tail + extensions
 
 
 def words(text: str) -> list[str]:
@@ -98,30 +112,35 @@ class Forgetting:
     def drops_session(self, session_id: str) -> bool:
         return bool(self.sessions) and id_digest(self.key, session_id) in self.sessions
 
-    def scrub(self, text: str, *, names: bool = False) -> tuple[str, int]:
+    def scrub(self, text: str, *, names: bool = False, numbers: bool = True) -> tuple[str, int]:
         """``text`` with every forgotten phrase replaced by the marker; (text, how many).
 
-        ``names``: words are cut at ``_`` too, as in an identifier or a file name."""
+        ``names``: words are cut at ``_`` too, as in an identifier or a file name.
+        ``numbers``: whether a run of words that are all digits counts (``names`` leaves those out)."""
         if not self.phrases or not text:
             return text, 0
+        original = text
         normal = unicodedata.normalize("NFKC", text)
         if len(normal) != len(text):  # offsets would not line up: compare on the normal form
             text = normal
-        spans = [(m.start(), m.end(), m[0].lower()) for m in (_NAME_WORD if names else _WORD).finditer(text)]
+        # each word compared in its normal form too ("ＫＵＮＣＩ" is "kunci"), as ``words`` makes the phrase's
+        spans = [(m.start(), m.end(), unicodedata.normalize("NFKC", m[0]).lower())
+                 for m in (_NAME_WORD if names else _WORD).finditer(text)]
         cut: list[tuple[int, int]] = []
         i = 0
         while i < len(spans):
             hit = 0
             for k, digests in self.phrases.items():
-                if i + k <= len(spans) and phrase_digest(self.key, (w for _, _, w in spans[i:i + k])) in digests:
+                if i + k <= len(spans) and phrase_digest(self.key, (w for _, _, w in spans[i:i + k])) in digests \
+                        and (numbers or not all(w.isdigit() for _, _, w in spans[i:i + k])):
                     hit = max(hit, k)
             if hit:
                 cut.append((spans[i][0], spans[i + hit - 1][1]))
                 i += hit
             else:
                 i += 1
-        if not cut:
-            return text, 0
+        if not cut:  # nothing forgotten in it: the text as it was, never rewritten into its normal form
+            return original, 0
         out, pos = [], 0
         for start, end in cut:
             out.append(text[pos:start])
@@ -134,8 +153,12 @@ class Forgetting:
         return self.scrub(text)[1] > 0
 
     def names(self, value: str | None) -> bool:
-        """Whether an identifier or a file name holds a forgotten phrase (its words cut at ``_`` too)."""
-        return bool(value) and (self.mentions(value) or self.scrub(value, names=True)[1] > 0)
+        """Whether an identifier or a file name holds a forgotten phrase (its words cut at ``_`` too).
+
+        A phrase of numbers alone (a PIN, "1100") is not looked for in names: in one, numbers are its date
+        and time (``2026-07-18-1100``), and a name is renamed, and a file purged, whole."""
+        return bool(value) and (self.scrub(value, numbers=False)[1] > 0
+                                or self.scrub(value, names=True, numbers=False)[1] > 0)
 
     def rename(self, value: str) -> str:
         """``value``, or ``forgotten-<12 hex>`` for one that holds a forgotten phrase: keyed, stable, one per value."""
@@ -144,17 +167,23 @@ class Forgetting:
         return RENAMED + hmac.new(self.key, b"name\0" + value.encode("utf-8", "surrogatepass"),
                                   hashlib.sha256).hexdigest()[:12]
 
+    def names_file(self, name: str | None) -> bool:
+        """Whether a file name holds a forgotten phrase outside its type extensions (``split_name``)."""
+        return bool(name) and self.names(split_name(name)[0])
+
+    def names_path(self, path: str | None) -> bool:
+        """Whether a ``/``-separated path's file name holds a phrase: its folders are kenang's layout (days, users)."""
+        return bool(path) and self.names_file(path.rsplit("/", 1)[-1])
+
     def rename_file(self, name: str) -> str:
-        """A file name with its stem renamed as ``rename`` would when the name holds a phrase; extensions kept."""
-        if not self.names(name):
-            return name
-        m = _EXTENSIONS.search(name)
-        stem, extensions = (name[: m.start()], m[0]) if m is not None and m.start() > 0 else (name, "")
-        return self.rename(stem if self.names(stem) else name) + extensions
+        """A file name with its stem renamed as ``rename`` would when the stem holds a phrase; type extensions kept."""
+        stem, extensions = split_name(name)
+        return self.rename(stem) + extensions if self.names(stem) else name
 
     def rename_path(self, path: str) -> str:
-        """A ``/``-separated path with each part that holds a phrase renamed (``rename_file``)."""
-        return "/".join(self.rename_file(part) for part in path.split("/"))
+        """A ``/``-separated path with its file name renamed (``rename_file``); its folders are kenang's layout."""
+        head, sep, name = path.rpartition("/")
+        return head + sep + self.rename_file(name)
 
     def scrub_value(self, value):
         """A JSON-like value (a report, a reason file) with the phrase scrubbed from every string in it, keys too."""

@@ -34,6 +34,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -43,7 +44,7 @@ from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
-from flows.store import archive_files, compact, core_memory, ledger, mount, recall_pack, remote, tombstones, warehouse
+from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack, remote, tombstones, warehouse
 from flows.store.ledger import ArchivedDay, DayKey, RunRecord
 from flows.store.fsio import atomic_write_bytes
 from flows.store.lock import run_lock
@@ -51,6 +52,7 @@ from flows.stages import quarantine as quarantine_stage
 from schemas.tables import MESSAGES, PURGE_LOG, QUARANTINE, RUNS, SESSIONS
 from transforms.errors import ArchiveError, ConfigError
 from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
+from transforms.model import USER_ID_RE
 
 
 @dataclass
@@ -108,7 +110,10 @@ def make_plan(settings: Settings, user: str, *, text: str | None = None, session
         plan.messages = sum(s["message_count"] for s in hit)
     else:
         longest = max(ws, key=len)
-        rows = warehouse.read(wh, MESSAGES, "user_id = ? AND contains(lower(content), ?)", [user, longest]).to_pylist()
+        # the longest word narrows the search; a text with other than ASCII in it is read whole (its letters may
+        # be full-width, decomposed or ligatures, the same words once normalised)
+        rows = warehouse.read(wh, MESSAGES, "user_id = ? AND (contains(lower(content), ?) "
+                              "OR regexp_matches(content, '[^\\x01-\\x7f]'))", [user, longest]).to_pylist()
         hit_msgs = [m for m in rows if forgetting.mentions(m["content"])]
         named = [s for s in sessions if _names_session(forgetting, s)]
         plan.days = sorted({m["date"] for m in hit_msgs} | {s["date"] for s in named})
@@ -127,25 +132,57 @@ def make_plan(settings: Settings, user: str, *, text: str | None = None, session
 
 def _names_session(f: Forgetting, s: dict) -> bool:
     """Whether a session row's id, agent or file names hold the phrase."""
-    return any(f.names(v) for v in (s["session_id"], s["agent"], s["archive_path"], *(s["archive_paths"] or ())))
+    return f.names(s["session_id"]) or f.names(s["agent"]) or any(
+        f.names_path(v) for v in (s["archive_path"], *(s["archive_paths"] or ())))
 
 
 def quarantined(settings: Settings, user: str, f: Forgetting, hint: str | None = None) -> list[str]:
-    """The quarantined files (quarantine-relative) of ``user``, or of no known user, whose name, bytes or reason hold a phrase."""
+    """The quarantined files (quarantine-relative) of ``user``, or of no known user, whose name, link target or
+    bytes hold a phrase. Their reasons are kenang's words about them: a phrase in one is scrubbed, never a cause
+    to delete the file (``owned_quarantine``, ``_scrub_reasons``)."""
     root = settings.paths.quarantine
+    out = []
+    for rel, original in owned_quarantine(settings, user):
+        path = root / rel
+        if f.names_path(original or rel) or (path.is_symlink() and f.names(os.readlink(path))) \
+                or (not path.is_symlink() and _holds(path, f, hint)):
+            out.append(rel)
+    return out
+
+
+def owned_quarantine(settings: Settings, user: str) -> list[tuple[str, str | None]]:
+    """(quarantine-relative path, original path under active/) of each quarantined file that is ``user``'s.
+
+    A file is its row's user's; without one, the user its first folder under active/ names (the
+    default user's when it had none); a file no one can tell the owner of is everyone's."""
     rows = {r["path"]: r for r in warehouse.read(settings.paths.warehouse, QUARANTINE).to_pylist()}
     out = []
     for rel in quarantine_stage.quarantined_files(settings):
         row = rows.get(rel) or {}
-        if row.get("user_id") not in (user, None):
-            continue
-        path = root / rel
-        sidecar = path.with_name(path.name + quarantine_stage.SIDECAR)
-        texts = [row.get("reason"), row.get("original_path"), os.readlink(path) if path.is_symlink() else None]
-        if f.names(rel) or any(t and (f.mentions(t) or f.names(t)) for t in texts) \
-                or _holds(sidecar, f, hint) or (not path.is_symlink() and _holds(path, f, hint)):
-            out.append(rel)
+        original = row.get("original_path") or _sidecar(settings, rel).get("original_path")
+        original = original if isinstance(original, str) else None
+        if _quarantine_owner(settings, row.get("user_id"), original) in (user, None):
+            out.append((rel, original))
     return out
+
+
+def _quarantine_owner(settings: Settings, user_id: str | None, original: str | None) -> str | None:
+    if user_id:
+        return user_id
+    if original is None:
+        return None
+    head, sep, _ = original.partition("/")
+    if not sep:
+        return settings.default_user
+    return head.lower() if USER_ID_RE.match(head.lower()) else None
+
+
+def _sidecar(settings: Settings, rel: str) -> dict:
+    try:
+        info = json.loads((settings.paths.quarantine / (rel + quarantine_stage.SIDECAR)).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
 
 
 _BLOCK, _OVERLAP = 4 << 20, 64 << 10
@@ -153,11 +190,15 @@ _BLOCK, _OVERLAP = 4 << 20, 64 << 10
 
 def _holds(path, f: Forgetting, hint: str | None = None) -> bool:
     """Whether a file's bytes hold a phrase: read in blocks (a quarantined file may be huge), as UTF-8 and as
-    Latin-1 (a quarantined file is often no UTF-8), and a JSON file's strings as they read (no escape hides it).
+    Latin-1 (a quarantined file is often no UTF-8), and with JSON's escapes read as what they stand for
+    (``\\n`` between two words, ``\\u00e9``), in a broken JSON line too (a quarantined file often is one).
 
     ``hint``: one of the phrase's words (held in memory only); a block without it is not searched word by word."""
     def search(text: str) -> bool:
         return (hint is None or hint in unicodedata.normalize("NFKC", text).lower()) and f.mentions(text)
+
+    def any_reading(text: str) -> bool:
+        return search(text) or ("\\" in text and search(_unescaped(text)))
 
     try:
         with open(path, "rb") as fh:
@@ -165,31 +206,24 @@ def _holds(path, f: Forgetting, hint: str | None = None) -> bool:
             while block := fh.read(_BLOCK):
                 data, tail = tail + block, (tail + block)[-_OVERLAP:]
                 text = data.decode("utf-8", "replace")
-                if search(text) or ("\ufffd" in text and search(data.decode("latin-1"))):
+                if any_reading(text) or ("\ufffd" in text and any_reading(data.decode("latin-1"))):
                     return True
-            if path.suffix not in (".json", ".jsonl"):
-                return False
-            fh.seek(0)
-            body = fh.read().decode("utf-8", "replace")
     except OSError:
         return False
-    try:
-        docs = [json.loads(body)] if path.suffix == ".json" else [json.loads(x) for x in body.splitlines() if x.strip()]
-    except ValueError:
-        return False
-    return any(search(t) for t in _strings(docs))
+    return False
 
 
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": " ", "f": " "}
+
+
+def _unescaped(text: str) -> str:
+    """Text with JSON's escapes read as the characters they stand for; what is no escape is kept."""
+    def one(m: re.Match) -> str:
+        e = m[1]
+        return chr(int(e[1:], 16)) if len(e) == 5 else _ESCAPED.get(e, e)
+
+    return _ESCAPE.sub(one, text)
 
 
 def _mentions(f: Forgetting, t: Tombstone, text: str) -> bool:
@@ -212,7 +246,7 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
     if t.kind == "text":  # every original of the user's that holds it, in its name or its bytes, whatever forgot it before
         days = []
         out += [(d.day, d.relpath) for d in archive_files.list_archive(settings)
-                if d.user_id == user and (f.names(d.path.name) or _file_mentions(settings, d.relpath, f, hint))]
+                if d.user_id == user and (f.names_file(d.path.name) or _file_mentions(settings, d.relpath, f, hint))]
     for d in days:
         a = ledger.archived_day(wh, user, d)
         for path in (a.paths if a else ()):
@@ -232,7 +266,7 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
         root = archive_files.imports_dir(settings, user)
         if root.is_dir():
             for p in sorted(root.iterdir()):
-                if p.is_file() and (f.names(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint)):
+                if p.is_file() and (f.names_file(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint)):
                     out.append((None, archive_files.rel(settings, p)))
     else:  # the export a purged day's or session's transcript was cut from goes too (its other days keep theirs)
         out += [(None, e) for e in archive_files.exports_of(settings, user, [p for _, p in out])]
@@ -252,7 +286,10 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         state = mount.bucket_state(settings)
         if state.state in ("not_mounted", "foreign"):
             raise ArchiveError(state.reason or state.state)
+    parameters = {"user": plan.user, "kind": plan.kind, "purge": plan.purge, "days": len(plan.days)}
     with run_lock(settings.paths.lock, run_id, wait_seconds):
+        # written first: a forget killed midway shows as interrupted in `kenang status` (the same forget again finishes it)
+        ledger.write_run(settings.paths.warehouse, RunRecord(run_id, "forget", parameters, started, {}))
         if plan.purge and settings.paths.remote_archive and _fill_copy(settings):
             plan = _replanned(settings, plan)  # what came down from the bucket is searched too
         key = tombstones.key(settings, create=True)
@@ -267,28 +304,29 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
             for d, paths in sorted(by_day.items(), key=lambda kv: (kv[0] is None, kv[0] or dt.date.min)):
                 purged += len(archive_files.purge(settings, plan.user, d, paths, f"forget:{tomb.tombstone_id}"))
         quarantined = 0
-        if plan.quarantine_files:
-            if plan.purge:
-                quarantined = quarantine_stage.purge_quarantined(settings, plan.quarantine_files,
-                                                                 f"forget:{tomb.tombstone_id}", plan.user,
-                                                                 forgetting.rename_path)
-            else:
-                quarantined = _scrub_reasons(settings, plan.quarantine_files, forgetting)
+        if plan.purge and plan.quarantine_files:
+            quarantined = quarantine_stage.purge_quarantined(settings, plan.quarantine_files,
+                                                             f"forget:{tomb.tombstone_id}", plan.user,
+                                                             forgetting.rename_path)
+        if tomb.kind == "text":  # a reason (kenang's words, quoting a name or a line) loses the phrase; the file stays
+            scrubbed = _scrub_reasons(settings, [rel for rel, _ in owned_quarantine(settings, plan.user)], forgetting)
+            quarantined = quarantined if plan.purge else scrubbed
+        faults.checkpoint("forget.purged")
         entries = core_memory.drop_matching(settings, plan.user, lambda e: _mentions(forgetting, tomb, e))
         rows = candidates.read_all(settings)
         keep = [c for c in rows if not (c["user_id"] == plan.user and _candidate_hit(forgetting, tomb, c))]
-        if tomb.kind == "text":  # a kept candidate names sessions by id: renamed as their rows are
+        if tomb.kind == "text":  # the user's kept candidates name sessions by id: renamed as their rows are
             keep = [{**c, "session_ids": [forgetting.rename(x) for x in c["session_ids"]]}
-                    if c["session_ids"] and any(forgetting.names(x) for x in c["session_ids"]) else c for c in keep]
+                    if c["user_id"] == plan.user and c["session_ids"] and any(forgetting.names(x) for x in c["session_ids"])
+                    else c for c in keep]
         if keep != rows:
             candidates.write_all(settings, keep)
         rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
         if tomb.kind == "text":
-            rebuilt["records_scrubbed"] = scrub_records(settings, forgetting)
+            rebuilt["records_scrubbed"] = scrub_records(settings, forgetting, plan.user)
         if settings.paths.remote_archive:  # the rewritten summaries replace the bucket's, their old versions deleted
             rebuilt["archive_remote"] = remote.push(settings).counts()
-        record = RunRecord(run_id, "forget", {"user": plan.user, "kind": plan.kind, "purge": plan.purge,
-                                              "days": len(plan.days)}, started,
+        record = RunRecord(run_id, "forget", {**parameters, "days": len(plan.days)}, started,
                            {"days": len(plan.days), "archive_files_purged": purged,
                             "quarantine_files_" + ("purged" if plan.purge else "scrubbed"): quarantined,
                             "memory_entries": entries,
@@ -337,14 +375,15 @@ def _scrub_reasons(settings: Settings, rels: list[str], f: Forgetting) -> int:
     return n
 
 
-def scrub_records(settings: Settings, f: Forgetting) -> int:
+def scrub_records(settings: Settings, f: Forgetting, user: str) -> int:
     """Scrub a phrase from the records that are the only copy of what they hold; returns the files rewritten.
 
     ``runs`` (its parameters, counts and errors name files and hold reasons) and the
     ``days`` ledger's reasons get the phrase replaced by the marker; ``purge_log`` and
     the quarantine reasons are scrubbed too, and a logged path that names the phrase is
     renamed (``Forgetting.rename_path``): what was purged stays on the record, by
-    sha256, never by the forgotten words. Rows of every user: a run's report is the home's.
+    sha256, never by the forgotten words. ``runs`` rows of every user (a run's report is the home's);
+    the other records only ``user``'s: another user's phrase never rewrites them.
     """
     wh, n = settings.paths.warehouse, 0
 
@@ -367,17 +406,20 @@ def scrub_records(settings: Settings, f: Forgetting) -> int:
             warehouse.write_file(path, pa.Table.from_pylist(new, schema=RUNS.schema), RUNS)
             n += 1
     days = ledger.read_days(wh)
-    fixed = [{**r, **{c: text(r[c]) for c in ("reason", "summary_reason", "index_reason")}} for r in days.values()]
+    fixed = [{**r, **{c: text(r[c]) for c in ("reason", "summary_reason", "index_reason")}} if r["user_id"] == user
+             else r for r in days.values()]
     changed = [r for r, old in zip(fixed, days.values()) if r != old]
     if changed:
         n += ledger.write_days(wh, changed) and 1
     log = warehouse.read(wh, PURGE_LOG).to_pylist()
-    renamed = [{**r, "path": f.rename_path(r["path"]), "why": text(r["why"])} for r in log]
+    renamed = [{**r, "path": f.rename_path(r["path"]), "why": text(r["why"])} if r["user_id"] == user else r
+               for r in log]
     if renamed != log:
         warehouse.write_file(warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(renamed, schema=PURGE_LOG.schema),
                              PURGE_LOG)
         n += 1
-    n += quarantine_stage.edit_rows(settings, lambda r: {**r, "reason": text(r["reason"])})
+    owned = {rel for rel, _ in owned_quarantine(settings, user)}
+    n += quarantine_stage.edit_rows(settings, lambda r: {**r, "reason": text(r["reason"])} if r["path"] in owned else r)
     return n
 
 

@@ -8,13 +8,14 @@ the first tombstone; a home without one has forgotten nothing.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import secrets
 
 import pyarrow as pa
 
 from flows.config import Settings
 from flows.store import warehouse
-from flows.store.fsio import atomic_write_bytes
+from flows.store.fsio import atomic_write
 from schemas.tables import TOMBSTONES
 from transforms.forget import Forgetting, Tombstone
 
@@ -30,8 +31,15 @@ def key(settings: Settings, create: bool = False) -> bytes | None:
     except FileNotFoundError:
         if not create:
             return None
-    atomic_write_bytes(path, secrets.token_bytes(32), mode=0o600)
+    atomic_write(path, lambda tmp: _write_private(tmp, secrets.token_bytes(32)), 0o600)
     return path.read_bytes()
+
+
+def _write_private(tmp, data: bytes) -> None:
+    """Write a file that is 0600 from its first byte: never readable by others, not even before a chmod."""
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
 
 
 def read(settings: Settings) -> list[Tombstone]:
