@@ -933,6 +933,7 @@ def test_an_everyday_credential_phrase_loses_every_secret_word(text: str, secret
         "password: ***",
         # found by review: a URL says where a password is used, and talk about passcodes
         "reset password link: https://example.com/reset",
+        "CREATE USER app IDENTIFIED BY '...'; then GRANT",
         "Get your API key: https://platform.openai.com/api-keys",
         "the passcode screen locks after 5 tries",
         "lupa passcode iPhone",

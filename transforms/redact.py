@@ -272,10 +272,6 @@ def _whole(m: re.Match[str]) -> Span:
     return m.span()
 
 
-def _secret_group(m: re.Match[str]) -> Span:
-    return m.span("secret")
-
-
 def _quoted_or_bare(m: re.Match[str]) -> Span:
     return m.span("quoted") if m["quoted"] is not None else m.span("bare")
 
@@ -496,6 +492,12 @@ _PARTIAL: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+
+def _partial_span(m: re.Match[str]) -> Span | None:
+    """The ``secret`` group, unless it is a placeholder (``IDENTIFIED BY '...'``, ``'<password>'``)."""
+    start, end = m.span("secret")
+    return None if _PLACEHOLDER.match(m.string, start, end) else (start, end)
+
 
 # --- 6: payment cards --------------------------------------------------------------------
 
@@ -920,7 +922,7 @@ _BEFORE_MNEMONICS: tuple[_Rule, ...] = (
     _rule("private_key", _PRIVATE_KEY, _whole),
     *(_rule(kind, pattern, _whole) for kind, pattern in _TOKENS),
     *_provider_rules(),
-    *(_rule(kind, pattern, _secret_group) for kind, pattern in _PARTIAL),
+    *(_rule(kind, pattern, _partial_span) for kind, pattern in _PARTIAL),
     _rule("card_number", _CARD, _card_span),
 )
 _BEFORE_MNEMONICS_FILTER = Prefilter(tuple(r.gate for r in _BEFORE_MNEMONICS))
