@@ -861,6 +861,7 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA6
         # found by review: forms the rules above missed
         ("passcode 8891", ["8891"]),
         ("passcode is 8891", ["8891"]),
+        ("passcode: 8891, then press OK", ["8891"]),
         ("iPhone passcode: 482913", ["482913"]),
         ("api key = sk12345abcdef", ["sk12345abcdef"]),
         ("API key: 9f8e7d6c5b4a39281726", ["9f8e7d6c5b4a39281726"]),
@@ -934,6 +935,9 @@ def test_an_everyday_credential_phrase_loses_every_secret_word(text: str, secret
         # found by review: a URL says where a password is used, and talk about passcodes
         "reset password link: https://example.com/reset",
         "CREATE USER app IDENTIFIED BY '...'; then GRANT",
+        "Where do I put the API key: in .env or config?",
+        "Masukkan API key: caranya buka Settings",
+        "Authorization: AWS4-HMAC-SHA256 SignedHeaders=host;x-amz-date",
         "Get your API key: https://platform.openai.com/api-keys",
         "the passcode screen locks after 5 tries",
         "lupa passcode iPhone",

@@ -58,7 +58,8 @@ most specific first, each on the output of the one before:
 4. ``bearer``: the token after ``Authorization: Bearer`` (also written as a quoted
    JSON or Python header; the prefix is kept), or after a bare ``Bearer`` when it
    looks random (20+ characters with a digit); also after ``Authorization: Token`` and
-   after ``Authorization:`` with no scheme (16+ token characters with a digit).
+   after ``Authorization:`` with no scheme (its whole value, 16+ token characters with a
+   digit).
    ``basic_auth``: the base64 after ``Authorization: Basic``, which is ``user:password``
    in the clear. ``azure_storage_key`` also after ``SharedAccessKey=`` (Service Bus and
    Event Hubs connection strings) and a SAS token's ``sig=``. ``password``: SQL's
@@ -87,9 +88,10 @@ most specific first, each on the output of the one before:
    -b file user SECRET`` and OpenSSL's ``pass:SECRET``. ``--password=`` and
    ``PGPASSWORD=`` are assignments (9).
 9. ``password`` / ``secret`` / ``pin``: the value of an assignment to a password-like
-   key (``password passwd passphrase passcode pwd pw pass kata sandi sandi``), a secret-like key
-   (``secret client_secret secret_key aws_secret_access_key token api_key apikey
-   api-key "api key" access_key private_key auth_key credential(s)``) or ``pin``, also with a
+   key (``password passwd passphrase passcode pwd pw pass kata sandi sandi``), a
+   secret-like key (``secret client_secret secret_key aws_secret_access_key token api_key
+   apikey api-key access_key private_key auth_key credential(s)``; ``api key`` in two
+   words when its value looks like a secret, below) or ``pin``, also with a
    prefix such as ``DB_``, ``STRIPE_`` or ``db.`` and a suffix naming a variant
    (``SECRET_KEY_BASE``, ``PASSWORD_HASH``, ``PASSWORD2``, ``_OLD``, ``_PROD``, ...).
    ``password``, ``passwd``, ``passphrase`` and ``token`` also take a prefix glued on
@@ -135,7 +137,8 @@ most specific first, each on the output of the one before:
     ``user:password`` ("login admin:Indomie123 di router") and ``passwd`` before a word
     that looks like a password (not the command: "sudo passwd deploy01"). A passphrase
     after ``password:`` (9) runs to the end of its clause: "password: correct horse
-    battery staple" loses all four words, up to a line end, ``,`` ``;``, a sentence's
+    battery staple" loses all four words (not after ``passcode``: one word of digits),
+    up to a line end, ``,`` ``;``, a sentence's
     end, a bracket, quote or dash, the next key ("user:") or a word that joins clauses ("and",
     "lalu", "ya"). ``kata kunci`` is a password key when its value looks like a password
     ("kata kunci: python" is a search keyword). ``cookie``: each cookie's value in a
@@ -454,13 +457,13 @@ _PARTIAL: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("bearer", re.compile(rf"\b[Bb]earer[ \t]+(?P<secret>(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{20,}})")),
-    # "Authorization: <token>" with no scheme: a value of 16+ token characters with a digit.
+    # "Authorization: <token>" with no scheme: the header's whole value, 16+ token characters with a digit.
     (
         "bearer",
         re.compile(
             r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?!(?:bearer|basic|token)[ \t])"
             + _NOT_MARKER
-            + rf"(?P<secret>(?={_TOKEN_CHARS}{{0,200}}\d){_TOKEN_CHARS}{{16,}})"
+            + rf"(?P<secret>(?={_TOKEN_CHARS}{{0,200}}\d){_TOKEN_CHARS}{{16,}})(?=[ \t]*(?:[\"',;\r\n]|\Z))"
         ),
     ),
     (
@@ -1044,7 +1047,8 @@ def _redact_assignments(text: str, marker: Callable[[str], str]) -> str:
             value = value.rstrip("?!")
         if _accepted(m, value):
             end = start + len(value)
-            if m["pw"] is not None and group == "bare" and (m["sep"] or "").strip() == ":":
+            if m["pw"] is not None and group == "bare" and (m["sep"] or "").strip() == ":" \
+                    and m["pw"].lower() != "passcode":  # a passcode is one word of digits
                 end = _clause_end(text, end)
             kind = "pin" if m["pin"] is not None else "password" if m["pw"] is not None else "secret"
             out.append(text[pos:start])
@@ -1075,6 +1079,9 @@ def _accepted(m: re.Match[str], value: str) -> bool:
         ):
             return False
     if m["pin"] is not None and not _PIN.fullmatch(value):
+        return False
+    # "API key: in .env" is talk about a key: written as two words, the value must look like one.
+    if m["sec"] is not None and _WHITESPACE.search(m["sec"]) and not _looks_like_secret(value):
         return False
     # "kata kunci" is also a search keyword ("kata kunci: python"): a password only when it looks like one.
     if (m["pw"] or "").lower().startswith("kata") and "kunci" in m["pw"].lower() and not _looks_like_secret(value):
