@@ -936,6 +936,7 @@ def test_an_everyday_credential_phrase_loses_every_secret_word(text: str, secret
         "reset password link: https://example.com/reset",
         "CREATE USER app IDENTIFIED BY '...'; then GRANT",
         "Where do I put the API key: in .env or config?",
+        "Authorization: Bearer [REDACTED:bearer]\n" + HEX_40 + " fix the login",
         "Masukkan API key: caranya buka Settings",
         "Authorization: AWS4-HMAC-SHA256 SignedHeaders=host;x-amz-date",
         "Get your API key: https://platform.openai.com/api-keys",

@@ -151,7 +151,7 @@ most specific first, each on the output of the one before:
     line, names a credential (``secret key token password pass kunci rahasia sandi
     credential``, also as an identifier's last part: ``aws_secret_access_key``) or is a
     marker (``[REDACTED:aws_access_key] wJalr...``: an AWS, GCP or Azure pair; a run that
-    opens its line pairs with a marker ending the line before). A word
+    opens its line pairs with an AWS key id ending the line before). A word
     that names a hash or an id (``sha256 commit digest checksum fingerprint id uuid
     image base64``) keeps it, and so do UUIDs, SSH public keys (``AAAA...``) and base64
     after ``base64,``: commit hashes, digests in logs and inline images survive.
@@ -866,10 +866,10 @@ def _credential_before(before: str) -> bool:
     key id's marker; a word that names a hash or an id first keeps the string."""
     line_start = before.rfind("\n") + 1
     words = before[line_start:].split()[-_LOOK_BACK:]
-    if not words:  # the run opens its line: a key id that ends the line before pairs with it (AKIA...\nwJalr...)
+    if not words:  # the run opens its line: an AWS key id that ends the line before pairs with it (AKIA...\nwJalr...)
         above = before[: max(0, line_start - 1)]
         above = above[above.rfind("\n") + 1 :].split()
-        return bool(above) and "[REDACTED:" in above[-1]
+        return bool(above) and "[REDACTED:aws_access_key]" in above[-1]
     for word in reversed(words):
         if word.startswith("[REDACTED:"):
             return True
