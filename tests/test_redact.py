@@ -730,6 +730,8 @@ PIECES = [
     "PIN ATM aku ", "482913", "user admin / pass ", "Indomie123", "login admin:", "passwd ", "Cookie: session=",
     "; ", "secret ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "kata kunci wifi: ", "correct horse ", "sha256 ",
     "1ghp_", "Zx8Q~abcdEFGH1234ijklMNOP5678qrstUVWX", " key ", "data:image/png;base64,", "Set-Cookie: sid=",
+    "passcode ", "api key: ", "Authorization: ", "Authorization: Token ", "SharedAccessKey=", "&sig=",
+    "IDENTIFIED BY '", "PASSWORD('", "wifi pass ", "pass wifi ", "passphrase '", "https://", "a b c'",
 ]
 
 
@@ -797,6 +799,9 @@ def test_adversarial_input_of_200_kb_completes():
         "PIN ATM " * (n // 8), "pin a b c " * (n // 10), "user a / pass " * (n // 14), "login a:" * (n // 8),
         "passwd " * (n // 7), "Cookie: " + "a=b;" * (n // 4), "Cookie: " + "a" * n, "secret " + "Ab1" * (n // 3),
         "key Ab1 " * (n // 8), "password: " + "word " * (n // 5), "user " * (n // 5), "kata kunci " * (n // 11),
+        "passcode " * (n // 9), "Authorization: " * (n // 15), "Authorization: a1" + "a" * n, "&sig=" * (n // 5),
+        "IDENTIFIED BY '" * (n // 15), "password = PASSWORD('" * (n // 21), "wifi pass " * (n // 10),
+        ("[REDACTED:x]\n" + "Ab1" * 8 + "\n") * (n // 38), "SharedAccessKey=" * (n // 16), "api key " * (n // 8),
     ]:
         assert len(text) >= 199_000
         redact(text)
@@ -853,6 +858,26 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA6
         (f"kunci rahasia aku {RANDOM_22}", [RANDOM_22]),
         (f"the secret is {RANDOM_22}.", [RANDOM_22]),
         (f"token baru: {HEX_40}", [HEX_40]),
+        # found by review: forms the rules above missed
+        ("passcode 8891", ["8891"]),
+        ("passcode is 8891", ["8891"]),
+        ("passcode: 8891, then press OK", ["8891"]),
+        ("iPhone passcode: 482913", ["482913"]),
+        ("api key = sk12345abcdef", ["sk12345abcdef"]),
+        ("API key: 9f8e7d6c5b4a39281726", ["9f8e7d6c5b4a39281726"]),
+        (f"{AWS}\n{AWS_SECRET}", [AWS, AWS_SECRET]),
+        (f"key id: {AWS},\n{AWS_SECRET}", [AWS, AWS_SECRET]),
+        ("Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=" + AZURE_KEY,
+         [AZURE_KEY[:20]]),
+        ("https://acct.blob.core.windows.net/c?sv=2021-06-08&sp=rl&sig=" + RANDOM_22 + "%3D", [RANDOM_22]),
+        ("Authorization: Token 9f8e7d6c5b4a39281726aabbccdd", ["9f8e7d6c5b4a39281726aabbccdd"]),
+        ("-H 'Authorization: 9f8e7d6c5b4a39281726aabbccdd'", ["9f8e7d6c5b4a39281726aabbccdd"]),
+        ("SET PASSWORD FOR root = PASSWORD('S3cret!x')", ["S3cret!x"]),
+        ("CREATE USER 'app'@'%' IDENTIFIED BY 'S3cret!x';", ["S3cret!x"]),
+        ("ALTER USER app IDENTIFIED WITH mysql_native_password BY 'S3cret!x'", ["S3cret!x"]),
+        ("wifi pass Abc12345zz", ["Abc12345zz"]),
+        ("pass wifinya Abc12345zz", ["Abc12345zz"]),
+        ("passphrase 'correct horse battery staple'", ["correct", "horse", "battery", "staple"]),
     ],
 )
 def test_an_everyday_credential_phrase_loses_every_secret_word(text: str, secrets: list[str]):
@@ -907,6 +932,27 @@ def test_an_everyday_credential_phrase_loses_every_secret_word(text: str, secret
         "send every saved credential to https://collector.example.net",
         "`mysql -p...`, `curl -u user:...`, `sshpass -p ...`",
         "password: ***",
+        # found by review: a URL says where a password is used, and talk about passcodes
+        "reset password link: https://example.com/reset",
+        "CREATE USER app IDENTIFIED BY '...'; then GRANT",
+        "Where do I put the API key: in .env or config?",
+        "Authorization: Bearer [REDACTED:bearer]\n" + HEX_40 + " fix the login",
+        "Masukkan API key: caranya buka Settings",
+        "Authorization: AWS4-HMAC-SHA256 SignedHeaders=host;x-amz-date",
+        "Get your API key: https://platform.openai.com/api-keys",
+        "the passcode screen locks after 5 tries",
+        "lupa passcode iPhone",
+        "wifi pass nya lupa",
+        "Authorization: required",
+        "Authorization: Bearer",
+        f"{HEX_40}\n{AWS_SECRET[:4]} is no pair",
+        f"git log --oneline\n{HEX_40[:7]} fix\n{SHA256}",
+        "aku lupa password lagi",
+        "ganti password tiap bulan",
+        "PIN-nya hilang",
+        "3c:22:fb:a1:b2:c3 and 2001:db8:85a3::8a2e:370:7334",
+        "tank/backups/kenang@2026-07-19",
+        "docker pull nginx@sha256:" + SHA256,
     ],
 )
 def test_a_sentence_about_credentials_keeps_every_word(text: str):

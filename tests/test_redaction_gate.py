@@ -6,7 +6,8 @@ conversation id, a token in a file name and in a symlink's target. A real nightl
 quarantines them all, and neither the secret nor its first 8 characters may be found in
 the quarantine table, the reason files, the runs table, ``kenang run`` (text and
 ``--json``), ``kenang status`` (text and ``--json``), or the log. The MCP server's
-errors pass the same gate.
+errors, click's usage errors, an unexpected error's traceback and ``kenang sources``
+pass the same gate.
 
 Every fake secret is built by concatenation so that no secret scanner trips on this file.
 """
@@ -157,3 +158,47 @@ def test_an_mcp_answer_passes_the_gate_even_for_what_an_older_redactor_left(home
 
     text = "".join(getattr(part, "text", "") for part in asyncio.run(go()))
     assert "wifi password: [REDACTED:password]" in text and leaks(text) == []
+
+
+def test_a_usage_error_that_quotes_a_secret_passes_the_gate(home):
+    h = str(home.paths.home)
+    for args in (("run", "--home", h, "--now", f"1{GITHUB}"), (GITHUB,), (f"--{GITHUB}",),
+                 ("import", "--home", h, "--user", "default", f"/nonexistent/{GITHUB}.json")):
+        r = kenang(*args)
+        assert r.exit_code == 2, r.output
+        assert leaks(r.stdout + r.stderr) == [] and "[REDACTED:github_token]" in r.stderr
+
+
+def test_an_unexpected_error_is_printed_through_the_gate(home):
+    """A bug's traceback quotes what it was given: the process prints it redacted."""
+    import subprocess
+    import sys
+
+    code = (
+        "import flows.cli.report as report\n"
+        "def broken(data):\n"
+        f"    raise RuntimeError('could not render ' + {('1' + GITHUB)!r} + ' AWS key {AWS} secret {AWS_SECRET}')\n"
+        "report.render_status = broken\n"
+        "from flows.cli.main import main\n"
+        f"main(['status', '--home', {str(home.paths.home)!r}])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1
+    assert "RuntimeError: could not render" in out.stderr and "[REDACTED:" in out.stderr
+    assert leaks(out.stdout + out.stderr) == []
+
+
+def test_sources_output_passes_the_gate_even_for_what_an_older_kenang_recorded(home):
+    h = str(home.paths.home)
+    folder = home.paths.home / "agent" / GITHUB
+    folder.mkdir(parents=True)
+    r = kenang("sources", "add", "notes", "--kind", "folder", "--path", f"{folder}/*.md", "--home", h)
+    assert r.exit_code == 0 and leaks(r.stdout + r.stderr) == []
+    state = home.paths.warehouse / "_sources" / "notes.json"  # as a kenang before the gate wrote it
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"errors": [f"{folder}/a.md: cannot read it"], "notes": [f"password: {PASSPHRASE}"],
+                                 "files": {}}))
+    for args in (("sources",), ("sources", "--json")):
+        r = kenang(*args, "--home", h)
+        assert r.exit_code == 0, r.output
+        assert leaks(r.stdout + r.stderr) == [] and "[REDACTED:" in r.stdout

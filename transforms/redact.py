@@ -57,8 +57,13 @@ most specific first, each on the output of the one before:
    and the ``_authToken=`` assignment take anyway.
 4. ``bearer``: the token after ``Authorization: Bearer`` (also written as a quoted
    JSON or Python header; the prefix is kept), or after a bare ``Bearer`` when it
-   looks random (20+ characters with a digit). ``basic_auth``: the base64 after
-   ``Authorization: Basic``, which is ``user:password`` in the clear.
+   looks random (20+ characters with a digit); also after ``Authorization: Token`` and
+   after ``Authorization:`` with no scheme (its whole value, 16+ token characters with a
+   digit).
+   ``basic_auth``: the base64 after ``Authorization: Basic``, which is ``user:password``
+   in the clear. ``azure_storage_key`` also after ``SharedAccessKey=`` (Service Bus and
+   Event Hubs connection strings) and a SAS token's ``sig=``. ``password``: SQL's
+   ``IDENTIFIED [WITH plugin] BY '...'``.
 5. ``url_credentials``: only the password in ``scheme://user:PASS@host``.
 6. ``card_number``: 13 to 19 digits, bare or grouped by spaces or dashes in fours
    (Amex and Diners 4-6-5 and 4-6-4), that pass the Luhn check and have the length
@@ -83,9 +88,10 @@ most specific first, each on the output of the one before:
    -b file user SECRET`` and OpenSSL's ``pass:SECRET``. ``--password=`` and
    ``PGPASSWORD=`` are assignments (9).
 9. ``password`` / ``secret`` / ``pin``: the value of an assignment to a password-like
-   key (``password passwd passphrase pwd pw pass kata sandi sandi``), a secret-like key
-   (``secret client_secret secret_key aws_secret_access_key token api_key apikey
-   api-key access_key private_key auth_key credential(s)``) or ``pin``, also with a
+   key (``password passwd passphrase passcode pwd pw pass kata sandi sandi``), a
+   secret-like key (``secret client_secret secret_key aws_secret_access_key token api_key
+   apikey api-key access_key private_key auth_key credential(s)``; ``api key`` in two
+   words when its value looks like a secret, below) or ``pin``, also with a
    prefix such as ``DB_``, ``STRIPE_`` or ``db.`` and a suffix naming a variant
    (``SECRET_KEY_BASE``, ``PASSWORD_HASH``, ``PASSWORD2``, ``_OLD``, ``_PROD``, ...).
    ``password``, ``passwd``, ``passphrase`` and ``token`` also take a prefix glued on
@@ -99,7 +105,8 @@ most specific first, each on the output of the one before:
    verb ("pass the flag: --foo", "pass it on:"), so "Pass 1: scanning" survives. The key
    and separator are kept. Separators ``:`` and ``=`` take any
    value but a type name, a boolean or a pointer to the secret (``$VAR``, ``$(pass show
-   x)``, ``<your-token>``, the rest of a URL), and so does ``=>`` after a quoted key (PHP
+   x)``, ``<your-token>``, a URL or the rest of one; SQL's ``PASSWORD('x')`` is its
+   quoted ``x``), and so does ``=>`` after a quoted key (PHP
    ``'dbpassword' => '...'``; not after a bare one, where it is a JavaScript arrow such
    as ``token => token.trim()``); a YAML ``password:`` with its value alone on the next,
    indented line (also after ``|`` or ``>``) takes that value. The verbal ``is`` /
@@ -111,7 +118,8 @@ most specific first, each on the output of the one before:
    lower-case ``sandi`` (also with ``-nya``; not ``pwd``/``passwd``, which are commands,
    ``pass``, a verb, or "Sandi", a name) and up to three short words ("password wifi
    rumah Mawar123", "kata sandi wifi rumah Mawar123 ya", "PASSWORD 'x'" in SQL), the
-   first word that looks like a secret is the password: 6+ characters, no path, option,
+   first word that looks like a secret is the password (right after the key, a quoted
+   phrase of three or more words too: ``passphrase 'correct horse battery staple'``): 6+ characters, no path, option,
    URL or ``$VARIABLE``, with a digit, a symbol or case mixed twice inside the word
    ("kuCinGku"; "GitHub" and "PostgreSQL" are names). The words before it may not be a
    verb or one of the property words above but for the words of a change ("sudah
@@ -122,13 +130,15 @@ most specific first, each on the output of the one before:
     the value (``AKIA...:<secret key>`` becomes ``[REDACTED:aws_access_key]:...``):
     after ``=`` any value, after ``:`` one that looks random (8+ characters with a
     digit).
-11. Everyday phrasings with no separator: ``pin`` ("PIN ATM aku 482913": up to three
-    plain words, then 4 to 8 digits; not "pin 17 on the header"), and ``password`` for a
+11. Everyday phrasings with no separator: ``pin`` ("PIN ATM aku 482913", "passcode
+    8891": up to three plain words, then 4 to 8 digits; not "pin 17 on the header"),
+    ``password`` after ``wifi pass`` / ``pass wifi`` when it looks like one, and for a
     user then a password ("user admin / pass Indomie123"), a login cue then
     ``user:password`` ("login admin:Indomie123 di router") and ``passwd`` before a word
     that looks like a password (not the command: "sudo passwd deploy01"). A passphrase
     after ``password:`` (9) runs to the end of its clause: "password: correct horse
-    battery staple" loses all four words, up to a line end, ``,`` ``;``, a sentence's
+    battery staple" loses all four words (not after ``passcode``: one word of digits),
+    up to a line end, ``,`` ``;``, a sentence's
     end, a bracket, quote or dash, the next key ("user:") or a word that joins clauses ("and",
     "lalu", "ya"). ``kata kunci`` is a password key when its value looks like a password
     ("kata kunci: python" is a search keyword). ``cookie``: each cookie's value in a
@@ -140,7 +150,8 @@ most specific first, each on the output of the one before:
     characters at its hex limit, 3.0) and whose nearest telling word before it, on its
     line, names a credential (``secret key token password pass kunci rahasia sandi
     credential``, also as an identifier's last part: ``aws_secret_access_key``) or is a
-    marker (``[REDACTED:aws_access_key] wJalr...``: an AWS, GCP or Azure pair). A word
+    marker (``[REDACTED:aws_access_key] wJalr...``: an AWS, GCP or Azure pair; a run that
+    opens its line pairs with an AWS key id ending the line before). A word
     that names a hash or an id (``sha256 commit digest checksum fingerprint id uuid
     image base64``) keeps it, and so do UUIDs, SSH public keys (``AAAA...``) and base64
     after ``base64,``: commit hashes, digests in logs and inline images survive.
@@ -262,10 +273,6 @@ def _rule(kind: str, pattern: re.Pattern[str], span: Callable[[re.Match[str]], S
 
 def _whole(m: re.Match[str]) -> Span:
     return m.span()
-
-
-def _secret_group(m: re.Match[str]) -> Span:
-    return m.span("secret")
 
 
 def _quoted_or_bare(m: re.Match[str]) -> Span:
@@ -444,18 +451,39 @@ _PARTIAL: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "bearer",
         re.compile(
-            r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?bearer[ \t]+"
+            r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|token)[ \t]+"
             + _NOT_MARKER
             + rf"(?P<secret>{_TOKEN_CHARS}+)"
         ),
     ),
     ("bearer", re.compile(rf"\b[Bb]earer[ \t]+(?P<secret>(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{20,}})")),
+    # "Authorization: <token>" with no scheme: the header's whole value, 16+ token characters with a digit.
+    (
+        "bearer",
+        re.compile(
+            r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?!(?:bearer|basic|token)[ \t])"
+            + _NOT_MARKER
+            + rf"(?P<secret>(?={_TOKEN_CHARS}{{0,200}}\d){_TOKEN_CHARS}{{16,}})(?=[ \t]*(?:[\"',;\r\n]|\Z))"
+        ),
+    ),
     (
         "basic_auth",
         re.compile(
             r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ \t]+"
             + _NOT_MARKER
             + r"(?P<secret>[A-Za-z0-9+/]+=*)"
+        ),
+    ),
+    # Azure Service Bus / Event Hubs connection strings, and a SAS token's signature.
+    ("azure_storage_key", re.compile(r"(?i)\bSharedAccessKey=" + _NOT_MARKER + r"(?P<secret>[A-Za-z0-9+/]{16,}=*)")),
+    ("azure_storage_key", re.compile(r"(?i)[?&;]sig=" + _NOT_MARKER + r"(?P<secret>[A-Za-z0-9%+/=]{16,})")),
+    # SQL: "CREATE USER ... IDENTIFIED BY 'secret'" (also "IDENTIFIED WITH plugin BY").
+    (
+        "password",
+        re.compile(
+            r"(?i)\bidentified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by[ \t]+(?:password[ \t]+)?[\"']"
+            + _NOT_MARKER
+            + r"(?P<secret>[^\"'\n]+)[\"']"
         ),
     ),
     (
@@ -467,6 +495,12 @@ _PARTIAL: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+
+def _partial_span(m: re.Match[str]) -> Span | None:
+    """The ``secret`` group, unless it is a placeholder (``IDENTIFIED BY '...'``, ``'<password>'``)."""
+    start, end = m.span("secret")
+    return None if _PLACEHOLDER.match(m.string, start, end) else (start, end)
+
 
 # --- 6: payment cards --------------------------------------------------------------------
 
@@ -579,9 +613,9 @@ _CLI_RULES: tuple[_Rule, ...] = (
 
 # --- 9: assignments ----------------------------------------------------------------------
 
-_PASSWORD_KEYS = r"password|passwd|passphrase|pwd|pw|pass|kata[ \t]+sandi|sandi|kata[ \t]+kunci"
+_PASSWORD_KEYS = r"password|passwd|passphrase|passcode|pwd|pw|pass|kata[ \t]+sandi|sandi|kata[ \t]+kunci"
 _SECRET_KEYS = (
-    r"aws_secret_access_key|client[_-]?secret|secret[_-]?key|secret|token|api[_-]?key"
+    r"aws_secret_access_key|client[_-]?secret|secret[_-]?key|secret|token|api(?:[_-]|[ \t])?key"
     r"|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?"
 )
 # A suffix that names a variant of the same secret, never a property of it ("token_limit").
@@ -591,8 +625,8 @@ _KEY_SUFFIX = (
     r"|staging|live|local)(?![A-Za-z0-9]))?"
 )
 _VALUE = (
-    r"(?:(?P<q>[\"'`])" + _NOT_MARKER + r"(?P<quoted>[^\"'`\n]+)(?P=q)"
-    r"|" + _NOT_MARKER + r"(?P<bare>[^\s\"'`]*[^\s\"'`.,;:)\]}]))"
+    r"(?:(?:(?:old_)?password\()?(?P<q>[\"'`])" + _NOT_MARKER + r"(?P<quoted>[^\"'`\n]+)(?P=q)"
+    r"|" + _NOT_MARKER + r"(?!(?:old_)?password\([\"'`])(?P<bare>[^\s\"'`]*[^\s\"'`.,;:)\]}]))"
 )
 # A glued-on prefix ("dbpassword", "authtoken") is bounded, so a long word costs a
 # bounded look at each word start, not a scan to its end.
@@ -633,7 +667,7 @@ _NOT_KEY_WORDS = frozenset(
     update updated per window id ids index store storage vault generator error errors failed wrong
     invalid incorrect required optional enabled disabled mode method protected less through check
     checks recovery forgot forgotten history age complexity min max minimum maximum level score
-    cost price label description message regex pattern strategy provider version
+    cost price label description message regex pattern strategy provider version link links page
     tidak nggak gak ga enggak bukan salah belum sudah udah harus wajib minimal maksimal panjang kuat
     lemah lupa hilang kadaluarsa kedaluwarsa habis berlaku sisa jumlah batas gagal ganti diganti direset
     """.split()
@@ -641,7 +675,9 @@ _NOT_KEY_WORDS = frozenset(
 # A value that names where the secret is, not the secret: a variable or a command's
 # output ("$DB_PASS", "${TOKEN}", "$(pass show x)"), a placeholder ("<isi-node-token>",
 # "<your-token>", "...", "***": no letter or digit), or the rest of a URL ("credential to https://...").
-_PLACEHOLDER = re.compile(r"\$\(|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\Z|<[^<>\s]{1,60}>\Z|//|[^A-Za-z0-9]+\Z")
+_PLACEHOLDER = re.compile(
+    r"\$\(|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\Z|<[^<>\s]{1,60}>\Z|//|[A-Za-z][A-Za-z0-9+.-]{0,31}://|[^A-Za-z0-9]+\Z"
+)
 _LOOKS_LIKE_PASSWORD = re.compile(r"^(?=.*[\d\W_]).{4,}$")
 # After the verb "pass" ("pass the flag: --verbose", "pass it on: ..."), words that make
 # "pass" a verb, not the short "password" ("pass wifi: ...").
@@ -675,7 +711,7 @@ _PIN = re.compile(r"[0-9]{4,8}")
 # "kata sandi wifi rumah Mawar123". Only the nouns (not "pwd", "passwd" or "pass", which
 # are commands or a verb), and "sandi" only in lower case ("Sandi" is a name).
 _LOOSE_KEY = re.compile(
-    r"(?<![A-Za-z0-9/_.-])(?:(?i:[A-Za-z0-9]{0,20}pass(?:word|phrase)|kata[ \t]+sandi)|sandi)(?i:-?nya)?(?=[ \t])"
+    r"(?<![A-Za-z0-9/_.-])(?:(?i:[A-Za-z0-9]{0,20}pass(?:word|phrase|code)|kata[ \t]+sandi)|sandi)(?i:-?nya)?(?=[ \t])"
 )
 _LOOSE_WORDS = 3
 _LOOSE_QUOTED = 200  # the longest quoted password looked for
@@ -709,7 +745,7 @@ _PLAIN_WORDS = r"(?P<mid>(?:[ \t]+[A-Za-z]{1,20}){0,3})"
 _EVERYDAY: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "PIN ATM aku 482913": a PIN, up to three plain words, then 4 to 8 digits.
     ("pin", re.compile(
-        r"(?<![A-Za-z0-9_])(?i:pin)(?:-?nya)?" + _PLAIN_WORDS
+        r"(?<![A-Za-z0-9_])(?i:pin|passcode)(?:-?nya)?" + _PLAIN_WORDS
         + r"[ \t]+" + _NOT_MARKER + r"(?P<bare>[0-9]{4,8})(?![0-9A-Za-z_/-]|[.,:][0-9])"
     )),
     # "user admin / pass Indomie123": a user and then a password, with no separator after "pass".
@@ -723,6 +759,11 @@ _EVERYDAY: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?i)(?<![A-Za-z0-9_])(?:login|log[ \t]+in|masuk|akun|account|creds?|credentials?|user(?:name)?)"
         r"[ \t]+(?:(?:pakai|pake|with|dengan|as|sebagai)[ \t]+)?[A-Za-z0-9._%+-]{1,64}:"
         + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;@/]+)(?![@/])"
+    )),
+    # "wifi pass Abc12345zz", "pass wifi Abc12345zz": "pass" is no verb next to "wifi".
+    ("password", re.compile(
+        r"(?i)(?<![A-Za-z0-9_])(?:wi-?fi(?:-?nya)?[ \t]+pass|pass[ \t]+wi-?fi(?:-?nya)?)[ \t]+"
+        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;]+)"
     )),
     # "passwd hunter2xyz": not the command ("sudo passwd deploy01", "$ passwd -l u").
     ("password", re.compile(
@@ -786,7 +827,8 @@ _HEX = re.compile(r"[0-9a-fA-F]{32,}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _CREDENTIAL_WORDS = frozenset(
     """
-    secret secrets key keys token tokens password passwords passwd pass pwd passphrase credential credentials creds
+    secret secrets key keys token tokens password passwords passwd pass pwd passphrase passcode credential credentials
+    creds
     apikey api_key access_key secret_key auth kunci rahasia sandi
     """.split()
 )
@@ -822,8 +864,12 @@ def _entropy_secret(run: str) -> bool:
 def _credential_before(before: str) -> bool:
     """Whether the nearest telling word in the last few words of ``before`` (same line) names a credential or is a
     key id's marker; a word that names a hash or an id first keeps the string."""
-    line = before[before.rfind("\n") + 1 :]
-    words = line.split()[-_LOOK_BACK:]
+    line_start = before.rfind("\n") + 1
+    words = before[line_start:].split()[-_LOOK_BACK:]
+    if not words:  # the run opens its line: an AWS key id that ends the line before pairs with it (AKIA...\nwJalr...)
+        above = before[: max(0, line_start - 1)]
+        above = above[above.rfind("\n") + 1 :].split()
+        return bool(above) and "[REDACTED:aws_access_key]" in above[-1]
     for word in reversed(words):
         if word.startswith("[REDACTED:"):
             return True
@@ -879,7 +925,7 @@ _BEFORE_MNEMONICS: tuple[_Rule, ...] = (
     _rule("private_key", _PRIVATE_KEY, _whole),
     *(_rule(kind, pattern, _whole) for kind, pattern in _TOKENS),
     *_provider_rules(),
-    *(_rule(kind, pattern, _secret_group) for kind, pattern in _PARTIAL),
+    *(_rule(kind, pattern, _partial_span) for kind, pattern in _PARTIAL),
     _rule("card_number", _CARD, _card_span),
 )
 _BEFORE_MNEMONICS_FILTER = Prefilter(tuple(r.gate for r in _BEFORE_MNEMONICS))
@@ -1001,7 +1047,8 @@ def _redact_assignments(text: str, marker: Callable[[str], str]) -> str:
             value = value.rstrip("?!")
         if _accepted(m, value):
             end = start + len(value)
-            if m["pw"] is not None and group == "bare" and (m["sep"] or "").strip() == ":":
+            if m["pw"] is not None and group == "bare" and (m["sep"] or "").strip() == ":" \
+                    and m["pw"].lower() != "passcode":  # a passcode is one word of digits
                 end = _clause_end(text, end)
             kind = "pin" if m["pin"] is not None else "password" if m["pw"] is not None else "secret"
             out.append(text[pos:start])
@@ -1032,6 +1079,9 @@ def _accepted(m: re.Match[str], value: str) -> bool:
         ):
             return False
     if m["pin"] is not None and not _PIN.fullmatch(value):
+        return False
+    # "API key: in .env" is talk about a key: written as two words, the value must look like one.
+    if m["sec"] is not None and _WHITESPACE.search(m["sec"]) and not _looks_like_secret(value):
         return False
     # "kata kunci" is also a search keyword ("kata kunci: python"): a password only when it looks like one.
     if (m["pw"] or "").lower().startswith("kata") and "kunci" in m["pw"].lower() and not _looks_like_secret(value):
@@ -1107,7 +1157,10 @@ def _loose_value(text: str, pos: int) -> Span | None:
             if close < 0 or "\n" in text[start:close]:
                 return None
             value = text[start + 1 : _before_marker(text, start + 1, close)]
-            return (start + 1, close) if value == text[start + 1 : close] and _looks_like_secret(value) else None
+            # A quoted phrase of three or more words right after the key is a passphrase.
+            phrase = i == 0 and len(value.split()) >= 3
+            return (start + 1, close) if value == text[start + 1 : close] and (_looks_like_secret(value) or phrase) \
+                else None
         word = m[1].lstrip("(<{")
         start += len(m[1]) - len(word)
         cut = word.find("[REDACTED:")

@@ -45,9 +45,17 @@ def _json_option(f):
 
 
 class _Group(click.Group):
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.ClickException as exc:
+            raise _gated_click(exc) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.ClickException as exc:  # a usage error quotes what was typed: it passes the gate too
+            raise _gated_click(exc) from None
         except LockHeld as exc:
             _err(f"kenang: {exc}")
             ctx.exit(EXIT_LOCKED)
@@ -86,6 +94,25 @@ def _err(msg: str) -> None:
     from transforms.redact import redact_reason
 
     click.echo(redact_reason(msg), err=True)
+
+
+def _gated_click(exc: click.ClickException) -> click.ClickException:
+    """``exc`` with what click will print of it (its message, a file name) through the redaction gate."""
+    from transforms.redact import redact_reason
+
+    for attr in ("message", "ui_filename"):
+        if isinstance(getattr(exc, attr, None), str):
+            setattr(exc, attr, redact_reason(getattr(exc, attr)))
+    return exc
+
+
+def _gated_excepthook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+    """An error kenang did not expect (a bug) is printed with its traceback, through the redaction gate."""
+    import traceback
+
+    from transforms.redact import redact
+
+    sys.stderr.write(redact("".join(traceback.format_exception(kind, value, tb))).text)
 
 
 def _gated(data: Any) -> Any:
@@ -340,7 +367,8 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
     rep = verify_archive(settings)
     data = {**asdict(rep), "problems": rep.problems, "archive": str(settings.paths.archive),
             "archive_remote": settings.paths.remote_archive}
-    _emit_json(data) if as_json else click.echo(report.render_verify(data))
+    data = _gated(data)
+    _emit_json(data, gated=True) if as_json else click.echo(report.render_verify(data))
     if rep.problems:
         sys.exit(EXIT_FAILED)
 
@@ -362,7 +390,8 @@ def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bo
 
     settings = _settings(home)
     res = adopt_mod.adopt(settings, paths, wait_s)
-    _emit_json(res) if as_json else click.echo(report.render_adopt(res))
+    res = _gated(res)
+    _emit_json(res, gated=True) if as_json else click.echo(report.render_adopt(res))
     if res["refused"]:
         sys.exit(EXIT_FAILED)
 
@@ -638,7 +667,7 @@ def models_test(home: Path | None, only: str | None, as_json: bool) -> None:
     else:
         from flows.cli import report
 
-        click.echo(report.render_models_test(data))
+        click.echo(report.render_models_test(_gated(data)))
     if any("error" in v for v in data.values()):
         sys.exit(EXIT_FAILED)
 
@@ -654,8 +683,8 @@ def sources(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     from flows.cli import report
     from flows.stages import collect
 
-    data = {"sources": collect.listing(_settings(home))}
-    _emit_json(data) if as_json else click.echo(report.render_sources(data))
+    data = _gated({"sources": collect.listing(_settings(home))})  # what an older kenang recorded, too
+    _emit_json(data, gated=True) if as_json else click.echo(report.render_sources(data))
 
 
 @sources.command("add")
@@ -687,7 +716,7 @@ def sources_add(home: Path | None, name: str, kind: str, path_s: str, user: str 
     settings = edit_config(_home(home), change)
     found = collect.matches(Source(**entry))
     click.echo(f"added source {name} ({kind}) to {settings.paths.config_file}")
-    click.echo(f"  {path_s} matches {len(found)} file(s) now" + ("" if found else ": check the path"))
+    click.echo(f"  {_gated(path_s)} matches {len(found)} file(s) now" + ("" if found else ": check the path"))
     click.echo("  the next nightly run (`kenang run`) copies what is new from it; `kenang sources` shows what it took")
 
 
@@ -711,15 +740,15 @@ def memory_show(home: Path | None, user: str | None, as_json: bool) -> None:
         _emit_json({"user": who, "files": [s.as_dict() for s in states]})
         return
     for s in states:
-        click.echo(s.usage.header(s.path.stem) + f"  {s.path}")
+        click.echo(s.usage.header(s.path.stem) + f"  {_gated(str(s.path))}")
         if s.error is not None:  # never printed: a link, a folder, an unreadable or malformed file
-            click.echo(f"  error: {s.error}")
+            click.echo(f"  error: {_gated(s.error)}")
             click.echo()
             continue
         for i, e in enumerate(s.as_dict()["entries"], 1):  # redacted; an entry that reads as an order is withheld
             click.echo(f"  [{i}] " + e.replace("\n", "\n      "))
         for p in s.problems:
-            click.echo(f"  problem: {p}")
+            click.echo(f"  problem: {_gated(p)}")
         click.echo()
 
 
@@ -1017,6 +1046,7 @@ def main(argv: list[str] | None = None) -> None:
     from flows.cli import stop
 
     stop.install()
+    sys.excepthook = _gated_excepthook
     cli.main(args=argv, prog_name="kenang")
 
 
