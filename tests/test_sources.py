@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import JAKARTA, fifo_that_cannot_hang, grep_home, kenang, snapshot, table
+from helpers import JAKARTA, fifo_that_answers, fifo_that_cannot_hang, grep_home, kenang, snapshot, table
 
 from flows.config import edit_config
 from flows.pipeline import backfill, nightly
@@ -641,3 +641,12 @@ def test_a_glob_never_enters_a_linked_folder_and_a_dotdot_after_its_wildcard_nev
     assert by["down"]["errors"] == [] and by["down"]["written"] == 1 and by["down"]["skipped"] == 0
     assert {r["content"] for r in messages(home)} == {"lewat glob"}
     assert grep_home(home, OUTSIDE) == []
+
+
+def test_an_original_swapped_for_a_pipe_after_its_copy_is_kept_and_never_read(tmp_path):
+    from flows.store.fsio import remove_source
+
+    data = b"the bytes that were archived\n"
+    with fifo_that_answers(tmp_path / "export.json", data, spare=tmp_path / "spare") as fifo:
+        assert remove_source(fifo, hashlib.sha256(data).hexdigest()) is False
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
