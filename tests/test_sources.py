@@ -650,3 +650,18 @@ def test_an_original_swapped_for_a_pipe_after_its_copy_is_kept_and_never_read(tm
     with fifo_that_answers(tmp_path / "export.json", data, spare=tmp_path / "spare") as fifo:
         assert remove_source(fifo, hashlib.sha256(data).hexdigest()) is False
         assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_pipe_put_in_active_under_a_segments_name_is_replaced_never_read(home, tmp_path):
+    log = tmp_path / "cc" / "s.jsonl"
+    write(log, record("2026-07-18T10:00:00+07:00", "sekali saja", session="s-once"))
+    add_source(home, name="cc", kind="claude_code", path=str(log))
+    assert night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))["collect"]["written"] == 1
+    [archived] = home.paths.archive.rglob("collected-*")
+    (home.paths.warehouse / "_sources" / "cc.json").unlink()  # the night forgets it took the log: it takes it again
+    planted = home.paths.active / archived.name
+    with fifo_that_answers(planted, archived.read_bytes(), spare=tmp_path / "spare"):
+        res = night(home, dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA))
+    assert res["collect"]["written"] == 1 and res["collect"]["errors"] == 0
+    assert not os.path.lexists(planted)  # written over the pipe, archived (already there) and removed
+    assert [r["content"] for r in messages(home)] == ["sekali saja"]

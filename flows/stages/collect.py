@@ -528,14 +528,24 @@ def _sqlite_words(exc: sqlite3.Error) -> str:
 
 
 def _place(target: Path, data: bytes, mtime: float) -> int:
-    """Write ``data`` as ``target`` (durable) unless those bytes are there already; 1 if written."""
-    if target.exists() and sha256_file(target) == hashlib.sha256(data).hexdigest():
+    """Write ``data`` as ``target`` (durable) unless those bytes are there already; 1 if written.
+
+    Only a regular file there is read: a pipe or a link with the name is replaced, never opened.
+    """
+    if _is_plain_file(target) and sha256_file(target) == hashlib.sha256(data).hexdigest():
         return 0
     if _dry.get():
         return 1
     atomic_write_bytes(target, data)
     os.utime(target, (mtime, mtime))
     return 1
+
+
+def _is_plain_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def _open_read_only(path: Path):
