@@ -665,3 +665,39 @@ def test_a_pipe_put_in_active_under_a_segments_name_is_replaced_never_read(home,
     assert res["collect"]["written"] == 1 and res["collect"]["errors"] == 0
     assert not os.path.lexists(planted)  # written over the pipe, archived (already there) and removed
     assert [r["content"] for r in messages(home)] == ["sekali saja"]
+
+
+def test_a_folder_nested_deeper_than_pythons_recursion_limit_is_still_collected(home, tmp_path):
+    root = tmp_path / "deep"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(1200):  # os.walk and glob recurse once a level, and give up near 1000
+        os.mkdir("d", dir_fd=fd)
+        fd, parent = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd), fd
+        os.close(parent)
+    os.close(fd)
+    try:
+        write(root / ("d/" * 1200 + "s.jsonl"), record("2026-07-18T10:00:00+07:00", "jauh di dalam", session="s-deep"))
+        add_source(home, name="walked", kind="claude_code", path=str(root))
+        add_source(home, name="globbed", kind="claude_code", path=str(root / "**" / "*.jsonl"))
+        res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+        by = {s["name"]: s for s in res["collect"]["by_source"]}
+        assert [(by[n]["errors"], by[n]["written"]) for n in ("walked", "globbed")] == [([], 1), ([], 1)]
+        assert {r["content"] for r in messages(home)} == {"jauh di dalam"}
+    finally:
+        remove_deep(root)
+
+
+def remove_deep(root: Path) -> None:
+    """Remove a folder tree of any depth without recursion (shutil.rmtree, and pytest's clean-up, recurse)."""
+    stack = [root]
+    while stack:
+        entries = list(os.scandir(stack[-1]))
+        folders = [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+        for e in entries:
+            if not e.is_dir(follow_symlinks=False):
+                os.unlink(e.path)
+        if folders:
+            stack.extend(folders)
+        else:
+            os.rmdir(stack.pop())

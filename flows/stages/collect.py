@@ -189,21 +189,9 @@ def _walk(top: Path, pattern: str) -> tuple[list[Path], list[tuple[Path, str]]]:
     without entering a hidden one. A matching name that is a link, pipe or device is
     listed as found: the caller skips it with its reason.
     """
-    deep, _, name = pattern.rpartition("/")
-    found: list[Path] = []
-    skipped: list[tuple[Path, str]] = []
-    for folder, dirs, files in os.walk(top, followlinks=False):
-        here = Path(folder)
-        for d in list(dirs):
-            if d.startswith(".") or not deep:
-                dirs.remove(d)
-            elif os.path.islink(here / d):
-                dirs.remove(d)
-                skipped.append((here / d, _NOT_ENTERED))
-        found += [here / f for f in files if fnmatch.fnmatchcase(f, name)]
-        if not deep:
-            break
-    return found, skipped
+    if not glob.has_magic(pattern):
+        return ([top / pattern] if os.path.lexists(top / pattern) else []), []
+    return _match(top, tuple(pattern.split("/")))
 
 
 def _glob(raw: str) -> tuple[list[Path], list[tuple[Path, str]]]:
@@ -212,14 +200,23 @@ def _glob(raw: str) -> tuple[list[Path], list[tuple[Path, str]]]:
     ``glob`` follows every linked folder: a link to ``/`` walks the whole disk, and a few
     links to ``.`` make a search that never ends. Here a linked folder the pattern would
     enter is listed, with why, and not entered; a name that matches the last part is
-    listed as found whatever it is (the caller skips a link, pipe or device with its
-    reason). Hidden names match only a part that starts with a dot, as in ``glob``.
+    listed as found whatever it is but a folder (the caller skips a link, pipe or device
+    with its reason). Hidden names match only a part that starts with a dot, as in
+    ``glob``. Folders are walked from a list, not by recursion, so no depth stops it.
     """
     parts = _glob_parts(raw)
     first = _first_magic(parts)
-    base = Path(*parts[:first])
+    return _match(Path(*parts[:first]), parts[first:])
+
+
+def _match(base: Path, parts: tuple[str, ...]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """What the glob ``parts`` match below ``base``, and the linked folders not entered (see ``_glob``)."""
+    pattern = tuple(p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**"))
     found: set[Path] = set()
     skipped: dict[Path, str] = {}
+    # (folder, how much of the pattern is matched): a list, not recursion, so no depth of folders can stop it;
+    # each pair once, so neither '**/**' nor a '..' after '**' walks a folder twice.
+    todo, seen = [(base, 0)], set()
 
     def entries(folder: Path) -> list[os.DirEntry]:
         try:
@@ -228,37 +225,42 @@ def _glob(raw: str) -> tuple[list[Path], list[tuple[Path, str]]]:
         except OSError:  # as glob: a folder that cannot be listed matches nothing
             return []
 
-    def enter(path: Path, rest: tuple[str, ...]) -> None:
+    def enter(path: Path, at: int) -> None:
         if os.path.islink(path):
             if os.path.isdir(path):
                 skipped[path] = _NOT_ENTERED
         elif os.path.isdir(path):
-            visit(path, rest)
+            todo.append((path, at))
 
-    def visit(here: Path, pattern: tuple[str, ...]) -> None:
-        head, rest = pattern[0], pattern[1:]
+    while todo:
+        here, at = todo.pop()
+        key = (os.path.normpath(here.relative_to(base)), at)
+        if key in seen:
+            continue
+        seen.add(key)
+        head, last = pattern[at], at == len(pattern) - 1
         if head == "**":
-            if rest:
-                visit(here, rest)  # ** matches no folder too
+            if not last:
+                todo.append((here, at + 1))  # ** matches no folder too
             for e in entries(here):
                 if e.name.startswith("."):
                     continue
-                if not rest and not os.path.isdir(e.path):  # a link to a folder is said by enter, not listed
+                if last and not os.path.isdir(e.path):  # a link to a folder is said by enter, not listed
                     found.add(Path(e.path))
-                enter(Path(e.path), pattern)
-            return
+                enter(Path(e.path), at)
+            continue
         if glob.has_magic(head):
             names = [e.name for e in entries(here)
                      if fnmatch.fnmatchcase(e.name, head) and (head.startswith(".") or not e.name.startswith("."))]
         else:
             names = [head] if os.path.lexists(here / head) else []
         for name in names:
-            if rest:
-                enter(here / name, rest)
-            else:
+            if not last:
+                enter(here / name, at + 1)
+            elif not os.path.isdir(here / name):
                 found.add(here / name)
-
-    visit(base, parts[first:])
+            elif os.path.islink(here / name):
+                skipped[here / name] = _NOT_ENTERED
     # A '..' after the base goes up through folders that are not links, so it is read as written; the
     # caller's check that a match lies inside the root refuses one that leaves it.
     tidy = lambda p: base / os.path.normpath(p.relative_to(base))  # noqa: E731
