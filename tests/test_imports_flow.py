@@ -243,3 +243,12 @@ def test_an_import_passes_over_a_pipe_or_a_link_that_holds_its_name_in_active(ho
     assert r.exit_code == 0, r.stderr
     assert Counter(m["session_id"].split("@")[0][:8] for m in table(home, "messages")) == {"42": 2, "sharegpt": 18}
     assert elsewhere.stat().st_mtime == 1_700_000_000  # the link's target was neither read as the copy nor touched
+
+
+def test_an_import_that_cannot_write_into_active_says_so_in_one_line(home):
+    (home.paths.active / "gading").write_bytes(b"")  # a file where the user's folder goes: no copy can be made
+    r = kenang("import", "--home", str(home.paths.home), "--user", "gading", "--date", "2026-07-01",
+               str(FIX / "sharegpt/list.json"))
+    assert r.exit_code == 1 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert f"cannot copy {FIX / 'sharegpt/list.json'} into {home.paths.active / 'gading'}" in r.stderr
+    assert "nothing imported" in r.stderr and table(home, "messages") == []
