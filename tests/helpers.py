@@ -187,6 +187,37 @@ def fifo_that_cannot_hang(path: Path, seconds: float = 60.0):
         timer.cancel()
 
 
+@contextmanager
+def fifo_that_answers(path: Path, data: bytes, spare: Path):
+    """A named pipe at ``path`` that answers ``data`` to a reader that opens it as a plain file is opened
+    (blocking): to such code it reads as a regular file holding ``data``. ``spare`` (a path on the same
+    filesystem, outside what kenang reads) is a second name of the pipe, through which the writer
+    is released when the block ends, should no reader have come."""
+    import threading
+
+    os.mkfifo(path)
+    os.link(path, spare)
+
+    def answer() -> None:
+        fd = os.open(spare, os.O_WRONLY)  # waits for a reader
+        try:
+            os.write(fd, data)
+        except OSError:  # the reader went away
+            pass
+        finally:
+            os.close(fd)
+
+    writer = threading.Thread(target=answer, daemon=True)
+    writer.start()
+    try:
+        yield path
+    finally:
+        release = os.open(spare, os.O_RDONLY | os.O_NONBLOCK)
+        writer.join()
+        os.close(release)
+        spare.unlink()
+
+
 def grep_home(settings: Settings, needle: bytes) -> list[Path]:
     """Every file under the home whose bytes hold ``needle``."""
     return [p for p in settings.paths.home.rglob("*") if p.is_file() and not p.is_symlink() and needle in p.read_bytes()]

@@ -6,12 +6,13 @@ import copy
 import datetime as dt
 import hashlib
 import json
+import os
 import stat
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import NOW, drop, fifo_that_cannot_hang, kenang, table
+from helpers import NOW, drop, fifo_that_answers, fifo_that_cannot_hang, kenang, table
 
 from flows.pipeline import nightly
 
@@ -224,3 +225,30 @@ def test_an_import_skips_what_it_cannot_read_says_why_imports_the_rest_and_exits
     r = kenang("import", *args, "--dry-run", good, str(named))
     assert r.exit_code == 4 and "skipped " in r.stderr and "redacted-" in r.stderr
     assert token not in r.stderr + r.stdout
+
+
+def test_an_import_passes_over_a_pipe_or_a_link_that_holds_its_name_in_active(home, tmp_path):
+    """What already holds the name in active/ is never read as a file: a pipe there would hang the import."""
+    listed, other = FIX / "sharegpt/list.json", FIX / "sharegpt/axolotl-ai-cloud__axolotl__conversation.json"
+    folder = home.paths.active / "gading"
+    folder.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(other.read_bytes())
+    os.utime(elsewhere, (1_700_000_000, 1_700_000_000))
+    os.symlink(elsewhere, folder / other.name)  # a link to the same bytes, kept outside
+    args = ["--home", str(home.paths.home), "--user", "gading", "--date", "2026-07-01", "--now", NOW.isoformat()]
+    with fifo_that_answers(folder / listed.name, listed.read_bytes(), spare=tmp_path / "spare") as fifo:
+        r = kenang("import", *args, str(listed), str(other))
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert r.exit_code == 0, r.stderr
+    assert Counter(m["session_id"].split("@")[0][:8] for m in table(home, "messages")) == {"42": 2, "sharegpt": 18}
+    assert elsewhere.stat().st_mtime == 1_700_000_000  # the link's target was neither read as the copy nor touched
+
+
+def test_an_import_that_cannot_write_into_active_says_so_in_one_line(home):
+    (home.paths.active / "gading").write_bytes(b"")  # a file where the user's folder goes: no copy can be made
+    r = kenang("import", "--home", str(home.paths.home), "--user", "gading", "--date", "2026-07-01",
+               str(FIX / "sharegpt/list.json"))
+    assert r.exit_code == 1 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert f"cannot copy {FIX / 'sharegpt/list.json'} into {home.paths.active / 'gading'}" in r.stderr
+    assert "nothing imported" in r.stderr and table(home, "messages") == []

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import JAKARTA, fifo_that_cannot_hang, grep_home, kenang, snapshot, table
+from helpers import JAKARTA, fifo_that_answers, fifo_that_cannot_hang, grep_home, kenang, snapshot, table
 
 from flows.config import edit_config
 from flows.pipeline import backfill, nightly
@@ -552,7 +552,7 @@ def test_links_pipes_and_files_too_big_are_skipped_with_a_reason_and_the_rest_is
     write(root / "proj" / "big.jsonl", b"".join(record(f"2026-07-18T11:{m:02d}:00+07:00", "x" * 200, session="s-big")
                                              for m in range(20)))
     add_source(home, name="cc", kind="claude_code", path=str(root))
-    # a glob whose folder is a link below its root: the match is not followed either
+    # a glob whose folder is a link below its root: not entered either
     (tmp_path / "logs").mkdir()
     os.symlink(outside, tmp_path / "logs" / "globbed")
     add_source(home, name="glob", kind="claude_code", path=str(tmp_path / "logs" / "*" / "session.jsonl"))
@@ -569,7 +569,7 @@ def test_links_pipes_and_files_too_big_are_skipped_with_a_reason_and_the_rest_is
     assert "a named pipe (FIFO); skipped unopened" in said["pipe.jsonl"]
     assert "over limits.source_file_mb=0.002" in said["big.jsonl"] and "raise limits.source_file_mb" in said["big.jsonl"]
     assert by["cc"]["skipped"] == 5 and by["cc"]["errors"] == [] and by["cc"]["written"] == 1
-    assert by["glob"]["skipped"] == 1 and "lies in a linked folder (globbed)" in by["glob"]["notes"][0]
+    assert by["glob"]["skipped"] == 1 and "globbed: a link to a folder; not entered" in by["glob"]["notes"][0]
     assert res["collect"]["skipped"] == 6 and res["collect"]["errors"] == 0
     # the file that is fine is collected; nothing from outside is read, copied, archived or loaded
     assert [r["content"] for r in messages(home)] == ["tetap dikumpulkan"]
@@ -618,3 +618,86 @@ def test_open_regular_refuses_a_link_a_pipe_and_a_file_outside_its_folder_withou
         open_regular(fifo, inside=inside)
     with pytest.raises(NotRegular, match="a device"):
         open_regular(Path("/dev/null"))
+
+
+def test_a_glob_never_enters_a_linked_folder_and_a_dotdot_after_its_wildcard_never_widens_it(home, tmp_path):
+    outside = tmp_path / "outside"
+    write(outside / "deep" / "s.jsonl", record("2026-07-18T09:00:00+07:00", OUTSIDE.decode(), session="s-outside"))
+    root = tmp_path / "cc"
+    write(root / "p" / "good.jsonl", record("2026-07-18T10:00:00+07:00", "lewat glob", session="s-good"))
+    os.symlink(".", root / "p" / "loop")  # glob.glob walks it 40 deep (a few such links: a search that never ends)
+    os.symlink(outside, root / "p" / "out")  # glob.glob walks it, and a link to / would walk the whole disk
+    add_source(home, name="g", kind="claude_code", path=str(root / "**" / "*.jsonl"))
+    # a '..' after the wildcard: the root stays the folder before it, so this leaves it and is skipped
+    add_source(home, name="up", kind="claude_code", path=str(root / "*" / ".." / ".." / "outside" / "*" / "*.jsonl"))
+    add_source(home, name="down", kind="claude_code", path=str(root / "*" / ".." / "p" / "good.jsonl"))
+    res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+    by = {s["name"]: s for s in res["collect"]["by_source"]}
+    assert sorted(by["g"]["notes"]) == [f"{root / 'p' / name}: a link to a folder; not entered (kenang reads only "
+                                        "regular files inside a source's folder)" for name in ("loop", "out")]
+    assert by["g"]["skipped"] == 2 and by["g"]["written"] == 1 and by["g"]["errors"] == []
+    assert by["up"]["skipped"] == 1 and f"lies outside {root}; skipped unopened" in by["up"]["notes"][0]
+    assert by["up"]["written"] == 0 and by["up"]["errors"] == []
+    assert by["down"]["errors"] == [] and by["down"]["written"] == 1 and by["down"]["skipped"] == 0
+    assert {r["content"] for r in messages(home)} == {"lewat glob"}
+    assert grep_home(home, OUTSIDE) == []
+
+
+def test_an_original_swapped_for_a_pipe_after_its_copy_is_kept_and_never_read(tmp_path):
+    from flows.store.fsio import remove_source
+
+    data = b"the bytes that were archived\n"
+    with fifo_that_answers(tmp_path / "export.json", data, spare=tmp_path / "spare") as fifo:
+        assert remove_source(fifo, hashlib.sha256(data).hexdigest()) is False
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_pipe_put_in_active_under_a_segments_name_is_replaced_never_read(home, tmp_path):
+    log = tmp_path / "cc" / "s.jsonl"
+    write(log, record("2026-07-18T10:00:00+07:00", "sekali saja", session="s-once"))
+    add_source(home, name="cc", kind="claude_code", path=str(log))
+    assert night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))["collect"]["written"] == 1
+    [archived] = home.paths.archive.rglob("collected-*")
+    (home.paths.warehouse / "_sources" / "cc.json").unlink()  # the night forgets it took the log: it takes it again
+    planted = home.paths.active / archived.name
+    with fifo_that_answers(planted, archived.read_bytes(), spare=tmp_path / "spare"):
+        res = night(home, dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA))
+    assert res["collect"]["written"] == 1 and res["collect"]["errors"] == 0
+    assert not os.path.lexists(planted)  # written over the pipe, archived (already there) and removed
+    assert [r["content"] for r in messages(home)] == ["sekali saja"]
+
+
+def test_a_folder_nested_deeper_than_pythons_recursion_limit_is_still_collected(home, tmp_path):
+    root = tmp_path / "deep"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(1200):  # os.walk and glob recurse once a level, and give up near 1000
+        os.mkdir("d", dir_fd=fd)
+        fd, parent = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd), fd
+        os.close(parent)
+    os.close(fd)
+    try:
+        write(root / ("d/" * 1200 + "s.jsonl"), record("2026-07-18T10:00:00+07:00", "jauh di dalam", session="s-deep"))
+        add_source(home, name="walked", kind="claude_code", path=str(root))
+        add_source(home, name="globbed", kind="claude_code", path=str(root / "**" / "*.jsonl"))
+        res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
+        by = {s["name"]: s for s in res["collect"]["by_source"]}
+        assert [(by[n]["errors"], by[n]["written"]) for n in ("walked", "globbed")] == [([], 1), ([], 1)]
+        assert {r["content"] for r in messages(home)} == {"jauh di dalam"}
+    finally:
+        remove_deep(root)
+
+
+def remove_deep(root: Path) -> None:
+    """Remove a folder tree of any depth without recursion (shutil.rmtree, and pytest's clean-up, recurse)."""
+    stack = [root]
+    while stack:
+        entries = list(os.scandir(stack[-1]))
+        folders = [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+        for e in entries:
+            if not e.is_dir(follow_symlinks=False):
+                os.unlink(e.path)
+        if folders:
+            stack.extend(folders)
+        else:
+            os.rmdir(stack.pop())

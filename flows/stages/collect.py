@@ -25,8 +25,8 @@ its contents, mode and times stay as they were.
 
 Sources never leave their folders. The path a source names is resolved once
 (``source_root``): a link in what you wrote is yours. Below it nothing is followed: a
-folder is walked without entering a linked folder, a glob's match in a linked folder
-is skipped, and each file is looked at with ``lstat``, so a link, pipe, socket or
+folder, and a glob's folders, are walked without entering a linked folder (each is
+said), and each file is looked at with ``lstat``, so a link, pipe, socket or
 device is skipped unopened. A file is opened with ``O_NOFOLLOW`` and ``O_NONBLOCK``
 (``fsio.open_regular``, which ingest reads ``active/`` with too), and only when what
 was opened is a regular file inside the root. A night reads at most
@@ -74,6 +74,7 @@ _CHUNK = 1 << 20
 _dry: ContextVar[bool] = ContextVar("kenang_collect_dry_run", default=False)
 _root: ContextVar[Path | None] = ContextVar("kenang_collect_root", default=None)
 _UNOPENED = "skipped unopened (kenang reads only regular files inside a source's folder)"
+_NOT_ENTERED = "a link to a folder; not entered (kenang reads only regular files inside a source's folder)"
 
 
 @dataclass
@@ -144,30 +145,31 @@ def source_root(source: Source) -> Path:
 
 
 def _glob_base(raw: str) -> Path:
-    """The folders of a glob before its first wildcard (absolute)."""
-    parts = Path(os.path.abspath(raw)).parts
-    return Path(*parts[:next(i for i, part in enumerate(parts) if glob.has_magic(part))])
+    """The folders of a glob before its first wildcard, as written: a '..' after the wildcard never widens them."""
+    parts = _glob_parts(raw)
+    return Path(*parts[:_first_magic(parts)])
+
+
+def _glob_parts(raw: str) -> tuple[str, ...]:
+    return Path(raw).parts  # unlike os.path.abspath, Path keeps each '..'
+
+
+def _first_magic(parts: tuple[str, ...]) -> int:
+    return next(i for i, part in enumerate(parts) if glob.has_magic(part))
 
 
 def scan(source: Source) -> tuple[list[Path], list[tuple[Path, str]]]:
     """(the files a source's path names now, the places below its root not followed and why).
 
-    A folder is walked without following a link: a linked folder is not entered, and
-    a link, pipe, socket or device of the kind's name is listed as a file, for
-    ``_collect_source`` to skip with its reason. A glob's match that lies in a linked
-    folder below the root is skipped too. The path you wrote is resolved once
+    A folder, or a glob, is walked without following a link: a linked folder is not
+    entered, and a link, pipe, socket or device of the kind's name is listed as a file,
+    for ``_collect_source`` to skip with its reason. The path you wrote is resolved once
     (``source_root``): a link in it is yours; a link below it is the agent's folder.
     """
     raw = os.path.expanduser(source.path)
     skipped: list[tuple[Path, str]] = []
     if glob.has_magic(raw):
-        found = []
-        for p in map(Path, glob.glob(raw, recursive=True)):
-            link = _linked_folder(p, _glob_base(raw))
-            if link is None:
-                found.append(p)
-            elif _shown(p):
-                skipped.append((p, f"lies in a linked folder ({link}); {_UNOPENED}"))
+        found, skipped = _glob(raw)
     elif os.path.isdir(raw):
         found, skipped = _walk(Path(raw), FOLDER_GLOBS[source.kind])
     else:
@@ -187,36 +189,82 @@ def _walk(top: Path, pattern: str) -> tuple[list[Path], list[tuple[Path, str]]]:
     without entering a hidden one. A matching name that is a link, pipe or device is
     listed as found: the caller skips it with its reason.
     """
-    deep, _, name = pattern.rpartition("/")
-    found: list[Path] = []
-    skipped: list[tuple[Path, str]] = []
-    for folder, dirs, files in os.walk(top, followlinks=False):
-        here = Path(folder)
-        for d in list(dirs):
-            if d.startswith(".") or not deep:
-                dirs.remove(d)
-            elif os.path.islink(here / d):
-                dirs.remove(d)
-                skipped.append((here / d, "a link to a folder; not entered (kenang reads only regular files inside a "
-                                          "source's folder)"))
-        found += [here / f for f in files if fnmatch.fnmatchcase(f, name)]
-        if not deep:
-            break
-    return found, skipped
+    if not glob.has_magic(pattern):
+        return ([top / pattern] if os.path.lexists(top / pattern) else []), []
+    return _match(top, tuple(pattern.split("/")))
 
 
-def _linked_folder(p: Path, base: Path) -> str | None:
-    """The first folder between a glob's ``base`` and its match ``p`` that is a link (its name), else None."""
-    try:
-        below = Path(os.path.abspath(p)).relative_to(base).parts[:-1]
-    except ValueError:  # a '..' took it above the base: the check that it lies inside the root refuses it
-        return None
-    here = base
-    for part in below:
-        here = here / part
-        if os.path.islink(here):
-            return part
-    return None
+def _glob(raw: str) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """A glob's matches as ``glob.glob(raw, recursive=True)`` finds them, never through a link below its base.
+
+    ``glob`` follows every linked folder: a link to ``/`` walks the whole disk, and a few
+    links to ``.`` make a search that never ends. Here a linked folder the pattern would
+    enter is listed, with why, and not entered; a name that matches the last part is
+    listed as found whatever it is but a folder (the caller skips a link, pipe or device
+    with its reason). Hidden names match only a part that starts with a dot, as in
+    ``glob``. Folders are walked from a list, not by recursion, so no depth stops it.
+    """
+    parts = _glob_parts(raw)
+    first = _first_magic(parts)
+    return _match(Path(*parts[:first]), parts[first:])
+
+
+def _match(base: Path, parts: tuple[str, ...]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """What the glob ``parts`` match below ``base``, and the linked folders not entered (see ``_glob``)."""
+    pattern = tuple(p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**"))
+    found: set[Path] = set()
+    skipped: dict[Path, str] = {}
+    # (folder, how much of the pattern is matched): a list, not recursion, so no depth of folders can stop it;
+    # each pair once, so neither '**/**' nor a '..' after '**' walks a folder twice.
+    todo, seen = [(base, 0)], set()
+
+    def entries(folder: Path) -> list[os.DirEntry]:
+        try:
+            with os.scandir(folder) as it:
+                return list(it)
+        except OSError:  # as glob: a folder that cannot be listed matches nothing
+            return []
+
+    def enter(path: Path, at: int) -> None:
+        if os.path.islink(path):
+            if os.path.isdir(path):
+                skipped[path] = _NOT_ENTERED
+        elif os.path.isdir(path):
+            todo.append((path, at))
+
+    while todo:
+        here, at = todo.pop()
+        key = (os.path.normpath(here.relative_to(base)), at)
+        if key in seen:
+            continue
+        seen.add(key)
+        head, last = pattern[at], at == len(pattern) - 1
+        if head == "**":
+            if not last:
+                todo.append((here, at + 1))  # ** matches no folder too
+            for e in entries(here):
+                if e.name.startswith("."):
+                    continue
+                if last and not os.path.isdir(e.path):  # a link to a folder is said by enter, not listed
+                    found.add(Path(e.path))
+                enter(Path(e.path), at)
+            continue
+        if glob.has_magic(head):
+            names = [e.name for e in entries(here)
+                     if fnmatch.fnmatchcase(e.name, head) and (head.startswith(".") or not e.name.startswith("."))]
+        else:
+            names = [head] if os.path.lexists(here / head) else []
+        for name in names:
+            if not last:
+                enter(here / name, at + 1)
+            elif not os.path.isdir(here / name):
+                found.add(here / name)
+            elif os.path.islink(here / name):
+                skipped[here / name] = _NOT_ENTERED
+    # A '..' after the base goes up through folders that are not links, so it is read as written; the
+    # caller's check that a match lies inside the root refuses one that leaves it.
+    tidy = lambda p: base / os.path.normpath(p.relative_to(base))  # noqa: E731
+    return sorted({tidy(p) for p in found}), sorted(skipped.items())
 
 
 def _collect_source(settings: Settings, source: Source, user: str, state: SourceState, report: SourceReport,
@@ -482,14 +530,24 @@ def _sqlite_words(exc: sqlite3.Error) -> str:
 
 
 def _place(target: Path, data: bytes, mtime: float) -> int:
-    """Write ``data`` as ``target`` (durable) unless those bytes are there already; 1 if written."""
-    if target.exists() and sha256_file(target) == hashlib.sha256(data).hexdigest():
+    """Write ``data`` as ``target`` (durable) unless those bytes are there already; 1 if written.
+
+    Only a regular file there is read: a pipe or a link with the name is replaced, never opened.
+    """
+    if _is_plain_file(target) and sha256_file(target) == hashlib.sha256(data).hexdigest():
         return 0
     if _dry.get():
         return 1
     atomic_write_bytes(target, data)
     os.utime(target, (mtime, mtime))
     return 1
+
+
+def _is_plain_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def _open_read_only(path: Path):

@@ -7,8 +7,9 @@ recognises, or one its importer cannot read, is *skipped*: the others are import
 and each skipped one is returned with its reason (the CLI lists them and exits 4).
 
 ``stage`` copies each file into ``active/[user/]`` atomically (the user's original is
-never touched). A name taken by other bytes gets a sha-suffixed name; identical bytes
-already waiting are recognised. ``--date`` sets the copy's modification time to noon
+never touched). A name taken by other bytes, or by something that is no regular file
+(a pipe, a link), gets a sha-suffixed name; identical bytes already waiting are
+recognised. ``--date`` sets the copy's modification time to noon
 of that day, which is the date the importer gives messages without timestamps.
 A leading dot is dropped from the name (``.aider.chat.history.md``), since kenang
 skips hidden files in active/.
@@ -31,9 +32,9 @@ from typing import Iterable
 
 from flows.store import warehouse
 from flows.config import Settings
-from flows.store.fsio import NotRegular, atomic_write_bytes, not_regular, open_regular
+from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regular, open_regular
 from schemas.tables import MESSAGES
-from transforms.errors import ConfigError, ParseError
+from transforms.errors import ArchiveError, ConfigError, ParseError
 from flows.stages.ingest import export_transcripts, shown_path
 from transforms.imports import Derived, Export, detect, formats
 from transforms.model import USER_ID_RE, Session
@@ -129,14 +130,17 @@ def stage(settings: Settings, files: Iterable[Path], user: str, date: dt.date | 
             skipped.append(_skipped(f, exc))
             continue
         sha = hashlib.sha256(data).hexdigest()
-        name = f.name.lstrip(".") or "export"
-        target = folder / name
-        if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() != sha:
-            stem, dot, suffix = name.partition(".")
-            target = folder / f"{stem}.{sha[:8]}{dot}{suffix}"
-        if not target.exists():
-            atomic_write_bytes(target, data)  # the bytes read and checked, never the file read again
-        os.utime(target, (mtime, mtime))
+        try:
+            # A name in active/ taken by other bytes, or by no regular file (a pipe would hang the import, a
+            # link be followed), is passed over: free_name hashes only regular files.
+            target = free_name(folder, f.name.lstrip(".") or "export", sha)
+            if not target.exists():
+                atomic_write_bytes(target, data)  # the bytes read and checked, never the file read again
+            os.utime(target, (mtime, mtime))
+        except OSError as exc:  # active/ full, read-only or not a folder: one line, never a traceback
+            raise ArchiveError(f"cannot copy {shown_path(str(f))} into {folder} ({exc.strerror or exc}); nothing "
+                               f"imported{f', the {len(out)} file(s) copied before it wait there' if out else ''}; "
+                               "free space or fix the folder, then import again") from None
         out.append({"file": str(f), "format": fmt, "active": str(target)})
     return out, skipped
 

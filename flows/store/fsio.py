@@ -468,7 +468,14 @@ def remove_source(src: Path, expect_sha: str) -> bool:
     try:
         if src.is_symlink() or not src.exists():
             return False
-        if sha256_file(src) != expect_sha:
+        h = hashlib.sha256()
+        try:
+            with open_regular(src) as fh:  # a pipe put there since would hang a plain open
+                while chunk := fh.read(_CHUNK):
+                    h.update(chunk)
+        except NotRegular:  # swapped for a link, pipe or device since its copy: not what was archived
+            return False
+        if h.hexdigest() != expect_sha:
             # The writer changed it after we archived: keep it, the next run archives the new bytes.
             return False
         src.unlink()
