@@ -109,3 +109,7 @@ def test_memory_index_matches_its_golden_file():
                    "most of the evening because the old disk kept timing out during the copy of the photo library."),
     ]
     assert render_memory_index("gading", entries) == (GOLDEN / "MEMORY_INDEX.md").read_text()
+
+
+def test_an_importance_of_a_superscript_digit_is_invalid_not_an_error():
+    assert normalise_importance("²") is None and normalise_importance(" 7 ") == 7

@@ -145,7 +145,7 @@ def normalise_importance(value: object) -> int | None:
     """An integer in [1, 10], or None: out-of-range numbers are invalid, never clamped."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
         value = int(value.strip())
     if isinstance(value, float) and value.is_integer():
         value = int(value)
