@@ -22,7 +22,7 @@ import statistics
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -226,24 +226,17 @@ def target_verdict(met: bool) -> str:
     return "MET" if met else "MISSED"
 
 
-#: The parts of `kenang recall` that an ablation turns off one at a time: (label, knob in transforms.recall, off value).
+#: The parts of `kenang recall` that an ablation turns off one at a time:
+#: (label, field of transforms.recall.RecallParams, off value).
 ABLATIONS = (
-    ("without the gloss", "GLOSS_WEIGHT", 0.0),
-    ("without the chunks' glosses", "GLOSS_TERMS", False),
-    ("without the tapered time window", "SLACK_BOOST", 1.0),
-    ("without the identifier boost", "ANCHOR_BOOST", 0.0),
-    ("without the dated-citation lift", "WHEN_NAMED", False),
+    ("without the gloss", "gloss_weight", 0.0),
+    ("without the chunks' glosses", "gloss_terms", False),
+    ("without the tapered time window", "slack_boost", 1.0),
+    ("without the identifier boost", "anchor_boost", 0.0),
+    ("without the dated-citation lift", "when_named", False),
 )
 
 
-@contextmanager
-def knob(name: str, value) -> Iterator[None]:
-    """One of ``transforms.recall``'s knobs set to ``value`` for the block."""
-    from transforms import recall
-
-    old = getattr(recall, name)
-    setattr(recall, name, value)
-    try:
-        yield
-    finally:
-        setattr(recall, name, old)
+def knob(recaller, name: str, value):
+    """The recaller searching with one of its knobs (``RecallParams``) set to ``value``; it is left unchanged."""
+    return recaller.with_params(replace(recaller.params, **{name: value}))

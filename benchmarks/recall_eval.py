@@ -144,8 +144,7 @@ def main(argv: list[str] | None = None) -> None:
             if args.misses and half(q.qid) == "tune":
                 _print_miss(q, api_hits)
             for label, name, off in c.ABLATIONS:  # what each new part adds: the API with it off
-                with c.knob(name, off):
-                    ranked[f"{API}, {label}"].append([h.date for h in r.search(q.query, top_k=10)])
+                ranked[f"{API}, {label}"].append([h.date for h in c.knob(r, name, off).search(q.query, top_k=10)])
 
         gold = [q.answers for q in qs]
         print(f"\n{len(qs)} questions ({sum(q.lang == 'id' for q in qs)} Indonesian, {sum(q.lang == 'en' for q in qs)} English); "

@@ -221,8 +221,8 @@ def main(argv: list[str] | None = None) -> None:
             hits = r.search(q.text, top_k=TOP_K, now=now[q.user])
             ranked[API][q.qid] = [h.date for h in hits]
             for label, knob_name, off in c.ABLATIONS:  # what each new part adds: the API with it off
-                with c.knob(knob_name, off):
-                    ranked[f"{API}, {label}"][q.qid] = [h.date for h in r.search(q.text, top_k=TOP_K, now=now[q.user])]
+                ranked[f"{API}, {label}"][q.qid] = [h.date for h in c.knob(r, knob_name, off).search(
+                    q.text, top_k=TOP_K, now=now[q.user])]
             leaks += sum(h.chunk.user_id != q.user for h in hits)
             differ += ranked[API][q.qid] != ranked[COMPUTED][q.qid]
 

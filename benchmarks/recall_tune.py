@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import itertools
+from dataclasses import replace
 from pathlib import Path
 
 import _common as c
@@ -30,11 +31,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--eval-home", type=Path, required=True, help="recall_eval.py's --keep folder")
     p.add_argument("--memorybank-home", type=Path, required=True, help="recall_memorybank.py's --keep folder")
     p.add_argument("--fine", action="store_true", help="the second, finer grid around the first one's best")
-    p.add_argument("--keyword", action="store_true", help="the third grid: the keyword arm's confidence (KEYWORD_FULL)")
+    p.add_argument("--keyword", action="store_true", help="the third grid: the keyword arm's confidence (keyword_full)")
     p.add_argument("--anchors", action="store_true",
-                   help="the fourth grid: the boost of rows holding an identifier term (ANCHOR_BOOST, ANCHOR_SHARE)")
+                   help="the fourth grid: the boost of rows holding an identifier term (anchor_boost, anchor_share)")
     p.add_argument("--gloss", action="store_true",
-                   help="the fifth grid: the weight of the query glossed into the other language (GLOSS_WEIGHT)")
+                   help="the fifth grid: the weight of the query glossed into the other language (gloss_weight)")
     p.add_argument("--chunker4", action="store_true",
                    help="chunker 4's grid: English stems x the chunks' glosses x the slack days' share of the time "
                         "boost, ranked by the mean MRR of the three tune sets; each keyword index is rebuilt in "
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         from flows.config import load_settings
         from flows.models.embed import make_embedder
         from flows.query.recall import Recaller
-        from transforms import recall
+        from transforms.recall import RecallParams
 
         sets = []
         settings = load_settings(args.eval_home / "home")
@@ -73,10 +74,10 @@ def main(argv: list[str] | None = None) -> None:
                 recallers[q.user] = Recaller(mb_settings, q.user, embedder=embedder)
             items.append((recallers[q.user], q.text, now[q.user], q.evidence))
         if args.chunker3:
-            _mean_mrr_grid(sets[0], items, metrics, recall)
+            _mean_mrr_grid(sets[0], items, metrics)
             return
         if args.chunker4:
-            _chunker4_grid(sets[0], items, metrics, recall)
+            _chunker4_grid(sets[0], items, metrics)
             return
         sets.append(("memorybank", items))
         print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))
@@ -84,23 +85,24 @@ def main(argv: list[str] | None = None) -> None:
         grid = list(itertools.product(("mean", "max"), (0.5, 1.0, 1.5), (0.0, 0.5, 1.0, 2.0), (0.5, 99.0))) \
             if not args.fine else list(itertools.product(("mean",), (0.25, 0.5, 0.75), (2.0, 3.0), (0.6, 0.8, 0.9, 99.0)))
         fulls = (None, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0) if args.keyword else (None,)
+        base = RecallParams()
         if args.keyword or args.anchors or args.gloss:
-            grid = [(recall.KEY_FUSION, recall.KEY_WEIGHT, recall.TIME_BOOST, recall.WHEN_MIN)]
-            fulls = fulls if args.keyword else (recall.KEYWORD_FULL,)
+            grid = [(base.key_fusion, base.key_weight, base.time_boost, base.when_min)]
+            fulls = fulls if args.keyword else (base.keyword_full,)
         anchor_grid = list(itertools.product((0.0, 0.5, 1.0, 2.0), (0.02, 0.05, 0.1))) if args.anchors \
-            else [(recall.ANCHOR_BOOST, recall.ANCHOR_SHARE)]
+            else [(base.anchor_boost, base.anchor_share)]
         gloss_grid = list(itertools.product(("max", "mean"), (0.0, 0.25, 0.5, 0.75, 1.0))) if args.gloss \
-            else [(recall.GLOSS_FUSION, recall.GLOSS_WEIGHT)]
+            else [(base.gloss_fusion, base.gloss_weight)]
         rows = []
         for (fusion, weight, boost, when_min), full, (a_boost, a_share), (g_fusion, gloss) in \
                 itertools.product(grid, fulls, anchor_grid, gloss_grid):
-            recall.GLOSS_FUSION, recall.GLOSS_WEIGHT = g_fusion, gloss
-            recall.KEY_FUSION, recall.KEY_WEIGHT, recall.TIME_BOOST, recall.WHEN_MIN = fusion, weight, boost, when_min
-            recall.KEYWORD_FULL = full
-            recall.ANCHOR_BOOST, recall.ANCHOR_SHARE = a_boost, a_share
+            params = replace(base, gloss_fusion=g_fusion, gloss_weight=gloss, key_fusion=fusion, key_weight=weight,
+                             time_boost=boost, when_min=when_min, keyword_full=full, anchor_boost=a_boost,
+                             anchor_share=a_share)
             got = {}
             for name, items in sets:
-                ranked = [[h.date for h in rr.search(text, top_k=10, now=now_)] for rr, text, now_, _ in items]
+                ranked = [[h.date for h in rr.with_params(params).search(text, top_k=10, now=now_)]
+                          for rr, text, now_, _ in items]
                 got[name] = metrics(ranked, [ans for *_, ans in items])
             rows.append(((fusion, weight, boost, when_min, full, a_boost, a_share, g_fusion, gloss), got))
         rows.sort(key=lambda row: (-min(m["hit@5"] for m in row[1].values()),
@@ -115,16 +117,18 @@ def main(argv: list[str] | None = None) -> None:
                   f"{'always' if full is None else f'{full:g}'} | {a_boost:g} | {a_share:g} | {f'{g_fusion} {gloss:g}' if gloss else 'off'} | {cells} |")
 
 
-def _mean_mrr_grid(eval_set, mb_items, metrics, recall) -> None:
-    """Chunker 3's choice: KEY_WEIGHT x KEYWORD_FULL, best first by the mean tune MRR of the three sets (hit@5 no
+def _mean_mrr_grid(eval_set, mb_items, metrics) -> None:
+    """Chunker 3's choice: key_weight x keyword_full, best first by the mean tune MRR of the three sets (hit@5 no
     longer separates them: nearly every tune question is in the top 5)."""
+    from transforms.recall import RecallParams
+
     sets = _three_sets(eval_set, mb_items)
     print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))
     rows = []
     for weight, full in itertools.product((0.25, 0.5, 0.75, 1.0, 1.5), (None, 12.0, 24.0, 48.0)):
-        recall.KEY_WEIGHT, recall.KEYWORD_FULL = weight, full
-        got = [metrics([[h.date for h in rr.search(text, top_k=10, now=now_)] for rr, text, now_, _ in items],
-                       [ans for *_, ans in items]) for _, items in sets]
+        params = replace(RecallParams(), key_weight=weight, keyword_full=full)
+        got = [metrics([[h.date for h in rr.with_params(params).search(text, top_k=10, now=now_)]
+                        for rr, text, now_, _ in items], [ans for *_, ans in items]) for _, items in sets]
         rows.append((sum(m["mrr"] for m in got) / len(got), weight, full, got))
     rows.sort(key=lambda row: -row[0])
     print("\n| key weight | keyword full at | mean MRR | " + " | ".join(f"{n} hit@1 / hit@5 / MRR" for n, _ in sets) + " |")
@@ -140,13 +144,13 @@ def _three_sets(eval_set, mb_items):
             ("MemoryBank zh", [it for it in mb_items if it[0].user.endswith("-zh")])]
 
 
-def _chunker4_grid(eval_set, mb_items, metrics, recall) -> None:
-    """Chunker 4's choice: English stems (on/off) x the chunks' glosses (on/off) x SLACK_BOOST, best first by the
+def _chunker4_grid(eval_set, mb_items, metrics) -> None:
+    """Chunker 4's choice: English stems (on/off) x the chunks' glosses (on/off) x slack_boost, best first by the
     mean tune MRR of the three sets. Both term choices are the chunker's, so each keyword index is rebuilt here
     from the loaded chunks' texts, as the chunker would make it (``KeywordIndex`` scores exactly what a recall
     pack's ``SegmentedIndex`` does)."""
     from transforms import chunk
-    from transforms.recall import KeywordIndex
+    from transforms.recall import KeywordIndex, RecallParams
 
     sets = _three_sets(eval_set, mb_items)
     print("tune questions: " + ", ".join(f"{name} {len(items)}" for name, items in sets))
@@ -163,11 +167,10 @@ def _chunker4_grid(eval_set, mb_items, metrics, recall) -> None:
             for k, r in recallers.items():
                 made = [make(t) for t in texts[k]]
                 r._data.keyword = KeywordIndex.from_lists([t for t, _ in made], [c for _, c in made])
-            recall.GLOSS_TERMS = glosses
             for slack in (0.0, 0.25, 0.5, 0.75, 1.0):
-                recall.SLACK_BOOST = slack
-                got = [metrics([[h.date for h in rr.search(text, top_k=10, now=now_)] for rr, text, now_, _ in items],
-                               [ans for *_, ans in items]) for _, items in sets]
+                params = replace(RecallParams(), gloss_terms=glosses, slack_boost=slack)
+                got = [metrics([[h.date for h in rr.with_params(params).search(text, top_k=10, now=now_)]
+                                for rr, text, now_, _ in items], [ans for *_, ans in items]) for _, items in sets]
                 rows.append((sum(m["mrr"] for m in got) / len(got), stems, glosses, slack, got))
     finally:
         chunk._porter = porter

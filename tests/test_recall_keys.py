@@ -4,6 +4,7 @@ and a chunker version that rebuilds the index cleanly."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -34,7 +35,7 @@ def test_a_day_weighs_its_best_window_and_its_best_key_apart_by_hand():
     assert list(got) == [D1, D2] and got[D1][0] == pytest.approx(0.7) and got[D2][0] == pytest.approx(0.6)
     hits = select(scores, rows, {}, top_k=5, dates=dates, is_key=is_key, key_weight=1.0)
     assert [(h.date, round(h.score, 6), h.chunk.chunk_id) for h in hits] == [(D2, 0.65, "c3"), (D1, 0.6, "c0")]
-    # the default, KEY_WEIGHT 0.75: D1 = (0.9 + 0.225) / 1.75 = 0.642857, D2 = (0.5 + 0.6) / 1.75 = 0.628571
+    # the default, key_weight 0.75: D1 = (0.9 + 0.225) / 1.75 = 0.642857, D2 = (0.5 + 0.6) / 1.75 = 0.628571
     got = day_scores(scores, dates, is_key)
     assert list(got) == [D1, D2] and got[D1][0] == pytest.approx(1.125 / 1.75) and got[D2][0] == pytest.approx(1.1 / 1.75)
 
@@ -79,7 +80,7 @@ def test_a_when_question_ranks_the_cited_day_just_above_the_day_that_cites_it():
     assert [(h.date, round(h.score, 4), h.via) for h in when] == [(D1, 1.01, "cited:2026-07-19"), (D3, 1.0, "direct"),
                                                                   (D2, 0.2, "direct")]
     weak = select(np.array([0.8, 1.0, 0.2]), rows, related, top_k=3, dates=dates, expand=False, cited_first=True)
-    assert [h.date for h in weak] == [D3, D1, D2]  # below WHEN_MIN of its citer: it only mentions it
+    assert [h.date for h in weak] == [D3, D1, D2]  # below when_min of its citer: it only mentions it
 
 
 def test_a_when_question_lifts_a_day_the_matching_text_names_by_date_whatever_its_own_score():
@@ -88,7 +89,7 @@ def test_a_when_question_lifts_a_day_the_matching_text_names_by_date_whatever_it
             ChunkRef("c2", "u", D2, None, "transcript", "Ate out.", ())]
     dates = np.array([r.date for r in rows], dtype="datetime64[D]")
     related = {D3: (D1,)}
-    scores = np.array([0.3, 1.0, 0.5])  # D1 scores 0.3 of its citer: far below WHEN_MIN
+    scores = np.array([0.3, 1.0, 0.5])  # D1 scores 0.3 of its citer: far below when_min
     when = select(scores, rows, related, top_k=3, dates=dates, expand=False, cited_first=True)
     assert [(h.date, round(h.score, 4), h.via, h.chunk.chunk_id) for h in when] == [
         (D1, 1.01, "cited:2026-07-19", "c0"), (D3, 1.0, "direct", "c1"), (D2, 0.5, "direct", "c2")]
@@ -269,15 +270,14 @@ def test_both_granularities_index_windows_and_pairs_once_each():
     assert len(once) == 1 and once[0].chunk_id == session_chunks("u", D3, "s1", one, granularity="window")[0].chunk_id
 
 
-def test_the_keyword_arm_counts_in_proportion_to_how_strongly_anything_matched(monkeypatch):
+def test_the_keyword_arm_counts_in_proportion_to_how_strongly_anything_matched():
     from transforms import recall
 
-    monkeypatch.setattr(recall, "KEYWORD_FULL", 24.0)
-    assert recall.keyword_weight(np.array([0.0, 6.0, 12.0])) == pytest.approx(0.5)  # 12 / 24
-    assert recall.keyword_weight(np.array([30.0])) == 1.0
-    assert recall.keyword_weight(np.array([0.0, 0.0])) == pytest.approx(0.05)  # nothing matched: a floor
-    monkeypatch.setattr(recall, "KEYWORD_FULL", None)
-    assert recall.keyword_weight(np.array([0.1])) == 1.0
+    full = replace(recall.RecallParams(), keyword_full=24.0)
+    assert recall.keyword_weight(np.array([0.0, 6.0, 12.0]), full) == pytest.approx(0.5)  # 12 / 24
+    assert recall.keyword_weight(np.array([30.0]), full) == 1.0
+    assert recall.keyword_weight(np.array([0.0, 0.0]), full) == pytest.approx(0.05)  # nothing matched: a floor
+    assert recall.keyword_weight(np.array([0.1])) == 1.0  # kenang's default: always fully
 
 
 def test_time_at_the_calendar_edges_never_raises():
@@ -367,13 +367,7 @@ def test_a_chunk_s_terms_carry_its_gloss_marked_and_a_query_meets_them_with_its_
     index = KeywordIndex.from_lists([t for t, _ in docs], [c for _, c in docs])
     asked = "the cat, the shelf"  # no word of the chunk's own: only its gloss answers
     assert index.scores(asked)[0] > 0 and index.scores(asked)[1] == 0 and index.has("kucing")
-    import transforms.recall as recall_math
-
-    old, recall_math.GLOSS_TERMS = recall_math.GLOSS_TERMS, False
-    try:
-        assert index.scores(asked).tolist() == [0.0, 0.0]
-    finally:
-        recall_math.GLOSS_TERMS = old
+    assert index.scores(asked, glossed=False).tolist() == [0.0, 0.0]
     assert not index.has("cat") and not index.has("~nas")  # the gloss is no word of the chunk's own
 
 

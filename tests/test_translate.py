@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -77,27 +78,25 @@ def test_nothing_to_gloss_is_none():
 
 def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monkeypatch):
     from flows.query.recall import Recaller
-    from transforms import recall
 
     from types import SimpleNamespace
 
-    from transforms.recall import KeywordIndex
+    from transforms.recall import KeywordIndex, RecallParams
 
     r = Recaller.__new__(Recaller)
+    r.params = replace(RecallParams(), gloss_weight=0.75, gloss_fusion="mean")
     r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["run"], ["lari"], ["km"]], [[1], [1], [1]]))
     own, glossed = np.array([0.9, 0.2, 0.0]), np.array([0.1, 1.0, 0.4])
     monkeypatch.setattr(Recaller, "_cosines", lambda self, texts, mode: None)
     monkeypatch.setattr(Recaller, "_fused", lambda self, q, cos, mode: own if q.startswith("Kapan") else glossed)
-    monkeypatch.setattr(recall, "GLOSS_WEIGHT", 0.75)
-    monkeypatch.setattr(recall, "GLOSS_FUSION", "mean")
     got = r.scores("Kapan aku lari 24 km?")
     assert got.tolist() == pytest.approx([(0.9 + 0.075) / 1.75, (0.2 + 0.75) / 1.75, 0.3 / 1.75])
-    monkeypatch.setattr(recall, "GLOSS_FUSION", "max")
+    r.params = replace(r.params, gloss_fusion="max")
     assert r.scores("Kapan aku lari 24 km?").tolist() == pytest.approx([0.9, 0.75, 0.3])
     r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["lari"], ["km"]], [[1], [1]]))
     assert r.scores("Kapan aku lari 24 km?").tolist() == own.tolist()  # no chunk holds a word the gloss brings
     r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["run"], ["lari"], ["km"]], [[1], [1], [1]]))
-    monkeypatch.setattr(recall, "GLOSS_WEIGHT", 0.0)  # off: the query's own scores
+    r.params = replace(r.params, gloss_weight=0.0)  # off: the query's own scores
     assert r.scores("Kapan aku lari 24 km?").tolist() == own.tolist()
 
 
@@ -110,7 +109,6 @@ def test_a_search_finds_the_other_language_s_day_through_the_gloss_and_keeps_an_
     from flows.pipeline import nightly
     from flows.query.recall import Recaller
     from helpers import NOW, drop, md
-    from transforms import recall
 
     drop(home, "2026-07-17-0900.md", md("2026-07-17", "0900", ("user", "Kakiku cedera waktu lari pagi, betis sakit."),
                                         ("assistant", "Istirahat dulu.")))
@@ -122,15 +120,11 @@ def test_a_search_finds_the_other_language_s_day_through_the_gloss_and_keeps_an_
     asked = "When did I hurt my leg while running?"  # English; the day is Indonesian
     assert [h.date for h in r.search(asked, mode="keyword")][:1] == [dt.date(2026, 7, 17)]
     # Either way alone finds it: the query's gloss meets the day's words, and the query meets the day's gloss.
-    for off in ({"GLOSS_WEIGHT": 0.0}, {"GLOSS_TERMS": False}):
-        with pytest.MonkeyPatch.context() as mp:
-            for name, value in off.items():
-                mp.setattr(recall, name, value)
-            assert [h.date for h in r.search(asked, mode="keyword")][:1] == [dt.date(2026, 7, 17)]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(recall, "GLOSS_WEIGHT", 0.0)
-        mp.setattr(recall, "GLOSS_TERMS", False)
-        assert dt.date(2026, 7, 17) not in [h.date for h in r.search(asked, mode="keyword")]
+    for off in ({"gloss_weight": 0.0}, {"gloss_terms": False}):
+        one_way = r.with_params(replace(r.params, **off))
+        assert [h.date for h in one_way.search(asked, mode="keyword")][:1] == [dt.date(2026, 7, 17)]
+    neither = r.with_params(replace(r.params, gloss_weight=0.0, gloss_terms=False))
+    assert dt.date(2026, 7, 17) not in [h.date for h in neither.search(asked, mode="keyword")]
     # An exact same-language match stays first.
     assert [h.date for h in r.search("When did I pay the rent to Pak Joko?", mode="keyword")][:1] == [dt.date(2026, 7, 18)]
 

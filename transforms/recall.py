@@ -14,13 +14,13 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    let BM25 decide alone (``benchmarks/recall_eval.py`` measures both).
    ``keyword`` mode is ``w_vec = 0``, ``vector`` mode is ``w_kw = 0``. A search
    through ``Recaller`` can weigh the keyword arm by how strongly anything matched
-   (``keyword_weight``): ``w_kw = min(1, max(bm25) / KEYWORD_FULL)`` (at least 0.05);
-   ``KEYWORD_FULL`` is None (always the full weight) since chunker 3: with pairs and the
+   (``keyword_weight``): ``w_kw = min(1, max(bm25) / keyword_full)`` (at least 0.05);
+   ``keyword_full`` is None (always the full weight) since chunker 3: with pairs and the
    gloss, the tune halves ranked a shrinking keyword arm lower. Reciprocal
    Rank Fusion, the baseline it is compared with, lives in ``benchmarks/evaluation.py``.
 4. **Days**: a day scores as its best transcript chunk and its best key (summary,
    MEMORY_INDEX line, the user's facts: ``transforms.chunk.KEY_SOURCES``), weighed
-   apart: ``(best transcript + KEY_WEIGHT * best key) / (1 + KEY_WEIGHT)``, ``KEY_WEIGHT``
+   apart: ``(best transcript + key_weight * best key) / (1 + key_weight)``, ``key_weight``
    0.75 (``max(window, key)``, and weights 0.25 to 1.5, ranked lower by the mean MRR of the tune halves with
    chunker 3's pairs); the top days
    are the direct hits, each shown by its best chunk. A chunk with no keyword match and
@@ -32,35 +32,39 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    both.
 6. **Time** (``transforms.timeq``): a query that names a time ("last Saturday",
    "bulan lalu", "on May 2nd") is scored without those words, and the chunks of days
-   in the named range get their score times ``1 + TIME_BOOST`` (3): a day in range
+   in the named range get their score times ``1 + time_boost`` (3): a day in range
    needs only a third of an out-of-range day's score to rank above it, and a query
    about a time with nothing in range still finds the best days elsewhere. The
-   ``SLACK`` days around the range (by its precision: people misremember a day, not a
-   month) get ``1 + SLACK_BOOST * TIME_BOOST`` (1.5), so the day named outranks its
+   ``slack`` days around the range (by its precision: people misremember a day, not a
+   month) get ``1 + slack_boost * time_boost`` (1.5), so the day named outranks its
    neighbours on equal text. A question that asks *when* ranks
    the day a thing happened over the days that only mention it: a direct hit whose
    summary cites another day (``related_dates``) lifts that day just above itself
-   (``select(cited_first=True)``) when the cited day scores at least ``WHEN_MIN`` of it
+   (``select(cited_first=True)``) when the cited day scores at least ``when_min`` of it
    on its own, or when the hit's own chunk names that day by date (``named_days``).
 7. **Identifiers** (``anchors``): a query term with a digit or joined by ``. : / -``
    ("137", "pve-02.lan") multiplies the score of each row holding it by up to
-   ``1 + ANCHOR_BOOST`` (``boost_anchors``), unless more than ``ANCHOR_SHARE`` of the
+   ``1 + anchor_boost`` (``boost_anchors``), unless more than ``anchor_share`` of the
    rows hold it.
 8. **The other language**, both ways. Each chunk's keyword terms carry its gloss into
    the other language, marked (``transforms.chunk.GLOSS_MARK``), and a query's own
-   terms meet them too (``GLOSS_TERMS``): the keyword arm of "when did the cat knock
+   terms meet them too (``gloss_terms``): the keyword arm of "when did the cat knock
    the Pi off" matches "kucingku jatuhin Pi-nya". And ``flows.query.recall`` also
    scores the query's gloss (``transforms.translate``) and joins each row's two fused
-   scores, ``(own + w * gloss) / (1 + w)`` with ``w = GLOSS_WEIGHT``, before steps 6
+   scores, ``(own + w * gloss) / (1 + w)`` with ``w = gloss_weight``, before steps 6
    and 7; not when no row holds, as written, any word the gloss brings (an archive in
    one language, unless the gloss brings a loan word of the list that it holds).
+
+The knobs named here in lower case are the fields of ``RecallParams``, handed to each call (a ``Recaller``
+builds its own from the config); no module global is read or written at search time.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Mapping, Protocol, Sequence
 
 import numpy as np
@@ -70,40 +74,66 @@ from transforms.chunk import query_terms, surface_words, terms_of
 
 K1 = 1.2
 B = 0.75
-KEYWORD_WEIGHT = 1.0
-VECTOR_WEIGHT = 2.0
-RELATED_DECAY = 0.7
 SNIPPET_CHARS = 240
-#: Tuned on the tune halves of both evaluation sets (benchmarks/recall_tune.py); the test halves are read apart.
-TIME_BOOST = 2.0
-#: Days added on each side of a named time, by its precision: people misremember days, not months.
-SLACK = {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}
-#: The share of TIME_BOOST a day of that slack gets: the day named is the likeliest, its neighbours only
-#: possible ("On April 30th, what did we talk about?" ranked April 29 first when the two counted alike).
-SLACK_BOOST = 0.25
-KEY_WEIGHT = 0.75
-#: The best BM25 score at which the keyword arm counts fully in a hybrid search; below it, its weight shrinks in
-#: proportion (a query in the other language matches a word or two by chance). None: always fully (chunker 3's
-#: choice on the tune halves; 24 was chunker 2's).
-KEYWORD_FULL: float | None = None
-KEY_FUSION = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, w * key)
-WHEN_MIN = 0.9
-#: A when-question also lifts a cited day that the hit's own chunk names by date (``named_days``).
-WHEN_NAMED = True
 NAMED_PLACES, NAMED_AROUND = 8, 40  # a chunk is read for dates at most at 8 places, 40 characters each side
-#: A row holding the query's identifier terms ("exit code 137", "pve-02.lan") counts this much more, when
-#: such a term is in at most ANCHOR_SHARE of the rows (``boost_anchors``).
-ANCHOR_BOOST = 1.0
-ANCHOR_SHARE = 0.1
-#: The query glossed into the other language (``transforms.translate``) is searched too; a chunk's two fused
-#: scores are joined by GLOSS_FUSION: 'mean' is (own + w * gloss) / (1 + w), 'max' is max(own, w * gloss), with
-#: w = GLOSS_WEIGHT (0: no gloss).
-GLOSS_WEIGHT = 0.75
-GLOSS_FUSION = "mean"
-#: A query's words also meet the chunks' glosses into the other language (``transforms.chunk.GLOSS_MARK`` terms,
-#: chunker 4); False: only the chunks' own words (an ablation of the benchmarks).
-GLOSS_TERMS = True
-WHEN_LIFT = 1.01
+
+
+@dataclass(frozen=True)
+class RecallParams:
+    """Every knob of a search, fixed for the ``Recaller`` (or the call) it is handed to; nothing reads a global.
+
+    The defaults are kenang's. ``flows.query.recall`` builds one per ``Recaller`` from the config (``recall:``
+    sets ``related_decay``); a benchmark or a test makes its own with ``dataclasses.replace(RecallParams(), ...)``,
+    so two searches in one process never see each other's settings. BM25's ``K1`` and ``B`` stay constants: they
+    are made into a keyword index's weights when it is built. What changes the stored terms (the chunks' glosses,
+    the granularity) is the chunker's, in the index key (``transforms.chunk``), never a knob here.
+    """
+
+    keyword_weight: float = 1.0
+    vector_weight: float = 2.0
+    related_decay: float = 0.7
+    #: Tuned on the tune halves of both evaluation sets (benchmarks/recall_tune.py); the test halves are read apart.
+    time_boost: float = 2.0
+    #: Days added on each side of a named time, by its precision: people misremember days, not months.
+    slack: Mapping[str, int] = field(default_factory=lambda: MappingProxyType(
+        {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}))
+    #: The share of time_boost a day of that slack gets: the day named is the likeliest, its neighbours only
+    #: possible ("On April 30th, what did we talk about?" ranked April 29 first when the two counted alike).
+    slack_boost: float = 0.25
+    key_weight: float = 0.75
+    #: The best BM25 score at which the keyword arm counts fully in a hybrid search; below it, its weight shrinks in
+    #: proportion (a query in the other language matches a word or two by chance). None: always fully (chunker 3's
+    #: choice on the tune halves; 24 was chunker 2's).
+    keyword_full: float | None = None
+    key_fusion: str = "mean"  # 'mean': (window + w * key) / (1 + w); 'max': max(window, w * key)
+    when_min: float = 0.9
+    #: A when-question also lifts a cited day that the hit's own chunk names by date (``named_days``).
+    when_named: bool = True
+    when_lift: float = 1.01
+    #: A row holding the query's identifier terms ("exit code 137", "pve-02.lan") counts this much more, when
+    #: such a term is in at most anchor_share of the rows (``boost_anchors``).
+    anchor_boost: float = 1.0
+    anchor_share: float = 0.1
+    #: The query glossed into the other language (``transforms.translate``) is searched too; a chunk's two fused
+    #: scores are joined by gloss_fusion: 'mean' is (own + w * gloss) / (1 + w), 'max' is max(own, w * gloss),
+    #: with w = gloss_weight (0: no gloss).
+    gloss_weight: float = 0.75
+    gloss_fusion: str = "mean"
+    #: A query's words also meet the chunks' glosses into the other language (``transforms.chunk.GLOSS_MARK``
+    #: terms, chunker 4); False: only the chunks' own words (an ablation of the benchmarks). Query-side only:
+    #: the chunks' glossed terms are stored either way.
+    gloss_terms: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "slack", MappingProxyType(dict(self.slack)))
+
+    def __hash__(self) -> int:  # the slack days, a read-only mapping, count by their items
+        return hash(tuple(tuple(sorted(v.items())) if isinstance(v, Mapping) else v
+                          for v in (getattr(self, f.name) for f in fields(self))))
+
+
+#: kenang's own settings, for a call that is handed none.
+DEFAULTS = RecallParams()
 
 MODES = ("hybrid", "keyword", "vector")
 
@@ -187,9 +217,10 @@ class KeywordIndex:
         tid = self.vocab.get(term)
         return np.zeros(0, dtype=np.int64) if tid is None else np.sort(self.postings[self.indptr[tid]:self.indptr[tid + 1]])
 
-    def scores(self, query: str) -> np.ndarray:
+    def scores(self, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
+        """Each document's BM25 score; ``glossed``: the query's terms meet the documents' glosses too."""
         out = np.zeros(self.n_docs, dtype=np.float32)
-        for term in query_terms(query, glossed=GLOSS_TERMS):
+        for term in query_terms(query, glossed=glossed):
             tid = self.vocab.get(term)
             if tid is None:
                 continue
@@ -267,10 +298,10 @@ class SegmentedIndex:
                  for s, offset in zip(self.segments, self.offsets) if (tid := s.vocab.get(term)) is not None]
         return np.sort(np.concatenate(found)).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
 
-    def scores(self, query: str) -> np.ndarray:
+    def scores(self, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
         out = np.zeros(self.n_docs, dtype=np.float32)
         n = self.n_docs
-        for term in query_terms(query, glossed=GLOSS_TERMS):
+        for term in query_terms(query, glossed=glossed):
             hits = []
             for s, offset in zip(self.segments, self.offsets):
                 tid = s.vocab.get(term)
@@ -289,10 +320,15 @@ class SegmentedIndex:
 
 
 def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid",
-         keyword_weight: float = KEYWORD_WEIGHT, vector_weight: float = VECTOR_WEIGHT) -> np.ndarray:
-    """The weighted sum in the module docstring; scores are comparable within one query."""
+         keyword_weight: float | None = None, vector_weight: float | None = None,
+         params: RecallParams = DEFAULTS) -> np.ndarray:
+    """The weighted sum in the module docstring; scores are comparable within one query.
+
+    The weights default to ``params``'."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
+    keyword_weight = params.keyword_weight if keyword_weight is None else keyword_weight
+    vector_weight = params.vector_weight if vector_weight is None else vector_weight
     wk = 0.0 if mode == "vector" else keyword_weight
     wv = 0.0 if mode == "keyword" or cosine is None else vector_weight
     if wk + wv == 0:
@@ -305,26 +341,27 @@ def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid"
     return total / (wk + wv)
 
 
-def keyword_weight(keyword: np.ndarray) -> float:
-    """The keyword arm's weight for this query's BM25 scores (``KEYWORD_FULL``)."""
-    if KEYWORD_FULL is None or not keyword.size:
-        return KEYWORD_WEIGHT
-    return KEYWORD_WEIGHT * max(0.05, min(1.0, float(keyword.max()) / KEYWORD_FULL))
+def keyword_weight(keyword: np.ndarray, params: RecallParams = DEFAULTS) -> float:
+    """The keyword arm's weight for this query's BM25 scores (``params.keyword_full``)."""
+    if params.keyword_full is None or not keyword.size:
+        return params.keyword_weight
+    return params.keyword_weight * max(0.05, min(1.0, float(keyword.max()) / params.keyword_full))
 
 
 def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.date, *,
-               boost: float | None = None, named: tuple[dt.date, dt.date] | None = None) -> np.ndarray:
-    """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (default ``TIME_BOOST``).
+               boost: float | None = None, named: tuple[dt.date, dt.date] | None = None,
+               params: RecallParams = DEFAULTS) -> np.ndarray:
+    """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (default ``params.time_boost``).
 
     ``named``: the range the query named, inside [start, end] (``time_window`` widens it by its slack);
-    a row in the window but outside it gets ``SLACK_BOOST`` of the boost, ``1 + SLACK_BOOST * boost``.
+    a row in the window but outside it gets ``params.slack_boost`` of the boost, ``1 + slack_boost * boost``.
     """
-    boost = TIME_BOOST if boost is None else boost
+    boost = params.time_boost if boost is None else boost
     inside = (dates >= np.datetime64(start)) & (dates <= np.datetime64(end))
     if named is None:
         return np.where(inside, scores * (1.0 + boost), scores)
     core = (dates >= np.datetime64(named[0])) & (dates <= np.datetime64(named[1]))
-    factor = np.where(core, 1.0 + boost, np.where(inside, 1.0 + SLACK_BOOST * boost, 1.0))
+    factor = np.where(core, 1.0 + boost, np.where(inside, 1.0 + params.slack_boost * boost, 1.0))
     return scores * factor
 
 
@@ -342,12 +379,12 @@ _JOINER = re.compile(r"[.:/\-]")
 
 
 def boost_anchors(scores: np.ndarray, index, terms: Sequence[str], *, boost: float | None = None,
-                  max_share: float | None = None) -> np.ndarray:
-    """Scores with every row that holds an anchor term multiplied by ``1 + boost`` (default ``ANCHOR_BOOST``),
-    times the share of the query's anchors it holds; an anchor in more than ``max_share`` of the rows
-    (``ANCHOR_SHARE``) names nothing in particular and is passed over."""
-    boost = ANCHOR_BOOST if boost is None else boost
-    share = ANCHOR_SHARE if max_share is None else max_share
+                  max_share: float | None = None, params: RecallParams = DEFAULTS) -> np.ndarray:
+    """Scores with every row that holds an anchor term multiplied by ``1 + boost`` (default
+    ``params.anchor_boost``), times the share of the query's anchors it holds; an anchor in more than
+    ``max_share`` of the rows (``params.anchor_share``) names nothing in particular and is passed over."""
+    boost = params.anchor_boost if boost is None else boost
+    share = params.anchor_share if max_share is None else max_share
     n = len(scores)
     if not terms or not n or boost <= 0:
         return scores
@@ -364,9 +401,10 @@ def boost_anchors(scores: np.ndarray, index, terms: Sequence[str], *, boost: flo
     return scores * (1.0 + boost * held / counted)
 
 
-def time_window(start: dt.date, end: dt.date, precision: str) -> tuple[dt.date, dt.date]:
-    """The named range widened by ``SLACK`` days for its precision (kept within the calendar)."""
-    pad = SLACK.get(precision, 1)
+def time_window(start: dt.date, end: dt.date, precision: str,
+                params: RecallParams = DEFAULTS) -> tuple[dt.date, dt.date]:
+    """The named range widened by ``params.slack`` days for its precision (kept within the calendar)."""
+    pad = params.slack.get(precision, 1)
     lo = start - dt.timedelta(days=pad) if start > dt.date.min + dt.timedelta(days=pad) else dt.date.min
     hi = end + dt.timedelta(days=pad) if end < dt.date.max - dt.timedelta(days=pad) else dt.date.max
     return lo, hi
@@ -432,7 +470,7 @@ def rank_days(scores: np.ndarray, dates) -> dict[dt.date, int]:
 
 
 def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float | None = None,
-               fusion: str | None = None) -> dict[dt.date, tuple[float, int]]:
+               fusion: str | None = None, params: RecallParams = DEFAULTS) -> dict[dt.date, tuple[float, int]]:
     """Each day's fused score (best transcript chunk and best key weighed apart, step 4) and its best row, best first.
 
     Ties keep the earlier day first.
@@ -445,8 +483,8 @@ def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float 
     key = np.zeros(len(uniq))
     np.maximum.at(window, inv[~is_key], np.maximum(scores[~is_key], 0.0))
     np.maximum.at(key, inv[is_key], np.maximum(scores[is_key], 0.0))
-    w = KEY_WEIGHT if key_weight is None else key_weight
-    if (fusion or KEY_FUSION) == "max":
+    w = params.key_weight if key_weight is None else key_weight
+    if (fusion or params.key_fusion) == "max":
         fused = np.maximum(window, w * key)
     else:
         fused = (window + w * key) / (1.0 + w)
@@ -465,27 +503,30 @@ def select(
     related: Mapping[dt.date, Sequence[dt.date]],
     *,
     top_k: int,
-    decay: float = RELATED_DECAY,
+    decay: float | None = None,
     expand: bool = True,
     dates: np.ndarray | None = None,
     cited_first: bool = False,
     is_key: np.ndarray | None = None,
     key_weight: float | None = None,
+    params: RecallParams = DEFAULTS,
 ) -> list[Hit]:
     """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score.
 
     ``refs`` is read only at the rows of the hits (it may build them lazily); ``dates``
     gives every row's day (default: from ``refs``). ``is_key`` marks the rows that are a
     day's keys (step 4); without it a day scores as its best row. ``cited_first`` (a *when* question):
-    a day a direct hit cites is lifted just above it when it scores at least ``WHEN_MIN`` of
-    it on its own, or when the hit's chunk names it by date (``named_days``).
+    a day a direct hit cites is lifted just above it when it scores at least ``params.when_min`` of
+    it on its own, or when the hit's chunk names it by date (``named_days``). ``decay`` defaults to
+    ``params.related_decay``.
     """
     if not len(refs) or top_k < 1:
         return []
+    decay = params.related_decay if decay is None else decay
     if dates is None:
         dates = np.array([r.date for r in refs], dtype="datetime64[D]")
     if is_key is not None:
-        ranked = day_scores(scores, dates, is_key, key_weight)
+        ranked = day_scores(scores, dates, is_key, key_weight, params=params)
     else:  # a day scores as its best row
         ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
     best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
@@ -493,14 +534,15 @@ def select(
     if cited_first:
         for parent in list(hits.values())[:top_k]:
             cited = related.get(parent.date, ())
-            named = named_days(parent.chunk.text, parent.date, cited) if cited and WHEN_NAMED else set()
+            named = named_days(parent.chunk.text, parent.date, cited) if cited and params.when_named else set()
             for day in cited:
                 own = hits.get(day)
                 if own is None and day in named and day in best_row:  # no score of its own: shown by its best row
                     own = Hit(day, 0.0, "direct", refs[best_row[day]])
                 if day < parent.date and own is not None and own.via == "direct" and \
-                        (own.score >= WHEN_MIN * parent.score or day in named) and own.score < parent.score * WHEN_LIFT:
-                    hits[day] = Hit(day, parent.score * WHEN_LIFT, f"cited:{parent.date.isoformat()}", own.chunk)
+                        (own.score >= params.when_min * parent.score or day in named) and \
+                        own.score < parent.score * params.when_lift:
+                    hits[day] = Hit(day, parent.score * params.when_lift, f"cited:{parent.date.isoformat()}", own.chunk)
     if expand:
         direct_top = [h for h in hits.values() if h.via == "direct"][:top_k]
         for parent in direct_top:

@@ -21,8 +21,9 @@ Notebooks::
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -37,10 +38,15 @@ from flows.stages.recall_index import embedder_key
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
-from transforms import recall as recall_math, timeq, translate
+from transforms import timeq, translate
 from transforms.chunk import KEY_SOURCES, terms_of
-from transforms.recall import (KEYWORD_WEIGHT, SLACK, ChunkRef, Embedder, Hit, KeywordIndex, anchors, boost_anchors,
-                               boost_time, fuse, keyword_weight, select, time_window)
+from transforms.recall import (ChunkRef, Embedder, Hit, KeywordIndex, RecallParams, anchors, boost_anchors, boost_time,
+                               fuse, keyword_weight, select, time_window)
+
+
+def recall_params(settings: Settings) -> RecallParams:
+    """The search's knobs: kenang's, with what the config's ``recall:`` section sets."""
+    return replace(RecallParams(), related_decay=float(settings.recall.related_decay))
 
 
 def index_users(settings: Settings) -> list[str]:
@@ -90,11 +96,17 @@ class _Loaded:
 
 
 class Recaller:
-    """One user's recall index in memory, searched with one embedder."""
+    """One user's recall index in memory, searched with one embedder.
+
+    ``params``: the search's knobs, fixed for this recaller (default: ``recall_params(settings)``); another
+    recaller in the same process keeps its own.
+    """
 
     def __init__(self, settings: Settings, user: str | None = None, *, start: dt.date | None = None,
-                 end: dt.date | None = None, embedder: Embedder | None | str = "config"):
+                 end: dt.date | None = None, embedder: Embedder | None | str = "config",
+                 params: RecallParams | None = None):
         self.settings = settings
+        self.params = recall_params(settings) if params is None else params
         self.user = choose_user(settings, user)
         self.start, self.end = start, end
         self.unavailable: str | None = None  # why the vector arm is off: its model server could not be used
@@ -106,6 +118,12 @@ class Recaller:
         self.embedder = embedder
         self.embedder_id = embedder_key(self.embedder)
         self._data = self._load()
+
+    def with_params(self, params: RecallParams) -> "Recaller":
+        """This recaller's loaded index searched with other knobs (shared, not loaded again); this one is unchanged."""
+        other = copy.copy(self)
+        other.params = params
+        return other
 
     @property
     def size(self) -> int:
@@ -179,9 +197,9 @@ class Recaller:
         """Fused score of every loaded chunk for one query; ``meaning``: the text to embed, if not the query.
 
         The query glossed into the other language (``transforms.translate``) is searched too, and each chunk's
-        two fused scores are joined (``GLOSS_FUSION``, the gloss's weighed by ``GLOSS_WEIGHT``).
+        two fused scores are joined (``params.gloss_fusion``, the gloss's weighed by ``params.gloss_weight``).
         """
-        weight = recall_math.GLOSS_WEIGHT  # read per query: the tuner sets it in place
+        weight = self.params.gloss_weight
         other = translate.gloss(query) if weight else None
         if other and not any(self._data.keyword.has(t) for t in set(terms_of(other)) - set(terms_of(query))):
             other = None  # no chunk holds a word of the other language the gloss brings: nothing to find with it
@@ -195,7 +213,7 @@ class Recaller:
         if not other:
             return own
         glossed = self._fused(other, None if cos is None else cos[-1], mode)
-        if recall_math.GLOSS_FUSION == "max":
+        if self.params.gloss_fusion == "max":
             return np.maximum(own, weight * glossed)
         return (own + weight * glossed) / (1.0 + weight)
 
@@ -218,8 +236,10 @@ class Recaller:
         return out
 
     def _fused(self, query: str, cos: np.ndarray | None, mode: str) -> np.ndarray:
-        kw = self._data.keyword.scores(query)
-        return fuse(kw, cos, mode=mode, keyword_weight=keyword_weight(kw) if cos is not None else KEYWORD_WEIGHT)
+        p = self.params
+        kw = self._data.keyword.scores(query, glossed=p.gloss_terms)
+        return fuse(kw, cos, mode=mode, keyword_weight=keyword_weight(kw, p) if cos is not None else p.keyword_weight,
+                    params=p)
 
     def _newest(self) -> dt.date:
         dates = self._data.dates
@@ -240,7 +260,7 @@ class Recaller:
         day a thing happened first (``transforms.recall``, step 6); ``use_time=False``
         turns both off.
         """
-        cfg = self.settings.recall
+        cfg, p = self.settings.recall, self.params
         if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
             why = (f"its embedding server could not be used: {self.unavailable}" if self.unavailable
                    else "embedder.backend is none" if self.embedder is None
@@ -258,13 +278,13 @@ class Recaller:
         scores = self.scores(query, mode, meaning=(tq.residual or query) if past else None)
         if past:  # one boost over the whole span named ("between May and July" takes June too)
             named = (min(r.start for r in past), max(r.end for r in past))
-            lo, hi = time_window(*named, min((r.precision for r in past), key=lambda p: SLACK.get(p, 1)))
+            lo, hi = time_window(*named, min((r.precision for r in past), key=lambda x: p.slack.get(x, 1)), p)
             inside = (self._data.dates >= np.datetime64(lo)) & (self._data.dates <= np.datetime64(hi))
             if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
                 scores = np.where(inside & self._data.is_key, 1e-3, scores)
-            scores = boost_time(scores, self._data.dates, lo, hi, named=named)
+            scores = boost_time(scores, self._data.dates, lo, hi, named=named, params=p)
         if mode != "vector" and (terms := anchors(tq.residual if past else query)):
-            scores = boost_anchors(scores, self._data.keyword, terms)
+            scores = boost_anchors(scores, self._data.keyword, terms, params=p)
         if start or end:
             dates = self._data.dates
             keep = np.ones(len(dates), dtype=bool)
@@ -274,9 +294,9 @@ class Recaller:
                 keep &= dates <= np.datetime64(end)
             scores = np.where(keep, scores, 0.0)
         hits = select(scores, self._data.refs, self._data.related,
-                      top_k=(top_k or cfg.top_k) * (2 if start or end else 1), decay=float(cfg.related_decay),
-                      expand=expand, dates=self._data.dates, cited_first=tq is not None and tq.asks_when,
-                      is_key=self._data.is_key)
+                      top_k=(top_k or cfg.top_k) * (2 if start or end else 1), expand=expand,
+                      dates=self._data.dates, cited_first=tq is not None and tq.asks_when, is_key=self._data.is_key,
+                      params=p)
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
         return hits[: top_k or cfg.top_k]
