@@ -205,6 +205,13 @@ def _prepare_prefect(verbose: bool) -> None:
         os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL", "CRITICAL")
 
 
+def _tombstones_honoured(settings: Settings) -> None:
+    """Stop before anything is written when the home's tombstones lost their key (a rebuild would unforget)."""
+    from flows.store import tombstones
+
+    tombstones.require_key(settings)
+
+
 def _lock_free(settings: Settings, wait_s: float) -> None:
     """Say at once, before Prefect starts, that another run holds the lock (the flow checks again)."""
     from flows.store.lock import holder, held_message
@@ -253,6 +260,7 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
         plan = _gated(report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc)))
         _emit_json(plan, gated=True) if as_json else click.echo(report.render_dry_run(plan))
         return
+    _tombstones_honoured(settings)
     _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly
@@ -281,6 +289,7 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
     settings = _settings(home)
     if end < start:
         raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
+    _tombstones_honoured(settings)
     _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import backfill as backfill_flow
@@ -474,6 +483,7 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
         if plan["skipped"]:
             sys.exit(EXIT_PARTIAL if plan["files"] else EXIT_USAGE)
         return
+    _tombstones_honoured(settings)
     _lock_free(settings, 0)
     placed, skipped = imports.stage(settings, files, user, date, now or dt.datetime.now(settings.timezone))
     for p in placed:
