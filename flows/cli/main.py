@@ -628,9 +628,11 @@ def _refused(fn, *args, **kwargs):
 def _write_memory(home: Path | None, user: str | None, target: str, action: str, done: str, **entry) -> None:
     """One CLI core memory write (add, replace, remove) under the rules; says where it went and the usage."""
     from flows.store import core_memory
+    from flows.store.users import check_user
 
     settings = _settings(home)
-    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, action, source="cli", **entry)
+    who = check_user(settings, _memory_user(settings, user))  # a misspelt --user never starts a new user
+    state = _refused(core_memory.write, settings, who, target, action, source="cli", **entry)
     click.echo(f"{done} {state.path.name}: {state.usage.header(state.path.stem)}")
     if state.snapshot_error:
         _err(f"kenang: warning: {state.snapshot_error}")
