@@ -735,6 +735,8 @@ def test_a_home_restored_without_its_forget_key_refuses_to_rebuild_until_the_key
     key_file.unlink()  # a home restored from a backup that left the key out
     drop(home, "2026-07-20-0900.md", md("2026-07-20", "0900", ("user", "Kunci gudang di bawah pot, ingat."),
                                         ("assistant", "Siap."), session_id="2026-07-20-0900"))
+    export = home.paths.home.parent / "gudang-export.json"  # outside the home
+    export.write_bytes(EXPORT)
     before = _every_file(home)
 
     v = kenang("verify", "--home", str(home.paths.home))
@@ -744,7 +746,7 @@ def test_a_home_restored_without_its_forget_key_refuses_to_rebuild_until_the_key
     later = dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA)
     for args in (("run", "--now", later.isoformat()), ("backfill", "--start", "2026-07-01", "--end", "2026-07-31"),
                  ("forget", "--user", "default", "--text", "restic", "--yes"),
-                 ("forget", "--user", "default", "--text", PHRASE, "--purge", "--yes")):
+                 ("forget", "--user", "default", "--text", PHRASE, "--purge", "--yes"), ("import", str(export))):
         r = kenang(*args, "--home", str(home.paths.home))
         assert r.exit_code == 1, (args, r.stdout, r.stderr)
         lines = r.stderr.strip().splitlines()
