@@ -51,7 +51,7 @@ from flows.stages import (
     summarize,
 )
 from flows.stages.outcome import StageResult
-from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack, remote
+from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack, remote, tombstones
 from flows.store.fsio import durable_batch, sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
@@ -515,6 +515,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
     settings = _settings(home)
     now = now or ledger.utcnow()
     params = {"now": now.isoformat(), "home": str(settings.paths.home)}
+    tombstones.require_key(settings)  # a deployment's run starts here: no tombstone may be ignored
     with pipeline_run(settings, "nightly", params, wait_seconds) as run:
         if settings.config.sources:  # agents' own logs: what is new goes into active/ for ingest
             with run.stage_of("collect"):
@@ -618,6 +619,7 @@ def backfill(
         "no_budget": no_budget,
         "home": str(settings.paths.home),
     }
+    tombstones.require_key(settings)
     with pipeline_run(settings, "backfill", params, wait_seconds) as run:
         with run.stage_of("survey"):
             disk = _archive_state(settings, run, 0)  # an S3 archive's new local copy is filled first

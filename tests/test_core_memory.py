@@ -181,3 +181,29 @@ def test_two_writers_at_once_never_interleave(home):
 
 if __name__ == "__main__":  # the spawned writers import this module by name
     sys.exit(0)
+
+
+def test_remember_for_a_user_the_home_does_not_know_is_refused_and_starts_no_user(home):
+    from flows.config import edit_config
+    from helpers import drop, md
+
+    h = str(home.paths.home)
+    drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    said = ("kenang: configuration error: this home has no user 'gadng' (its users: default, gading); check the "
+            "spelling, or list a new user under mcp.users in kenang.yaml\n")
+    for args in (("remember", "--user", "gadng", "Gadng prefers tabs."),
+                 ("remember", "--user", "GADNG", "--to", "user", "Prefers tabs."),
+                 ("memory", "replace", "--user", "gadng", "tabs", "Prefers spaces."),
+                 ("memory", "remove", "--user", "gadng", "tabs")):
+        r = kenang(*args, "--home", h)
+        assert (r.exit_code, r.stderr) == (2, said), args
+    assert not (home.paths.home / "memory" / "gadng").exists()
+    assert kenang("mcp", "--user", "gadng", "--home", h).exit_code == 2  # still no user of this home
+
+    # a user the home knows: the default user, one holding data, one kenang.yaml names
+    assert kenang("remember", "Backups: restic to nas.lan at 02:00.", "--home", h).exit_code == 0
+    assert kenang("remember", "--user", "gading", "Gading prefers tabs.", "--home", h).exit_code == 0
+    edit_config(home.paths.home, lambda d: d["mcp"].update(users=["rina"]))
+    r = kenang("remember", "--user", "rina", "--to", "user", "Rina prefers short answers.", "--home", h)
+    assert r.exit_code == 0, r.stderr
+    assert core_memory.read(home, "rina", "user").entries == ["Rina prefers short answers."]

@@ -715,3 +715,60 @@ def test_a_pin_forgotten_leaves_the_files_and_sessions_named_by_that_time_alone(
     assert "2026-07-18-1100" in {s["session_id"] for s in table(home, "sessions")}
     assert (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-1100.md").is_file()
     assert not any("1100," in m["content"] for m in table(home, "messages"))
+
+
+def _every_file(settings) -> dict[str, bytes]:
+    home = settings.paths.home
+    return {p.relative_to(home).as_posix(): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
+
+
+def test_a_home_restored_without_its_forget_key_refuses_to_rebuild_until_the_key_is_back(home):
+    from flows.store.tombstones import ForgetKeyMissing
+
+    _drop_history(home)
+    _cli_night(home)
+    _forget(home)
+    originals = frozenset(_originals(home))
+    assert traces(home, skip=originals) == []
+    key_file = home.paths.home / ".kenang-forget-key"
+    saved = key_file.read_bytes()
+    key_file.unlink()  # a home restored from a backup that left the key out
+    drop(home, "2026-07-20-0900.md", md("2026-07-20", "0900", ("user", "Kunci gudang di bawah pot, ingat."),
+                                        ("assistant", "Siap."), session_id="2026-07-20-0900"))
+    export = home.paths.home.parent / "gudang-export.json"  # outside the home
+    export.write_bytes(EXPORT)
+    before = _every_file(home)
+
+    v = kenang("verify", "--home", str(home.paths.home))
+    assert v.exit_code == 1 and "FORGET KEY MISSING" in v.stdout and str(key_file) in v.stdout, v.stdout
+    assert "restore it from the backup that holds this home" in v.stdout
+    assert json.loads(kenang("verify", "--json", "--home", str(home.paths.home)).stdout)["forget_key"]
+    later = dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA)
+    for args in (("run", "--now", later.isoformat()), ("backfill", "--start", "2026-07-01", "--end", "2026-07-31"),
+                 ("forget", "--user", "default", "--text", "restic", "--yes"),
+                 ("forget", "--user", "default", "--text", PHRASE, "--purge", "--yes"), ("import", str(export))):
+        r = kenang(*args, "--home", str(home.paths.home))
+        assert r.exit_code == 1, (args, r.stdout, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(key_file) in lines[0] and "restore it from the backup" in lines[0], r.stderr
+        assert "Traceback" not in r.stdout + r.stderr
+    with pytest.raises(ForgetKeyMissing):  # a deployment's run, without the CLI, stops too
+        backfill(start=START, end=END, home=str(home.paths.home))
+    assert _every_file(home) == before  # nothing written, no new key made
+    assert not key_file.exists()
+
+    key_file.write_bytes(b"short")  # a damaged key is no key either
+    assert "is damaged (5 bytes, not 32)" in kenang("verify", "--home", str(home.paths.home)).stdout
+    assert kenang("run", "--now", later.isoformat(), "--home", str(home.paths.home)).exit_code == 1
+
+    key_file.write_bytes(saved)  # restored: everything works again, and the phrase stays forgotten
+    key_file.chmod(0o600)
+    _cli_night(home, later)
+    assert kenang("backfill", "--start", "2026-07-01", "--end", "2026-07-31", "--home",
+                  str(home.paths.home)).exit_code == 0
+    assert traces(home, skip=frozenset(_originals(home))) == []
+    v = kenang("verify", "--json", "--home", str(home.paths.home))
+    assert v.exit_code == 0 and json.loads(v.stdout)["problems"] == 0, v.stdout
+    assert kenang("forget", "--user", "default", "--text", "restic", "--yes", "--home",
+                  str(home.paths.home)).exit_code == 0
+    assert key_file.read_bytes() == saved

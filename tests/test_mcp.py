@@ -314,8 +314,10 @@ def test_without_a_user_a_home_whose_default_user_holds_nothing_serves_its_only_
 
 def test_a_user_who_holds_only_core_memory_is_served_over_stdio(home):
     drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    edit_config(home.paths.home, lambda d: d["mcp"].update(users=["rina"]))  # a new user is named first
     r = kenang("remember", "--home", str(home.paths.home), "--user", "rina", "--to", "user", "Rina prefers tabs.")
     assert r.exit_code == 0, r.stderr
+    edit_config(home.paths.home, lambda d: d["mcp"].update(users=[]))  # and later no longer named
     transport = StdioTransport(sys.executable, ["-m", "flows.cli", "mcp", "--home", str(home.paths.home), "--user",
                                                 "rina"], cwd=str(ROOT), env={**os.environ}, keep_alive=False)
 

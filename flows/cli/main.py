@@ -205,6 +205,13 @@ def _prepare_prefect(verbose: bool) -> None:
         os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL", "CRITICAL")
 
 
+def _tombstones_honoured(settings: Settings) -> None:
+    """Stop before anything is written when the home's tombstones lost their key (a rebuild would unforget)."""
+    from flows.store import tombstones
+
+    tombstones.require_key(settings)
+
+
 def _lock_free(settings: Settings, wait_s: float) -> None:
     """Say at once, before Prefect starts, that another run holds the lock (the flow checks again)."""
     from flows.store.lock import holder, held_message
@@ -253,6 +260,7 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
         plan = _gated(report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc)))
         _emit_json(plan, gated=True) if as_json else click.echo(report.render_dry_run(plan))
         return
+    _tombstones_honoured(settings)
     _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly
@@ -281,6 +289,7 @@ def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.
     settings = _settings(home)
     if end < start:
         raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
+    _tombstones_honoured(settings)
     _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import backfill as backfill_flow
@@ -474,6 +483,7 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
         if plan["skipped"]:
             sys.exit(EXIT_PARTIAL if plan["files"] else EXIT_USAGE)
         return
+    _tombstones_honoured(settings)
     _lock_free(settings, 0)
     placed, skipped = imports.stage(settings, files, user, date, now or dt.datetime.now(settings.timezone))
     for p in placed:
@@ -618,9 +628,11 @@ def _refused(fn, *args, **kwargs):
 def _write_memory(home: Path | None, user: str | None, target: str, action: str, done: str, **entry) -> None:
     """One CLI core memory write (add, replace, remove) under the rules; says where it went and the usage."""
     from flows.store import core_memory
+    from flows.store.users import check_user
 
     settings = _settings(home)
-    state = _refused(core_memory.write, settings, _memory_user(settings, user), target, action, source="cli", **entry)
+    who = check_user(settings, _memory_user(settings, user))  # a misspelt --user never starts a new user
+    state = _refused(core_memory.write, settings, who, target, action, source="cli", **entry)
     click.echo(f"{done} {state.path.name}: {state.usage.header(state.path.stem)}")
     if state.snapshot_error:
         _err(f"kenang: warning: {state.snapshot_error}")

@@ -570,6 +570,8 @@ def render_verify(v: dict) -> str:
     else:
         out = [f"verified {v['checked']} archived file(s) in {v['archive']}: {v['ok']} ok"]
     sections = (
+        ("forget_key", "FORGET KEY MISSING (tombstones without their key match nothing; a rebuild would bring "
+                       "forgotten text back, so runs, backfills and forgets stop)"),
         ("missing", "MISSING (recorded, not on disk)"),
         ("changed", "CHANGED (bytes differ from the record)"),
         ("unrecorded", "UNRECORDED (on disk, in no record: a backfill never loads it; `kenang adopt PATH` takes it in)"),

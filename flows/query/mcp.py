@@ -12,7 +12,7 @@ token, or an unknown one, is a 401. A token sees its own user's days only, in ev
 tool and resource. ``session_write`` is the only tool that writes, and it writes only
 into ``active/<user>/``.
 
-The users a home knows (``home_users``) are the ones kenang.yaml names (``default_user``,
+The users a home knows (``flows.store.users.home_users``) are the ones kenang.yaml names (``default_user``,
 ``mcp.users``, each source's ``user``) and the ones that hold data (a day in the ledger, a
 file in the archive record, core memory, a transcript waiting in ``active/<user>/``). A
 token names a user but does not make one. A stdio server for a user the home does not
@@ -50,8 +50,8 @@ from pydantic import BaseModel, Field
 
 from flows.config import Settings, load_settings
 from flows.query.service import MemoryService, RequestError
+from flows.store.users import UnknownUser, check_user, home_users, knows, named_users, users_holding_data  # noqa: F401
 from transforms.errors import ConfigError, KenangError
-from transforms.model import USER_ID_RE
 
 log = logging.getLogger("kenang.mcp")
 
@@ -187,59 +187,7 @@ def _stamp(path) -> tuple[int, int, int]:
     return (st.st_mtime_ns, st.st_ino, st.st_size)
 
 
-# --- which users a home knows ------------------------------------------------------------
-
-class UnknownUser(ConfigError):
-    """A user this home does not know: kenang.yaml does not name them and they hold no data."""
-
-
-def named_users(settings: Settings) -> set[str]:
-    """The users kenang.yaml names: ``default_user``, ``mcp.users`` and each source's ``user`` (not tokens)."""
-    named = {settings.default_user, *settings.mcp.users, *(s.user for s in settings.config.sources if s.user)}
-    return {u.strip().lower() for u in named}
-
-
-def users_holding_data(settings: Settings) -> set[str]:
-    """Users with a day in the ledger, a file in the archive record, core memory or a transcript in active/."""
-    from flows.store import core_memory, warehouse
-    from schemas.tables import ARCHIVE_FILES, DAYS
-
-    wh = settings.paths.warehouse
-    users: set[str] = set(core_memory.users(settings))  # the nightly run keeps their snapshot: they are a user
-    if warehouse.has_files(wh, DAYS):
-        users.update(warehouse.read_columns(warehouse.single_file(wh, DAYS), DAYS, ["user_id"])["user_id"])
-    root = warehouse.table_dir(wh, ARCHIVE_FILES)
-    if root.is_dir():
-        users.update(p.name.removeprefix("user_id=") for p in root.glob("date=*/user_id=*"))
-    for top, dirs, files in os.walk(settings.paths.active):  # as ingest walks it: no dot-names, no linked folders
-        rel = os.path.relpath(top, settings.paths.active)
-        owner = settings.default_user if rel == "." else rel.split(os.sep)[0].lower()
-        dirs[:] = [] if rel != "." and owner in users else [d for d in dirs if not d.startswith(".")]
-        if any(not f.startswith(".") for f in files):
-            users.add(owner)
-    return {u for u in users if u and USER_ID_RE.match(u)}
-
-
-def home_users(settings: Settings) -> list[str]:
-    """Every user the home knows: named in kenang.yaml or holding data."""
-    return sorted(named_users(settings) | users_holding_data(settings))
-
-
-def knows(settings: Settings, user: str) -> bool:
-    """Whether the home knows ``user`` (see ``home_users``)."""
-    return user in named_users(settings) or user in users_holding_data(settings)
-
-
-def check_user(settings: Settings, user: str) -> str:
-    """``user`` when the home knows them; else ``UnknownUser`` naming the users it has."""
-    if not USER_ID_RE.match(user):
-        raise UnknownUser(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
-    known = home_users(settings)
-    if user not in known:
-        raise UnknownUser(f"this home has no user {user!r} (its users: {', '.join(known)}); check the spelling, "
-                          "or list a new user under mcp.users in kenang.yaml")
-    return user
-
+# --- which users a home knows: flows.store.users (the CLI's core memory writes ask it too) ---
 
 def stdio_user(settings: Settings, user: str | None) -> tuple[str, str | None]:
     """The one user a stdio server serves, and a note when it is not the one asked for.

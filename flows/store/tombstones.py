@@ -2,7 +2,10 @@
 
 The key (``<home>/.kenang-forget-key``, 32 random bytes, 0600) keys the hashes a
 tombstone keeps instead of the forgotten text (``transforms.forget``). It is made with
-the first tombstone; a home without one has forgotten nothing.
+the first tombstone; a home without one has forgotten nothing. A home whose tombstones
+outlived their key (restored from a backup without it) cannot honour them: every use of
+the key then stops with ``ForgetKeyMissing`` (``kenang verify`` reports it), so no
+rebuild brings forgotten text back and no forget makes a new key over the old tombstones.
 """
 
 from __future__ import annotations
@@ -17,22 +20,65 @@ from flows.config import Settings
 from flows.store import warehouse
 from flows.store.fsio import atomic_write
 from schemas.tables import TOMBSTONES
+from transforms.errors import TerminalError
 from transforms.forget import Forgetting, Tombstone
+
+KEY_BYTES = 32
+
+
+class ForgetKeyMissing(TerminalError):
+    """Tombstones exist and the key their hashes need is missing or damaged: nothing may be rebuilt."""
 
 
 def _key_file(settings: Settings):
     return settings.paths.home / ".kenang-forget-key"
 
 
-def key(settings: Settings, create: bool = False) -> bytes | None:
+def _read_key(settings: Settings) -> tuple[bytes | None, str | None]:
+    """The key, or None and why not ("is missing", "is damaged ...")."""
     path = _key_file(settings)
     try:
-        return path.read_bytes()
+        k = path.read_bytes()
     except FileNotFoundError:
-        if not create:
-            return None
-    atomic_write(path, lambda tmp: _write_private(tmp, secrets.token_bytes(32)), 0o600)
-    return path.read_bytes()
+        return None, "is missing"
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or type(exc).__name__})"
+    if len(k) != KEY_BYTES:
+        return None, f"is damaged ({len(k)} bytes, not {KEY_BYTES})"
+    return k, None
+
+
+def key_problem(settings: Settings) -> str | None:
+    """Why this home's tombstones cannot be honoured (they exist, their key does not); None when they can."""
+    k, why = _read_key(settings)
+    if k is not None:
+        return None
+    n = warehouse.read(settings.paths.warehouse, TOMBSTONES).num_rows
+    if not n:
+        return None  # nothing forgotten yet: the first forget makes the key
+    return (f"{_key_file(settings)} {why}, and {n} tombstone(s) need it (without it, forgotten text would come "
+            "back): restore it from the backup that holds this home; until then kenang rebuilds and forgets nothing")
+
+
+def require_key(settings: Settings) -> None:
+    """Stop, before anything is written, when the tombstones cannot be honoured (``key_problem``)."""
+    if problem := key_problem(settings):
+        raise ForgetKeyMissing(problem)
+
+
+def key(settings: Settings, create: bool = False) -> bytes | None:
+    """The home's key; None when there is none and ``create`` is not asked.
+
+    Raises ``ForgetKeyMissing`` when tombstones exist and the key is missing or damaged:
+    they would match nothing, and a new key would not bring them back."""
+    k, _why = _read_key(settings)
+    if k is not None:
+        return k
+    require_key(settings)
+    if not create:
+        return None
+    atomic_write(_key_file(settings), lambda tmp: _write_private(tmp, secrets.token_bytes(KEY_BYTES)), 0o600)
+    return _key_file(settings).read_bytes()
 
 
 def _write_private(tmp, data: bytes) -> None:

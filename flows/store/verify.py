@@ -20,6 +20,8 @@ Four records, four checks, each read-only:
   memory events and candidates, tombstones, purge_log) has no other copy to rebuild
   from: it is reported on its own, and ``kenang verify --accept PATH`` takes its bytes
   as they are now, on purpose.
+- **the forgetting key**: a home with tombstones needs ``.kenang-forget-key``; one restored
+  without it (or with a damaged one) is reported, with what to do (``flows.store.tombstones``).
 - **the archive itself**: no marker means not mounted, and nothing else is checked.
 - **the bucket**, for an archive on S3 (``flows.store.remote``): every recorded
   original is read back from the bucket and its sha256 compared with the record:
@@ -34,7 +36,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 
-from flows.store import ledger, mount, recall_pack, remote, warehouse
+from flows.store import ledger, mount, recall_pack, remote, tombstones, warehouse
 from flows.store.archive_files import (DAILY, MANIFEST, day_dir, list_archive, purged, read_manifests, rel,
                                        trusted_manifests)
 from flows.config import Settings
@@ -65,6 +67,7 @@ class VerifyReport:
     manifests_changed: tuple[str, ...] = ()  # a day folder's manifest that differs from the warehouse's record
     records_changed: tuple[str, ...] = ()  # a changed Parquet file of a record no backfill can rebuild (RECORDS)
     bucket: dict | None = None  # an archive on S3: remote.RemoteCheck's fields
+    forget_key: tuple[str, ...] = ()  # tombstones whose key is missing or damaged (tombstones.key_problem)
 
     @property
     def problems(self) -> int:
@@ -72,7 +75,7 @@ class VerifyReport:
         return (len(self.missing) + len(self.changed) + len(self.unrecorded) + len(self.derived_changed)
                 + len(self.derived_missing) + len(self.derived_unrecorded) + len(self.warehouse_changed)
                 + len(self.warehouse_unrecorded) + len(self.manifests_changed) + len(self.records_changed)
-                + int(unmounted) + (self.bucket or {}).get("problems", 0))
+                + int(unmounted) + (self.bucket or {}).get("problems", 0) + len(self.forget_key))
 
 
 #: Tables that are the only copy of what they hold (what ran, what was quarantined, what
@@ -107,11 +110,12 @@ def verify(settings: Settings) -> VerifyReport:
     wh_changed, wh_unrecorded, wh_checked = _warehouse(settings)
     records_changed = tuple(r for r in wh_changed if _is_record(r))
     wh_changed = tuple(r for r in wh_changed if not _is_record(r))
+    forget_key = tuple(p for p in [tombstones.key_problem(settings)] if p)
     state = mount.check(settings, probe=False)
     if not state.readable and state.state != "read_only":
         return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
                             warehouse_changed=wh_changed, warehouse_unrecorded=wh_unrecorded,
-                            archive_state=state.as_dict(), records_changed=records_changed)
+                            archive_state=state.as_dict(), records_changed=records_changed, forget_key=forget_key)
     wh = settings.paths.warehouse
     rows = warehouse.read(wh, ARCHIVE_FILES).to_pylist()
     manifests = read_manifests(settings)
@@ -162,6 +166,7 @@ def verify(settings: Settings) -> VerifyReport:
         manifests_changed=tuple(f"{rel(settings, day_dir(settings, u, d))}/{MANIFEST}" for u, d in sorted(stale)),
         records_changed=records_changed,
         bucket=None if there is None else {**asdict(there), "problems": there.problems},
+        forget_key=forget_key,
     )
 
 

@@ -1,0 +1,69 @@
+"""Which users a home knows: the ones kenang.yaml names (``default_user``, ``mcp.users``,
+each source's ``user``) and the ones that hold data (a day in the ledger, a file in the
+archive record, core memory, a transcript waiting in ``active/<user>/``).
+
+Every way in that could start a user checks here first (``check_user``): the MCP server
+(``flows.query.mcp``), ``kenang remember`` and ``kenang memory``. A misspelt user is
+refused with the users the home has, never made into a new one that tonight's run would
+keep apart from the real one.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flows.config import Settings
+from transforms.errors import ConfigError
+from transforms.model import USER_ID_RE
+
+
+class UnknownUser(ConfigError):
+    """A user this home does not know: kenang.yaml does not name them and they hold no data."""
+
+
+def named_users(settings: Settings) -> set[str]:
+    """The users kenang.yaml names: ``default_user``, ``mcp.users`` and each source's ``user`` (not tokens)."""
+    named = {settings.default_user, *settings.mcp.users, *(s.user for s in settings.config.sources if s.user)}
+    return {u.strip().lower() for u in named}
+
+
+def users_holding_data(settings: Settings) -> set[str]:
+    """Users with a day in the ledger, a file in the archive record, core memory or a transcript in active/."""
+    from flows.store import core_memory, warehouse
+    from schemas.tables import ARCHIVE_FILES, DAYS
+
+    wh = settings.paths.warehouse
+    users: set[str] = set(core_memory.users(settings))  # the nightly run keeps their snapshot: they are a user
+    if warehouse.has_files(wh, DAYS):
+        users.update(warehouse.read_columns(warehouse.single_file(wh, DAYS), DAYS, ["user_id"])["user_id"])
+    root = warehouse.table_dir(wh, ARCHIVE_FILES)
+    if root.is_dir():
+        users.update(p.name.removeprefix("user_id=") for p in root.glob("date=*/user_id=*"))
+    for top, dirs, files in os.walk(settings.paths.active):  # as ingest walks it: no dot-names, no linked folders
+        rel = os.path.relpath(top, settings.paths.active)
+        owner = settings.default_user if rel == "." else rel.split(os.sep)[0].lower()
+        dirs[:] = [] if rel != "." and owner in users else [d for d in dirs if not d.startswith(".")]
+        if any(not f.startswith(".") for f in files):
+            users.add(owner)
+    return {u for u in users if u and USER_ID_RE.match(u)}
+
+
+def home_users(settings: Settings) -> list[str]:
+    """Every user the home knows: named in kenang.yaml or holding data."""
+    return sorted(named_users(settings) | users_holding_data(settings))
+
+
+def knows(settings: Settings, user: str) -> bool:
+    """Whether the home knows ``user`` (see ``home_users``)."""
+    return user in named_users(settings) or user in users_holding_data(settings)
+
+
+def check_user(settings: Settings, user: str) -> str:
+    """``user`` when the home knows them; else ``UnknownUser`` naming the users it has."""
+    if not USER_ID_RE.match(user):
+        raise UnknownUser(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
+    known = home_users(settings)
+    if user not in known:
+        raise UnknownUser(f"this home has no user {user!r} (its users: {', '.join(known)}); check the spelling, "
+                          "or list a new user under mcp.users in kenang.yaml")
+    return user
