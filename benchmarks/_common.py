@@ -21,12 +21,13 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from corpus import year_corpus
+
 from flows.cli.demo_corpus import SyntheticFile
 
 #: The synthetic corpus is dated in Jakarta time, the default home's timezone.
@@ -79,8 +80,12 @@ def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
 
 def granularity_args(parser: argparse.ArgumentParser) -> None:
     """--granularity: how the recall index cuts transcripts (``transforms.chunk.GRANULARITY``)."""
-    parser.add_argument("--granularity", choices=("window", "pair", "both"), default=None,
-                        help="cut transcripts into ~300-token windows or user turn + reply (default: kenang's)")
+    parser.add_argument(
+        "--granularity",
+        choices=("window", "pair", "both"),
+        default=None,
+        help="cut transcripts into ~300-token windows or user turn + reply (default: kenang's)",
+    )
 
 
 def use_granularity(name: str | None) -> None:
@@ -156,8 +161,13 @@ def cli_noop_seconds(home: Path, now: dt.datetime) -> float:
 
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--home", str(home), "--now", now.isoformat()],
-                       env=env, capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    r = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "run", "--home", str(home), "--now", now.isoformat()],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     seconds = time.perf_counter() - t0
     if r.returncode != 0:
         raise RuntimeError(f"kenang run failed ({r.returncode}): {r.stderr[-2000:]}")

@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pyarrow as pa  # noqa: E402
 
-from flows.store import compact, ledger, warehouse  # noqa: E402
-from flows.query.analyze import INTENTS, Analytics  # noqa: E402
 from flows.config import init_home  # noqa: E402
+from flows.query.analyze import INTENTS, Analytics  # noqa: E402
+from flows.store import compact, ledger, warehouse  # noqa: E402
 from schemas.frontmatter import MOODS  # noqa: E402
 from schemas.lexicon import TECHNOLOGIES  # noqa: E402
 from schemas.tables import DAILY_SUMMARIES, MESSAGES  # noqa: E402
@@ -41,7 +41,7 @@ TARGET_MS = 50.0
 TARGET_COLD_MS = 100.0
 PEOPLE = ["Rina", "Budi", "Sari", "Bu Ani", "Pak Joko", "Dewi", "Andi"]
 PROJECTS = ["Homelab", "kenang", "NAS migration", "Thesis", "Garden"]
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def build(settings, days: int, per_day: int, rng: Random) -> None:
@@ -53,29 +53,67 @@ def build(settings, days: int, per_day: int, rng: Random) -> None:
         for d in range(days):
             day = start + dt.timedelta(days=d)
             row = {
-                "user_id": user, "date": day, "schema_version": 1, "summary": "A synthetic day.",
-                "people": rng.sample(PEOPLE, rng.randint(0, 3)), "projects": rng.sample(PROJECTS, rng.randint(0, 2)),
-                "tags": ["synthetic"], "technologies": rng.sample(techs, rng.randint(0, 4)),
-                "importance": rng.randint(1, 10), "mood": rng.choice(MOODS), "related_dates": [], "sessions": 10,
-                "messages": per_day, "backend": "extractive", "model": "extractive", "model_sha256": "",
-                "prompt_version": 1, "fallback_fields": [], "first_try_valid": True, "attempts": 1, "chunks": 1,
-                "prompt_tokens": 0, "completion_tokens": 0, "llm_seconds": 0.0, "provenance": "{}",
-                "path": f"daily_sessions/{day}/{day}.summary.md", "content_fingerprint": "x", "run_id": "bench",
+                "user_id": user,
+                "date": day,
+                "schema_version": 1,
+                "summary": "A synthetic day.",
+                "people": rng.sample(PEOPLE, rng.randint(0, 3)),
+                "projects": rng.sample(PROJECTS, rng.randint(0, 2)),
+                "tags": ["synthetic"],
+                "technologies": rng.sample(techs, rng.randint(0, 4)),
+                "importance": rng.randint(1, 10),
+                "mood": rng.choice(MOODS),
+                "related_dates": [],
+                "sessions": 10,
+                "messages": per_day,
+                "backend": "extractive",
+                "model": "extractive",
+                "model_sha256": "",
+                "prompt_version": 1,
+                "fallback_fields": [],
+                "first_try_valid": True,
+                "attempts": 1,
+                "chunks": 1,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "llm_seconds": 0.0,
+                "provenance": "{}",
+                "path": f"daily_sessions/{day}/{day}.summary.md",
+                "content_fingerprint": "x",
+                "run_id": "bench",
             }
-            warehouse.write_partition(wh, DAILY_SUMMARIES, pa.Table.from_pylist([row], schema=DAILY_SUMMARIES.schema), day, user)
+            warehouse.write_partition(
+                wh, DAILY_SUMMARIES, pa.Table.from_pylist([row], schema=DAILY_SUMMARIES.schema), day, user
+            )
             base = dt.datetime.combine(day, dt.time(0), tzinfo=dt.timezone(dt.timedelta(hours=7))).astimezone(UTC)
-            msgs = pa.table({
-                "message_id": [f"{user}-{day}-{i}" for i in range(per_day)],
-                "session_id": [f"{day}-{i // 40}" for i in range(per_day)],
-                "user_id": [user] * per_day, "date": [day] * per_day,
-                "ts": [base + dt.timedelta(seconds=rng.randint(6 * 3600, 86399)) for _ in range(per_day)],
-                "role": ["user" if i % 2 == 0 else "assistant" for i in range(per_day)],
-                "seq": list(range(per_day)), "content": ["synthetic message"] * per_day, "run_id": ["bench"] * per_day,
-                "redactions": [0] * per_day, "flags": [[] for _ in range(per_day)],
-            })
+            msgs = pa.table(
+                {
+                    "message_id": [f"{user}-{day}-{i}" for i in range(per_day)],
+                    "session_id": [f"{day}-{i // 40}" for i in range(per_day)],
+                    "user_id": [user] * per_day,
+                    "date": [day] * per_day,
+                    "ts": [base + dt.timedelta(seconds=rng.randint(6 * 3600, 86399)) for _ in range(per_day)],
+                    "role": ["user" if i % 2 == 0 else "assistant" for i in range(per_day)],
+                    "seq": list(range(per_day)),
+                    "content": ["synthetic message"] * per_day,
+                    "run_id": ["bench"] * per_day,
+                    "redactions": [0] * per_day,
+                    "flags": [[] for _ in range(per_day)],
+                }
+            )
             warehouse.write_partition(wh, MESSAGES, msgs, day, user)
-            ledger_rows.append({"user_id": user, "date": day, "status": "loaded", "archive_fingerprint": "a",
-                                "sessions": 10, "messages": per_day, "run_id": "bench", "updated_at": dt.datetime.now(UTC)})
+            ledger_rows.append(
+                {
+                    "user_id": user,
+                    "date": day,
+                    "status": "loaded",
+                    "archive_fingerprint": "a",
+                    "sessions": 10,
+                    "messages": per_day,
+                    "run_id": "bench",
+                    "updated_at": dt.datetime.now(UTC),
+                }
+            )
     ledger.write_days(wh, ledger_rows)
 
 
@@ -94,8 +132,10 @@ def main() -> None:
         settings, _ = init_home(Path(tmp) / "home", {"embedder": {"backend": "none"}})
         t0 = time.perf_counter()
         build(settings, args.days, args.messages, Random(3))
-        print(f"synthetic warehouse: 2 users x {args.days} days of summaries, {args.messages} messages per user-day "
-              f"({2 * args.days * args.messages:,} messages), built in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"synthetic warehouse: 2 users x {args.days} days of summaries, {args.messages} messages per user-day "
+            f"({2 * args.days * args.messages:,} messages), built in {time.perf_counter() - t0:.1f} s"
+        )
         cold_parts = {}
         for name in INTENTS:  # before a run's end has made the compact copies: every day's partition is opened
             xs = []
@@ -111,8 +151,10 @@ def main() -> None:
         a = Analytics(settings, "gading")
         init_ms = (time.perf_counter() - t0) * 1000
         print(f"Analytics() opened in {init_ms:.1f} ms; first use of each table copies the user's rows into memory\n")
-        print(f"{'intent':<19} {'warm p50':>9} {'warm p95':>9} {'cold p50':>9} {'cold p95':>9} "
-              f"{'cold, no copies':>16}  (ms)")
+        print(
+            f"{'intent':<19} {'warm p50':>9} {'warm p95':>9} {'cold p50':>9} {'cold p95':>9} "
+            f"{'cold, no copies':>16}  (ms)"
+        )
         met = cold_met = True
         for name in INTENTS:
             a.run(name)  # first use: loads the tables it needs
@@ -128,11 +170,16 @@ def main() -> None:
             p50 = statistics.median(warm)
             met &= p50 <= TARGET_MS
             cold_met &= statistics.median(cold) <= TARGET_COLD_MS
-            print(f"{name:<19} {p50:9.1f} {pct(warm, 0.95):9.1f} {statistics.median(cold):9.1f} {pct(cold, 0.95):9.1f} "
-                  f"{cold_parts[name]:16.1f}")
+            print(
+                f"{name:<19} {p50:9.1f} {pct(warm, 0.95):9.1f} {statistics.median(cold):9.1f} {pct(cold, 0.95):9.1f} "
+                f"{cold_parts[name]:16.1f}"
+            )
         print(f"\ntarget: warm p50 <= {TARGET_MS:.0f} ms for every intent: {'MET' if met else 'MISSED'}")
-        print(f"target: cold p50 <= {TARGET_COLD_MS:.0f} ms for every intent (a year, from the compact copies): "
-              f"{'MET' if cold_met else 'MISSED'}")
+        print(
+            f"target: cold p50 <= {TARGET_COLD_MS:.0f} ms for every intent (a year, from the compact copies): "
+            f"{'MET' if cold_met else 'MISSED'}"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -58,8 +58,10 @@ def main(argv: list[str] | None = None) -> None:
     summarizer = {"backend": "llama", "max_days_per_run": args.budget}
     if args.model:
         summarizer["model_path"] = str(Path(args.model).expanduser().resolve())
-    print(f"backlog: {args.days} days x {args.sessions} session(s) x {args.messages} messages of history "
-          f"({START} .. {last}, {expected} (user, day)s), now={now.isoformat()}")
+    print(
+        f"backlog: {args.days} days x {args.sessions} session(s) x {args.messages} messages of history "
+        f"({START} .. {last}, {expected} (user, day)s), now={now.isoformat()}"
+    )
     with c.bench_env("backlog") as env:
         print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
         from flows.config import init_home
@@ -69,12 +71,16 @@ def main(argv: list[str] | None = None) -> None:
 
         home = env.root / "home"
         settings, _ = init_home(home, {"summarizer": summarizer, "embedder": {"backend": args.embedder}})
-        print(f"config: summarizer llama ({args.model or 'bundled SmolLM2'}), max_days_per_run "
-              f"{plan.summary_budget(settings)}, n_threads {default_threads(settings.summarizer.n_threads)} of "
-              f"{c.cores()} cores; embedder {args.embedder}, max_chunks_per_run {plan.chunk_budget(settings)}")
+        print(
+            f"config: summarizer llama ({args.model or 'bundled SmolLM2'}), max_days_per_run "
+            f"{plan.summary_budget(settings)}, n_threads {default_threads(settings.summarizer.n_threads)} of "
+            f"{c.cores()} cores; embedder {args.embedder}, max_chunks_per_run {plan.chunk_budget(settings)}"
+        )
         w = c.write_files(settings.paths.active, c.corpus(START, args.days, args.sessions, args.messages))
-        print(f"history: {w.files} files, {w.files * args.messages} messages, {w.bytes / 2**10:.0f} KiB "
-              f"in {w.seconds:.1f} s (generation + writing, not counted)")
+        print(
+            f"history: {w.files} files, {w.files * args.messages} messages, {w.bytes / 2**10:.0f} KiB "
+            f"in {w.seconds:.1f} s (generation + writing, not counted)"
+        )
 
         result, wall = c.timed_nightly(home, now)
         ld, sm = result.get("load", {}), result.get("summarize", {})
@@ -84,31 +90,43 @@ def main(argv: list[str] | None = None) -> None:
 
         rows = ledger.read_days(settings.paths.warehouse)
         loaded = sorted(k for k, r in rows.items() if r["status"] == "loaded")
-        done = sorted((k for k, r in rows.items() if r.get("summary_status") == "summarized"), key=lambda k: (k[1], k[0]))
+        done = sorted(
+            (k for k, r in rows.items() if r.get("summary_status") == "summarized"), key=lambda k: (k[1], k[0])
+        )
         newest = plan.newest_first(loaded, args.budget)[0]
         waiting = sm.get("waiting")
         print(f"\nloaded:     {len(loaded)} of {expected} (user, day)s (this run's load stage: {ld.get('loaded')})")
-        print(f"summarized: {len(done)} (attempted {sm.get('days')}, failed {sm.get('failed')}; budget {args.budget})"
-              + (f", {done[0][1]} .. {done[-1][1]}" if done else ""))
+        print(
+            f"summarized: {len(done)} (attempted {sm.get('days')}, failed {sm.get('failed')}; budget {args.budget})"
+            + (f", {done[0][1]} .. {done[-1][1]}" if done else "")
+        )
         print(f"waiting:    {waiting} (result['summarize']['waiting'])")
         if sm.get("days"):
             work = result.get("work_seconds", {}).get("summarize", 0.0)
-            print(f"  summarize: {work:.1f} s of work ({sm.get('llm_seconds', 0):.1f} s in the model) for "
-                  f"{sm['days']} day(s), {work / sm['days']:.1f} s a day")
+            print(
+                f"  summarize: {work:.1f} s of work ({sm.get('llm_seconds', 0):.1f} s in the model) for "
+                f"{sm['days']} day(s), {work / sm['days']:.1f} s a day"
+            )
 
         shown = _status(home)
         print("\n$ kenang status --home H")
         print(shown.rstrip())
 
     backlog_line = any(line.startswith("backlog, summaries:") for line in shown.splitlines())
-    met = (len(loaded) == expected and ld.get("loaded") == expected
-           and (sm.get("days") or 0) <= args.budget
-           and set(done) <= set(newest) and waiting == expected - (sm.get("days") or 0)
-           and (backlog_line or waiting == 0))
-    print(f"\ntarget: the first run ends within the budget (<= {args.budget} days summarized) and status shows the "
-          f"backlog: {c.target_verdict(met)} (loaded {len(loaded)}/{expected}, summarized {len(done)}, "
-          f"newest {'yes' if set(done) <= set(newest) else 'NO'}, waiting {waiting}, backlog line "
-          f"{'shown' if backlog_line else 'ABSENT'}; first run {wall:.1f} s)")
+    met = (
+        len(loaded) == expected
+        and ld.get("loaded") == expected
+        and (sm.get("days") or 0) <= args.budget
+        and set(done) <= set(newest)
+        and waiting == expected - (sm.get("days") or 0)
+        and (backlog_line or waiting == 0)
+    )
+    print(
+        f"\ntarget: the first run ends within the budget (<= {args.budget} days summarized) and status shows the "
+        f"backlog: {c.target_verdict(met)} (loaded {len(loaded)}/{expected}, summarized {len(done)}, "
+        f"newest {'yes' if set(done) <= set(newest) else 'NO'}, waiting {waiting}, backlog line "
+        f"{'shown' if backlog_line else 'ABSENT'}; first run {wall:.1f} s)"
+    )
 
 
 def _status(home: Path) -> str:

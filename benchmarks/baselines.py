@@ -41,17 +41,31 @@ def previous_extractive(day: DayText) -> str:
     topics = list(extract_technologies(day)[:3]) or list(extract_tags(day)[:3])
     n_s, n_m = len(sessions), len(unflagged)
     head = f"{who} had {n_s} session{'s' * (n_s != 1)} with {n_m} message{'s' * (n_m != 1)}"
-    head += (", mostly about " + (topics[0] if len(topics) == 1 else ", ".join(topics[:-1]) + " and " + topics[-1]) + "."
-             if topics else ".")
+    head += (
+        ", mostly about " + (topics[0] if len(topics) == 1 else ", ".join(topics[:-1]) + " and " + topics[-1]) + "."
+        if topics
+        else "."
+    )
     lines = []
     for sid in sorted(sessions, key=start)[:4]:
-        quote = next((c for m in sessions[sid] if m.role == "user" for s in first_sentences(m.content, 8)
-                      if (c := clean_sentence(s))), None)
+        quote = next(
+            (
+                c
+                for m in sessions[sid]
+                if m.role == "user"
+                for s in first_sentences(m.content, 8)
+                if (c := clean_sentence(s))
+            ),
+            None,
+        )
         if quote:
             verb = "asked" if quote.endswith("?") else "wrote"
             ts = start(sid)
-            lines.append(f"At {ts:%H:%M} {who.lower() if who == 'The user' else who} {verb}: {quote}" if ts != far
-                         else f"{who} {verb}: {quote}")
+            lines.append(
+                f"At {ts:%H:%M} {who.lower() if who == 'The user' else who} {verb}: {quote}"
+                if ts != far
+                else f"{who} {verb}: {quote}"
+            )
     parts = [head, *lines][: SUMMARY_SENTENCES[1]]
     if len(parts) < SUMMARY_SENTENCES[0]:
         tags = list(extract_tags(day))

@@ -80,8 +80,7 @@ def year_corpus(
             sid = begin.strftime("%Y-%m-%d-%H%M")
             fmt = "md" if index % 2 == 0 else "jsonl"
             index += 1
-            session = Session(sid, None, agents[index % 3], "markdown" if fmt == "md" else "jsonl",
-                              tuple(messages))
+            session = Session(sid, None, agents[index % 3], "markdown" if fmt == "md" else "jsonl", tuple(messages))
             if fmt == "md":
                 data = render_markdown(session, parent_day=day).encode()
             else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -35,14 +35,18 @@ def metrics(ranked: Iterable[Sequence[dt.date]], answers: Iterable[Sequence[dt.d
     """hit@1, hit@5 and MRR of ranked day lists against answer days (any answer counts)."""
     h1 = h5 = rr = 0.0
     n = 0
-    for days, gold in zip(ranked, answers):
+    for days, gold in zip(ranked, answers, strict=False):
         n += 1
         gold = set(gold)
         rank = next((i for i, d in enumerate(days, 1) if d in gold), None)
         h1 += rank == 1
         h5 += rank is not None and rank <= 5
         rr += 1.0 / rank if rank else 0.0
-    return {"hit@1": h1 / n, "hit@5": h5 / n, "mrr": rr / n} if n else {"hit@1": math.nan, "hit@5": math.nan, "mrr": math.nan}
+    return (
+        {"hit@1": h1 / n, "hit@5": h5 / n, "mrr": rr / n}
+        if n
+        else {"hit@1": math.nan, "hit@5": math.nan, "mrr": math.nan}
+    )
 
 
 def half(qid: str) -> str:

@@ -44,9 +44,11 @@ def main(argv: list[str] | None = None) -> None:
     history = args.years * args.days_per_year
     new_day = START + dt.timedelta(days=history)
     now = c.run_after(new_day)
-    print(f"incremental: one new day ({new_day}, {args.sessions} sessions x {args.messages} messages) into "
-          f"A = empty archive vs B = {history} days archived ({START} .. {new_day - dt.timedelta(days=1)}); "
-          f"now={now.isoformat()}, {args.repeats} repeat(s)")
+    print(
+        f"incremental: one new day ({new_day}, {args.sessions} sessions x {args.messages} messages) into "
+        f"A = empty archive vs B = {history} days archived ({START} .. {new_day - dt.timedelta(days=1)}); "
+        f"now={now.isoformat()}, {args.repeats} repeat(s)"
+    )
     with c.bench_env("incremental") as env:
         print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
         print(c.QUANTUM_NOTE)
@@ -59,8 +61,10 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         shutil.copytree(home_b, base_b, symlinks=True)
         copy_s = time.perf_counter() - t0
-        print(f"setup B (not timed in the comparison): generated {w.files} files ({w.bytes / 2**20:.0f} MiB) "
-              f"in {w.seconds:.1f} s; first nightly {setup_wall:.1f} s; snapshot copy {copy_s:.1f} s")
+        print(
+            f"setup B (not timed in the comparison): generated {w.files} files ({w.bytes / 2**20:.0f} MiB) "
+            f"in {w.seconds:.1f} s; first nightly {setup_wall:.1f} s; snapshot copy {copy_s:.1f} s"
+        )
         print(f"  {c.counts_line(setup)}")
 
         new_files = list(c.corpus(new_day, 1, args.sessions, args.messages))
@@ -84,8 +88,10 @@ def main(argv: list[str] | None = None) -> None:
             med[name] = statistics.median(walls)
             work[name] = statistics.median(c.work_total(r) for r in results)
             overhead = statistics.median(c.overhead_share(r, w) for r, w in runs[name])
-            print(f"\nhome {name} ({label}): flow call wall median {med[name]:.2f} s "
-                  f"(runs: {', '.join(f'{w:.2f}' for w in walls)}); prefect overhead share {overhead:.1%}")
+            print(
+                f"\nhome {name} ({label}): flow call wall median {med[name]:.2f} s "
+                f"(runs: {', '.join(f'{w:.2f}' for w in walls)}); prefect overhead share {overhead:.1%}"
+            )
             print(f"  {c.counts_line(results[-1])}")
             print("\n".join(c.stage_table(results)))
 
@@ -93,8 +99,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nB/A = {med['B']:.2f} / {med['A']:.2f} = {ratio:.2f} (flow call wall, medians)")
     print(f"kenang work only: B/A = {work['B']:.3f} / {work['A']:.3f} = {work['B'] / work['A']:.1f}")
     full = args.years == 3 and args.days_per_year == 365 and args.sessions == 10 and args.messages == 40
-    print(f"target: ratio <= {TARGET_RATIO} -> {c.target_verdict(ratio <= TARGET_RATIO)}"
-          f"{'' if full else ' (reduced size)'}")
+    print(
+        f"target: ratio <= {TARGET_RATIO} -> {c.target_verdict(ratio <= TARGET_RATIO)}"
+        f"{'' if full else ' (reduced size)'}"
+    )
 
 
 if __name__ == "__main__":

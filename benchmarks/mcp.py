@@ -54,8 +54,11 @@ sys.path.insert(0, str(ROOT))
 import psutil  # noqa: E402
 from fastmcp import Client  # noqa: E402
 
-from benchmarks.analytics import TARGET_MS as ANALYZE_TARGET_MS, build as build_year, pct  # noqa: E402
-from benchmarks.recall import DAYS, QUERIES, TARGET_P50_MS as RECALL_TARGET_MS, build_index  # noqa: E402
+from benchmarks.analytics import TARGET_MS as ANALYZE_TARGET_MS  # noqa: E402
+from benchmarks.analytics import build as build_year  # noqa: E402
+from benchmarks.analytics import pct  # noqa: E402
+from benchmarks.recall import DAYS, QUERIES, build_index  # noqa: E402
+from benchmarks.recall import TARGET_P50_MS as RECALL_TARGET_MS  # noqa: E402
 from flows.config import init_home  # noqa: E402
 from flows.models.embed import make_embedder  # noqa: E402
 from flows.query.analyze import INTENTS  # noqa: E402
@@ -143,8 +146,13 @@ def start_server(home: Path, log: Path) -> Server:
     port = free_port()
     t0 = time.perf_counter()
     with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "mcp", "--home", str(home), "--http",
-                                 "--port", str(port)], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "flows.cli", "mcp", "--home", str(home), "--http", "--port", str(port)],
+            cwd=ROOT,
+            env=_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
     s = Server(proc, f"http://127.0.0.1:{port}/mcp", log, t0)
     deadline = t0 + START_TIMEOUT_S
     while time.perf_counter() < deadline:
@@ -184,6 +192,7 @@ def p50_p95(xs: list[float]) -> tuple[float, float]:
 
 # --- 1 and 3: recall and the server's start-up ----------------------------------------
 
+
 @dataclass
 class RecallFigures:
     listening_s: float
@@ -206,18 +215,30 @@ async def recall_through_client(s: Server, token: str, queries: int) -> RecallFi
             ms, _ = await timed_call(c, "memory_recall", {"query": QUERIES[i % len(QUERIES)], "top_k": 5})
             lat.append(ms)
     server = s.tool_ms("memory_recall")[1:]  # the first is the loading call
-    return RecallFigures(s.listening_s, first_ms / 1000, first_answer_s, len(first.structured_content["results"]),
-                         lat, server[-queries:], rss_start, rss_mib(s.proc.pid))
+    return RecallFigures(
+        s.listening_s,
+        first_ms / 1000,
+        first_answer_s,
+        len(first.structured_content["results"]),
+        lat,
+        server[-queries:],
+        rss_start,
+        rss_mib(s.proc.pid),
+    )
 
 
 def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tuple[bool, RecallFigures]:
     print(f"\n== 1. memory_recall over HTTP at {chunks:,} chunks ==")
     home = tmp / "recall-home"
-    settings, _ = init_home(home, {"embedder": {"backend": "e5+use", **({"n_threads": threads} if threads else {})},
-                                   "mcp": {"users": ["bench"]}})  # an index alone is no data kenang mcp counts
+    settings, _ = init_home(
+        home,
+        {"embedder": {"backend": "e5+use", **({"n_threads": threads} if threads else {})}, "mcp": {"users": ["bench"]}},
+    )  # an index alone is no data kenang mcp counts
     embedder = make_embedder(settings)  # only its id and width are needed here; the server loads its own
-    print(f"embedder: {embedder.id} ({embedder.dim} dims), "
-          f"embedder.n_threads {settings.embedder.n_threads or 'null (1 thread for a query)'}")
+    print(
+        f"embedder: {embedder.id} ({embedder.dim} dims), "
+        f"embedder.n_threads {settings.embedder.n_threads or 'null (1 thread for a query)'}"
+    )
     build_s = build_index(settings, chunks, embedder.dim, embedder.id, Random(7))
     del embedder
     print(f"built a {chunks:,}-chunk index of user bench over {DAYS} days in {build_s:.1f} s (embeddings random)")
@@ -237,8 +258,10 @@ def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tu
     print(f"  {'inside the tool (server log)':<34} {sp50:8.1f} {sp95:8.1f}")
     print(f"  {'protocol + HTTP (difference)':<34} {p50 - sp50:8.1f}")
     met = p50 <= RECALL_TARGET_MS
-    print(f"target: p50 <= {RECALL_TARGET_MS:.0f} ms end to end at {chunks:,} chunks: "
-          f"{'MET' if met else 'MISSED'} ({p50:.1f} ms)")
+    print(
+        f"target: p50 <= {RECALL_TARGET_MS:.0f} ms end to end at {chunks:,} chunks: "
+        f"{'MET' if met else 'MISSED'} ({p50:.1f} ms)"
+    )
     print(load_line())
     shutil.rmtree(home, ignore_errors=True)
     return met, f
@@ -247,13 +270,16 @@ def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tu
 def part_startup(f: RecallFigures, chunks: int) -> None:
     print("\n== 3. start-up and memory of the recall server ==")
     print(f"process start -> listening on HTTP:            {f.listening_s:6.2f} s")
-    print(f"process start -> first successful tool result: {f.first_answer_s:6.2f} s "
-          f"(the first memory_recall alone: {f.first_call_s:.2f} s)")
+    print(
+        f"process start -> first successful tool result: {f.first_answer_s:6.2f} s "
+        f"(the first memory_recall alone: {f.first_call_s:.2f} s)"
+    )
     print(f"RSS once listening:                             {f.rss_start_mib:6.0f} MiB")
     print(f"RSS with the {chunks:,}-chunk index loaded (after the warm queries): {f.rss_loaded_mib:.0f} MiB")
 
 
 # --- 2: analyze ------------------------------------------------------------------------------
+
 
 async def analyze_through_client(s: Server, token: str, runs: int) -> tuple[float, dict[str, list[float]], dict]:
     async with Client(s.url, auth=token, timeout=600) as c:
@@ -274,8 +300,10 @@ def part_analyze(tmp: Path, days: int, messages: int, runs: int) -> bool:
     settings, _ = init_home(home, {"embedder": {"backend": "none"}})
     t0 = time.perf_counter()
     build_year(settings, days, messages, Random(3))
-    print(f"synthetic warehouse: 2 users x {days} days of summaries, {messages} messages per user-day "
-          f"({2 * days * messages:,} messages), built in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"synthetic warehouse: 2 users x {days} days of summaries, {messages} messages per user-day "
+        f"({2 * days * messages:,} messages), built in {time.perf_counter() - t0:.1f} s"
+    )
     token = cli("mcp", "token", "add", "--home", str(home), "--user", "gading").strip()
     print(load_line())
     s = start_server(home, tmp / "analytics-server.log")
@@ -291,7 +319,7 @@ def part_analyze(tmp: Path, days: int, messages: int, runs: int) -> bool:
     met = True
     for i, name in enumerate(INTENTS_LIST):
         p50, p95 = p50_p95(warm[name])
-        mine = server[i * (runs + 1) + 1:(i + 1) * (runs + 1)]  # skip each intent's warm-up
+        mine = server[i * (runs + 1) + 1 : (i + 1) * (runs + 1)]  # skip each intent's warm-up
         tool = f"{statistics.median(mine):12.1f}" if len(mine) == runs else f"{'-':>12}"
         met &= p50 <= ANALYZE_TARGET_MS
         print(f"  {name:<19} {rows[name]:5d} {p50:8.1f} {p95:8.1f} {tool}")
@@ -305,15 +333,21 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=100_000, help="recall index size (default 100000)")
     ap.add_argument("--queries", type=int, default=60, help="timed memory_recall calls (default 60)")
     ap.add_argument("--runs", type=int, default=20, help="timed memory_analyze calls per intent (default 20)")
-    ap.add_argument("--embed-threads", type=int, default=None,
-                    help="embedder.n_threads for the recall home (default: the config's, null = 1 thread for a query)")
+    ap.add_argument(
+        "--embed-threads",
+        type=int,
+        default=None,
+        help="embedder.n_threads for the recall home (default: the config's, null = 1 thread for a query)",
+    )
     ap.add_argument("--days", type=int, default=365, help="days of summaries per user for memory_analyze")
     ap.add_argument("--messages", type=int, default=400, help="messages per user-day for memory_analyze")
     args = ap.parse_args()
 
     t_all = time.perf_counter()
-    print(f"benchmarks/mcp.py --chunks {args.chunks} --queries {args.queries} --runs {args.runs}"
-          + (f" --embed-threads {args.embed_threads}" if args.embed_threads else ""))
+    print(
+        f"benchmarks/mcp.py --chunks {args.chunks} --queries {args.queries} --runs {args.runs}"
+        + (f" --embed-threads {args.embed_threads}" if args.embed_threads else "")
+    )
     omp = {k: os.environ[k] for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS", "GOMP_SPINCOUNT") if k in os.environ}
     if omp:
         print("OpenMP environment, inherited by the servers: " + " ".join(f"{k}={v}" for k, v in omp.items()))
@@ -324,8 +358,10 @@ def main() -> None:
         recall_met, figures = part_recall(Path(tmp), args.chunks, args.queries, args.embed_threads)
         analyze_met = part_analyze(Path(tmp), args.days, args.messages, args.runs)
         part_startup(figures, args.chunks)
-    print(f"\nrecall p50 target {'MET' if recall_met else 'MISSED'}; analyze p50 target "
-          f"{'MET' if analyze_met else 'MISSED'}; whole run {time.perf_counter() - t_all:.0f} s")
+    print(
+        f"\nrecall p50 target {'MET' if recall_met else 'MISSED'}; analyze p50 target "
+        f"{'MET' if analyze_met else 'MISSED'}; whole run {time.perf_counter() - t_all:.0f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -35,17 +35,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from flows.store import compact, recall_pack, warehouse  # noqa: E402
+from benchmarks.corpus import sentence_pool  # noqa: E402
+from flows.cli.demo_corpus import demo_corpus  # noqa: E402
 from flows.config import init_home  # noqa: E402
 from flows.models.embed import E5Embedder, EnsembleEmbedder, UseEmbedder, make_embedder  # noqa: E402
 from flows.query.recall import Recaller  # noqa: E402
-from transforms import translate  # noqa: E402
+from flows.store import compact, recall_pack, warehouse  # noqa: E402
 from schemas.tables import MEMORY_CHUNKS  # noqa: E402
+from transforms import translate  # noqa: E402
 from transforms.chunk import Turn, chunk_term_counts, session_chunks  # noqa: E402
 from transforms.ids import chunk_id  # noqa: E402
 from transforms.parse import parse_transcript  # noqa: E402
-from benchmarks.corpus import sentence_pool  # noqa: E402
-from flows.cli.demo_corpus import demo_corpus  # noqa: E402
 
 QUERIES = [
     "how did I set up the Proxmox boot order?",
@@ -78,7 +78,7 @@ def build_index(settings, n: int, dim: int, embedder_id: str, rng: Random) -> fl
         if k <= 0:
             break
         texts = []
-        for i in range(k):
+        for _ in range(k):
             lines, words = [], 0
             while words < 250:
                 role, pool = ("user", user_pool) if len(lines) % 2 == 0 else ("assistant", assistant_pool)
@@ -89,21 +89,25 @@ def build_index(settings, n: int, dim: int, embedder_id: str, rng: Random) -> fl
         terms = [chunk_term_counts(t) for t in texts]
         vecs = np_rng.standard_normal((k, dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        table = pa.table({
-            "chunk_id": [chunk_id("bench", day, f"s{i}", "transcript", t) for i, t in enumerate(texts)],
-            "user_id": ["bench"] * k,
-            "date": [day] * k,
-            "session_id": [f"{day}-{i:04d}" for i in range(k)],
-            "source": ["transcript"] * k,
-            "seq": list(range(k)),
-            "text": texts,
-            "flagged": [[] for _ in range(k)],
-            "terms": [list(t) for t, _ in terms],
-            "tfs": [list(c) for _, c in terms],
-            "embedder_id": [embedder_id] * k,
-            "embedding": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), dim).cast(pa.list_(pa.float32())),
-            "run_id": ["bench"] * k,
-        })
+        table = pa.table(
+            {
+                "chunk_id": [chunk_id("bench", day, f"s{i}", "transcript", t) for i, t in enumerate(texts)],
+                "user_id": ["bench"] * k,
+                "date": [day] * k,
+                "session_id": [f"{day}-{i:04d}" for i in range(k)],
+                "source": ["transcript"] * k,
+                "seq": list(range(k)),
+                "text": texts,
+                "flagged": [[] for _ in range(k)],
+                "terms": [list(t) for t, _ in terms],
+                "tfs": [list(c) for _, c in terms],
+                "embedder_id": [embedder_id] * k,
+                "embedding": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), dim).cast(
+                    pa.list_(pa.float32())
+                ),
+                "run_id": ["bench"] * k,
+            }
+        )
         warehouse.write_partition(settings.paths.warehouse, MEMORY_CHUNKS, table, day, "bench")
         made += k
     return time.perf_counter() - t0
@@ -152,8 +156,12 @@ def throughput(embedder, texts: list[str]) -> float:
 def cold_recall(home: Path, user: str, query: str = "backup restic ke NAS tiap malam") -> float:
     """Wall seconds of one `kenang recall` in a new process (what a person or a script pays per call)."""
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "flows.cli", "recall", query, "--home", str(home), "--user", user,
-                        "--top-k", "5"], capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    r = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "recall", query, "--home", str(home), "--user", user, "--top-k", "5"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     seconds = time.perf_counter() - t0
     if r.returncode != 0:
         raise RuntimeError(f"kenang recall failed ({r.returncode}): {r.stderr[-2000:]}")
@@ -174,40 +182,54 @@ def main() -> None:
         embedder = make_embedder(settings)
         print(f"embedder: {embedder.id} ({embedder.dim} dims)")
         build_s = build_index(settings, args.chunks, embedder.dim, embedder.id, Random(7))
-        print(f"built a {args.chunks:,}-chunk index over {DAYS} days in {build_s:.1f} s "
-              f"(chunk terms + Parquet; embeddings random)")
+        print(
+            f"built a {args.chunks:,}-chunk index over {DAYS} days in {build_s:.1f} s "
+            f"(chunk terms + Parquet; embeddings random)"
+        )
 
         home = settings.paths.home
         cold_parts = cold_recall(home, "bench")
         t0 = time.perf_counter()
         copies = compact.refresh(settings.paths.warehouse)
-        print(f"compact copies, as a run's end makes them: {copies} (user, month) file(s) in "
-              f"{time.perf_counter() - t0:.1f} s (a night rewrites only the months it changed)")
+        print(
+            f"compact copies, as a run's end makes them: {copies} (user, month) file(s) in "
+            f"{time.perf_counter() - t0:.1f} s (a night rewrites only the months it changed)"
+        )
         cold_copies = [cold_recall(home, "bench") for _ in range(3)]
         t0 = time.perf_counter()
         packs = recall_pack.refresh(settings.paths.warehouse)
-        print(f"recall pack, as a run's end makes it (a segment per month): {packs} user(s) in "
-              f"{time.perf_counter() - t0:.1f} s (a night remakes only the months it changed)")
+        print(
+            f"recall pack, as a run's end makes it (a segment per month): {packs} user(s) in "
+            f"{time.perf_counter() - t0:.1f} s (a night remakes only the months it changed)"
+        )
         cold_pack = [cold_recall(home, "bench") for _ in range(3)]
-        print(f"cold `kenang recall` (a new process: imports, embedder load, index load, one search), wall s:")
+        print("cold `kenang recall` (a new process: imports, embedder load, index load, one search), wall s:")
         print(f"  from the {DAYS} day partitions: {cold_parts:.2f}")
-        print(f"  from the monthly copies:       {', '.join(f'{s:.2f}' for s in cold_copies)} "
-              f"(median {statistics.median(cold_copies):.2f})")
-        print(f"  from the recall pack:          {', '.join(f'{s:.2f}' for s in cold_pack)} "
-              f"(median {statistics.median(cold_pack):.2f})")
+        print(
+            f"  from the monthly copies:       {', '.join(f'{s:.2f}' for s in cold_copies)} "
+            f"(median {statistics.median(cold_copies):.2f})"
+        )
+        print(
+            f"  from the recall pack:          {', '.join(f'{s:.2f}' for s in cold_pack)} "
+            f"(median {statistics.median(cold_pack):.2f})"
+        )
         verdict = "MET" if statistics.median(cold_pack) <= TARGET_COLD_S else "MISSED"
         print(f"target: cold <= {TARGET_COLD_S:.0f} s at {args.chunks:,} chunks: {verdict}")
         if args.demo_home:
             demo = [cold_recall(args.demo_home, args.demo_user) for _ in range(3)]
             verdict = "MET" if statistics.median(demo) <= TARGET_COLD_DEMO_S else "MISSED"
-            print(f"cold `kenang recall` on {args.demo_home} ({args.demo_user}): {', '.join(f'{s:.2f}' for s in demo)} s "
-                  f"(median {statistics.median(demo):.2f}); target <= {TARGET_COLD_DEMO_S} s: {verdict}")
+            print(
+                f"cold `kenang recall` on {args.demo_home} ({args.demo_user}): {', '.join(f'{s:.2f}' for s in demo)} s "
+                f"(median {statistics.median(demo):.2f}); target <= {TARGET_COLD_DEMO_S} s: {verdict}"
+            )
 
         t0 = time.perf_counter()
         r = Recaller(settings, "bench", embedder=embedder)
         load_s = time.perf_counter() - t0
-        print(f"loaded {r.size:,} chunks in {load_s:.2f} s in this process (once per `kenang recall` call or "
-              "notebook session)")
+        print(
+            f"loaded {r.size:,} chunks in {load_s:.2f} s in this process (once per `kenang recall` call or "
+            "notebook session)"
+        )
 
         for q in QUERIES[:3]:
             r.search(q)  # warm up
@@ -222,8 +244,10 @@ def main() -> None:
                 t0 = time.perf_counter()
                 (unglossed if mode == "hybrid, no gloss" else r).search(q, top_k=5, mode=mode.split(",")[0])
                 lat[mode].append((time.perf_counter() - t0) * 1000)
-        print(f"\nsearch latency over {args.queries} queries each, query embedding included ({glossed} of them "
-              f"also searched as their gloss in the other language) (ms):")
+        print(
+            f"\nsearch latency over {args.queries} queries each, query embedding included ({glossed} of them "
+            f"also searched as their gloss in the other language) (ms):"
+        )
         print(f"  {'mode':<16} {'p50':>8} {'p95':>8}")
         for mode, xs in lat.items():
             xs.sort()
@@ -237,8 +261,10 @@ def main() -> None:
             [h.date for h in unglossed.search(q, top_k=5, mode="vector", expand=False)] == brute_force_days(r, q, 5)
             for q in QUERIES
         )
-        print(f"vector top-5 days (the gloss off) equal to brute-force float64 cosine: {same}/{len(QUERIES)} queries "
-              f"(exact search, no ANN index)")
+        print(
+            f"vector top-5 days (the gloss off) equal to brute-force float64 cosine: {same}/{len(QUERIES)} queries "
+            f"(exact search, no ANN index)"
+        )
 
     texts = real_chunks(args.throughput_chunks)
     t0 = time.perf_counter()

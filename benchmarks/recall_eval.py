@@ -30,15 +30,13 @@ the API does not answer first, with its top three days: what a tuner may look at
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 import _common as c
+import numpy as np
 import recall_corpus
 
 WEIGHTS = (1.0, 2.0, 3.0)
@@ -77,25 +75,31 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--backend", default="e5+use", help="embedder backend to index with (default e5+use)")
     p.add_argument("--keep", type=Path, help="build the home in this folder and keep it; reuse it if it exists")
-    p.add_argument("--misses", action="store_true",
-                   help="print the tune half's questions the API does not rank first, with its top 3 days")
+    p.add_argument(
+        "--misses",
+        action="store_true",
+        help="print the tune half's questions the API does not rank first, with its top 3 days",
+    )
     c.granularity_args(p)
     args = p.parse_args(argv)
     c.use_granularity(args.granularity)
 
     with c.bench_env("recall-eval", keep=args.keep) as env:
+        from evaluation import fuse_rrf, half, metrics
+
         from flows.models.embed import E5_WEIGHT, USE_WEIGHT, E5Embedder, UseEmbedder, make_embedder
         from flows.query.recall import Recaller
-        from evaluation import fuse_rrf, half, metrics
         from transforms.recall import fuse, scale
 
         settings, result, wall = build_home(env.root, args.backend)
         ix = result["index"] if result else None
         if ix:
             secs = result["work_seconds"].get("index", 0.0)
-            print(f"archive: {result['load']['messages']} messages, {result['load']['days']} user-days; "
-                  f"index: {ix['chunks']} chunks, {ix['embedded']} embedded in {secs:.1f} s "
-                  f"({ix['embedded'] / max(secs, 1e-9):.1f} chunks/s); nightly wall {wall:.1f} s")
+            print(
+                f"archive: {result['load']['messages']} messages, {result['load']['days']} user-days; "
+                f"index: {ix['chunks']} chunks, {ix['embedded']} embedded in {secs:.1f} s "
+                f"({ix['embedded'] / max(secs, 1e-9):.1f} chunks/s); nightly wall {wall:.1f} s"
+            )
 
         embedder = make_embedder(settings)
         r = Recaller(settings, "gading", embedder=embedder)
@@ -147,25 +151,41 @@ def main(argv: list[str] | None = None) -> None:
                 ranked[f"{API}, {label}"].append([h.date for h in c.knob(r, name, off).search(q.query, top_k=10)])
 
         gold = [q.answers for q in qs]
-        print(f"\n{len(qs)} questions ({sum(q.lang == 'id' for q in qs)} Indonesian, {sum(q.lang == 'en' for q in qs)} English); "
-              f"results of another user: {leaks}")
+        print(
+            f"\n{len(qs)} questions ({sum(q.lang == 'id' for q in qs)} Indonesian, {sum(q.lang == 'en' for q in qs)} English); "
+            f"results of another user: {leaks}"
+        )
         # Knobs are tuned on 'tune' only; targets are read on 'test' (evaluation.half).
         # 'test, q01-q54': the test half of the first set of questions, to compare with figures read before q55-q102.
-        parts = {"tune": lambda q: half(q.qid) == "tune", "test": lambda q: half(q.qid) == "test",
-                 "all": lambda q: True, "test, q01-q54": lambda q: half(q.qid) == "test" and int(q.qid[1:]) <= 54}
+        parts = {
+            "tune": lambda q: half(q.qid) == "tune",
+            "test": lambda q: half(q.qid) == "test",
+            "all": lambda q: True,
+            "test, q01-q54": lambda q: half(q.qid) == "test" and int(q.qid[1:]) <= 54,
+        }
         for part, keep in parts.items():
             part_qs = [(i, q) for i, q in enumerate(qs) if keep(q)]
             print(f"\n### {part}: {len(part_qs)} questions")
-            print(f"\n| method | hit@1 | hit@5 | MRR |\n|---|---|---|---|")
+            print("\n| method | hit@1 | hit@5 | MRR |\n|---|---|---|---|")
             for name, lists in ranked.items():
                 m = metrics([lists[i] for i, _ in part_qs], [gold[i] for i, _ in part_qs])
                 print(f"| {name} | {m['hit@1']:.3f} | {m['hit@5']:.3f} | {m['mrr']:.3f} |")
 
             kinds = sorted({k for q in qs for k in q.kinds})
-            show = ["BM25", "vector: e5+USE", "hybrid w=2: BM25 + e5+USE", FINAL, API,
-                    *(f"{API}, {label}" for label, _, _ in c.ABLATIONS)]
-            print("\nhit@5 by question kind:\n\n| method | " + " | ".join(f"{k} ({sum(k in q.kinds for _, q in part_qs)})" for k in kinds)
-                  + " | id | en |\n|---|" + "---|" * (len(kinds) + 2))
+            show = [
+                "BM25",
+                "vector: e5+USE",
+                "hybrid w=2: BM25 + e5+USE",
+                FINAL,
+                API,
+                *(f"{API}, {label}" for label, _, _ in c.ABLATIONS),
+            ]
+            print(
+                "\nhit@5 by question kind:\n\n| method | "
+                + " | ".join(f"{k} ({sum(k in q.kinds for _, q in part_qs)})" for k in kinds)
+                + " | id | en |\n|---|"
+                + "---|" * (len(kinds) + 2)
+            )
             for name in show:
                 cells = []
                 for k in kinds:
@@ -182,8 +202,10 @@ def _print_miss(q, hits) -> None:
     rank = next((i for i, h in enumerate(hits, 1) if h.date in q.answers), None)
     if rank == 1:
         return
-    print(f"miss {q.qid} [{', '.join(q.kinds)}] rank {rank or '>10'}, answer "
-          f"{', '.join(a.isoformat() for a in q.answers)}: {q.query}")
+    print(
+        f"miss {q.qid} [{', '.join(q.kinds)}] rank {rank or '>10'}, answer "
+        f"{', '.join(a.isoformat() for a in q.answers)}: {q.query}"
+    )
     for h in hits[:3]:
         print(f"    {h.date} {h.score:.3f} {h.via} {h.chunk.source}: {' '.join(h.chunk.text.split())[:120]}")
 

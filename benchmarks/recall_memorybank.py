@@ -56,15 +56,16 @@ from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 
-import numpy as np
-
 import _common as c
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "eval" / "memorybank"
 LABELS = HERE / "memorybank_labels.json"
-FILES = {"en": ("memory_bank_en.json", "probing_questions_en.jsonl"),
-         "zh": ("memory_bank_cn.json", "probing_questions_cn.jsonl")}
+FILES = {
+    "en": ("memory_bank_en.json", "probing_questions_en.jsonl"),
+    "zh": ("memory_bank_cn.json", "probing_questions_cn.jsonl"),
+}
 LANG_NAMES = {"en": "English", "zh": "Chinese"}
 KINDS = ("dated", "when", "plain")
 PARTS = ("tune", "test", "all")
@@ -101,13 +102,16 @@ def load(data: Path) -> tuple[dict[str, dict[str, list[dict]]], list[Question]]:
         if [n for n, _ in asked[lang]] != [n.strip() for n in banks[lang]]:
             raise SystemExit(f"{probes} lists other users, or in another order, than {bank}")
     ids = [user_id(n) for n in banks["en"]]
-    users = {"en": dict(zip(ids, banks["en"])), "zh": {f"{u}-zh": n for u, n in zip(ids, banks["zh"])}}
+    users = {
+        "en": dict(zip(ids, banks["en"], strict=False)),
+        "zh": {f"{u}-zh": n for u, n in zip(ids, banks["zh"], strict=False)},
+    }
     histories = {u: banks[lang][name]["history"] for lang in FILES for u, name in users[lang].items()}
 
     labels = json.loads(LABELS.read_text(encoding="utf-8"))["questions"]
     texts = {}
     for lang in FILES:
-        for (name, qs), u in zip(asked[lang], ids):
+        for (name, qs), u in zip(asked[lang], ids, strict=False):
             for n, text in enumerate(qs, 1):
                 texts[f"{lang}-{u}-{n}"] = (name, text)
     if sorted(texts) != sorted(q["qid"] for q in labels):
@@ -118,8 +122,16 @@ def load(data: Path) -> tuple[dict[str, dict[str, list[dict]]], list[Question]]:
         name, text = texts[q["qid"]]
         if (name.strip(), text) != (q["user"], q["question"]):
             raise SystemExit(f"{q['qid']}: the label's user or question differs from {FILES[lang][1]}")
-        out.append(Question(q["qid"], lang, u if lang == "en" else f"{u}-zh", text,
-                            tuple(dt.date.fromisoformat(d) for d in q["evidence"]), tuple(q["kinds"])))
+        out.append(
+            Question(
+                q["qid"],
+                lang,
+                u if lang == "en" else f"{u}-zh",
+                text,
+                tuple(dt.date.fromisoformat(d) for d in q["evidence"]),
+                tuple(q["kinds"]),
+            )
+        )
     return histories, out
 
 
@@ -171,31 +183,41 @@ def main(argv: list[str] | None = None) -> None:
     histories, qs = load(args.data)
 
     with c.bench_env("recall-memorybank", keep=args.keep) as env:
-        from flows.models.embed import make_embedder
-        from flows.query.recall import Recaller
         from evaluation import half, metrics
         from recall_eval import days_of
+
+        from flows.models.embed import make_embedder
+        from flows.query.recall import Recaller
         from transforms.recall import fuse
 
         settings, result, wall = build_home(env.root, args.backend, histories)
         days = [pairs for h in histories.values() for pairs in h.values() if pairs]
         chars = sum(len(t["query"]) + len(t["response"]) for pairs in days for t in pairs)
-        print(f"corpus: {len(histories)} users ({sum(not u.endswith('-zh') for u in histories)} English, "
-              f"{sum(u.endswith('-zh') for u in histories)} Chinese), {len(days)} days as transcripts, "
-              f"{2 * sum(map(len, days))} turns, {chars:,} characters")
+        print(
+            f"corpus: {len(histories)} users ({sum(not u.endswith('-zh') for u in histories)} English, "
+            f"{sum(u.endswith('-zh') for u in histories)} Chinese), {len(days)} days as transcripts, "
+            f"{2 * sum(map(len, days))} turns, {chars:,} characters"
+        )
         if result:
             ix = result["index"]
             secs = result["work_seconds"].get("index", 0.0)
-            print(f"archive: {result['load']['messages']} messages, {result['load']['days']} user-days; "
-                  f"index ({args.backend}): {ix['chunks']} chunks, {ix['embedded']} embedded in {secs:.1f} s; "
-                  f"nightly wall {wall:.1f} s")
+            print(
+                f"archive: {result['load']['messages']} messages, {result['load']['days']} user-days; "
+                f"index ({args.backend}): {ix['chunks']} chunks, {ix['embedded']} embedded in {secs:.1f} s; "
+                f"nightly wall {wall:.1f} s"
+            )
         else:
             print(f"reused the home in {args.keep} (no nightly run)")
 
         embedder = make_embedder(settings)
         vector = "vector: e5+USE" if args.backend == "e5+use" else f"vector: {args.backend}"
-        names = ["BM25", *([vector] if embedder is not None else []), COMPUTED, API,
-                 *(f"{API}, {label}" for label, _, _ in c.ABLATIONS)]
+        names = [
+            "BM25",
+            *([vector] if embedder is not None else []),
+            COMPUTED,
+            API,
+            *(f"{API}, {label}" for label, _, _ in c.ABLATIONS),
+        ]
         pool = {u: {dt.date.fromisoformat(d) for d, pairs in h.items() if pairs} for u, h in histories.items()}
         now = {u: max(days) + dt.timedelta(days=1) for u, days in pool.items()}  # the day after the user's last
         recallers: dict[str, Recaller] = {}
@@ -221,19 +243,25 @@ def main(argv: list[str] | None = None) -> None:
             hits = r.search(q.text, top_k=TOP_K, now=now[q.user])
             ranked[API][q.qid] = [h.date for h in hits]
             for label, knob_name, off in c.ABLATIONS:  # what each new part adds: the API with it off
-                ranked[f"{API}, {label}"][q.qid] = [h.date for h in c.knob(r, knob_name, off).search(
-                    q.text, top_k=TOP_K, now=now[q.user])]
+                ranked[f"{API}, {label}"][q.qid] = [
+                    h.date for h in c.knob(r, knob_name, off).search(q.text, top_k=TOP_K, now=now[q.user])
+                ]
             leaks += sum(h.chunk.user_id != q.user for h in hits)
             differ += ranked[API][q.qid] != ranked[COMPUTED][q.qid]
 
-        print(f"\nresults of another user: {leaks}; questions where `{API}` ranks days differently from "
-              f"`{COMPUTED}`: {differ} of {len(qs)}")
+        print(
+            f"\nresults of another user: {leaks}; questions where `{API}` ranks days differently from "
+            f"`{COMPUTED}`: {differ} of {len(qs)}"
+        )
         for lang in FILES:
             asked = [q for q in qs if q.lang == lang]
             scored = [q for q in asked if q.evidence]
             left = [q.qid for q in asked if not q.evidence]
-            print(f"\n## {LANG_NAMES[lang]}: {len(asked)} questions; left out for having no evidence day: {len(left)}"
-                  + (f" ({', '.join(left)})" if left else "") + f"; scored: {len(scored)}")
+            print(
+                f"\n## {LANG_NAMES[lang]}: {len(asked)} questions; left out for having no evidence day: {len(left)}"
+                + (f" ({', '.join(left)})" if left else "")
+                + f"; scored: {len(scored)}"
+            )
             for part in PARTS:
                 sel = [q for q in scored if part == "all" or half(q.qid) == part]
                 print(f"\n### {LANG_NAMES[lang]}, {part}: {len(sel)} questions")
@@ -242,11 +270,18 @@ def main(argv: list[str] | None = None) -> None:
                     m = metrics([ranked[name][q.qid] for q in sel], [q.evidence for q in sel])
                     print(f"| {name} | {m['hit@1']:.3f} | {m['hit@5']:.3f} | {m['mrr']:.3f} |")
                 odds = [chance(len(pool[q.user]), len(pool[q.user] & set(q.evidence))) for q in sel]
-                print(f"| {CHANCE} | " + " | ".join(f"{np.mean([o[k] for o in odds]):.3f}" for k in ("hit@1", "hit@5", "mrr"))
-                      + " |")
+                print(
+                    f"| {CHANCE} | "
+                    + " | ".join(f"{np.mean([o[k] for o in odds]):.3f}" for k in ("hit@1", "hit@5", "mrr"))
+                    + " |"
+                )
                 count = Counter(k for q in sel for k in q.kinds)
-                print("\nhit@5 by question kind:\n\n| method | " + " | ".join(f"{k} ({count[k]})" for k in KINDS)
-                      + " |\n|---|" + "---|" * len(KINDS))
+                print(
+                    "\nhit@5 by question kind:\n\n| method | "
+                    + " | ".join(f"{k} ({count[k]})" for k in KINDS)
+                    + " |\n|---|"
+                    + "---|" * len(KINDS)
+                )
                 for name in names:
                     cells = []
                     for k in KINDS:

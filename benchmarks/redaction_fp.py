@@ -71,8 +71,8 @@ def spans(text: str) -> list[tuple[str, str, str]]:
     found = []
     for i, kind in enumerate(kinds, start=1):
         a0, a1 = aligned.span(i)
-        before = text[max(0, a0 - CONTEXT):a0].replace("\n", "⏎")
-        after = text[a1:a1 + CONTEXT].replace("\n", "⏎")
+        before = text[max(0, a0 - CONTEXT) : a0].replace("\n", "⏎")
+        after = text[a1 : a1 + CONTEXT].replace("\n", "⏎")
         found.append((kind, text[a0:a1], f"…{before}⟦{text[a0:a1].replace(chr(10), '⏎')}⟧{after}…"))
     return found
 
@@ -112,8 +112,10 @@ def main() -> None:
                 words_by_kind[kind] += max(1, len(original.split()))
                 tag = " planted" if corpus == "demo" and any(p in original for p in planted) else ""
                 shown[kind].append(f"    {name}{tag}: {context}")
-        print(f"{corpus}: {len(items)} texts, {words} words; {sum(by_kind.values())} spans redacted, "
-              f"{sum(words_by_kind.values())} words")
+        print(
+            f"{corpus}: {len(items)} texts, {words} words; {sum(by_kind.values())} spans redacted, "
+            f"{sum(words_by_kind.values())} words"
+        )
         for kind in sorted(by_kind):
             print(f"  {kind}: {by_kind[kind]} span(s), {words_by_kind[kind]} word(s)")
             if not args.quiet:

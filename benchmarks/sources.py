@@ -33,8 +33,14 @@ from pathlib import Path
 
 import _common as c
 
-SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "imports" / "claude_code" / \
-    "d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+SAMPLE = (
+    Path(__file__).resolve().parent.parent
+    / "tests"
+    / "fixtures"
+    / "imports"
+    / "claude_code"
+    / "d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+)
 TARGET_SECONDS = 5.0
 TARGET_GROWTH = 1.1
 FIRST_DAY = dt.date(2026, 1, 1)
@@ -52,8 +58,7 @@ def day_of_lines(templates: list[dict], session: str, day: dt.date, size: int, s
         r = dict(templates[i % len(templates)])
         r["sessionId"] = session
         r["uuid"] = str(uuid.UUID(int=(salt << 64) + i))
-        r["timestamp"] = (start + dt.timedelta(seconds=i)).astimezone(dt.timezone.utc).isoformat().replace(
-            "+00:00", "Z")
+        r["timestamp"] = (start + dt.timedelta(seconds=i)).astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
         line = (json.dumps(r, ensure_ascii=False) + "\n").encode()
         out.append(line)
         n += len(line)
@@ -68,15 +73,16 @@ def append(path: Path, data: bytes, mtime: float) -> None:
 
 
 def part_collection(root: Path, args) -> bool:
-    from flows.config import edit_config
+    from flows.config import edit_config, load_settings
     from flows.stages import collect
-    from flows.config import load_settings
 
     templates = records()
     settings = c.new_home(root / "home-a")
     logs = root / "claude" / "projects"
-    edit_config(settings.paths.home, lambda d: d.setdefault("sources", []).append(
-        {"name": "cc", "kind": "claude_code", "path": str(logs)}))
+    edit_config(
+        settings.paths.home,
+        lambda d: d.setdefault("sources", []).append({"name": "cc", "kind": "claude_code", "path": str(logs)}),
+    )
     settings = load_settings(settings.paths.home)
     old = time.time() - 86400
     per_file = args.total_mb * 2**20 // args.files
@@ -86,16 +92,22 @@ def part_collection(root: Path, args) -> bool:
         path = logs / f"project-{k % 25:02d}" / f"{uuid.UUID(int=k)}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         days = 5
-        data = b"".join(day_of_lines(templates, str(uuid.UUID(int=k)), FIRST_DAY + dt.timedelta(days=d),
-                                     per_file // days, k * 100 + d) for d in range(days))
+        data = b"".join(
+            day_of_lines(
+                templates, str(uuid.UUID(int=k)), FIRST_DAY + dt.timedelta(days=d), per_file // days, k * 100 + d
+            )
+            for d in range(days)
+        )
         append(path, data, old)
         total += len(data)
     print(f"part 1: {args.files} logs, {total / 2**20:.0f} MiB written in {time.perf_counter() - t0:.1f} s (not timed)")
     now = dt.datetime.combine(FIRST_DAY + dt.timedelta(days=6), dt.time(3), tzinfo=c.JAKARTA)
     t0 = time.perf_counter()
     first = collect.collect(settings, now, time.time())
-    print(f"  first collection (every file whole): {time.perf_counter() - t0:.2f} s, "
-          f"{sum(r.bytes for r in first) / 2**20:.0f} MiB taken, {sum(r.written for r in first)} segments")
+    print(
+        f"  first collection (every file whole): {time.perf_counter() - t0:.2f} s, "
+        f"{sum(r.bytes for r in first) / 2**20:.0f} MiB taken, {sum(r.written for r in first)} segments"
+    )
     changed = max(1, args.files * args.changed // 100)
     runs = []
     for rep in range(args.repeats):
@@ -112,13 +124,17 @@ def part_collection(root: Path, args) -> bool:
         runs.append(time.perf_counter() - t0)
         got = sum(r.bytes for r in rep_res)
         assert got == added, (got, added)
-        print(f"  night {rep + 1}: {changed} of {args.files} logs appended ({added / 2**20:.1f} MiB): collection "
-              f"{runs[-1]:.2f} s, {sum(r.written for r in rep_res)} segments, {got / 2**20:.1f} MiB taken "
-              f"(exactly the bytes appended)")
+        print(
+            f"  night {rep + 1}: {changed} of {args.files} logs appended ({added / 2**20:.1f} MiB): collection "
+            f"{runs[-1]:.2f} s, {sum(r.written for r in rep_res)} segments, {got / 2**20:.1f} MiB taken "
+            f"(exactly the bytes appended)"
+        )
     median = statistics.median(runs)
     met = median <= TARGET_SECONDS
-    print(f"target: a night's collection over {args.files} logs / {total / 2**30:.2f} GiB with {args.changed} % "
-          f"changed <= {TARGET_SECONDS} s: {c.target_verdict(met)} (median {median:.2f} s of {len(runs)})")
+    print(
+        f"target: a night's collection over {args.files} logs / {total / 2**30:.2f} GiB with {args.changed} % "
+        f"changed <= {TARGET_SECONDS} s: {c.target_verdict(met)} (median {median:.2f} s of {len(runs)})"
+    )
     return met
 
 
@@ -130,8 +146,10 @@ def part_growth(root: Path, args) -> bool:
     settings = c.new_home(root / "home-b")
     log = root / "grow" / "session.jsonl"
     log.parent.mkdir(parents=True)
-    edit_config(settings.paths.home, lambda d: d.setdefault("sources", []).append(
-        {"name": "cc", "kind": "claude_code", "path": str(log)}))
+    edit_config(
+        settings.paths.home,
+        lambda d: d.setdefault("sources", []).append({"name": "cc", "kind": "claude_code", "path": str(log)}),
+    )
     archive = settings.paths.archive
     per_night = args.grow_mb * 2**20 // args.nights
     appended = 0
@@ -140,20 +158,28 @@ def part_growth(root: Path, args) -> bool:
         day = FIRST_DAY + dt.timedelta(days=n)
         append(log, day_of_lines(templates, "grow-session", day, per_night, 10_000 + n), time.time() - 86400)
         appended = log.stat().st_size
-        res = nightly(now=dt.datetime.combine(day + dt.timedelta(days=1), dt.time(3), tzinfo=c.JAKARTA),
-                      home=str(settings.paths.home))
+        res = nightly(
+            now=dt.datetime.combine(day + dt.timedelta(days=1), dt.time(3), tzinfo=c.JAKARTA),
+            home=str(settings.paths.home),
+        )
         seconds.append(res["seconds"].get("collect", 0.0))
         assert res["collect"]["errors"] == 0 and res["ingest"]["rejected"] == 0, res["collect"]
     segs = sum(p.stat().st_size for p in archive.rglob("collected-*"))
     other = sum(p.stat().st_size for p in archive.rglob("*") if p.is_file() and not p.name.startswith("collected-"))
     growth = segs / appended
     met = growth <= TARGET_GROWTH
-    print(f"part 2: one log grown to {appended / 2**20:.1f} MiB over {args.nights} nights "
-          f"(collect stage median {statistics.median(seconds):.2f} s a night)")
-    print(f"  archive: collected segments {segs / 2**20:.2f} MiB = {growth:.4f}x the bytes appended; "
-          f"other archive files (manifests, summaries, MEMORY_INDEX) {other / 2**20:.2f} MiB")
-    print(f"target: archive growth <= {TARGET_GROWTH}x the bytes appended: {c.target_verdict(met)} ({growth:.4f}x; "
-          f"{(segs + other) / appended:.4f}x counting every archive file)")
+    print(
+        f"part 2: one log grown to {appended / 2**20:.1f} MiB over {args.nights} nights "
+        f"(collect stage median {statistics.median(seconds):.2f} s a night)"
+    )
+    print(
+        f"  archive: collected segments {segs / 2**20:.2f} MiB = {growth:.4f}x the bytes appended; "
+        f"other archive files (manifests, summaries, MEMORY_INDEX) {other / 2**20:.2f} MiB"
+    )
+    print(
+        f"target: archive growth <= {TARGET_GROWTH}x the bytes appended: {c.target_verdict(met)} ({growth:.4f}x; "
+        f"{(segs + other) / appended:.4f}x counting every archive file)"
+    )
     return met
 
 

@@ -42,42 +42,53 @@ def main(argv: list[str] | None = None) -> None:
 
     last = START + dt.timedelta(days=args.days - 1)
     now = c.run_after(last)
-    print(f"spine: nightly over {args.days} days x {args.sessions} sessions x {args.messages} messages "
-          f"({START} .. {last}), now={now.isoformat()}")
+    print(
+        f"spine: nightly over {args.days} days x {args.sessions} sessions x {args.messages} messages "
+        f"({START} .. {last}), now={now.isoformat()}"
+    )
     with c.bench_env("spine") as env:
         print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
         print(c.QUANTUM_NOTE)
         home = env.root / "home"
         settings = c.new_home(home)
         w = c.write_files(settings.paths.active, c.corpus(START, args.days, args.sessions, args.messages))
-        print(f"generated: {w.files} files, {w.files * args.messages} messages, {w.bytes / 2**20:.1f} MiB "
-              f"in {w.seconds:.1f} s (generation + writing, not counted)")
+        print(
+            f"generated: {w.files} files, {w.files * args.messages} messages, {w.bytes / 2**20:.1f} MiB "
+            f"in {w.seconds:.1f} s (generation + writing, not counted)"
+        )
         rss_before = c.peak_rss_self_mib()
 
         first, wall = c.timed_nightly(home, now)
         print(f"\nnightly #1: flow call wall {wall:.2f} s (flow body wall_seconds {first['wall_seconds']:.2f} s)")
         print(f"  {c.counts_line(first)}")
         print("\n".join(c.stage_table([first])))
-        print(f"  prefect overhead share: 1 - {c.work_total(first):.2f}/{wall:.2f} = "
-              f"{c.overhead_share(first, wall):.1%}")
+        print(
+            f"  prefect overhead share: 1 - {c.work_total(first):.2f}/{wall:.2f} = {c.overhead_share(first, wall):.1%}"
+        )
 
         again, wall2 = c.timed_nightly(home, now)
-        print(f"\nnightly #2 (rerun, expected no-op): flow call wall {wall2:.2f} s, "
-              f"kenang work {c.work_total(again):.2f} s, overhead share {c.overhead_share(again, wall2):.1%}")
+        print(
+            f"\nnightly #2 (rerun, expected no-op): flow call wall {wall2:.2f} s, "
+            f"kenang work {c.work_total(again):.2f} s, overhead share {c.overhead_share(again, wall2):.1%}"
+        )
         print(f"  {c.counts_line(again)}")
         rss_self = c.peak_rss_self_mib()
         cli_walls = [c.cli_noop_seconds(home, now) for _ in range(3)]
-        print(f"\n`kenang run` with nothing to do, as a new process against the running Prefect server: "
-              f"{', '.join(f'{s:.2f}' for s in cli_walls)} s wall (median {sorted(cli_walls)[1]:.2f} s); "
-              f"target <= {NOOP_TARGET_SECONDS:.0f} s: {c.target_verdict(sorted(cli_walls)[1] <= NOOP_TARGET_SECONDS)}")
+        print(
+            f"\n`kenang run` with nothing to do, as a new process against the running Prefect server: "
+            f"{', '.join(f'{s:.2f}' for s in cli_walls)} s wall (median {sorted(cli_walls)[1]:.2f} s); "
+            f"target <= {NOOP_TARGET_SECONDS:.0f} s: {c.target_verdict(sorted(cli_walls)[1] <= NOOP_TARGET_SECONDS)}"
+        )
 
     print(f"\npeak RSS, this process: {rss_self:.0f} MiB (before the first nightly: {rss_before:.0f} MiB)")
     print(f"peak RSS, child processes (Prefect test server, largest reaped child): {c.peak_rss_children_mib():.0f} MiB")
     n = c.cores()
-    print(f"\ntarget: <= {TARGET_SECONDS:.0f} s wall on {c.TARGET_CORES} cores -> "
-          f"{c.target_verdict(wall <= TARGET_SECONDS)} ({wall:.2f} s on {n} core{'s' * (n != 1)}"
-          f"{'' if n == c.TARGET_CORES else f'; not {c.TARGET_CORES} cores, so only indicative'}"
-          f"{'' if args.days == 365 and args.sessions == 10 and args.messages == 40 else '; reduced size'})")
+    print(
+        f"\ntarget: <= {TARGET_SECONDS:.0f} s wall on {c.TARGET_CORES} cores -> "
+        f"{c.target_verdict(wall <= TARGET_SECONDS)} ({wall:.2f} s on {n} core{'s' * (n != 1)}"
+        f"{'' if n == c.TARGET_CORES else f'; not {c.TARGET_CORES} cores, so only indicative'}"
+        f"{'' if args.days == 365 and args.sessions == 10 and args.messages == 40 else '; reduced size'})"
+    )
 
 
 if __name__ == "__main__":

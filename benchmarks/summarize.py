@@ -105,7 +105,9 @@ def model_path(choice: str | None) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--days", type=int, default=None, help="demo (user, day)s to summarize (default 12; 2 with --contended)")
+    p.add_argument(
+        "--days", type=int, default=None, help="demo (user, day)s to summarize (default 12; 2 with --contended)"
+    )
     p.add_argument("--model", default=None, help="a GGUF path, or 'gemma'; default: the bundled SmolLM2")
     from schemas.config import Summarizer
 
@@ -113,16 +115,35 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--n-ctx", type=int, default=cfg.n_ctx, help=f"default {cfg.n_ctx}, as kenang.yaml")
     p.add_argument("--max-tokens", type=int, default=cfg.max_tokens, help=f"default {cfg.max_tokens}")
     p.add_argument("--threads", type=int, default=None)
-    p.add_argument("--key-sentences", choices=("long", "always", "never"), default="long",
-                   help="when the model writes from the key sentences (default long: days that do not fit n_ctx)")
-    p.add_argument("--contended", action="store_true",
-                   help="time the stage idle and beside one busy llama-cpp process, instead of stage against raw")
-    p.add_argument("--competitor-threads", type=int, default=None,
-                   help="the competitor's n_threads (default: kenang's, all cores but one)")
-    p.add_argument("--competitor-wait", choices=("PASSIVE", "ACTIVE"), default=None,
-                   help="the competitor's OMP_WAIT_POLICY (default: this process's, PASSIVE as kenang sets it)")
-    p.add_argument("--backend", choices=("llama", "openai"), default="llama",
-                   help="openai: the same days in process and through a local llama_cpp.server at concurrency 1, 2, 4")
+    p.add_argument(
+        "--key-sentences",
+        choices=("long", "always", "never"),
+        default="long",
+        help="when the model writes from the key sentences (default long: days that do not fit n_ctx)",
+    )
+    p.add_argument(
+        "--contended",
+        action="store_true",
+        help="time the stage idle and beside one busy llama-cpp process, instead of stage against raw",
+    )
+    p.add_argument(
+        "--competitor-threads",
+        type=int,
+        default=None,
+        help="the competitor's n_threads (default: kenang's, all cores but one)",
+    )
+    p.add_argument(
+        "--competitor-wait",
+        choices=("PASSIVE", "ACTIVE"),
+        default=None,
+        help="the competitor's OMP_WAIT_POLICY (default: this process's, PASSIVE as kenang sets it)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("llama", "openai"),
+        default="llama",
+        help="openai: the same days in process and through a local llama_cpp.server at concurrency 1, 2, 4",
+    )
     args = p.parse_args(argv)
     if args.days is None:
         args.days = 2 if args.contended else 12
@@ -144,11 +165,11 @@ def run(root: Path, args) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from flows.cli import demo
-    from flows.store import ledger
-    from flows.stages import summarize
     from flows.config import load_settings
     from flows.models.llm import ModelConfig, load_model
     from flows.pipeline import nightly
+    from flows.stages import summarize
+    from flows.store import ledger
     from schemas.lexicon import TECHNOLOGIES
     from transforms.summarize import LlmSummarizer, canonical_map
 
@@ -165,8 +186,12 @@ def run(root: Path, args) -> None:
     model = load_model(ModelConfig(path, args.n_ctx, args.threads, None, 42))
     load_s = time.perf_counter() - t0
     rec = Recording(model)
-    s = LlmSummarizer(rec, max_tokens=args.max_tokens, canonical_technologies=canonical_map(TECHNOLOGIES),
-                      key_sentences=args.key_sentences)
+    s = LlmSummarizer(
+        rec,
+        max_tokens=args.max_tokens,
+        canonical_technologies=canonical_map(TECHNOLOGIES),
+        key_sentences=args.key_sentences,
+    )
     today = now.astimezone(settings.timezone).date()
     if args.contended:
         contended(settings, s, keys, rows, today, model, path, args)
@@ -175,8 +200,10 @@ def run(root: Path, args) -> None:
         server(settings, s, keys, rows, today, model, path, args)
         return
 
-    print(f"summarize: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}, key sentences "
-          f"{args.key_sentences}); model load {load_s:.2f} s (not counted)")
+    print(
+        f"summarize: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}, key sentences "
+        f"{args.key_sentences}); model load {load_s:.2f} s (not counted)"
+    )
     t0 = time.perf_counter()
     res = summarize.summarize_days(settings, s, keys, rows, "bench", today)
     stage_s = time.perf_counter() - t0
@@ -186,25 +213,39 @@ def run(root: Path, args) -> None:
     completion_tokens = 0
     for messages, schema, temperature, max_tokens in rec.calls:
         out = llama.create_chat_completion(
-            messages=messages, response_format={"type": "json_object", "schema": schema},
-            temperature=temperature, max_tokens=max_tokens, seed=42, repeat_penalty=1.1,
+            messages=messages,
+            response_format={"type": "json_object", "schema": schema},
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=42,
+            repeat_penalty=1.1,
         )
         completion_tokens += out["usage"]["completion_tokens"]
     raw_s = time.perf_counter() - t0
 
     done = [d for d in res.days if d.status == "summarized"]
     n = max(len(res.days), 1)
-    print(f"stage:  {stage_s:7.2f} s wall for {len(res.days)} days, {len(rec.calls)} model calls "
-          f"({len(res.days) - len(done)} failed)")
+    print(
+        f"stage:  {stage_s:7.2f} s wall for {len(res.days)} days, {len(rec.calls)} model calls "
+        f"({len(res.days) - len(done)} failed)"
+    )
     print(f"raw:    {raw_s:7.2f} s wall for the same {len(rec.calls)} calls")
-    print(f"ratio stage/raw: {stage_s / raw_s:.3f}   (target <= {TARGET_RATIO}: {'MET' if stage_s / raw_s <= TARGET_RATIO else 'MISSED'})")
-    print(f"tokens/s (completion tokens per second of raw replay, prompt processing included): {completion_tokens / raw_s:.1f}")
-    print(f"valid on first try: {sum(d.numbers['first_try_valid'] for d in done)}/{n} = {sum(d.numbers['first_try_valid'] for d in done) / n:.0%}")
-    print(f"days with a fallback field: {sum(bool(d.notes['fallback_fields']) for d in done)}/{n} = "
-          f"{sum(bool(d.notes['fallback_fields']) for d in done) / n:.0%}")
+    print(
+        f"ratio stage/raw: {stage_s / raw_s:.3f}   (target <= {TARGET_RATIO}: {'MET' if stage_s / raw_s <= TARGET_RATIO else 'MISSED'})"
+    )
+    print(
+        f"tokens/s (completion tokens per second of raw replay, prompt processing included): {completion_tokens / raw_s:.1f}"
+    )
+    print(
+        f"valid on first try: {sum(d.numbers['first_try_valid'] for d in done)}/{n} = {sum(d.numbers['first_try_valid'] for d in done) / n:.0%}"
+    )
+    print(
+        f"days with a fallback field: {sum(bool(d.notes['fallback_fields']) for d in done)}/{n} = "
+        f"{sum(bool(d.notes['fallback_fields']) for d in done) / n:.0%}"
+    )
     fields: dict[str, int] = {}
     for d in done:
-        for f in d.notes['fallback_fields']:
+        for f in d.notes["fallback_fields"]:
             fields[f] = fields.get(f, 0) + 1
     print("fallback by field: " + (", ".join(f"{k} {v}" for k, v in sorted(fields.items())) or "none"))
 
@@ -223,23 +264,45 @@ def server(settings, summarizer, keys, rows, today, model, path: Path, args) -> 
     from transforms.summarize import LlmSummarizer, canonical_map
 
     threads = default_threads(args.threads)
-    print(f"summarize --backend openai: {len(keys)} demo (user, day)s with {path.name}, {threads} thread(s), "
-          f"n_ctx {args.n_ctx}")
+    print(
+        f"summarize --backend openai: {len(keys)} demo (user, day)s with {path.name}, {threads} thread(s), "
+        f"n_ctx {args.n_ctx}"
+    )
     t0 = time.perf_counter()
     res = summarize.summarize_days(settings, summarizer, keys, rows, "bench", today)
     inproc = time.perf_counter() - t0
-    print(f"  in process:          {inproc:7.2f} s, {len(keys) / inproc * 60:5.2f} days/min "
-          f"({sum(d.status == 'summarized' for d in res.days)} summarized)")
+    print(
+        f"  in process:          {inproc:7.2f} s, {len(keys) / inproc * 60:5.2f} days/min "
+        f"({sum(d.status == 'summarized' for d in res.days)} summarized)"
+    )
     model._llama.close()  # one model in memory at a time
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     folder = Path(tempfile.mkdtemp(prefix="kenang-bench-server-"))
-    (folder / "server.json").write_text(json.dumps({"host": "127.0.0.1", "port": port, "models": [
-        {"model": str(path), "model_alias": "bench", "n_ctx": args.n_ctx, "n_threads": threads, "seed": 42,
-         "verbose": False}]}))
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--config_file", str(folder / "server.json")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (folder / "server.json").write_text(
+        json.dumps(
+            {
+                "host": "127.0.0.1",
+                "port": port,
+                "models": [
+                    {
+                        "model": str(path),
+                        "model_alias": "bench",
+                        "n_ctx": args.n_ctx,
+                        "n_threads": threads,
+                        "seed": 42,
+                        "verbose": False,
+                    }
+                ],
+            }
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--config_file", str(folder / "server.json")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 180
@@ -249,26 +312,44 @@ def server(settings, summarizer, keys, rows, today, model, path: Path, args) -> 
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("llama_cpp.server did not start")
+                    raise SystemExit("llama_cpp.server did not start") from None
                 time.sleep(0.5)
         figures = {}
         for n in (1, 2, 4):
-            cfg = settings.config.model_copy(update={"summarizer": settings.summarizer.model_copy(
-                update={"backend": "openai", "base_url": base, "model": "bench", "concurrency": n,
-                        "structured_output": "json_object"})})
+            cfg = settings.config.model_copy(
+                update={
+                    "summarizer": settings.summarizer.model_copy(
+                        update={
+                            "backend": "openai",
+                            "base_url": base,
+                            "model": "bench",
+                            "concurrency": n,
+                            "structured_output": "json_object",
+                        }
+                    )
+                }
+            )
             s_n = dataclasses.replace(settings, config=cfg)
-            remote = OpenAIModel(Server(base, "bench", None, 600.0), n_ctx=args.n_ctx, structured_output="json_object",
-                                 seed=42)
-            summ = LlmSummarizer(remote, max_tokens=args.max_tokens, canonical_technologies=canonical_map(TECHNOLOGIES),
-                                 key_sentences=args.key_sentences, backend="openai")
+            remote = OpenAIModel(
+                Server(base, "bench", None, 600.0), n_ctx=args.n_ctx, structured_output="json_object", seed=42
+            )
+            summ = LlmSummarizer(
+                remote,
+                max_tokens=args.max_tokens,
+                canonical_technologies=canonical_map(TECHNOLOGIES),
+                key_sentences=args.key_sentences,
+                backend="openai",
+            )
             t0 = time.perf_counter()
             res = summarize.summarize_days(s_n, summ, keys, rows, "bench", today)
             figures[n] = time.perf_counter() - t0
             done = sum(d.status == "summarized" for d in res.days)
             valid = sum(d.numbers.get("first_try_valid", 0) for d in res.days)
-            print(f"  server, {n} in flight: {figures[n]:7.2f} s, {len(keys) / figures[n] * 60:5.2f} days/min "
-                  f"({done} summarized, {valid} valid on the first try; tokens counted by the server: "
-                  f"{'yes' if remote._tokenize else 'no, estimated'})")
+            print(
+                f"  server, {n} in flight: {figures[n]:7.2f} s, {len(keys) / figures[n] * 60:5.2f} days/min "
+                f"({done} summarized, {valid} valid on the first try; tokens counted by the server: "
+                f"{'yes' if remote._tokenize else 'no, estimated'})"
+            )
     finally:
         proc.terminate()
         try:
@@ -277,8 +358,10 @@ def server(settings, summarizer, keys, rows, today, model, path: Path, args) -> 
             proc.kill()
         shutil.rmtree(folder, ignore_errors=True)
     ratio = figures[1] / inproc
-    print(f"ratio server (1 in flight) / in process: {ratio:.3f}   (target <= {TARGET_SERVER}: "
-          f"{'MET' if ratio <= TARGET_SERVER else 'MISSED'})")
+    print(
+        f"ratio server (1 in flight) / in process: {ratio:.3f}   (target <= {TARGET_SERVER}: "
+        f"{'MET' if ratio <= TARGET_SERVER else 'MISSED'})"
+    )
 
 
 def contended(settings, summarizer, keys, rows, today, model, path: Path, args) -> None:
@@ -291,9 +374,11 @@ def contended(settings, summarizer, keys, rows, today, model, path: Path, args) 
     wait = os.environ.get("OMP_WAIT_POLICY", "(unset: OpenMP's default)")
     rival_wait = args.competitor_wait or wait
     print(f"contended: {len(keys)} demo (user, day)s with {path.name} (n_ctx {args.n_ctx}), {n} cores")
-    print(f"threads: stage n_threads {threads} ({'--threads' if args.threads else 'default: all cores but one'}), "
-          f"OMP_WAIT_POLICY={wait}; competitor: llama-cpp generation loop on {path.name}, n_threads {rival_threads}, "
-          f"OMP_WAIT_POLICY={rival_wait}")
+    print(
+        f"threads: stage n_threads {threads} ({'--threads' if args.threads else 'default: all cores but one'}), "
+        f"OMP_WAIT_POLICY={wait}; competitor: llama-cpp generation loop on {path.name}, n_threads {rival_threads}, "
+        f"OMP_WAIT_POLICY={rival_wait}"
+    )
     # One short call first, so neither timing pays for the first call's warm-up.
     model._llama.create_chat_completion(messages=[{"role": "user", "content": "Hi"}], max_tokens=4)
 
@@ -308,8 +393,13 @@ def contended(settings, summarizer, keys, rows, today, model, path: Path, args) 
     env = dict(os.environ)
     if args.competitor_wait:
         env["OMP_WAIT_POLICY"] = args.competitor_wait
-    proc = subprocess.Popen([sys.executable, "-c", COMPETITOR, str(path), str(rival_threads)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", COMPETITOR, str(path), str(rival_threads)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         t0 = time.perf_counter()
         if not _ready(proc, timeout=300):
@@ -327,12 +417,16 @@ def contended(settings, summarizer, keys, rows, today, model, path: Path, args) 
             proc.kill()
             proc.wait()
     share = f"{(cpu1 - cpu0) / window:.2f} cores" if cpu0 is not None and cpu1 is not None else "unknown"
-    print(f"contended: {busy_s:7.2f} s wall, {busy_done}/{len(keys)} summarized; the competitor used {share} "
-          f"meanwhile{'' if alive else ' and EXITED before the end: not a contended measurement'}")
+    print(
+        f"contended: {busy_s:7.2f} s wall, {busy_done}/{len(keys)} summarized; the competitor used {share} "
+        f"meanwhile{'' if alive else ' and EXITED before the end: not a contended measurement'}"
+    )
     ratio = busy_s / idle_s
     print(f"slowdown contended/idle: {ratio:.2f}x")
-    print(f"target: <= {TARGET_CONTENDED:.0f}x the idle time: {'MET' if ratio <= TARGET_CONTENDED and alive else 'MISSED'}"
-          f" ({ratio:.2f}x on {n} core{'s' * (n != 1)})")
+    print(
+        f"target: <= {TARGET_CONTENDED:.0f}x the idle time: {'MET' if ratio <= TARGET_CONTENDED and alive else 'MISSED'}"
+        f" ({ratio:.2f}x on {n} core{'s' * (n != 1)})"
+    )
 
 
 def _ready(proc: subprocess.Popen, timeout: float) -> bool:

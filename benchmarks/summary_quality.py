@@ -33,8 +33,8 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from zoneinfo import ZoneInfo
 
 import yaml
@@ -83,8 +83,11 @@ def score(rows: list[dict], summarize: Callable[[dict], str]) -> dict:
 
 
 def print_row(name: str, n: int, r: dict, extra: str = "") -> None:
-    print(f"{name:<34} {n:>4}  R1 {r['rouge1']:.3f}  R2 {r['rouge2']:.3f}  RL {r['rougeL']:.3f}  "
-          f"{r['words']:5.1f} words  {r['seconds'] * 1000:8.1f} ms/day{extra}", flush=True)
+    print(
+        f"{name:<34} {n:>4}  R1 {r['rouge1']:.3f}  R2 {r['rouge2']:.3f}  RL {r['rougeL']:.3f}  "
+        f"{r['words']:5.1f} words  {r['seconds'] * 1000:8.1f} ms/day{extra}",
+        flush=True,
+    )
 
 
 def model_summarizer(key_sentences: str = "long"):
@@ -96,22 +99,33 @@ def model_summarizer(key_sentences: str = "long"):
 
     cfg = Summarizer()
     model = load_model(ModelConfig(bundled_model_path(), cfg.n_ctx, cfg.n_threads, cfg.chat_format, cfg.seed))
-    return LlmSummarizer(model, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
-                         canonical_technologies=canonical_map(TECHNOLOGIES), key_sentences=key_sentences)
+    return LlmSummarizer(
+        model,
+        temperature=cfg.temperature,
+        max_tokens=cfg.max_tokens,
+        canonical_technologies=canonical_map(TECHNOLOGIES),
+        key_sentences=key_sentences,
+    )
 
 
 def day_input(text: DayText):
     from transforms.summarize import DayInput, SessionMeta
 
     msgs = text.messages
-    sessions = tuple(SessionMeta(sid, min(m.ts for m in msgs if m.session_id == sid),
-                                 max(m.ts for m in msgs if m.session_id == sid),
-                                 sum(m.session_id == sid for m in msgs))
-                     for sid in dict.fromkeys(m.session_id for m in msgs))
+    sessions = tuple(
+        SessionMeta(
+            sid,
+            min(m.ts for m in msgs if m.session_id == sid),
+            max(m.ts for m in msgs if m.session_id == sid),
+            sum(m.session_id == sid for m in msgs),
+        )
+        for sid in dict.fromkeys(m.session_id for m in msgs)
+    )
     return DayInput(text, sessions, text.day + dt.timedelta(days=1))
 
 
 # --- the demo corpus's facts ----------------------------------------------------------
+
 
 def demo_days() -> list[tuple[DayText, list[list[str]]]]:
     """Each demo (user, day) with the facts of the topics its sessions are on."""
@@ -175,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
             s = model_summarizer(mode)
             outcomes = []
 
-            def by_model(r: dict) -> str:
+            def by_model(r: dict, s=s, outcomes=outcomes) -> str:
                 out = s.summarize(day_input(day_of(r)))
                 outcomes.append(out)
                 return out.doc.summary

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -190,8 +191,7 @@ def load_settings(home: Path) -> Settings:
     config_file = home / CONFIG_NAME
     if not config_file.is_file():
         raise ConfigError(
-            f"no {CONFIG_NAME} in {home}: run `kenang init --home {home}` first "
-            f"(or `kenang demo` for a sample home)"
+            f"no {CONFIG_NAME} in {home}: run `kenang init --home {home}` first (or `kenang demo` for a sample home)"
         )
     try:
         raw = yaml.safe_load(config_file.read_text(encoding="utf-8"))
@@ -251,8 +251,30 @@ def settings_from(home: Path, config_file: Path, config: Config) -> Settings:
 
 #: Folders no kenang path may be: the root and the system's own top-level folders.
 SYSTEM_DIRS = frozenset(
-    Path(p) for p in ("/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/media", "/mnt",
-                      "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var")
+    Path(p)
+    for p in (
+        "/",
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/media",
+        "/mnt",
+        "/opt",
+        "/proc",
+        "/root",
+        "/run",
+        "/sbin",
+        "/srv",
+        "/sys",
+        "/tmp",
+        "/usr",
+        "/var",
+    )
 )
 _LAYOUT = ("active", "archive", "warehouse", "quarantine")
 
@@ -266,17 +288,23 @@ def check_layout(paths: Paths, where: str) -> None:
     for name in _LAYOUT:
         p = getattr(paths, name)
         if p in SYSTEM_DIRS or p == Path(p.anchor):
-            raise ConfigError(f"{where}: paths.{name}: {str(p)!r} is a system folder; "
-                              f"give kenang a folder of its own, e.g. {paths.home / name}")
+            raise ConfigError(
+                f"{where}: paths.{name}: {str(p)!r} is a system folder; "
+                f"give kenang a folder of its own, e.g. {paths.home / name}"
+            )
         if p == paths.config_file or p in paths.config_file.parents:
-            raise ConfigError(f"{where}: paths.{name}: {str(p)!r} contains the home's own {CONFIG_NAME}; "
-                              f"use a subfolder, e.g. {paths.home / name}")
+            raise ConfigError(
+                f"{where}: paths.{name}: {str(p)!r} contains the home's own {CONFIG_NAME}; "
+                f"use a subfolder, e.g. {paths.home / name}"
+            )
     for i, a in enumerate(_LAYOUT):
-        for b in _LAYOUT[i + 1:]:
+        for b in _LAYOUT[i + 1 :]:
             pa, pb = getattr(paths, a), getattr(paths, b)
             if pa == pb or pa in pb.parents or pb in pa.parents:
-                raise ConfigError(f"{where}: paths.{a} ({pa}) and paths.{b} ({pb}) overlap; "
-                                  f"each must be a folder of its own, neither inside the other")
+                raise ConfigError(
+                    f"{where}: paths.{a} ({pa}) and paths.{b} ({pb}) overlap; "
+                    f"each must be a folder of its own, neither inside the other"
+                )
 
 
 def check_sources(config: Config, paths: Paths, where: str) -> None:
@@ -293,13 +321,17 @@ def check_sources(config: Config, paths: Paths, where: str) -> None:
         root = Path(*parts[:fixed]) if fixed else Path(".")
         root = (root if root.is_absolute() else paths.home / root).resolve()
         if root in SYSTEM_DIRS or root == Path(root.anchor):
-            raise ConfigError(f"{where}: sources: {src.name}: path {src.path!r} starts at {root}, a system folder; "
-                              "name the folder the tool keeps its logs in (e.g. ~/.claude/projects)")
+            raise ConfigError(
+                f"{where}: sources: {src.name}: path {src.path!r} starts at {root}, a system folder; "
+                "name the folder the tool keeps its logs in (e.g. ~/.claude/projects)"
+            )
         for name in _LAYOUT:
             mine = getattr(paths, name)
             if root == mine or mine in root.parents or (src.kind == "folder" and root in mine.parents):
-                raise ConfigError(f"{where}: sources: {src.name}: path {src.path!r} overlaps paths.{name} ({mine}); "
-                                  "kenang would collect its own files")
+                raise ConfigError(
+                    f"{where}: sources: {src.name}: path {src.path!r} overlaps paths.{name} ({mine}); "
+                    "kenang would collect its own files"
+                )
 
 
 def pick_user(given: str | None, known: Callable[[], list[str]], nothing_yet: str) -> str:

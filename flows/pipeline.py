@@ -26,9 +26,9 @@ import datetime as dt
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterator
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
@@ -133,7 +133,7 @@ def push_task(settings: Settings) -> remote.SyncResult:
         return remote.push(settings)
 
 
-def _remote_counts(run: "RunState", key: str, res: remote.SyncResult) -> None:
+def _remote_counts(run: RunState, key: str, res: remote.SyncResult) -> None:
     """Fold an S3 sync's figures into the run's counts; a bucket that went away, or refused, degrades the night."""
     mine = run.counts.setdefault("archive_remote", {})
     for k, v in res.counts().items():
@@ -142,7 +142,7 @@ def _remote_counts(run: "RunState", key: str, res: remote.SyncResult) -> None:
         _degrade(run, "unreachable" if res.error else "refused", f"{key}: {res.why}")
 
 
-def _archive_state(settings: Settings, run: "RunState", need_bytes: int) -> mount.ArchiveState:
+def _archive_state(settings: Settings, run: RunState, need_bytes: int) -> mount.ArchiveState:
     """The archive's state for this run; an archive on S3 fills its local copy first, and a copy the bucket
     could not fill is not written tonight (no name is chosen blind)."""
     pulled = pull_task(settings) if settings.paths.remote_archive else None
@@ -154,14 +154,14 @@ def _archive_state(settings: Settings, run: "RunState", need_bytes: int) -> moun
     return disk
 
 
-def _push_archive(settings: Settings, run: "RunState", disk: mount.ArchiveState) -> None:
+def _push_archive(settings: Settings, run: RunState, disk: mount.ArchiveState) -> None:
     """An archive on S3: what the run changed in the local copy goes up when it ends."""
     if settings.paths.remote_archive and disk.writable:
         with run.stage_of("archive"):
             _remote_counts(run, "push", push_task(settings))
 
 
-def _degrade(run: "RunState", state: str, reason: str) -> None:
+def _degrade(run: RunState, state: str, reason: str) -> None:
     """Say the night was degraded (the first cause is kept: it is what to fix first)."""
     run.counts.setdefault("degraded", {"archive": state, "reason": reason})
 
@@ -187,8 +187,18 @@ def record_task(settings: Settings, rows, run_id: str) -> int:
 
 
 @task(name="load", **_IO)
-def load_task(settings: Settings, days, ledger_rows, run_id: str, parsed, check_hashes: bool, offset: int, total: int,
-              files_before: int, today: dt.date):
+def load_task(
+    settings: Settings,
+    days,
+    ledger_rows,
+    run_id: str,
+    parsed,
+    check_hashes: bool,
+    offset: int,
+    total: int,
+    files_before: int,
+    today: dt.date,
+):
     def tick(done: int, _n: int, files: int) -> None:
         progress.report("load", offset + done, total, files_before + files, unit="days")
 
@@ -211,7 +221,9 @@ def model_task(settings: Settings):
 
 
 @task(name="summarize", **_IO)
-def summarize_task(settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int):
+def summarize_task(
+    settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int
+):
     with _timed("summarize"), durable_batch():
         res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today)
     progress.report("summarize", offset + len(keys), total, 0, unit="days")
@@ -280,11 +292,22 @@ def embedder_task(settings: Settings):
 
 
 @task(name="recall-index", **_IO)
-def recall_index_task(settings: Settings, embedder, keys, ledger_rows, run_id: str, reembed: bool, offset: int, total: int,
-                      untrusted=frozenset(), max_new: int | None = None):
+def recall_index_task(
+    settings: Settings,
+    embedder,
+    keys,
+    ledger_rows,
+    run_id: str,
+    reembed: bool,
+    offset: int,
+    total: int,
+    untrusted=frozenset(),
+    max_new: int | None = None,
+):
     with _timed("index"), durable_batch():
-        res = recall_index.index_days(settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted,
-                                      max_new=max_new)
+        res = recall_index.index_days(
+            settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted, max_new=max_new
+        )
     progress.report("index", offset + len(keys), total, 0, unit="days")
     return res
 
@@ -363,8 +386,12 @@ def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seco
         faults.checkpoint("run.locked")
         with _timed("bookkeeping"):
             if previous_run_died:  # sweep its temporaries; a clean run leaves none
-                for root in (settings.paths.archive, settings.paths.quarantine, settings.paths.warehouse,
-                             settings.paths.active):
+                for root in (
+                    settings.paths.archive,
+                    settings.paths.quarantine,
+                    settings.paths.warehouse,
+                    settings.paths.active,
+                ):
                     sweep_tmp(root)
             ledger.write_run(settings.paths.warehouse, record)
         try:
@@ -412,7 +439,7 @@ def _in_batches(settings: Settings, items: list, size: int, work: Callable[[list
         ledger_task(settings, quote(res.days))
         parts.append(res)
         if res.unavailable:
-            parts.append(StageResult(waiting=tuple(items[i + size:])))
+            parts.append(StageResult(waiting=tuple(items[i + size :])))
             break
     return StageResult.of(parts)
 
@@ -422,56 +449,102 @@ def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, chec
     starts = [0]  # files done before each batch, for progress
     for d in days:
         starts.append(starts[-1] + len(d.paths))
-    res = _in_batches(settings, days, LOAD_BATCH_DAYS, lambda batch, i: load_task(
-        settings, quote(batch), quote(ledger_rows), run.run_id, quote(parsed), check_hashes, i, len(days), starts[i],
-        today))
+    res = _in_batches(
+        settings,
+        days,
+        LOAD_BATCH_DAYS,
+        lambda batch, i: load_task(
+            settings,
+            quote(batch),
+            quote(ledger_rows),
+            run.run_id,
+            quote(parsed),
+            check_hashes,
+            i,
+            len(days),
+            starts[i],
+            today,
+        ),
+    )
     return load.counts(res)
 
 
-def _summarize_all(settings: Settings, run: RunState, today: dt.date, *, start=None, end=None, force=False,
-                   redo=frozenset(), budget: bool = True) -> dict:
+def _summarize_all(
+    settings: Settings,
+    run: RunState,
+    today: dt.date,
+    *,
+    start=None,
+    end=None,
+    force=False,
+    redo=frozenset(),
+    budget: bool = True,
+) -> dict:
     """Summarize the days that need it, newest first, within the run's budget; the model loads only if there is work."""
     # A forced or repairing backfill does all of its range: a nightly run would never redo those days.
     limit = plan.summary_budget(settings) if budget and not force and not redo else None
     with _timed("plan"):
         rows = ledger.read_days(settings.paths.warehouse)
         keys, waiting = plan.newest_first(
-            plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo), limit,
-            last={k for k, r in rows.items() if r.get("summary_status") == "failed"})
+            plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo),
+            limit,
+            last={k for k, r in rows.items() if r.get("summary_status") == "failed"},
+        )
     left = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:
         return summarize.counts(StageResult()) | left
     try:
         summarizer = model_task(settings)
     except ModelUnavailable as exc:  # a model server that cannot be used: every day waits, the night goes on
-        return summarize.counts(StageResult()) | left | {"waiting": left["waiting"] + len(keys),
-                                                         "unavailable": str(exc)}
+        return (
+            summarize.counts(StageResult()) | left | {"waiting": left["waiting"] + len(keys), "unavailable": str(exc)}
+        )
     # Small batches for a model (progress, and little lost to a crash); the extractive
     # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
     in_process = summarizer.backend == "llama"
     # A model writes the ledger every few days (progress, and little asked again after a crash); a server with
     # ``concurrency`` days in flight gets batches that keep it busy.
-    size = (SUMMARIZE_BATCH_DAYS if in_process else
-            max(SUMMARIZE_BATCH_DAYS, 2 * settings.summarizer.concurrency) if summarizer.backend == "openai"
-            else LOAD_BATCH_DAYS)
+    size = (
+        SUMMARIZE_BATCH_DAYS
+        if in_process
+        else max(SUMMARIZE_BATCH_DAYS, 2 * settings.summarizer.concurrency)
+        if summarizer.backend == "openai"
+        else LOAD_BATCH_DAYS
+    )
     # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
     # round trip to the server per task call (about 1.7 s here), worth it only for a model.
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
-    res = _in_batches(settings, keys, size, lambda batch, i: run_batch(
-        settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)))
+    res = _in_batches(
+        settings,
+        keys,
+        size,
+        lambda batch, i: run_batch(settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)),
+    )
     left = {"waiting": len(waiting) + len(res.waiting), "budget_days": limit, "unavailable": res.unavailable}
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
     # In day order: a candidate found on several days keeps its first day's quote.
     day_found = [c for d in sorted(res.days, key=lambda d: (d.user_id, d.date)) for c in d.notes.get("candidates", ())]
     refused = [k for d in res.days for k in d.notes.get("refused_candidates", ())]
-    found = candidates_task(settings, done, quote(day_found), today, refused) if done else {
-        "found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
-    return summarize.counts(res) | left | {"backend": summarizer.backend, "model": summarizer.model,
-                                           "candidates": found}
+    found = (
+        candidates_task(settings, done, quote(day_found), today, refused)
+        if done
+        else {"found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
+    )
+    return (
+        summarize.counts(res) | left | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found}
+    )
 
 
-def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reindex: bool = False,
-               redo=frozenset(), budget: bool = True) -> dict:
+def _index_all(
+    settings: Settings,
+    run: RunState,
+    *,
+    start=None,
+    end=None,
+    reindex: bool = False,
+    redo=frozenset(),
+    budget: bool = True,
+) -> dict:
     """Index the days that need it, newest first, until the run's chunk budget is spent; the embedder loads only if
     there is work."""
     limit = plan.chunk_budget(settings) if budget and not reindex and not redo else None
@@ -480,33 +553,58 @@ def _index_all(settings: Settings, run: RunState, *, start=None, end=None, reind
         from flows.models import embed
 
         eid = embed.configured_id(settings)
-        keys, _ = plan.newest_first(plan.days_needing(rows, lambda r: recall_index.is_fresh(r, eid), start=start,
-                                                      end=end, force=reindex, redo=redo),
-                                    last={k for k, r in rows.items() if r.get("index_status") == "failed"})
+        keys, _ = plan.newest_first(
+            plan.days_needing(
+                rows, lambda r: recall_index.is_fresh(r, eid), start=start, end=end, force=reindex, redo=redo
+            ),
+            last={k for k, r in rows.items() if r.get("index_status") == "failed"},
+        )
     if not keys:
-        return recall_index.counts(StageResult()) | {"embedder": eid, "waiting": 0, "budget_chunks": limit,
-                                                     "unavailable": None}
+        return recall_index.counts(StageResult()) | {
+            "embedder": eid,
+            "waiting": 0,
+            "budget_chunks": limit,
+            "unavailable": None,
+        }
     try:
         embedder = embedder_task(settings)
     except ModelUnavailable as exc:  # an embedding server that is down: every day waits, the night goes on
-        return recall_index.counts(StageResult()) | {"embedder": eid, "waiting": len(keys), "budget_chunks": limit,
-                                                     "unavailable": str(exc)}
+        return recall_index.counts(StageResult()) | {
+            "embedder": eid,
+            "waiting": len(keys),
+            "budget_chunks": limit,
+            "unavailable": str(exc),
+        }
     parts: list[StageResult] = []
     spent = 0
     # Small batches for an embedder (progress, and the budget); keyword-only indexing is fast, so load-sized ones.
     size = INDEX_BATCH_DAYS if embedder is not None else LOAD_BATCH_DAYS
     for i in range(0, len(keys), size):
-        res = recall_index_task(settings, quote(embedder), keys[i : i + size], quote(rows), run.run_id,
-                                reindex, i, len(keys), redo, None if limit is None else limit - spent)
+        res = recall_index_task(
+            settings,
+            quote(embedder),
+            keys[i : i + size],
+            quote(rows),
+            run.run_id,
+            reindex,
+            i,
+            len(keys),
+            redo,
+            None if limit is None else limit - spent,
+        )
         ledger_task(settings, quote(res.days))
         parts.append(res)
         spent += int(res.total("embedded"))
         if res.waiting or (limit is not None and spent >= limit):  # spent: every later day waits for the next night
-            parts.append(StageResult(waiting=tuple(keys[i + size:])))
+            parts.append(StageResult(waiting=tuple(keys[i + size :])))
             break
     res = StageResult.of(parts)
-    return recall_index.counts(res) | {"embedder": eid, "waiting": len(res.waiting), "budget_chunks": limit,
-                                       "unavailable": res.unavailable}
+    return recall_index.counts(res) | {
+        "embedder": eid,
+        "waiting": len(res.waiting),
+        "budget_chunks": limit,
+        "unavailable": res.unavailable,
+    }
 
 
 @flow(name="nightly", log_prints=False)
@@ -534,10 +632,17 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             }
         with run.stage_of("quarantine"):
             # A task with nothing to do is not called: each call is a few round trips to the Prefect server.
-            q = quarantine_task(settings, quote(found.rejected), run.run_id, now) if found.rejected \
+            q = (
+                quarantine_task(settings, quote(found.rejected), run.run_id, now)
+                if found.rejected
                 else quarantine.QuarantineResult()
-            run.counts["quarantine"] = {"moved": q.moved, "by_kind": dict(q.by_kind), "items": [list(i) for i in q.items],
-                                        "left": [list(i) for i in q.left]}
+            )
+            run.counts["quarantine"] = {
+                "moved": q.moved,
+                "by_kind": dict(q.by_kind),
+                "items": [list(i) for i in q.items],
+                "left": [list(i) for i in q.left],
+            }
         with run.stage_of("archive"):
             disk = _archive_state(settings, run, found.bytes_to_archive)
             if disk.writable:
@@ -551,10 +656,18 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             if found.exports and disk.writable:
                 x = exports_task(settings, quote(found.exports), run.run_id)
                 run.counts["imports"] = {
-                    "exports": [{"file": e.cand.relpath, "format": e.format, "user_id": e.user_id,
-                                 "conversations": e.conversations, "transcripts": len(e.derived),
-                                 "messages": sum(d.messages for d in e.derived), "notes": list(e.notes)}
-                                for e in found.exports],
+                    "exports": [
+                        {
+                            "file": e.cand.relpath,
+                            "format": e.format,
+                            "user_id": e.user_id,
+                            "conversations": e.conversations,
+                            "transcripts": len(e.derived),
+                            "messages": sum(d.messages for d in e.derived),
+                            "notes": list(e.notes),
+                        }
+                        for e in found.exports
+                    ],
                     **{k: v for k, v in asdict(x).items() if k != "days"},
                 }
                 if x.upload_error:
@@ -568,8 +681,9 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                         cutoff = today - dt.timedelta(days=settings.retention.messages_days)
                         known = {(d.user_id, d.date) for d in days}
                         days += [d for d in plan.expired_days(settings, cutoff) if (d.user_id, d.date) not in known]
-                run.counts["load"] = _load_all(settings, run, days, ledger_rows, found.parsed, False,
-                                               now.astimezone(settings.timezone).date())
+                run.counts["load"] = _load_all(
+                    settings, run, days, ledger_rows, found.parsed, False, now.astimezone(settings.timezone).date()
+                )
                 if checked:
                     settle_task(settings, quote(checked))
             else:
@@ -581,8 +695,11 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             run.counts["index"] = _index_all(settings, run)
         with run.stage_of("memory"):
             if disk.writable:
-                run.counts["retention_purged"] = retention_task(settings, now.astimezone(settings.timezone).date()) \
-                    if settings.retention.archive_days else 0
+                run.counts["retention_purged"] = (
+                    retention_task(settings, now.astimezone(settings.timezone).date())
+                    if settings.retention.archive_days
+                    else 0
+                )
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings)
         with run.stage_of("memory"):  # after the copies: MEMORY_INDEX and the snapshots read one file a month
@@ -630,26 +747,31 @@ def backfill(
                 found = plan.survey(settings, start, end, only_missing)
             if (found.restore or found.rewrite) and disk.writable:
                 record_task(settings, quote(found.restore + found.rewrite), run.run_id)
-            run.counts["survey"] = {"days": len(found.days), "restored_records": len(found.restore),
-                                    "unrecorded": list(found.unrecorded),
-                                    "manifests_rewritten": len({(r["user_id"], r["date"]) for r in found.rewrite})
-                                    if disk.writable else 0}
+            run.counts["survey"] = {
+                "days": len(found.days),
+                "restored_records": len(found.restore),
+                "unrecorded": list(found.unrecorded),
+                "manifests_rewritten": len({(r["user_id"], r["date"]) for r in found.rewrite}) if disk.writable else 0,
+            }
             if not disk.writable:
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
         with run.stage_of("load"):
-            run.counts["load"] = _load_all(settings, run, found.days, found.ledger, {}, True,
-                                           ledger.utcnow().astimezone(settings.timezone).date())
+            run.counts["load"] = _load_all(
+                settings, run, found.days, found.ledger, {}, True, ledger.utcnow().astimezone(settings.timezone).date()
+            )
             settle_task(settings, quote({(d.user_id, d.date) for d in found.days}))
         with run.stage_of("summarize"):
             if disk.writable:
                 today = ledger.utcnow().astimezone(settings.timezone).date()
                 redo = frozenset(plan.tampered(settings, DAILY_SUMMARIES, start, end))
-                run.counts["summarize"] = _summarize_all(settings, run, today, start=start, end=end, force=resummarize,
-                                                         redo=redo, budget=not no_budget)
+                run.counts["summarize"] = _summarize_all(
+                    settings, run, today, start=start, end=end, force=resummarize, redo=redo, budget=not no_budget
+                )
         with run.stage_of("index"):
             redo = frozenset(plan.tampered(settings, MEMORY_CHUNKS, start, end))
-            run.counts["index"] = _index_all(settings, run, start=start, end=end, reindex=reindex, redo=redo,
-                                             budget=not no_budget)
+            run.counts["index"] = _index_all(
+                settings, run, start=start, end=end, reindex=reindex, redo=redo, budget=not no_budget
+            )
         with run.stage_of("catalog"):
             run.counts["catalog_rebuilt"] = catalog_task(settings, check_copies=True)
         with run.stage_of("memory"):

@@ -24,8 +24,15 @@ def deployments(prefect_yaml: Path):
     for d in spec["deployments"]:
         flow = FLOWS[d["entrypoint"].rsplit(":", 1)[1]]
         schedules = [Cron(s["cron"], timezone=s.get("timezone")) for s in d.get("schedules") or []]
-        out.append(flow.to_deployment(name=d["name"], description=d.get("description"), tags=d.get("tags"),
-                                      parameters=d.get("parameters") or {}, schedules=schedules))
+        out.append(
+            flow.to_deployment(
+                name=d["name"],
+                description=d.get("description"),
+                tags=d.get("tags"),
+                parameters=d.get("parameters") or {},
+                schedules=schedules,
+            )
+        )
     return out
 
 

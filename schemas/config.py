@@ -16,9 +16,9 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
-    StrictBool,
     ConfigDict,
     Field,
+    StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
@@ -29,7 +29,7 @@ from pydantic import (
 
 from schemas.frontmatter import MOODS
 
-Number = Union[StrictInt, StrictFloat]
+Number = StrictInt | StrictFloat
 
 
 class Section(BaseModel):
@@ -49,11 +49,14 @@ class Paths(Section):
 
     active: StrictStr = Field("active", description="where agents drop transcripts")
     archive: StrictStr = Field(
-        "archive", description="read-only originals; a NAS mount, or s3://bucket/prefix (credentials from the environment)")
+        "archive",
+        description="read-only originals; a NAS mount, or s3://bucket/prefix (credentials from the environment)",
+    )
     warehouse: StrictStr = Field("warehouse", description="Parquet tables and kenang.duckdb")
     quarantine: StrictStr = Field("quarantine", description="files kenang could not read, with a reason")
     archive_cache: StrictStr = Field(
-        "archive-cache", description="with an s3:// archive: the local copy kenang reads and writes first")
+        "archive-cache", description="with an s3:// archive: the local copy kenang reads and writes first"
+    )
 
     _blank = field_validator("active", "archive", "warehouse", "quarantine", "archive_cache")(_not_blank)
 
@@ -68,8 +71,10 @@ class Paths(Section):
     @classmethod
     def _archive(cls, v: str) -> str:
         if _URL.match(v.strip()) and s3_url(v) is None:
-            raise ValueError("is a URL kenang cannot archive to: give a local folder (a mounted NAS folder is fine) "
-                             "or s3://bucket/prefix for S3-compatible object storage")
+            raise ValueError(
+                "is a URL kenang cannot archive to: give a local folder (a mounted NAS folder is fine) "
+                "or s3://bucket/prefix for S3-compatible object storage"
+            )
         return v
 
 
@@ -91,11 +96,21 @@ def s3_url(v: str) -> tuple[str, str] | None:
 class Limits(Section):
     """guards against files that are not transcripts"""
 
-    max_file_mb: Number = Field(200, ge=0.001, le=100_000, description="a transcript bigger than this goes to quarantine")
+    max_file_mb: Number = Field(
+        200, ge=0.001, le=100_000, description="a transcript bigger than this goes to quarantine"
+    )
     source_file_mb: Number = Field(
-        64, ge=0.001, le=100_000, description="sources: a file (a log's new part) bigger than this is skipped for the night")
+        64,
+        ge=0.001,
+        le=100_000,
+        description="sources: a file (a log's new part) bigger than this is skipped for the night",
+    )
     archive_min_free_mb: Number = Field(
-        64, ge=0, le=10_000_000, description="below this much free space the archive counts as full: nothing is archived")
+        64,
+        ge=0,
+        le=10_000_000,
+        description="below this much free space the archive counts as full: nothing is archived",
+    )
 
 
 def _http_url(v: str | None) -> str | None:
@@ -108,29 +123,43 @@ class Summarizer(Section):
     """how the daily summaries are written"""
 
     backend: Literal["llama", "extractive", "openai"] = Field(
-        "llama", description="llama (a local GGUF via llama-cpp-python), openai (a model server's OpenAI-compatible "
-                             "API) or extractive (no model)")
+        "llama",
+        description="llama (a local GGUF via llama-cpp-python), openai (a model server's OpenAI-compatible "
+        "API) or extractive (no model)",
+    )
     model_path: StrictStr | None = Field(None, description="a GGUF file; null = the bundled SmolLM2-135M-Instruct")
-    n_ctx: StrictInt = Field(4096, ge=512, le=1_048_576, description="context window in tokens; longer days go in chunks")
-    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads for the model; null = all cores but one")
-    chat_format: StrictStr | None = Field(None, description="llama-cpp chat format (e.g. chatml); null = the model's own")
+    n_ctx: StrictInt = Field(
+        4096, ge=512, le=1_048_576, description="context window in tokens; longer days go in chunks"
+    )
+    n_threads: StrictInt | None = Field(
+        None, ge=1, le=1024, description="CPU threads for the model; null = all cores but one"
+    )
+    chat_format: StrictStr | None = Field(
+        None, description="llama-cpp chat format (e.g. chatml); null = the model's own"
+    )
     max_tokens: StrictInt = Field(320, ge=16, le=32_768, description="longest reply per model call")
     temperature: Number = Field(0.2, ge=0, le=2, description="first attempt; the retry uses 0")
     seed: StrictInt = Field(42, description="fixed, so a rerun writes the same summary")
     summary_chars: StrictInt = Field(
-        600, ge=200, le=1200, description="longest extractive summary; a short day gets a shorter one (a quarter of it)")
+        600, ge=200, le=1200, description="longest extractive summary; a short day gets a shorter one (a quarter of it)"
+    )
     max_days_per_run: StrictInt | None = Field(
-        None, ge=1, le=1_000_000,
+        None,
+        ge=1,
+        le=1_000_000,
         description="most days one run summarizes, newest first; the rest wait for the next nights. "
-                    "null = 60 with a model, no limit for extractive")
+        "null = 60 with a model, no limit for extractive",
+    )
     base_url: StrictStr | None = Field(None, description="openai: the server's API, e.g. http://gpu-box:11434/v1")
     model: StrictStr | None = Field(None, description="openai: the model id the server knows, e.g. qwen2.5:7b-instruct")
     api_key_env: StrictStr | None = Field(
-        None, description="openai: the environment variable holding the API key (never the key itself)")
+        None, description="openai: the environment variable holding the API key (never the key itself)"
+    )
     timeout_s: Number = Field(300, ge=1, le=86_400, description="openai: seconds to wait for one answer")
     concurrency: StrictInt = Field(1, ge=1, le=64, description="openai: days in flight at once")
     structured_output: Literal["json_schema", "json_object", "none"] = Field(
-        "json_schema", description="openai: json_schema (the server follows the schema), json_object, or none")
+        "json_schema", description="openai: json_schema (the server follows the schema), json_object, or none"
+    )
 
     _url = field_validator("base_url")(_http_url)
 
@@ -141,20 +170,31 @@ class Embedder(Section):
     backend: Literal["e5+use", "e5", "use", "llama", "openai", "none"] = Field(
         "e5+use",
         description="e5+use (both bundled models, fused), e5, use, llama (a GGUF embedding model), openai (a model "
-                    "server's /embeddings), or none (keyword only)")
+        "server's /embeddings), or none (keyword only)",
+    )
     model_path: StrictStr | None = Field(None, description="a GGUF embedding model for the llama backend, e.g. bge-m3")
-    query_prefix: StrictStr = Field("", description="llama backend: text put before each query (e5 GGUFs want 'query: ')")
-    passage_prefix: StrictStr = Field("", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')")
-    n_threads: StrictInt | None = Field(None, ge=1, le=1024, description="CPU threads; null = all cores but one when indexing, 1 for a query")
+    query_prefix: StrictStr = Field(
+        "", description="llama backend: text put before each query (e5 GGUFs want 'query: ')"
+    )
+    passage_prefix: StrictStr = Field(
+        "", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')"
+    )
+    n_threads: StrictInt | None = Field(
+        None, ge=1, le=1024, description="CPU threads; null = all cores but one when indexing, 1 for a query"
+    )
     batch_size: StrictInt = Field(16, ge=1, le=4096, description="chunks embedded per call")
     max_chunks_per_run: StrictInt | None = Field(
-        None, ge=1, le=100_000_000,
+        None,
+        ge=1,
+        le=100_000_000,
         description="most new chunks one run embeds, newest days first; the rest wait. "
-                    "null = 6000 with an embedding model, no limit for none")
+        "null = 6000 with an embedding model, no limit for none",
+    )
     base_url: StrictStr | None = Field(None, description="openai: the server's API, e.g. http://gpu-box:11434/v1")
     model: StrictStr | None = Field(None, description="openai: the embedding model id the server knows, e.g. bge-m3")
     api_key_env: StrictStr | None = Field(
-        None, description="openai: the environment variable holding the API key (never the key itself)")
+        None, description="openai: the environment variable holding the API key (never the key itself)"
+    )
     timeout_s: Number = Field(120, ge=1, le=86_400, description="openai: seconds to wait for one batch")
     concurrency: StrictInt = Field(1, ge=1, le=64, description="openai: batches in flight at once")
 
@@ -165,15 +205,20 @@ class Recall(Section):
     """kenang recall"""
 
     top_k: StrictInt = Field(5, ge=1, le=100, description="results per query")
-    related_decay: Number = Field(0.7, ge=0, le=1, description="a related_dates day scores its parent's score times this")
+    related_decay: Number = Field(
+        0.7, ge=0, le=1, description="a related_dates day scores its parent's score times this"
+    )
 
 
 class Analytics(Section):
     """kenang analyze and the notebooks"""
 
     productive_moods: list[StrictStr] = Field(
-        ["productive", "focused"], description="moods that count a day as productive (kenang analyze productivity)")
-    productive_min_importance: StrictInt = Field(5, ge=1, le=10, description="... and the least importance it needs (1-10)")
+        ["productive", "focused"], description="moods that count a day as productive (kenang analyze productivity)"
+    )
+    productive_min_importance: StrictInt = Field(
+        5, ge=1, le=10, description="... and the least importance it needs (1-10)"
+    )
     rolling_days: StrictInt = Field(7, ge=1, le=366, description="window of importance_trend's rolling mean, in days")
 
     @field_validator("productive_moods")
@@ -195,23 +240,32 @@ class Mcp(Section):
     """kenang mcp, the memory server for agents"""
 
     tokens: dict[StrictStr, StrictStr] = Field(
-        {}, description="sha256 of a bearer token -> its user; `kenang mcp token add --user U` adds one")
+        {}, description="sha256 of a bearer token -> its user; `kenang mcp token add --user U` adds one"
+    )
     max_query_chars: StrictInt = Field(2000, ge=10, le=100_000, description="longest memory_recall query")
     max_top_k: StrictInt = Field(50, ge=1, le=1000, description="most results one memory_recall returns")
     session_max_turns: StrictInt = Field(2000, ge=1, le=100_000, description="most turns one session_write takes")
     session_max_turn_chars: StrictInt = Field(
-        100_000, ge=100, le=10_000_000, description="longest turn session_write takes, in characters")
+        100_000, ge=100, le=10_000_000, description="longest turn session_write takes, in characters"
+    )
     session_max_chars: StrictInt = Field(
-        2_000_000, ge=100, le=100_000_000, description="most characters one session_write takes in all")
+        2_000_000, ge=100, le=100_000_000, description="most characters one session_write takes in all"
+    )
     users: list[StrictStr] = Field(
-        [], description="users kenang mcp may serve before they hold any data (default_user and the sources' "
-                        "users always may)")
+        [],
+        description="users kenang mcp may serve before they hold any data (default_user and the sources' "
+        "users always may)",
+    )
     allowed_hosts: list[StrictStr] = Field(
-        [], description="--http: Host names a request may carry besides localhost and the address it reached "
-                        "(any port), e.g. [nas.lan]")
+        [],
+        description="--http: Host names a request may carry besides localhost and the address it reached "
+        "(any port), e.g. [nas.lan]",
+    )
     allowed_origins: list[StrictStr] = Field(
-        [], description="--http: browser Origins allowed besides loopback ones and the server's own, "
-                        "e.g. [https://chat.nas.lan]")
+        [],
+        description="--http: browser Origins allowed besides loopback ones and the server's own, "
+        "e.g. [https://chat.nas.lan]",
+    )
 
     @field_validator("users")
     @classmethod
@@ -226,8 +280,10 @@ class Mcp(Section):
     def _hosts(cls, v: list[str]) -> list[str]:
         for host in v:
             if not _HOST.match(host):
-                raise ValueError(f"{host!r} is not a host name: give the name or address alone, e.g. nas.lan or "
-                                 "[fd00::2] (an IPv6 address in brackets; any port is allowed), without http://")
+                raise ValueError(
+                    f"{host!r} is not a host name: give the name or address alone, e.g. nas.lan or "
+                    "[fd00::2] (an IPv6 address in brackets; any port is allowed), without http://"
+                )
         return v
 
     @field_validator("allowed_origins")
@@ -253,20 +309,32 @@ class Memory(Section):
     """core memory (memory/<user>/USER.md and MEMORY.md) and the snapshot agents read"""
 
     max_notes: StrictInt = Field(50, ge=1, le=500, description="most entries one core memory file may hold")
-    auto_accept: StrictBool = Field(False, description="add the corrections the nightly run finds by itself (still under every rule)")
+    auto_accept: StrictBool = Field(
+        False, description="add the corrections the nightly run finds by itself (still under every rule)"
+    )
     snapshot_days_chars: StrictInt = Field(
-        1500, ge=0, le=100_000, description="the snapshot's latest-days part, in characters")
+        1500, ge=0, le=100_000, description="the snapshot's latest-days part, in characters"
+    )
 
 
 class Retention(Section):
     """what kenang forgets by itself, every night (null: keep everything)"""
 
     messages_days: StrictInt | None = Field(
-        None, ge=1, le=36_500, description="forget messages, summaries and the index older than this many days")
+        None, ge=1, le=36_500, description="forget messages, summaries and the index older than this many days"
+    )
     archive_days: StrictInt | None = Field(
-        None, ge=1, le=36_500, description="also delete archived and quarantined originals older than this (logged, never undone)")
+        None,
+        ge=1,
+        le=36_500,
+        description="also delete archived and quarantined originals older than this (logged, never undone)",
+    )
     archive_lock_days: StrictInt = Field(
-        3650, ge=0, le=36_500, description="s3:// archive with object lock: days each original stays locked (0: the bucket's rule only)")
+        3650,
+        ge=0,
+        le=36_500,
+        description="s3:// archive with object lock: days each original stays locked (0: the bucket's rule only)",
+    )
 
 
 SOURCE_KINDS = ("claude_code", "codex", "aider", "open_webui_db", "folder")
@@ -278,12 +346,16 @@ class Source(Section):
 
     name: StrictStr = Field(description="a short name of your own (a-z, 0-9, _ -), shown in reports")
     kind: Literal["claude_code", "codex", "aider", "open_webui_db", "folder"] = Field(
-        description="claude_code | codex | aider | open_webui_db | folder")
-    path: StrictStr = Field(description="a file, a folder or a glob; ~ is your home (e.g. ~/.claude/projects/*/*.jsonl)")
+        description="claude_code | codex | aider | open_webui_db | folder"
+    )
+    path: StrictStr = Field(
+        description="a file, a folder or a glob; ~ is your home (e.g. ~/.claude/projects/*/*.jsonl)"
+    )
     user: StrictStr | None = Field(None, description="whose transcripts these are; null = default_user")
     mode: Literal["copy", "move"] = Field("copy", description="copy (the source is never touched); move: folder only")
     webui_user: StrictStr | None = Field(
-        None, description="open_webui_db: only this Open WebUI user's chats (email or id); null = every chat")
+        None, description="open_webui_db: only this Open WebUI user's chats (email or id); null = every chat"
+    )
 
     @field_validator("name")
     @classmethod
@@ -305,10 +377,12 @@ class Source(Section):
         return v
 
     @model_validator(mode="after")
-    def _mode_and_kind(self) -> "Source":
+    def _mode_and_kind(self) -> Source:
         if self.mode == "move" and self.kind != "folder":
-            raise ValueError(f"mode: move is for kind: folder only; a source of kind {self.kind} belongs to its "
-                             "tool, so kenang only copies from it")
+            raise ValueError(
+                f"mode: move is for kind: folder only; a source of kind {self.kind} belongs to its "
+                "tool, so kenang only copies from it"
+            )
         if self.webui_user is not None and self.kind != "open_webui_db":
             raise ValueError("webui_user is for kind: open_webui_db only")
         return self
@@ -319,9 +393,11 @@ class Config(Section):
 
     timezone: StrictStr = Field("Asia/Jakarta", description="IANA name; days are cut in this zone")
     grace_period_hours: Number = Field(
-        2, ge=0, le=24 * 31, description="day D is eligible once D has ended here and this many hours passed")
+        2, ge=0, le=24 * 31, description="day D is eligible once D has ended here and this many hours passed"
+    )
     quiet_period_minutes: Number = Field(
-        10, ge=0, le=24 * 60, description="never touch a file modified more recently than this")
+        10, ge=0, le=24 * 60, description="never touch a file modified more recently than this"
+    )
     default_user: StrictStr = Field("default", description="owner of files that name no user")
     paths: Paths = Field(default_factory=Paths)
     limits: Limits = Field(default_factory=Limits)
@@ -334,7 +410,8 @@ class Config(Section):
     retention: Retention = Field(default_factory=Retention)
     projects: list[StrictStr] = Field([], description="project names to recognise in chats, e.g. [Homelab, kenang]")
     sources: list[Source] = Field(
-        [], description="where agents keep their own transcripts; `kenang sources add` adds one (see the README)")
+        [], description="where agents keep their own transcripts; `kenang sources add` adds one (see the README)"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -361,14 +438,23 @@ class Config(Section):
         return v
 
 
-_SECTIONS = frozenset(n for n, f in Config.model_fields.items()
-                      if isinstance(f.annotation, type) and issubclass(f.annotation, Section))
+_SECTIONS = frozenset(
+    n for n, f in Config.model_fields.items() if isinstance(f.annotation, type) and issubclass(f.annotation, Section)
+)
 
 
 # --- errors a person can read ---------------------------------------------------------
 
-_WORDS = {str: "text", int: "integer", float: "number", bool: "true/false", dict: "mapping", list: "list",
-          tuple: "list", type(None): "empty"}
+_WORDS = {
+    str: "text",
+    int: "integer",
+    float: "number",
+    bool: "true/false",
+    dict: "mapping",
+    list: "list",
+    tuple: "list",
+    type(None): "empty",
+}
 
 
 def describe_error(exc: ValidationError, raw: Any) -> str:

@@ -74,6 +74,7 @@ def llm_json_schema() -> dict:
     Grammars enforce shape, not numeric bounds or lengths, so everything is validated
     again afterwards (``transforms.frontmatter``).
     """
+
     # No maxLength/maxItems: llama.cpp unrolls each into a nested grammar rule per
     # character, which makes sampling crawl; the bounds are enforced after parsing.
     def str_list(_field: str) -> dict:

@@ -28,6 +28,7 @@ Invariants (checked here, so a bad edit fails on import, not at 02:30):
 from __future__ import annotations
 
 from importlib.resources import files
+
 import yaml
 
 from schemas.frontmatter import MOODS
@@ -109,8 +110,14 @@ def _bilingual(name: str) -> dict[str, tuple[str, ...]]:
             continue
         word, sep, rest = line.partition("\t")
         glosses = tuple(g.strip() for g in rest.split("|"))
-        if not sep or "\t" in rest or not word or word != word.strip().lower() or " " in word \
-                or not all(g and g == g.lower() for g in glosses):
+        if (
+            not sep
+            or "\t" in rest
+            or not word
+            or word != word.strip().lower()
+            or " " in word
+            or not all(g and g == g.lower() for g in glosses)
+        ):
             raise ValueError(f"schemas/data/{name}:{n}: expected 'word<TAB>gloss|gloss', lower-case: {line!r}")
         if word in out:
             raise ValueError(f"schemas/data/{name}:{n}: {word!r} is listed twice")

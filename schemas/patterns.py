@@ -149,7 +149,7 @@ _COMMON = " etaoinsrhldcumfpgwybvkxjqz.,ETAOINSRHLDCUMFPGWYBVKXJQZ"
 
 
 def _by_rare_char(
-    subs: tuple[tuple[str, tuple[int, ...]], ...]
+    subs: tuple[tuple[str, tuple[int, ...]], ...],
 ) -> tuple[tuple[str, tuple[tuple[str, tuple[int, ...]], ...]], ...]:
     """Each substring filed under its rarest character: (character, ((substring, gate ids), ...))."""
     out: dict[str, list[tuple[str, tuple[int, ...]]]] = {}

@@ -305,6 +305,7 @@ PURGE_LOG = Table(
     "Every archived original kenang deleted on purpose (`forget --purge`, retention); `verify` reports them as purged.",
 )
 
+
 @dataclass(frozen=True)
 class Compact:
     """A per-user, per-month copy of one table's columns, for readers that want a user's whole history.
@@ -326,8 +327,21 @@ class Compact:
 
 
 TABLES: dict[str, Table] = {
-    t.name: t for t in (SESSIONS, MESSAGES, ARCHIVE_FILES, DAYS, RUNS, QUARANTINE, DAILY_SUMMARIES, MEMORY_CHUNKS,
-                        MEMORY_EVENTS, MEMORY_CANDIDATES, TOMBSTONES, PURGE_LOG)
+    t.name: t
+    for t in (
+        SESSIONS,
+        MESSAGES,
+        ARCHIVE_FILES,
+        DAYS,
+        RUNS,
+        QUARANTINE,
+        DAILY_SUMMARIES,
+        MEMORY_CHUNKS,
+        MEMORY_EVENTS,
+        MEMORY_CANDIDATES,
+        TOMBSTONES,
+        PURGE_LOG,
+    )
 }
 
 _DUCKDB_TYPES = {
@@ -357,14 +371,31 @@ def duckdb_columns(table: Table) -> list[tuple[str, str]]:
     return [(f.name, duckdb_type(f.type)) for f in table.schema]
 
 
-
 #: The compact copies, by user and month: summaries (``kenang analyze``, the notebooks, recall's related days),
 #: message times (activity_heatmap) and recall chunks (``kenang recall``, the MCP server).
 COMPACTS: dict[str, Compact] = {
-    c.name: c for c in (
+    c.name: c
+    for c in (
         Compact("daily_summaries", DAILY_SUMMARIES, tuple(DAILY_SUMMARIES.schema.names)),
         Compact("message_times", MESSAGES, ("user_id", "date", "ts", "role")),
-        Compact("memory_chunks", MEMORY_CHUNKS, ("user_id", "date", "source", "session_id", "seq", "chunk_id", "text",
-                                                 "flagged", "terms", "tfs", "embedder_id", "embedding", "run_id")),
+        Compact(
+            "memory_chunks",
+            MEMORY_CHUNKS,
+            (
+                "user_id",
+                "date",
+                "source",
+                "session_id",
+                "seq",
+                "chunk_id",
+                "text",
+                "flagged",
+                "terms",
+                "tfs",
+                "embedder_id",
+                "embedding",
+                "run_id",
+            ),
+        ),
     )
 }

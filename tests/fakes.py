@@ -59,11 +59,17 @@ class EchoModel(QueueModel):
     def generate(self, messages, *, schema, temperature, max_tokens) -> Generation:
         seen = messages[-1]["content"]
         words = seen.split()
-        text = json.dumps({
-            "summary": seen[:1000] + ". It was a day. It ended.",
-            "people": words[:12], "projects": words[12:20], "tags": words[20:30],
-            "technologies": words[30:46], "importance": 5, "mood": "neutral",
-        })
+        text = json.dumps(
+            {
+                "summary": seen[:1000] + ". It was a day. It ended.",
+                "people": words[:12],
+                "projects": words[12:20],
+                "tags": words[20:30],
+                "technologies": words[30:46],
+                "importance": 5,
+                "mood": "neutral",
+            }
+        )
         self.prompts.append(messages)
         return Generation(text, 10, 10, 0.0)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 import datetime as dt
 import hashlib
 import json
@@ -11,8 +9,10 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from flows.store import warehouse
+import numpy as np
+
 from flows.config import Settings
+from flows.store import warehouse
 from schemas.tables import TABLES
 
 JAKARTA = dt.timezone(dt.timedelta(hours=7))
@@ -22,13 +22,18 @@ CRASHED = 137  # the exit status crash_at's child dies with
 VOLATILE = {"run_id", "archived_at", "updated_at", "quarantined_at", "summary_run_id", "index_run_id", "llm_seconds"}
 
 
-def md(day: str, hhmm: str, *turns: tuple[str, str], session_id: str | None = None, user_id: str | None = None) -> bytes:
+def md(
+    day: str, hhmm: str, *turns: tuple[str, str], session_id: str | None = None, user_id: str | None = None
+) -> bytes:
     """A markdown transcript whose turns start at day hhmm (+07:00), a minute apart."""
     head = []
     if session_id or user_id:
-        head = ["---"] + ([f"session_id: {session_id}"] if session_id else []) + (
-            [f"user_id: {user_id}"] if user_id else []
-        ) + ["---"]
+        head = (
+            ["---"]
+            + ([f"session_id: {session_id}"] if session_id else [])
+            + ([f"user_id: {user_id}"] if user_id else [])
+            + ["---"]
+        )
     start = dt.datetime.fromisoformat(f"{day}T{hhmm[:2]}:{hhmm[2:]}:00+07:00")
     body = [f"Parent Day: [[{day}]]", ""]
     for i, (role, text) in enumerate(turns):
@@ -52,15 +57,35 @@ def drop(settings: Settings, relpath: str, data: bytes, mtime: float | None = OL
 
 def scenario(settings: Settings) -> None:
     """A night with every kind of file: good ones of two users, bad ones, and ones to leave alone."""
-    drop(settings, "2026-07-19-1037.md", md("2026-07-19", "1037", ("user", "Pagi! Lanjut setup Proxmox."),
-                                            ("assistant", "Oke, buka Options > Start order."),
-                                            session_id="2026-07-19-1037"))
-    drop(settings, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?"),
-                                                    ("assistant", "Ya."), ("user", "password: hunter2-test")))
-    drop(settings, "rina/chat.jsonl", jsonl(
-        {"role": "user", "content": "Kak, jadwal sahur besok jam 3?", "timestamp": "2026-07-19T21:00:00+07:00", "user_id": "rina"},
-        {"role": "assistant", "content": [{"type": "text", "text": "Jam 03.00 ya."}], "timestamp": 1784470000},
-    ))
+    drop(
+        settings,
+        "2026-07-19-1037.md",
+        md(
+            "2026-07-19",
+            "1037",
+            ("user", "Pagi! Lanjut setup Proxmox."),
+            ("assistant", "Oke, buka Options > Start order."),
+            session_id="2026-07-19-1037",
+        ),
+    )
+    drop(
+        settings,
+        "gading/2026-07-18-2340.md",
+        md("2026-07-18", "2340", ("user", "Masih bangun?"), ("assistant", "Ya."), ("user", "password: hunter2-test")),
+    )
+    drop(
+        settings,
+        "rina/chat.jsonl",
+        jsonl(
+            {
+                "role": "user",
+                "content": "Kak, jadwal sahur besok jam 3?",
+                "timestamp": "2026-07-19T21:00:00+07:00",
+                "user_id": "rina",
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "Jam 03.00 ya."}], "timestamp": 1784470000},
+        ),
+    )
     drop(settings, "broken.jsonl", b'{"role": "user", "content": "hi"}\n{"role": "assist')
     drop(settings, "latin1.md", "## user\ncaf\xe9\n".encode("latin-1"))
     link = settings.paths.active / "linked.md"
@@ -220,4 +245,6 @@ def fifo_that_answers(path: Path, data: bytes, spare: Path):
 
 def grep_home(settings: Settings, needle: bytes) -> list[Path]:
     """Every file under the home whose bytes hold ``needle``."""
-    return [p for p in settings.paths.home.rglob("*") if p.is_file() and not p.is_symlink() and needle in p.read_bytes()]
+    return [
+        p for p in settings.paths.home.rglob("*") if p.is_file() and not p.is_symlink() and needle in p.read_bytes()
+    ]

@@ -16,7 +16,15 @@ from transforms.parse import parse_transcript
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 JAKARTA = ZoneInfo("Asia/Jakarta")
 ALL_FORMATS = (
-    "aider", "chatgpt", "claude_ai", "claude_code", "codex", "grok", "openai_messages", "openwebui", "sharegpt",
+    "aider",
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "grok",
+    "openai_messages",
+    "openwebui",
+    "sharegpt",
     "sillytavern",
 )
 # kenang's own transcript formats, which no importer may claim

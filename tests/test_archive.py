@@ -9,11 +9,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from helpers import NOW, drop, kenang, md, scenario, table
 
+from flows.pipeline import nightly
 from flows.store.fsio import remove_source, safe_copy, sha256_file
 from flows.store.verify import verify
-from flows.pipeline import nightly
-from helpers import NOW, drop, kenang, md, scenario, table
 
 
 def test_safe_copy_places_a_verified_read_only_copy_and_keeps_the_source(tmp_path):

@@ -7,10 +7,10 @@ import os
 import shutil
 
 import pytest
-
-from flows.stages import plan
-from flows.pipeline import backfill, nightly
 from helpers import NOW, drop, md, scenario, snapshot, table
+
+from flows.pipeline import backfill, nightly
+from flows.stages import plan
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -78,9 +78,14 @@ def test_only_missing_takes_just_the_days_without_a_complete_load(home):
     shutil.rmtree(home.paths.warehouse / "sessions" / "date=2026-07-18")
     days = home.paths.warehouse / "days.parquet"
     import pyarrow.parquet as pq
+
     t = pq.read_table(days).to_pylist()
-    pq.write_table(__import__("pyarrow").Table.from_pylist(
-        [r for r in t if r["date"] != dt.date(2026, 7, 18)], schema=pq.read_schema(days)), days)
+    pq.write_table(
+        __import__("pyarrow").Table.from_pylist(
+            [r for r in t if r["date"] != dt.date(2026, 7, 18)], schema=pq.read_schema(days)
+        ),
+        days,
+    )
     states = {(d.user_id, d.date): d.state for d in plan.day_statuses(home)}
     assert states[("gading", dt.date(2026, 7, 18))] == "missing"
     result = fill(home, only_missing=True)

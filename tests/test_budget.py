@@ -30,10 +30,17 @@ def _home(tmp_path, name: str, **budgets):
         embedder["max_chunks_per_run"] = budgets["chunks"]
     settings, _ = init_home(tmp_path / name, {"summarizer": summarizer, "embedder": embedder})
     for i, day in enumerate(DAYS):
-        drop(settings, f"{day}.md", md(day.isoformat(), "0900",
-                                         ("user", f"Hari ke-{i}: cek backup restic ke nas.lan, lalu update pve{i}."),
-                                         ("assistant", f"Oke, restic jalan dan pve{i} sudah di-update ke versi baru."),
-                                         ("user", "Makasih, besok lanjut Proxmox cluster.")))
+        drop(
+            settings,
+            f"{day}.md",
+            md(
+                day.isoformat(),
+                "0900",
+                ("user", f"Hari ke-{i}: cek backup restic ke nas.lan, lalu update pve{i}."),
+                ("assistant", f"Oke, restic jalan dan pve{i} sudah di-update ke versi baru."),
+                ("user", "Makasih, besok lanjut Proxmox cluster."),
+            ),
+        )
     return settings
 
 
@@ -49,7 +56,7 @@ def test_a_budgeted_night_summarizes_and_indexes_the_newest_days_first_and_says_
     assert r["summarize"]["waiting"] == 7 and r["summarize"]["budget_days"] == 3
     chunks = table(settings, "memory_chunks")
     indexed = sorted({c["date"] for c in chunks})
-    assert indexed == DAYS[-len(indexed):] and r["index"]["waiting"] == 10 - len(indexed)
+    assert indexed == DAYS[-len(indexed) :] and r["index"]["waiting"] == 10 - len(indexed)
     # the day that reached the budget is taken, and no day after it
     last = sum(c["date"] == indexed[0] for c in chunks)
     assert r["index"]["embedded"] - last < 8 <= r["index"]["embedded"]
@@ -59,6 +66,7 @@ def test_a_budgeted_night_summarizes_and_indexes_the_newest_days_first_and_says_
     assert "backlog, recall index:" in status.stdout
     js = kenang("status", "--json", "--home", str(settings.paths.home))
     import json
+
     b = json.loads(js.stdout)["backlog"]
     assert b["summarize"]["days"] == 7 and b["summarize"]["nights"] == 3 and b["summarize"]["hours"] is not None
     assert b["index"]["days"] == 10 - len(indexed) and b["index"]["chunks_estimate"] > 0
@@ -104,7 +112,10 @@ def test_backfill_takes_the_budget_unless_told_no_budget_or_forced(tmp_path, fak
 
 def test_the_default_budgets_bound_a_model_and_leave_extractive_and_keyword_only_unbounded(tmp_path):
     model, _ = init_home(tmp_path / "m", {"summarizer": {"backend": "llama"}, "embedder": {"backend": "e5+use"}})
-    assert plan.summary_budget(model) == plan.MODEL_DAYS_PER_RUN and plan.chunk_budget(model) == plan.EMBEDDED_CHUNKS_PER_RUN
+    assert (
+        plan.summary_budget(model) == plan.MODEL_DAYS_PER_RUN
+        and plan.chunk_budget(model) == plan.EMBEDDED_CHUNKS_PER_RUN
+    )
     plain, _ = init_home(tmp_path / "p", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
     assert plan.summary_budget(plain) is None and plan.chunk_budget(plain) is None
     keys = [("default", d) for d in DAYS] + [("rina", DAYS[-1])]
@@ -121,9 +132,21 @@ def test_a_model_leaves_one_core_free_unless_configured():
 def test_a_big_old_day_is_never_stuck_behind_new_days_that_spend_the_budget_first(tmp_path, fake):
     settings = _home(tmp_path, "h", chunks=4)
     big = DAYS[0]
-    drop(settings, f"{big}-long.md", md(big.isoformat(), "1200", *[("user" if i % 2 == 0 else "assistant",
-                                                                     f"Langkah {i}: konfigurasi restic, ZFS dan pve{i} "
-                                                                     + "detail " * 60) for i in range(16)]))
+    drop(
+        settings,
+        f"{big}-long.md",
+        md(
+            big.isoformat(),
+            "1200",
+            *[
+                (
+                    "user" if i % 2 == 0 else "assistant",
+                    f"Langkah {i}: konfigurasi restic, ZFS dan pve{i} " + "detail " * 60,
+                )
+                for i in range(16)
+            ],
+        ),
+    )
     seen = set()
     for _ in range(12):
         r = _night(settings)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from helpers import JAKARTA, NOW, drop, kenang, md, table
 
 from flows.pipeline import nightly
 from flows.store import core_memory
-from helpers import JAKARTA, NOW, drop, kenang, md, table
 from transforms import candidates as tc
 from transforms.extract import DayMessage, DayText
 from transforms.injection import flag_injection
@@ -59,15 +59,25 @@ def _day(turns, day=dt.date(2026, 7, 18)) -> DayText:
 def test_corrections_and_preferences_are_found_in_both_languages_and_nothing_else():
     found = tc.day_candidates(_day(TURNS))
     assert [(c.kind, c.text) for c in found] == EXPECTED
-    assert all(c.target == "user" and c.dates == (dt.date(2026, 7, 18),) and c.session_ids == ("2026-07-18-0900",)
-               for c in found)
+    assert all(
+        c.target == "user" and c.dates == (dt.date(2026, 7, 18),) and c.session_ids == ("2026-07-18-0900",)
+        for c in found
+    )
     assert found[0].quote == "Jangan gini lagi, jawabannya kepanjangan."
 
 
 def test_injection_text_secrets_task_state_and_the_assistants_words_never_become_candidates():
     texts = " ".join(c.text for c in tc.day_candidates(_day(TURNS)))
-    for never in ("French", "system prompt", "password", "REDACTED", "ghp_", "hunter2", "deploy hari Senin",
-                  "apt upgrade"):
+    for never in (
+        "French",
+        "system prompt",
+        "password",
+        "REDACTED",
+        "ghp_",
+        "hunter2",
+        "deploy hari Senin",
+        "apt upgrade",
+    ):
         assert never not in texts
 
 
@@ -81,16 +91,19 @@ def test_a_name_that_recurs_on_three_days_becomes_a_fact_and_one_on_two_does_not
     d = [dt.date(2026, 7, 17), dt.date(2026, 7, 18), dt.date(2026, 7, 19)]
     facts = tc.recurring_facts("default", {d[0]: ["Proxmox", "Podman"], d[1]: ["proxmox"], d[2]: ["Proxmox", "Podman"]})
     assert [(f.kind, f.target, f.text) for f in facts] == [
-        ("fact", "memory", "Uses Proxmox (named on 3 days, 2026-07-17 to 2026-07-19).")]
+        ("fact", "memory", "Uses Proxmox (named on 3 days, 2026-07-17 to 2026-07-19).")
+    ]
     assert facts[0].dates == tuple(d)
 
 
 def test_host_names_are_read_from_messages_but_never_from_a_redaction():
-    by_day = tc.hosts_by_day([
-        (dt.date(2026, 7, 17), "cek pve1 dan nas.lan"),
-        (dt.date(2026, 7, 17), "pve1 lagi"),
-        (dt.date(2026, 7, 18), "ssh ke [REDACTED:ip_address] lalu pve2"),
-    ])
+    by_day = tc.hosts_by_day(
+        [
+            (dt.date(2026, 7, 17), "cek pve1 dan nas.lan"),
+            (dt.date(2026, 7, 17), "pve1 lagi"),
+            (dt.date(2026, 7, 18), "ssh ke [REDACTED:ip_address] lalu pve2"),
+        ]
+    )
     assert by_day == {dt.date(2026, 7, 17): ["pve1", "nas.lan"], dt.date(2026, 7, 18): ["pve2"]}
 
 
@@ -109,12 +122,25 @@ def _night(settings, now=NOW):
 
 
 def _drop_days(settings) -> None:
-    drop(settings, "2026-07-17-0900.md", md("2026-07-17", "0900", ("user", "Tolong cek container di pve1 ya."),
-                                            ("assistant", "Oke, pve1 jalan normal.")))
+    drop(
+        settings,
+        "2026-07-17-0900.md",
+        md(
+            "2026-07-17", "0900", ("user", "Tolong cek container di pve1 ya."), ("assistant", "Oke, pve1 jalan normal.")
+        ),
+    )
     drop(settings, "2026-07-18-0900.md", md("2026-07-18", "0900", *TURNS[1:]))
-    drop(settings, "2026-07-19-0900.md", md("2026-07-19", "0900", ("user", "pve1 lagi lemot nih."),
-                                            ("user", "Stop kasih output panjang, cukup poin-poin aja."),
-                                            ("assistant", "Siap.")))
+    drop(
+        settings,
+        "2026-07-19-0900.md",
+        md(
+            "2026-07-19",
+            "0900",
+            ("user", "pve1 lagi lemot nih."),
+            ("user", "Stop kasih output panjang, cukup poin-poin aja."),
+            ("assistant", "Siap."),
+        ),
+    )
 
 
 @pytest.mark.usefixtures("prefect_api")
@@ -151,9 +177,13 @@ def test_candidates_are_listed_accepted_and_rejected_and_a_rejected_one_never_co
     r = kenang("memory", "accept", host[:10], "--home", str(home.paths.home))
     assert r.exit_code == 0 and r.stdout.startswith(f"accepted {host}")
     assert core_memory.read(home, "default", "memory").entries == [
-        "Runs host pve1 (named on 3 days, 2026-07-17 to 2026-07-19)."]
+        "Runs host pve1 (named on 3 days, 2026-07-17 to 2026-07-19)."
+    ]
     r = kenang("memory", "accept", podman, "--to", "memory", "--home", str(home.paths.home))
-    assert core_memory.read(home, "default", "memory").entries[-1] == "Preference: Aku lebih suka pakai Podman daripada Docker."
+    assert (
+        core_memory.read(home, "default", "memory").entries[-1]
+        == "Preference: Aku lebih suka pakai Podman daripada Docker."
+    )
 
     jangan = rows["Correction: Jangan gini lagi, jawabannya kepanjangan."]
     assert kenang("memory", "reject", jangan, "--home", str(home.paths.home)).stdout == f"rejected {jangan}\n"
@@ -176,8 +206,10 @@ def test_candidates_are_listed_accepted_and_rejected_and_a_rejected_one_never_co
 def test_auto_accept_adds_corrections_only_under_every_rule(tmp_path):
     from flows.config import init_home
 
-    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
-                                                "memory": {"auto_accept": True}})
+    settings, _ = init_home(
+        tmp_path / "home",
+        {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}, "memory": {"auto_accept": True}},
+    )
     _drop_days(settings)
     res = _night(settings)
     assert res["summarize"]["candidates"]["auto_accepted"] == 4

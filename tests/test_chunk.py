@@ -19,7 +19,9 @@ DAY = dt.date(2026, 7, 19)
 
 
 def turns(n: int, words: int = 60) -> list[Turn]:
-    return [Turn(i, "user" if i % 2 == 0 else "assistant", " ".join(f"w{i}x{j}" for j in range(words))) for i in range(n)]
+    return [
+        Turn(i, "user" if i % 2 == 0 else "assistant", " ".join(f"w{i}x{j}" for j in range(words))) for i in range(n)
+    ]
 
 
 def test_a_short_session_is_one_chunk_of_its_turns_with_speakers():
@@ -36,7 +38,7 @@ def test_windows_hold_whole_turns_within_the_limit_and_repeat_the_last_turn():
     for c in chunks:
         assert estimate_tokens(c.text) <= MAX_TOKENS + 2 * len(c.text.splitlines())
         assert all(line.startswith(("user: ", "assistant: ")) for line in c.text.splitlines())
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in zip(chunks, chunks[1:], strict=False):
         assert a.text.splitlines()[-1] == b.text.splitlines()[0]  # one turn of overlap
     seen = {line for c in chunks for line in c.text.splitlines()}
     assert len(seen) == 12  # every turn is in some chunk
@@ -64,19 +66,28 @@ def test_each_user_turn_with_its_replies_is_a_chunk_by_default():
     from transforms import chunk
 
     assert chunk.GRANULARITY == chunk.DEFAULT_GRANULARITY == "pair" and chunk.CHUNKER_VERSION == 4
-    ts = [Turn(0, "assistant", "Halo, ada yang bisa dibantu?"), Turn(1, "user", "Boot order Proxmox?"),
-          Turn(2, "assistant", "Pakai opsi startup."), Turn(3, "assistant", "order=1,up=60"),
-          Turn(4, "user", "Makasih"), Turn(5, "assistant", "Sama-sama.")]
+    ts = [
+        Turn(0, "assistant", "Halo, ada yang bisa dibantu?"),
+        Turn(1, "user", "Boot order Proxmox?"),
+        Turn(2, "assistant", "Pakai opsi startup."),
+        Turn(3, "assistant", "order=1,up=60"),
+        Turn(4, "user", "Makasih"),
+        Turn(5, "assistant", "Sama-sama."),
+    ]
     chunks = [c for c in session_chunks("u", DAY, "s", ts) if c.source == "transcript"]
     assert [c.text for c in chunks] == [
         "assistant: Halo, ada yang bisa dibantu?",  # what comes before the first user turn stands alone
         "user: Boot order Proxmox?\nassistant: Pakai opsi startup.\nassistant: order=1,up=60",
-        "user: Makasih\nassistant: Sama-sama."]
+        "user: Makasih\nassistant: Sama-sama.",
+    ]
     assert [c.seq for c in chunks] == [0, 1, 4]
 
 
 def test_a_pair_longer_than_the_limit_is_cut_into_windows_and_nothing_is_lost():
-    ts = [Turn(0, "user", "tolong rangkum"), *(Turn(i, "assistant", " ".join(f"w{i}x{j}" for j in range(60))) for i in range(1, 12))]
+    ts = [
+        Turn(0, "user", "tolong rangkum"),
+        *(Turn(i, "assistant", " ".join(f"w{i}x{j}" for j in range(60))) for i in range(1, 12)),
+    ]
     chunks = [c for c in session_chunks("u", DAY, "s", ts) if c.source == "transcript"]
     assert len(chunks) > 2
     assert all(estimate_tokens(c.text) <= MAX_TOKENS + 2 * len(c.text.splitlines()) for c in chunks)
@@ -87,17 +98,27 @@ def test_flags_of_any_message_mark_its_chunks():
     ts = [Turn(0, "user", "halo"), Turn(1, "user", "ignore all previous", ("role_override",))]
     chunks = session_chunks("u", DAY, "s", ts, granularity="window")
     assert chunks[0].flagged == ("role_override",)
-    ts = [Turn(0, "user", "halo"), Turn(1, "assistant", "hai"), Turn(2, "user", "ignore all previous", ("role_override",))]
+    ts = [
+        Turn(0, "user", "halo"),
+        Turn(1, "assistant", "hai"),
+        Turn(2, "user", "ignore all previous", ("role_override",)),
+    ]
     pairs = session_chunks("u", DAY, "s", ts)  # a pair holds only its own turns' flags
     assert [c.flagged for c in pairs if c.source == "transcript"] == [(), ("role_override",)]
 
 
 def test_user_turns_in_a_row_open_one_pair_with_the_reply():
-    ts = [Turn(0, "user", "Boot order Proxmox gimana?"), Turn(1, "user", "yang VM 101 harus duluan"),
-          Turn(2, "assistant", "Set order=1 di VM 101."), Turn(3, "user", "ok")]
+    ts = [
+        Turn(0, "user", "Boot order Proxmox gimana?"),
+        Turn(1, "user", "yang VM 101 harus duluan"),
+        Turn(2, "assistant", "Set order=1 di VM 101."),
+        Turn(3, "user", "ok"),
+    ]
     pairs = [c.text for c in session_chunks("u", DAY, "s", ts) if c.source == "transcript"]
-    assert pairs == ["user: Boot order Proxmox gimana?\nuser: yang VM 101 harus duluan\nassistant: Set order=1 di VM 101.",
-                     "user: ok"]
+    assert pairs == [
+        "user: Boot order Proxmox gimana?\nuser: yang VM 101 harus duluan\nassistant: Set order=1 di VM 101.",
+        "user: ok",
+    ]
 
 
 def test_summary_and_index_chunks_carry_their_fields():

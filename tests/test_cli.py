@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import NOW, kenang, scenario
 
 COMMANDS = ["init", "run", "backfill", "status", "verify", "sql", "import", "recall", "analyze", "demo"]

@@ -47,8 +47,9 @@ def test_a_partition_write_drops_the_copy_first_and_the_next_run_makes_it_again(
     assert compact.path_for(wh, "daily_summaries", "gading", month) is not None
     changed = {**row, "summary": "Dipindah ke Proxmox 9.", "importance": 9}
     # a write that crashed before the run's end: the copy is gone, never stale
-    warehouse.write_partition(wh, DAILY_SUMMARIES, pa.Table.from_pylist([changed], schema=DAILY_SUMMARIES.schema),
-                              row["date"], "gading")
+    warehouse.write_partition(
+        wh, DAILY_SUMMARIES, pa.Table.from_pylist([changed], schema=DAILY_SUMMARIES.schema), row["date"], "gading"
+    )
     assert compact.path_for(wh, "daily_summaries", "gading", month) is None
     assert compact.path_for(wh, "message_times", "gading", month) is not None  # another table's copy stays
     assert compact.path_for(wh, "memory_chunks", "gading", month) is not None
@@ -91,8 +92,9 @@ def test_recall_reads_a_months_copy_or_its_partitions_and_finds_the_same(home):
     order = [c.chunk_id for c in Recaller(home, "rina")._data.refs]  # from the copies, unsorted by the query
     row = next(r for r in table(home, "memory_chunks") if r["user_id"] == "rina")
     rows = [r for r in table(home, "memory_chunks") if r["user_id"] == "rina" and r["date"] == row["date"]]
-    warehouse.write_partition(wh, MEMORY_CHUNKS, pa.Table.from_pylist(rows, schema=MEMORY_CHUNKS.schema),
-                              row["date"], "rina")  # the same rows, rewritten: the month's copy goes
+    warehouse.write_partition(
+        wh, MEMORY_CHUNKS, pa.Table.from_pylist(rows, schema=MEMORY_CHUNKS.schema), row["date"], "rina"
+    )  # the same rows, rewritten: the month's copy goes
     month = f"{row['date']:%Y-%m}"
     assert compact.path_for(wh, "memory_chunks", "rina", month) is None
     assert not any("compact" in f.parts for f in compact.sources(wh, "memory_chunks", "rina"))
@@ -115,6 +117,9 @@ def test_a_day_whose_chunks_all_go_takes_its_months_copy_with_it(home):
     recall_index._write(home, "gading", row["date"], [], [], None, "r")  # e.g. every message forgotten
     assert compact.path_for(wh, "memory_chunks", "gading", month) is None
     compact.refresh(wh)
-    assert row["date"] not in {r["date"] for f in compact.sources(wh, "memory_chunks", "gading")
-                               for r in warehouse.read_file(f, COMPACTS["memory_chunks"].table).to_pylist()}
+    assert row["date"] not in {
+        r["date"]
+        for f in compact.sources(wh, "memory_chunks", "gading")
+        for r in warehouse.read_file(f, COMPACTS["memory_chunks"].table).to_pylist()
+    }
     compacts_match(home)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import kenang
 
 from flows.config import init_home, load_settings, resolve_home
-from helpers import kenang
 from transforms.errors import ConfigError
 
 
@@ -23,21 +23,59 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "grace_period_hours": 2,
         "quiet_period_minutes": 10,
         "default_user": "default",
-        "paths": {"active": "active", "archive": "archive", "warehouse": "warehouse", "quarantine": "quarantine",
-                  "archive_cache": "archive-cache"},
+        "paths": {
+            "active": "active",
+            "archive": "archive",
+            "warehouse": "warehouse",
+            "quarantine": "quarantine",
+            "archive_cache": "archive-cache",
+        },
         "limits": {"max_file_mb": 200, "source_file_mb": 64, "archive_min_free_mb": 64},
-        "summarizer": {"backend": "llama", "model_path": None, "n_ctx": 4096, "n_threads": None,
-                       "chat_format": None, "max_tokens": 320, "temperature": 0.2, "seed": 42,
-                       "summary_chars": 600, "max_days_per_run": None, "base_url": None, "model": None,
-                       "api_key_env": None, "timeout_s": 300, "concurrency": 1, "structured_output": "json_schema"},
-        "embedder": {"backend": "e5+use", "model_path": None, "query_prefix": "", "passage_prefix": "",
-                     "n_threads": None, "batch_size": 16, "max_chunks_per_run": None, "base_url": None, "model": None,
-                     "api_key_env": None, "timeout_s": 120, "concurrency": 1},
+        "summarizer": {
+            "backend": "llama",
+            "model_path": None,
+            "n_ctx": 4096,
+            "n_threads": None,
+            "chat_format": None,
+            "max_tokens": 320,
+            "temperature": 0.2,
+            "seed": 42,
+            "summary_chars": 600,
+            "max_days_per_run": None,
+            "base_url": None,
+            "model": None,
+            "api_key_env": None,
+            "timeout_s": 300,
+            "concurrency": 1,
+            "structured_output": "json_schema",
+        },
+        "embedder": {
+            "backend": "e5+use",
+            "model_path": None,
+            "query_prefix": "",
+            "passage_prefix": "",
+            "n_threads": None,
+            "batch_size": 16,
+            "max_chunks_per_run": None,
+            "base_url": None,
+            "model": None,
+            "api_key_env": None,
+            "timeout_s": 120,
+            "concurrency": 1,
+        },
         "recall": {"top_k": 5, "related_decay": 0.7},
         "analytics": {"productive_moods": ["productive", "focused"], "productive_min_importance": 5, "rolling_days": 7},
-        "mcp": {"tokens": {}, "max_query_chars": 2000, "max_top_k": 50,
-                "session_max_turns": 2000, "session_max_turn_chars": 100000, "session_max_chars": 2000000,
-                "users": [], "allowed_hosts": [], "allowed_origins": []},
+        "mcp": {
+            "tokens": {},
+            "max_query_chars": 2000,
+            "max_top_k": 50,
+            "session_max_turns": 2000,
+            "session_max_turn_chars": 100000,
+            "session_max_chars": 2000000,
+            "users": [],
+            "allowed_hosts": [],
+            "allowed_origins": [],
+        },
         "memory": {"max_notes": 50, "auto_accept": False, "snapshot_days_chars": 1500},
         "retention": {"messages_days": None, "archive_days": None, "archive_lock_days": 3650},
         "projects": [],
@@ -122,19 +160,22 @@ def test_a_naive_now_is_read_in_the_configured_zone(tmp_path):
 def test_the_readme_shows_exactly_the_kenang_yaml_that_init_writes(tmp_path):
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     marker = "`kenang.yaml` (every key optional; `kenang init` writes it with comments):\n\n```yaml\n"
-    block = readme[readme.index(marker) + len(marker):]
+    block = readme[readme.index(marker) + len(marker) :]
     block = block[: block.index("```\n")]
     settings, _ = init_home(tmp_path / "h")
     assert block == settings.paths.config_file.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("key, value, said", [
-    ("archive", "https://nas.local/archive", "is a URL kenang cannot archive to"),
-    ("archive", "s3://UPPER/x", "is a URL kenang cannot archive to"),
-    ("archive", "s3://kenang-archive/a/../b", "is a URL kenang cannot archive to"),
-    ("warehouse", "s3://kenang-archive/wh", "only paths.archive may be s3://bucket/prefix"),
-    ("archive_cache", "s3://kenang-archive/c", "only paths.archive may be s3://bucket/prefix"),
-])
+@pytest.mark.parametrize(
+    "key, value, said",
+    [
+        ("archive", "https://nas.local/archive", "is a URL kenang cannot archive to"),
+        ("archive", "s3://UPPER/x", "is a URL kenang cannot archive to"),
+        ("archive", "s3://kenang-archive/a/../b", "is a URL kenang cannot archive to"),
+        ("warehouse", "s3://kenang-archive/wh", "only paths.archive may be s3://bucket/prefix"),
+        ("archive_cache", "s3://kenang-archive/c", "only paths.archive may be s3://bucket/prefix"),
+    ],
+)
 def test_a_url_kenang_cannot_use_is_refused_rather_than_made_a_local_folder(key, value, said):
     from pydantic import ValidationError
 
@@ -160,18 +201,23 @@ def test_an_s3_archive_reads_its_bucket_and_prefix_and_keeps_a_local_copy(tmp_pa
     assert settings.paths.archive == home / "archive-cache"
 
 
-@pytest.mark.parametrize("path, kind, said", [
-    ("/", "folder", "a system folder"),
-    ("/**/*.jsonl", "claude_code", "a system folder"),
-    ("active/gading", "folder", "overlaps paths.active"),
-    ("archive/daily_sessions/*/*.md", "aider", "overlaps paths.archive"),
-    (".", "folder", "overlaps paths.active"),
-])
+@pytest.mark.parametrize(
+    "path, kind, said",
+    [
+        ("/", "folder", "a system folder"),
+        ("/**/*.jsonl", "claude_code", "a system folder"),
+        ("active/gading", "folder", "overlaps paths.active"),
+        ("archive/daily_sessions/*/*.md", "aider", "overlaps paths.archive"),
+        (".", "folder", "overlaps paths.active"),
+    ],
+)
 def test_a_source_path_that_would_walk_the_machine_or_kenang_s_own_folders_is_refused(tmp_path, path, kind, said):
     from flows.config import edit_config
 
     settings, _ = init_home(tmp_path / "h")
     before = settings.paths.config_file.read_text()
     with pytest.raises(ConfigError, match=said):
-        edit_config(settings.paths.home, lambda d: d.__setitem__("sources", [{"name": "x", "kind": kind, "path": path}]))
+        edit_config(
+            settings.paths.home, lambda d: d.__setitem__("sources", [{"name": "x", "kind": kind, "path": path}])
+        )
     assert settings.paths.config_file.read_text() == before  # nothing written

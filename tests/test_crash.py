@@ -8,14 +8,13 @@ home of one uninterrupted run: no lost file, no duplicate row, a clean verify.
 
 from __future__ import annotations
 
-
 import pytest
+from helpers import CRASHED, NOW, compacts_match, crash_at, scenario, snapshot
 
-from flows.store import faults
-from flows.store.verify import verify
 from flows.config import init_home
 from flows.pipeline import nightly
-from helpers import CRASHED, NOW, compacts_match, crash_at, scenario, snapshot
+from flows.store import faults
+from flows.store.verify import verify
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -30,8 +29,10 @@ CASES = [(b, 1) for b in faults.BOUNDARIES] + [
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, prefect_api):
-    settings, _ = init_home(tmp_path_factory.mktemp("reference") / "home",
-                            {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
+    settings, _ = init_home(
+        tmp_path_factory.mktemp("reference") / "home",
+        {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}},
+    )
     scenario(settings)
     nightly(now=NOW, home=str(settings.paths.home))
     return snapshot(settings)

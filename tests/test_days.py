@@ -14,7 +14,7 @@ NY = ZoneInfo("America/New_York")
 
 
 def test_a_session_belongs_to_the_local_day_of_its_first_message():
-    first = dt.datetime(2026, 7, 19, 17, 30, tzinfo=dt.timezone.utc)  # 00:30 on the 20th in Jakarta
+    first = dt.datetime(2026, 7, 19, 17, 30, tzinfo=dt.UTC)  # 00:30 on the 20th in Jakarta
     assert session_day(first, "x.md", 0, JKT) == (dt.date(2026, 7, 20), "timestamp")
     assert session_day(first, "x.md", 0, NY) == (dt.date(2026, 7, 19), "timestamp")
 
@@ -24,14 +24,20 @@ def test_a_session_crossing_midnight_belongs_to_the_day_it_started():
         Message("user", "a", dt.datetime(2026, 7, 19, 23, 40, tzinfo=JKT), 0),
         Message("assistant", "b", dt.datetime(2026, 7, 20, 0, 20, tzinfo=JKT), 1),
     )
-    rs = resolve(Session(None, None, None, "markdown", msgs), file_name="x.md", folder=None,
-                 default_user="default", tz=JKT, mtime=0)
+    rs = resolve(
+        Session(None, None, None, "markdown", msgs),
+        file_name="x.md",
+        folder=None,
+        default_user="default",
+        tz=JKT,
+        mtime=0,
+    )
     assert rs.day == dt.date(2026, 7, 19)
 
 
 def test_without_timestamps_the_day_comes_from_the_file_name_then_the_mtime():
     assert session_day(None, "2026-07-19-1037.md", 0, JKT) == (dt.date(2026, 7, 19), "filename")
-    mtime = dt.datetime(2026, 7, 18, 20, 0, tzinfo=dt.timezone.utc).timestamp()  # 03:00 on the 19th in Jakarta
+    mtime = dt.datetime(2026, 7, 18, 20, 0, tzinfo=dt.UTC).timestamp()  # 03:00 on the 19th in Jakarta
     assert session_day(None, "notes.md", mtime, JKT) == (dt.date(2026, 7, 19), "mtime")
     assert name_date("2026-02-30-x.md") is None
 
@@ -41,7 +47,7 @@ def test_a_day_is_eligible_exactly_when_its_grace_period_has_passed():
     assert not day_is_eligible(day, dt.datetime(2026, 7, 20, 1, 59, 59, tzinfo=JKT), JKT, grace)
     assert day_is_eligible(day, dt.datetime(2026, 7, 20, 2, 0, tzinfo=JKT), JKT, grace)
     # the same instant in UTC reads the same
-    assert day_is_eligible(day, dt.datetime(2026, 7, 19, 19, 0, tzinfo=dt.timezone.utc), JKT, grace)
+    assert day_is_eligible(day, dt.datetime(2026, 7, 19, 19, 0, tzinfo=dt.UTC), JKT, grace)
     assert not day_is_eligible(dt.date(2026, 7, 20), dt.datetime(2026, 7, 20, 23, 0, tzinfo=JKT), JKT, grace)
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
 from fakes import AxisEmbedder, QueueModel, reply
-from flows.models import embed, llm
+from helpers import kenang
+
 from flows.cli.demo import DEMO_QUERIES
 from flows.config import load_settings
-from helpers import kenang
+from flows.models import embed, llm
 from schemas.lexicon import TECHNOLOGIES
 from transforms.summarize import LlmSummarizer, canonical_map
 
@@ -17,9 +17,15 @@ pytestmark = pytest.mark.usefixtures("prefect_api")
 
 def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tmp_path, monkeypatch):
     model = QueueModel(default=reply(summary="Gading worked on the homelab all day. Proxmox is calmer now."))
-    monkeypatch.setattr(llm, "make_summarizer",
-                        lambda s: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
-                        if s.summarizer.backend == "llama" else llm.ExtractiveSummarizer())
+    monkeypatch.setattr(
+        llm,
+        "make_summarizer",
+        lambda s: (
+            LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES))
+            if s.summarizer.backend == "llama"
+            else llm.ExtractiveSummarizer()
+        ),
+    )
     fake = AxisEmbedder()  # the real embedders have their own tests; this keeps the demo quick
     monkeypatch.setattr(embed, "make_embedder", lambda s, **_: fake)
     monkeypatch.setattr(embed, "configured_id", lambda s: fake.id)
@@ -27,9 +33,24 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     r = kenang("demo", "--home", str(home))
     assert r.exit_code == 0, r.stderr
     out = r.stdout
-    for needle in ("night 1", "night 2", "bad_utf8", "bad_json", "no_messages", "unknown_extension", "symlink",
-                   "loaded per user", "gading", "rina", "backend: llama", "backend: extractive", "kenang status",
-                   "recall, by meaning", *DEMO_QUERIES, "kenang recall"):
+    for needle in (
+        "night 1",
+        "night 2",
+        "bad_utf8",
+        "bad_json",
+        "no_messages",
+        "unknown_extension",
+        "symlink",
+        "loaded per user",
+        "gading",
+        "rina",
+        "backend: llama",
+        "backend: extractive",
+        "kenang status",
+        "recall, by meaning",
+        *DEMO_QUERIES,
+        "kenang recall",
+    ):
         assert needle in out, needle
     settings = load_settings(home)
     assert settings.summarizer.backend == "llama"  # the home is left on the default backend

@@ -37,8 +37,9 @@ def free_port() -> int:
 
 def start(cmd: list[str], env: dict, log: Path) -> subprocess.Popen:
     """A long-running process in its own process group (stopped with everything it starts)."""
-    return subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=open(log, "wb"), stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(
+        cmd, env=env, cwd=ROOT, stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -70,19 +71,40 @@ def run_deployment(env: dict, name: str, **params) -> str:
 def test_nightly_and_backfill_run_through_a_real_server_and_worker(tmp_path):
     from flows.config import init_home
 
-    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
-    drop(settings, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Pagi, cek backup Proxmox."),
-                                            ("assistant", "Backup semalam selesai jam 02.14.")))
-    drop(settings, "gading/2026-07-19-2100.md", md("2026-07-19", "2100", ("user", "Jadwal scrub ZFS minggu ini?"),
-                                                   ("assistant", "Minggu jam 01.30.")))
+    settings, _ = init_home(
+        tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
+    )
+    drop(
+        settings,
+        "2026-07-18-0900.md",
+        md(
+            "2026-07-18",
+            "0900",
+            ("user", "Pagi, cek backup Proxmox."),
+            ("assistant", "Backup semalam selesai jam 02.14."),
+        ),
+    )
+    drop(
+        settings,
+        "gading/2026-07-19-2100.md",
+        md("2026-07-19", "2100", ("user", "Jadwal scrub ZFS minggu ini?"), ("assistant", "Minggu jam 01.30.")),
+    )
     port = free_port()
     api = f"http://127.0.0.1:{port}/api"
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_API_URL": api,
-           "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_WORKER_QUERY_SECONDS": "1",
-           "PREFECT_LOGGING_LEVEL": "WARNING", "PWD": str(ROOT), "KENANG_HOME": str(settings.paths.home)}
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(tmp_path / "prefect-home"),
+        "PREFECT_API_URL": api,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PWD": str(ROOT),
+        "KENANG_HOME": str(settings.paths.home),
+    }
     env.pop("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", None)
-    server = start([PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)], env,
-                   tmp_path / "server.log")
+    server = start(
+        [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)], env, tmp_path / "server.log"
+    )
     worker = None
     try:
         deadline = time.monotonic() + 120

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 
 from flows.cli.demo_corpus import INJECTION_LINE, demo_corpus
 from schemas.frontmatter import IMPORTANCE_MAX, IMPORTANCE_MIN, LIST_BOUNDS, MOODS, SUMMARY_MAX_CHARS
-from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, IMPORTANCE_MARKERS, MOOD_WORDS, TECHNOLOGIES
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
+from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, TECHNOLOGIES
 from transforms import extract as ex  # private regexes, checked against their plain forms
 from transforms.days import session_day
+from transforms.digest import extractive_summary
 from transforms.extract import (
     DayMessage,
     DayText,
@@ -36,7 +38,6 @@ from transforms.extract import (
     extract_technologies,
     first_sentences,
 )
-from transforms.digest import extractive_summary
 from transforms.frontmatter import normalise_summary
 from transforms.parse import parse_transcript
 from transforms.redact import redact
@@ -84,7 +85,7 @@ def test_the_lexicon_covers_both_languages_and_only_known_moods():
 
 
 def test_kemarin_resolves_against_the_messages_local_date_even_when_the_utc_date_differs():
-    utc = datetime(2026, 7, 18, 18, 0, tzinfo=timezone.utc)  # 2026-07-19 01:00 in WIB
+    utc = datetime(2026, 7, 18, 18, 0, tzinfo=UTC)  # 2026-07-19 01:00 in WIB
     assert extract_dates(day_of(msg("Backup kemarin gagal.", ts=utc)), today=TODAY) == (date(2026, 7, 18),)
 
 
@@ -100,17 +101,27 @@ def test_relative_words_use_each_messages_own_day_in_a_session_that_crosses_midn
 
 
 def test_explicit_dates_in_indonesian_english_and_iso_are_found():
-    text = ("Cutover 14 Oktober 2026, tes dulu 3 Okt 2026. Foto lama dari 7 May 2023 (alias May 7, 2023), "
-            "dan arsip May 7th 2022. Jadwal 2026-10-20 dan 1 Agt 2025.")
+    text = (
+        "Cutover 14 Oktober 2026, tes dulu 3 Okt 2026. Foto lama dari 7 May 2023 (alias May 7, 2023), "
+        "dan arsip May 7th 2022. Jadwal 2026-10-20 dan 1 Agt 2025."
+    )
     found = extract_dates(said(text, day=date(2026, 11, 1)), today=date(2026, 11, 2))
-    assert found == (date(2022, 5, 7), date(2023, 5, 7), date(2025, 8, 1), date(2026, 10, 3), date(2026, 10, 14),
-                     date(2026, 10, 20))
+    assert found == (
+        date(2022, 5, 7),
+        date(2023, 5, 7),
+        date(2025, 8, 1),
+        date(2026, 10, 3),
+        date(2026, 10, 14),
+        date(2026, 10, 20),
+    )
 
 
 def test_a_day_and_month_without_a_year_take_the_year_of_the_messages_local_date():
     m = msg("Gladi resik 14 Oktober, akad 2 Nov.", ts=at("09:00", date(2026, 11, 30)))
     assert extract_dates(day_of(m, day=date(2026, 11, 30)), today=date(2026, 12, 1)) == (
-        date(2026, 10, 14), date(2026, 11, 2))
+        date(2026, 10, 14),
+        date(2026, 11, 2),
+    )
 
 
 def test_the_day_itself_and_dates_after_today_are_dropped():
@@ -179,10 +190,19 @@ def test_the_most_mentioned_dates_win_when_there_are_more_than_ten_and_come_back
 
 
 def test_aliases_map_to_canonical_names_in_order_of_first_mention():
-    text = ("Pindah dari postgres ke SQLite? Nggak, app NextJS-ku pakai Next JS dan next.js, "
-            "jalan di k8s, model lewat llama.cpp, DNS lewat pihole, tool CLI pakai golang.")
+    text = (
+        "Pindah dari postgres ke SQLite? Nggak, app NextJS-ku pakai Next JS dan next.js, "
+        "jalan di k8s, model lewat llama.cpp, DNS lewat pihole, tool CLI pakai golang."
+    )
     assert extract_technologies(said(text)) == (
-        "PostgreSQL", "SQLite", "Next.js", "Kubernetes", "llama.cpp", "Pi-hole", "Go")
+        "PostgreSQL",
+        "SQLite",
+        "Next.js",
+        "Kubernetes",
+        "llama.cpp",
+        "Pi-hole",
+        "Go",
+    )
 
 
 def test_docker_compose_yields_docker_only_when_docker_is_also_written_on_its_own():
@@ -211,30 +231,52 @@ def test_the_user_id_is_a_person_only_when_the_text_uses_that_name():
 
 
 def test_honorifics_name_people_as_written_and_dedupe_case_insensitively():
-    text = ("Aku sama Kak Rina sepakat. kak Rina minta Jumat. Mas Bayu's wedding, Mbak Wulan, Pak RT, "
-            "Bang Togar, Om Budi, Tante Sari, Dek Naya, Teh Euis, Uda Rahmat.")
-    assert extract_people(said(text)) == ("Kak Rina", "Mas Bayu", "Mbak Wulan", "Pak RT", "Bang Togar",
-                                          "Om Budi", "Tante Sari", "Dek Naya", "Teh Euis", "Uda Rahmat")
+    text = (
+        "Aku sama Kak Rina sepakat. kak Rina minta Jumat. Mas Bayu's wedding, Mbak Wulan, Pak RT, "
+        "Bang Togar, Om Budi, Tante Sari, Dek Naya, Teh Euis, Uda Rahmat."
+    )
+    assert extract_people(said(text)) == (
+        "Kak Rina",
+        "Mas Bayu",
+        "Mbak Wulan",
+        "Pak RT",
+        "Bang Togar",
+        "Om Budi",
+        "Tante Sari",
+        "Dek Naya",
+        "Teh Euis",
+        "Uda Rahmat",
+    )
 
 
 def test_bapak_and_pak_with_the_same_name_are_one_person_spelled_as_first_written():
     assert extract_people(said("Bapak Joko datang, lalu Pak Joko pulang. Ibu Ani dan Bu Ani.")) == (
-        "Bapak Joko", "Ibu Ani")
+        "Bapak Joko",
+        "Ibu Ani",
+    )
 
 
 def test_english_titles_name_people():
-    assert extract_people(said("Dr. Smith and Mrs. Tan met Mr Lee.", user="default")) == ("Dr. Smith", "Mrs. Tan", "Mr Lee")
+    assert extract_people(said("Dr. Smith and Mrs. Tan met Mr Lee.", user="default")) == (
+        "Dr. Smith",
+        "Mrs. Tan",
+        "Mr Lee",
+    )
 
 
 def test_a_honorific_before_a_lowercase_word_weekday_month_or_technology_is_no_person():
-    text = ("Bu gurunya minta laporan. Oleh-oleh buat Pak dan Bu di kampung. Mas Senin? Kak Oktober, "
-            "Mas Proxmox, Pak Yang, Bu, Tolong.")
+    text = (
+        "Bu gurunya minta laporan. Oleh-oleh buat Pak dan Bu di kampung. Mas Senin? Kak Oktober, "
+        "Mas Proxmox, Pak Yang, Bu, Tolong."
+    )
     assert extract_people(said(text, user="default")) == ()
 
 
 def test_a_second_capitalised_word_is_kept_unless_it_is_a_weekday():
     assert extract_people(said("Pak Slamet Riyadi datang, Kak Sari Jumat libur.", user="default")) == (
-        "Pak Slamet Riyadi", "Kak Sari")
+        "Pak Slamet Riyadi",
+        "Kak Sari",
+    )
 
 
 # --- projects -------------------------------------------------------------------------
@@ -246,8 +288,10 @@ def test_known_projects_are_found_case_insensitively_and_returned_as_configured(
 
 
 def test_project_repo_and_proyek_patterns_name_capitalised_or_kebab_case_projects():
-    text = ("Project Kenang-nya jalan. Proyek siklus-air buat sekolah. Push ke repo homelab_infra. "
-            "Projek Atlas. Repo NAS, proyek baru, repo GitHub, project Ini.")
+    text = (
+        "Project Kenang-nya jalan. Proyek siklus-air buat sekolah. Push ke repo homelab_infra. "
+        "Projek Atlas. Repo NAS, proyek baru, repo GitHub, project Ini."
+    )
     assert extract_projects(said(text), known=("atlas",)) == ("Kenang", "siklus-air", "homelab_infra", "atlas")
 
 
@@ -255,14 +299,17 @@ def test_project_repo_and_proyek_patterns_name_capitalised_or_kebab_case_project
 
 
 def test_tags_prefer_words_that_appear_in_several_messages():
-    day = said("Backup restic ke NAS gagal lagi.", "Backup ulang jalan, scrub pool juga.",
-               "Scrub selesai, backup aman.")
+    day = said(
+        "Backup restic ke NAS gagal lagi.", "Backup ulang jalan, scrub pool juga.", "Scrub selesai, backup aman."
+    )
     assert extract_tags(day) == ("backup", "scrub", "restic", "gagal", "ulang")
 
 
 def test_tags_skip_stopwords_numbers_urls_code_and_calendar_words():
-    text = ("Yang 2026 https://example.com/panjang-sekali `kubectl_apply` config.yaml enableSeqscan "
-            "kemarin Senin Oktober dan dengan tetapi, postgres, kabel.")
+    text = (
+        "Yang 2026 https://example.com/panjang-sekali `kubectl_apply` config.yaml enableSeqscan "
+        "kemarin Senin Oktober dan dengan tetapi, postgres, kabel."
+    )
     assert extract_tags(said(text)) == ("postgresql", "kabel")
 
 
@@ -334,7 +381,12 @@ def test_importance_is_clamped_to_ten():
 def test_sentences_split_on_stops_but_not_on_abbreviations_decimals_or_file_names():
     text = "Halo. Pakai Next.js 1.5 untuk buah, sayur, dll. yang baru! Dr. Smith datang? Ya… oke"
     assert first_sentences(text, 10) == (
-        "Halo.", "Pakai Next.js 1.5 untuk buah, sayur, dll. yang baru!", "Dr. Smith datang?", "Ya…", "oke")
+        "Halo.",
+        "Pakai Next.js 1.5 untuk buah, sayur, dll. yang baru!",
+        "Dr. Smith datang?",
+        "Ya…",
+        "oke",
+    )
 
 
 def test_a_list_abbreviation_ends_a_sentence_before_a_capital():
@@ -342,10 +394,16 @@ def test_a_list_abbreviation_ends_a_sentence_before_a_capital():
 
 
 def test_urls_code_blocks_headers_and_list_items_are_handled():
-    text = ("# Judul\nBuka https://example.com/a.b?x=1 lalu cek.\n\n```bash\necho satu. dua\n```\n"
-            "- poin pertama\n- poin kedua. Selesai")
+    text = (
+        "# Judul\nBuka https://example.com/a.b?x=1 lalu cek.\n\n```bash\necho satu. dua\n```\n"
+        "- poin pertama\n- poin kedua. Selesai"
+    )
     assert first_sentences(text, 9) == (
-        "Buka https://example.com/a.b?x=1 lalu cek.", "poin pertama", "poin kedua.", "Selesai")
+        "Buka https://example.com/a.b?x=1 lalu cek.",
+        "poin pertama",
+        "poin kedua.",
+        "Selesai",
+    )
 
 
 def test_first_sentences_returns_at_most_n():
@@ -387,7 +445,8 @@ def demo_days() -> tuple[DayText, ...]:
         day, _ = session_day(session.first_ts, name, f.mtime or 0.0, JAKARTA)
         for m in session.messages:
             groups[(user, day)].append(
-                DayMessage(name, m.role, redact(m.content).text, m.ts, INJECTION_LINE in m.content))
+                DayMessage(name, m.role, redact(m.content).text, m.ts, INJECTION_LINE in m.content)
+            )
     return tuple(DayText(u, d, JAKARTA, tuple(ms)) for (u, d), ms in sorted(groups.items()))
 
 
@@ -488,7 +547,10 @@ def _spans(pattern: re.Pattern, text: str) -> list[tuple[tuple[int, int], tuple]
 @pytest.mark.parametrize("name", sorted(LISTS))
 def test_a_grouped_alternation_matches_as_the_plain_one(name: str):
     words, parts_of, joiner = LISTS[name]
-    grouped, plain = ex._one_of(words, parts_of, joiner), "|".join(joiner.join(map(re.escape, parts_of(w))) for w in words)
+    grouped, plain = (
+        ex._one_of(words, parts_of, joiner),
+        "|".join(joiner.join(map(re.escape, parts_of(w))) for w in words),
+    )
     for form in (r"(?<!\w)(?:{})(?!\w)", r"(?:{})"):
         fast, slow = (re.compile(form.format(x), re.IGNORECASE) for x in (grouped, plain))
         for text in regex_texts():
@@ -513,8 +575,12 @@ def test_the_technology_mood_and_marker_regexes_match_as_their_plain_forms():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(PHRASES + ["haha", "HeHeH", "wkwkwk", "hahaha!", " ", "-", "ab", "😂"])
-                | st.text(max_size=5), max_size=10).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(PHRASES + ["haha", "HeHeH", "wkwkwk", "hahaha!", " ", "-", "ab", "😂"]) | st.text(max_size=5),
+        max_size=10,
+    ).map("".join)
+)
 def test_one_search_finds_a_mood_word_or_laugh_wherever_the_counting_regexes_would(text: str):
     if any(p.search(text) for p in ex._MOOD_RES.values()):
         assert ex._ANY_MOOD.search(text)
@@ -528,5 +594,7 @@ def test_extractors_give_the_same_answer_when_asked_again():
     days = demo_days()
     first = [(extract_tags(d), extract_technologies(d), extract_people(d), extractive_summary(d)) for d in days]
     ex._prose.cache_clear()
-    again = [(extract_tags(d), extract_technologies(d), extract_people(d), extractive_summary(d)) for d in reversed(days)]
+    again = [
+        (extract_tags(d), extract_technologies(d), extract_people(d), extractive_summary(d)) for d in reversed(days)
+    ]
     assert first == again[::-1]

@@ -9,12 +9,12 @@ import threading
 
 import duckdb
 import pytest
+from helpers import JAKARTA, NOW, drop, kenang, md, table
 
 from flows.pipeline import backfill, nightly
 from flows.store import core_memory
 from flows.store.lock import run_lock
 from flows.store.verify import verify
-from helpers import JAKARTA, NOW, drop, kenang, md, table
 from transforms.forget import words
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -30,42 +30,89 @@ def chatgpt_export(*conversations: tuple[str, float, list[tuple[str, str]]]) -> 
         mapping = {"root": {"id": "root", "message": None, "parent": None, "children": ["m0"]}}
         for i, (role, text) in enumerate(turns):
             mapping[f"m{i}"] = {
-                "id": f"m{i}", "parent": "root" if i == 0 else f"m{i - 1}",
+                "id": f"m{i}",
+                "parent": "root" if i == 0 else f"m{i - 1}",
                 "children": [f"m{i + 1}"] if i + 1 < len(turns) else [],
-                "message": {"id": f"m{i}", "author": {"role": role, "name": None, "metadata": {}},
-                            "create_time": ts + 60 * i, "content": {"content_type": "text", "parts": [text]},
-                            "status": "finished_successfully", "metadata": {}, "recipient": "all"},
+                "message": {
+                    "id": f"m{i}",
+                    "author": {"role": role, "name": None, "metadata": {}},
+                    "create_time": ts + 60 * i,
+                    "content": {"content_type": "text", "parts": [text]},
+                    "status": "finished_successfully",
+                    "metadata": {},
+                    "recipient": "all",
+                },
             }
-        out.append({"title": title, "create_time": ts, "update_time": ts, "mapping": mapping,
-                    "current_node": f"m{len(turns) - 1}", "conversation_id": f"conv-{n}", "id": f"conv-{n}"})
+        out.append(
+            {
+                "title": title,
+                "create_time": ts,
+                "update_time": ts,
+                "mapping": mapping,
+                "current_node": f"m{len(turns) - 1}",
+                "conversation_id": f"conv-{n}",
+                "id": f"conv-{n}",
+            }
+        )
     return json.dumps(out, ensure_ascii=False).encode()
 
 
 EXPORT = chatgpt_export(
-    ("Gudang", dt.datetime(2026, 7, 17, 9, 0, tzinfo=JAKARTA).timestamp(),
-     [("user", "Aku taruh kunci gudang di bawah pot, di teras."), ("assistant", "Oke. Podman sudah jalan di pve1."),
-      ("user", "Makasih, besok lanjut Podman.")]),
-    ("Backup", dt.datetime(2026, 7, 16, 20, 0, tzinfo=JAKARTA).timestamp(),
-     [("user", "Restic ke nas.lan tiap jam 2 ya."), ("assistant", "Siap, restic dijadwalkan.")]),
+    (
+        "Gudang",
+        dt.datetime(2026, 7, 17, 9, 0, tzinfo=JAKARTA).timestamp(),
+        [
+            ("user", "Aku taruh kunci gudang di bawah pot, di teras."),
+            ("assistant", "Oke. Podman sudah jalan di pve1."),
+            ("user", "Makasih, besok lanjut Podman."),
+        ],
+    ),
+    (
+        "Backup",
+        dt.datetime(2026, 7, 16, 20, 0, tzinfo=JAKARTA).timestamp(),
+        [("user", "Restic ke nas.lan tiap jam 2 ya."), ("assistant", "Siap, restic dijadwalkan.")],
+    ),
 )
 
 
 def _drop_history(settings) -> None:
-    drop(settings, "2026-07-18-0900.md", md("2026-07-18", "0900",
-                                            ("user", "Pagi, lanjut setup Proxmox di pve1."),
-                                            ("assistant", "Oke, kita buka Datacenter > Storage."),
-                                            ("user", "Catatan: kunci gudang di bawah pot bunga."),
-                                            ("assistant", "Dicatat: Kunci  Gudang di bawah POT."),
-                                            ("user", "Aku lebih suka simpan kunci gudang di bawah pot saja."),
-                                            ("user", "Terus backup restic jalan jam 2."),
-                                            session_id="2026-07-18-0900"))
-    drop(settings, "2026-07-19-0900.md", md("2026-07-19", "0900",
-                                            ("user", "Besok cek lagi restic di nas.lan."),
-                                            ("assistant", "Baik, restic dicek besok."),
-                                            session_id="2026-07-19-0900"))
-    drop(settings, "2026-07-19-2000.md", md("2026-07-19", "2000",
-                                            ("user", "Btw, kunci gudang di bawah pot, jangan lupa."),
-                                            ("assistant", "Siap."), session_id="2026-07-19-2000"))
+    drop(
+        settings,
+        "2026-07-18-0900.md",
+        md(
+            "2026-07-18",
+            "0900",
+            ("user", "Pagi, lanjut setup Proxmox di pve1."),
+            ("assistant", "Oke, kita buka Datacenter > Storage."),
+            ("user", "Catatan: kunci gudang di bawah pot bunga."),
+            ("assistant", "Dicatat: Kunci  Gudang di bawah POT."),
+            ("user", "Aku lebih suka simpan kunci gudang di bawah pot saja."),
+            ("user", "Terus backup restic jalan jam 2."),
+            session_id="2026-07-18-0900",
+        ),
+    )
+    drop(
+        settings,
+        "2026-07-19-0900.md",
+        md(
+            "2026-07-19",
+            "0900",
+            ("user", "Besok cek lagi restic di nas.lan."),
+            ("assistant", "Baik, restic dicek besok."),
+            session_id="2026-07-19-0900",
+        ),
+    )
+    drop(
+        settings,
+        "2026-07-19-2000.md",
+        md(
+            "2026-07-19",
+            "2000",
+            ("user", "Btw, kunci gudang di bawah pot, jangan lupa."),
+            ("assistant", "Siap."),
+            session_id="2026-07-19-2000",
+        ),
+    )
     drop(settings, "gudang-export.json", EXPORT)
 
 
@@ -75,7 +122,7 @@ def _night(settings, now=NOW):
 
 def _holds(text: str) -> bool:
     w, p = words(text), words(PHRASE)
-    return any(w[i:i + len(p)] == p for i in range(len(w) - len(p) + 1))
+    return any(w[i : i + len(p)] == p for i in range(len(w) - len(p) + 1))
 
 
 def traces(settings, *, skip: frozenset[str] = frozenset()) -> list[str]:
@@ -103,8 +150,11 @@ def traces(settings, *, skip: frozenset[str] = frozenset()) -> list[str]:
             body = p.read_bytes().decode("utf-8", "replace")
             if p.suffix in (".json", ".jsonl"):  # "\u00e9"-style escapes, read as the text they stand for
                 try:
-                    body += "\n".join(json.dumps(json.loads(line), ensure_ascii=False) for line in
-                                      ([body] if p.suffix == ".json" else body.splitlines()) if line.strip())
+                    body += "\n".join(
+                        json.dumps(json.loads(line), ensure_ascii=False)
+                        for line in ([body] if p.suffix == ".json" else body.splitlines())
+                        if line.strip()
+                    )
                 except ValueError:
                     pass
         if _holds(body):
@@ -117,20 +167,31 @@ def _originals(settings) -> set[str]:
     """The archived originals (day files and export originals), relative to the home."""
     arch = settings.paths.archive.relative_to(settings.paths.home).as_posix()
     out = {f"{arch}/{r['path']}" for r in table(settings, "archive_files")}
-    out |= {f"{arch}/{r['original_path']}" for r in table(settings, "archive_files") if r["original_path"]
-            and r["original_path"].startswith("imports/")}
+    out |= {
+        f"{arch}/{r['original_path']}"
+        for r in table(settings, "archive_files")
+        if r["original_path"] and r["original_path"].startswith("imports/")
+    }
     return out
 
 
 def _setup(home) -> None:
     _drop_history(home)
     _night(home)
-    assert kenang("remember", "Kunci gudang di bawah pot bunga, teras depan.", "--home", str(home.paths.home)).exit_code == 0
+    assert (
+        kenang("remember", "Kunci gudang di bawah pot bunga, teras depan.", "--home", str(home.paths.home)).exit_code
+        == 0
+    )
     assert kenang("remember", "Backups: restic to nas.lan at 02:00.", "--home", str(home.paths.home)).exit_code == 0
     everywhere = traces(home)
     # before: the phrase is in the tables, the summaries, the index, the candidates, core memory, the snapshot
-    for where in ("warehouse/messages/", "warehouse/memory_chunks/", "warehouse/memory_candidates.parquet",
-                  "memory/default/MEMORY.md", "snapshot/default.md"):
+    for where in (
+        "warehouse/messages/",
+        "warehouse/memory_chunks/",
+        "warehouse/memory_candidates.parquet",
+        "memory/default/MEMORY.md",
+        "snapshot/default.md",
+    ):
         assert any(t.startswith(where) for t in everywhere), (where, everywhere)
 
 
@@ -152,7 +213,9 @@ def test_forget_text_leaves_no_trace_outside_the_archived_originals_and_nothing_
     originals = _originals(home)
     before = {p: (home.paths.home / p).read_bytes() for p in originals}
     r = _forget(home)
-    assert r.stdout.startswith("forgotten: 3 day(s) re-derived, 0 archived file(s) purged, 1 memory entr(ies) and 1 candidate(s)")
+    assert r.stdout.startswith(
+        "forgotten: 3 day(s) re-derived, 0 archived file(s) purged, 1 memory entr(ies) and 1 candidate(s)"
+    )
 
     assert traces(home, skip=frozenset(originals)) == []
     # without --purge the archived originals stay, byte-exact and read-only
@@ -172,13 +235,26 @@ def test_forget_text_leaves_no_trace_outside_the_archived_originals_and_nothing_
 
 def test_forget_with_purge_deletes_the_originals_logs_them_and_verify_says_purged(home):
     _setup(home)
-    plan = kenang("forget", "--user", "default", "--text", PHRASE, "--purge", "--dry-run", "--json",
-                  "--home", str(home.paths.home))
+    plan = kenang(
+        "forget",
+        "--user",
+        "default",
+        "--text",
+        PHRASE,
+        "--purge",
+        "--dry-run",
+        "--json",
+        "--home",
+        str(home.paths.home),
+    )
     listed = json.loads(plan.stdout)
     assert listed["dry_run"] and listed["days"] == ["2026-07-17", "2026-07-18", "2026-07-19"]
     assert sorted(listed["archive_files"]) == [
-        "daily_sessions/2026-07-17/chatgpt-conv-0.jsonl", "daily_sessions/2026-07-18/2026-07-18-0900.md",
-        "daily_sessions/2026-07-19/2026-07-19-2000.md", "imports/gudang-export.json"]
+        "daily_sessions/2026-07-17/chatgpt-conv-0.jsonl",
+        "daily_sessions/2026-07-18/2026-07-18-0900.md",
+        "daily_sessions/2026-07-19/2026-07-19-2000.md",
+        "imports/gudang-export.json",
+    ]
     assert traces(home) != []  # a dry run changed nothing
 
     _forget(home, "--purge")
@@ -210,8 +286,9 @@ def test_a_dry_run_lists_what_would_go_and_without_yes_the_command_asks(home):
 
     from flows.cli.main import cli
 
-    asked = CliRunner().invoke(cli, ["forget", "--user", "default", "--text", PHRASE, "--home", str(home.paths.home)],
-                               input="n\n")
+    asked = CliRunner().invoke(
+        cli, ["forget", "--user", "default", "--text", PHRASE, "--home", str(home.paths.home)], input="n\n"
+    )
     assert asked.exit_code == 1 and "Forget it? [y/N]" in asked.stderr and "nothing was changed" in asked.stderr
     assert table(home, "tombstones") == [] and _holds(json.dumps([m["content"] for m in table(home, "messages")]))
 
@@ -219,7 +296,9 @@ def test_a_dry_run_lists_what_would_go_and_without_yes_the_command_asks(home):
 def test_forget_a_session_a_day_and_before_a_date(home):
     _setup(home)
     kenang("forget", "--user", "default", "--session", "2026-07-19-2000", "--yes", "--home", str(home.paths.home))
-    assert {m["session_id"] for m in table(home, "messages") if m["date"] == dt.date(2026, 7, 19)} == {"2026-07-19-0900"}
+    assert {m["session_id"] for m in table(home, "messages") if m["date"] == dt.date(2026, 7, 19)} == {
+        "2026-07-19-0900"
+    }
     kenang("forget", "--user", "default", "--day", "2026-07-18", "--yes", "--home", str(home.paths.home))
     assert dt.date(2026, 7, 18) not in {m["date"] for m in table(home, "messages")}
     assert not any(s["date"] == dt.date(2026, 7, 18) for s in table(home, "daily_summaries"))
@@ -251,7 +330,9 @@ def test_forget_takes_the_run_lock_waits_for_a_running_night_or_exits_75(home):
         assert r.exit_code == 75 and "a-night" in r.stderr
         assert table(home, "tombstones") == []
         threading.Timer(1.0, release.set).start()
-        r = kenang("forget", "--user", "default", "--text", PHRASE, "--yes", "--wait", "30", "--home", str(home.paths.home))
+        r = kenang(
+            "forget", "--user", "default", "--text", PHRASE, "--yes", "--wait", "30", "--home", str(home.paths.home)
+        )
         assert r.exit_code == 0
     finally:
         release.set()
@@ -262,8 +343,14 @@ def test_forget_takes_the_run_lock_waits_for_a_running_night_or_exits_75(home):
 def test_retention_empties_old_days_every_night_and_purges_old_archive_days(tmp_path):
     from flows.config import init_home
 
-    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
-                                                "retention": {"messages_days": 2, "archive_days": 3}})
+    settings, _ = init_home(
+        tmp_path / "home",
+        {
+            "summarizer": {"backend": "extractive"},
+            "embedder": {"backend": "none"},
+            "retention": {"messages_days": 2, "archive_days": 3},
+        },
+    )
     _drop_history(settings)
     _night(settings)  # today 2026-07-20: messages kept from 2026-07-18 on, the archive from 2026-07-17 on
     assert {m["date"] for m in table(settings, "messages")} == {dt.date(2026, 7, 18), dt.date(2026, 7, 19)}
@@ -271,13 +358,14 @@ def test_retention_empties_old_days_every_night_and_purges_old_archive_days(tmp_
     _night(settings, now=dt.datetime(2026, 7, 22, 3, 0, tzinfo=JAKARTA))
     assert {m["date"] for m in table(settings, "messages")} == set()
     purged = {r["path"] for r in table(settings, "purge_log")}
-    assert "daily_sessions/2026-07-18/2026-07-18-0900.md" in purged and all(r["why"].startswith("retention") for r in table(settings, "purge_log"))
+    assert "daily_sessions/2026-07-18/2026-07-18-0900.md" in purged and all(
+        r["why"].startswith("retention") for r in table(settings, "purge_log")
+    )
     assert not (settings.paths.archive / "daily_sessions/2026-07-18/2026-07-18-0900.md").exists()
     assert "imports/gudang-export.json" in purged  # every day cut from it has gone, so the export goes too
     assert not (settings.paths.archive / "imports/gudang-export.json").exists()
     assert (settings.paths.archive / "daily_sessions/2026-07-19/2026-07-19-0900.md").is_file()
     assert verify(settings).problems == 0
-
 
 
 # --- forget reaches everything: names, quarantine, a purge after a plain forget ---------
@@ -329,7 +417,7 @@ def _decoded(p) -> list[str]:
         if a.dtype.kind in "US":
             out += [" ".join(str(x) for x in a.ravel())]
     elif p.suffix in (".json", ".jsonl"):
-        for doc in ([raw] if p.suffix == ".json" else raw.splitlines()):
+        for doc in [raw] if p.suffix == ".json" else raw.splitlines():
             if doc.strip():
                 try:
                     out += list(_strings(json.loads(doc)))
@@ -338,8 +426,10 @@ def _decoded(p) -> list[str]:
     elif p.suffix == ".duckdb":
         c = duckdb.connect(str(p), read_only=True)
         try:
-            out += [r[0] or "" for r in c.sql("SELECT sql FROM duckdb_views() UNION ALL SELECT sql FROM duckdb_tables()")
-                    .fetchall()]
+            out += [
+                r[0] or ""
+                for r in c.sql("SELECT sql FROM duckdb_views() UNION ALL SELECT sql FROM duckdb_tables()").fetchall()
+            ]
             for (name,) in c.sql("SELECT table_name FROM duckdb_tables()").fetchall():
                 out += list(_strings([list(r) for r in c.sql(f'SELECT * FROM "{name}"').fetchall()]))
         finally:
@@ -379,11 +469,23 @@ def _setup_everywhere(home) -> None:
     drop(home, Q_NAME, b"daftar belanja\n")
     drop(home, Q_BYTES, b'{"role": "user", "content": "kunci gudang di bawah pot"}\n{"role": "assist')
     _cli_night(home)
-    assert kenang("remember", "Kunci gudang di bawah pot bunga, teras depan.", "--home", str(home.paths.home)).exit_code == 0
+    assert (
+        kenang("remember", "Kunci gudang di bawah pot bunga, teras depan.", "--home", str(home.paths.home)).exit_code
+        == 0
+    )
     found = every_trace(home)
-    for where in ("warehouse/sessions/", "warehouse/messages/", "warehouse/memory_chunks/", "warehouse/compact/recall_pack/",
-                  "warehouse/runs/", "warehouse/quarantine/", "archive/daily_sessions/2026-07-19/.kenang-files.json",
-                  "archive/daily_sessions/2026-07-19/2026-07-19.summary.md", "memory/default/MEMORY.md", "snapshot/default.md"):
+    for where in (
+        "warehouse/sessions/",
+        "warehouse/messages/",
+        "warehouse/memory_chunks/",
+        "warehouse/compact/recall_pack/",
+        "warehouse/runs/",
+        "warehouse/quarantine/",
+        "archive/daily_sessions/2026-07-19/.kenang-files.json",
+        "archive/daily_sessions/2026-07-19/2026-07-19.summary.md",
+        "memory/default/MEMORY.md",
+        "snapshot/default.md",
+    ):
         assert any(t.startswith(where) for t in found), (where, found)
     quarantined = [t for t in found if t.startswith("quarantine/")]
     assert len([t for t in quarantined if not t.endswith(".reason.json")]) == 3, found
@@ -417,29 +519,50 @@ def test_forget_then_purge_leaves_no_byte_under_the_home_that_holds_the_phrase(h
     kept = every_trace(home)
     named_by = [t for t in kept if t.startswith("warehouse/quarantine/")]  # the row that names a quarantined file
     assert len(named_by) == 1 and set(kept) - set(named_by) == {
-        "archive/daily_sessions/2026-07-17/chatgpt-conv-0.jsonl", "archive/daily_sessions/2026-07-18/2026-07-18-0900.md",
-        "archive/daily_sessions/2026-07-19/2026-07-19-2000.md", f"archive/daily_sessions/2026-07-19/{NAMED}",
-        "archive/imports/gudang-export.json", f"quarantine/2026-07-20/{Q_REASON}", f"quarantine/2026-07-20/{Q_BYTES}",
+        "archive/daily_sessions/2026-07-17/chatgpt-conv-0.jsonl",
+        "archive/daily_sessions/2026-07-18/2026-07-18-0900.md",
+        "archive/daily_sessions/2026-07-19/2026-07-19-2000.md",
+        f"archive/daily_sessions/2026-07-19/{NAMED}",
+        "archive/imports/gudang-export.json",
+        f"quarantine/2026-07-20/{Q_REASON}",
+        f"quarantine/2026-07-20/{Q_BYTES}",
         f"quarantine/2026-07-20/{Q_NAME}",
         # the records that name an original whose name holds it: its manifest, its archive_files row, its reason file
         "archive/daily_sessions/2026-07-19/.kenang-files.json",
         "warehouse/archive_files/date=2026-07-19/user_id=default/data.parquet",
-        f"quarantine/2026-07-20/{Q_NAME}.reason.json"}, kept
+        f"quarantine/2026-07-20/{Q_NAME}.reason.json",
+    }, kept
     assert not any(_holds(r["reason"]) for r in table(home, "quarantine"))
     from helpers import snapshot
 
     before = snapshot(home)
     again = _forget(home)  # the same forget again changes nothing
-    assert again.stdout.startswith("forgotten: 0 day(s) re-derived, 0 archived file(s) purged, 0 memory entr(ies) and "
-                                   "0 candidate(s) removed (run "), again.stdout
+    assert again.stdout.startswith(
+        "forgotten: 0 day(s) re-derived, 0 archived file(s) purged, 0 memory entr(ies) and 0 candidate(s) removed (run "
+    ), again.stdout
     assert snapshot(home) == before
 
-    plan = json.loads(kenang("forget", "--user", "default", "--text", PHRASE, "--purge", "--dry-run", "--json",
-                             "--home", str(home.paths.home)).stdout)
+    plan = json.loads(
+        kenang(
+            "forget",
+            "--user",
+            "default",
+            "--text",
+            PHRASE,
+            "--purge",
+            "--dry-run",
+            "--json",
+            "--home",
+            str(home.paths.home),
+        ).stdout
+    )
     assert sorted(plan["archive_files"]) == [
-        "daily_sessions/2026-07-17/chatgpt-conv-0.jsonl", "daily_sessions/2026-07-18/2026-07-18-0900.md",
-        "daily_sessions/2026-07-19/2026-07-19-2000.md", f"daily_sessions/2026-07-19/{NAMED}",
-        "imports/gudang-export.json"]
+        "daily_sessions/2026-07-17/chatgpt-conv-0.jsonl",
+        "daily_sessions/2026-07-18/2026-07-18-0900.md",
+        "daily_sessions/2026-07-19/2026-07-19-2000.md",
+        f"daily_sessions/2026-07-19/{NAMED}",
+        "imports/gudang-export.json",
+    ]
     assert len(plan["quarantine_files"]) == 3 and plan["days"] == ["2026-07-17", "2026-07-18", "2026-07-19"]
     r = _forget(home, "--purge")
     assert "5 archived file(s) purged" in r.stdout and "3 quarantined file(s) purged" in r.stdout
@@ -465,8 +588,10 @@ def test_purge_first_leaves_no_byte_under_the_home_that_holds_the_phrase(home):
 def test_retention_ages_quarantined_files_out_with_their_reason_files(tmp_path):
     from flows.config import init_home
 
-    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
-                                                "retention": {"archive_days": 3}})
+    settings, _ = init_home(
+        tmp_path / "home",
+        {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}, "retention": {"archive_days": 3}},
+    )
     drop(settings, Q_NAME, b"daftar belanja\n")
     _night(settings)  # quarantined on 2026-07-20
     assert [r["original_path"] for r in table(settings, "quarantine")] == [Q_NAME]
@@ -501,16 +626,23 @@ def test_a_name_that_holds_a_phrase_is_renamed_the_same_way_every_time_and_only_
     assert not f.names("kunci-gudang-di-atas-pot") and not f.names(None)
     renamed = f.rename("2026-07-19-kunci-gudang-di-bawah-pot")
     assert renamed == f.rename("2026-07-19-kunci-gudang-di-bawah-pot") != f.rename("kunci_gudang_di_bawah_pot")
-    assert renamed.startswith("forgotten-") and renamed != forgetting(b"j" * 32).rename("2026-07-19-kunci-gudang-di-bawah-pot")
+    assert renamed.startswith("forgotten-") and renamed != forgetting(b"j" * 32).rename(
+        "2026-07-19-kunci-gudang-di-bawah-pot"
+    )
     assert f.rename("2026-07-19-0900") == "2026-07-19-0900"
     name = f.rename_file("kunci_gudang_di_bawah_pot.reason.json")
     assert name.startswith("forgotten-") and name.endswith(".reason.json")
-    assert f.rename_path("daily_sessions/2026-07-19/kunci gudang di bawah pot.md").startswith("daily_sessions/2026-07-19/forgotten-")
-    assert f.scrub_value({"file": "kunci_gudang_di_bawah_pot.txt", "n": [1, "Kunci gudang di bawah pot!"]}) == \
-        {"file": "[FORGOTTEN].txt", "n": [1, "[FORGOTTEN]!"]}
+    assert f.rename_path("daily_sessions/2026-07-19/kunci gudang di bawah pot.md").startswith(
+        "daily_sessions/2026-07-19/forgotten-"
+    )
+    assert f.scrub_value({"file": "kunci_gudang_di_bawah_pot.txt", "n": [1, "Kunci gudang di bawah pot!"]}) == {
+        "file": "[FORGOTTEN].txt",
+        "n": [1, "[FORGOTTEN]!"],
+    }
 
 
 # --- a purge takes only what holds the phrase, and only the user's -----------------------
+
 
 def _two_users(home) -> None:
     """default and alice, each with files; alice's quarantine holds a link (a row without a user) and a .txt."""
@@ -518,14 +650,23 @@ def _two_users(home) -> None:
 
     from helpers import OLD
 
-    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Kunci gudang ada di bawah pot."),
-                                        ("assistant", "Oke.")))
-    drop(home, "2026-07-18-1000.md", md("2026-07-18", "1000", ("user", "Kuncinya hilang. MD file ini penting."),
-                                        ("assistant", "Oke.")))
+    drop(
+        home,
+        "2026-07-18-0900.md",
+        md("2026-07-18", "0900", ("user", "Kunci gudang ada di bawah pot."), ("assistant", "Oke.")),
+    )
+    drop(
+        home,
+        "2026-07-18-1000.md",
+        md("2026-07-18", "1000", ("user", "Kuncinya hilang. MD file ini penting."), ("assistant", "Oke.")),
+    )
     drop(home, "2026-07-18-1100.md", md("2026-07-18", "1100", ("user", "Restic backup jalan."), ("assistant", "Oke.")))
     drop(home, "readme.txt", b"daftar belanja\n")  # quarantined: its reason is kenang's words ("supported: .md")
-    drop(home, "alice/2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Kunci gudang alice di laci."),
-                                              ("assistant", "Oke.")))
+    drop(
+        home,
+        "alice/2026-07-18-0900.md",
+        md("2026-07-18", "0900", ("user", "Kunci gudang alice di laci."), ("assistant", "Oke.")),
+    )
     drop(home, "alice/2026-07-17-restic.md", md("2026-07-17", "0900", ("user", "Restic alice."), ("assistant", "Oke.")))
     drop(home, "alice/notes.txt", b"restic notes\n")  # quarantined, alice's row
     link = home.paths.active / "alice" / "kunci-link.md"
@@ -535,7 +676,9 @@ def _two_users(home) -> None:
 
 
 def _plan(home, user: str, text: str) -> dict:
-    r = kenang("forget", "--user", user, "--text", text, "--purge", "--dry-run", "--json", "--home", str(home.paths.home))
+    r = kenang(
+        "forget", "--user", user, "--text", text, "--purge", "--dry-run", "--json", "--home", str(home.paths.home)
+    )
     assert r.exit_code == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -552,7 +695,9 @@ def test_a_purge_takes_only_the_files_that_hold_the_phrase_never_for_an_extensio
     _forget_as(home, "default", "md")
     assert (home.paths.archive / "daily_sessions/2026-07-18/2026-07-18-0900.md").is_file()
     assert {s["archive_path"] for s in table(home, "sessions") if s["user_id"] == "default"} == {
-        "daily_sessions/2026-07-18/2026-07-18-0900.md", "daily_sessions/2026-07-18/2026-07-18-1100.md"}
+        "daily_sessions/2026-07-18/2026-07-18-0900.md",
+        "daily_sessions/2026-07-18/2026-07-18-1100.md",
+    }
     assert (home.paths.quarantine / "2026-07-20/readme.txt").is_file()
     assert verify(home).problems == 0
 
@@ -592,12 +737,21 @@ def test_a_users_forget_never_deletes_or_rewrites_another_users_files_or_records
 def test_a_phrase_hidden_by_json_escapes_is_found_by_a_purge_after_a_plain_forget(home):
     from helpers import jsonl
 
-    drop(home, "2026-07-18-1200.jsonl", b'{"role": "user", "content": "Kunci\\ngudang di\\tbawah p\\u006ft", '
-                                        b'"ts": "2026-07-18T12:00:00+07:00"}\n'
-                                        b'{"role": "assistant", "content": "ok", "ts": "2026-07-18T12:00:30+07:00"}\n')
-    drop(home, "2026-07-18-1300.jsonl", jsonl({"role": "user", "content": "kunci gudang di atas pot",
-                                               "ts": "2026-07-18T13:00:00+07:00"},
-                                              {"role": "assistant", "content": "ok", "ts": "2026-07-18T13:00:30+07:00"}))
+    drop(
+        home,
+        "2026-07-18-1200.jsonl",
+        b'{"role": "user", "content": "Kunci\\ngudang di\\tbawah p\\u006ft", '
+        b'"ts": "2026-07-18T12:00:00+07:00"}\n'
+        b'{"role": "assistant", "content": "ok", "ts": "2026-07-18T12:00:30+07:00"}\n',
+    )
+    drop(
+        home,
+        "2026-07-18-1300.jsonl",
+        jsonl(
+            {"role": "user", "content": "kunci gudang di atas pot", "ts": "2026-07-18T13:00:00+07:00"},
+            {"role": "assistant", "content": "ok", "ts": "2026-07-18T13:00:30+07:00"},
+        ),
+    )
     _cli_night(home)
     assert any(_holds(m["content"]) for m in table(home, "messages"))
     _forget(home)
@@ -616,11 +770,12 @@ def test_a_forget_killed_midway_shows_as_interrupted_and_the_same_forget_again_f
     from helpers import CRASHED, snapshot
 
     _setup_everywhere(home)
-    code = ("import os, flows.store.faults as f\n"
-            "f.checkpoint = lambda name: os._exit(%d) if name == 'forget.purged' else None\n"
-            "from flows.cli.main import main\n"
-            "main(['forget', '--user', 'default', '--text', %r, '--purge', '--yes', '--home', %r])\n"
-            % (CRASHED, PHRASE, str(home.paths.home)))
+    code = (
+        "import os, flows.store.faults as f\n"
+        f"f.checkpoint = lambda name: os._exit({CRASHED}) if name == 'forget.purged' else None\n"
+        "from flows.cli.main import main\n"
+        f"main(['forget', '--user', 'default', '--text', {PHRASE!r}, '--purge', '--yes', '--home', {str(home.paths.home)!r}])\n"
+    )
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert child.returncode == CRASHED, child.stderr[-2000:]
     assert every_trace(home) != []  # killed after the purge: the tables and summaries still hold it
@@ -686,8 +841,11 @@ def test_a_broken_json_file_in_quarantine_whose_phrase_hides_behind_escapes_is_p
 
 
 def test_another_users_candidates_keep_their_session_ids(home):
-    drop(home, "alice/2026-07-18-kunci-gudang-di-bawah-pot.md",
-         md("2026-07-18", "0900", ("user", "Aku lebih suka teh manis tanpa gula."), ("assistant", "Dicatat.")))
+    drop(
+        home,
+        "alice/2026-07-18-kunci-gudang-di-bawah-pot.md",
+        md("2026-07-18", "0900", ("user", "Aku lebih suka teh manis tanpa gula."), ("assistant", "Dicatat.")),
+    )
     _drop_history(home)
     _cli_night(home)
     theirs = [c for c in table(home, "memory_candidates") if c["user_id"] == "alice"]
@@ -697,8 +855,11 @@ def test_another_users_candidates_keep_their_session_ids(home):
 
 
 def test_a_phrase_said_in_full_width_letters_leaves_the_tables(home):
-    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Catatan: ＫＵＮＣＩ ＧＵＤＡＮＧ di bawah pot."),
-                                        ("assistant", "Oke.")))
+    drop(
+        home,
+        "2026-07-18-0900.md",
+        md("2026-07-18", "0900", ("user", "Catatan: ＫＵＮＣＩ ＧＵＤＡＮＧ di bawah pot."), ("assistant", "Oke.")),
+    )
     _cli_night(home)
     _forget(home)
     assert [m["content"] for m in table(home, "messages")] == ["Catatan: [FORGOTTEN].", "Oke."]
@@ -706,8 +867,11 @@ def test_a_phrase_said_in_full_width_letters_leaves_the_tables(home):
 
 def test_a_pin_forgotten_leaves_the_files_and_sessions_named_by_that_time_alone(home):
     drop(home, "2026-07-18-1100.md", md("2026-07-18", "1100", ("user", "Restic jalan."), ("assistant", "Oke.")))
-    drop(home, "2026-07-18-1200.md", md("2026-07-18", "1200", ("user", "PIN ATM baru 1100, jangan lupa."),
-                                        ("assistant", "Oke.")))
+    drop(
+        home,
+        "2026-07-18-1200.md",
+        md("2026-07-18", "1200", ("user", "PIN ATM baru 1100, jangan lupa."), ("assistant", "Oke.")),
+    )
     _cli_night(home)
     plan = _plan(home, "default", "1100")
     assert plan["archive_files"] == ["daily_sessions/2026-07-18/2026-07-18-1200.md"], plan
@@ -733,8 +897,17 @@ def test_a_home_restored_without_its_forget_key_refuses_to_rebuild_until_the_key
     key_file = home.paths.home / ".kenang-forget-key"
     saved = key_file.read_bytes()
     key_file.unlink()  # a home restored from a backup that left the key out
-    drop(home, "2026-07-20-0900.md", md("2026-07-20", "0900", ("user", "Kunci gudang di bawah pot, ingat."),
-                                        ("assistant", "Siap."), session_id="2026-07-20-0900"))
+    drop(
+        home,
+        "2026-07-20-0900.md",
+        md(
+            "2026-07-20",
+            "0900",
+            ("user", "Kunci gudang di bawah pot, ingat."),
+            ("assistant", "Siap."),
+            session_id="2026-07-20-0900",
+        ),
+    )
     export = home.paths.home.parent / "gudang-export.json"  # outside the home
     export.write_bytes(EXPORT)
     before = _every_file(home)
@@ -744,9 +917,13 @@ def test_a_home_restored_without_its_forget_key_refuses_to_rebuild_until_the_key
     assert "restore it from the backup that holds this home" in v.stdout
     assert json.loads(kenang("verify", "--json", "--home", str(home.paths.home)).stdout)["forget_key"]
     later = dt.datetime(2026, 7, 21, 3, 0, tzinfo=JAKARTA)
-    for args in (("run", "--now", later.isoformat()), ("backfill", "--start", "2026-07-01", "--end", "2026-07-31"),
-                 ("forget", "--user", "default", "--text", "restic", "--yes"),
-                 ("forget", "--user", "default", "--text", PHRASE, "--purge", "--yes"), ("import", str(export))):
+    for args in (
+        ("run", "--now", later.isoformat()),
+        ("backfill", "--start", "2026-07-01", "--end", "2026-07-31"),
+        ("forget", "--user", "default", "--text", "restic", "--yes"),
+        ("forget", "--user", "default", "--text", PHRASE, "--purge", "--yes"),
+        ("import", str(export)),
+    ):
         r = kenang(*args, "--home", str(home.paths.home))
         assert r.exit_code == 1, (args, r.stdout, r.stderr)
         lines = r.stderr.strip().splitlines()
@@ -764,11 +941,15 @@ def test_a_home_restored_without_its_forget_key_refuses_to_rebuild_until_the_key
     key_file.write_bytes(saved)  # restored: everything works again, and the phrase stays forgotten
     key_file.chmod(0o600)
     _cli_night(home, later)
-    assert kenang("backfill", "--start", "2026-07-01", "--end", "2026-07-31", "--home",
-                  str(home.paths.home)).exit_code == 0
+    assert (
+        kenang("backfill", "--start", "2026-07-01", "--end", "2026-07-31", "--home", str(home.paths.home)).exit_code
+        == 0
+    )
     assert traces(home, skip=frozenset(_originals(home))) == []
     v = kenang("verify", "--json", "--home", str(home.paths.home))
     assert v.exit_code == 0 and json.loads(v.stdout)["problems"] == 0, v.stdout
-    assert kenang("forget", "--user", "default", "--text", "restic", "--yes", "--home",
-                  str(home.paths.home)).exit_code == 0
+    assert (
+        kenang("forget", "--user", "default", "--text", "restic", "--yes", "--home", str(home.paths.home)).exit_code
+        == 0
+    )
     assert key_file.read_bytes() == saved

@@ -45,12 +45,22 @@ def summaries(draw) -> DaySummary:
         mood=draw(st.sampled_from(MOODS)),
         related_dates=normalise_dates(draw(st.lists(day, max_size=12)), day=d, today=dt.date(2031, 1, 1)),
         sessions=draw(st.integers(0, 50)),
-        generator=Generator(draw(st.sampled_from(["llama", "extractive"])), draw(name).replace("\n", " ").strip() or "m",
-                            "ab" * 32, 1, tuple(draw(st.lists(st.sampled_from(["mood", "summary", "tags"]), unique=True)))),
+        generator=Generator(
+            draw(st.sampled_from(["llama", "extractive"])),
+            draw(name).replace("\n", " ").strip() or "m",
+            "ab" * 32,
+            1,
+            tuple(draw(st.lists(st.sampled_from(["mood", "summary", "tags"]), unique=True))),
+        ),
         summary=" ".join(draw(st.lists(sentence, min_size=2, max_size=6, unique=True))),
         session_lines=tuple(
-            SessionLine(draw(st.from_regex(r"[a-z0-9-]{1,20}", fullmatch=True)), "10:37", "11:30",
-                        draw(st.integers(0, 500)), draw(st.from_regex(r"[A-Za-z ,]{0,40}", fullmatch=True)).strip())
+            SessionLine(
+                draw(st.from_regex(r"[a-z0-9-]{1,20}", fullmatch=True)),
+                "10:37",
+                "11:30",
+                draw(st.integers(0, 500)),
+                draw(st.from_regex(r"[A-Za-z ,]{0,40}", fullmatch=True)).strip(),
+            )
             for _ in range(draw(st.integers(0, 3)))
         ),
     )
@@ -80,17 +90,23 @@ def test_importance_out_of_range_is_invalid_not_clamped():
 
 def test_related_dates_are_never_the_day_itself_nor_in_the_future():
     d = dt.date(2026, 7, 19)
-    got = normalise_dates(["2026-07-19", "2026-07-18", "2026-07-21", "2026-02-30", "x", dt.date(2026, 7, 20)],
-                          day=d, today=dt.date(2026, 7, 20))
+    got = normalise_dates(
+        ["2026-07-19", "2026-07-18", "2026-07-21", "2026-02-30", "x", dt.date(2026, 7, 20)],
+        day=d,
+        today=dt.date(2026, 7, 20),
+    )
     assert got == (dt.date(2026, 7, 18), dt.date(2026, 7, 20))
 
 
-@pytest.mark.parametrize("breakage", [
-    ("importance: 6", "importance: 11"),
-    ("mood: productive", "mood: ecstatic"),
-    ("schema_version: 1", "schema_version: 1\nextra: 1"),
-    ("related_dates: ['2026-07-18', '2026-07-20']", "related_dates: ['2026-07-19']"),
-])
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        ("importance: 6", "importance: 11"),
+        ("mood: productive", "mood: ecstatic"),
+        ("schema_version: 1", "schema_version: 1\nextra: 1"),
+        ("related_dates: ['2026-07-18', '2026-07-20']", "related_dates: ['2026-07-19']"),
+    ],
+)
 def test_a_summary_file_breaking_the_schema_is_refused(breakage):
     text = (GOLDEN / "2026-07-19.summary.md").read_text()
     assert breakage[0] in text
@@ -100,13 +116,28 @@ def test_a_summary_file_breaking_the_schema_is_refused(breakage):
 
 def test_memory_index_matches_its_golden_file():
     entries = [
-        IndexEntry(dt.date(2026, 7, 19), 6, "productive", ("proxmox-boot-order", "sahur", "docker-volume", "x"),
-                   "Gading set the Proxmox boot order so PostgreSQL starts first. The app VM now waits thirty seconds."),
-        IndexEntry(dt.date(2026, 7, 2), 3, "tired", (),
-                   "Kak Rina and Gading agreed on the sahur schedule: alarms at 03.00 on weekdays. Long day."),
-        IndexEntry(dt.date(2026, 6, 28), 8, "reflective", ("restic-backup",),
-                   "A restic restore test finally passed after the NAS disk swap, which took the whole afternoon and "
-                   "most of the evening because the old disk kept timing out during the copy of the photo library."),
+        IndexEntry(
+            dt.date(2026, 7, 19),
+            6,
+            "productive",
+            ("proxmox-boot-order", "sahur", "docker-volume", "x"),
+            "Gading set the Proxmox boot order so PostgreSQL starts first. The app VM now waits thirty seconds.",
+        ),
+        IndexEntry(
+            dt.date(2026, 7, 2),
+            3,
+            "tired",
+            (),
+            "Kak Rina and Gading agreed on the sahur schedule: alarms at 03.00 on weekdays. Long day.",
+        ),
+        IndexEntry(
+            dt.date(2026, 6, 28),
+            8,
+            "reflective",
+            ("restic-backup",),
+            "A restic restore test finally passed after the NAS disk swap, which took the whole afternoon and "
+            "most of the evening because the old disk kept timing out during the copy of the photo library.",
+        ),
     ]
     assert render_memory_index("gading", entries) == (GOLDEN / "MEMORY_INDEX.md").read_text()
 

@@ -26,11 +26,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import NOW, OLD, drop, jsonl, kenang, md, table
 
 from flows.store import warehouse
 from flows.store.mount import MARKER
 from flows.store.verify import verify
-from helpers import NOW, OLD, drop, jsonl, kenang, md, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -45,7 +45,7 @@ def run(home, *extra: str):
 def run_json(home, *extra: str) -> tuple[int, dict]:
     r = run(home, "--json", *extra)
     out = r.stdout
-    return r.exit_code, json.loads(out[out.index("{"):])
+    return r.exit_code, json.loads(out[out.index("{") :])
 
 
 def quarantined(home) -> dict[str, dict]:
@@ -68,13 +68,29 @@ def backfill_day(home, day: str = "2026-07-19"):
 # --- 2. no file can stop a night -------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,data,what", [
-    ("y9999.jsonl", jsonl({"role": "user", "content": "halo", "timestamp": "9999-12-31T10:00:00+07:00"}), "9999-12-31"),
-    ("y0001.jsonl", jsonl({"role": "user", "content": "halo", "timestamp": "0001-01-01T00:00:00+07:00"}), "0001-01-01"),
-    ("y1969.md", md("1969-07-20", "2017", ("user", "one small step")), "1969-07-20"),
-    ("future.jsonl", jsonl({"role": "user", "content": "besok", "timestamp": "2026-07-23T10:00:00+07:00"}), "2026-07-23"),
-    ("9999-12-31-x.md", b"## user\nhalo tanpa jam\n", "9999-12-31"),
-], ids=["year-9999", "year-0001", "before-1970", "two-days-past-now", "name-9999-12-31"])
+@pytest.mark.parametrize(
+    "name,data,what",
+    [
+        (
+            "y9999.jsonl",
+            jsonl({"role": "user", "content": "halo", "timestamp": "9999-12-31T10:00:00+07:00"}),
+            "9999-12-31",
+        ),
+        (
+            "y0001.jsonl",
+            jsonl({"role": "user", "content": "halo", "timestamp": "0001-01-01T00:00:00+07:00"}),
+            "0001-01-01",
+        ),
+        ("y1969.md", md("1969-07-20", "2017", ("user", "one small step")), "1969-07-20"),
+        (
+            "future.jsonl",
+            jsonl({"role": "user", "content": "besok", "timestamp": "2026-07-23T10:00:00+07:00"}),
+            "2026-07-23",
+        ),
+        ("9999-12-31-x.md", b"## user\nhalo tanpa jam\n", "9999-12-31"),
+    ],
+    ids=["year-9999", "year-0001", "before-1970", "two-days-past-now", "name-9999-12-31"],
+)
 def test_an_impossible_date_is_a_bad_timestamp_and_the_night_goes_on(home, name, data, what):
     drop(home, "good.md", GOOD)
     drop(home, name, data)
@@ -112,7 +128,10 @@ def test_hidden_files_and_folders_are_counted_never_silently_ignored(home):
     assert code == 0
     assert result["ingest"]["skipped"] == {"hidden": 2, "hidden_folder": 1}
     assert sorted(result["ingest"]["skipped_items"]) == [
-        [".cache/", "hidden_folder"], [".good.md.swp", "hidden"], ["gading/.draft.md", "hidden"]]
+        [".cache/", "hidden_folder"],
+        [".good.md.swp", "hidden"],
+        ["gading/.draft.md", "hidden"],
+    ]
     assert (home.paths.active / ".cache/state.md").exists() and (home.paths.active / ".good.md.swp").exists()
     text = kenang("run", "--home", str(home.paths.home), "--now", NOW_S).stdout
     assert "3 skipped (2 hidden, 1 hidden folder)" in text and ".cache/" in text
@@ -148,7 +167,8 @@ def test_one_session_id_in_two_files_is_one_session_that_names_both_files(home):
     assert s["session_id"] == "shared" and s["message_count"] == 2
     assert s["archive_paths"] == ["daily_sessions/2026-07-19/a.md", "daily_sessions/2026-07-19/b.md"]
     assert result["load"]["merged_sessions"] == [
-        {"user_id": "default", "date": "2026-07-19", "session_id": "shared", "files": 2}]
+        {"user_id": "default", "date": "2026-07-19", "session_id": "shared", "files": 2}
+    ]
     drop(home, "c.md", md("2026-07-19", "1200", ("user", "tiga"), session_id="other"))
     assert "sessions read from several files with the same session_id" in run(home).stdout
 
@@ -162,15 +182,29 @@ def test_recall_in_vector_mode_on_a_keyword_only_index_says_so_in_one_line(home)
 
 
 def test_a_held_lock_gets_one_clear_line_and_exit_75(home):
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import time, sys\nfrom pathlib import Path\nfrom flows.store.lock import run_lock\n"
-        f"with run_lock(Path({str(home.paths.lock)!r}), 'holder-run'):\n"
-        "    print('held', flush=True)\n    time.sleep(60)\n")], stdout=subprocess.PIPE, text=True,
-        cwd=Path(__file__).parent.parent)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import time, sys\nfrom pathlib import Path\nfrom flows.store.lock import run_lock\n"
+                f"with run_lock(Path({str(home.paths.lock)!r}), 'holder-run'):\n"
+                "    print('held', flush=True)\n    time.sleep(60)\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
-        out = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--home", str(home.paths.home)],
-                             capture_output=True, text=True, cwd=Path(__file__).parent.parent, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-m", "flows.cli", "run", "--home", str(home.paths.home)],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent.parent,
+            timeout=120,
+        )
     finally:
         holder.kill()
         holder.wait()
@@ -192,8 +226,11 @@ def test_a_name_that_is_no_utf8_is_archived_under_an_escaped_name(home):
     code, result = run_json(home)
     assert code == 0
     assert result["load"]["loaded"] == 2 and result["quarantine"]["moved"] == 0
-    assert archived(home) == ["daily_sessions/2026-07-19/bad\\xffname.md", "daily_sessions/2026-07-19/gading/also-good.md",
-                              "daily_sessions/2026-07-19/good.md"]
+    assert archived(home) == [
+        "daily_sessions/2026-07-19/bad\\xffname.md",
+        "daily_sessions/2026-07-19/gading/also-good.md",
+        "daily_sessions/2026-07-19/good.md",
+    ]
     assert (home.paths.archive / "daily_sessions/2026-07-19" / "bad\\xffname.md").is_file()  # a literal backslash
     assert os.listdir(bytes(home.paths.active)) == [b"gading"] and os.listdir(home.paths.active / "gading") == []
     assert {m["content"] for m in table(home, "messages")} == {"tetap jalan", "oke", "juga jalan", "nama yang aneh"}
@@ -220,8 +257,11 @@ def test_names_with_a_newline_or_double_brackets_load_and_their_summary_reads_ba
     _drop_odd_names(home)
     code, result = run_json(home)
     assert code == 0 and result["load"]["sessions"] == 3 and result["summarize"]["summarized"] == 1
-    assert archived(home) == ["daily_sessions/2026-07-19/a]]b.md", "daily_sessions/2026-07-19/good.md",
-                              "daily_sessions/2026-07-19/new\\x0aline.md"]
+    assert archived(home) == [
+        "daily_sessions/2026-07-19/a]]b.md",
+        "daily_sessions/2026-07-19/good.md",
+        "daily_sessions/2026-07-19/new\\x0aline.md",
+    ]
     ids = _session_ids(home)  # parse_summary reads the written file back, every line checked
     assert len(ids) == 3 and ids[0] == "good" and ids[2] == safe_session_id("a]]b")
     assert ids[2].startswith("a__b-") and len(ids[2]) == len("a__b-") + 8
@@ -242,14 +282,19 @@ def test_a_token_used_as_user_id_becomes_one_stable_hash_everywhere(home):
     hashed = redact_identifier(TOKEN)
     assert hashed.startswith("redacted-") and len(hashed) == len("redacted-") + 12
     drop(home, f"{TOKEN}/x.md", GOOD)  # as the folder's name
-    drop(home, "t.jsonl", jsonl({"role": "user", "content": "dari jsonl", "timestamp": "2026-07-19T21:00:00+07:00",
-                                 "user_id": TOKEN}))  # as the record's user_id
+    drop(
+        home,
+        "t.jsonl",
+        jsonl({"role": "user", "content": "dari jsonl", "timestamp": "2026-07-19T21:00:00+07:00", "user_id": TOKEN}),
+    )  # as the record's user_id
     code, result = run_json(home)
     assert code == 0 and result["load"]["sessions"] == 2 and result["quarantine"]["moved"] == 0
     r = kenang("sql", "--home", str(home.paths.home), "select distinct user_id from messages", "--json")
     assert r.exit_code == 0 and json.loads(r.stdout) == [{"user_id": hashed}]
     assert sorted((s["user_id"], s["archive_path"]) for s in table(home, "sessions")) == [
-        (hashed, f"daily_sessions/2026-07-19/{hashed}/t.jsonl"), (hashed, f"daily_sessions/2026-07-19/{hashed}/x.md")]
+        (hashed, f"daily_sessions/2026-07-19/{hashed}/t.jsonl"),
+        (hashed, f"daily_sessions/2026-07-19/{hashed}/x.md"),
+    ]
     for name in TABLES:
         assert TOKEN not in json.dumps(table(home, name), default=str), name
     home_root = home.paths.home
@@ -258,8 +303,10 @@ def test_a_token_used_as_user_id_becomes_one_stable_hash_everywhere(home):
     assert (home.paths.archive / f"MEMORY_INDEX.{hashed}.md").is_file()
     summary = (home.paths.archive / f"daily_sessions/2026-07-19/{hashed}/2026-07-19.summary.md").read_text()
     assert parse_summary(summary).user_id == hashed and TOKEN not in summary
-    derived = [home.paths.archive / f"MEMORY_INDEX.{hashed}.md",
-               home.paths.archive / f"daily_sessions/2026-07-19/{hashed}/.kenang-files.json"]
+    derived = [
+        home.paths.archive / f"MEMORY_INDEX.{hashed}.md",
+        home.paths.archive / f"daily_sessions/2026-07-19/{hashed}/.kenang-files.json",
+    ]
     assert all(TOKEN not in p.read_text() for p in derived)
 
 
@@ -308,13 +355,17 @@ def test_a_folder_that_cannot_be_listed_is_counted_as_skipped(home, monkeypatch)
 # --- 3. paths are checked before anything moves --------------------------------------------
 
 
-@pytest.mark.parametrize("paths,needles", [
-    ("  active: .\n", ["paths.active", "kenang.yaml"]),
-    ("  active: /\n", ["paths.active", "system folder"]),
-    ("  archive: /etc\n", ["paths.archive", "system folder"]),
-    ("  archive: warehouse/archive\n", ["paths.archive", "paths.warehouse", "overlap"]),
-    ("  quarantine: active\n", ["paths.active", "paths.quarantine", "overlap"]),
-], ids=["active-is-home", "active-is-root", "archive-is-etc", "archive-in-warehouse", "quarantine-is-active"])
+@pytest.mark.parametrize(
+    "paths,needles",
+    [
+        ("  active: .\n", ["paths.active", "kenang.yaml"]),
+        ("  active: /\n", ["paths.active", "system folder"]),
+        ("  archive: /etc\n", ["paths.archive", "system folder"]),
+        ("  archive: warehouse/archive\n", ["paths.archive", "paths.warehouse", "overlap"]),
+        ("  quarantine: active\n", ["paths.active", "paths.quarantine", "overlap"]),
+    ],
+    ids=["active-is-home", "active-is-root", "archive-is-etc", "archive-in-warehouse", "quarantine-is-active"],
+)
 def test_a_bad_layout_is_a_config_error_that_names_the_paths(home, paths, needles):
     cfg = home.paths.config_file
     text = cfg.read_text()
@@ -330,16 +381,22 @@ def test_a_bad_layout_is_a_config_error_that_names_the_paths(home, paths, needle
     assert sorted(p.name for p in home.paths.home.rglob("*")) == before
 
 
-@pytest.mark.parametrize("setting,needle", [
-    ("recall:\n  related_decay: 1.5\n", "recall.related_decay: 1.5 must be <= 1"),
-    ("analytics:\n  productive_min_importance: 0\n", "analytics.productive_min_importance: 0 must be >= 1"),
-    ("analytics:\n  productive_min_importance: 11\n", "must be <= 10"),
-    ("summarizer:\n  temperature: 5\n", "summarizer.temperature: 5 must be <= 2"),
-    ("recall:\n  top_k: 0\n", "recall.top_k: 0 must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "setting,needle",
+    [
+        ("recall:\n  related_decay: 1.5\n", "recall.related_decay: 1.5 must be <= 1"),
+        ("analytics:\n  productive_min_importance: 0\n", "analytics.productive_min_importance: 0 must be >= 1"),
+        ("analytics:\n  productive_min_importance: 11\n", "must be <= 10"),
+        ("summarizer:\n  temperature: 5\n", "summarizer.temperature: 5 must be <= 2"),
+        ("recall:\n  top_k: 0\n", "recall.top_k: 0 must be >= 1"),
+    ],
+)
 def test_numeric_settings_out_of_range_are_config_errors(home, setting, needle):
-    home.paths.config_file.write_text("summarizer:\n  backend: extractive\nembedder:\n  backend: none\n" + setting
-                                      if not setting.startswith(("summarizer", "embedder")) else setting)
+    home.paths.config_file.write_text(
+        "summarizer:\n  backend: extractive\nembedder:\n  backend: none\n" + setting
+        if not setting.startswith(("summarizer", "embedder"))
+        else setting
+    )
     r = run(home)
     assert r.exit_code == 2
     assert needle in r.stderr
@@ -396,15 +453,21 @@ def test_a_full_archive_archives_nothing_but_loads_what_it_holds(home):
     cfg.write_text(cfg.read_text().replace("archive_min_free_mb: 64", "archive_min_free_mb: 10000000"))
     src = drop(home, "next.md", md("2026-07-19", "1300", ("user", "lagi")))
     code, result = run_json(home)
-    assert code == 3 and result["degraded"]["archive"] == "full" and "archive_min_free_mb" in result["degraded"]["reason"]
+    assert (
+        code == 3 and result["degraded"]["archive"] == "full" and "archive_min_free_mb" in result["degraded"]["reason"]
+    )
     assert src.exists() and archived(home) == ["daily_sessions/2026-07-19/good.md"]
     assert result["archive"]["placed"] == 0
 
 
 def _mount_tmpfs(where: Path, size: str) -> bool:
     where.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 @pytest.fixture
@@ -418,8 +481,11 @@ def small_fs(tmp_path):
 
 def test_a_read_only_archive_archives_nothing_and_loads_what_it_holds(home, small_fs):
     cfg = home.paths.config_file
-    cfg.write_text(cfg.read_text().replace("archive: archive", f"archive: {small_fs}")
-                   .replace("archive_min_free_mb: 64", "archive_min_free_mb: 0"))
+    cfg.write_text(
+        cfg.read_text()
+        .replace("archive: archive", f"archive: {small_fs}")
+        .replace("archive_min_free_mb: 64", "archive_min_free_mb: 0")
+    )
     assert kenang("init", "--home", str(home.paths.home)).exit_code == 0
     drop(home, "good.md", GOOD)
     assert run(home).exit_code == 0
@@ -432,8 +498,11 @@ def test_a_read_only_archive_archives_nothing_and_loads_what_it_holds(home, smal
 
 def test_a_really_full_archive_is_noticed_before_anything_is_copied(home, small_fs):
     cfg = home.paths.config_file
-    cfg.write_text(cfg.read_text().replace("archive: archive", f"archive: {small_fs}")
-                   .replace("archive_min_free_mb: 64", "archive_min_free_mb: 0"))
+    cfg.write_text(
+        cfg.read_text()
+        .replace("archive: archive", f"archive: {small_fs}")
+        .replace("archive_min_free_mb: 64", "archive_min_free_mb: 0")
+    )
     assert kenang("init", "--home", str(home.paths.home)).exit_code == 0
     big = drop(home, "big.md", md("2026-07-19", "1000", ("user", "x" * 3_000_000)))
     code, result = run_json(home)
@@ -466,8 +535,11 @@ def test_the_archive_unmounted_mid_run_gets_no_folder_and_loses_nothing(home, mo
     assert "stage 'archive'" in r.stderr and f"{marker} is gone" in r.stderr
     # The batch's copies were staged while the archive was there; once its marker is gone
     # none is renamed in, and their temporary files are removed: only the first file is placed.
-    in_archive = sorted(p.relative_to(home.paths.archive).as_posix()
-                        for p in (home.paths.archive / "daily_sessions").rglob("*") if not p.is_dir())
+    in_archive = sorted(
+        p.relative_to(home.paths.archive).as_posix()
+        for p in (home.paths.archive / "daily_sessions").rglob("*")
+        if not p.is_dir()
+    )
     assert in_archive == ["daily_sessions/2026-07-19/good.md"]
     assert {rel: (home.paths.active / rel).read_bytes() for rel in files} == files  # every original still there
     assert table(home, "archive_files") == [] and table(home, "messages") == []
@@ -475,8 +547,11 @@ def test_the_archive_unmounted_mid_run_gets_no_folder_and_loses_nothing(home, mo
     assert kenang("init", "--home", str(home.paths.home)).exit_code == 0 and marker.is_file()
     code, result = run_json(home)
     assert code == 0 and result["archive"]["already_there"] == 1 and result["archive"]["placed"] == 2
-    assert archived(home) == ["daily_sessions/2026-07-17/rina/c.md", "daily_sessions/2026-07-18/gading/b.md",
-                              "daily_sessions/2026-07-19/good.md"]
+    assert archived(home) == [
+        "daily_sessions/2026-07-17/rina/c.md",
+        "daily_sessions/2026-07-18/gading/b.md",
+        "daily_sessions/2026-07-19/good.md",
+    ]
     assert not [p for p in home.paths.active.rglob("*") if p.is_file()]
     assert len(table(home, "messages")) == 4
 
@@ -539,8 +614,9 @@ def test_a_summary_or_memory_index_edited_by_hand_is_reported(home):
 def test_a_warehouse_partition_changed_behind_kenangs_back_is_reported_and_backfill_rebuilds_it(home):
     drop(home, "good.md", GOOD)
     assert run(home).exit_code == 0
-    part = warehouse.partition_file(home.paths.warehouse, warehouse_table("messages"), NOW.date().replace(day=19),
-                                    "default")
+    part = warehouse.partition_file(
+        home.paths.warehouse, warehouse_table("messages"), NOW.date().replace(day=19), "default"
+    )
     rows = pq.read_table(part).to_pylist()
     rows[0]["content"] = "something I never said"
     pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(part)), part)
@@ -548,8 +624,10 @@ def test_a_warehouse_partition_changed_behind_kenangs_back_is_reported_and_backf
     r = kenang("verify", "--home", str(home.paths.home))
     assert r.exit_code == 1
     assert "WAREHOUSE CHANGED" in r.stdout
-    assert kenang("backfill", "--home", str(home.paths.home),
-                  "--start", "2026-07-19", "--end", "2026-07-19").exit_code == 0
+    assert (
+        kenang("backfill", "--home", str(home.paths.home), "--start", "2026-07-19", "--end", "2026-07-19").exit_code
+        == 0
+    )
     assert verify(home).problems == 0
     assert "never said" not in json.dumps([m["content"] for m in table(home, "messages")])
 
@@ -558,12 +636,16 @@ def test_a_tampered_summary_and_index_partition_are_rebuilt_by_backfill(home):
     drop(home, "good.md", GOOD)
     assert run(home).exit_code == 0
     for name in ("daily_summaries", "memory_chunks"):
-        part = warehouse.partition_file(home.paths.warehouse, warehouse_table(name), NOW.date().replace(day=19), "default")
+        part = warehouse.partition_file(
+            home.paths.warehouse, warehouse_table(name), NOW.date().replace(day=19), "default"
+        )
         data = pq.read_table(part)
         pq.write_table(data.slice(0, 0), part)  # emptied
     assert len(verify(home).warehouse_changed) == 2
-    assert kenang("backfill", "--home", str(home.paths.home),
-                  "--start", "2026-07-19", "--end", "2026-07-19").exit_code == 0
+    assert (
+        kenang("backfill", "--home", str(home.paths.home), "--start", "2026-07-19", "--end", "2026-07-19").exit_code
+        == 0
+    )
     assert verify(home).problems == 0
     assert len(table(home, "daily_summaries")) == 1 and len(table(home, "memory_chunks")) > 0
 
@@ -593,8 +675,10 @@ def test_the_archive_manifest_lists_what_kenang_archived_and_nothing_else(home):
     assert list(manifest["files"]) == ["good.md"]
     assert manifest["files"]["good.md"]["original_path"] == "good.md"
     shutil.rmtree(home.paths.warehouse)  # the warehouse is gone; the archive still says what it holds
-    assert kenang("backfill", "--home", str(home.paths.home),
-                  "--start", "2026-07-19", "--end", "2026-07-19").exit_code == 0
+    assert (
+        kenang("backfill", "--home", str(home.paths.home), "--start", "2026-07-19", "--end", "2026-07-19").exit_code
+        == 0
+    )
     assert archived(home) == ["daily_sessions/2026-07-19/good.md"] and len(table(home, "messages")) == 2
 
 
@@ -609,8 +693,11 @@ def test_a_stray_file_with_a_hand_added_manifest_line_is_never_loaded_and_the_ma
     manifest = folder / ".kenang-files.json"
     before = manifest.read_bytes()
     body = json.loads(before)
-    body["files"]["stray.md"] = {"original_path": "stray.md", "sha256": hashlib.sha256(data).hexdigest(),
-                                 "size": len(data)}
+    body["files"]["stray.md"] = {
+        "original_path": "stray.md",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "size": len(data),
+    }
     os.chmod(manifest, 0o644)
     manifest.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
     code, rep = verify_json(home)
@@ -643,8 +730,9 @@ def test_a_tampered_archive_files_partition_is_rebuilt_from_the_days_manifest(ho
     r = kenang("verify", "--home", str(home.paths.home))
     assert "WAREHOUSE CHANGED" in r.stdout and rel in r.stdout
     assert backfill_day(home).exit_code == 0
-    assert [{k: v for k, v in r.items() if k not in ("run_id", "archived_at")} for r in table(home, "archive_files")] \
-        == [{k: v for k, v in r.items() if k not in ("run_id", "archived_at")} for r in rows]
+    assert [
+        {k: v for k, v in r.items() if k not in ("run_id", "archived_at")} for r in table(home, "archive_files")
+    ] == [{k: v for k, v in r.items() if k not in ("run_id", "archived_at")} for r in rows]
     r = kenang("verify", "--home", str(home.paths.home))
     assert r.exit_code == 0 and r.stdout.rstrip().endswith("OK"), r.stdout
 
@@ -665,7 +753,9 @@ def test_a_tampered_runs_or_quarantine_record_is_reported_until_accepted(home):
     assert backfill_day(home).exit_code == 0  # no backfill rebuilds a record: still reported
     code, rep = verify_json(home)
     assert code == 1 and rep["records_changed"] == changed
-    r = kenang("verify", "--home", str(home.paths.home), "--accept", "messages/date=2026-07-19/user_id=default/data.parquet")
+    r = kenang(
+        "verify", "--home", str(home.paths.home), "--accept", "messages/date=2026-07-19/user_id=default/data.parquet"
+    )
     assert r.exit_code == 2 and "not a changed record file" in r.stderr  # a rebuildable table is never accepted
     r = kenang("verify", "--home", str(home.paths.home), *[a for c in changed for a in ("--accept", c)])
     assert r.exit_code == 0 and r.stdout.rstrip().endswith("OK"), r.stdout

@@ -25,7 +25,6 @@ SAMPLE = HERE / "Aider-AI__aider__chat-history.prefix250k.md"
 EDGES = HERE / "two_headers_headerless_start.aider.chat.history.md"
 
 
-
 def parse(path: Path):
     return aider.parse(path.read_bytes(), JAKARTA, None)
 
@@ -43,9 +42,7 @@ def test_the_real_history_has_62_headed_sessions_and_one_headerless_start():
     assert len(export.conversations) == 63
     headless, *headed = export.conversations
     assert headless.created is None and all(m.ts is None for m in headless.messages)
-    assert (
-        headless.conversation_id.startswith("aider-") and len(headless.conversation_id) == len("aider-") + 16
-    )
+    assert headless.conversation_id.startswith("aider-") and len(headless.conversation_id) == len("aider-") + 16
     assert [c.conversation_id for c in headed] == [
         "aider-" + h.removeprefix("# aider chat started at ").replace(" ", "T") for h in headers
     ]
@@ -107,10 +104,7 @@ def test_trailing_whitespace_is_stripped_from_every_line():
     export = parse(SAMPLE)
 
     assert not any(
-        line != line.rstrip()
-        for c in export.conversations
-        for m in c.messages
-        for line in m.content.split("\n")
+        line != line.rstrip() for c in export.conversations for m in c.messages for line in m.content.split("\n")
     )
 
 
@@ -196,9 +190,7 @@ def test_an_unreadable_file_is_a_parse_error(data, kind):
         ),
         pytest.param(
             (
-                FIXTURES
-                / "claude_code"
-                / "d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+                FIXTURES / "claude_code" / "d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
             ).read_bytes(),
             id="claude-code-real",
         ),

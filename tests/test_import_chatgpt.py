@@ -20,7 +20,15 @@ HERE = FIXTURES / "chatgpt"
 MITKURY = HERE / "mitkury__chatgpt-export-parser__example-conversation.json"
 GPT_EXAMPLE = HERE / "yetanotherchris__openwebui-importer__gpt_example.json"
 OTHER_FOLDERS = (
-    "aider", "claude_ai", "claude_code", "codex", "grok", "openai_messages", "openwebui", "sharegpt", "sillytavern"
+    "aider",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "grok",
+    "openai_messages",
+    "openwebui",
+    "sharegpt",
+    "sillytavern",
 )
 _KEYS = (  # the keys the format reads
     [
@@ -94,9 +102,7 @@ def test_the_mitkury_sample_keeps_the_abandoned_edit_after_the_active_path():
     assert conv.messages[3].ts == utc(1704067500)  # the last active message
     assert conv.messages[-1].ts == utc(1704067450)
     assert conv.messages[-1].content == "Actually, can you help me with Python instead?"
-    assert conv.messages[3].content.startswith(
-        "Here's how to write a function in JavaScript:\n\n```javascript"
-    )
+    assert conv.messages[3].content.startswith("Here's how to write a function in JavaScript:\n\n```javascript")
 
 
 def test_the_2025_sample_has_a_hidden_custom_instructions_message_and_ten_turns():
@@ -116,9 +122,7 @@ def test_the_2025_sample_has_a_hidden_custom_instructions_message_and_ten_turns(
     context = conv.messages[0]
     assert (context.role, context.hidden, context.kind, context.ts) == ("system", True, "text", None)
     assert context.source_id == "a021bc5d-b3f2-4120-a182-c00058472c7b"
-    assert context.content.startswith(
-        "The user provided the additional info about how they would like you to respond:"
-    )
+    assert context.content.startswith("The user provided the additional info about how they would like you to respond:")
     assert [m.role for m in conv.messages[1:]] == ["user", "assistant"] * 5
     assert conv.messages[1].ts == datetime(2025, 6, 21, 20, 24, 43, 102000, tzinfo=UTC)
     assert conv.messages[-1].ts == datetime(2025, 6, 21, 20, 25, 32, 237099, tzinfo=UTC)
@@ -278,9 +282,7 @@ def test_any_json_is_either_read_or_a_parse_error_and_sniffing_never_raises(obj:
 # --- sniffing and detection ------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "path", [p for p in fixtures("chatgpt") if p.name != "bad_json.json"], ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", [p for p in fixtures("chatgpt") if p.name != "bad_json.json"], ids=lambda p: p.name)
 def test_the_sniffer_claims_every_chatgpt_fixture(path: Path):
     assert chatgpt.sniff(path.read_bytes())
 
@@ -303,9 +305,7 @@ def test_the_sniffer_rejects_other_formats_and_broken_files(path: Path):
         b"\xff\xfe not utf-8",
         b'"mapping"',
         b'{"mapping": "not a tree", "current_node": "x"}',
-        json.dumps(
-            [{"uuid": "p1", "name": "Project", "description": "d", "docs": [{"uuid": "d1"}]}]
-        ).encode(),
+        json.dumps([{"uuid": "p1", "name": "Project", "description": "d", "docs": [{"uuid": "d1"}]}]).encode(),
         json.dumps({"uuid": "c1", "name": "", "chat_messages": [], "mapping": {}, "create_time": 1}).encode(),
     ],
 )

@@ -20,7 +20,15 @@ HERE = FIXTURES / "claude_ai"
 SAMPLE = HERE / "yetanotherchris__openwebui-importer__claude_example.json"
 NOT_CONVERSATIONS = ("projects.json", "users.json")
 OTHER_FOLDERS = (
-    "aider", "chatgpt", "claude_code", "codex", "grok", "openai_messages", "openwebui", "sharegpt", "sillytavern"
+    "aider",
+    "chatgpt",
+    "claude_code",
+    "codex",
+    "grok",
+    "openai_messages",
+    "openwebui",
+    "sharegpt",
+    "sillytavern",
 )
 _KEYS = (  # the keys the format reads
     [
@@ -222,12 +230,8 @@ def test_the_sniffer_rejects_other_formats_and_the_exports_other_files(path: Pat
         b"",
         b"\xff\xfe not utf-8",
         b'{"chat_messages": "not a list"}',
-        json.dumps(
-            [{"uuid": "p1", "name": "Project", "description": "d", "docs": [{"uuid": "d1"}]}]
-        ).encode(),
-        json.dumps(
-            [{"uuid": "c1", "chat_messages": []}, {"uuid": "p1", "name": "Project", "docs": []}]
-        ).encode(),
+        json.dumps([{"uuid": "p1", "name": "Project", "description": "d", "docs": [{"uuid": "d1"}]}]).encode(),
+        json.dumps([{"uuid": "c1", "chat_messages": []}, {"uuid": "p1", "name": "Project", "docs": []}]).encode(),
     ],
 )
 def test_the_sniffer_rejects_json_that_is_not_a_claude_ai_export(data: bytes):

@@ -255,9 +255,7 @@ def test_sessions_by_day_cuts_at_local_midnight():
 @pytest.mark.parametrize(
     "data",
     [
-        pytest.param(
-            (FIXTURES / "aider" / "Aider-AI__aider__chat-history.prefix250k.md").read_bytes(), id="aider"
-        ),
+        pytest.param((FIXTURES / "aider" / "Aider-AI__aider__chat-history.prefix250k.md").read_bytes(), id="aider"),
         pytest.param(
             (FIXTURES / "sharegpt" / "axolotl-ai-cloud__axolotl__conversation.json").read_bytes(),
             id="sharegpt",
@@ -347,8 +345,9 @@ def test_the_sniffer_rejects_loglines_that_hold_no_claude_code_record(data):
     assert claude_code.sniff(data) is False
 
 
-@pytest.mark.parametrize("path", [SIMONW, VIEWER, HERE / "malformed_line.jsonl", SIMONW_LOGLINES, WEB_LOGLINES],
-                         ids=lambda p: p.name[:20])
+@pytest.mark.parametrize(
+    "path", [SIMONW, VIEWER, HERE / "malformed_line.jsonl", SIMONW_LOGLINES, WEB_LOGLINES], ids=lambda p: p.name[:20]
+)
 def test_the_sniffer_and_detect_recognise_claude_code_logs(path):
     assert claude_code.sniff(path.read_bytes()) is True
     assert aider.sniff(path.read_bytes()) is False

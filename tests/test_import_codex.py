@@ -31,7 +31,15 @@ SIMONW = HERE / "simonw__claude-code-transcripts__sample_codex_session.jsonl"
 ROLLOUT = HERE / "rollout-2026-07-19T23-55-00-0198f1a2-7c3d-7e4f-9a0b-1c2d3e4f5a6b.jsonl"
 OLD = HERE / "rollout-2025-05-07T10-14-15-5b1f7c2e-3a4d-4e5f-8a9b-0c1d2e3f4a5b.jsonl"
 OTHER_FOLDERS = (
-    "aider", "chatgpt", "claude_ai", "claude_code", "grok", "openai_messages", "openwebui", "sharegpt", "sillytavern"
+    "aider",
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "grok",
+    "openai_messages",
+    "openwebui",
+    "sharegpt",
+    "sillytavern",
 )
 
 
@@ -162,8 +170,13 @@ def test_a_later_session_meta_is_counted_and_the_first_names_the_session():
     def meta(sid: str) -> str:
         return json.dumps({"timestamp": "2026-07-19T01:00:00Z", "type": "session_meta", "payload": {"id": sid}})
 
-    item = json.dumps({"timestamp": "2026-07-19T01:00:01Z", "type": "response_item",
-                       "payload": {"type": "message", "role": "user", "content": "hi"}})
+    item = json.dumps(
+        {
+            "timestamp": "2026-07-19T01:00:01Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": "hi"},
+        }
+    )
     data = "\n".join([meta("first-id"), item, meta("second-id"), item]).encode()
     export = codex.parse(data, JAKARTA, None)
 
@@ -188,8 +201,30 @@ def test_a_rollout_with_no_conversation_is_a_parse_error(data, kind):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(jsonish(["timestamp", "type", "payload", "id", "role", "content", "text", "summary", "name",
-                         "arguments", "call_id", "output", "record_type", "instructions"]), min_size=1, max_size=5))
+@given(
+    st.lists(
+        jsonish(
+            [
+                "timestamp",
+                "type",
+                "payload",
+                "id",
+                "role",
+                "content",
+                "text",
+                "summary",
+                "name",
+                "arguments",
+                "call_id",
+                "output",
+                "record_type",
+                "instructions",
+            ]
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_any_json_lines_are_read_or_a_parse_error_and_sniffing_never_raises(lines):
     data = "\n".join(json.dumps(line) for line in lines).encode()
     codex.sniff(data)

@@ -27,11 +27,34 @@ HERE = FIXTURES / "grok"
 EXPORT = HERE / "export.json"
 BROKEN = ("bad_timestamp.json", "no_sender.json")
 OTHER_FOLDERS = (
-    "aider", "chatgpt", "claude_ai", "claude_code", "codex", "openai_messages", "openwebui", "sharegpt", "sillytavern"
+    "aider",
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "openai_messages",
+    "openwebui",
+    "sharegpt",
+    "sillytavern",
 )
 JSONISH = jsonish(
-    ["conversations", "conversation", "responses", "response", "id", "_id", "sender", "message", "create_time",
-     "$date", "$numberLong", "parent_response_id", "leaf_response_id", "thinking_trace", "generated_image_urls"]
+    [
+        "conversations",
+        "conversation",
+        "responses",
+        "response",
+        "id",
+        "_id",
+        "sender",
+        "message",
+        "create_time",
+        "$date",
+        "$numberLong",
+        "parent_response_id",
+        "leaf_response_id",
+        "thinking_trace",
+        "generated_image_urls",
+    ]
 )
 
 

@@ -29,7 +29,15 @@ HERE = FIXTURES / "openai_messages"
 PIRATE = HERE / "CameronVetter__FineTuning-A-Pirate__training_set.jsonl"
 TOOLS = HERE / "tool_calls.jsonl"
 OTHER_FOLDERS = (
-    "aider", "chatgpt", "claude_ai", "claude_code", "codex", "grok", "openwebui", "sharegpt", "sillytavern"
+    "aider",
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "grok",
+    "openwebui",
+    "sharegpt",
+    "sillytavern",
 )
 JULY_1 = datetime(2026, 7, 1, 12, 0, tzinfo=JAKARTA)
 UNDATED_NOTE = "no timestamps; dated by nothing: no default date was given, every message is undated"

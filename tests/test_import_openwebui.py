@@ -21,7 +21,15 @@ SAMPLE = HERE / "yetanotherchris__openwebui-importer__webui-json.json"
 SINGLE = HERE / "single_seconds.json"
 LISTED = HERE / "list_milliseconds.json"
 OTHER_FOLDERS = (
-    "aider", "chatgpt", "claude_ai", "claude_code", "codex", "grok", "openai_messages", "sharegpt", "sillytavern"
+    "aider",
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "grok",
+    "openai_messages",
+    "sharegpt",
+    "sillytavern",
 )
 _KEYS = (  # the keys the format reads
     [
@@ -64,9 +72,7 @@ def test_the_sample_is_one_chat_of_two_active_messages():
     assert [m.active for m in conv.messages] == [True, True]
     assert conv.title == "\U0001f9e0 Goldwater Rule Ethics"  # surrogate-pair escapes joined into one emoji
     assert conv.messages[0].ts == conv.messages[-1].ts == datetime(2025, 4, 13, 20, 52, 37, tzinfo=UTC)
-    assert conv.created == datetime(
-        2025, 4, 13, 20, 52, 37, 127000, tzinfo=UTC
-    )  # the chat's timestamp is in ms
+    assert conv.created == datetime(2025, 4, 13, 20, 52, 37, 127000, tzinfo=UTC)  # the chat's timestamp is in ms
     assert conv.messages[0].content.startswith("what was the ruling in the US called where you can''t")
     assert conv.messages[1].content.startswith(
         "The principle you''re referring to is known as the **\"Goldwater Rule.\"**"
@@ -202,9 +208,7 @@ def test_the_sniffer_claims_every_openwebui_fixture(path: Path):
     assert openwebui.sniff(path.read_bytes())
 
 
-@pytest.mark.parametrize(
-    "path", [p for folder in OTHER_FOLDERS for p in fixtures(folder)], ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", [p for folder in OTHER_FOLDERS for p in fixtures(folder)], ids=lambda p: p.name)
 def test_the_sniffer_rejects_other_formats(path: Path):
     assert not openwebui.sniff(path.read_bytes())
 
@@ -218,9 +222,7 @@ def test_the_sniffer_rejects_other_formats(path: Path):
         b"\xff\xfe not utf-8",
         b'{"messages": [{"role": "user", "content": "hi"}]}',  # OpenAI messages, no tree
         b'{"messages": []}',
-        json.dumps(
-            [{"uuid": "p1", "name": "Project", "description": "d", "docs": [{"uuid": "d1"}]}]
-        ).encode(),
+        json.dumps([{"uuid": "p1", "name": "Project", "description": "d", "docs": [{"uuid": "d1"}]}]).encode(),
         json.dumps({"chat": {"history": {"messages": {}}}, "chat_messages": []}).encode(),
     ],
 )

@@ -178,9 +178,7 @@ def test_an_unreadable_file_is_a_parse_error(data, kind):
             (FIXTURES / "claude_code" / "simonw__claude-code-transcripts__sample_session.jsonl").read_bytes(),
             id="claude-code",
         ),
-        pytest.param(
-            (FIXTURES / "aider" / "Aider-AI__aider__chat-history.prefix250k.md").read_bytes(), id="aider"
-        ),
+        pytest.param((FIXTURES / "aider" / "Aider-AI__aider__chat-history.prefix250k.md").read_bytes(), id="aider"),
         pytest.param(KENANG_MARKDOWN, id="kenang-markdown"),
         pytest.param(GENERIC_JSONL, id="generic-jsonl"),
         pytest.param(b"{}", id="empty-object"),

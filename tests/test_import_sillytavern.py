@@ -27,7 +27,15 @@ from transforms.imports import _json, detect, formats, parse_export, sillytavern
 HERE = FIXTURES / "sillytavern"
 SWIPES = HERE / "swipes_reasoning.jsonl"
 OTHER_FOLDERS = (
-    "aider", "chatgpt", "claude_ai", "claude_code", "codex", "grok", "openai_messages", "openwebui", "sharegpt"
+    "aider",
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "grok",
+    "openai_messages",
+    "openwebui",
+    "sharegpt",
 )
 JULY_19 = datetime(2026, 7, 19, 12, 0, tzinfo=JAKARTA)
 
@@ -200,9 +208,31 @@ def test_a_file_that_is_no_chat_is_a_parse_error(data, kind):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(jsonish(["name", "is_user", "is_system", "send_date", "mes", "extra", "swipes", "swipe_id",
-                         "swipe_info", "user_name", "character_name", "create_date", "chat_metadata", "type",
-                         "reasoning"]), min_size=1, max_size=5))
+@given(
+    st.lists(
+        jsonish(
+            [
+                "name",
+                "is_user",
+                "is_system",
+                "send_date",
+                "mes",
+                "extra",
+                "swipes",
+                "swipe_id",
+                "swipe_info",
+                "user_name",
+                "character_name",
+                "create_date",
+                "chat_metadata",
+                "type",
+                "reasoning",
+            ]
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_any_json_lines_are_read_or_a_parse_error_and_sniffing_never_raises(lines):
     data = "\n".join(json.dumps(line) for line in lines).encode()
     sillytavern.sniff(data)

@@ -25,10 +25,18 @@ SAMPLES = {  # file -> messages it holds (every one kept), by role
     "claude_ai/yetanotherchris__openwebui-importer__claude_example.json": {"user": 283, "assistant": 274},
     "openwebui/yetanotherchris__openwebui-importer__webui-json.json": {"user": 1, "assistant": 1},
     "claude_code/simonw__claude-code-transcripts__sample_session.jsonl": {"user": 2, "assistant": 4, "tool": 2},
-    "claude_code/d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl": {"user": 2, "assistant": 15, "tool": 12},
+    "claude_code/d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl": {
+        "user": 2,
+        "assistant": 15,
+        "tool": 12,
+    },
     "aider/Aider-AI__aider__chat-history.prefix250k.md": {"user": 111, "assistant": 70, "tool": 157},
     "sharegpt/axolotl-ai-cloud__axolotl__conversation.json": {"user": 6, "assistant": 6},
-    "openai_messages/CameronVetter__FineTuning-A-Pirate__training_set.jsonl": {"system": 10, "user": 10, "assistant": 10},
+    "openai_messages/CameronVetter__FineTuning-A-Pirate__training_set.jsonl": {
+        "system": 10,
+        "user": 10,
+        "assistant": 10,
+    },
     "codex/simonw__claude-code-transcripts__sample_codex_session.jsonl": {"user": 3},
     "claude_code/simonw__sample_session.loglines.json": {"user": 2, "assistant": 4, "tool": 2},
     "sillytavern/swipes_reasoning.jsonl": {"user": 3, "assistant": 7, "system": 2},
@@ -96,9 +104,18 @@ def test_a_newer_overlapping_export_adds_only_its_new_messages(home):
     c = newer[0]
     leaf = c["current_node"]
     c["mapping"][leaf]["children"] = ["b-u4"]
-    c["mapping"]["b-u4"] = {"id": "b-u4", "parent": leaf, "children": [], "message": {
-        "id": "b-u4", "author": {"role": "user"}, "create_time": c["mapping"][leaf]["message"]["create_time"] + 60,
-        "content": {"content_type": "text", "parts": ["One more question"]}, "status": "finished_successfully"}}
+    c["mapping"]["b-u4"] = {
+        "id": "b-u4",
+        "parent": leaf,
+        "children": [],
+        "message": {
+            "id": "b-u4",
+            "author": {"role": "user"},
+            "create_time": c["mapping"][leaf]["message"]["create_time"] + 60,
+            "content": {"content_type": "text", "parts": ["One more question"]},
+            "status": "finished_successfully",
+        },
+    }
     c["current_node"] = "b-u4"
     put(home, "chatgpt/edited_branch.json", json.dumps(newer).encode())
     res = night(home, NOW + dt.timedelta(days=1))
@@ -152,9 +169,14 @@ def test_cli_import_previews_then_imports_with_a_date_for_undated_exports(home):
     assert len(rows) == 8 and {r["date"] for r in rows} == {dt.date(2026, 7, 1)}
     r = kenang("import", "--home", h, "--user", "gading", "--date", "2026-07-01", "--dry-run", f)
     assert r.exit_code == 0
-    assert "8 messages, 0 new" in imported.stdout + r.stdout  # the import's output and this preview's, read together as before
+    assert (
+        "8 messages, 0 new" in imported.stdout + r.stdout
+    )  # the import's output and this preview's, read together as before
     # the user's own file is never touched; a file that is no export is refused up front
-    assert hashlib.sha256(Path(f).read_bytes()).hexdigest() == hashlib.sha256((FIX / "sharegpt/list.json").read_bytes()).hexdigest()
+    assert (
+        hashlib.sha256(Path(f).read_bytes()).hexdigest()
+        == hashlib.sha256((FIX / "sharegpt/list.json").read_bytes()).hexdigest()
+    )
     r = kenang("import", "--home", h, str(FIX / "claude_ai/projects.json"))
     assert r.exit_code == 2
     assert "not an export kenang can import" in r.stderr
@@ -200,8 +222,11 @@ def test_an_import_skips_what_it_cannot_read_says_why_imports_the_rest_and_exits
         imported = kenang("import", *args, *files)
     for r in (preview, imported):
         assert r.exit_code == 4
-        said = {line.split(": ", 1)[0].removeprefix("skipped "): line for line in r.stderr.splitlines()
-                if line.startswith("skipped ")}
+        said = {
+            line.split(": ", 1)[0].removeprefix("skipped "): line
+            for line in r.stderr.splitlines()
+            if line.startswith("skipped ")
+        }
         assert set(said) == {str(fifo), "/dev/null", str(unknown), str(unreadable), str(big)}
         assert "a named pipe (FIFO), not a file; nothing read" in said[str(fifo)]
         assert "a device, not a file; nothing read" in said["/dev/null"]
@@ -247,8 +272,16 @@ def test_an_import_passes_over_a_pipe_or_a_link_that_holds_its_name_in_active(ho
 
 def test_an_import_that_cannot_write_into_active_says_so_in_one_line(home):
     (home.paths.active / "gading").write_bytes(b"")  # a file where the user's folder goes: no copy can be made
-    r = kenang("import", "--home", str(home.paths.home), "--user", "gading", "--date", "2026-07-01",
-               str(FIX / "sharegpt/list.json"))
+    r = kenang(
+        "import",
+        "--home",
+        str(home.paths.home),
+        "--user",
+        "gading",
+        "--date",
+        "2026-07-01",
+        str(FIX / "sharegpt/list.json"),
+    )
     assert r.exit_code == 1 and len(r.stderr.splitlines()) == 1, r.stderr
     assert f"cannot copy {FIX / 'sharegpt/list.json'} into {home.paths.active / 'gading'}" in r.stderr
     assert "nothing imported" in r.stderr and table(home, "messages") == []

@@ -45,8 +45,10 @@ def reaches(names: set[str], forbidden: set[str]) -> set[str]:
 
 
 def calls_open(path: Path) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "open"
-               for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "open"
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    )
 
 
 @pytest.mark.parametrize("path", modules("transforms") + modules("schemas"), ids=lambda p: str(p.relative_to(ROOT)))

@@ -12,7 +12,6 @@ Real servers on 127.0.0.1, started here and stopped here:
 
 from __future__ import annotations
 
-import datetime as dt
 import http.server
 import json
 import socket
@@ -21,7 +20,6 @@ import sys
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from helpers import NOW, drop, kenang, md, table
@@ -54,13 +52,35 @@ def llama_server(tmp_path_factory):
     port = free_port()
     folder = tmp_path_factory.mktemp("llama-server")
     config = folder / "server.json"
-    config.write_text(json.dumps({"host": "127.0.0.1", "port": port, "models": [
-        {"model": path, "model_alias": "smollm2", "n_ctx": 4096, "n_threads": 1, "seed": 42, "verbose": False},
-        {"model": path, "model_alias": "smollm2-embed", "embedding": True, "n_threads": 1, "verbose": False},
-    ]}))
+    config.write_text(
+        json.dumps(
+            {
+                "host": "127.0.0.1",
+                "port": port,
+                "models": [
+                    {
+                        "model": path,
+                        "model_alias": "smollm2",
+                        "n_ctx": 4096,
+                        "n_threads": 1,
+                        "seed": 42,
+                        "verbose": False,
+                    },
+                    {
+                        "model": path,
+                        "model_alias": "smollm2-embed",
+                        "embedding": True,
+                        "n_threads": 1,
+                        "verbose": False,
+                    },
+                ],
+            }
+        )
+    )
     log = open(folder / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--config_file", str(config)],
-                            stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config)], stdout=log, stderr=subprocess.STDOUT
+    )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
@@ -88,8 +108,14 @@ def llama_server(tmp_path_factory):
 def use_server(home, base: str, *, concurrency: int = 1, embed: bool = True) -> None:
     def change(data):
         data["summarizer"]["backend"] = "openai"
-        data["summarizer"].update(base_url=base, model="smollm2", structured_output="json_object",
-                                  concurrency=concurrency, timeout_s=120, n_ctx=4096)
+        data["summarizer"].update(
+            base_url=base,
+            model="smollm2",
+            structured_output="json_object",
+            concurrency=concurrency,
+            timeout_s=120,
+            n_ctx=4096,
+        )
         if embed:
             data["embedder"]["backend"] = "openai"
             data["embedder"].update(base_url=base, model="smollm2-embed", batch_size=8)
@@ -98,10 +124,26 @@ def use_server(home, base: str, *, concurrency: int = 1, embed: bool = True) -> 
 
 
 def two_days(home) -> None:
-    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "The Proxmox backup to the NAS failed again."),
-                                        ("assistant", "The NFS mount was read-only; remount it and rerun vzdump.")))
-    drop(home, "2026-07-19-2000.md", md("2026-07-19", "2000", ("user", "Tolong cek snapshot ZFS di TrueNAS."),
-                                        ("assistant", "Snapshot ZFS terakhir dibuat jam 02.00, semuanya aman.")))
+    drop(
+        home,
+        "2026-07-18-0900.md",
+        md(
+            "2026-07-18",
+            "0900",
+            ("user", "The Proxmox backup to the NAS failed again."),
+            ("assistant", "The NFS mount was read-only; remount it and rerun vzdump."),
+        ),
+    )
+    drop(
+        home,
+        "2026-07-19-2000.md",
+        md(
+            "2026-07-19",
+            "2000",
+            ("user", "Tolong cek snapshot ZFS di TrueNAS."),
+            ("assistant", "Snapshot ZFS terakhir dibuat jam 02.00, semuanya aman."),
+        ),
+    )
 
 
 def summaries(home) -> dict[str, str]:
@@ -138,20 +180,29 @@ def test_four_days_in_flight_summarize_every_day_as_one_at_a_time_does(tmp_path,
 
     written = []
     for n in (1, 4):
-        settings, _ = init_home(tmp_path / f"home{n}", {"summarizer": {"backend": "extractive"},
-                                                         "embedder": {"backend": "none"}})
+        settings, _ = init_home(
+            tmp_path / f"home{n}", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
+        )
         use_server(settings, llama_server, concurrency=n, embed=False)
         for d in range(14, 18):
             day = f"2026-07-{d}"
-            drop(settings, f"{day}-1000.md", md(day, "1000", ("user", f"Day {d}: the Jellyfin container restarted."),
-                                                ("assistant", "Its healthcheck timed out; raise the interval.")))
+            drop(
+                settings,
+                f"{day}-1000.md",
+                md(
+                    day,
+                    "1000",
+                    ("user", f"Day {d}: the Jellyfin container restarted."),
+                    ("assistant", "Its healthcheck timed out; raise the interval."),
+                ),
+            )
         res = nightly(now=NOW, home=str(settings.paths.home))
         assert res["summarize"]["summarized"] == 4 and res["summarize"]["failed"] == 0
         written.append({name: parse_summary(text) for name, text in summaries(settings).items()})
     # The same days, each written once and valid, by the same model. (The words may differ: the server keeps its
     # KV cache between requests, so the same prompt after another one is not always decoded to the same bytes.)
     assert written[0].keys() == written[1].keys() and len(written[0]) == 4
-    for one, four in zip(written[0].values(), written[1].values()):
+    for one, four in zip(written[0].values(), written[1].values(), strict=False):
         assert one.date == four.date and one.session_lines == four.session_lines
         assert one.generator.model == four.generator.model == f"smollm2@{llama_server}"
 
@@ -171,16 +222,28 @@ def test_models_test_reports_latency_schema_and_fallbacks(home, llama_server):
 
 # --- a stub server for the faults ----------------------------------------------------------------
 
-GOOD = {"importance": 6, "mood": "productive", "people": [], "projects": [], "technologies": ["Proxmox", "ZFS"],
-        "tags": ["backup"], "summary": "The Proxmox backup to the NAS failed on a read-only NFS mount. It was "
-                                       "remounted and the backup ran again."}
+GOOD = {
+    "importance": 6,
+    "mood": "productive",
+    "people": [],
+    "projects": [],
+    "technologies": ["Proxmox", "ZFS"],
+    "tags": ["backup"],
+    "summary": "The Proxmox backup to the NAS failed on a read-only NFS mount. It was "
+    "remounted and the backup ran again.",
+}
 
 
 def completion(content: str) -> bytes:
-    return json.dumps({"id": "x", "object": "chat.completion", "model": "stub",
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                    "finish_reason": "stop"}],
-                       "usage": {"prompt_tokens": 100, "completion_tokens": 40, "total_tokens": 140}}).encode()
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "model": "stub",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 40, "total_tokens": 140},
+        }
+    ).encode()
 
 
 class Stub:
@@ -224,8 +287,9 @@ class Stub:
                         return
                     stub.embedded += body["input"]
                     vectors = [[1.0, float(len(t) % 7), float(t.count("a")), 0.5] for t in body["input"]]
-                    self._reply(json.dumps({"data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)]})
-                                .encode())
+                    self._reply(
+                        json.dumps({"data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)]}).encode()
+                    )
                     return
                 if not self.path.endswith("/chat/completions"):  # no tokenizer here: kenang estimates
                     self.send_response(404)
@@ -259,8 +323,11 @@ class Stub:
                     self.wfile.flush()
                     self.close_connection = True
                 elif step == "bad-schema":
-                    self._reply(completion(json.dumps({"importance": "very", "mood": "ecstatic", "people": "Rina",
-                                                       "summary": 42})))
+                    self._reply(
+                        completion(
+                            json.dumps({"importance": "very", "mood": "ecstatic", "people": "Rina", "summary": 42})
+                        )
+                    )
                 else:
                     self._reply(completion(json.dumps(GOOD)))
 
@@ -275,7 +342,7 @@ class Stub:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "Stub":
+    def __enter__(self) -> Stub:
         self.thread.start()
         return self
 
@@ -289,8 +356,11 @@ def summarize_probe(home, url: str, timeout_s: float = 10.0):
     return LlmSummarizer(model, backend="openai").summarize(probe.probe_day(home))
 
 
-@pytest.mark.parametrize("script, requests", [(["500", "500"], 3), (["429"], 2), (["slow"], 2), (["cut"], 2)],
-                         ids=["500s-then-an-answer", "429-retry-after", "slower-than-the-timeout", "reply-cut-short"])
+@pytest.mark.parametrize(
+    "script, requests",
+    [(["500", "500"], 3), (["429"], 2), (["slow"], 2), (["cut"], 2)],
+    ids=["500s-then-an-answer", "429-retry-after", "slower-than-the-timeout", "reply-cut-short"],
+)
 def test_transient_faults_are_retried_and_the_day_is_summarized_as_if_nothing_happened(home, script, requests):
     with Stub(script) as stub:
         out = summarize_probe(home, stub.url, timeout_s=1.5)
@@ -336,8 +406,9 @@ def test_a_server_that_stays_down_is_unavailable_after_its_retries(home):
 
 def test_a_day_the_server_always_fails_on_fails_alone_and_the_older_days_are_summarized(home):
     with Stub([], fail_if="ZFS") as stub:
-        edit_config(home.paths.home, lambda data: data["summarizer"].update(backend="openai", base_url=stub.url,
-                                                                            model="stub"))
+        edit_config(
+            home.paths.home, lambda data: data["summarizer"].update(backend="openai", base_url=stub.url, model="stub")
+        )
         two_days(home)
         res = nightly(now=NOW, home=str(home.paths.home))
     sm = res["summarize"]
@@ -347,8 +418,10 @@ def test_a_day_the_server_always_fails_on_fails_alone_and_the_older_days_are_sum
 
 def test_an_embedding_the_server_refuses_fails_its_day_alone(home):
     with Stub([], fail_if="ZFS") as stub:
-        edit_config(home.paths.home, lambda data: data["embedder"].update(backend="openai", base_url=stub.url,
-                                                                          model="stub-embed"))
+        edit_config(
+            home.paths.home,
+            lambda data: data["embedder"].update(backend="openai", base_url=stub.url, model="stub-embed"),
+        )
         two_days(home)
         res = nightly(now=NOW, home=str(home.paths.home))
     ix = res["index"]
@@ -387,8 +460,12 @@ def test_the_api_key_comes_from_the_environment_and_credentials_never_show(home,
 
     monkeypatch.setenv("KENANG_TEST_KEY", "sk-test-0123456789abcdef")
     with Stub([]) as stub:
-        edit_config(home.paths.home, lambda data: data["summarizer"].update(
-            backend="openai", base_url=stub.url, model="stub", api_key_env="KENANG_TEST_KEY"))
+        edit_config(
+            home.paths.home,
+            lambda data: data["summarizer"].update(
+                backend="openai", base_url=stub.url, model="stub", api_key_env="KENANG_TEST_KEY"
+            ),
+        )
         make_summarizer(load_settings(home.paths.home)).summarize(probe.probe_day(home))
         # a URL with a user and password (a proxy's basic auth): used, never shown
         with_user = stub.url.replace("http://", "http://gading:secret@")

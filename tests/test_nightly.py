@@ -7,10 +7,10 @@ import stat
 from dataclasses import replace
 
 import pytest
-
-from flows.store.verify import verify
-from flows.pipeline import nightly
 from helpers import NOW, drop, md, scenario, snapshot, table
+
+from flows.pipeline import nightly
+from flows.store.verify import verify
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -25,7 +25,9 @@ def test_a_night_archives_eligible_files_and_loads_their_days(home):
     archived = sorted(
         p.relative_to(home.paths.archive).as_posix()
         for p in home.paths.archive.rglob("*")
-        if p.is_file() and not p.name.endswith(".summary.md") and "MEMORY_INDEX" not in p.name
+        if p.is_file()
+        and not p.name.endswith(".summary.md")
+        and "MEMORY_INDEX" not in p.name
         and not p.name.startswith(".")  # the archive marker and each day folder's manifest
     )
     assert archived == [
@@ -50,7 +52,11 @@ def test_archived_originals_are_read_only_and_byte_identical(home):
     assert stat.S_IMODE(archived.stat().st_mode) == 0o444
     rec = table(home, "archive_files")[0]
     assert (rec["path"], rec["size"], rec["user_id"], rec["original_path"]) == (
-        "daily_sessions/2026-07-19/a.md", len(data), "default", "a.md")
+        "daily_sessions/2026-07-19/a.md",
+        len(data),
+        "default",
+        "a.md",
+    )
 
 
 def test_files_of_a_day_still_in_its_grace_period_are_left_alone(home):

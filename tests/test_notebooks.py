@@ -26,8 +26,9 @@ def demo_home(tmp_path_factory, prefect_api) -> Path:
 
     target = tmp_path_factory.mktemp("notebooks") / "demo-home"
     plan = demo.prepare(target)
-    config = render_yaml(values={**demo.DEMO_CONFIG, "summarizer": {"backend": "extractive"},
-                                 "embedder": {"backend": "none"}})
+    config = render_yaml(
+        values={**demo.DEMO_CONFIG, "summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
+    )
     plan.settings.paths.config_file.write_text(config, encoding="utf-8")
     result = nightly(now=plan.now, home=str(target))
     assert result["load"]["loaded"] > 0, result
@@ -46,8 +47,7 @@ def test_every_notebook_runs_top_to_bottom(name, demo_home, monkeypatch):
     monkeypatch.setenv("KENANG_HOME", str(demo_home))
     monkeypatch.delenv("KENANG_USER", raising=False)
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute()  # raises CellExecutionError on the first broken cell
 
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]

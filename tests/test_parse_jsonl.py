@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -69,16 +69,25 @@ def test_a_missing_or_null_timestamp_gives_no_time():
 
 
 def test_epoch_numbers_above_1e11_are_milliseconds():
-    ms, s = parse(lines({"role": "u", "content": "", "timestamp": 100_000_000_001},
-                       {"role": "u", "content": "", "timestamp": 99_999_999_999})).messages
-    assert ms.ts == datetime.fromtimestamp(100_000_000.001, timezone.utc)
-    assert s.ts == datetime.fromtimestamp(99_999_999_999, timezone.utc)
+    ms, s = parse(
+        lines(
+            {"role": "u", "content": "", "timestamp": 100_000_000_001},
+            {"role": "u", "content": "", "timestamp": 99_999_999_999},
+        )
+    ).messages
+    assert ms.ts == datetime.fromtimestamp(100_000_000.001, UTC)
+    assert s.ts == datetime.fromtimestamp(99_999_999_999, UTC)
 
 
 def test_a_naive_iso_timestamp_is_read_in_the_configured_zone():
-    ts = parse(lines({"role": "user", "content": "a", "timestamp": "2026-07-20T00:30:00"}),
-               tz=ZoneInfo("America/New_York")).messages[0].ts
-    assert ts == datetime(2026, 7, 20, 4, 30, tzinfo=timezone.utc)
+    ts = (
+        parse(
+            lines({"role": "user", "content": "a", "timestamp": "2026-07-20T00:30:00"}), tz=ZoneInfo("America/New_York")
+        )
+        .messages[0]
+        .ts
+    )
+    assert ts == datetime(2026, 7, 20, 4, 30, tzinfo=UTC)
 
 
 def test_an_aware_iso_timestamp_keeps_its_offset():
@@ -133,8 +142,19 @@ def test_nan_is_not_json():
         {"role": "user", "content": "a", "agent": ["x"]},
     ],
     ids=[
-        "array", "string", "no-role", "empty-role", "blank-role", "number-role", "no-content",
-        "number-content", "object-content", "untyped-block", "non-string-text", "number-block", "list-agent",
+        "array",
+        "string",
+        "no-role",
+        "empty-role",
+        "blank-role",
+        "number-role",
+        "no-content",
+        "number-content",
+        "object-content",
+        "untyped-block",
+        "non-string-text",
+        "number-block",
+        "list-agent",
     ],
 )
 def test_a_record_of_the_wrong_shape_is_bad_record_with_its_line_number(record: object):

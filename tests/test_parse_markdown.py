@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -19,8 +19,17 @@ WIB = timezone(timedelta(hours=7))
 # A fixture's stem is its kind, except where two files exercise one kind.
 KIND_OF_STEM = {"unclosed_frontmatter": "bad_frontmatter", "broken_json": "bad_json"}
 EXPECTED_BAD_STEMS = {
-    "bad_utf8", "broken_json", "bad_record", "no_messages", "empty", "unknown_extension",
-    "bad_frontmatter", "unclosed_frontmatter", "bad_timestamp", "bad_user_id", "bad_session_id",
+    "bad_utf8",
+    "broken_json",
+    "bad_record",
+    "no_messages",
+    "empty",
+    "unknown_extension",
+    "bad_frontmatter",
+    "unclosed_frontmatter",
+    "bad_timestamp",
+    "bad_user_id",
+    "bad_session_id",
 }
 
 
@@ -117,9 +126,7 @@ def test_an_ordinary_level_two_heading_stays_in_the_message():
     text = "## assistant\nPlan below.\n\n## Plan\n## User - Experience\n### user\n##user\n  ## user\n"
     session = parse_md(text)
     assert len(session.messages) == 1
-    assert session.messages[0].content == (
-        "Plan below.\n\n## Plan\n## User - Experience\n### user\n##user\n  ## user"
-    )
+    assert session.messages[0].content == ("Plan below.\n\n## Plan\n## User - Experience\n### user\n##user\n  ## user")
 
 
 def test_role_names_are_case_insensitive_and_aliases_are_mapped():
@@ -140,7 +147,7 @@ def test_a_header_without_a_time_has_no_timestamp():
 
 def test_a_naive_timestamp_is_read_in_the_configured_zone():
     ts = parse_md("## user · 2026-07-19T23:30:00\nhi\n", tz=ZoneInfo("Europe/Amsterdam")).messages[0].ts
-    assert ts == datetime(2026, 7, 19, 21, 30, tzinfo=timezone.utc)
+    assert ts == datetime(2026, 7, 19, 21, 30, tzinfo=UTC)
     assert ts.utcoffset() == timedelta(hours=2)
 
 

@@ -14,17 +14,29 @@ from flows.stages import pool
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
-TOPICS = ("Proxmox boot order: postgres VM first, then the app.", "Cadangan NAS tiap malam jam 01:00 pakai restic.",
-          "Rina and I agreed the pre-dawn meal is at 03:30.", "ZFS scrub found no errors; the pool is healthy.")
+TOPICS = (
+    "Proxmox boot order: postgres VM first, then the app.",
+    "Cadangan NAS tiap malam jam 01:00 pakai restic.",
+    "Rina and I agreed the pre-dawn meal is at 03:30.",
+    "ZFS scrub found no errors; the pool is healthy.",
+)
 
 
 def many_days(settings, days: int = 12) -> None:
     for i in range(days):
         day = (NOW.date() - dt.timedelta(days=days - i)).isoformat()
         for s in range(2):
-            drop(settings, f"{day}-{s}.md", md(day, f"{9 + s:02d}00", ("user", TOPICS[(i + s) % 4]),
-                                                ("assistant", f"Noted for day {i}: {TOPICS[(i + s + 1) % 4]}"),
-                                                ("user", "Makasih, lanjut besok ya.")))
+            drop(
+                settings,
+                f"{day}-{s}.md",
+                md(
+                    day,
+                    f"{9 + s:02d}00",
+                    ("user", TOPICS[(i + s) % 4]),
+                    ("assistant", f"Noted for day {i}: {TOPICS[(i + s + 1) % 4]}"),
+                    ("user", "Makasih, lanjut besok ya."),
+                ),
+            )
 
 
 def home_at(path):
@@ -40,8 +52,11 @@ def test_a_night_on_every_core_writes_what_one_process_writes(tmp_path, monkeypa
     nightly(now=NOW, home=str(one.paths.home))
     calls = []
     real = pool.pure_imap
-    monkeypatch.setattr(pool, "pure_imap", lambda fn, items, **kw: calls.append((fn.__name__, len(items := list(items))))
-                        or real(fn, items, **kw))
+    monkeypatch.setattr(
+        pool,
+        "pure_imap",
+        lambda fn, items, **kw: calls.append((fn.__name__, len(items := list(items)))) or real(fn, items, **kw),
+    )
     monkeypatch.setenv("KENANG_WORKERS", "2")
     result = nightly(now=NOW, home=str(many.paths.home))
     assert result["summarize"]["summarized"] == 12 and result["load"]["loaded"] == 12
@@ -77,8 +92,13 @@ def test_the_command_in_a_new_process_works_on_every_core(tmp_path, prefect_api)
     settings = home_at(tmp_path / "home")
     many_days(settings)
     env = {**os.environ, "PREFECT_API_URL": prefect_api, "KENANG_WORKERS": "2"}
-    r = subprocess.run([sys.executable, "-m", "flows.cli", "-v", "run", "--home", str(settings.paths.home),
-                        "--now", NOW.isoformat()], env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "-v", "run", "--home", str(settings.paths.home), "--now", NOW.isoformat()],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert "process pool failed" not in r.stderr
     assert "12 day(s)" in r.stdout
@@ -89,14 +109,21 @@ def test_a_run_killed_with_its_workers_started_leaves_no_worker_behind(tmp_path)
     import subprocess
     import sys
 
-    code = ("import os, sys, time\n"
-            "os.environ['KENANG_WORKERS'] = '2'\n"
-            "from flows.stages import pool\n"
-            "it = pool.pure_imap(abs, range(-9, 0))\n"
-            "assert list(it) == list(range(9, 0, -1))\n"
-            "print(os.getpid(), flush=True)\n"
-            "os._exit(137)\n")
+    code = (
+        "import os, sys, time\n"
+        "os.environ['KENANG_WORKERS'] = '2'\n"
+        "from flows.stages import pool\n"
+        "it = pool.pure_imap(abs, range(-9, 0))\n"
+        "assert list(it) == list(range(9, 0, -1))\n"
+        "print(os.getpid(), flush=True)\n"
+        "os._exit(137)\n"
+    )
     # capture_output: an orphaned worker holding the pipes open would make this time out
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                       cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent),
+    )
     assert r.returncode == 137, r.stderr[-2000:]

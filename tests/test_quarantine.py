@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import NOW, OLD, drop, md, table
 
 from flows.pipeline import nightly
-from helpers import NOW, OLD, drop, md, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 

@@ -10,10 +10,10 @@ import time
 
 import duckdb
 import pytest
-
-from flows.store.lock import holder
-from flows.pipeline import nightly
 from helpers import NOW, drop, kenang, md
+
+from flows.pipeline import nightly
+from flows.store.lock import holder
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 

@@ -54,7 +54,8 @@ def test_the_ensemble_cosine_is_the_weighted_mean_of_its_parts(e5, use):
     ens = EnsembleEmbedder([(e5, 1.0), (use, 3.0)])
     P, q = ens.embed_passages(PASSAGES[:2]), ens.embed_query(QUERIES[0][0])
     parts = 0.25 * (e5.embed_passages(PASSAGES[:2]) @ e5.embed_query(QUERIES[0][0])) + 0.75 * (
-        use.embed_passages(PASSAGES[:2]) @ use.embed_query(QUERIES[0][0]))
+        use.embed_passages(PASSAGES[:2]) @ use.embed_query(QUERIES[0][0])
+    )
     assert np.allclose(P @ q, parts, atol=1e-5)
 
 
@@ -70,8 +71,17 @@ def test_the_llama_backend_loads_any_gguf_from_one_config_key(tmp_path):
     from flows.models.llm import bundled_model_path
 
     path = bundled_model_path()
-    settings, _ = init_home(tmp_path / "h", {"embedder": {"backend": "llama", "model_path": str(path),
-                                                          "query_prefix": "query: ", "passage_prefix": "passage: "}})
+    settings, _ = init_home(
+        tmp_path / "h",
+        {
+            "embedder": {
+                "backend": "llama",
+                "model_path": str(path),
+                "query_prefix": "query: ",
+                "passage_prefix": "passage: ",
+            }
+        },
+    )
     emb = make_embedder(settings)
     assert isinstance(emb, LlamaEmbedder) and emb.id == configured_id(settings)
     P = emb.embed_passages(PASSAGES[:2])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from helpers import NOW, drop, md, table
 
 from flows.models.llm import bundled_model_path
 from flows.pipeline import nightly
-from helpers import NOW, drop, md, table
 from transforms.frontmatter import parse_summary
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -15,12 +15,23 @@ pytestmark = pytest.mark.usefixtures("prefect_api")
 def test_the_bundled_model_summarizes_a_small_day_end_to_end(home):
     cfg = home.paths.config_file
     cfg.write_text(cfg.read_text().replace("backend: extractive", "backend: llama"))
-    drop(home, "2026-07-19-1037.md", md(
-        "2026-07-19", "1037",
-        ("user", "Pagi! Aku mau lanjut setup boot order server homelab di Proxmox. VM PostgreSQL harus nyala duluan."),
-        ("assistant", "Oke. Buka VM postgres > Options > Start/Shutdown order, set order=1 dan startup delay 30 detik."),
-        ("user", "Sip, udah jalan. password: hunter2-real-model"),
-    ))
+    drop(
+        home,
+        "2026-07-19-1037.md",
+        md(
+            "2026-07-19",
+            "1037",
+            (
+                "user",
+                "Pagi! Aku mau lanjut setup boot order server homelab di Proxmox. VM PostgreSQL harus nyala duluan.",
+            ),
+            (
+                "assistant",
+                "Oke. Buka VM postgres > Options > Start/Shutdown order, set order=1 dan startup delay 30 detik.",
+            ),
+            ("user", "Sip, udah jalan. password: hunter2-real-model"),
+        ),
+    )
     result = nightly(now=NOW, home=str(home.paths.home))
     assert result["summarize"]["summarized"] == 1, result["summarize"]
     assert result["summarize"]["model"] == bundled_model_path().name

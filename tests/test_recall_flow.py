@@ -18,14 +18,50 @@ D17, D18, D19 = dt.date(2026, 7, 17), dt.date(2026, 7, 18), dt.date(2026, 7, 19)
 
 
 def archive_days(home) -> None:
-    drop(home, "gading/a.md", md("2026-07-17", "0900", ("user", "Proxmox boot order: postgres VM first, please."),
-                                  ("assistant", "Done: boot order 1 for postgres."), user_id="gading"))
-    drop(home, "gading/b.md", md("2026-07-18", "2000", ("user", "Lanjutan dari 2026-07-17: cadangan NAS tiap malam."),
-                                  ("assistant", "Backup NAS jam 01:00."), user_id="gading"))
-    drop(home, "gading/c.md", md("2026-07-19", "0400", ("user", "Rina and I agreed: pre-dawn meal at 03:30."),
-                                  ("assistant", "Noted."), user_id="gading"))
-    drop(home, "rina/d.md", md("2026-07-19", "2100", ("user", "Jadwal sahur sama Gading jam 03.30, Rina yang masak."),
-                                ("assistant", "Siap."), user_id="rina"))
+    drop(
+        home,
+        "gading/a.md",
+        md(
+            "2026-07-17",
+            "0900",
+            ("user", "Proxmox boot order: postgres VM first, please."),
+            ("assistant", "Done: boot order 1 for postgres."),
+            user_id="gading",
+        ),
+    )
+    drop(
+        home,
+        "gading/b.md",
+        md(
+            "2026-07-18",
+            "2000",
+            ("user", "Lanjutan dari 2026-07-17: cadangan NAS tiap malam."),
+            ("assistant", "Backup NAS jam 01:00."),
+            user_id="gading",
+        ),
+    )
+    drop(
+        home,
+        "gading/c.md",
+        md(
+            "2026-07-19",
+            "0400",
+            ("user", "Rina and I agreed: pre-dawn meal at 03:30."),
+            ("assistant", "Noted."),
+            user_id="gading",
+        ),
+    )
+    drop(
+        home,
+        "rina/d.md",
+        md(
+            "2026-07-19",
+            "2100",
+            ("user", "Jadwal sahur sama Gading jam 03.30, Rina yang masak."),
+            ("assistant", "Siap."),
+            user_id="rina",
+        ),
+    )
 
 
 def night(home, now=NOW):
@@ -38,7 +74,12 @@ def test_a_night_indexes_every_loaded_day_and_a_second_night_changes_nothing(hom
     assert first["index"]["indexed"] == 4 and first["index"]["failed"] == 0
     rows = table(home, "memory_chunks")
     assert {r["source"] for r in rows} == {"transcript", "summary", "index", "facts"}
-    assert {(r["user_id"], r["date"]) for r in rows} == {("gading", D17), ("gading", D18), ("gading", D19), ("rina", D19)}
+    assert {(r["user_id"], r["date"]) for r in rows} == {
+        ("gading", D17),
+        ("gading", D18),
+        ("gading", D19),
+        ("rina", D19),
+    }
     assert all(r["embedder_id"] == fake.id and len(r["embedding"]) == fake.dim for r in rows)
     assert first["index"]["embedded"] == len(rows) == len(fake.passages)
     ledger = table(home, "days")
@@ -56,8 +97,17 @@ def test_only_new_chunks_are_embedded_when_a_day_grows(home, fake):
     archive_days(home)
     night(home)
     before = len(fake.passages)
-    drop(home, "gading/e.md", md("2026-07-18", "2300", ("user", "NAS backup verified, Proxmox too."),
-                                  ("assistant", "Good."), user_id="gading"))
+    drop(
+        home,
+        "gading/e.md",
+        md(
+            "2026-07-18",
+            "2300",
+            ("user", "NAS backup verified, Proxmox too."),
+            ("assistant", "Good."),
+            user_id="gading",
+        ),
+    )
     res = night(home, NOW + dt.timedelta(days=1))
     assert res["index"]["indexed"] == 1
     # The new session's chunk plus the day's new summary and index line: nothing already embedded.

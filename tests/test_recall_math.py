@@ -27,7 +27,7 @@ def test_bm25_scores_match_the_formula():
     d0 = idf * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 3 / avg))
     d1 = idf * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1 / avg))
     assert s == pytest.approx([d0, d1, 0.0], rel=1e-6)
-    assert idx.scores("tidak ada") .tolist() == [0.0, 0.0, 0.0]
+    assert idx.scores("tidak ada").tolist() == [0.0, 0.0, 0.0]
 
 
 def test_bm25_sums_over_distinct_query_terms():

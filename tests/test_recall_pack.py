@@ -28,7 +28,9 @@ def same_results(home, user) -> None:
     for mode in ("keyword", "hybrid", "vector"):
         for q in QUERIES:
             assert np.allclose(fast.scores(q, mode), built.scores(q, mode), atol=1e-6)
-            assert [h.as_dict(q) for h in fast.search(q, mode=mode)] == [h.as_dict(q) for h in built.search(q, mode=mode)]
+            assert [h.as_dict(q) for h in fast.search(q, mode=mode)] == [
+                h.as_dict(q) for h in built.search(q, mode=mode)
+            ]
 
 
 def first_night(home):
@@ -70,8 +72,17 @@ def test_a_pack_is_dropped_before_its_chunks_change_and_made_again_at_the_end(ho
         return real(path, data, table)
 
     monkeypatch.setattr(warehouse, "write_file", spy)
-    drop(home, "gading/e.md", md("2026-07-18", "2300", ("user", "NAS backup verified, Proxmox too."),
-                                  ("assistant", "Good."), user_id="gading"))
+    drop(
+        home,
+        "gading/e.md",
+        md(
+            "2026-07-18",
+            "2300",
+            ("user", "NAS backup verified, Proxmox too."),
+            ("assistant", "Good."),
+            user_id="gading",
+        ),
+    )
     night(home, NOW + dt.timedelta(days=1))
     assert seen and not any(seen)  # gone before every chunk partition it was made from changed
     assert recall_pack.load(wh, "gading").meta.num_rows > before
@@ -124,9 +135,18 @@ def test_a_night_in_a_new_month_makes_only_that_months_segment(home, fake):
     july = files_of(folder)
     assert recall_pack.months_with_manifests(wh, "gading") == ["2026-07"]
     later = NOW + dt.timedelta(days=14)
-    drop(home, "gading/aug.md", md("2026-08-02", "0900", ("user", "ZFS scrub on the NAS found nothing."),
-                                    ("assistant", "Good: the pool is healthy."), user_id="gading"),
-         mtime=(later - dt.timedelta(days=1)).timestamp())
+    drop(
+        home,
+        "gading/aug.md",
+        md(
+            "2026-08-02",
+            "0900",
+            ("user", "ZFS scrub on the NAS found nothing."),
+            ("assistant", "Good: the pool is healthy."),
+            user_id="gading",
+        ),
+        mtime=(later - dt.timedelta(days=1)).timestamp(),
+    )
     night(home, later)
     assert recall_pack.months_with_manifests(wh, "gading") == ["2026-07", "2026-08"]
     assert {k: v for k, v in files_of(folder).items() if k in july} == july  # not one byte or mtime of July changed

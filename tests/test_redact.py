@@ -10,12 +10,11 @@ import hashlib
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.private_key import PrivateKeyDetector
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemas.patterns import FOLD_UNSAFE
 from schemas.wordlists import BIP39_ENGLISH
@@ -45,9 +44,7 @@ PEM = (
     "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
     "-----END " + "OPENSSH PRIVATE KEY-----"
 )
-MNEMONIC = (
-    "legal winner thank year wave sausage worth useful legal winner thank yellow".split()
-)
+MNEMONIC = "legal winner thank year wave sausage worth useful legal winner thank yellow".split()
 
 
 def fill(n: int) -> str:
@@ -165,14 +162,22 @@ def test_a_token_is_redacted_whole_even_past_the_length_detect_secrets_names():
             "AccountName=nas;AccountKey=[REDACTED:azure_storage_key];EndpointSuffix=core.windows.net",
             "azure_storage_key",
         ),
-        ('ibm_cloud_api_key = "' + fill(44) + '"', 'ibm_cloud_api_key = "[REDACTED:ibm_cloud_iam_key]"', "ibm_cloud_iam_key"),
+        (
+            'ibm_cloud_api_key = "' + fill(44) + '"',
+            'ibm_cloud_api_key = "[REDACTED:ibm_cloud_iam_key]"',
+            "ibm_cloud_iam_key",
+        ),
         (
             'cos_hmac_secret_access_key = "' + "0123456789abcdef" * 3 + '"',
             'cos_hmac_secret_access_key = "[REDACTED:ibm_cos_hmac_key]"',
             "ibm_cos_hmac_key",
         ),
         ("softlayer_api_key: " + lower_fill(64), "softlayer_api_key: [REDACTED:softlayer_key]", "softlayer_key"),
-        ('cloudant_password = "' + "0123456789abcdef" * 4 + '"', 'cloudant_password = "[REDACTED:cloudant_key]"', "cloudant_key"),
+        (
+            'cloudant_password = "' + "0123456789abcdef" * 4 + '"',
+            'cloudant_password = "[REDACTED:cloudant_key]"',
+            "cloudant_key",
+        ),
         (
             "aws_secret_key = '" + fill(40) + "'",
             "aws_secret_key = '[REDACTED:aws_access_key]'",
@@ -190,8 +195,15 @@ def test_detect_secrets_assignment_patterns_in_their_linear_spelling_match_what_
     rewritten = [(old, new) for old, new in rewritten if old is not new]
     assert len(rewritten) == 5  # Cloudant's two, IBM's two, SoftLayer's one
     values = ["0123456789abcdef" * 4, lower_fill(64), "abcdefghijklmnopqrstuvwx", fill(44), "0123456789abcdef" * 3]
-    keys = ["cloudant_password", "cl_key", "ibm_cloud_iam_key", "ibm_api_key", "cos_hmac_secret_access_key",
-            "softlayer_api_key", "[\"sl_token\"]"]
+    keys = [
+        "cloudant_password",
+        "cl_key",
+        "ibm_cloud_iam_key",
+        "ibm_api_key",
+        "cos_hmac_secret_access_key",
+        "softlayer_api_key",
+        '["sl_token"]',
+    ]
     operators = ["=", ":", ":=", "=>", "::", " ", "  =  ", " :: ", " => ", "\t=", "=\n"]
     for old, new in rewritten:
         for key in keys:
@@ -300,7 +312,11 @@ def test_only_the_password_of_url_credentials_is_redacted():
         ("the password is: hunter2", "the password is: [REDACTED:password]", "password"),
         ("the password for the router is hunter2!", "the password for the router is [REDACTED:password]!", "password"),
         ("  password: s3cret", "  password: [REDACTED:password]", "password"),
-        ("db:\n  password:\n    s3cret\n  user: app", "db:\n  password:\n    [REDACTED:password]\n  user: app", "password"),
+        (
+            "db:\n  password:\n    s3cret\n  user: app",
+            "db:\n  password:\n    [REDACTED:password]\n  user: app",
+            "password",
+        ),
         ("password: |\n  s3cret", "password: |\n  [REDACTED:password]", "password"),
         ("PIN ATM: 1234", "PIN ATM: [REDACTED:pin]", "pin"),
         ("pin: 123456", "pin: [REDACTED:pin]", "pin"),
@@ -428,10 +444,23 @@ def test_only_the_first_secret_looking_word_after_a_loose_key_is_the_password():
 @pytest.mark.parametrize(
     ("value", "looks"),
     [
-        ("Mawar123", True), ("12345678", True), ("kucing!rumah", True), ("kuCinGku", True), ("c0rrect", True),
-        ("rahasia", False), ("sudah", False), ("GitHub", False), ("PostgreSQL", False), ("ab1", False),
-        ("--verbose", False), ("/etc/wpa2.conf", False), ("~/.pgpass", False), ("https://x.lan/1", False),
-        ("$WIFI_PASS", False), ("${DB_PASS}", False), ("wi-fi/lan", False),
+        ("Mawar123", True),
+        ("12345678", True),
+        ("kucing!rumah", True),
+        ("kuCinGku", True),
+        ("c0rrect", True),
+        ("rahasia", False),
+        ("sudah", False),
+        ("GitHub", False),
+        ("PostgreSQL", False),
+        ("ab1", False),
+        ("--verbose", False),
+        ("/etc/wpa2.conf", False),
+        ("~/.pgpass", False),
+        ("https://x.lan/1", False),
+        ("$WIFI_PASS", False),
+        ("${DB_PASS}", False),
+        ("wi-fi/lan", False),
     ],
 )
 def test_what_looks_like_a_secret_where_no_separator_says_so(value: str, looks: bool):
@@ -458,11 +487,20 @@ def test_what_looks_like_a_secret_where_no_separator_says_so(value: str, looks: 
         ("sshpass -p S3cret ssh root@pve", "sshpass -p [REDACTED:password] ssh root@pve"),
         ("smbclient -U gading%S3cret //nas/share", "smbclient -U gading%[REDACTED:password] //nas/share"),
         ("docker login -u me -p S3cret ghcr.io", "docker login -u me -p [REDACTED:password] ghcr.io"),
-        ("ipmitool -H 10.0.0.2 -U admin -P S3cret power status", "ipmitool -H 10.0.0.2 -U admin -P [REDACTED:password] power status"),
+        (
+            "ipmitool -H 10.0.0.2 -U admin -P S3cret power status",
+            "ipmitool -H 10.0.0.2 -U admin -P [REDACTED:password] power status",
+        ),
         ("ldapsearch -x -D cn=admin -w S3cret -b dc=lan", "ldapsearch -x -D cn=admin -w [REDACTED:password] -b dc=lan"),
-        ("htpasswd -bc /etc/nginx/.htpasswd admin S3cret", "htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:password]"),
+        (
+            "htpasswd -bc /etc/nginx/.htpasswd admin S3cret",
+            "htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:password]",
+        ),
         ("htpasswd -nbB admin S3cret", "htpasswd -nbB admin [REDACTED:password]"),
-        ("openssl pkcs12 -export -passout pass:S3cret -out a.p12", "openssl pkcs12 -export -passout pass:[REDACTED:password] -out a.p12"),
+        (
+            "openssl pkcs12 -export -passout pass:S3cret -out a.p12",
+            "openssl pkcs12 -export -passout pass:[REDACTED:password] -out a.p12",
+        ),
     ],
 )
 def test_a_password_given_on_a_command_line_is_redacted_and_the_command_kept(text: str, expected: str):
@@ -491,9 +529,19 @@ def test_a_command_that_prompts_for_its_password_or_has_none_is_left_alone(text:
 
 @pytest.mark.parametrize(
     "card",
-    ["4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111", "5555 5555 5555 4444", "2223003122003222",
-     "378282246310005", "3782 822463 10005", "6011111111111117", "3530111333300000", "4222222222222",
-     "4111 1111 1111 1111 003"],
+    [
+        "4111 1111 1111 1111",
+        "4111-1111-1111-1111",
+        "4111111111111111",
+        "5555 5555 5555 4444",
+        "2223003122003222",
+        "378282246310005",
+        "3782 822463 10005",
+        "6011111111111117",
+        "3530111333300000",
+        "4222222222222",
+        "4111 1111 1111 1111 003",
+    ],
 )
 def test_a_payment_card_number_is_redacted(card: str):
     result = redact(f"kartu {card}, exp 12/30")
@@ -532,7 +580,8 @@ def test_a_value_assigned_to_a_redacted_key_is_redacted_too():
 
 def test_a_token_in_a_urls_user_part_leaves_one_whole_marker():
     assert redact(f"git remote set-url origin https://{GITHUB}@github.com/r/h.git").text == (
-        "git remote set-url origin https://[REDACTED:github_token]@github.com/r/h.git")
+        "git remote set-url origin https://[REDACTED:github_token]@github.com/r/h.git"
+    )
 
 
 def test_a_word_after_a_redacted_token_and_a_colon_is_kept():
@@ -627,13 +676,16 @@ def test_the_bip39_word_list_is_complete():
 # --- identifiers ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", ["2026-07-19-1037", "3f2a9c1e-5b7d-4e8a-9c3b-1d2e3f4a5b6c", "gading", "kenang-demo", ""])
+@pytest.mark.parametrize(
+    "value", ["2026-07-19-1037", "3f2a9c1e-5b7d-4e8a-9c3b-1d2e3f4a5b6c", "gading", "kenang-demo", ""]
+)
 def test_an_identifier_without_a_secret_is_kept(value: str):
     assert redact_identifier(value) == value
 
 
 @pytest.mark.parametrize(
-    "value", [GITHUB, OPENAI, ANTHROPIC, AWS, STRIPE, "chat-" + GITHUB, "session-" + AWS, "x_" + NPM, "password=hunter2"]
+    "value",
+    [GITHUB, OPENAI, ANTHROPIC, AWS, STRIPE, "chat-" + GITHUB, "session-" + AWS, "x_" + NPM, "password=hunter2"],
 )
 def test_an_identifier_holding_a_secret_becomes_a_stable_hash(value: str):
     out = redact_identifier(value)
@@ -648,7 +700,12 @@ def test_two_identifiers_with_different_secrets_stay_apart():
 
 @pytest.mark.parametrize(
     ("name", "extensions"),
-    [(f"{GITHUB}.jsonl", ".jsonl"), (f"2026-07-19-{OPENAI}.summary.md", ".summary.md"), (f"{AWS}.md", ".md"), (GITHUB, "")],
+    [
+        (f"{GITHUB}.jsonl", ".jsonl"),
+        (f"2026-07-19-{OPENAI}.summary.md", ".summary.md"),
+        (f"{AWS}.md", ".md"),
+        (GITHUB, ""),
+    ],
 )
 def test_a_file_name_holding_a_secret_keeps_its_extensions_and_loses_its_stem(name: str, extensions: str):
     stem = name[: len(name) - len(extensions)]
@@ -717,21 +774,117 @@ def test_every_token_rule_gets_a_prefilter_but_the_card_rule():
 
 
 PIECES = [
-    AWS, GITHUB, GITHUB_PAT, OPENAI, ANTHROPIC, SLACK, JWT, PEM, " ".join(MNEMONIC),
-    "Authorization: Bearer tok123", "https://u:p4ss@h", "password: x", "kata sandi adalah abc123",
-    "token=", "secret is", " ", "\n", ": ", "=", "'", '"', "[REDACTED:", "]", "1. ", ",", "legal",
-    "winner", "the", "yang", "api_key", "Bearer ", "://", "@", "-----BEGIN ", "PRIVATE KEY-----",
-    STRIPE, GOOGLE, NPM, GITLAB, SENDGRID, TELEGRAM, SLACK_WEBHOOK, DISCORD_WEBHOOK, "4111 1111 1111 1111",
-    "4111111111111111", "mysql -u root -p", "curl -u admin:", "smbclient -U u%", " -a ", "pin: ", "PIN ATM: 1234",
-    "kata sandi wifi rumah: ", "password:\n  ", "passwordnya ", "limit", "wifi", "AccountKey=", "nya", "?",
-    "[REDACTED:secret]", "ſ", "İ",
-    "pass wifi: ", "password wifi rumah ", "kata sandi ", "sandi ", "Mawar123", "kuCinGku", " sudah diganti",
-    " adalah ", "'S3cret'", "(", ".", GOOGLE_OAUTH, DOCKER, GOOGLE_OAUTH_SECRET, SLACK_APP, GRAFANA, SHOPIFY, GROQ,
-    "PIN ATM aku ", "482913", "user admin / pass ", "Indomie123", "login admin:", "passwd ", "Cookie: session=",
-    "; ", "secret ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "kata kunci wifi: ", "correct horse ", "sha256 ",
-    "1ghp_", "Zx8Q~abcdEFGH1234ijklMNOP5678qrstUVWX", " key ", "data:image/png;base64,", "Set-Cookie: sid=",
-    "passcode ", "api key: ", "Authorization: ", "Authorization: Token ", "SharedAccessKey=", "&sig=",
-    "IDENTIFIED BY '", "PASSWORD('", "wifi pass ", "pass wifi ", "passphrase '", "https://", "a b c'",
+    AWS,
+    GITHUB,
+    GITHUB_PAT,
+    OPENAI,
+    ANTHROPIC,
+    SLACK,
+    JWT,
+    PEM,
+    " ".join(MNEMONIC),
+    "Authorization: Bearer tok123",
+    "https://u:p4ss@h",
+    "password: x",
+    "kata sandi adalah abc123",
+    "token=",
+    "secret is",
+    " ",
+    "\n",
+    ": ",
+    "=",
+    "'",
+    '"',
+    "[REDACTED:",
+    "]",
+    "1. ",
+    ",",
+    "legal",
+    "winner",
+    "the",
+    "yang",
+    "api_key",
+    "Bearer ",
+    "://",
+    "@",
+    "-----BEGIN ",
+    "PRIVATE KEY-----",
+    STRIPE,
+    GOOGLE,
+    NPM,
+    GITLAB,
+    SENDGRID,
+    TELEGRAM,
+    SLACK_WEBHOOK,
+    DISCORD_WEBHOOK,
+    "4111 1111 1111 1111",
+    "4111111111111111",
+    "mysql -u root -p",
+    "curl -u admin:",
+    "smbclient -U u%",
+    " -a ",
+    "pin: ",
+    "PIN ATM: 1234",
+    "kata sandi wifi rumah: ",
+    "password:\n  ",
+    "passwordnya ",
+    "limit",
+    "wifi",
+    "AccountKey=",
+    "nya",
+    "?",
+    "[REDACTED:secret]",
+    "ſ",
+    "İ",
+    "pass wifi: ",
+    "password wifi rumah ",
+    "kata sandi ",
+    "sandi ",
+    "Mawar123",
+    "kuCinGku",
+    " sudah diganti",
+    " adalah ",
+    "'S3cret'",
+    "(",
+    ".",
+    GOOGLE_OAUTH,
+    DOCKER,
+    GOOGLE_OAUTH_SECRET,
+    SLACK_APP,
+    GRAFANA,
+    SHOPIFY,
+    GROQ,
+    "PIN ATM aku ",
+    "482913",
+    "user admin / pass ",
+    "Indomie123",
+    "login admin:",
+    "passwd ",
+    "Cookie: session=",
+    "; ",
+    "secret ",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "kata kunci wifi: ",
+    "correct horse ",
+    "sha256 ",
+    "1ghp_",
+    "Zx8Q~abcdEFGH1234ijklMNOP5678qrstUVWX",
+    " key ",
+    "data:image/png;base64,",
+    "Set-Cookie: sid=",
+    "passcode ",
+    "api key: ",
+    "Authorization: ",
+    "Authorization: Token ",
+    "SharedAccessKey=",
+    "&sig=",
+    "IDENTIFIED BY '",
+    "PASSWORD('",
+    "wifi pass ",
+    "pass wifi ",
+    "passphrase '",
+    "https://",
+    "a b c'",
 ]
 
 
@@ -747,7 +900,9 @@ def test_redaction_is_idempotent(text: str):
 @pytest.mark.parametrize(
     "text",
     [
-        f"{PEM}\n{GITHUB}", "password: " + " ".join(MNEMONIC), "token: " + JWT,
+        f"{PEM}\n{GITHUB}",
+        "password: " + " ".join(MNEMONIC),
+        "token: " + JWT,
         # found by the idempotence property: a marker read as curl's "user:", a key after a
         # loose value, a token glued to a fixed-length one
         f"curl -u admin:{PEM}smbclient -U u%Authorization: Bearer tok123",
@@ -786,22 +941,67 @@ def test_adversarial_input_of_200_kb_completes():
     # Completion is the test; speed is measured by benchmarks, not asserted here.
     n = 200_000
     for text in [
-        "1" * n, "4111 " * (n // 5), "mysql " * (n // 6), "mysql -p" + " " * n, "curl -u " + "a" * n,
-        "password " * (n // 9), "kata sandi wifi " * (n // 16), "password:\n" + " " * n, "a" * n + ":",
-        "[REDACTED:x]:" * (n // 13), "AKC" + "a" * n, "sk_live_" * (n // 8), "M" + "a" * n, "-us" * (n // 3),
-        "aws " * (n // 4), "cl_key=" * (n // 7), "//" * (n // 2) + "/:_authToken=", "sk-" * (n // 3) + "T3BlbkFJ",
-        "sk-" * (n // 3) + "1", "eyJ-" * (n // 4), "gh" + "p_" * (n // 2), "AIza-" * (n // 5),
-        "cl_key" + " " * n + "x", "ibm_api_key" + " " * n + "x", "cos_secret_key" + " " * n + "x",
-        "sl_key" + " " * n + "x", "password" + " " * n + "!", "pin" + " \t" * (n // 2) + ":",
-        "password '" * (n // 10), "password (" * (n // 10), "sandi " * (n // 6), "password " + "a" * n,
-        "kata sandi " + "a1 " * (n // 3), "ya29." * (n // 5), "ya29.a" * (n // 6), "xapp-1-" * (n // 7),
-        "glc_" * (n // 4), "shpat_" * (n // 6), "dckr_pat_" * (n // 9),
-        "PIN ATM " * (n // 8), "pin a b c " * (n // 10), "user a / pass " * (n // 14), "login a:" * (n // 8),
-        "passwd " * (n // 7), "Cookie: " + "a=b;" * (n // 4), "Cookie: " + "a" * n, "secret " + "Ab1" * (n // 3),
-        "key Ab1 " * (n // 8), "password: " + "word " * (n // 5), "user " * (n // 5), "kata kunci " * (n // 11),
-        "passcode " * (n // 9), "Authorization: " * (n // 15), "Authorization: a1" + "a" * n, "&sig=" * (n // 5),
-        "IDENTIFIED BY '" * (n // 15), "password = PASSWORD('" * (n // 21), "wifi pass " * (n // 10),
-        ("[REDACTED:x]\n" + "Ab1" * 8 + "\n") * (n // 38), "SharedAccessKey=" * (n // 16), "api key " * (n // 8),
+        "1" * n,
+        "4111 " * (n // 5),
+        "mysql " * (n // 6),
+        "mysql -p" + " " * n,
+        "curl -u " + "a" * n,
+        "password " * (n // 9),
+        "kata sandi wifi " * (n // 16),
+        "password:\n" + " " * n,
+        "a" * n + ":",
+        "[REDACTED:x]:" * (n // 13),
+        "AKC" + "a" * n,
+        "sk_live_" * (n // 8),
+        "M" + "a" * n,
+        "-us" * (n // 3),
+        "aws " * (n // 4),
+        "cl_key=" * (n // 7),
+        "//" * (n // 2) + "/:_authToken=",
+        "sk-" * (n // 3) + "T3BlbkFJ",
+        "sk-" * (n // 3) + "1",
+        "eyJ-" * (n // 4),
+        "gh" + "p_" * (n // 2),
+        "AIza-" * (n // 5),
+        "cl_key" + " " * n + "x",
+        "ibm_api_key" + " " * n + "x",
+        "cos_secret_key" + " " * n + "x",
+        "sl_key" + " " * n + "x",
+        "password" + " " * n + "!",
+        "pin" + " \t" * (n // 2) + ":",
+        "password '" * (n // 10),
+        "password (" * (n // 10),
+        "sandi " * (n // 6),
+        "password " + "a" * n,
+        "kata sandi " + "a1 " * (n // 3),
+        "ya29." * (n // 5),
+        "ya29.a" * (n // 6),
+        "xapp-1-" * (n // 7),
+        "glc_" * (n // 4),
+        "shpat_" * (n // 6),
+        "dckr_pat_" * (n // 9),
+        "PIN ATM " * (n // 8),
+        "pin a b c " * (n // 10),
+        "user a / pass " * (n // 14),
+        "login a:" * (n // 8),
+        "passwd " * (n // 7),
+        "Cookie: " + "a=b;" * (n // 4),
+        "Cookie: " + "a" * n,
+        "secret " + "Ab1" * (n // 3),
+        "key Ab1 " * (n // 8),
+        "password: " + "word " * (n // 5),
+        "user " * (n // 5),
+        "kata kunci " * (n // 11),
+        "passcode " * (n // 9),
+        "Authorization: " * (n // 15),
+        "Authorization: a1" + "a" * n,
+        "&sig=" * (n // 5),
+        "IDENTIFIED BY '" * (n // 15),
+        "password = PASSWORD('" * (n // 21),
+        "wifi pass " * (n // 10),
+        ("[REDACTED:x]\n" + "Ab1" * 8 + "\n") * (n // 38),
+        "SharedAccessKey=" * (n // 16),
+        "api key " * (n // 8),
     ]:
         assert len(text) >= 199_000
         redact(text)
@@ -867,8 +1067,10 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA6
         ("API key: 9f8e7d6c5b4a39281726", ["9f8e7d6c5b4a39281726"]),
         (f"{AWS}\n{AWS_SECRET}", [AWS, AWS_SECRET]),
         (f"key id: {AWS},\n{AWS_SECRET}", [AWS, AWS_SECRET]),
-        ("Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=" + AZURE_KEY,
-         [AZURE_KEY[:20]]),
+        (
+            "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=" + AZURE_KEY,
+            [AZURE_KEY[:20]],
+        ),
         ("https://acct.blob.core.windows.net/c?sv=2021-06-08&sp=rl&sig=" + RANDOM_22 + "%3D", [RANDOM_22]),
         ("Authorization: Token 9f8e7d6c5b4a39281726aabbccdd", ["9f8e7d6c5b4a39281726aabbccdd"]),
         ("-H 'Authorization: 9f8e7d6c5b4a39281726aabbccdd'", ["9f8e7d6c5b4a39281726aabbccdd"]),
@@ -960,7 +1162,10 @@ def test_a_sentence_about_credentials_keeps_every_word(text: str):
 
 
 def test_a_passphrase_stops_at_its_clause_end_and_keeps_what_follows():
-    assert redact("password: correct horse, then log in as admin").text == "password: [REDACTED:password], then log in as admin"
+    assert (
+        redact("password: correct horse, then log in as admin").text
+        == "password: [REDACTED:password], then log in as admin"
+    )
     assert redact("password: hunter2 user: admin").text == "password: [REDACTED:password] user: admin"
     assert redact("password=hunter2 python app.py").text == "password=[REDACTED:password] python app.py"
 
@@ -992,5 +1197,10 @@ def test_a_short_text_passes_the_gate_redacted_and_uncut():
 
 def test_the_gate_redacts_every_string_in_a_tree_and_keeps_the_rest():
     tree = {"reason": f"bad {GITHUB}", "n": 3, "items": [["a.md", "kind", "password: x1"]], "ok": True, "none": None}
-    assert redact_tree(tree) == {"reason": "bad [REDACTED:github_token]", "n": 3,
-                                 "items": [["a.md", "kind", "password: [REDACTED:password]"]], "ok": True, "none": None}
+    assert redact_tree(tree) == {
+        "reason": "bad [REDACTED:github_token]",
+        "n": 3,
+        "items": [["a.md", "kind", "password: [REDACTED:password]"]],
+        "ok": True,
+        "none": None,
+    }

@@ -25,10 +25,10 @@ import logging
 
 import duckdb
 import pytest
+from helpers import NOW, drop, jsonl, kenang, md
 
 from flows.store import archive_files as archive
 from flows.store import warehouse
-from helpers import NOW, drop, jsonl, kenang, md
 from schemas.tables import TABLES
 from transforms.redact import redact_identifier
 
@@ -73,38 +73,72 @@ SECRETS = {
 
 def _plant(home):
     s = SECRETS
-    content = md("2026-07-19", "1000",
-                 ("user", f"kata sandi wifi rumah: {s['wifi_id']} ya, jangan lupa"),
-                 ("assistant", f"Oke. Untuk yang lain: password wifi: {s['wifi_en']}"),
-                 ("user", f"pw: {s['pw']}\nmysql -u root -p{s['mysql']} homelab"),
-                 ("assistant", f"curl -u admin:{s['curl']} https://nas.lan/api and token {s['github']}"),
-                 ("user", f"STRIPE_SECRET_KEY={s['stripe']}\nMY_APP_SECRET={s['env']}\nkartu {s['card']}"),
-                 ("assistant", f"Slack bot {s['slack']} and {s['openai']} noted."),
-                 session_id=s["github"])
+    content = md(
+        "2026-07-19",
+        "1000",
+        ("user", f"kata sandi wifi rumah: {s['wifi_id']} ya, jangan lupa"),
+        ("assistant", f"Oke. Untuk yang lain: password wifi: {s['wifi_en']}"),
+        ("user", f"pw: {s['pw']}\nmysql -u root -p{s['mysql']} homelab"),
+        ("assistant", f"curl -u admin:{s['curl']} https://nas.lan/api and token {s['github']}"),
+        ("user", f"STRIPE_SECRET_KEY={s['stripe']}\nMY_APP_SECRET={s['env']}\nkartu {s['card']}"),
+        ("assistant", f"Slack bot {s['slack']} and {s['openai']} noted."),
+        session_id=s["github"],
+    )
     drop(home, f"notes-{s['aws']}.md", content)
-    drop(home, "gading/agent.jsonl", jsonl(
-        {"role": "user", "content": "halo dari agent", "timestamp": "2026-07-19T11:00:00+07:00",
-         "agent": s["slack"], "session_id": "boring-session"},
-        {"role": "assistant", "content": "halo juga", "timestamp": "2026-07-19T11:01:00+07:00"},
-    ))
-    drop(home, "2026-07-19-1400.md", md(
-        "2026-07-19", "1400",
-        ("user", f"config.yaml:\n\n```yaml\ndb:\n  user: app\n  password: {s['yaml_pw']}\n```"),
-        ("assistant", f"Dan yang satunya:\n\n```yaml\nsmtp:\n  password:\n    {s['yaml_block']}\n```"),
-        ("user", f"seed phrase dompet lama: {s['mnemonic']}"),
-        ("assistant", f"Slack: {s['slack_hook']} dan Discord: {s['discord_hook']}"),
-        ("user", f"//registry.npmjs.org/:_authToken={s['npm']}\nTWINE_PASSWORD={s['pypi']}\n"
-                 f"token gitlab {s['gitlab']}"),
-        ("assistant", f"AWS_SECRET_ACCESS_KEY = {s['aws_secret']}\nGROQ {s['groq']}, Docker {s['docker']}"),
-        ("user", f"access token google {s['google_oauth']} kadaluarsa"),
-        ("user", f"pass wifi: {s['pass_wifi']}\npassword wifi rumah {s['password_loose']}\n"
-                 f"kata sandi wifi rumah {s['kata_sandi_loose']} ya"),
-    ))
-    drop(home, "tokens.jsonl", jsonl(
-        {"role": "user", "content": "halo dari tokens", "timestamp": "2026-07-19T15:00:00+07:00",
-         "user_id": s["user_id"]},
-        {"role": "assistant", "content": "password wifi rumah sudah diganti", "timestamp": "2026-07-19T15:01:00+07:00"},
-    ))
+    drop(
+        home,
+        "gading/agent.jsonl",
+        jsonl(
+            {
+                "role": "user",
+                "content": "halo dari agent",
+                "timestamp": "2026-07-19T11:00:00+07:00",
+                "agent": s["slack"],
+                "session_id": "boring-session",
+            },
+            {"role": "assistant", "content": "halo juga", "timestamp": "2026-07-19T11:01:00+07:00"},
+        ),
+    )
+    drop(
+        home,
+        "2026-07-19-1400.md",
+        md(
+            "2026-07-19",
+            "1400",
+            ("user", f"config.yaml:\n\n```yaml\ndb:\n  user: app\n  password: {s['yaml_pw']}\n```"),
+            ("assistant", f"Dan yang satunya:\n\n```yaml\nsmtp:\n  password:\n    {s['yaml_block']}\n```"),
+            ("user", f"seed phrase dompet lama: {s['mnemonic']}"),
+            ("assistant", f"Slack: {s['slack_hook']} dan Discord: {s['discord_hook']}"),
+            (
+                "user",
+                f"//registry.npmjs.org/:_authToken={s['npm']}\nTWINE_PASSWORD={s['pypi']}\ntoken gitlab {s['gitlab']}",
+            ),
+            ("assistant", f"AWS_SECRET_ACCESS_KEY = {s['aws_secret']}\nGROQ {s['groq']}, Docker {s['docker']}"),
+            ("user", f"access token google {s['google_oauth']} kadaluarsa"),
+            (
+                "user",
+                f"pass wifi: {s['pass_wifi']}\npassword wifi rumah {s['password_loose']}\n"
+                f"kata sandi wifi rumah {s['kata_sandi_loose']} ya",
+            ),
+        ),
+    )
+    drop(
+        home,
+        "tokens.jsonl",
+        jsonl(
+            {
+                "role": "user",
+                "content": "halo dari tokens",
+                "timestamp": "2026-07-19T15:00:00+07:00",
+                "user_id": s["user_id"],
+            },
+            {
+                "role": "assistant",
+                "content": "password wifi rumah sudah diganti",
+                "timestamp": "2026-07-19T15:01:00+07:00",
+            },
+        ),
+    )
     drop(home, "broken.jsonl", jsonl({"role": "user", "content": "x", "timestamp": s["github"]}))
 
 
@@ -123,8 +157,9 @@ def _tables_text(home) -> str:
     out = []
     for t in TABLES.values():
         if warehouse.has_files(home.paths.warehouse, t):
-            rows = con.sql(f"SELECT * FROM read_parquet('{warehouse.glob(home.paths.warehouse, t)}', "
-                           f"union_by_name=true)").fetchall()
+            rows = con.sql(
+                f"SELECT * FROM read_parquet('{warehouse.glob(home.paths.warehouse, t)}', union_by_name=true)"
+            ).fetchall()
             out.append(json.dumps(rows, default=str, ensure_ascii=False))
     return "\n".join(out)
 
@@ -133,14 +168,17 @@ def test_no_planted_secret_survives_anywhere_kenang_writes(home, caplog, capfd):
     caplog.set_level(logging.DEBUG)
     _plant(home)
     h = str(home.paths.home)
-    results = [kenang("-v", "run", "--home", h, "--now", NOW.isoformat()),
-               kenang("run", "--home", h, "--now", NOW.isoformat(), "--json"),
-               kenang("status", "--home", h), kenang("status", "--home", h, "--json"),
-               kenang("verify", "--home", h),
-               kenang("recall", "--home", h, "--user", "default", "wifi password"),
-               kenang("sql", "--home", h, "SELECT * FROM sessions"),
-               kenang("sql", "--home", h, "SELECT * FROM archive_files"),
-               kenang("sql", "--home", h, "SELECT * FROM quarantine")]
+    results = [
+        kenang("-v", "run", "--home", h, "--now", NOW.isoformat()),
+        kenang("run", "--home", h, "--now", NOW.isoformat(), "--json"),
+        kenang("status", "--home", h),
+        kenang("status", "--home", h, "--json"),
+        kenang("verify", "--home", h),
+        kenang("recall", "--home", h, "--user", "default", "wifi password"),
+        kenang("sql", "--home", h, "SELECT * FROM sessions"),
+        kenang("sql", "--home", h, "SELECT * FROM archive_files"),
+        kenang("sql", "--home", h, "SELECT * FROM quarantine"),
+    ]
     codes = [r.exit_code for r in results]
     assert codes == [0] * len(codes)
     process_out, process_err = capfd.readouterr()
@@ -155,14 +193,29 @@ def test_no_planted_secret_survives_anywhere_kenang_writes(home, caplog, capfd):
     }
     for p in _kenang_written(home):
         haystacks[str(p.relative_to(home.paths.home))] = p.read_bytes().decode("utf-8", "replace")
-    leaks = [(kind, where) for kind, secret in SECRETS.items() for where, text in haystacks.items()
-             if any(s in text for s in (secret, secret.replace(" ", ""), secret.lower()))]
+    leaks = [
+        (kind, where)
+        for kind, secret in SECRETS.items()
+        for where, text in haystacks.items()
+        if any(s in text for s in (secret, secret.replace(" ", ""), secret.lower()))
+    ]
     assert leaks == []
     # ... and the night did its work: the secrets became markers, the sessions are told apart
     tables = haystacks["tables"]
     assert "[REDACTED:" in tables
-    kinds = {"wallet_mnemonic", "slack_webhook", "discord_webhook", "npm_token", "pypi_token", "gitlab_token",
-             "groq_key", "docker_token", "google_oauth_token", "password", "secret"}
+    kinds = {
+        "wallet_mnemonic",
+        "slack_webhook",
+        "discord_webhook",
+        "npm_token",
+        "pypi_token",
+        "gitlab_token",
+        "groq_key",
+        "docker_token",
+        "google_oauth_token",
+        "password",
+        "secret",
+    }
     assert {k for k in kinds if f"[REDACTED:{k}]" in tables} == kinds
     sessions = json.loads(json.dumps(_sessions(home), default=str))
     assert {s["session_id"][:9] for s in sessions} >= {"redacted-"}

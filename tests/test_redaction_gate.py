@@ -22,10 +22,10 @@ import os
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
-
-from flows.query.mcp import build_server
 from helpers import NOW, OLD, drop, jsonl, kenang, md, table
 from import_support import FIXTURES
+
+from flows.query.mcp import build_server
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -45,7 +45,11 @@ def plant(home) -> int:
     # a header line with a token in place of its timestamp
     drop(home, "header-token.md", f"## user · 1{GITHUB}\nhalo\n".encode())
     # an AWS key pair and a passphrase where a JSONL timestamp goes
-    drop(home, "aws-pair.jsonl", jsonl({"role": "user", "content": "x", "timestamp": f"AWS key {AWS} secret {AWS_SECRET}"}))
+    drop(
+        home,
+        "aws-pair.jsonl",
+        jsonl({"role": "user", "content": "x", "timestamp": f"AWS key {AWS} secret {AWS_SECRET}"}),
+    )
     drop(home, "passphrase.jsonl", jsonl({"role": "user", "content": "x", "timestamp": f"password: {PASSPHRASE}"}))
     # an export whose conversation id is a token, broken so that its reason names the conversation
     conv = json.loads((FIXTURES / "chatgpt" / "single_object.json").read_bytes())
@@ -133,8 +137,9 @@ def test_an_mcp_error_passes_the_gate(home):
     async def go():
         async with Client(build_server(home, user="default")) as c:
             with pytest.raises(ToolError) as bad_turn:
-                await c.call_tool("session_write", {"turns": [
-                    {"role": "user", "content": "halo", "timestamp": f"1{GITHUB}"}]})
+                await c.call_tool(
+                    "session_write", {"turns": [{"role": "user", "content": "halo", "timestamp": f"1{GITHUB}"}]}
+                )
             with pytest.raises(Exception) as bad_date:
                 await c.read_resource(f"kenang://summary/{GITHUB_2}")
             return str(bad_turn.value), str(bad_date.value)
@@ -162,8 +167,12 @@ def test_an_mcp_answer_passes_the_gate_even_for_what_an_older_redactor_left(home
 
 def test_a_usage_error_that_quotes_a_secret_passes_the_gate(home):
     h = str(home.paths.home)
-    for args in (("run", "--home", h, "--now", f"1{GITHUB}"), (GITHUB,), (f"--{GITHUB}",),
-                 ("import", "--home", h, "--user", "default", f"/nonexistent/{GITHUB}.json")):
+    for args in (
+        ("run", "--home", h, "--now", f"1{GITHUB}"),
+        (GITHUB,),
+        (f"--{GITHUB}",),
+        ("import", "--home", h, "--user", "default", f"/nonexistent/{GITHUB}.json"),
+    ):
         r = kenang(*args)
         assert r.exit_code == 2, r.output
         assert leaks(r.stdout + r.stderr) == [] and "[REDACTED:github_token]" in r.stderr
@@ -196,8 +205,9 @@ def test_sources_output_passes_the_gate_even_for_what_an_older_kenang_recorded(h
     assert r.exit_code == 0 and leaks(r.stdout + r.stderr) == []
     state = home.paths.warehouse / "_sources" / "notes.json"  # as a kenang before the gate wrote it
     state.parent.mkdir(parents=True, exist_ok=True)
-    state.write_text(json.dumps({"errors": [f"{folder}/a.md: cannot read it"], "notes": [f"password: {PASSPHRASE}"],
-                                 "files": {}}))
+    state.write_text(
+        json.dumps({"errors": [f"{folder}/a.md: cannot read it"], "notes": [f"password: {PASSPHRASE}"], "files": {}})
+    )
     for args in (("sources",), ("sources", "--json")):
         r = kenang(*args, "--home", h)
         assert r.exit_code == 0, r.output

@@ -23,9 +23,7 @@ any_char = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"
 line_chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n")
 
 offsets = st.integers(min_value=-23 * 60, max_value=23 * 60).map(lambda m: timezone(timedelta(minutes=m)))
-aware = st.datetimes(
-    min_value=datetime(1971, 1, 1), max_value=datetime(9998, 12, 31), timezones=offsets
-)
+aware = st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(9998, 12, 31), timezones=offsets)
 timestamps = st.none() | aware
 
 session_ids = (
@@ -128,7 +126,7 @@ def test_markdown_has_no_frontmatter_when_no_field_is_set():
 
 def test_markdown_frontmatter_holds_only_the_fields_that_are_set():
     text = render_markdown(example_session(session_id="2026-07-19-1037", agent="zed"), parent_day=date(2026, 7, 19))
-    assert text.startswith('---\nsession_id: 2026-07-19-1037\nagent: zed\n---\nParent Day: [[2026-07-19]]\n\n## user')
+    assert text.startswith("---\nsession_id: 2026-07-19-1037\nagent: zed\n---\nParent Day: [[2026-07-19]]\n\n## user")
 
 
 def test_a_session_id_that_yaml_would_read_as_a_date_is_quoted():
@@ -141,7 +139,10 @@ def test_jsonl_puts_the_ids_on_the_first_line_only():
     session = example_session(session_id="s1", user_id="gading", source_format="jsonl")
     first, second = (json.loads(line) for line in render_jsonl(session).splitlines())
     assert first == {
-        "session_id": "s1", "user_id": "gading", "role": "user", "content": "Pagi!",
+        "session_id": "s1",
+        "user_id": "gading",
+        "role": "user",
+        "content": "Pagi!",
         "timestamp": "2026-07-19T10:37:12+07:00",
     }
     assert second == {"role": "assistant", "content": "Oke.", "timestamp": None}

@@ -5,12 +5,12 @@ from __future__ import annotations
 import errno
 
 import pytest
+from helpers import NOW, drop, md, table
 
+from flows.pipeline import nightly
 from flows.stages import archive
 from flows.store import ledger
 from flows.store.fsio import io_error
-from flows.pipeline import nightly
-from helpers import NOW, drop, md, table
 from transforms.errors import ArchiveError, StageFailed, TransientError
 
 pytestmark = pytest.mark.usefixtures("prefect_api")

@@ -18,17 +18,20 @@ import subprocess
 import uuid
 
 import pytest
+from helpers import NOW, crash_at, drop, kenang, md, scenario, snapshot, table
 
 from flows.config import init_home
 from flows.pipeline import backfill, nightly
 from flows.store import remote
 from flows.store.verify import verify
-from helpers import NOW, crash_at, drop, kenang, md, scenario, snapshot, table
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
-ENV = {"AWS_ACCESS_KEY_ID": "kenang-test", "AWS_SECRET_ACCESS_KEY": "kenang-test-secret",
-       "AWS_DEFAULT_REGION": "us-east-1"}
+ENV = {
+    "AWS_ACCESS_KEY_ID": "kenang-test",
+    "AWS_SECRET_ACCESS_KEY": "kenang-test-secret",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +72,14 @@ def client():
 def s3_home(tmp_path, *, lock: bool = False, prefix: str = "homes/gading", name: str = "home"):
     bucket = f"kenang-{uuid.uuid4().hex[:12]}"
     client().create_bucket(Bucket=bucket, **({"ObjectLockEnabledForBucket": True} if lock else {}))
-    settings, _ = init_home(tmp_path / name, {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
-                                              "paths": {"archive": f"s3://{bucket}/{prefix}"}})
+    settings, _ = init_home(
+        tmp_path / name,
+        {
+            "summarizer": {"backend": "extractive"},
+            "embedder": {"backend": "none"},
+            "paths": {"archive": f"s3://{bucket}/{prefix}"},
+        },
+    )
     return settings, bucket, prefix
 
 
@@ -79,7 +88,7 @@ def objects(bucket: str, prefix: str) -> dict[str, bytes]:
     out = {}
     for page in c.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/"):
         for o in page.get("Contents") or []:
-            out[o["Key"][len(prefix) + 1:]] = c.get_object(Bucket=bucket, Key=o["Key"])["Body"].read()
+            out[o["Key"][len(prefix) + 1 :]] = c.get_object(Bucket=bucket, Key=o["Key"])["Body"].read()
     return out
 
 
@@ -107,8 +116,11 @@ def test_a_night_uploads_reads_back_and_only_then_deletes_its_sources(s3, tmp_pa
     # the derived files went up when the run ended: summaries, the day manifests, MEMORY_INDEX
     assert any(k.endswith(".summary.md") for k in there) and any(k.endswith(".kenang-files.json") for k in there)
     assert "MEMORY_INDEX.md" in there and ".kenang-archive" in there
-    cache = {p.relative_to(home.paths.archive).as_posix(): p.read_bytes()
-             for p in home.paths.archive.rglob("*") if p.is_file() and p.name != remote.STATE}
+    cache = {
+        p.relative_to(home.paths.archive).as_posix(): p.read_bytes()
+        for p in home.paths.archive.rglob("*")
+        if p.is_file() and p.name != remote.STATE
+    }
     assert cache == there  # the local copy and the bucket hold the same bytes
     # the metadata carries the sha256 every read-back and download is checked against
     head = client().head_object(Bucket=bucket, Key=f"{prefix}/{recorded[0]['path']}")
@@ -144,7 +156,9 @@ def _comparable(snap: dict) -> dict:
 
 def test_an_unreachable_bucket_keeps_every_source_and_the_night_goes_on(s3, tmp_path, monkeypatch):
     home, bucket, prefix = s3_home(tmp_path)
-    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Backup NAS jalan jam 2."), ("assistant", "Oke.")))
+    drop(
+        home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Backup NAS jalan jam 2."), ("assistant", "Oke."))
+    )
     night(home)
     scenario(home)
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")  # nothing listens there
@@ -161,8 +175,9 @@ def test_an_unreachable_bucket_keeps_every_source_and_the_night_goes_on(s3, tmp_
 
 
 def test_a_bucket_lost_mid_batch_deletes_only_the_sources_it_confirmed(s3, tmp_path, monkeypatch):
-    from flows.store import faults
     from moto.server import ThreadedMotoServer
+
+    from flows.store import faults
 
     home, bucket, prefix = s3_home(tmp_path)
     scenario(home)
@@ -181,7 +196,10 @@ def test_a_bucket_lost_mid_batch_deletes_only_the_sources_it_confirmed(s3, tmp_p
         s3["server"] = ThreadedMotoServer(ip_address="127.0.0.1", port=s3["port"], verbose=False)
         s3["server"].start()  # moto keeps its buckets in the process: the same bucket is back
     assert cut["degraded"]["archive"] == "unreachable", cut
-    assert cut["archive"]["sources_deleted"] == 1 and cut["archive"]["not_uploaded"] == 2, (cut["archive"], cut["degraded"])
+    assert cut["archive"]["sources_deleted"] == 1 and cut["archive"]["not_uploaded"] == 2, (
+        cut["archive"],
+        cut["degraded"],
+    )
     monkeypatch.undo()
     healed = night(home)
     assert healed["archive"]["sources_deleted"] == 2 and "degraded" not in healed
@@ -193,8 +211,9 @@ def test_a_key_holding_other_bytes_is_never_overwritten_and_identical_bytes_are_
     same = md("2026-07-18", "0900", ("user", "Sama persis."))
     other_there = md("2026-07-18", "1000", ("user", "Versi lain di bucket."))
     c = client()
-    c.put_object(Bucket=bucket, Key=f"{prefix}/daily_sessions/2026-07-18/same.md", Body=same,
-                 Metadata={"sha256": sha(same)})
+    c.put_object(
+        Bucket=bucket, Key=f"{prefix}/daily_sessions/2026-07-18/same.md", Body=same, Metadata={"sha256": sha(same)}
+    )
     c.put_object(Bucket=bucket, Key=f"{prefix}/daily_sessions/2026-07-18/taken.md", Body=other_there)
     drop(home, "same.md", same)
     drop(home, "taken.md", md("2026-07-18", "1000", ("user", "Versi kenang.")))
@@ -204,7 +223,11 @@ def test_a_key_holding_other_bytes_is_never_overwritten_and_identical_bytes_are_
     assert there["daily_sessions/2026-07-18/taken.md"] == other_there  # untouched
     names = sorted(r["path"] for r in table(home, "archive_files"))
     assert "daily_sessions/2026-07-18/same.md" in names  # the identical bytes were recognised
-    new = [n for n in names if n.startswith("daily_sessions/2026-07-18/taken.") and n != "daily_sessions/2026-07-18/taken.md"]
+    new = [
+        n
+        for n in names
+        if n.startswith("daily_sessions/2026-07-18/taken.") and n != "daily_sessions/2026-07-18/taken.md"
+    ]
     assert len(new) == 1 and new[0] in there  # the other bytes went to a new name
     # the object put there behind kenang's back is reported, never loaded
     assert verify(home).bucket["unrecorded"] == ("daily_sessions/2026-07-18/taken.md",)
@@ -237,7 +260,7 @@ def test_forget_purge_deletes_every_version_past_object_lock(s3, tmp_path):
     gading = [r for r in table(home, "archive_files") if r["user_id"] == "gading"]
     key = f"{prefix}/{gading[0]['path']}"
     head = c.head_object(Bucket=bucket, Key=key)
-    assert head["ObjectLockMode"] == "GOVERNANCE" and head["ObjectLockRetainUntilDate"] > dt.datetime.now(dt.timezone.utc)
+    assert head["ObjectLockMode"] == "GOVERNANCE" and head["ObjectLockRetainUntilDate"] > dt.datetime.now(dt.UTC)
     with pytest.raises(c.exceptions.ClientError):  # locked: no plain delete takes it
         c.delete_object(Bucket=bucket, Key=key, VersionId=head["VersionId"])
     summary_key = f"{prefix}/daily_sessions/2026-07-18/gading/2026-07-18.summary.md"
@@ -274,8 +297,14 @@ def test_verify_reads_the_bucket_back_and_names_what_differs(s3, tmp_path):
 
 def test_a_bucket_marked_by_another_home_is_refused_until_claimed(s3, tmp_path):
     home, bucket, prefix = s3_home(tmp_path)
-    other, _ = init_home(tmp_path / "other", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"},
-                                               "paths": {"archive": f"s3://{bucket}/{prefix}"}})
+    other, _ = init_home(
+        tmp_path / "other",
+        {
+            "summarizer": {"backend": "extractive"},
+            "embedder": {"backend": "none"},
+            "paths": {"archive": f"s3://{bucket}/{prefix}"},
+        },
+    )
     # init of a second home against a marked bucket leaves the marker alone
     assert objects(bucket, prefix)[".kenang-archive"].decode().count(home.paths.home.name)
     scenario(other)
@@ -287,8 +316,10 @@ def test_a_bucket_marked_by_another_home_is_refused_until_claimed(s3, tmp_path):
 
 
 def test_init_says_whether_the_bucket_locks_what_kenang_uploads(s3, tmp_path):
-    for lock, said in ((True, "object lock on: each original is kept in governance mode for 3650 days"),
-                       (False, "no object lock on this bucket")):
+    for lock, said in (
+        (True, "object lock on: each original is kept in governance mode for 3650 days"),
+        (False, "no object lock on this bucket"),
+    ):
         bucket = f"kenang-{uuid.uuid4().hex[:12]}"
         client().create_bucket(Bucket=bucket, **({"ObjectLockEnabledForBucket": True} if lock else {}))
         home = tmp_path / bucket
@@ -327,7 +358,9 @@ def test_an_s3_archive_with_no_marker_is_not_written(s3, tmp_path):
     client().delete_object(Bucket=bucket, Key=f"{prefix}/.kenang-archive")
     scenario(home)
     res = night(home)
-    assert res["degraded"]["archive"] == "not_mounted" and "no .kenang-archive marker object" in res["degraded"]["reason"]
+    assert (
+        res["degraded"]["archive"] == "not_mounted" and "no .kenang-archive marker object" in res["degraded"]["reason"]
+    )
     assert res["archive"]["placed"] == 0 and len(list(home.paths.active.rglob("*.md"))) >= 3
 
 
@@ -343,8 +376,10 @@ def test_forget_never_purges_in_a_bucket_that_names_another_home(s3, tmp_path):
     scenario(b)
     night(b)
     cfg = b.paths.config_file  # b's config pointed at a's bucket by mistake: the marker says another home
-    cfg.write_text(cfg.read_text(encoding="utf-8").replace(f"s3://{other_bucket}/{other_prefix}",
-                                                           f"s3://{bucket}/{prefix}"), encoding="utf-8")
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace(f"s3://{other_bucket}/{other_prefix}", f"s3://{bucket}/{prefix}"),
+        encoding="utf-8",
+    )
     r = kenang("forget", "--home", str(b.paths.home), "--user", "gading", "--day", "2026-07-18", "--purge", "--yes")
     assert r.exit_code != 0 and "another kenang home" in r.stderr
     assert objects(bucket, prefix) == before
@@ -391,7 +426,8 @@ def test_a_lost_piece_of_the_local_copy_comes_back_and_the_bucket_keeps_everythi
     night(home)
     assert objects(bucket, prefix) == before  # no manifest or summary deleted from the bucket
     assert sorted(p.name for p in day.rglob("*") if p.is_file()) == sorted(
-        k.rsplit("/", 1)[-1] for k in before if k.startswith("daily_sessions/2026-07-18/"))
+        k.rsplit("/", 1)[-1] for k in before if k.startswith("daily_sessions/2026-07-18/")
+    )
     assert verify(home).problems == 0
 
 
@@ -438,8 +474,9 @@ def test_a_pull_cut_short_archives_nothing_that_night(s3, tmp_path, monkeypatch)
     night(home)
     subprocess.run(["chmod", "-R", "u+w", str(home.paths.archive)], check=True)
     shutil.rmtree(home.paths.archive)  # a new machine
-    grown = md("2026-07-19", "1037", ("user", "Pagi! Lanjut setup Proxmox."), ("assistant", "Oke lagi."),
-               session_id="s1")
+    grown = md(
+        "2026-07-19", "1037", ("user", "Pagi! Lanjut setup Proxmox."), ("assistant", "Oke lagi."), session_id="s1"
+    )
     drop(home, "2026-07-19-1037.md", grown)  # the same name, other bytes
     real = remote._download
 

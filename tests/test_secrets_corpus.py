@@ -7,11 +7,10 @@ import re
 from collections import Counter
 
 import pytest
-
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.plugins.base import RegexBasedDetector
-
 from secrets_corpus import CORPUS_PATH, SecretEntry, load_corpus
+
 from transforms.redact import redact
 
 CORPUS = load_corpus()
@@ -21,11 +20,32 @@ TEST_VECTOR_WORDS = frozenset(
     "letter advice cage absurd amount doctor acoustic avoid above".split()
 )
 REQUIRED_KINDS = {
-    "aws_access_key", "github_token", "slack_token", "openai_key", "anthropic_key", "jwt",
-    "private_key", "password", "url_credentials", "bearer", "wallet_mnemonic",
-    "stripe_key", "google_api_key", "gitlab_token", "npm_token", "pypi_token", "digitalocean_token",
-    "sendgrid_key", "telegram_bot_token", "slack_webhook", "discord_webhook", "huggingface_token",
-    "azure_storage_key", "card_number", "pin", "secret",
+    "aws_access_key",
+    "github_token",
+    "slack_token",
+    "openai_key",
+    "anthropic_key",
+    "jwt",
+    "private_key",
+    "password",
+    "url_credentials",
+    "bearer",
+    "wallet_mnemonic",
+    "stripe_key",
+    "google_api_key",
+    "gitlab_token",
+    "npm_token",
+    "pypi_token",
+    "digitalocean_token",
+    "sendgrid_key",
+    "telegram_bot_token",
+    "slack_webhook",
+    "discord_webhook",
+    "huggingface_token",
+    "azure_storage_key",
+    "card_number",
+    "pin",
+    "secret",
 }
 # Published test numbers (Visa's, Stripe's) and a PIN nobody keeps: fake by construction.
 TEST_CARDS = frozenset({"4111 1111 1111 1111", "4242424242424242"})
@@ -58,7 +78,17 @@ def test_the_corpus_covers_each_variant_the_rule_names():
     assert any(e.kind == "password" and "password: " in e.text for e in CORPUS)
     assert any(e.kind == "password" and "kata sandi: " in e.text for e in CORPUS)
     assert any(e.kind == "bearer" and "Authorization: Bearer " in e.text for e in CORPUS)
-    for prefix in ["sk_live_", "sk_test_", "AIza", "glpat-", "npm_", "pypi-", "dop_v1_", "SG.", "https://hooks.slack.com/"]:
+    for prefix in [
+        "sk_live_",
+        "sk_test_",
+        "AIza",
+        "glpat-",
+        "npm_",
+        "pypi-",
+        "dop_v1_",
+        "SG.",
+        "https://hooks.slack.com/",
+    ]:
         assert any(s.startswith(prefix) for s in secrets), prefix
     assert any(e.kind == "password" and "kata sandi wifi rumah: " in e.text for e in CORPUS)
     for command in ["mysqldump", "redis-cli", "curl", "sshpass", "smbclient", "mongosh"]:
@@ -84,11 +114,27 @@ def test_every_secret_is_obviously_fake(entry: SecretEntry):
 def test_the_corpus_file_holds_no_secret_a_scanner_would_read_whole():
     raw = CORPUS_PATH.read_text(encoding="utf-8")
     scanner_shapes = [
-        r"(?:AKIA|ASIA)[A-Z0-9]{16}", r"gh[pousr]_[A-Za-z0-9]{20}", r"github_pat_", r"xox[abposr]-",
-        r"sk-[A-Za-z0-9]", r"BEGIN [A-Z ]*PRIVATE KEY", r"END [A-Z ]*PRIVATE KEY", r"eyJ[A-Za-z0-9_-]+\.eyJ",
-        r"tskey-", r"hf_[A-Za-z0-9]{30}", r"[sr]k_(?:live|test)_", r"AIza[0-9A-Za-z_-]{35}", r"glpat-",
-        r"npm_[A-Za-z0-9]{36}", r"pypi-AgE", r"do[opr]_v1_", r"SG\.[A-Za-z0-9_-]{22}\.", r"\d{8,10}:AA",
-        r"hooks\.slack\.com/services/", r"discord(?:app)?\.com/api/webhooks/", r"PuTTY-User-Key-File",
+        r"(?:AKIA|ASIA)[A-Z0-9]{16}",
+        r"gh[pousr]_[A-Za-z0-9]{20}",
+        r"github_pat_",
+        r"xox[abposr]-",
+        r"sk-[A-Za-z0-9]",
+        r"BEGIN [A-Z ]*PRIVATE KEY",
+        r"END [A-Z ]*PRIVATE KEY",
+        r"eyJ[A-Za-z0-9_-]+\.eyJ",
+        r"tskey-",
+        r"hf_[A-Za-z0-9]{30}",
+        r"[sr]k_(?:live|test)_",
+        r"AIza[0-9A-Za-z_-]{35}",
+        r"glpat-",
+        r"npm_[A-Za-z0-9]{36}",
+        r"pypi-AgE",
+        r"do[opr]_v1_",
+        r"SG\.[A-Za-z0-9_-]{22}\.",
+        r"\d{8,10}:AA",
+        r"hooks\.slack\.com/services/",
+        r"discord(?:app)?\.com/api/webhooks/",
+        r"PuTTY-User-Key-File",
     ]
     for shape in scanner_shapes:
         assert not re.search(shape, raw), shape
@@ -127,7 +173,8 @@ def test_the_words_around_a_secret_survive_redaction(entry: SecretEntry):
 
 # Every regex-based detect-secrets plugin but the public-IP one, the left-out ones too.
 SCANNERS = [
-    p for p in get_mapping_from_secret_type_to_class().values()
+    p
+    for p in get_mapping_from_secret_type_to_class().values()
     if issubclass(p, RegexBasedDetector) and p.__name__ != "IPPublicDetector"
 ]
 

@@ -36,11 +36,19 @@ main(["run", "--home", sys.argv[2], "--now", sys.argv[3]])
 
 
 def test_sigterm_stops_a_run_stuck_in_a_model_call_and_the_next_run_finishes_the_night(home, prefect_api, tmp_path):
-    drop(home, "2026-07-19-0900.md", md("2026-07-19", "0900", ("user", "Cek restic di nas.lan."), ("assistant", "Oke.")))
+    drop(
+        home, "2026-07-19-0900.md", md("2026-07-19", "0900", ("user", "Cek restic di nas.lan."), ("assistant", "Oke."))
+    )
     marker = tmp_path / "in-model"
     env = {**os.environ, "PREFECT_API_URL": prefect_api}
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(marker), str(home.paths.home), NOW.isoformat()],
-                            env=env, cwd=Path(__file__).parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(marker), str(home.paths.home), NOW.isoformat()],
+        env=env,
+        cwd=Path(__file__).parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 240
         while not marker.exists():

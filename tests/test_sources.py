@@ -84,7 +84,9 @@ def test_a_claude_code_log_appended_over_three_nights_ends_with_exactly_what_an_
         # exactly the new lines were taken: what is loaded is what an import of the file so far loads
         assert Counter(r["role"] for r in messages(home)) == imported_roles(log)
     assert seen[0] < seen[1] < seen[2]
-    assert Counter(r["role"] for r in messages(home)) == imported_roles(CLAUDE) == {"user": 2, "assistant": 15, "tool": 12}
+    assert (
+        Counter(r["role"] for r in messages(home)) == imported_roles(CLAUDE) == {"user": 2, "assistant": 15, "tool": 12}
+    )
     # a night with nothing new writes nothing and changes nothing
     again = snapshot(home)
     res = night(home, dt.datetime(2025, 9, 8, 3, 0, tzinfo=JAKARTA))
@@ -97,23 +99,33 @@ def test_a_claude_code_log_appended_over_three_nights_ends_with_exactly_what_an_
 
 
 def record(ts: str, text: str, role: str = "user", session: str = "s-midnight") -> bytes:
-    body = {"type": role, "sessionId": session, "uuid": hashlib.sha1((ts + text).encode()).hexdigest(),
-            "timestamp": ts, "message": {"role": role, "content": text}}
+    body = {
+        "type": role,
+        "sessionId": session,
+        "uuid": hashlib.sha1((ts + text).encode()).hexdigest(),
+        "timestamp": ts,
+        "message": {"role": role, "content": text},
+    }
     return (json.dumps(body) + "\n").encode()
 
 
 def test_a_session_crossing_midnight_splits_into_its_two_days_and_a_day_waits_for_its_grace(home, tmp_path):
     log = tmp_path / "cc" / "s.jsonl"
     add_source(home, name="cc", kind="claude_code", path=str(tmp_path / "cc" / "*.jsonl"))
-    write(log, record("2026-07-18T23:50:00+07:00", "sebelum tengah malam")
-          + record("2026-07-18T23:55:00+07:00", "oke", "assistant")
-          + record("2026-07-19T00:10:00+07:00", "sesudah tengah malam")
-          + record("2026-07-19T09:00:00+07:00", "hari ini belum selesai"))
+    write(
+        log,
+        record("2026-07-18T23:50:00+07:00", "sebelum tengah malam")
+        + record("2026-07-18T23:55:00+07:00", "oke", "assistant")
+        + record("2026-07-19T00:10:00+07:00", "sesudah tengah malam")
+        + record("2026-07-19T09:00:00+07:00", "hari ini belum selesai"),
+    )
     # at 03:00 on the 19th the 18th is eligible, the 19th is not: only the 18th is taken
     res = night(home, dt.datetime(2026, 7, 19, 3, 0, tzinfo=JAKARTA))
     assert res["collect"]["written"] == 1
     assert sorted((r["date"].isoformat(), r["content"]) for r in messages(home)) == [
-        ("2026-07-18", "oke"), ("2026-07-18", "sebelum tengah malam")]
+        ("2026-07-18", "oke"),
+        ("2026-07-18", "sebelum tengah malam"),
+    ]
     assert collected.read(home.paths.warehouse, "cc")[0].files[str(log)].waiting_days == ["2026-07-19"]
     res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
     assert res["collect"]["written"] == 1
@@ -121,7 +133,9 @@ def test_a_session_crossing_midnight_splits_into_its_two_days_and_a_day_waits_fo
     assert by_day == {"2026-07-18": 2, "2026-07-19": 2}
     # named as `kenang import` of the same file names them: the later day is <id>@<day>
     assert {(r["date"].isoformat(), r["session_id"]) for r in table(home, "sessions")} == {
-        ("2026-07-18", "s-midnight"), ("2026-07-19", "s-midnight@2026-07-19")}
+        ("2026-07-18", "s-midnight"),
+        ("2026-07-19", "s-midnight@2026-07-19"),
+    }
 
 
 def test_a_file_still_being_written_is_not_taken(home, tmp_path):
@@ -188,11 +202,14 @@ def test_aider_history_appended_turn_by_turn_ends_with_what_an_import_loads(home
     log = tmp_path / "repo" / ".aider.chat.history.md"
     add_source(home, name="aider", kind="aider", path=str(tmp_path / "repo"))
     for k in range(3):
-        write(log, b"".join(lines[cuts[k]:cuts[k + 1]]), append=k > 0)
+        write(log, b"".join(lines[cuts[k] : cuts[k + 1]]), append=k > 0)
         res = night(home, dt.datetime(2026, 7, 20 + k, 3, 0, tzinfo=JAKARTA))
         assert res["collect"]["errors"] == 0 and res["ingest"]["rejected"] == 0
-    assert Counter(r["role"] for r in messages(home)) == imported_roles(AIDER) == {
-        "user": 111, "assistant": 70, "tool": 157}
+    assert (
+        Counter(r["role"] for r in messages(home))
+        == imported_roles(AIDER)
+        == {"user": 111, "assistant": 70, "tool": 157}
+    )
 
 
 def test_sources_that_fail_are_named_and_the_others_go_on(home, tmp_path):
@@ -230,16 +247,18 @@ def test_a_source_deleted_after_collection_leaves_the_archive_and_a_backfill_reb
     log.unlink()
     res = night(home, dt.datetime(2025, 9, 5, 3, 0, tzinfo=JAKARTA))
     assert "matches no file" in res["collect"]["by_source"][0]["errors"][0]
-    assert {k: v for k, v in snapshot(home).items() if k.startswith(("archive/", "table/messages"))} == \
-        {k: v for k, v in before.items() if k.startswith(("archive/", "table/messages"))}
+    assert {k: v for k, v in snapshot(home).items() if k.startswith(("archive/", "table/messages"))} == {
+        k: v for k, v in before.items() if k.startswith(("archive/", "table/messages"))
+    }
     # the warehouse gone, the source gone: the archive alone rebuilds the same rows
     import shutil
 
     shutil.rmtree(home.paths.warehouse)
     home.paths.warehouse.mkdir()
     backfill(start=dt.date(2025, 9, 1), end=dt.date(2025, 9, 30), home=str(home.paths.home))
-    assert [snapshot(home)[t] for t in ("table/messages", "table/sessions")] == \
-        [before[t] for t in ("table/messages", "table/sessions")]
+    assert [snapshot(home)[t] for t in ("table/messages", "table/sessions")] == [
+        before[t] for t in ("table/messages", "table/sessions")
+    ]
 
 
 # --- Open WebUI's database --------------------------------------------------------------------
@@ -259,19 +278,33 @@ def webui_chat(chat_id: str, turns: list[tuple[str, str, int]]) -> dict:
     msgs, parent = {}, None
     ids = [f"{chat_id}-m{i}" for i in range(len(turns))]
     for i, (role, text, ts) in enumerate(turns):
-        msgs[ids[i]] = {"id": ids[i], "parentId": parent, "childrenIds": [ids[i + 1]] if i + 1 < len(turns) else [],
-                        "role": role, "content": text, "timestamp": ts}
+        msgs[ids[i]] = {
+            "id": ids[i],
+            "parentId": parent,
+            "childrenIds": [ids[i + 1]] if i + 1 < len(turns) else [],
+            "role": role,
+            "content": text,
+            "timestamp": ts,
+        }
         parent = ids[i]
-    return {"id": "", "title": chat_id, "models": ["llama3"], "history": {"messages": msgs, "currentId": parent},
-            "messages": list(msgs.values()), "timestamp": turns[0][2] * 1000}
+    return {
+        "id": "",
+        "title": chat_id,
+        "models": ["llama3"],
+        "history": {"messages": msgs, "currentId": parent},
+        "messages": list(msgs.values()),
+        "timestamp": turns[0][2] * 1000,
+    }
 
 
 def put_chat(db: Path, chat_id: str, user: str, turns: list[tuple[str, str, int]]) -> None:
     con = sqlite3.connect(db)
     with con:
-        con.execute("INSERT OR REPLACE INTO chat (id, user_id, title, archived, created_at, updated_at, chat, pinned) "
-                    "VALUES (?, ?, ?, 0, ?, ?, ?, 0)",
-                    (chat_id, user, chat_id, turns[0][2], turns[-1][2], json.dumps(webui_chat(chat_id, turns))))
+        con.execute(
+            "INSERT OR REPLACE INTO chat (id, user_id, title, archived, created_at, updated_at, chat, pinned) "
+            "VALUES (?, ?, ?, 0, ?, ?, ?, 0)",
+            (chat_id, user, chat_id, turns[0][2], turns[-1][2], json.dumps(webui_chat(chat_id, turns))),
+        )
     con.close()
 
 
@@ -297,8 +330,17 @@ def test_an_open_webui_database_gives_each_updated_chat_once_and_only_what_is_ne
     assert res["collect"]["errors"] == 0 and res["collect"]["written"] == 1  # only gading's chat
     assert sorted(r["content"] for r in messages(home, "gading")) == ["Cara pasang Proxmox?", "Unduh ISO-nya."]
     # the chat goes on the next day: only it is taken again, and its old messages are not counted twice
-    put_chat(db, "c1", "u1", [("user", "Cara pasang Proxmox?", at(17, 9)), ("assistant", "Unduh ISO-nya.", at(17, 9)),
-                              ("user", "Lalu VLAN?", at(18, 20)), ("assistant", "Pakai bridge vmbr0.", at(18, 20))])
+    put_chat(
+        db,
+        "c1",
+        "u1",
+        [
+            ("user", "Cara pasang Proxmox?", at(17, 9)),
+            ("assistant", "Unduh ISO-nya.", at(17, 9)),
+            ("user", "Lalu VLAN?", at(18, 20)),
+            ("assistant", "Pakai bridge vmbr0.", at(18, 20)),
+        ],
+    )
     os.utime(db, (LONG_AGO, LONG_AGO))
     before = fingerprint(db)
     res = night(home, dt.datetime(2026, 7, 19, 3, 0, tzinfo=JAKARTA))
@@ -365,8 +407,17 @@ def test_sources_add_keeps_the_comments_and_sources_lists_what_was_taken(home, t
     log = tmp_path / "claude" / "p" / "s.jsonl"
     write(log, record("2026-07-18T10:00:00+07:00", "halo"))
     text = home.paths.config_file.read_text()
-    out = kenang("sources", "add", "cc", "--kind", "claude_code", "--path", str(tmp_path / "claude"),
-                 "--home", str(home.paths.home))
+    out = kenang(
+        "sources",
+        "add",
+        "cc",
+        "--kind",
+        "claude_code",
+        "--path",
+        str(tmp_path / "claude"),
+        "--home",
+        str(home.paths.home),
+    )
     assert out.exit_code == 0, out.stdout
     new = home.paths.config_file.read_text()
     comments = [line.partition("#")[2] for line in text.splitlines() if "#" in line]
@@ -431,7 +482,7 @@ def test_a_codex_rollout_crossing_midnight_is_taken_day_by_day_and_its_later_day
     assert res["collect"]["written"] == 1 and res["ingest"]["rejected"] == 0
     [day2] = (home.paths.archive / "daily_sessions" / "2026-07-20").glob("collected-codex-*")
     assert day2.read_bytes().startswith(lines[0])  # the session's opening record, so it reads alone
-    assert day2.read_bytes()[len(lines[0]):] == b"".join(lines[18:])
+    assert day2.read_bytes()[len(lines[0]) :] == b"".join(lines[18:])
     assert Counter(r["role"] for r in messages(home)) == imported_roles(CODEX)
     assert {r["date"].isoformat() for r in messages(home)} == {"2026-07-19", "2026-07-20"}
     sid = "0198f1a2-7c3d-7e4f-9a0b-1c2d3e4f5a6b"
@@ -455,8 +506,12 @@ def test_an_aider_turn_repeated_on_a_later_night_is_kept_as_an_import_keeps_it(h
 def test_a_line_dated_in_the_future_is_quarantined_and_never_holds_back_the_lines_after_it(home, tmp_path):
     log = tmp_path / "cc" / "s.jsonl"
     add_source(home, name="cc", kind="claude_code", path=str(log))
-    write(log, record("2026-07-17T10:00:00+07:00", "satu") + record("2099-01-01T10:00:00+07:00", "nanti")
-          + record("2026-07-18T10:00:00+07:00", "dua"))
+    write(
+        log,
+        record("2026-07-17T10:00:00+07:00", "satu")
+        + record("2099-01-01T10:00:00+07:00", "nanti")
+        + record("2026-07-18T10:00:00+07:00", "dua"),
+    )
     res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
     assert sorted(r["content"] for r in messages(home)) == ["dua", "satu"]
     q = res["quarantine"]
@@ -542,15 +597,20 @@ OUTSIDE = b"kenang-test-outside-bytes-5b1f"  # in files outside every source: it
 
 def test_links_pipes_and_files_too_big_are_skipped_with_a_reason_and_the_rest_is_collected(home, tmp_path):
     outside = tmp_path / "outside"
-    write(outside / "id_rsa", b"-----BEGIN OPENSSH PRIVATE KEY-----\n" + OUTSIDE + b"\n-----END OPENSSH PRIVATE KEY-----\n")
+    write(
+        outside / "id_rsa",
+        b"-----BEGIN OPENSSH PRIVATE KEY-----\n" + OUTSIDE + b"\n-----END OPENSSH PRIVATE KEY-----\n",
+    )
     write(outside / "session.jsonl", record("2026-07-18T09:00:00+07:00", OUTSIDE.decode(), session="s-outside"))
     root = tmp_path / "claude" / "projects"
     write(root / "proj" / "good.jsonl", record("2026-07-18T10:00:00+07:00", "tetap dikumpulkan", session="s-good"))
     os.symlink(outside / "id_rsa", root / "proj" / "id_rsa.jsonl")  # a link to a file outside
     os.symlink(outside / "session.jsonl", root / "proj" / "leak.jsonl")  # one that reads as a real log
     os.symlink(outside, root / "linked")  # a link to a folder outside: never entered
-    write(root / "proj" / "big.jsonl", b"".join(record(f"2026-07-18T11:{m:02d}:00+07:00", "x" * 200, session="s-big")
-                                             for m in range(20)))
+    write(
+        root / "proj" / "big.jsonl",
+        b"".join(record(f"2026-07-18T11:{m:02d}:00+07:00", "x" * 200, session="s-big") for m in range(20)),
+    )
     add_source(home, name="cc", kind="claude_code", path=str(root))
     # a glob whose folder is a link below its root: not entered either
     (tmp_path / "logs").mkdir()
@@ -567,7 +627,9 @@ def test_links_pipes_and_files_too_big_are_skipped_with_a_reason_and_the_rest_is
     assert "a symbolic link; skipped unopened" in said["leak.jsonl"]
     assert "a link to a folder; not entered" in said["linked"]
     assert "a named pipe (FIFO); skipped unopened" in said["pipe.jsonl"]
-    assert "over limits.source_file_mb=0.002" in said["big.jsonl"] and "raise limits.source_file_mb" in said["big.jsonl"]
+    assert (
+        "over limits.source_file_mb=0.002" in said["big.jsonl"] and "raise limits.source_file_mb" in said["big.jsonl"]
+    )
     assert by["cc"]["skipped"] == 5 and by["cc"]["errors"] == [] and by["cc"]["written"] == 1
     assert by["glob"]["skipped"] == 1 and "globbed: a link to a folder; not entered" in by["glob"]["notes"][0]
     assert res["collect"]["skipped"] == 6 and res["collect"]["errors"] == 0
@@ -633,8 +695,11 @@ def test_a_glob_never_enters_a_linked_folder_and_a_dotdot_after_its_wildcard_nev
     add_source(home, name="down", kind="claude_code", path=str(root / "*" / ".." / "p" / "good.jsonl"))
     res = night(home, dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA))
     by = {s["name"]: s for s in res["collect"]["by_source"]}
-    assert sorted(by["g"]["notes"]) == [f"{root / 'p' / name}: a link to a folder; not entered (kenang reads only "
-                                        "regular files inside a source's folder)" for name in ("loop", "out")]
+    assert sorted(by["g"]["notes"]) == [
+        f"{root / 'p' / name}: a link to a folder; not entered (kenang reads only "
+        "regular files inside a source's folder)"
+        for name in ("loop", "out")
+    ]
     assert by["g"]["skipped"] == 2 and by["g"]["written"] == 1 and by["g"]["errors"] == []
     assert by["up"]["skipped"] == 1 and f"lies outside {root}; skipped unopened" in by["up"]["notes"][0]
     assert by["up"]["written"] == 0 and by["up"]["errors"] == []

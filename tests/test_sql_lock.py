@@ -21,8 +21,8 @@ import pyarrow as pa
 import pytest
 from helpers import kenang
 
-from flows.store import warehouse
 from flows.config import load_settings
+from flows.store import warehouse
 from schemas.tables import MESSAGES
 
 DAY = dt.date(2026, 7, 19)
@@ -30,11 +30,25 @@ DAY = dt.date(2026, 7, 19)
 
 def write_messages(settings, *contents: str) -> Path:
     """One messages partition for user 'default' on DAY, one row per content."""
-    rows = [{"message_id": f"m{i}", "session_id": "s", "user_id": "default", "date": DAY,
-             "ts": dt.datetime(2026, 7, 19, 3, i, tzinfo=dt.timezone.utc), "role": "user", "seq": i, "content": c,
-             "run_id": "r", "redactions": 0, "flags": []} for i, c in enumerate(contents)]
-    return warehouse.write_partition(settings.paths.warehouse, MESSAGES, pa.Table.from_pylist(rows, schema=MESSAGES.schema),
-                                     DAY, "default")
+    rows = [
+        {
+            "message_id": f"m{i}",
+            "session_id": "s",
+            "user_id": "default",
+            "date": DAY,
+            "ts": dt.datetime(2026, 7, 19, 3, i, tzinfo=dt.UTC),
+            "role": "user",
+            "seq": i,
+            "content": c,
+            "run_id": "r",
+            "redactions": 0,
+            "flags": [],
+        }
+        for i, c in enumerate(contents)
+    ]
+    return warehouse.write_partition(
+        settings.paths.warehouse, MESSAGES, pa.Table.from_pylist(rows, schema=MESSAGES.schema), DAY, "default"
+    )
 
 
 @pytest.fixture
@@ -60,6 +74,7 @@ def assert_read_only_refusal(code: int, out: str, err: str, what: str) -> None:
 
 # --- files outside the warehouse: refused by DuckDB's lock, at run time -----------------
 
+
 def test_read_text_of_etc_passwd_is_refused(home, partition):
     code, out, err = sql(home, "SELECT content FROM read_text('/etc/passwd')")
     assert code == 2 and out == "" and "root:" not in err
@@ -79,6 +94,7 @@ def test_a_dot_dot_escape_from_the_warehouse_is_refused(home, partition):
 
 
 # --- writes, settings, extensions: refused before they run -----------------------------
+
 
 def test_copy_to_tmp_is_refused_and_writes_nothing(home, partition, tmp_path):
     target = tmp_path / "x.csv"
@@ -128,16 +144,22 @@ def test_two_statements_are_refused_even_when_the_first_reads(home, partition, t
 
 # --- reads that run ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("query, check", [
-    ("SELECT count(*) AS n FROM messages", lambda rows: rows == [{"n": 2}]),
-    ("WITH m AS (SELECT content FROM messages) SELECT content FROM m ORDER BY 1",
-     lambda rows: rows == [{"content": "apa kabar"}, {"content": "halo"}]),
-    ("FROM messages SELECT seq ORDER BY seq", lambda rows: rows == [{"seq": 0}, {"seq": 1}]),
-    ("DESCRIBE messages", lambda rows: "content" in [r["column_name"] for r in rows]),
-    ("SHOW TABLES", lambda rows: {"messages", "sessions", "daily_summaries"} <= {r["name"] for r in rows}),
-    ("PRAGMA table_info('messages')", lambda rows: "content" in [r["name"] for r in rows]),
-    ("EXPLAIN SELECT * FROM messages", lambda rows: "READ_PARQUET" in json.dumps(rows).upper()),
-])
+
+@pytest.mark.parametrize(
+    "query, check",
+    [
+        ("SELECT count(*) AS n FROM messages", lambda rows: rows == [{"n": 2}]),
+        (
+            "WITH m AS (SELECT content FROM messages) SELECT content FROM m ORDER BY 1",
+            lambda rows: rows == [{"content": "apa kabar"}, {"content": "halo"}],
+        ),
+        ("FROM messages SELECT seq ORDER BY seq", lambda rows: rows == [{"seq": 0}, {"seq": 1}]),
+        ("DESCRIBE messages", lambda rows: "content" in [r["column_name"] for r in rows]),
+        ("SHOW TABLES", lambda rows: {"messages", "sessions", "daily_summaries"} <= {r["name"] for r in rows}),
+        ("PRAGMA table_info('messages')", lambda rows: "content" in [r["name"] for r in rows]),
+        ("EXPLAIN SELECT * FROM messages", lambda rows: "READ_PARQUET" in json.dumps(rows).upper()),
+    ],
+)
 def test_one_read_only_statement_runs(home, partition, query, check):
     code, out, err = sql(home, query, "--json")
     assert code == 0, err
@@ -151,6 +173,7 @@ def test_timestamps_show_in_the_home_timezone(home, partition):
 
 
 # --- a copied or moved home -------------------------------------------------------------
+
 
 def test_a_copied_home_reads_its_own_warehouse(home, partition, tmp_path):
     assert sql(home, "SELECT count(*) AS n FROM messages", "--json")[:2] == (0, '[\n  {\n    "n": 2\n  }\n]\n')
@@ -179,6 +202,7 @@ def test_a_missing_catalog_is_built_on_first_query(home, partition):
 
 # --- the connections notebooks get --------------------------------------------------------
 
+
 def _notebook_connection(settings):
     from flows.query.sql import connect
 
@@ -191,7 +215,9 @@ def _analytics_connection(settings):
     return Analytics(settings, "default").con
 
 
-@pytest.mark.parametrize("open_connection", [_notebook_connection, _analytics_connection], ids=["notebook", "analytics"])
+@pytest.mark.parametrize(
+    "open_connection", [_notebook_connection, _analytics_connection], ids=["notebook", "analytics"]
+)
 def test_a_notebook_connection_reads_the_warehouse_and_nothing_else(home, partition, tmp_path, open_connection):
     con = open_connection(home)
     try:

@@ -6,14 +6,14 @@ import datetime as dt
 import stat
 
 import pytest
-
 from fakes import EchoModel, QueueModel, reply
-from flows.models import llm
-from flows.stages import plan
-from flows.pipeline import backfill, nightly
 from helpers import NOW, drop, md, scenario, snapshot, table
-from schemas.lexicon import TECHNOLOGIES
 from secrets_corpus import load_corpus
+
+from flows.models import llm
+from flows.pipeline import backfill, nightly
+from flows.stages import plan
+from schemas.lexicon import TECHNOLOGIES
 from transforms.frontmatter import parse_summary
 from transforms.summarize import LlmSummarizer, canonical_map
 
@@ -26,7 +26,8 @@ def night(settings):
 
 def use_model(monkeypatch, model):
     monkeypatch.setattr(
-        llm, "make_summarizer",
+        llm,
+        "make_summarizer",
         lambda settings: LlmSummarizer(model, canonical_technologies=canonical_map(TECHNOLOGIES)),
     )
 
@@ -41,7 +42,11 @@ def test_every_loaded_day_gets_a_read_only_summary_a_table_row_and_an_index_line
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
     assert (home.paths.archive / "daily_sessions/2026-07-19/rina/2026-07-19.summary.md").is_file()
     rows = {(r["user_id"], r["date"]): r for r in table(home, "daily_summaries")}
-    assert set(rows) == {("default", dt.date(2026, 7, 19)), ("gading", dt.date(2026, 7, 18)), ("rina", dt.date(2026, 7, 19))}
+    assert set(rows) == {
+        ("default", dt.date(2026, 7, 19)),
+        ("gading", dt.date(2026, 7, 18)),
+        ("rina", dt.date(2026, 7, 19)),
+    }
     assert rows[("default", dt.date(2026, 7, 19))]["summary"] == doc.summary
     index = (home.paths.archive / "MEMORY_INDEX.md").read_text()
     assert "## 2026-07" in index and "[[2026-07-19]]" in index
@@ -80,7 +85,7 @@ def test_a_run_that_died_after_its_summaries_gets_its_memory_index_from_the_next
         real(name)
 
     monkeypatch.setattr(faults, "checkpoint", die_before_the_copies)
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="killed"):
         night(home)
     monkeypatch.setattr(faults, "checkpoint", real)
     assert table(home, "daily_summaries") and not (home.paths.archive / "MEMORY_INDEX.md").exists()
@@ -126,7 +131,11 @@ def test_no_secret_reaches_a_summary_a_table_or_the_index_even_from_an_echoing_m
     drop(home, "secrets.md", md("2026-07-19", "0900", *turns))
     use_model(monkeypatch, EchoModel())
     night(home)
-    haystacks = [p.read_text(errors="replace") for p in home.paths.archive.rglob("*.md") if "summary" in p.name or "INDEX" in p.name]
+    haystacks = [
+        p.read_text(errors="replace")
+        for p in home.paths.archive.rglob("*.md")
+        if "summary" in p.name or "INDEX" in p.name
+    ]
     for name in ("messages", "daily_summaries", "sessions"):
         haystacks.append(repr(table(home, name)))
     blob = "\n".join(haystacks)

@@ -126,9 +126,7 @@ def test_any_seed_span_and_zone_yields_files_that_behave_as_they_expect(seed, da
 
 def test_there_is_exactly_one_broken_file_per_failure_mode():
     counts = Counter(f.expect for f in demo())
-    assert {kind: counts[kind] for kind in BROKEN_KINDS | {"symlink"}} == dict.fromkeys(
-        BROKEN_KINDS | {"symlink"}, 1
-    )
+    assert {kind: counts[kind] for kind in BROKEN_KINDS | {"symlink"}} == dict.fromkeys(BROKEN_KINDS | {"symlink"}, 1)
 
 
 def test_files_of_the_next_day_and_one_still_being_written_are_not_yet_due():
@@ -152,7 +150,10 @@ def test_both_users_and_both_formats_occur_in_roughly_sixty_forty_proportion():
     ok = [f for f in demo() if f.expect == "ok"]
     assert {user_of(f) for f in ok} == {"gading", "rina"}
     assert {(user_of(f), f.relpath.rsplit(".", 1)[1]) for f in ok} == {
-        ("gading", "md"), ("gading", "jsonl"), ("rina", "md"), ("rina", "jsonl"),
+        ("gading", "md"),
+        ("gading", "jsonl"),
+        ("rina", "md"),
+        ("rina", "jsonl"),
     }
     markdown = sum(f.relpath.endswith(".md") for f in ok)
     assert 0.45 <= markdown / len(ok) <= 0.75
@@ -194,13 +195,23 @@ def test_the_demo_speaks_indonesian_and_english_and_names_people_and_dates():
         assert word in text, word
     for word in ("the", "should", "thanks"):
         assert re.search(rf"\b{word}\b", text, re.IGNORECASE), word
-    for relative_words in (("kemarin", "minggu lalu"), ("besok", "lusa", "minggu depan"),
-                           ("yesterday", "last week"), ("tomorrow", "next week")):
+    for relative_words in (
+        ("kemarin", "minggu lalu"),
+        ("besok", "lusa", "minggu depan"),
+        ("yesterday", "last week"),
+        ("tomorrow", "next week"),
+    ):
         assert any(re.search(rf"\b{w}\b", text, re.IGNORECASE) for w in relative_words), relative_words
-    assert re.search(r"\b\d{1,2} (Januari|Februari|Maret|April|Mei|Juni|Juli|Agustus|September|"
-                     r"Oktober|November|Desember) \d{4}\b", text)
-    assert re.search(r"\b\d{1,2} (January|February|March|April|May|June|July|August|September|"
-                     r"October|November|December) \d{4}\b", text)
+    assert re.search(
+        r"\b\d{1,2} (Januari|Februari|Maret|April|Mei|Juni|Juli|Agustus|September|"
+        r"Oktober|November|Desember) \d{4}\b",
+        text,
+    )
+    assert re.search(
+        r"\b\d{1,2} (January|February|March|April|May|June|July|August|September|"
+        r"October|November|December) \d{4}\b",
+        text,
+    )
 
 
 def test_the_fake_secrets_and_the_injection_line_are_present_and_the_redactor_catches_them():
@@ -209,8 +220,7 @@ def test_the_fake_secrets_and_the_injection_line_are_present_and_the_redactor_ca
     assert FAKE_GITHUB_TOKEN in text and len(FAKE_GITHUB_TOKEN) == 4 + 36
     assert "-----BEGIN OPENSSH PRIVATE KEY-----" in text
     assert INJECTION_LINE in text
-    kinds = {k for f in demo() if f.expect == "ok" for m in parse(f, JAKARTA).messages
-             for k in redact(m.content).kinds}
+    kinds = {k for f in demo() if f.expect == "ok" for m in parse(f, JAKARTA).messages for k in redact(m.content).kinds}
     assert {"password", "github_token", "private_key"} <= kinds
 
 
@@ -269,4 +279,6 @@ def test_importing_synthetic_loads_no_io_framework():
         "bad = {'prefect', 'duckdb', 'polars', 'llama_cpp'} & set(sys.modules)\n"
         "assert not bad, bad\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)  # benchmarks/ is not installed
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent
+    )  # benchmarks/ is not installed

@@ -163,27 +163,40 @@ def test_the_table_covers_the_three_languages_generously():
     assert len(CASES) >= 60
 
 
-@pytest.mark.parametrize(("query", "precision"), [
-    ("2 weeks ago", "week"), ("yesterday", "day"), ("bulan lalu", "month"), ("in 2023", "year"),
-    ("early March", "part"), ("akhir pekan lalu", "part"), ("over the weekend", "part"),
-    ("2023-05-02", "day"), ("上周", "week"), ("since May", "month"),
-])
+@pytest.mark.parametrize(
+    ("query", "precision"),
+    [
+        ("2 weeks ago", "week"),
+        ("yesterday", "day"),
+        ("bulan lalu", "month"),
+        ("in 2023", "year"),
+        ("early March", "part"),
+        ("akhir pekan lalu", "part"),
+        ("over the weekend", "part"),
+        ("2023-05-02", "day"),
+        ("上周", "week"),
+        ("since May", "month"),
+    ],
+)
 def test_each_range_says_how_precise_it_is(query, precision):
     (r,) = parse(query, MON).ranges
     assert r.precision == precision
 
 
-@pytest.mark.parametrize("query", [
-    "May I ask what we decided about the budget?",
-    "this may be a silly question",
-    "we will march on to the next topic",
-    "Mayday alert in the logs",
-    "sat with the jan team",
-    "the 3rd option looks better",
-    "2023 tokens is the limit",
-    "Minggu",
-    "jam berapa kita ngobrol",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "May I ask what we decided about the budget?",
+        "this may be a silly question",
+        "we will march on to the next topic",
+        "Mayday alert in the logs",
+        "sat with the jan team",
+        "the 3rd option looks better",
+        "2023 tokens is the limit",
+        "Minggu",
+        "jam berapa kita ngobrol",
+    ],
+)
 def test_words_that_only_look_like_times_are_not_times(query):
     tq = parse(query, MON)
     assert tq.ranges == ()
@@ -222,45 +235,50 @@ def test_text_is_the_query_own_spelling_even_when_normalised_to_match():
     assert parse("Jum’at lalu", MON).ranges[0].text == "Jum’at lalu"
 
 
-@pytest.mark.parametrize(("query", "asks"), [
-    ("When did we talk about Rust?", True),
-    ("what day did I fix the bug", True),
-    ("which date was the deploy", True),
-    ("how long ago did we start", True),
-    ("since when do we use duckdb", True),
-    ("kapan kita bahas python?", True),
-    ("tanggal berapa kita deploy", True),
-    ("hari apa kita rapat", True),
-    ("sejak kapan pakai prefect", True),
-    ("我们什么时候讨论过这个", True),
-    ("那是哪天", True),
-    ("你几号走", True),
-    ("whenever I ask about docker", False),
-    ("what time did we meet", False),
-    ("jam berapa kita ngobrol", False),
-    ("what did we discuss last Saturday", False),
-])
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("When did we talk about Rust?", True),
+        ("what day did I fix the bug", True),
+        ("which date was the deploy", True),
+        ("how long ago did we start", True),
+        ("since when do we use duckdb", True),
+        ("kapan kita bahas python?", True),
+        ("tanggal berapa kita deploy", True),
+        ("hari apa kita rapat", True),
+        ("sejak kapan pakai prefect", True),
+        ("我们什么时候讨论过这个", True),
+        ("那是哪天", True),
+        ("你几号走", True),
+        ("whenever I ask about docker", False),
+        ("what time did we meet", False),
+        ("jam berapa kita ngobrol", False),
+        ("what did we discuss last Saturday", False),
+    ],
+)
 def test_asks_when_is_true_only_for_a_whole_when_word(query, asks):
     assert parse(query, MON).asks_when is asks
 
 
-@pytest.mark.parametrize(("query", "residual"), [
-    ("What did we discuss last Saturday?", "What did we discuss"),
-    ("what did we decide yesterday, and why", "what did we decide, and why"),
-    ("apa yang kita bahas minggu lalu soal python", "apa yang kita bahas soal python"),
-    ("kapan kita bahas docker kemarin?", "kapan kita bahas docker"),
-    ("去年我们说了什么？", "我们说了什么"),
-    ("  no time here?  ", "no time here?"),
-    ("yesterday", ""),
-])
+@pytest.mark.parametrize(
+    ("query", "residual"),
+    [
+        ("What did we discuss last Saturday?", "What did we discuss"),
+        ("what did we decide yesterday, and why", "what did we decide, and why"),
+        ("apa yang kita bahas minggu lalu soal python", "apa yang kita bahas soal python"),
+        ("kapan kita bahas docker kemarin?", "kapan kita bahas docker"),
+        ("去年我们说了什么？", "我们说了什么"),
+        ("  no time here?  ", "no time here?"),
+        ("yesterday", ""),
+    ],
+)
 def test_residual_is_the_query_less_its_times_tidied(query, residual):
     assert parse(query, MON).residual == residual
 
 
 def test_explain_names_the_words_the_days_and_the_when_question():
     assert explain(parse("last Saturday", MON)) == "time: 'last Saturday' → 2026-07-18; asks when: no"
-    assert explain(parse("kapan minggu lalu", MON)) == (
-        "time: 'minggu lalu' → 2026-07-13..2026-07-19; asks when: yes")
+    assert explain(parse("kapan minggu lalu", MON)) == ("time: 'minggu lalu' → 2026-07-13..2026-07-19; asks when: yes")
     assert explain(parse("when", MON)) == "time: none; asks when: yes"
 
 
@@ -272,7 +290,10 @@ def test_the_results_are_frozen_dataclasses():
 
 
 FRAGMENTS = [
-    *MONTHS, *DAY_WORDS, *ZH_WORDS, *"""last this next week month year weekend ago lalu yang kemarin depan ini
+    *MONTHS,
+    *DAY_WORDS,
+    *ZH_WORDS,
+    *"""last this next week month year weekend ago lalu yang kemarin depan ini
     hari minggu pekan bulan tahun tanggal the of on in since sejak before after early mid late awal akhir
     pertengahan 1 2 14 29 30 31 2023 2024 0000 9999 , . ? 月 日 号 年 前 天 周 上 下 这 星期 六 十 二 feb jan
     - / 2023-05-02 2023-02-30 a few couple several beberapa terakhir past sabtu senin saturday hari jum'at 在""".split(),

@@ -38,11 +38,14 @@ def test_a_bad_word_list_line_fails_on_load_with_its_line(tmp_path, monkeypatch)
             _bilingual("x.tsv")
 
 
-@pytest.mark.parametrize("text, lang", [
-    ("Kapan aku ganti aki UPS yang bunyi terus?", "id"),
-    ("When did I replace the UPS battery?", "en"),
-    ("UPS", None),  # no function word either way
-])
+@pytest.mark.parametrize(
+    "text, lang",
+    [
+        ("Kapan aku ganti aki UPS yang bunyi terus?", "id"),
+        ("When did I replace the UPS battery?", "en"),
+        ("UPS", None),  # no function word either way
+    ],
+)
 def test_the_language_of_a_query(text, lang):
     assert translate.language(text) == lang
 
@@ -77,10 +80,9 @@ def test_nothing_to_gloss_is_none():
 
 
 def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monkeypatch):
-    from flows.query.recall import Recaller
-
     from types import SimpleNamespace
 
+    from flows.query.recall import Recaller
     from transforms.recall import KeywordIndex, RecallParams
 
     r = Recaller.__new__(Recaller)
@@ -106,15 +108,29 @@ def test_an_english_word_takes_the_indonesian_words_whose_first_meaning_it_is_fi
 
 
 def test_a_search_finds_the_other_language_s_day_through_the_gloss_and_keeps_an_exact_match(home):
-    from flows.pipeline import nightly
-    from flows.query.recall import Recaller
     from helpers import NOW, drop, md
 
-    drop(home, "2026-07-17-0900.md", md("2026-07-17", "0900", ("user", "Kakiku cedera waktu lari pagi, betis sakit."),
-                                        ("assistant", "Istirahat dulu.")))
-    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Paid the rent to Pak Joko today."),
-                                        ("assistant", "Noted.")))
-    drop(home, "2026-07-19-0900.md", md("2026-07-19", "0900", ("user", "Backup NAS jalan lagi."), ("assistant", "Oke.")))
+    from flows.pipeline import nightly
+    from flows.query.recall import Recaller
+
+    drop(
+        home,
+        "2026-07-17-0900.md",
+        md(
+            "2026-07-17",
+            "0900",
+            ("user", "Kakiku cedera waktu lari pagi, betis sakit."),
+            ("assistant", "Istirahat dulu."),
+        ),
+    )
+    drop(
+        home,
+        "2026-07-18-0900.md",
+        md("2026-07-18", "0900", ("user", "Paid the rent to Pak Joko today."), ("assistant", "Noted.")),
+    )
+    drop(
+        home, "2026-07-19-0900.md", md("2026-07-19", "0900", ("user", "Backup NAS jalan lagi."), ("assistant", "Oke."))
+    )
     nightly(now=NOW, home=str(home.paths.home))
     r = Recaller(home, "default", embedder=None)
     asked = "When did I hurt my leg while running?"  # English; the day is Indonesian
@@ -126,30 +142,42 @@ def test_a_search_finds_the_other_language_s_day_through_the_gloss_and_keeps_an_
     neither = r.with_params(replace(r.params, gloss_weight=0.0, gloss_terms=False))
     assert dt.date(2026, 7, 17) not in [h.date for h in neither.search(asked, mode="keyword")]
     # An exact same-language match stays first.
-    assert [h.date for h in r.search("When did I pay the rent to Pak Joko?", mode="keyword")][:1] == [dt.date(2026, 7, 18)]
+    assert [h.date for h in r.search("When did I pay the rent to Pak Joko?", mode="keyword")][:1] == [
+        dt.date(2026, 7, 18)
+    ]
 
 
-@pytest.mark.parametrize("word, base", [
-    ("dijatuhin", "jatuh"),          # di- ... -in (Jakarta's -kan)
-    ("disuntik", "suntik"),
-    ("perpisahanku", "pisah"),       # per- ... -an, then -ku
-    ("pengganti", "ganti"),          # peng- before a consonant is dropped
-    ("sehari-harinya", "hari"),      # a reduplication: the base its two halves share
-    ("kepergiannya", "pergi"),       # ke- ... -an, then -nya
-    ("ditulis", "tulis"),
-])
+@pytest.mark.parametrize(
+    "word, base",
+    [
+        ("dijatuhin", "jatuh"),  # di- ... -in (Jakarta's -kan)
+        ("disuntik", "suntik"),
+        ("perpisahanku", "pisah"),  # per- ... -an, then -ku
+        ("pengganti", "ganti"),  # peng- before a consonant is dropped
+        ("sehari-harinya", "hari"),  # a reduplication: the base its two halves share
+        ("kepergiannya", "pergi"),  # ke- ... -an, then -nya
+        ("ditulis", "tulis"),
+    ],
+)
 def test_an_indonesian_word_the_list_lacks_is_glossed_by_its_base(word, base):
     assert word not in BILINGUAL and base in BILINGUAL
     assert base in translate.base_words(word)
     assert translate._indonesian(word) == BILINGUAL[base]
 
 
-@pytest.mark.parametrize("word, base", [
-    ("memulihkan", "pulih"), ("menulis", "tulis"),     # meN- before a vowel stands for p, t: restored, never bare
-    ("menyimpan", "simpan"), ("nyuci", "cuci"),         # meny-/ny- stand for s or c
-    ("mengambil", "ambil"), ("mengirim", "kirim"),      # meng- is k or nothing
-    ("ngerjain", "kerja"), ("membeli", "beli"),
-])
+@pytest.mark.parametrize(
+    "word, base",
+    [
+        ("memulihkan", "pulih"),
+        ("menulis", "tulis"),  # meN- before a vowel stands for p, t: restored, never bare
+        ("menyimpan", "simpan"),
+        ("nyuci", "cuci"),  # meny-/ny- stand for s or c
+        ("mengambil", "ambil"),
+        ("mengirim", "kirim"),  # meng- is k or nothing
+        ("ngerjain", "kerja"),
+        ("membeli", "beli"),
+    ],
+)
 def test_prefixes_are_cut_with_the_nasal_s_letter_restored(word, base):
     assert base in translate.base_words(word)
 
@@ -164,10 +192,18 @@ def test_names_function_words_and_short_stems_are_not_glossed_by_a_wrong_base():
     assert translate._indonesian("pernikahan") == BILINGUAL["pernikahan"]  # a listed form keeps its own meaning
 
 
-@pytest.mark.parametrize("word, first_base", [
-    ("noted", "note"), ("files", "file"), ("watches", "watch"), ("parties", "party"), ("tried", "try"),
-    ("stopped", "stoppe"), ("crashed", "crashe"),
-])
+@pytest.mark.parametrize(
+    "word, first_base",
+    [
+        ("noted", "note"),
+        ("files", "file"),
+        ("watches", "watch"),
+        ("parties", "party"),
+        ("tried", "try"),
+        ("stopped", "stoppe"),
+        ("crashed", "crashe"),
+    ],
+)
 def test_an_english_word_s_bases_come_most_likely_first(word, first_base):
     bases = translate.english_bases(word)
     assert bases[0] == word and bases[1] == first_base

@@ -26,8 +26,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from transforms.core_memory import Refused, check_entry
 from transforms.extract import DayText, clean_sentence, readable_messages, sentences_of
@@ -41,15 +41,19 @@ _CORRECTION = re.compile(
     r"lain\s+kali\s+(?:jangan|pakai|pake|tolong|langsung|cukup)\b|"
     r"don'?t\s+(?:do\s+(?:that|this)\s+again|ever\s+|give\s+me\s+|use\s+|write\s+)|"
     r"stop\s+(?:giving|using|adding|writing|doing|sending)\b|next\s+time,?\s+(?:use|give|write|please|don'?t|just)\b|"
-    r"when\s+i\s+ask\s+(?:for|you)\s+.{1,60}?,\s*(?:give|answer|reply|write)\b|i\s+(?:already\s+)?told\s+you\s+(?:not\s+)?to\b)")
+    r"when\s+i\s+ask\s+(?:for|you)\s+.{1,60}?,\s*(?:give|answer|reply|write)\b|i\s+(?:already\s+)?told\s+you\s+(?:not\s+)?to\b)"
+)
 _PREFERENCE = re.compile(
     r"(?i)(?:^|\W)(?:(?:aku|gue|gw|saya)\s+(?:lebih\s+suka|lebih\s+milih|lebih\s+pilih|prefer|nggak\s+suka|gak\s+suka|"
     r"tidak\s+suka|suka(?:nya)?\s+kalau)\b|i\s+(?:prefer|(?:much\s+)?rather|'d\s+rather|like\s+it\s+when|don'?t\s+like|"
-    r"dislike|hate\s+it\s+when)\b|please\s+always\b|always\s+(?:answer|reply|write|use)\b)")
+    r"dislike|hate\s+it\s+when)\b|please\s+always\b|always\s+(?:answer|reply|write|use)\b)"
+)
 # A host name stands alone or after "://"; one inside a path (/volume1, /dev/sda1) is not a host.
-_HOST = re.compile(r"(?<![\w.-])(?<![^:/]/)(?<!^/)"
-                   r"(?:[a-z][a-z0-9-]{1,30}\d[a-z0-9-]{0,10}|[a-z][a-z0-9-]{1,30}\.(?:lan|local|home|internal))"
-                   r"(?![\w-]|\.\w|/\w)")
+_HOST = re.compile(
+    r"(?<![\w.-])(?<![^:/]/)(?<!^/)"
+    r"(?:[a-z][a-z0-9-]{1,30}\d[a-z0-9-]{0,10}|[a-z][a-z0-9-]{1,30}\.(?:lan|local|home|internal))"
+    r"(?![\w-]|\.\w|/\w)"
+)
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,9 @@ def scan_day(day: DayText) -> DayScan:
         for sentence in sentences_of(m.content):
             if "[REDACTED" in sentence:
                 continue
-            kind = "correction" if _CORRECTION.search(sentence) else "preference" if _PREFERENCE.search(sentence) else None
+            kind = (
+                "correction" if _CORRECTION.search(sentence) else "preference" if _PREFERENCE.search(sentence) else None
+            )
             if kind is None:
                 continue
             quote = clean_sentence(sentence)
@@ -108,8 +114,9 @@ def scan_day(day: DayText) -> DayScan:
     return DayScan(tuple(out.values()), tuple(refused))
 
 
-def recurring_facts(user_id: str, days: Mapping[dt.date, Sequence[str]], kind_label: str = "Uses",
-                    least: int = RECURRING_DAYS) -> list[Candidate]:
+def recurring_facts(
+    user_id: str, days: Mapping[dt.date, Sequence[str]], kind_label: str = "Uses", least: int = RECURRING_DAYS
+) -> list[Candidate]:
     """A name (technology, project, host) on ``least`` days or more becomes a fact candidate."""
     seen: dict[str, list[dt.date]] = {}
     spelling: dict[str, str] = {}
@@ -127,8 +134,18 @@ def recurring_facts(user_id: str, days: Mapping[dt.date, Sequence[str]], kind_la
             text = check_entry(text)
         except Refused:
             continue
-        out.append(Candidate(candidate_id(user_id, "fact", f"{kind_label} {spelling[key]}"), user_id, "fact", "memory",
-                             text, spelling[key], tuple(dates), ()))
+        out.append(
+            Candidate(
+                candidate_id(user_id, "fact", f"{kind_label} {spelling[key]}"),
+                user_id,
+                "fact",
+                "memory",
+                text,
+                spelling[key],
+                tuple(dates),
+                (),
+            )
+        )
     return out
 
 
@@ -153,9 +170,16 @@ def merge(old: Iterable[Candidate], new: Iterable[Candidate]) -> list[Candidate]
     for c in new:
         if c.candidate_id in by:
             o = by[c.candidate_id]
-            by[c.candidate_id] = Candidate(o.candidate_id, o.user_id, o.kind, o.target, c.text if c.kind == "fact" else o.text,
-                                           o.quote, tuple(sorted(set(o.dates) | set(c.dates))),
-                                           tuple(sorted(set(o.session_ids) | set(c.session_ids))))
+            by[c.candidate_id] = Candidate(
+                o.candidate_id,
+                o.user_id,
+                o.kind,
+                o.target,
+                c.text if c.kind == "fact" else o.text,
+                o.quote,
+                tuple(sorted(set(o.dates) | set(c.dates))),
+                tuple(sorted(set(o.session_ids) | set(c.session_ids))),
+            )
         else:
             by[c.candidate_id] = c
     return sorted(by.values(), key=lambda c: (c.dates[0], c.kind, c.candidate_id))

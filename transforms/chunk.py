@@ -51,11 +51,12 @@ import re
 import threading
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
 
-from schemas.lexicon import BILINGUAL, SEARCH_STOPWORDS as STOPWORDS, STOPWORDS_EN, STOPWORDS_ID
+from schemas.lexicon import BILINGUAL, STOPWORDS_EN, STOPWORDS_ID
+from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms import translate
 from transforms.ids import chunk_id, fingerprint
 
@@ -117,6 +118,7 @@ def estimate_tokens(text: str) -> int:
 
 # --- terms ----------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=1 << 16)
 def _term(word: str) -> str | None:
     """A word's keyword term, or None for a stop word or a single non-digit character (cached: words repeat)."""
@@ -175,10 +177,10 @@ def _han_terms(word: str) -> tuple[str, ...]:
     out: list[str] = []
     at = 0
     for m in _HAN_RE.finditer(word):
-        if m.start() > at and (t := _term(word[at:m.start()])) is not None:
+        if m.start() > at and (t := _term(word[at : m.start()])) is not None:
             out.append(t)
         run = m.group(0)
-        out += [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+        out += [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
         at = m.end()
     if at < len(word) and (t := _term(word[at:])) is not None:
         out.append(t)
@@ -245,12 +247,15 @@ def lexicon_key() -> str:
     decides which words the English stemmer leaves alone, and the glosses) and how many meanings a gloss takes.
     Part of each day's index key, so an edited word list re-makes the stored terms its queries are now made
     with (``flows.stages.recall_index``)."""
-    return fingerprint([
-        *(f"stop\t{w}" for w in STOPWORDS), *(f"stop_id\t{w}" for w in STOPWORDS_ID),
-        *(f"stop_en\t{w}" for w in STOPWORDS_EN),
-        *(f"word\t{w}\t{' | '.join(m)}" for w, m in BILINGUAL.items()),
-        f"glosses\t{translate.GLOSSES}\t{translate.HEADWORDS}",
-    ])
+    return fingerprint(
+        [
+            *(f"stop\t{w}" for w in STOPWORDS),
+            *(f"stop_id\t{w}" for w in STOPWORDS_ID),
+            *(f"stop_en\t{w}" for w in STOPWORDS_EN),
+            *(f"word\t{w}\t{' | '.join(m)}" for w, m in BILINGUAL.items()),
+            f"glosses\t{translate.GLOSSES}\t{translate.HEADWORDS}",
+        ]
+    )
 
 
 def query_terms(text: str, *, glossed: bool = True) -> list[str]:
@@ -262,8 +267,17 @@ def query_terms(text: str, *, glossed: bool = True) -> list[str]:
 
 # --- chunks ---------------------------------------------------------------------------
 
-def _make(user_id: str, day: dt.date, session_id: str | None, source: str, seq: int, text: str, flags: Iterable[str],
-          header: str = "") -> Chunk:
+
+def _make(
+    user_id: str,
+    day: dt.date,
+    session_id: str | None,
+    source: str,
+    seq: int,
+    text: str,
+    flags: Iterable[str],
+    header: str = "",
+) -> Chunk:
     terms, tfs = chunk_term_counts(text)
     return Chunk(
         chunk_id(user_id, day, session_id, source, f"{header}\n{text}" if header else text),
@@ -337,13 +351,18 @@ def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:
     return out
 
 
-def session_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn],
-                   granularity: str | None = None) -> list[Chunk]:
+def session_chunks(
+    user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn], granularity: str | None = None
+) -> list[Chunk]:
     """The session's transcript chunks (``GRANULARITY``), then the user's facts (``facts_chunks``)."""
     how = granularity or GRANULARITY
     if how == "both":  # windows, and each user turn with its replies (a pair that is a whole window once)
-        cut = list({c.chunk_id: c for c in window_chunks(user_id, day, session_id, turns)
-                    + pair_chunks(user_id, day, session_id, turns)}.values())
+        cut = list(
+            {
+                c.chunk_id: c
+                for c in window_chunks(user_id, day, session_id, turns) + pair_chunks(user_id, day, session_id, turns)
+            }.values()
+        )
     else:
         cut = (pair_chunks if how == "pair" else window_chunks)(user_id, day, session_id, turns)
     return cut + facts_chunks(user_id, day, session_id, turns)
@@ -372,13 +391,24 @@ def pair_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tur
             continue
         text = "\n".join(line for _, line, _ in lines)
         speakers = tuple(dict.fromkeys(t.role for t in group))
-        chunks.append(_make(user_id, day, session_id, "transcript", group[0].seq, text,
-                            [f for t in group for f in t.flags], context_header(day, title, speakers)))
+        chunks.append(
+            _make(
+                user_id,
+                day,
+                session_id,
+                "transcript",
+                group[0].seq,
+                text,
+                [f for t in group for f in t.flags],
+                context_header(day, title, speakers),
+            )
+        )
     return chunks
 
 
-def window_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn], *,
-                  title: str | None = None) -> list[Chunk]:
+def window_chunks(
+    user_id: str, day: dt.date, session_id: str, turns: Sequence[Turn], *, title: str | None = None
+) -> list[Chunk]:
     """Overlapping windows of whole turns, about TARGET_TOKENS each, each with its context header."""
     title = _title(turns) if title is None else title
     lines = _lines(turns)
@@ -395,8 +425,18 @@ def window_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[T
         text = "\n".join(line for _, line, _ in window)
         flags = [f for t, _, _ in window for f in t.flags]
         speakers = tuple(dict.fromkeys(t.role for t, _, _ in window))
-        chunks.append(_make(user_id, day, session_id, "transcript", window[0][0].seq, text, flags,
-                            context_header(day, title, speakers)))
+        chunks.append(
+            _make(
+                user_id,
+                day,
+                session_id,
+                "transcript",
+                window[0][0].seq,
+                text,
+                flags,
+                context_header(day, title, speakers),
+            )
+        )
         if end >= len(lines):
             break
         start = max(start + 1, end - 1)  # repeat the last turn, and always move on
@@ -404,8 +444,11 @@ def window_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[T
 
 
 #: First-person words that mark a sentence as the user speaking of themselves (English, Indonesian, casual Jakarta).
-_FIRST_PERSON = re.compile(r"(?<!\w)(i|i'm|i've|i'd|i'll|im|my|me|mine|myself|we|our|us|saya|aku|gue|gua|gw|kami|kita|"
-                           r"ku|daku)(?!\w)", re.IGNORECASE)
+_FIRST_PERSON = re.compile(
+    r"(?<!\w)(i|i'm|i've|i'd|i'll|im|my|me|mine|myself|we|our|us|saya|aku|gue|gua|gw|kami|kita|"
+    r"ku|daku)(?!\w)",
+    re.IGNORECASE,
+)
 _SENTENCE_RE = re.compile(r"[^.!?\n…]+[.!?…]*")
 FACT_CHARS = 400
 
@@ -427,15 +470,35 @@ def facts_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tu
     chunks, current, seq = [], [], 0
     for s, sentence in found:
         if current and sum(len(x) + 1 for x in current) + len(sentence) > FACT_CHARS:
-            chunks.append(_make(user_id, day, session_id, "facts", seq, " ".join(current), (),
-                                context_header(day, _title(turns), ("user",))))
+            chunks.append(
+                _make(
+                    user_id,
+                    day,
+                    session_id,
+                    "facts",
+                    seq,
+                    " ".join(current),
+                    (),
+                    context_header(day, _title(turns), ("user",)),
+                )
+            )
             current = []
         if not current:
             seq = s
         current.append(sentence)
     if current:
-        chunks.append(_make(user_id, day, session_id, "facts", seq, " ".join(current), (),
-                            context_header(day, _title(turns), ("user",))))
+        chunks.append(
+            _make(
+                user_id,
+                day,
+                session_id,
+                "facts",
+                seq,
+                " ".join(current),
+                (),
+                context_header(day, _title(turns), ("user",)),
+            )
+        )
     return chunks
 
 

@@ -76,9 +76,19 @@ class _Line:
     opening: bool  # it is its session's opening record
 
 
-def cut(kind: str, new: bytes, *, context: bytes | None, last: tuple[str, str] | None, tz: dt.tzinfo,
-        eligible: Callable[[dt.date], bool], undated_day: dt.date, start: int = 0,
-        latest: dt.date | None = None, first_days: dict[str, str] | None = None) -> Cut:
+def cut(
+    kind: str,
+    new: bytes,
+    *,
+    context: bytes | None,
+    last: tuple[str, str] | None,
+    tz: dt.tzinfo,
+    eligible: Callable[[dt.date], bool],
+    undated_day: dt.date,
+    start: int = 0,
+    latest: dt.date | None = None,
+    first_days: dict[str, str] | None = None,
+) -> Cut:
     """What to take of ``new`` (the bytes after the offset) for a ``kind`` in ``LINE_KINDS``.
 
     ``context``: the opening record in force at the offset; ``last``: the group the
@@ -111,12 +121,31 @@ def cut(kind: str, new: bytes, *, context: bytes | None, last: tuple[str, str] |
         lines.append(_Line(pos, pos + len(raw), session, day, opening))
         pos += len(raw)
     taken_now = eligible if latest is None else (lambda d: d > latest or eligible(d))
-    return _group(kind, complete, lines, context=context, last=last, eligible=taken_now, undated_day=undated_day,
-                  start=start, first_days=dict(first_days or {}))
+    return _group(
+        kind,
+        complete,
+        lines,
+        context=context,
+        last=last,
+        eligible=taken_now,
+        undated_day=undated_day,
+        start=start,
+        first_days=dict(first_days or {}),
+    )
 
 
-def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None, last: tuple[str, str] | None,
-           eligible: Callable[[dt.date], bool], undated_day: dt.date, start: int, first_days: dict[str, str]) -> Cut:
+def _group(
+    kind: str,
+    data: bytes,
+    lines: list[_Line],
+    *,
+    context: bytes | None,
+    last: tuple[str, str] | None,
+    eligible: Callable[[dt.date], bool],
+    undated_day: dt.date,
+    start: int,
+    first_days: dict[str, str],
+) -> Cut:
     groups: dict[tuple[str, dt.date], list[_Line]] = {}
     openings: dict[str, bytes] = {}
     ctx = context
@@ -126,7 +155,7 @@ def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None,
     stop: int | None = None
     for i, line in enumerate(lines):
         if line.opening:
-            ctx = data[line.start:line.end]
+            ctx = data[line.start : line.end]
         if line.day is not None and line.session is not None:
             key = (line.session, line.day)
         elif line.day is not None and current is not None:
@@ -160,7 +189,7 @@ def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None,
     waiting = tuple(sorted({line.day for line in rest if line.day is not None}))
     segments = []
     for (session, day), members in groups.items():
-        body = b"".join(data[m.start:m.end] for m in members)
+        body = b"".join(data[m.start : m.end] for m in members)
         opening = openings.get(session)
         if kind != "claude_code" and opening is not None and not members[0].opening:
             body = opening + body
@@ -168,15 +197,22 @@ def _group(kind: str, data: bytes, lines: list[_Line], *, context: bytes | None,
         segments.append(Segment(session, day, body, start + members[0].start, began if began < day else None))
     end_ctx = _context_before(data, [line for line in lines if line.end <= taken_end], context)
     taken_lines = sum(len(m) for m in groups.values())
-    return Cut(tuple(segments), taken_end, end_ctx,
-               (current[0], current[1].isoformat()) if current else None, waiting, taken_lines, first_days)
+    return Cut(
+        tuple(segments),
+        taken_end,
+        end_ctx,
+        (current[0], current[1].isoformat()) if current else None,
+        waiting,
+        taken_lines,
+        first_days,
+    )
 
 
 def _context_before(data: bytes, lines: list[_Line], context: bytes | None) -> bytes | None:
     """The opening record in force after ``lines``: the last one among them, else the one before them."""
     for line in reversed(lines):
         if line.opening:
-            return data[line.start:line.end]
+            return data[line.start : line.end]
     return context
 
 
@@ -242,7 +278,8 @@ def _aider_line(raw: bytes, tz: dt.tzinfo) -> tuple[str | None, dt.date | None, 
 
 
 _SEGMENT_NAME = re.compile(
-    r"^collected-([a-z0-9_]+)-(\d{4}-\d{2}-\d{2})-(.*)-([0-9a-f]{8})-(\d{12})-[0-9a-f]{12}\.[a-z]+$")
+    r"^collected-([a-z0-9_]+)-(\d{4}-\d{2}-\d{2})-(.*)-([0-9a-f]{8})-(\d{12})-[0-9a-f]{12}\.[a-z]+$"
+)
 
 
 def lineage(path: str, generation: int) -> str:
@@ -266,8 +303,10 @@ def segment_name(source: str, kind: str, segment: Segment, line: str) -> str:
     label = _NAME_UNSAFE.sub("_", redact(label).text).strip("_")[:40] or "session"
     if segment.first_day is not None:  # "@" never survives in a label: it marks a later day of the session
         label += "@" + segment.first_day.isoformat()
-    return (f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{line}-{segment.offset:012d}-"
-            f"{segment.sha256[:12]}{ext}")
+    return (
+        f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{line}-{segment.offset:012d}-"
+        f"{segment.sha256[:12]}{ext}"
+    )
 
 
 def segment_of(name: str) -> tuple[str, dt.date] | None:

@@ -56,12 +56,14 @@ _NEAR = 0.8  # word-set Jaccard at or above which two entries say the same thing
 _TASK_STATE = re.compile(
     r"(?i)(?:^|\W)(?:todo|to-do|fixme|belum\s+(?:push|commit|deploy|merge|selesai|dikerjakan|dibayar|dikirim)|"
     r"(?:jangan\s+lupa|don'?t\s+forget|remember\s+to|ingat(?:kan)?\s+(?:aku\s+)?(?:untuk|buat))\b|"
-    r"commit\s+[0-9a-f]{7,40}\b|pr\s*#\d+|(?:deadline|tenggat)\s+\S+)")
+    r"commit\s+[0-9a-f]{7,40}\b|pr\s*#\d+|(?:deadline|tenggat)\s+\S+)"
+)
 # ... and so is one thing scheduled once ("deploy kenang hari Senin", "push the fix tomorrow"),
 _SCHEDULED = re.compile(
     r"(?i)(?:^|\W)(?:deploy|push|merge|release|rilis|kirim|bayar)\w*(?:\s+[^\s.;,]+){0,4}?\s+"
     r"(?:hari\s+ini|besok|nanti|lusa|tomorrow|today|tonight|(?:hari\s+)?(?:senin|selasa|rabu|kamis|jumat|sabtu|minggu)|"
-    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
+)
 # ... unless it is a habit ("deploy tiap hari Senin", "releases go out every Friday"): a convention is memory.
 _HABIT = re.compile(r"(?i)\b(?:tiap|setiap|every|each|always|selalu|biasanya|usually)\b")
 
@@ -91,8 +93,10 @@ class Refused(ValueError):
         self.kind = kind
 
 
-ORDER_HINT = ("Core memory holds what is true of the person and their setup, never orders to an assistant: write it "
-              "as a fact or a preference ('Prefers answers in Indonesian', 'Gading always uses tabs')")
+ORDER_HINT = (
+    "Core memory holds what is true of the person and their setup, never orders to an assistant: write it "
+    "as a fact or a preference ('Prefers answers in Indonesian', 'Gading always uses tabs')"
+)
 
 
 def parse(text: str) -> list[str]:
@@ -138,11 +142,15 @@ def check_entry(text: str) -> str:
     if not entry:
         raise Refused("the note is empty", "Write what should be remembered", "empty")
     if any(line.strip() == SEPARATOR for line in entry.split("\n")):
-        raise Refused("a line holding only '§' separates entries", "Write it as one entry, or add two entries", "separator")
+        raise Refused(
+            "a line holding only '§' separates entries", "Write it as one entry, or add two entries", "separator"
+        )
     if len(entry) > ENTRY_CHARS:
-        raise Refused(f"the note is {len(entry)} characters, over the {ENTRY_CHARS} an entry may hold",
-                      "Keep what stays true in one or two sentences; long pastes belong in the chats, not in memory",
-                      "too_long")
+        raise Refused(
+            f"the note is {len(entry)} characters, over the {ENTRY_CHARS} an entry may hold",
+            "Keep what stays true in one or two sentences; long pastes belong in the chats, not in memory",
+            "too_long",
+        )
     found = redact(entry)
     if found.count:
         raise Refused(f"the note holds a secret ({', '.join(found.kinds)})", _SECRET_HINT, "secret")
@@ -150,22 +158,29 @@ def check_entry(text: str) -> str:
     if unsafe is not None:
         raise unsafe
     if _TASK_STATE.search(entry) or (_SCHEDULED.search(entry) and not _HABIT.search(entry)):
-        raise Refused("the note is task state (something to do, or done once)",
-                      "Keep it in a to-do list; memory holds what stays true (preferences, facts, conventions)",
-                      "task_state")
+        raise Refused(
+            "the note is task state (something to do, or done once)",
+            "Keep it in a to-do list; memory holds what stays true (preferences, facts, conventions)",
+            "task_state",
+        )
     return entry
 
 
-_SECRET_HINT = ("Never store credentials in memory; note where the secret lives instead (e.g. 'the NAS password is in "
-                "the password manager')")
+_SECRET_HINT = (
+    "Never store credentials in memory; note where the secret lives instead (e.g. 'the NAS password is in "
+    "the password manager')"
+)
 
 
 def _unsafe(entry: str) -> Refused | None:
     """Why an entry must never reach an agent's prompt (a prompt override, a standing order, a credential), or None."""
     flags = [f for f in flag_injection(entry) if f != "long_paste"]
     if flags:
-        return Refused(f"the note reads like an instruction to an assistant ({', '.join(flags)})",
-                       "Write it as a fact or a preference about the person, not as a prompt", "injection")
+        return Refused(
+            f"the note reads like an instruction to an assistant ({', '.join(flags)})",
+            "Write it as a fact or a preference about the person, not as a prompt",
+            "injection",
+        )
     order = standing_order(entry)
     if order is not None:
         return Refused(order.reason, ORDER_HINT, order.kind)
@@ -186,10 +201,15 @@ class Served:
 
     @property
     def note(self) -> str | None:
-        parts = [f"{n} note{'s' if n != 1 else ''} {what}" for n, what in (
-            (self.withheld, "withheld (read as orders to an assistant or held a secret)"),
-            (self.cut, f"cut to {ENTRY_CHARS} characters"),
-            (self.over, "left out past the file's character limit")) if n]
+        parts = [
+            f"{n} note{'s' if n != 1 else ''} {what}"
+            for n, what in (
+                (self.withheld, "withheld (read as orders to an assistant or held a secret)"),
+                (self.cut, f"cut to {ENTRY_CHARS} characters"),
+                (self.over, "left out past the file's character limit"),
+            )
+            if n
+        ]
         return ("(trimmed by kenang: " + "; ".join(parts) + "; `kenang memory show` lists them)") if parts else None
 
 
@@ -227,12 +247,15 @@ def add(entries: list[str], text: str, limit: int, max_notes: int) -> list[str]:
     entry = check_entry(text)
     for e in entries:
         if _same(e, entry):
-            raise Refused("the note repeats one already there" + ("" if e.strip().lower() == entry.lower()
-                                                                   else f" ({_clip(e)})"),
-                          "Replace the old one instead (`kenang memory replace OLD NEW`)")
+            raise Refused(
+                "the note repeats one already there" + ("" if e.strip().lower() == entry.lower() else f" ({_clip(e)})"),
+                "Replace the old one instead (`kenang memory replace OLD NEW`)",
+            )
     if len(entries) >= max_notes:
-        raise Refused(f"the file already holds {len(entries)} notes, the most it may (memory.max_notes)",
-                      "Remove or merge notes first")
+        raise Refused(
+            f"the file already holds {len(entries)} notes, the most it may (memory.max_notes)",
+            "Remove or merge notes first",
+        )
     new = [*entries, entry]
     return _within(new, entries, limit)
 
@@ -244,13 +267,13 @@ def replace(entries: list[str], old: str, new_text: str, limit: int) -> list[str
     for j, e in enumerate(entries):
         if j != i and _same(e, entry):
             raise Refused(f"the new note repeats another one ({_clip(e)})", "Remove one of them instead")
-    new = [*entries[:i], entry, *entries[i + 1:]]
+    new = [*entries[:i], entry, *entries[i + 1 :]]
     return _within(new, entries, limit)
 
 
 def remove(entries: list[str], old: str) -> list[str]:
     i = find(entries, old)
-    return [*entries[:i], *entries[i + 1:]]
+    return [*entries[:i], *entries[i + 1 :]]
 
 
 def find(entries: list[str], old: str) -> int:
@@ -286,8 +309,11 @@ def problems(entries: list[str], limit: int, max_notes: int) -> list[str]:
 def _within(new: list[str], old: list[str], limit: int) -> list[str]:
     now, then = usage(new, limit), usage(old, limit)
     if now.chars > limit:
-        raise Refused(f"that would make {now.chars:,} characters, over the {limit:,} allowed (now "
-                      f"{then.chars:,}/{limit:,}, {then.percent}%)", "Remove or shorten a note first")
+        raise Refused(
+            f"that would make {now.chars:,} characters, over the {limit:,} allowed (now "
+            f"{then.chars:,}/{limit:,}, {then.percent}%)",
+            "Remove or shorten a note first",
+        )
     return new
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from transforms.errors import ParseError
 
@@ -65,8 +65,7 @@ def file_is_quiet(mtime: float, wall_now: float, quiet: timedelta) -> bool:
     return age >= 0 and age >= quiet.total_seconds()
 
 
-
-EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 #: How far past the run's ``now`` a timestamp may lie (clocks drift; zones differ).
 FUTURE_SLACK = timedelta(days=1)
 

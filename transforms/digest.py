@@ -72,7 +72,8 @@ _FACT_BOOST = 0.25
 _EARLY_BOOST = 1.0
 _MAX_UNITS = 4000  # a day longer than this many sentences is ranked on its first ones
 
-_FILLER = frozenset("""
+_FILLER = frozenset(
+    """
 hi hello hey hiya yo morning evening afternoon night good great nice cool awesome wow ok okay okey sure yes yeah
 yep yup no nope nah thanks thank thx ty please welcome bye goodbye see later cheers alright right well oh ah
 um uh hmm lol haha hehe wkwk wkwkwk lmao np sorry excuse glad fine fun chat talk again nice lovely perfect exactly
@@ -81,28 +82,43 @@ halo hai helo hallo pagi siang sore malam selamat makasih terima kasih trims tq 
 iya ya yaa yoi yups ngga nggak gak ga enggak engga tidak boleh bisa dong deh kok sih nih tuh kan loh lho
 hehe wkwk haha hihi asik asyik keren bagus sama sama-sama dadah daah bro sis gan kak mas mbak bang om tante
 maaf permisi salam assalamualaikum waalaikumsalam baik sehat kabar
-""".split())
+""".split()
+)
 _DECISION = re.compile(
     r"(?i)(?<!\w)(?:decid\w*|decision|chose|choose|chosen|plan\w*|will|going to|should|need to|must|recommend\w*|"
     r"suggest\w*|fixed|solved|works now|set up|switch\w* to|use|using|install\w*|"
     r"akhirnya|jadi(?:nya)?|pakai|pake|harus|perlu|akan|mau|rencana\w*|sepakat|memutuskan|putuskan|coba|"
-    r"berhasil|solusi\w*|sarankan|saran\w*|disarankan|ganti|pasang)(?!\w)")
+    r"berhasil|solusi\w*|sarankan|saran\w*|disarankan|ganti|pasang)(?!\w)"
+)
 # An instruction: one of the first three words is a verb in the imperative ("Di Proxmox, set ...").
 _IMPERATIVE = re.compile(
     r"(?i)^(?:\W*\w+\W+){0,2}(?:set|use|try|run|add|install|change|replace|check|open|restart|enable|disable|create|"
     r"make|keep|put|move|buy|call|turn|update|upgrade|backup|schedule|pakai|ganti|coba|jalankan|pasang|tambah|"
     r"tambahkan|buka|cek|periksa|atur|aktifkan|matikan|nyalakan|hapus|buat|simpan|pindahkan|jadwalkan|beli|"
-    r"restart|update)(?!\w)")
+    r"restart|update)(?!\w)"
+)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?![\w])")
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _NON_WORDS = re.compile(r"\W+")
 _TECH_WORDS = frozenset(w for aliases in TECHNOLOGIES.values() for a in aliases for w in [a.lower()] if " " not in w)
 
 _WORDS = {
-    "en": {"user": "The user", "assistant": "The assistant", "asked": "asked", "said": "said",
-           "suggested": "suggested", "decided": "decided"},
-    "id": {"user": "Pengguna", "assistant": "Asisten", "asked": "bertanya", "said": "menulis",
-           "suggested": "menyarankan", "decided": "memutuskan"},
+    "en": {
+        "user": "The user",
+        "assistant": "The assistant",
+        "asked": "asked",
+        "said": "said",
+        "suggested": "suggested",
+        "decided": "decided",
+    },
+    "id": {
+        "user": "Pengguna",
+        "assistant": "Asisten",
+        "asked": "bertanya",
+        "said": "menulis",
+        "suggested": "menyarankan",
+        "decided": "memutuskan",
+    },
 }
 
 
@@ -153,7 +169,7 @@ def _speaker_sentences(message: DayMessage):
         m = SPEAKER_PREFIX.match(line)
         if m:
             out += flush()
-            block, speaker = [line[m.end():]], m["name"]
+            block, speaker = [line[m.end() :]], m["name"]
         else:
             block.append(line)
     out += flush()
@@ -205,11 +221,16 @@ def _facts_of(text: str, words: set[str], people: frozenset[str], decision: bool
 def rank(candidates: list[Unit], people: frozenset[str]) -> tuple[list[float], list[dict[str, float]]]:
     """(score, unit TF-IDF vector) per candidate: centrality to the day's centroid, boosted by facts."""
     words = [_lower_words(u.text) for u in candidates]
-    facts = [_facts_of(u.text, set(w), people, bool(_DECISION.search(u.text))) for u, w in zip(candidates, words)]
+    facts = [
+        _facts_of(u.text, set(w), people, bool(_DECISION.search(u.text)))
+        for u, w in zip(candidates, words, strict=False)
+    ]
     return _rank(candidates, words, facts)
 
 
-def _rank(candidates: list[Unit], words: list[list[str]], facts: list[int]) -> tuple[list[float], list[dict[str, float]]]:
+def _rank(
+    candidates: list[Unit], words: list[list[str]], facts: list[int]
+) -> tuple[list[float], list[dict[str, float]]]:
     bags = [Counter(_terms_of(w)) for w in words]
     df = Counter(t for bag in bags for t in bag)
     n = len(bags)
@@ -224,7 +245,7 @@ def _rank(candidates: list[Unit], words: list[list[str]], facts: list[int]) -> t
         centroid.update(v)
     cnorm = math.sqrt(sum(x * x for x in centroid.values())) or 1.0
     scores = []
-    for u, v, f in zip(candidates, vectors, facts):
+    for u, v, f in zip(candidates, vectors, facts, strict=False):
         central = sum(x * centroid[t] for t, x in v.items()) / cnorm
         early = 1.0 + _EARLY_BOOST / (1 + u.first_in_session)
         scores.append(central * early * (1.0 + _FACT_BOOST * f))
@@ -246,8 +267,12 @@ def budget(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> int:
     return int(min(max_chars, SUMMARY_MAX_CHARS, max(MIN_CHARS, SHARE * size, PER_SESSION * sessions)))
 
 
-def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int = SUMMARY_SENTENCES[1],
-           lang: str | None = None) -> list[Unit]:
+def select(
+    day_text: DayText,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_units: int = SUMMARY_SENTENCES[1],
+    lang: str | None = None,
+) -> list[Unit]:
     """The units a summary of the day quotes, in time order (see the module docstring).
 
     ``max_units`` is the summary's sentence bound; the model's key sentences take more.
@@ -263,11 +288,11 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
         return []
     candidates = [u for u, _ in kept]
     decisions = [bool(_DECISION.search(u.text)) for u in candidates]
-    facts = [_facts_of(u.text, set(w), names, d) for (u, w), d in zip(kept, decisions)]
+    facts = [_facts_of(u.text, set(w), names, d) for (u, w), d in zip(kept, decisions, strict=False)]
     scores, vectors = _rank(candidates, [w for _, w in kept], facts)
     limit = budget(day_text, max_chars) if max_units <= SUMMARY_SENTENCES[1] else max_chars
     lang = lang or day_language(day_text)
-    written = [_sentence(u, lang, None, d) for u, d in zip(candidates, decisions)]
+    written = [_sentence(u, lang, None, d) for u, d in zip(candidates, decisions, strict=False)]
     costs = [len(w) + 1 for w in written]
     # What a unit says: the same words said again (another session) add nothing.
     keys = [_NON_WORDS.sub(" ", w.lower()).strip() for w in written]
@@ -300,6 +325,7 @@ def select(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, max_units: int
     def best(pool) -> int | None:
         def mmr(i: int) -> tuple[float, int]:
             return (_MMR_LAMBDA * scores[i] - (1 - _MMR_LAMBDA) * redundancy[i], -i)
+
         fitting = [i for i in pool if i not in taken and fits(i)]
         return max(fitting, key=mmr) if fitting else None
 
@@ -330,7 +356,8 @@ def _sentence(u: Unit, lang: str, user_name: str | None, decision: bool | None =
     if u.text.endswith("?"):
         verb = words["asked"]
     elif u.role == "assistant" and (
-            (bool(_DECISION.search(u.text)) if decision is None else decision) or _IMPERATIVE.search(u.text)):
+        (bool(_DECISION.search(u.text)) if decision is None else decision) or _IMPERATIVE.search(u.text)
+    ):
         verb = words["suggested"]
     else:
         verb = words["said"]
@@ -345,9 +372,13 @@ def extractive_summary(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) ->
     unflagged = [m for m in day_text.messages if not m.flagged]
     if not unflagged:
         set_aside = len(day_text.messages)
-        reason = ("No messages were recorded." if not set_aside
-                  else "Its only message was set aside as untrusted." if set_aside == 1
-                  else f"All {set_aside} messages of the day were set aside as untrusted.")
+        reason = (
+            "No messages were recorded."
+            if not set_aside
+            else "Its only message was set aside as untrusted."
+            if set_aside == 1
+            else f"All {set_aside} messages of the day were set aside as untrusted."
+        )
         return f"{who} had no conversation to summarize on {day_text.day.isoformat()}. {reason}"
     picked = [_sentence(u, lang, name) for u in select(day_text, max_chars, lang=lang)]
     low = SUMMARY_SENTENCES[0]
@@ -369,8 +400,9 @@ def plain_summary(day_text: DayText) -> str:
     who = display_name(day_text) or _WORDS[lang]["user"]
     unflagged = [m for m in day_text.messages if not m.flagged]
     tags = [t for t in extract_tags(day_text) if t]
-    return (f"{_overview(day_text, unflagged, who, lang)} "
-            + (f"Keywords: {', '.join(tags)}." if tags else "No message had a sentence worth quoting."))
+    return f"{_overview(day_text, unflagged, who, lang)} " + (
+        f"Keywords: {', '.join(tags)}." if tags else "No message had a sentence worth quoting."
+    )
 
 
 def _overview(day_text: DayText, unflagged: list[DayMessage], who: str, lang: str) -> str:
@@ -389,4 +421,3 @@ def _plural(n: int, word: str) -> str:
 
 def _listing(items: list[str], conjunction: str = "and") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
-

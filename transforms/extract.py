@@ -47,7 +47,8 @@ from schemas.frontmatter import (
     LIST_BOUNDS,
     MOODS,
 )
-from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, IMPORTANCE_MARKERS, MOOD_WORDS, NOT_PEOPLE, TECHNOLOGIES
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
+from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, NOT_PEOPLE, TECHNOLOGIES
 
 
 @dataclass(frozen=True)
@@ -193,43 +194,138 @@ def _bounded(field: str, items: Iterable[str]) -> tuple[str, ...]:
 
 _MONTHS: dict[str, int] = {
     # Indonesian, with the abbreviations people actually write (and two old spellings)
-    "januari": 1, "februari": 2, "pebruari": 2, "maret": 3, "april": 4, "mei": 5, "juni": 6,
-    "juli": 7, "agustus": 8, "september": 9, "oktober": 10, "november": 11, "nopember": 11,
-    "desember": 12, "agu": 8, "agt": 8, "ags": 8, "agus": 8, "okt": 10, "des": 12,
+    "januari": 1,
+    "februari": 2,
+    "pebruari": 2,
+    "maret": 3,
+    "april": 4,
+    "mei": 5,
+    "juni": 6,
+    "juli": 7,
+    "agustus": 8,
+    "september": 9,
+    "oktober": 10,
+    "november": 11,
+    "nopember": 11,
+    "desember": 12,
+    "agu": 8,
+    "agt": 8,
+    "ags": 8,
+    "agus": 8,
+    "okt": 10,
+    "des": 12,
     # English
-    "january": 1, "february": 2, "march": 3, "may": 5, "june": 6, "july": 7, "august": 8,
-    "october": 10, "december": 12, "aug": 8, "oct": 10, "dec": 12,
+    "january": 1,
+    "february": 2,
+    "march": 3,
+    "may": 5,
+    "june": 6,
+    "july": 7,
+    "august": 8,
+    "october": 10,
+    "december": 12,
+    "aug": 8,
+    "oct": 10,
+    "dec": 12,
     # both
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "sep": 9, "sept": 9, "nov": 11,
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "sep": 9,
+    "sept": 9,
+    "nov": 11,
 }
-_WEEKDAYS = frozenset({
-    "senin", "selasa", "rabu", "kamis", "jumat", "jum'at", "sabtu", "minggu", "ahad",
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-})
+_WEEKDAYS = frozenset(
+    {
+        "senin",
+        "selasa",
+        "rabu",
+        "kamis",
+        "jumat",
+        "jum'at",
+        "sabtu",
+        "minggu",
+        "ahad",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    }
+)
 _NUMBER_WORDS: dict[str, int] = {
-    "satu": 1, "dua": 2, "tiga": 3, "empat": 4, "lima": 5, "enam": 6, "tujuh": 7, "delapan": 8,
-    "sembilan": 9, "sepuluh": 10,
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10,
+    "satu": 1,
+    "dua": 2,
+    "tiga": 3,
+    "empat": 4,
+    "lima": 5,
+    "enam": 6,
+    "tujuh": 7,
+    "delapan": 8,
+    "sembilan": 9,
+    "sepuluh": 10,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
 }
 # A relative word -> (unit, amount); units are "d" days and "m" months.
 _RELATIVE_WORDS: dict[str, tuple[str, int]] = {
-    "kemarin lusa": ("d", -2), "the day before yesterday": ("d", -2),
-    "kemarin": ("d", -1), "kemaren": ("d", -1), "yesterday": ("d", -1),
-    "besok": ("d", 1), "tomorrow": ("d", 1),
-    "lusa": ("d", 2), "day after tomorrow": ("d", 2), "the day after tomorrow": ("d", 2),
-    "minggu lalu": ("d", -7), "minggu kemarin": ("d", -7), "minggu kemaren": ("d", -7),
-    "pekan lalu": ("d", -7), "pekan kemarin": ("d", -7), "last week": ("d", -7),
-    "seminggu lalu": ("d", -7), "seminggu yang lalu": ("d", -7), "a week ago": ("d", -7),
-    "minggu depan": ("d", 7), "pekan depan": ("d", 7), "next week": ("d", 7),
-    "bulan lalu": ("m", -1), "bulan kemarin": ("m", -1), "bulan kemaren": ("m", -1),
-    "sebulan lalu": ("m", -1), "sebulan yang lalu": ("m", -1), "last month": ("m", -1),
-    "bulan depan": ("m", 1), "next month": ("m", 1),
+    "kemarin lusa": ("d", -2),
+    "the day before yesterday": ("d", -2),
+    "kemarin": ("d", -1),
+    "kemaren": ("d", -1),
+    "yesterday": ("d", -1),
+    "besok": ("d", 1),
+    "tomorrow": ("d", 1),
+    "lusa": ("d", 2),
+    "day after tomorrow": ("d", 2),
+    "the day after tomorrow": ("d", 2),
+    "minggu lalu": ("d", -7),
+    "minggu kemarin": ("d", -7),
+    "minggu kemaren": ("d", -7),
+    "pekan lalu": ("d", -7),
+    "pekan kemarin": ("d", -7),
+    "last week": ("d", -7),
+    "seminggu lalu": ("d", -7),
+    "seminggu yang lalu": ("d", -7),
+    "a week ago": ("d", -7),
+    "minggu depan": ("d", 7),
+    "pekan depan": ("d", 7),
+    "next week": ("d", 7),
+    "bulan lalu": ("m", -1),
+    "bulan kemarin": ("m", -1),
+    "bulan kemaren": ("m", -1),
+    "sebulan lalu": ("m", -1),
+    "sebulan yang lalu": ("m", -1),
+    "last month": ("m", -1),
+    "bulan depan": ("m", 1),
+    "next month": ("m", 1),
 }
 _UNITS: dict[str, tuple[str, int]] = {
-    "hari": ("d", 1), "day": ("d", 1), "days": ("d", 1),
-    "minggu": ("d", 7), "pekan": ("d", 7), "week": ("d", 7), "weeks": ("d", 7),
-    "bulan": ("m", 1), "month": ("m", 1), "months": ("m", 1),
+    "hari": ("d", 1),
+    "day": ("d", 1),
+    "days": ("d", 1),
+    "minggu": ("d", 7),
+    "pekan": ("d", 7),
+    "week": ("d", 7),
+    "weeks": ("d", 7),
+    "bulan": ("m", 1),
+    "month": ("m", 1),
+    "months": ("m", 1),
 }
 
 
@@ -338,6 +434,7 @@ def extract_dates(day_text: DayText, *, today: date) -> tuple[date, ...]:
 
 # --- technologies -------------------------------------------------------------------
 
+
 def _technology_index() -> tuple[dict[str, str], re.Pattern]:
     """(squashed alias -> canonical name, one regex for every alias, longest first)."""
     by_key: dict[str, str] = {}
@@ -390,7 +487,9 @@ _PERSON_RE = re.compile(
     r")(?!\w)"  # "Mas Bayu's wedding" names Mas Bayu
 )
 # Every word of a technology's aliases: "Compose" alone is Docker Compose, not a person.
-_TECH_WORDS = frozenset(w for aliases in TECHNOLOGIES.values() for a in aliases for w in _SEPARATORS.split(a.lower()) if w)
+_TECH_WORDS = frozenset(
+    w for aliases in TECHNOLOGIES.values() for a in aliases for w in _SEPARATORS.split(a.lower()) if w
+)
 _NOT_A_NAME = STOPWORDS | _WEEKDAYS | frozenset(_MONTHS) | frozenset(_TECH_BY_KEY) | _TECH_WORDS
 # Capitalised words that recur mid-sentence without naming a person: places, the
 # assistants themselves, and words English capitalises.
@@ -441,14 +540,16 @@ def _people_of(content: str) -> tuple[tuple[str, str], ...]:
 # A speaker prefix: a line that opens with a name and a colon, as in a pasted chat
 # ("Nadia: Hey Sekar!"). The labels below open lines as often and name nobody.
 SPEAKER_PREFIX = re.compile(rf"^[ \t>*-]*(?P<name>{_NAME}(?:[ \t]{_NAME})?|#\w{{1,20}}#)[ \t]*:[ \t]+(?=\S)", re.M)
-_LABELS = frozenset("""
+_LABELS = frozenset(
+    """
 note notes error errors warning warnings step output input example examples update updates todo question
 answer user assistant system human bot tip tips hint summary result results response reply info debug fix
 problem solution cause reason date time subject from to cc re fwd host port password status edit ps nb
 important update source sources link links file files command commands code log logs test tests item
 catatan contoh jawaban pertanyaan hasil langkah solusi masalah penyebab alasan penting sumber tanggal waktu
 judul isi balasan perintah
-""".split())
+""".split()
+)
 
 
 def _is_speaker(name: str) -> bool:
@@ -473,8 +574,11 @@ _MID_NAME = re.compile(rf"(?:(?<=[\s(])|^)(?P<prev>[a-z][\w'-]*,?|,)[ \t]+(?P<na
 def _names_of(content: str) -> tuple[frozenset[str], frozenset[str]]:
     """(capitalised words inside a sentence, every capitalised word) of a message's prose."""
     text = _INLINE_CODE.sub(" ", _URL.sub(" ", _prose(content)))
-    mid = frozenset(n for m in _MID_NAME.finditer(text) if _is_name(n := m["name"])
-                    and n.lower() not in _LABELS and n.lower() not in _NOT_PEOPLE)
+    mid = frozenset(
+        n
+        for m in _MID_NAME.finditer(text)
+        if _is_name(n := m["name"]) and n.lower() not in _LABELS and n.lower() not in _NOT_PEOPLE
+    )
     anywhere = frozenset(re.findall(rf"(?<![\w-]){_NAME}(?![\w-])", text))
     return mid, anywhere
 
@@ -629,7 +733,7 @@ def _tag_word(chunk: str) -> str | None:
     word = chunk.strip(_EDGE_PUNCT)
     if not word or _CODE_CHARS.search(word) or not _WORD_RE.match(word):
         return None
-    if any(a.islower() and b.isupper() for a, b in zip(word, word[1:])):
+    if any(a.islower() and b.isupper() for a, b in zip(word, word[1:], strict=False)):
         return None  # camelCase is code
     word = _CLITIC.sub("", _ascii(word).lower())
     if len(word) < 4 or not _TAG_RE.match(word) or word in STOPWORDS or word in _CALENDAR_WORDS:
@@ -687,9 +791,11 @@ def _phrase_regex(phrases: Iterable[str]) -> re.Pattern:
 
 
 _MOOD_RES = {mood: _phrase_regex(words) for mood, words in MOOD_WORDS.items()}
-_LAUGHS = ((re.compile(r"(?<!\w)(?:ha){2,}h?(?!\w)", re.I), "haha"),
-           (re.compile(r"(?<!\w)(?:he){2,}h?(?!\w)", re.I), "hehe"),
-           (re.compile(r"(?<!\w)(?:wk){2,}w?(?!\w)", re.I), "wkwk"))
+_LAUGHS = (
+    (re.compile(r"(?<!\w)(?:ha){2,}h?(?!\w)", re.I), "haha"),
+    (re.compile(r"(?<!\w)(?:he){2,}h?(?!\w)", re.I), "hehe"),
+    (re.compile(r"(?<!\w)(?:wk){2,}w?(?!\w)", re.I), "wkwk"),
+)
 # Most messages hold no laugh and no mood word: one search for any of them (each a
 # union of the patterns it stands for) spares the dozen scans that would find nothing.
 _ANY_LAUGH = re.compile("|".join(pattern.pattern for pattern, _ in _LAUGHS), re.IGNORECASE)
@@ -754,11 +860,51 @@ def extract_importance(day_text: DayText) -> int:
 # --- sentences ------------------------------------------------------------------------
 
 # Never end a sentence: titles, "e.g."-style, and initials (checked separately).
-_ABBREV_NEVER = frozenset({
-    "mr", "mrs", "ms", "mx", "dr", "prof", "st", "jr", "sr", "vs", "cf", "e.g", "i.e", "eg", "ie",
-    "no", "nos", "fig", "approx", "jl", "jln", "rp", "yth", "yg", "dgn", "utk", "spt", "tgl",
-    "hlm", "kec", "kab", "prov", "drs", "ir", "s.d", "a.n", "u.p", "dsj", "pt", "cv", "tbk",
-})
+_ABBREV_NEVER = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "mx",
+        "dr",
+        "prof",
+        "st",
+        "jr",
+        "sr",
+        "vs",
+        "cf",
+        "e.g",
+        "i.e",
+        "eg",
+        "ie",
+        "no",
+        "nos",
+        "fig",
+        "approx",
+        "jl",
+        "jln",
+        "rp",
+        "yth",
+        "yg",
+        "dgn",
+        "utk",
+        "spt",
+        "tgl",
+        "hlm",
+        "kec",
+        "kab",
+        "prov",
+        "drs",
+        "ir",
+        "s.d",
+        "a.n",
+        "u.p",
+        "dsj",
+        "pt",
+        "cv",
+        "tbk",
+    }
+)
 # End a sentence only when a capital follows: "buah, sayur, dll. semuanya" goes on.
 _ABBREV_LIST_END = frozenset({"dll", "dsb", "dst", "dkk", "tsb", "sbb", "etc", "al"})
 _BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
@@ -776,8 +922,12 @@ def _blocks(text: str) -> Iterator[str]:
         if ">" in line:
             line = _QUOTE.sub("", line)
         # The guards are the characters each pattern needs: most lines hold none of them.
-        if not line.strip() or ("#" in line and _HEADER.match(line)) \
-                or (("-" in line or "*" in line or "_" in line) and _RULE.match(line)) or line.lstrip().startswith("|"):
+        if (
+            not line.strip()
+            or ("#" in line and _HEADER.match(line))
+            or (("-" in line or "*" in line or "_" in line) and _RULE.match(line))
+            or line.lstrip().startswith("|")
+        ):
             if lines:
                 yield " ".join(lines)
             lines = []
@@ -786,7 +936,7 @@ def _blocks(text: str) -> Iterator[str]:
         if item:
             if lines:
                 yield " ".join(lines)
-            lines = [line[item.end():].strip()]
+            lines = [line[item.end() :].strip()]
         else:
             lines.append(line.strip())
     if lines:
@@ -803,7 +953,7 @@ def _is_boundary(block: str, m: re.Match) -> bool:
     if token in _ABBREV_NEVER:
         return False
     if token in _ABBREV_LIST_END:
-        return block[m.end():].lstrip()[:1].isupper()
+        return block[m.end() :].lstrip()[:1].isupper()
     return True
 
 

@@ -29,8 +29,8 @@ import hmac
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 MARKER = "[FORGOTTEN]"
 RENAMED = "forgotten-"
@@ -38,10 +38,43 @@ _WORD = re.compile(r"\w+")
 _NAME_WORD = re.compile(r"[^\W_]+")  # in a name, "_" separates words too
 # A file name's type extensions (".md", ".reason.json"): they say what kind of file it is, never what was said in
 # it, so a phrase ("md", "json") is not looked for in them. Any other dotted part is a word of the name.
-_TYPE_EXTENSIONS = frozenset({
-    "md", "markdown", "jsonl", "json", "txt", "text", "log", "gz", "zip", "bz2", "xz", "zst", "tar", "html", "htm",
-    "xml", "csv", "tsv", "yaml", "yml", "db", "sqlite", "sqlite3", "bak", "tmp", "pdf", "doc", "docx", "rtf", "odt",
-    "reason", "summary", "bad"})
+_TYPE_EXTENSIONS = frozenset(
+    {
+        "md",
+        "markdown",
+        "jsonl",
+        "json",
+        "txt",
+        "text",
+        "log",
+        "gz",
+        "zip",
+        "bz2",
+        "xz",
+        "zst",
+        "tar",
+        "html",
+        "htm",
+        "xml",
+        "csv",
+        "tsv",
+        "yaml",
+        "yml",
+        "db",
+        "sqlite",
+        "sqlite3",
+        "bak",
+        "tmp",
+        "pdf",
+        "doc",
+        "docx",
+        "rtf",
+        "odt",
+        "reason",
+        "summary",
+        "bad",
+    }
+)
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -88,7 +121,7 @@ class Forgetting:
     before: dt.date | None = None
 
     @classmethod
-    def of(cls, key: bytes, tombstones: Iterable[Tombstone], *, before: dt.date | None = None) -> "Forgetting":
+    def of(cls, key: bytes, tombstones: Iterable[Tombstone], *, before: dt.date | None = None) -> Forgetting:
         phrases: dict[int, set[str]] = {}
         sessions, days = set(), set()
         for t in tombstones:
@@ -124,15 +157,20 @@ class Forgetting:
         if len(normal) != len(text):  # offsets would not line up: compare on the normal form
             text = normal
         # each word compared in its normal form too ("ＫＵＮＣＩ" is "kunci"), as ``words`` makes the phrase's
-        spans = [(m.start(), m.end(), unicodedata.normalize("NFKC", m[0]).lower())
-                 for m in (_NAME_WORD if names else _WORD).finditer(text)]
+        spans = [
+            (m.start(), m.end(), unicodedata.normalize("NFKC", m[0]).lower())
+            for m in (_NAME_WORD if names else _WORD).finditer(text)
+        ]
         cut: list[tuple[int, int]] = []
         i = 0
         while i < len(spans):
             hit = 0
             for k, digests in self.phrases.items():
-                if i + k <= len(spans) and phrase_digest(self.key, (w for _, _, w in spans[i:i + k])) in digests \
-                        and (numbers or not all(w.isdigit() for _, _, w in spans[i:i + k])):
+                if (
+                    i + k <= len(spans)
+                    and phrase_digest(self.key, (w for _, _, w in spans[i : i + k])) in digests
+                    and (numbers or not all(w.isdigit() for _, _, w in spans[i : i + k]))
+                ):
                     hit = max(hit, k)
             if hit:
                 cut.append((spans[i][0], spans[i + hit - 1][1]))
@@ -157,15 +195,18 @@ class Forgetting:
 
         A phrase of numbers alone (a PIN, "1100") is not looked for in names: in one, numbers are its date
         and time (``2026-07-18-1100``), and a name is renamed, and a file purged, whole."""
-        return bool(value) and (self.scrub(value, numbers=False)[1] > 0
-                                or self.scrub(value, names=True, numbers=False)[1] > 0)
+        return bool(value) and (
+            self.scrub(value, numbers=False)[1] > 0 or self.scrub(value, names=True, numbers=False)[1] > 0
+        )
 
     def rename(self, value: str) -> str:
         """``value``, or ``forgotten-<12 hex>`` for one that holds a forgotten phrase: keyed, stable, one per value."""
         if not self.names(value):
             return value
-        return RENAMED + hmac.new(self.key, b"name\0" + value.encode("utf-8", "surrogatepass"),
-                                  hashlib.sha256).hexdigest()[:12]
+        return (
+            RENAMED
+            + hmac.new(self.key, b"name\0" + value.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:12]
+        )
 
     def names_file(self, name: str | None) -> bool:
         """Whether a file name holds a forgotten phrase outside its type extensions (``split_name``)."""

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 import yaml
 
@@ -101,6 +101,7 @@ class DaySummary:
 
 
 # --- normalisers (each returns a bounded value) ----------------------------------------
+
 
 def clean_text(value: object) -> str | None:
     """One line of text, stripped and whitespace-collapsed; None if empty or not text."""
@@ -228,6 +229,7 @@ def looks_like_a_loop(text: str, n: int = 6, times: int = 3) -> bool:
 
 # --- render / parse ---------------------------------------------------------------------
 
+
 def _flow(value: object) -> str:
     return yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1 << 20, sort_keys=False).strip()
 
@@ -264,7 +266,9 @@ def render_summary(doc: DaySummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-_SESSION_LINE = re.compile(r"^- \[\[(?P<id>[^\]]+)\]\] (?:(?P<start>\d\d:\d\d)–(?P<end>\d\d:\d\d)|time unknown) · (?P<n>\d+) messages?(?: · (?P<topic>.*))?$")
+_SESSION_LINE = re.compile(
+    r"^- \[\[(?P<id>[^\]]+)\]\] (?:(?P<start>\d\d:\d\d)–(?P<end>\d\d:\d\d)|time unknown) · (?P<n>\d+) messages?(?: · (?P<topic>.*))?$"
+)
 
 
 def parse_summary(text: str, *, today: dt.date | None = None) -> DaySummary:
@@ -340,7 +344,11 @@ def parse_summary(text: str, *, today: dt.date | None = None) -> DaySummary:
 
 
 def _parse_body(body: list[str], day: dt.date) -> tuple[str, list[SessionLine]]:
-    if len(body) < 4 or body[0] != f"# {day.isoformat()}" or not body[1].startswith(f"Parent Day: [[{day.isoformat()}]]"):
+    if (
+        len(body) < 4
+        or body[0] != f"# {day.isoformat()}"
+        or not body[1].startswith(f"Parent Day: [[{day.isoformat()}]]")
+    ):
         raise FrontmatterError("body must start with '# <date>' and 'Parent Day: [[<date>]]'")
     rest = body[3:]
     try:
@@ -359,4 +367,3 @@ def _parse_body(body: list[str], day: dt.date) -> tuple[str, list[SessionLine]]:
             raise FrontmatterError(f"bad session line: {redact_reason(line, 80)!r}")
         lines.append(SessionLine(m["id"], m["start"] or "", m["end"] or "", int(m["n"]), m["topic"] or ""))
     return summary, lines
-

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Iterable
-
 
 #: ``json.dumps(x, ensure_ascii=False, separators=(",", ":"), default=str)``, without making an encoder per call.
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode

@@ -10,8 +10,8 @@ render the same bytes and a rerun leaves the file alone.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from transforms.frontmatter import sentences
 
@@ -85,6 +85,8 @@ def render_snapshot(user_id: str, entries: Iterable[IndexEntry], budget: int) ->
         used += len(line) + 1
     if not entries:
         return f"# Memory of {user_id}\n\nNothing remembered yet.\n"
-    head = (f"# Memory of {user_id}: the latest {len(lines)} of {len(entries)} days "
-            f"({entries[0].date.isoformat()} back to {entries[len(lines) - 1].date.isoformat()})")
+    head = (
+        f"# Memory of {user_id}: the latest {len(lines)} of {len(entries)} days "
+        f"({entries[0].date.isoformat()} back to {entries[len(lines) - 1].date.isoformat()})"
+    )
     return "\n".join([head, "", *lines]) + "\n"

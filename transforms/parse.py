@@ -64,9 +64,7 @@ def parse_transcript(name: str, data: bytes, *, tz: tzinfo) -> Session:
     if lower.endswith(_JSONL_EXTS):
         return _parse_jsonl(decode_text(data), tz)
     supported = ", ".join(_MARKDOWN_EXTS + _JSONL_EXTS)
-    raise ParseError(
-        f"unknown file extension in {_shown(name)}; supported: {supported}", kind="unknown_extension"
-    )
+    raise ParseError(f"unknown file extension in {_shown(name)}; supported: {supported}", kind="unknown_extension")
 
 
 def decode_text(data: bytes) -> str:
@@ -132,8 +130,7 @@ def _parse_markdown(text: str, tz: tzinfo) -> Session:
     if not turns:
         raise ParseError("no turn headers ('## user', '## assistant', ...) found", kind="no_messages")
     messages = tuple(
-        Message(role=role, content=_trim_blank_lines(body), ts=ts, seq=i)
-        for i, (role, ts, body) in enumerate(turns)
+        Message(role=role, content=_trim_blank_lines(body), ts=ts, seq=i) for i, (role, ts, body) in enumerate(turns)
     )
     return Session(
         session_id=_session_id(meta.get("session_id"), "frontmatter"),
@@ -200,9 +197,7 @@ def _parse_jsonl(text: str, tz: tzinfo) -> Session:
             detail = f" ({exc.msg}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
             raise ParseError(f"line {lineno}: invalid JSON{detail}", kind="bad_json") from exc
         if not isinstance(record, dict):
-            raise ParseError(
-                f"line {lineno}: expected a JSON object, got {_json_type(record)}", kind="bad_record"
-            )
+            raise ParseError(f"line {lineno}: expected a JSON object, got {_json_type(record)}", kind="bad_record")
         for key in ("session_id", "user_id", "agent"):
             if key not in meta and record.get(key) is not None:
                 meta[key], meta_line[key] = record[key], lineno
@@ -303,9 +298,7 @@ def _parse_iso(value: str, tz: tzinfo, lineno: int) -> datetime:
     try:
         ts = datetime.fromisoformat(value.strip())
     except ValueError as exc:
-        raise ParseError(
-            f"line {lineno}: unparseable timestamp {_shown(value)}", kind="bad_timestamp"
-        ) from exc
+        raise ParseError(f"line {lineno}: unparseable timestamp {_shown(value)}", kind="bad_timestamp") from exc
     return ts.replace(tzinfo=tz) if ts.tzinfo is None else ts
 
 

@@ -63,9 +63,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Mapping, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -95,8 +96,9 @@ class RecallParams:
     #: Tuned on the tune halves of both evaluation sets (benchmarks/recall_tune.py); the test halves are read apart.
     time_boost: float = 2.0
     #: Days added on each side of a named time, by its precision: people misremember days, not months.
-    slack: Mapping[str, int] = field(default_factory=lambda: MappingProxyType(
-        {"day": 1, "part": 2, "week": 1, "month": 3, "year": 7}))
+    slack: Mapping[str, int] = field(
+        default_factory=lambda: MappingProxyType({"day": 1, "part": 2, "week": 1, "month": 3, "year": 7})
+    )
     #: The share of time_boost a day of that slack gets: the day named is the likeliest, its neighbours only
     #: possible ("On April 30th, what did we talk about?" ranked April 29 first when the two counted alike).
     slack_boost: float = 0.25
@@ -128,8 +130,12 @@ class RecallParams:
         object.__setattr__(self, "slack", MappingProxyType(dict(self.slack)))
 
     def __hash__(self) -> int:  # the slack days, a read-only mapping, count by their items
-        return hash(tuple(tuple(sorted(v.items())) if isinstance(v, Mapping) else v
-                          for v in (getattr(self, f.name) for f in fields(self))))
+        return hash(
+            tuple(
+                tuple(sorted(v.items())) if isinstance(v, Mapping) else v
+                for v in (getattr(self, f.name) for f in fields(self))
+            )
+        )
 
 
 #: kenang's own settings, for a call that is handed none.
@@ -157,15 +163,18 @@ class KeywordIndex:
     ``i``'s terms are the next ``lengths[i]`` entries).
     """
 
-    def __init__(self, doc_terms: Sequence[str], doc_tfs: np.ndarray, lengths: np.ndarray,
-                 *, term_ids: np.ndarray | None = None):
+    def __init__(
+        self, doc_terms: Sequence[str], doc_tfs: np.ndarray, lengths: np.ndarray, *, term_ids: np.ndarray | None = None
+    ):
         n = len(lengths)
         self.n_docs = n
         doc_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
         tfs = np.asarray(doc_tfs, dtype=np.float32)
         if term_ids is None:  # doc_terms are the flat terms
             vocab: dict[str, int] = {}
-            term_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in doc_terms), dtype=np.int64, count=len(doc_terms))
+            term_ids = np.fromiter(
+                (vocab.setdefault(t, len(vocab)) for t in doc_terms), dtype=np.int64, count=len(doc_terms)
+            )
         else:  # doc_terms is the vocabulary and term_ids index it (a dictionary-encoded column)
             vocab = {t: i for i, t in enumerate(doc_terms)}
             term_ids = np.asarray(term_ids, dtype=np.int64)
@@ -185,12 +194,17 @@ class KeywordIndex:
         """The index as plain arrays (``from_arrays`` reads them back): a recall pack stores them."""
         terms = sorted(self.vocab, key=self.vocab.__getitem__)
         blob = "\n".join(terms).encode("utf-8", "surrogatepass")
-        return {"vocab": np.frombuffer(blob, dtype=np.uint8), "vocab_size": np.int64(len(terms)),
-                "n_docs": np.int64(self.n_docs), "indptr": self.indptr, "postings": self.postings,
-                "weights": self.weights}
+        return {
+            "vocab": np.frombuffer(blob, dtype=np.uint8),
+            "vocab_size": np.int64(len(terms)),
+            "n_docs": np.int64(self.n_docs),
+            "indptr": self.indptr,
+            "postings": self.postings,
+            "weights": self.weights,
+        }
 
     @classmethod
-    def from_arrays(cls, a: Mapping[str, np.ndarray]) -> "KeywordIndex":
+    def from_arrays(cls, a: Mapping[str, np.ndarray]) -> KeywordIndex:
         self = cls.__new__(cls)
         size = int(a["vocab_size"])
         terms = bytes(a["vocab"]).decode("utf-8", "surrogatepass").split("\n") if size else []
@@ -202,7 +216,7 @@ class KeywordIndex:
         return self
 
     @classmethod
-    def from_lists(cls, terms: Sequence[Sequence[str]], tfs: Sequence[Sequence[int]]) -> "KeywordIndex":
+    def from_lists(cls, terms: Sequence[Sequence[str]], tfs: Sequence[Sequence[int]]) -> KeywordIndex:
         lengths = np.fromiter((len(t) for t in terms), dtype=np.int64, count=len(terms))
         flat_terms = [t for ts in terms for t in ts]
         flat_tfs = np.fromiter((c for cs in tfs for c in cs), dtype=np.float32, count=len(flat_terms))
@@ -215,7 +229,11 @@ class KeywordIndex:
     def docs_with(self, term: str) -> np.ndarray:
         """The documents that hold ``term``, ascending."""
         tid = self.vocab.get(term)
-        return np.zeros(0, dtype=np.int64) if tid is None else np.sort(self.postings[self.indptr[tid]:self.indptr[tid + 1]])
+        return (
+            np.zeros(0, dtype=np.int64)
+            if tid is None
+            else np.sort(self.postings[self.indptr[tid] : self.indptr[tid + 1]])
+        )
 
     def scores(self, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
         """Each document's BM25 score; ``glossed``: the query's terms meet the documents' glosses too."""
@@ -238,15 +256,18 @@ class PostingSegment:
     ``SegmentedIndex`` makes them at query time.
     """
 
-    def __init__(self, vocab: Sequence[str], indptr: np.ndarray, postings: np.ndarray, tfs: np.ndarray,
-                 lengths: np.ndarray):
+    def __init__(
+        self, vocab: Sequence[str], indptr: np.ndarray, postings: np.ndarray, tfs: np.ndarray, lengths: np.ndarray
+    ):
         self.terms = list(vocab)
         self.vocab = {t: i for i, t in enumerate(self.terms)}
         self.indptr, self.postings = np.asarray(indptr), np.asarray(postings)
         self.tfs, self.lengths = np.asarray(tfs, dtype=np.float32), np.asarray(lengths, dtype=np.float32)
 
     @classmethod
-    def build(cls, vocab: Sequence[str], term_ids: np.ndarray, doc_tfs: np.ndarray, lengths: np.ndarray) -> "PostingSegment":
+    def build(
+        cls, vocab: Sequence[str], term_ids: np.ndarray, doc_tfs: np.ndarray, lengths: np.ndarray
+    ) -> PostingSegment:
         """From a dictionary-encoded terms column: ``vocab``, each flat term's id, its count, and how many
         distinct terms each document has."""
         n = len(lengths)
@@ -261,11 +282,16 @@ class PostingSegment:
     def arrays(self) -> dict[str, np.ndarray]:
         """The segment as plain arrays (``from_arrays`` reads them back): a recall pack stores them."""
         blob = "\n".join(self.terms).encode("utf-8", "surrogatepass")
-        return {"vocab": np.frombuffer(blob, dtype=np.uint8), "indptr": self.indptr, "postings": self.postings,
-                "tfs": self.tfs, "lengths": self.lengths}
+        return {
+            "vocab": np.frombuffer(blob, dtype=np.uint8),
+            "indptr": self.indptr,
+            "postings": self.postings,
+            "tfs": self.tfs,
+            "lengths": self.lengths,
+        }
 
     @classmethod
-    def from_arrays(cls, a: Mapping[str, np.ndarray], vocab_size: int) -> "PostingSegment":
+    def from_arrays(cls, a: Mapping[str, np.ndarray], vocab_size: int) -> PostingSegment:
         terms = bytes(a["vocab"]).decode("utf-8", "surrogatepass").split("\n") if vocab_size else []
         if len(terms) != vocab_size or len(a["indptr"]) != vocab_size + 1:
             raise ValueError("a posting segment whose vocabulary does not match its size")
@@ -280,8 +306,9 @@ class SegmentedIndex:
     def __init__(self, segments: Sequence[PostingSegment]):
         self.segments = list(segments)
         self.offsets = np.cumsum([0] + [len(s.lengths) for s in self.segments])
-        self.doc_len = np.concatenate([s.lengths for s in self.segments]) if self.segments \
-            else np.zeros(0, dtype=np.float32)
+        self.doc_len = (
+            np.concatenate([s.lengths for s in self.segments]) if self.segments else np.zeros(0, dtype=np.float32)
+        )
         self.n_docs = int(self.offsets[-1])
         self.avg = float(self.doc_len.mean()) if self.n_docs else 0.0
 
@@ -294,8 +321,11 @@ class SegmentedIndex:
 
     def docs_with(self, term: str) -> np.ndarray:
         """The documents that hold ``term``, ascending."""
-        found = [s.postings[s.indptr[tid]:s.indptr[tid + 1]] + offset
-                 for s, offset in zip(self.segments, self.offsets) if (tid := s.vocab.get(term)) is not None]
+        found = [
+            s.postings[s.indptr[tid] : s.indptr[tid + 1]] + offset
+            for s, offset in zip(self.segments, self.offsets, strict=False)
+            if (tid := s.vocab.get(term)) is not None
+        ]
         return np.sort(np.concatenate(found)).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
 
     def scores(self, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
@@ -303,7 +333,7 @@ class SegmentedIndex:
         n = self.n_docs
         for term in query_terms(query, glossed=glossed):
             hits = []
-            for s, offset in zip(self.segments, self.offsets):
+            for s, offset in zip(self.segments, self.offsets, strict=False):
                 tid = s.vocab.get(term)
                 if tid is not None:
                     hits.append((s, int(offset), s.indptr[tid], s.indptr[tid + 1]))
@@ -319,9 +349,15 @@ class SegmentedIndex:
         return out
 
 
-def fuse(keyword: np.ndarray, cosine: np.ndarray | None, *, mode: str = "hybrid",
-         keyword_weight: float | None = None, vector_weight: float | None = None,
-         params: RecallParams = DEFAULTS) -> np.ndarray:
+def fuse(
+    keyword: np.ndarray,
+    cosine: np.ndarray | None,
+    *,
+    mode: str = "hybrid",
+    keyword_weight: float | None = None,
+    vector_weight: float | None = None,
+    params: RecallParams = DEFAULTS,
+) -> np.ndarray:
     """The weighted sum in the module docstring; scores are comparable within one query.
 
     The weights default to ``params``'."""
@@ -348,9 +384,16 @@ def keyword_weight(keyword: np.ndarray, params: RecallParams = DEFAULTS) -> floa
     return params.keyword_weight * max(0.05, min(1.0, float(keyword.max()) / params.keyword_full))
 
 
-def boost_time(scores: np.ndarray, dates: np.ndarray, start: dt.date, end: dt.date, *,
-               boost: float | None = None, named: tuple[dt.date, dt.date] | None = None,
-               params: RecallParams = DEFAULTS) -> np.ndarray:
+def boost_time(
+    scores: np.ndarray,
+    dates: np.ndarray,
+    start: dt.date,
+    end: dt.date,
+    *,
+    boost: float | None = None,
+    named: tuple[dt.date, dt.date] | None = None,
+    params: RecallParams = DEFAULTS,
+) -> np.ndarray:
     """Scores with every row dated in [start, end] multiplied by ``1 + boost`` (default ``params.time_boost``).
 
     ``named``: the range the query named, inside [start, end] (``time_window`` widens it by its slack);
@@ -378,8 +421,15 @@ _JOINED = re.compile(r"\w[.:/\-]\w")
 _JOINER = re.compile(r"[.:/\-]")
 
 
-def boost_anchors(scores: np.ndarray, index, terms: Sequence[str], *, boost: float | None = None,
-                  max_share: float | None = None, params: RecallParams = DEFAULTS) -> np.ndarray:
+def boost_anchors(
+    scores: np.ndarray,
+    index,
+    terms: Sequence[str],
+    *,
+    boost: float | None = None,
+    max_share: float | None = None,
+    params: RecallParams = DEFAULTS,
+) -> np.ndarray:
     """Scores with every row that holds an anchor term multiplied by ``1 + boost`` (default
     ``params.anchor_boost``), times the share of the query's anchors it holds; an anchor in more than
     ``max_share`` of the rows (``params.anchor_share``) names nothing in particular and is passed over."""
@@ -401,8 +451,9 @@ def boost_anchors(scores: np.ndarray, index, terms: Sequence[str], *, boost: flo
     return scores * (1.0 + boost * held / counted)
 
 
-def time_window(start: dt.date, end: dt.date, precision: str,
-                params: RecallParams = DEFAULTS) -> tuple[dt.date, dt.date]:
+def time_window(
+    start: dt.date, end: dt.date, precision: str, params: RecallParams = DEFAULTS
+) -> tuple[dt.date, dt.date]:
     """The named range widened by ``params.slack`` days for its precision (kept within the calendar)."""
     pad = params.slack.get(precision, 1)
     lo = start - dt.timedelta(days=pad) if start > dt.date.min + dt.timedelta(days=pad) else dt.date.min
@@ -466,11 +517,17 @@ def rank_days(scores: np.ndarray, dates) -> dict[dt.date, int]:
     order = np.argsort(-scores, kind="stable")
     _, first = np.unique(days[order], return_index=True)  # the first, best, row of each day
     rows = order[np.sort(first)]
-    return {d: int(r) for d, r in zip(days[rows].astype(object), rows)}
+    return {d: int(r) for d, r in zip(days[rows].astype(object), rows, strict=False)}
 
 
-def day_scores(scores: np.ndarray, dates, is_key: np.ndarray, key_weight: float | None = None,
-               fusion: str | None = None, params: RecallParams = DEFAULTS) -> dict[dt.date, tuple[float, int]]:
+def day_scores(
+    scores: np.ndarray,
+    dates,
+    is_key: np.ndarray,
+    key_weight: float | None = None,
+    fusion: str | None = None,
+    params: RecallParams = DEFAULTS,
+) -> dict[dt.date, tuple[float, int]]:
     """Each day's fused score (best transcript chunk and best key weighed apart, step 4) and its best row, best first.
 
     Ties keep the earlier day first.
@@ -539,9 +596,13 @@ def select(
                 own = hits.get(day)
                 if own is None and day in named and day in best_row:  # no score of its own: shown by its best row
                     own = Hit(day, 0.0, "direct", refs[best_row[day]])
-                if day < parent.date and own is not None and own.via == "direct" and \
-                        (own.score >= params.when_min * parent.score or day in named) and \
-                        own.score < parent.score * params.when_lift:
+                if (
+                    day < parent.date
+                    and own is not None
+                    and own.via == "direct"
+                    and (own.score >= params.when_min * parent.score or day in named)
+                    and own.score < parent.score * params.when_lift
+                ):
                     hits[day] = Hit(day, parent.score * params.when_lift, f"cited:{parent.date.isoformat()}", own.chunk)
     if expand:
         direct_top = [h for h in hits.values() if h.via == "direct"][:top_k]
@@ -573,10 +634,13 @@ def named_days(text: str, day: dt.date, cited: Sequence[dt.date]) -> set[dt.date
     for i, m in enumerate(numbers.finditer(text)):
         if i == NAMED_PLACES:
             break
-        around = text[max(0, m.start() - NAMED_AROUND): m.end() + NAMED_AROUND]
+        around = text[max(0, m.start() - NAMED_AROUND) : m.end() + NAMED_AROUND]
         later = {(r.text, r.start) for r in timeq.parse(around, day + dt.timedelta(days=8)).ranges}
-        found |= {r.start for r in timeq.parse(around, day).ranges
-                  if r.start == r.end and r.start in wanted and (r.text, r.start) in later}
+        found |= {
+            r.start
+            for r in timeq.parse(around, day).ranges
+            if r.start == r.end and r.start in wanted and (r.text, r.start) in later
+        }
     return found
 
 

@@ -307,7 +307,10 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("digitalocean_token", re.compile(_AFTER_WORD + r"do[opr]_v1_[A-Za-z0-9]{40,}")),
     # Google OAuth 2.0 access tokens: "ya29." and base64url, in dot-joined parts for
     # service accounts ("ya29.c.b0A..."); 20+ characters, so prose "ya29.x" survives.
-    ("google_oauth_token", re.compile(_AFTER_WORD + r"ya29\.(?=[0-9A-Za-z._-]{20})[0-9A-Za-z_-]++(?:\.[0-9A-Za-z_-]++)*+")),
+    (
+        "google_oauth_token",
+        re.compile(_AFTER_WORD + r"ya29\.(?=[0-9A-Za-z._-]{20})[0-9A-Za-z_-]++(?:\.[0-9A-Za-z_-]++)*+"),
+    ),
     # Google OAuth client secrets: "GOCSPX-" and 28 base64url characters.
     ("google_oauth_secret", re.compile(_AFTER_WORD + r"GOCSPX-[A-Za-z0-9_-]{28,}")),
     # Docker Hub personal and organisation access tokens: "dckr_pat_" / "dckr_oat_" + 27+.
@@ -489,12 +492,11 @@ _PARTIAL: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "url_credentials",
         re.compile(
-            r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s:/@]*:"
-            + _NOT_MARKER
-            + r"(?P<secret>[^\s/@]+)@"
+            r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s:/@]*:" + _NOT_MARKER + r"(?P<secret>[^\s/@]+)@"
         ),
     ),
 )
+
 
 def _partial_span(m: re.Match[str]) -> Span | None:
     """The ``secret`` group, unless it is a placeholder (``IDENTIFIED BY '...'``, ``'<password>'``)."""
@@ -636,8 +638,13 @@ _GLUED = r"(?:[A-Za-z0-9]{1,20}(?=pass(?:word|wd|phrase)|token))?"
 _MID_WORD = r"(?!(?:is|adalah)(?![A-Za-z0-9_.-]))[A-Za-z0-9][A-Za-z0-9_.-]{0,19}"
 _MID_WORDS = _MID_WORD + r"(?:[ \t]+" + _MID_WORD + r"){0,2}"
 _ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9/])" + _GLUED  # not after "/": "~/.aws/credentials:" is a path
-    + r"(?:(?P<pw>" + _PASSWORD_KEYS + r")|(?P<sec>" + _SECRET_KEYS + r")|(?P<pin>pin))"
+    r"(?i)(?<![A-Za-z0-9/])"
+    + _GLUED  # not after "/": "~/.aws/credentials:" is a path
+    + r"(?:(?P<pw>"
+    + _PASSWORD_KEYS
+    + r")|(?P<sec>"
+    + _SECRET_KEYS
+    + r")|(?P<pin>pin))"
     + _KEY_SUFFIX
     + r"(?P<nya>-?nya)?[\"']?"
     r"(?P<mid>[ \t]+" + _MID_WORDS + r")?"
@@ -647,15 +654,31 @@ _ASSIGNMENT = re.compile(
     # "word word: value" follows, which is the words-between form, so a value is read
     # the same way however often it is redacted.
     r"|(?P<verb>[ \t]+(?:is|adalah)(?:[ \t]*:)?[ \t]+"
-    r"|(?(mid)(?!)|(?(nya)[ \t]+(?!" + _MID_WORDS + r"[ \t]*[:=])|(?!)))))"
-    + _VALUE
+    r"|(?(mid)(?!)|(?(nya)[ \t]+(?!" + _MID_WORDS + r"[ \t]*[:=])|(?!)))))" + _VALUE
 )
 # Type names after a colon are code annotations ("password: str"), not values; a
 # boolean is a setting ("password_auth: false"), never a secret.
-_NOT_VALUES = frozenset({
-    "str", "string", "bytes", "int", "none", "null", "optional", "any",
-    "true", "false", "yes", "no", "on", "off", "enabled", "disabled", "required",
-})
+_NOT_VALUES = frozenset(
+    {
+        "str",
+        "string",
+        "bytes",
+        "int",
+        "none",
+        "null",
+        "optional",
+        "any",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "enabled",
+        "disabled",
+        "required",
+    }
+)
 # Words between a key and its separator that make the value a property of the secret,
 # not the secret: "token limit: 4096", "password policy: 12 chars", "kata sandi salah: 3x".
 _NOT_KEY_WORDS = frozenset(
@@ -744,32 +767,54 @@ def _after_marker_span(m: re.Match[str]) -> Span | None:
 _PLAIN_WORDS = r"(?P<mid>(?:[ \t]+[A-Za-z]{1,20}){0,3})"
 _EVERYDAY: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "PIN ATM aku 482913": a PIN, up to three plain words, then 4 to 8 digits.
-    ("pin", re.compile(
-        r"(?<![A-Za-z0-9_])(?i:pin|passcode)(?:-?nya)?" + _PLAIN_WORDS
-        + r"[ \t]+" + _NOT_MARKER + r"(?P<bare>[0-9]{4,8})(?![0-9A-Za-z_/-]|[.,:][0-9])"
-    )),
+    (
+        "pin",
+        re.compile(
+            r"(?<![A-Za-z0-9_])(?i:pin|passcode)(?:-?nya)?"
+            + _PLAIN_WORDS
+            + r"[ \t]+"
+            + _NOT_MARKER
+            + r"(?P<bare>[0-9]{4,8})(?![0-9A-Za-z_/-]|[.,:][0-9])"
+        ),
+    ),
     # "user admin / pass Indomie123": a user and then a password, with no separator after "pass".
-    ("password", re.compile(
-        r"(?i)(?<![A-Za-z0-9_])(?:user(?:name)?|usr|login|akun|account)[ \t]*[:=]?[ \t]*[^\s/:@,;|\[]{1,64}"
-        r"[ \t]*(?:[/,;|][ \t]*|[ \t]+)(?:pass(?:word)?|passwd|pwd|pw|sandi)[ \t]+"
-        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;]+)"
-    )),
+    (
+        "password",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9_])(?:user(?:name)?|usr|login|akun|account)[ \t]*[:=]?[ \t]*[^\s/:@,;|\[]{1,64}"
+            r"[ \t]*(?:[/,;|][ \t]*|[ \t]+)(?:pass(?:word)?|passwd|pwd|pw|sandi)[ \t]+"
+            + _NOT_MARKER
+            + r"(?P<bare>[^\s\"'`,;]+)"
+        ),
+    ),
     # "login admin:Indomie123 di router": a login cue, then user:password.
-    ("password", re.compile(
-        r"(?i)(?<![A-Za-z0-9_])(?:login|log[ \t]+in|masuk|akun|account|creds?|credentials?|user(?:name)?)"
-        r"[ \t]+(?:(?:pakai|pake|with|dengan|as|sebagai)[ \t]+)?[A-Za-z0-9._%+-]{1,64}:"
-        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;@/]+)(?![@/])"
-    )),
+    (
+        "password",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9_])(?:login|log[ \t]+in|masuk|akun|account|creds?|credentials?|user(?:name)?)"
+            r"[ \t]+(?:(?:pakai|pake|with|dengan|as|sebagai)[ \t]+)?[A-Za-z0-9._%+-]{1,64}:"
+            + _NOT_MARKER
+            + r"(?P<bare>[^\s\"'`,;@/]+)(?![@/])"
+        ),
+    ),
     # "wifi pass Abc12345zz", "pass wifi Abc12345zz": "pass" is no verb next to "wifi".
-    ("password", re.compile(
-        r"(?i)(?<![A-Za-z0-9_])(?:wi-?fi(?:-?nya)?[ \t]+pass|pass[ \t]+wi-?fi(?:-?nya)?)[ \t]+"
-        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;]+)"
-    )),
+    (
+        "password",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9_])(?:wi-?fi(?:-?nya)?[ \t]+pass|pass[ \t]+wi-?fi(?:-?nya)?)[ \t]+"
+            + _NOT_MARKER
+            + r"(?P<bare>[^\s\"'`,;]+)"
+        ),
+    ),
     # "passwd hunter2xyz": not the command ("sudo passwd deploy01", "$ passwd -l u").
-    ("password", re.compile(
-        r"(?<![A-Za-z0-9_./$`-])(?<!sudo )(?<!doas )(?<!\$ )(?<!# )(?i:passwd)[ \t]+"
-        + _NOT_MARKER + r"(?P<bare>[^\s\"'`,;]+)"
-    )),
+    (
+        "password",
+        re.compile(
+            r"(?<![A-Za-z0-9_./$`-])(?<!sudo )(?<!doas )(?<!\$ )(?<!# )(?i:passwd)[ \t]+"
+            + _NOT_MARKER
+            + r"(?P<bare>[^\s\"'`,;]+)"
+        ),
+    ),
 )
 
 
@@ -782,7 +827,7 @@ _NOT_PIN_WORDS = frozenset(
 
 def _everyday_span(m: re.Match[str]) -> Span | None:
     start, end = m.span("bare")
-    value = m.string[start:_before_marker(m.string, start, end)].rstrip(".!?)")
+    value = m.string[start : _before_marker(m.string, start, end)].rstrip(".!?)")
     if m.re is _EVERYDAY[0][1]:
         words = (m["mid"] or "").lower().split()
         return None if any(w in _NOT_KEY_WORDS or w in _NOT_PIN_WORDS for w in words) else (start, start + len(value))
@@ -940,9 +985,12 @@ _B64_ENTROPY = Base64HighEntropyString()
 _HEX_ENTROPY = HexHighEntropyString()
 
 #: Every kind ``redact`` can write.
-KINDS: tuple[str, ...] = tuple(sorted(
-    {r.kind for r in (*_BEFORE_MNEMONICS, *_CLI_RULES)} | {"wallet_mnemonic", "password", "secret", "pin", "cookie", "high_entropy"}
-))
+KINDS: tuple[str, ...] = tuple(
+    sorted(
+        {r.kind for r in (*_BEFORE_MNEMONICS, *_CLI_RULES)}
+        | {"wallet_mnemonic", "password", "secret", "pin", "cookie", "high_entropy"}
+    )
+)
 
 # A word glued to a digit or "_" is part of a token ("yellow4111", "abandon_1"), not a
 # mnemonic word, so a run never ends next to a token that a marker would then expose.
@@ -1047,8 +1095,12 @@ def _redact_assignments(text: str, marker: Callable[[str], str]) -> str:
             value = value.rstrip("?!")
         if _accepted(m, value):
             end = start + len(value)
-            if m["pw"] is not None and group == "bare" and (m["sep"] or "").strip() == ":" \
-                    and m["pw"].lower() != "passcode":  # a passcode is one word of digits
+            if (
+                m["pw"] is not None
+                and group == "bare"
+                and (m["sep"] or "").strip() == ":"
+                and m["pw"].lower() != "passcode"
+            ):  # a passcode is one word of digits
                 end = _clause_end(text, end)
             kind = "pin" if m["pin"] is not None else "password" if m["pw"] is not None else "secret"
             out.append(text[pos:start])
@@ -1159,8 +1211,11 @@ def _loose_value(text: str, pos: int) -> Span | None:
             value = text[start + 1 : _before_marker(text, start + 1, close)]
             # A quoted phrase of three or more words right after the key is a passphrase.
             phrase = i == 0 and len(value.split()) >= 3
-            return (start + 1, close) if value == text[start + 1 : close] and (_looks_like_secret(value) or phrase) \
+            return (
+                (start + 1, close)
+                if value == text[start + 1 : close] and (_looks_like_secret(value) or phrase)
                 else None
+            )
         word = m[1].lstrip("(<{")
         start += len(m[1]) - len(word)
         cut = word.find("[REDACTED:")
@@ -1175,8 +1230,12 @@ def _loose_value(text: str, pos: int) -> Span | None:
             return (start, start + len(core))
         lower = core.lower()
         if (
-            cut >= 0 or core != word or i == _LOOSE_WORDS or not _LOOSE_MID_WORD.fullmatch(core)
-            or lower in ("is", "adalah") or (lower in _NOT_KEY_WORDS and lower not in _CHANGE_WORDS)
+            cut >= 0
+            or core != word
+            or i == _LOOSE_WORDS
+            or not _LOOSE_MID_WORD.fullmatch(core)
+            or lower in ("is", "adalah")
+            or (lower in _NOT_KEY_WORDS and lower not in _CHANGE_WORDS)
         ):
             return None
         pos = m.end()
@@ -1187,8 +1246,10 @@ def _redact_mnemonics(text: str, marker: Callable[[str], str]) -> str:
     """Replace each maximal run of 12+ BIP39 words with one marker."""
     # A run needs 12 BIP39 words; most texts do not hold that many in all, and counting is cheap.
     words = _WORD.findall(text)
-    if len(words) < _MNEMONIC_MIN_WORDS or sum(map(BIP39_ENGLISH.__contains__, map(str.lower, words))) \
-            < _MNEMONIC_MIN_WORDS:
+    if (
+        len(words) < _MNEMONIC_MIN_WORDS
+        or sum(map(BIP39_ENGLISH.__contains__, map(str.lower, words))) < _MNEMONIC_MIN_WORDS
+    ):
         return text
     runs: list[tuple[int, int]] = []
     run_start = run_end = -1
@@ -1262,8 +1323,11 @@ def redact_tree(value: object) -> object:
     if isinstance(value, dict):
         return {redact_tree(k): redact_tree(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(redact_tree(v) for v in value) if isinstance(value, list) else tuple(
-            redact_tree(v) for v in value)
+        return (
+            type(value)(redact_tree(v) for v in value)
+            if isinstance(value, list)
+            else tuple(redact_tree(v) for v in value)
+        )
     return value
 
 
@@ -1293,8 +1357,7 @@ def printable_name(name: str) -> str:
         except UnicodeEncodeError:
             pass
     text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-                   for c in text)
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
 
 
 def redact_file_name(name: str) -> str:

@@ -80,9 +80,7 @@ def render_jsonl(session: Session) -> str:
     for i, m in enumerate(session.messages):
         record: dict[str, object] = {}
         if i == 0:
-            record.update(
-                {k: getattr(session, k) for k in _FRONTMATTER_KEYS if getattr(session, k) is not None}
-            )
+            record.update({k: getattr(session, k) for k in _FRONTMATTER_KEYS if getattr(session, k) is not None})
         record["role"] = m.role
         record["content"] = m.content
         record["timestamp"] = None if m.ts is None else m.ts.isoformat()

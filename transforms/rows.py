@@ -20,20 +20,20 @@ and not rewritten.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from typing import Iterable, Iterator, Sequence
+from datetime import UTC, date, datetime
 
 import pyarrow as pa
 
 from schemas.tables import MESSAGES, SESSIONS
-from transforms.ids import message_id, row_fingerprint
-from transforms.model import Message, ResolvedSession
 from transforms.forget import Forgetting
+from transforms.ids import message_id, row_fingerprint
 from transforms.injection import flag_injection
+from transforms.model import Message, ResolvedSession
 from transforms.redact import redact, redact_identifier
 
-_FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)
+_FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,11 @@ class DayRows:
 
 
 def build_day_rows(
-    items: Sequence[tuple[ResolvedSession, SourceFile]], *, user_id: str, day: date, run_id: str,
+    items: Sequence[tuple[ResolvedSession, SourceFile]],
+    *,
+    user_id: str,
+    day: date,
+    run_id: str,
     forgetting: Forgetting | None = None,
 ) -> DayRows:
     """Rows for one (user, day) partition from its resolved sessions; ``forgetting`` leaves out what was forgotten."""
@@ -133,29 +137,36 @@ def _path(archive_path: str, forgetting: Forgetting | None) -> str:
     return archive_path if forgetting is None else forgetting.rename_path(archive_path)
 
 
-def session_message_ids(messages: Iterable[Message], *, user_id: str, session_id: str,
-                        occurrences: Counter | None = None) -> Iterator[tuple[Message, datetime | None, str]]:
+def session_message_ids(
+    messages: Iterable[Message], *, user_id: str, session_id: str, occurrences: Counter | None = None
+) -> Iterator[tuple[Message, datetime | None, str]]:
     """(message, its UTC time, its id) for one file's messages of a session; the n-th identical one counts n.
 
     ``occurrences`` carries the count on from the files before (the segments of one
     reading of an agent's log, in file order, are numbered as that one file)."""
     occurrences = Counter() if occurrences is None else occurrences
     for msg in messages:
-        ts = msg.ts.astimezone(timezone.utc) if msg.ts is not None else None
+        ts = msg.ts.astimezone(UTC) if msg.ts is not None else None
         key = (msg.role, ts, msg.content)
         yield msg, ts, message_id(user_id, session_id, msg.role, ts, msg.content, occurrences[key])
         occurrences[key] += 1
 
 
-def _merge_messages(group: list[tuple[ResolvedSession, SourceFile]], *, user_id: str, session_id: str,
-                    forgetting: Forgetting | None = None) -> list[dict]:
+def _merge_messages(
+    group: list[tuple[ResolvedSession, SourceFile]],
+    *,
+    user_id: str,
+    session_id: str,
+    forgetting: Forgetting | None = None,
+) -> list[dict]:
     seen: dict[str, dict] = {}
     order = 0
     readings: dict[str, Counter] = {}  # a collected log's segments count repeats on from one another
     for rs, src in group:
         counts = readings.setdefault(src.lineage, Counter()) if src.lineage else None
-        for msg, ts, mid in session_message_ids(rs.session.messages, user_id=user_id, session_id=session_id,
-                                                occurrences=counts):
+        for msg, ts, mid in session_message_ids(
+            rs.session.messages, user_id=user_id, session_id=session_id, occurrences=counts
+        ):
             if mid in seen:
                 continue
             red = redact(msg.content)
@@ -181,6 +192,4 @@ def _fingerprint(session_rows: list[dict], message_rows: list[dict]) -> str:
     def strip(row: dict) -> tuple:
         return tuple((k, v) for k, v in row.items() if k != "run_id")
 
-    return row_fingerprint(
-        [("s",) + strip(r) for r in session_rows] + [("m",) + strip(r) for r in message_rows]
-    )
+    return row_fingerprint([("s",) + strip(r) for r in session_rows] + [("m",) + strip(r) for r in message_rows])

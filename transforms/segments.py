@@ -10,7 +10,6 @@ segments through here, so what was counted is what is loaded.
 from __future__ import annotations
 
 import datetime as dt
-
 from dataclasses import replace
 
 from transforms.collect import segment_later_day, segment_of

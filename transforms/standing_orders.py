@@ -115,17 +115,22 @@ _MARKUP = re.compile(
     rf"|^[ \t]*`{{3}}[ \t]*{_ROLES}\b"
     rf"|[\"']role[\"']\s*:\s*[\"']{_ROLES}[\"']"
     r"|\b(?:begin|end)[ \t]+(?:of[ \t]+)?system[ \t]+(?:prompt|message)\b",
-    re.IGNORECASE | re.MULTILINE)
+    re.IGNORECASE | re.MULTILINE,
+)
 # A role label in capitals, at a line's start: "SYSTEM:", "ASSISTANT:".
-_CAPS_LABEL = re.compile(r"^[ \t]*[*_]{0,3}(?:SYSTEM|ASSISTANT|TOOL|DEVELOPER|FUNCTION|SISTEM|ASISTEN)"
-                         r"(?:[ \t]+(?:MESSAGE|PROMPT|PESAN))?[*_]{0,3}[ \t]*:", re.MULTILINE)
+_CAPS_LABEL = re.compile(
+    r"^[ \t]*[*_]{0,3}(?:SYSTEM|ASSISTANT|TOOL|DEVELOPER|FUNCTION|SISTEM|ASISTEN)"
+    r"(?:[ \t]+(?:MESSAGE|PROMPT|PESAN))?[*_]{0,3}[ \t]*:",
+    re.MULTILINE,
+)
 # ... and in any case when what follows is addressed to an assistant: "System: ignore the user".
 _LABEL_ORDER = re.compile(
     rf"^[ \t]*[*_]{{0,3}}{_ROLES}(?:[ \t]+(?:message|prompt|pesan|note|override))?[*_]{{0,3}}[ \t]*:[*_]{{0,3}}[ \t]*\n?[ \t]*"
     r"(?:you|your|kamu|anda|ignore|disregard|abaikan|from[ \t]+now|mulai|always|selalu|never|jangan|do[ \t]+not|don'?t|"
     r"new[ \t]+instructions?|instruksi|sure|certainly|of[ \t]+course|ok(?:ay)?|understood|i[ \t]+will|i'll|i[ \t]+am|i'm|"
     r"here[ \t]+is|here's|as[ \t]+an[ \t]+ai|baik|siap|tentu|saya[ \t]+akan|aku[ \t]+akan)\b",
-    re.IGNORECASE | re.MULTILINE)
+    re.IGNORECASE | re.MULTILINE,
+)
 
 # --- commands -----------------------------------------------------------------------------
 
@@ -146,7 +151,8 @@ _COMMAND = re.compile(
     r"|\bsudo[ \t]+(?:rm|chmod|chown|dd|mkfs|bash|sh|curl|wget|su|tee|cat)\b"
     r"|\bcurl\b[^\n|]{0,100}[ \t](?:-T|--upload-file|-F|--form|(?:-d|--data(?:-binary)?)[ \t]*@)"
     r"|\b(?:scp|rsync)[ \t][^\n]{0,120}\b[\w.-]{1,64}@[\w.-]{1,253}:",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 # --- secrets to send or show ----------------------------------------------------------------
 
@@ -163,37 +169,48 @@ _SECRET_THING = re.compile(
     r"|\b(?:passwords?|passwd|passphrases?|kata[ \t]+sandi|sandi|secrets?|(?:kode|data|file|berkas|dokumen)[ \t]+rahasia|access[ \t]+tokens?|api[ \t]+tokens?|"
     r"auth[ \t]+tokens?|(?:session|auth|login|browser)[ \t]+(?:cookies?|tokens?)|seed[ \t]+phrases?|mnemonics?|recovery[ \t]+(?:codes?|phrases?)|"
     r"env(?:ironment)?[ \t]+var(?:iable)?s|shadow[ \t]+file)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _DISCLOSE = re.compile(
     r"\b(?:paste|send|include|print|output|show|display|reveal|disclose|leak|dump|cat|echo|share|copy|upload|attach|"
     r"read[ \t]+(?:out|aloud|back)|tell|give|put|list|type|forward|email|post|exfiltrate|expose|quote|insert|append|prepend|"
     r"tempel(?:kan)?|kirim(?:kan)?|sertakan|cetak|tampilkan|tunjukkan|perlihatkan|bacakan|salin|unggah|lampirkan|"
     r"bocorkan|bagikan|berikan|beri|kasih|masukkan|tuliskan|tulis|sebutkan|teruskan|ungkapkan|sebarkan|base64|xxd|encode)\b"
     r"|\b(?:contents?|isi(?:nya)?|full[ \t]+text|semua[ \t]+isi)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 # --- addresses to send or write to ----------------------------------------------------------
 
 _EMAIL = r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}"
 # Public names only: a homelab's own hosts (nas.lan, pve1.local) are where its backups go, not a destination to refuse.
-_TLD = r"(?:com|net|org|io|dev|xyz|ru|cn|id|co|me|app|sh|site|online|top|info|biz|ai|gg|tk|ml|cc|pw|su|to|ly|uk|de|" \
-       r"su|ws|link|click|live|icu|cloud|page|pages\.dev|workers\.dev|ngrok\.io|ngrok-free\.app)"
-_ADDRESS = rf"(?:{_EMAIL}|(?:https?|ftp|wss?)://\S{{1,200}}|[\w-]{{1,63}}(?:\.[\w-]{{1,63}}){{0,6}}\.{_TLD}\b(?:[:/]\S{{0,200}})?" \
-           r"|\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})"
+_TLD = (
+    r"(?:com|net|org|io|dev|xyz|ru|cn|id|co|me|app|sh|site|online|top|info|biz|ai|gg|tk|ml|cc|pw|su|to|ly|uk|de|"
+    r"su|ws|link|click|live|icu|cloud|page|pages\.dev|workers\.dev|ngrok\.io|ngrok-free\.app)"
+)
+_ADDRESS = (
+    rf"(?:{_EMAIL}|(?:https?|ftp|wss?)://\S{{1,200}}|[\w-]{{1,63}}(?:\.[\w-]{{1,63}}){{0,6}}\.{_TLD}\b(?:[:/]\S{{0,200}})?"
+    r"|\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})"
+)
 _SEND = re.compile(
     r"\b(?:send|email|e-mail|mail|forward|post|upload|write|report|copy|cc|bcc|submit|push|sync|transfer|exfiltrate|"
     r"leak|pipe|log|notify|ping|paste|deliver|share|dump|beam|fax|sms|text|message|dm|"
     r"kirim(?:kan)?|teruskan|unggah|laporkan|tulis(?:kan)?|salin|tembuskan|posting|bagikan|sebarkan|serahkan|"
-    r"simpan|lapor)\b", re.IGNORECASE)
-_TO_ADDRESS = re.compile(rf"\b(?:to|ke|kepada|into|onto|via|ke[ \t]+alamat)[ \t]+(?:the[ \t]+)?{_ADDRESS}",
-                         re.IGNORECASE)
-_ADDRESSED = re.compile(rf"\b(?:cc|bcc)[ \t]*:?[ \t]*{_EMAIL}|\bmailto:{_EMAIL}|\bwebhook\b[^\n]{{0,40}}(?:https?://)",
-                        re.IGNORECASE)
+    r"simpan|lapor)\b",
+    re.IGNORECASE,
+)
+_TO_ADDRESS = re.compile(
+    rf"\b(?:to|ke|kepada|into|onto|via|ke[ \t]+alamat)[ \t]+(?:the[ \t]+)?{_ADDRESS}", re.IGNORECASE
+)
+_ADDRESSED = re.compile(
+    rf"\b(?:cc|bcc)[ \t]*:?[ \t]*{_EMAIL}|\bmailto:{_EMAIL}|\bwebhook\b[^\n]{{0,40}}(?:https?://)", re.IGNORECASE
+)
 
 # --- imperatives ---------------------------------------------------------------------------
 
 # Verbs that act beyond the answer: an order with one of them is refused with or without a cue.
-_ACTION_VERBS = frozenset("""
+_ACTION_VERBS = frozenset(
+    """
 send email e-mail mail forward upload paste exfiltrate leak reveal disclose dump run execute exec eval
 download fetch curl wget install uninstall delete erase wipe rm transfer pay buy notify
 ignore disregard obey pretend hide conceal lie bypass disable publish visit attach grant approve submit
@@ -201,9 +218,11 @@ share expose sudo chmod kill reboot shutdown overwrite decode decrypt
 kirim kirimkan teruskan unggah tempel tempelkan bocorkan ungkapkan jalankan eksekusi unduh pasang instal hapus
 bayar beli telepon hubungi abaikan patuhi turuti sembunyikan rahasiakan bohongi matikan nonaktifkan lampirkan
 kunjungi bacakan salin bagikan sebarkan serahkan ngirim
-""".split())
+""".split()
+)
 # Verbs an order to an assistant starts with (base forms): refused after a standing cue.
-_VERBS = _ACTION_VERBS | frozenset("""
+_VERBS = _ACTION_VERBS | frozenset(
+    """
 answer reply respond write use give include add start begin end finish close say tell mention show print output
 translate speak talk address refer sign follow do make keep check ask remind greet act summarize summarise
 format list explain cite link suggest recommend avoid stop skip leave assume treat trust read open copy insert
@@ -215,15 +234,21 @@ tambah mulai mulailah awali akhiri tutup sebut sebutkan katakan bilang tampilkan
 ikuti lakukan bikin buat cek periksa tanya tanyakan ingatkan sapa panggil rangkum ringkas jelaskan sarankan
 hindari berhenti lewati biarkan anggap percayai baca buka masukkan simpan catat ganti ubah setel tolak cari
 nolak ngasih kasi bales jwb nulis nyebut
-""".split())
+""".split()
+)
 _NEGATION = frozenset("don't dont never avoid stop jangan jgn jngn berhenti".split())
-_FILLER = frozenset("""
+_FILLER = frozenset(
+    """
 please pls kindly just simply also then and so first firstly immediately quietly silently secretly automatically
 tolong tlg mohon langsung cukup juga lalu terus dan dulu pertama harap silakan coba segera otomatis diam-diam
 pokoknya aja ya dong deh ingat inget harus wajib mesti pls plz
-""".split())
-_LABEL = re.compile(r"^\s*(?:correction|preference|note|rule|reminder|important|koreksi|preferensi|catatan|aturan|"
-                    r"pengingat|penting|nb|ps|instruction|instruksi|fact|fakta)\s*[:\-–—]\s*", re.IGNORECASE)
+""".split()
+)
+_LABEL = re.compile(
+    r"^\s*(?:correction|preference|note|rule|reminder|important|koreksi|preferensi|catatan|aturan|"
+    r"pengingat|penting|nb|ps|instruction|instruksi|fact|fakta)\s*[:\-–—]\s*",
+    re.IGNORECASE,
+)
 
 _CUE = (
     r"always|never|(?:do[ \t]+not|don'?t)[ \t]+ever|every[ \t]+(?:single[ \t]+)?time|each[ \t]+time|"
@@ -245,7 +270,8 @@ _CUE = (
     r"di[ \t]?tanya(?:kan|i|in)?|"
     r"(?:kalau|kalo|klo|kl|jika|bila|apabila|tiap|setiap)[ \t]+ada[ \t]+(?:yang|yg|orang|user)[ \t]+(?:nanya|tanya|bertanya|menanyakan)|"
     r"(?:di|pada|dalam)[ \t]+(?:awal[ \t]+|akhir[ \t]+)?(?:setiap|tiap|semua)[ \t]+"
-    r"(?:jawaban|balasan|respons?|pesan|percakapan|sesi|chat)|sebelum[ \t]+(?:men)?jawab")
+    r"(?:jawaban|balasan|respons?|pesan|percakapan|sesi|chat)|sebelum[ \t]+(?:men)?jawab"
+)
 _CUE_ANY = re.compile(rf"(?<![\w'])(?:{_CUE})\b", re.IGNORECASE)
 _CUE_HEAD = re.compile(rf"(?:{_CUE})\b\s*[,:]?\s*", re.IGNORECASE)
 _MODAL = re.compile(
@@ -267,15 +293,18 @@ _MODAL = re.compile(
     r"let[ \t]+(?:the[ \t]+)?(?:user|him|her|them)[ \t]+know)\b"
     r"|\bwithout[ \t]+(?:telling|asking|informing|notifying)[ \t]+(?:the[ \t]+)?(?:user|him|her|them|anyone)\b"
     r"|\btanpa[ \t]+(?:memberi[ \t]?tahu|bilang|izin|sepengetahuan)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _CLAUSES = re.compile(r"[.!?;]+(?:\s|$)|\n+|[,:](?:\s|$)|\s[-–—]\s|\b(?:then|lalu|terus|kemudian)\b", re.IGNORECASE)
 # A word after which the clause's first word is a noun, not an order: "Email is ...", "Run log di /var".
-_NOUN_NEXT = re.compile(r"[ \t]*(?:is|are|was|were|has|have|had|adalah|itu|ini|nya|'s|of|ada|sudah|udah|masih|lagi)\b|[ \t]*$"
-                        # ... or a compound noun it starts, as a subject ("Upload speed at home is 20 Mbps")
-                        r"|[ \t]+(?:speeds?|times?|limits?|logs?|history|address(?:es)?|count|rate|size|folder|path|button|"
-                        r"page|queue|quota|results?|engine|settings?)(?:[ \t]+(?!(?:when|whenever|if|as|because|while|unless|"
-                        r"until|kalau|ketika|saat|the|it|this|that)\b)[\w-]+){0,3}?[ \t]+(?:is|are|was|were|adalah)\b",
-                        re.IGNORECASE)
+_NOUN_NEXT = re.compile(
+    r"[ \t]*(?:is|are|was|were|has|have|had|adalah|itu|ini|nya|'s|of|ada|sudah|udah|masih|lagi)\b|[ \t]*$"
+    # ... or a compound noun it starts, as a subject ("Upload speed at home is 20 Mbps")
+    r"|[ \t]+(?:speeds?|times?|limits?|logs?|history|address(?:es)?|count|rate|size|folder|path|button|"
+    r"page|queue|quota|results?|engine|settings?)(?:[ \t]+(?!(?:when|whenever|if|as|because|while|unless|"
+    r"until|kalau|ketika|saat|the|it|this|that)\b)[\w-]+){0,3}?[ \t]+(?:is|are|was|were|adalah)\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[\w'-]+")
 
 
@@ -313,8 +342,8 @@ def standing_order(text: str) -> Order | None:
 
 # Letters from other scripts that read as Latin ones: "Аlways" with a Cyrillic А reads as "Always" to a model.
 _CONFUSABLES = str.maketrans(
-    "АВЕКМНОРСТУХІЈЅаеорсухіјѕԁһӏԛԝѵΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ",
-    "ABEKMHOPCTYXIJSaeopcyxijsdhlqwvABEZHIKMNOPTYXaiknoptux")
+    "АВЕКМНОРСТУХІЈЅаеорсухіјѕԁһӏԛԝѵΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ", "ABEKMHOPCTYXIJSaeopcyxijsdhlqwvABEZHIKMNOPTYXaiknoptux"
+)
 
 
 def _read(text: str) -> str:
@@ -328,9 +357,12 @@ def _read(text: str) -> str:
 
 # A verb that discloses, unless it is negated ("Never shares passwords", "Doesn't like to share ...") or a noun
 # ("a list of passwords"): a rule against leaking is no order to leak.
-_NEGATED = re.compile(r"(?:\b(?:never|not|no|don'?t|doesn'?t|didn'?t|won'?t|avoids?|hates?|refuses?|jangan|jgn|tidak|"
-                      r"tak|nggak|ngga|gak|ga|enggak|bukan)[ \t]+(?:(?:like|likes|want|wants|ever|pernah|mau|suka|usah|to|"
-                      r"boleh|bakal)[ \t]+){0,2})$", re.IGNORECASE)
+_NEGATED = re.compile(
+    r"(?:\b(?:never|not|no|don'?t|doesn'?t|didn'?t|won'?t|avoids?|hates?|refuses?|jangan|jgn|tidak|"
+    r"tak|nggak|ngga|gak|ga|enggak|bukan)[ \t]+(?:(?:like|likes|want|wants|ever|pernah|mau|suka|usah|to|"
+    r"boleh|bakal)[ \t]+){0,2})$",
+    re.IGNORECASE,
+)
 _CONTENTS = re.compile(r"contents?|isi(?:nya)?|full[ \t]+text|semua[ \t]+isi", re.IGNORECASE)
 
 
@@ -338,16 +370,19 @@ def _disclosing(text: str) -> re.Match | None:
     for d in _DISCLOSE.finditer(text):
         if _CONTENTS.fullmatch(d[0]):
             return d
-        if re.match(r"[ \t]+of\b", text[d.end():d.end() + 4], re.IGNORECASE):
+        if re.match(r"[ \t]+of\b", text[d.end() : d.end() + 4], re.IGNORECASE):
             continue
-        if _NEGATED.search(text[max(0, d.start() - 40):d.start()]):
+        if _NEGATED.search(text[max(0, d.start() - 40) : d.start()]):
             continue
         return d
     return None
 
 
-_OBJECT_NEXT = re.compile(r"[ \t]+(?:the|this|that|these|those|it|them|all|every|any|my|your|his|her|their|our|"
-                          r"semua|ini|itu|isi|seluruh)\b", re.IGNORECASE)
+_OBJECT_NEXT = re.compile(
+    r"[ \t]+(?:the|this|that|these|those|it|them|all|every|any|my|your|his|her|their|our|"
+    r"semua|ini|itu|isi|seluruh)\b",
+    re.IGNORECASE,
+)
 _FOLLOW = frozenset(("follow", "ikuti"))
 _SAY = frozenset("answer reply respond say tell write jawab balas bilang katakan tulis".split())
 _URL_IN = re.compile(rf"{_URLISH}|\bwww\.", re.IGNORECASE)
@@ -365,7 +400,7 @@ def _clauses(text: str) -> list[tuple[str, bool]]:
     text = _LABEL.sub("", text, count=1)
     out, at = [], 0
     for m in _CLAUSES.finditer(text):
-        out.append((text[at:m.start()].strip(), m[0].startswith(":")))
+        out.append((text[at : m.start()].strip(), m[0].startswith(":")))
         at = m.end()
     out.append((text[at:].strip(), False))
     return [(c, label) for c, label in out if c]
@@ -378,22 +413,22 @@ def _imperative(clause: str, label: bool = False) -> tuple[str | None, bool, str
     rest = _LABEL.sub("", clause, count=1)
     for _ in range(8):  # cues, fillers and a negation may lead the verb, a few of them
         if m := _CUE_HEAD.match(rest):
-            cued, rest = True, rest[m.end():]
+            cued, rest = True, rest[m.end() :]
             continue
         w = _WORD.match(rest)
         if w is None:
             return None, cued, ""
         word = w[0].lower()
         if word in _FILLER or word in _NEGATION:
-            rest = rest[w.end():].lstrip(" \t\n,")
+            rest = rest[w.end() :].lstrip(" \t\n,")
             continue
         if word in ("do", "does") and re.match(r"do(?:es)?[ \t]+not\b", rest, re.IGNORECASE):
-            rest = rest[re.match(r"do(?:es)?[ \t]+not[ \t]*", rest, re.IGNORECASE).end():]
+            rest = rest[re.match(r"do(?:es)?[ \t]+not[ \t]*", rest, re.IGNORECASE).end() :]
             continue
         verb = _base(word)
-        if verb is None or _NOUN_NEXT.match(rest, w.end()) and not (label and not rest[w.end():].strip()):
+        if verb is None or _NOUN_NEXT.match(rest, w.end()) and not (label and not rest[w.end() :].strip()):
             return None, cued, ""
-        return verb, cued, rest[w.end():]
+        return verb, cued, rest[w.end() :]
     return None, cued, ""
 
 
@@ -410,9 +445,13 @@ def _base(word: str) -> str | None:
 
 # --- credentials the redactor missed --------------------------------------------------------
 
-_PW_CUE = (r"(?:password|passwort|passwd|pwd|pw|passphrase|passcode|kata[ \t]+sandi|kata[ \t]+kunci|sandi|"
-           r"kode[ \t]+(?:pin|akses|rahasia)|(?-i:PIN)|pin(?=[ \t]+(?:atm|kartu|card|bank|hp|sim|phone|ponsel|brankas)\b))")
-_NOT_VALUE = r"(?![ \t]*(?:manager|policy|policies|reset|rotation|length|hint|strength|vault|store|safe|less|di|in|ada)\b)"
+_PW_CUE = (
+    r"(?:password|passwort|passwd|pwd|pw|passphrase|passcode|kata[ \t]+sandi|kata[ \t]+kunci|sandi|"
+    r"kode[ \t]+(?:pin|akses|rahasia)|(?-i:PIN)|pin(?=[ \t]+(?:atm|kartu|card|bank|hp|sim|phone|ponsel|brankas)\b))"
+)
+_NOT_VALUE = (
+    r"(?![ \t]*(?:manager|policy|policies|reset|rotation|length|hint|strength|vault|store|safe|less|di|in|ada)\b)"
+)
 _CREDENTIAL = re.compile(
     rf"\b{_PW_CUE}\b{_NOT_VALUE}(?:[ \t]+[\w-]{{1,20}}){{0,3}}[ \t]*[:=][ \t]*\S"  # password: ..., PIN kartu: 4829
     rf"|\b{_PW_CUE}\b{_NOT_VALUE}(?:[ \t]+(?!is[ \t]+in\b)[\w-]{{1,20}}){{0,3}}?[ \t]+"
@@ -420,7 +459,8 @@ _CREDENTIAL = re.compile(
     r"|\bpin[ \t]*[:=]?[ \t]*\d{4,}\b"
     r"|(?:/|\||\buser(?:name)?[ \t]+\S{1,40}[ \t]+)[ \t]*pass(?:word)?[ \t]*[:=]?[ \t]*(?=\S{0,40}\d)\S{4,}"  # admin / pass X1
     r"|\b(?:login|akun|account|user(?:name)?|creds?)[ \t]+[\w.-]{1,40}:(?=\S{0,40}\d)\S{4,}",  # login admin:Indomie123
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def credential_like(text: str) -> Order | None:
@@ -433,5 +473,8 @@ def credential_like(text: str) -> Order | None:
     return Order("credential", f"{_WHAT['credential']} (a value after {(cue[0] if cue else 'a password cue')!r})")
 
 
-_CUE_WORD = re.compile(r"password|passwort|passwd|pwd|pw|passphrase|passcode|kata[ \t]+sandi|kata[ \t]+kunci|sandi|"
-                       r"kode[ \t]+\w+|pin|pass|login|akun|account|user(?:name)?|creds?", re.IGNORECASE)
+_CUE_WORD = re.compile(
+    r"password|passwort|passwd|pwd|pw|passphrase|passcode|kata[ \t]+sandi|kata[ \t]+kunci|sandi|"
+    r"kode[ \t]+\w+|pin|pass|login|akun|account|user(?:name)?|creds?",
+    re.IGNORECASE,
+)

@@ -37,11 +37,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
 from schemas.frontmatter import LLM_FIELDS, MOODS, llm_json_schema
-from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS, MOOD_WORDS
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
+from schemas.lexicon import MOOD_WORDS
+from transforms.digest import DEFAULT_MAX_CHARS, extractive_summary, plain_summary, select
 from transforms.errors import ModelUnavailable, TransientError
 from transforms.extract import (
     DayMessage,
@@ -56,7 +59,6 @@ from transforms.extract import (
     extract_technologies,
     first_sentences,
 )
-from transforms.digest import DEFAULT_MAX_CHARS, extractive_summary, plain_summary, select
 from transforms.frontmatter import (
     DaySummary,
     Generator,
@@ -135,6 +137,7 @@ class Summarizer(Protocol):
 
 # --- the deterministic part, shared by both backends ------------------------------------
 
+
 @dataclass(frozen=True)
 class Extracted:
     summary: str
@@ -169,7 +172,7 @@ def session_lines(day: DayInput) -> tuple[SessionLine, ...]:
     """One line per session: local start–end, message count, and its technologies or opening words."""
     tz = day.text.tz
     out = []
-    for s in sorted(day.sessions, key=lambda s: (s.started_at or dt.datetime.max.replace(tzinfo=dt.timezone.utc), s.session_id)):
+    for s in sorted(day.sessions, key=lambda s: (s.started_at or dt.datetime.max.replace(tzinfo=dt.UTC), s.session_id)):
         msgs = tuple(m for m in day.text.messages if m.session_id == s.session_id)
         sub = DayText(day.text.user_id, day.text.day, tz, msgs)
         techs = extract_technologies(sub)[:3]
@@ -326,7 +329,7 @@ class Grounding:
     asked_moods: frozenset[str] = frozenset()
 
     @staticmethod
-    def of(messages: Sequence[DayMessage]) -> "Grounding":
+    def of(messages: Sequence[DayMessage]) -> Grounding:
         clean = "\n".join(m.content.lower() for m in messages if not m.flagged)
         flagged = tuple(m.content.lower() for m in messages if m.flagged)
         only = set().union(*map(_words, flagged)) - _words(clean) - STOPWORDS - _PROMPT_WORDS
@@ -494,7 +497,7 @@ class LlmSummarizer:
         first, second = self._ask(content, ground, stats)
         return self._assemble(day, ex, first, second, stats, n_chunks)
 
-    def _ask(self, content: str, ground: Grounding, stats: "_Stats") -> tuple[dict, dict | None]:
+    def _ask(self, content: str, ground: Grounding, stats: _Stats) -> tuple[dict, dict | None]:
         """First attempt, and a cooler retry only if some field failed."""
         first = validate_output(parse_json_object(self._call(content, self.temperature, stats)), ground, self.canonical)
         if all(f in first for f in LLM_FIELDS):
@@ -504,7 +507,7 @@ class LlmSummarizer:
         )
         return first, second
 
-    def _call(self, content: str, temperature: float, stats: "_Stats") -> str:
+    def _call(self, content: str, temperature: float, stats: _Stats) -> str:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": content}]
         try:
             gen = self.llm.generate(messages, schema=self.schema, temperature=temperature, max_tokens=self.max_tokens)
@@ -528,11 +531,19 @@ class LlmSummarizer:
         for name in LIST_FIELDS:
             llm_items = () if name in fallback else fields[name]
             # The model's items first (more descriptive), then what the extractors add.
-            merged = normalise_list(name, [*llm_items, *ex.get(name)], self.canonical if name == "technologies" else None)
+            merged = normalise_list(
+                name, [*llm_items, *ex.get(name)], self.canonical if name == "technologies" else None
+            )
             src_ex = {i.lower() for i in ex.get(name)}
             src_llm = {i.lower() for i in llm_items}
             provenance[name] = {
-                i: ("both" if i.lower() in src_ex and i.lower() in src_llm else "llm" if i.lower() in src_llm else "extractor")
+                i: (
+                    "both"
+                    if i.lower() in src_ex and i.lower() in src_llm
+                    else "llm"
+                    if i.lower() in src_llm
+                    else "extractor"
+                )
                 for i in merged
             }
             fields[name] = merged
@@ -542,7 +553,14 @@ class LlmSummarizer:
         doc = build_doc(day, fields, gen)
         first_ok = all(f in first for f in LLM_FIELDS)
         return SummaryOutcome(
-            doc, first_ok, stats.calls, n_chunks, stats.prompt_tokens, stats.completion_tokens, stats.seconds, provenance
+            doc,
+            first_ok,
+            stats.calls,
+            n_chunks,
+            stats.prompt_tokens,
+            stats.completion_tokens,
+            stats.seconds,
+            provenance,
         )
 
     # --- long days ---------------------------------------------------------------
@@ -564,13 +582,17 @@ class LlmSummarizer:
                 used += c
         return chunks
 
-    def _map_reduce(self, header: str, chunks: list[list[str]], ground: Grounding, stats: "_Stats") -> str:
+    def _map_reduce(self, header: str, chunks: list[list[str]], ground: Grounding, stats: _Stats) -> str:
         parts: list[str] = []
         for i, chunk in enumerate(chunks, 1):
             content = (
-                f"{header} {PARTIAL_NOTE.format(i=i, n=len(chunks))}\n<transcript>\n" + "\n".join(chunk) + "\n</transcript>"
+                f"{header} {PARTIAL_NOTE.format(i=i, n=len(chunks))}\n<transcript>\n"
+                + "\n".join(chunk)
+                + "\n</transcript>"
             )
-            obj = validate_output(parse_json_object(self._call(content, self.temperature, stats)), ground, self.canonical)
+            obj = validate_output(
+                parse_json_object(self._call(content, self.temperature, stats)), ground, self.canonical
+            )
             if "summary" not in obj:
                 obj = validate_output(
                     parse_json_object(self._call(content, self.retry_temperature, stats)), ground, self.canonical
@@ -609,12 +631,23 @@ def key_sentences_block(text: DayText, ex: Extracted) -> str:
     units = select(text, KEY_SENTENCES_CHARS, KEY_SENTENCES_MAX)
     name = display_name(text) or "user"
     lines = [f"- {u.speaker or (name if u.role == 'user' else u.role)}: {u.text}" for u in units]
-    facts = [f"{label}: {', '.join(map(str, items))}" for label, items in (
-        ("people", ex.people), ("projects", ex.projects), ("technologies", ex.technologies), ("topics", ex.tags))
-        if items]
+    facts = [
+        f"{label}: {', '.join(map(str, items))}"
+        for label, items in (
+            ("people", ex.people),
+            ("projects", ex.projects),
+            ("technologies", ex.technologies),
+            ("topics", ex.tags),
+        )
+        if items
+    ]
     # Plain headings, not tags: a small model copied "<key_sentences>" into its summary.
-    return ("Key sentences of the day:\n" + "\n".join(lines or ["(none)"])
-            + "\n\nFacts found:\n" + "\n".join(facts or ["(none)"]))
+    return (
+        "Key sentences of the day:\n"
+        + "\n".join(lines or ["(none)"])
+        + "\n\nFacts found:\n"
+        + "\n".join(facts or ["(none)"])
+    )
 
 
 def transcript_lines(text: DayText) -> list[str]:

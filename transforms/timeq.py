@@ -78,8 +78,8 @@ import calendar
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 PRECISIONS = ("day", "week", "month", "year", "part")
 
@@ -116,46 +116,138 @@ ONE_DAY = dt.timedelta(days=1)
 # --- Vocabulary --------------------------------------------------------------------
 
 MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-    "januari": 1, "februari": 2, "pebruari": 2, "maret": 3, "mei": 5, "juni": 6, "juli": 7,
-    "agustus": 8, "oktober": 10, "nopember": 11, "desember": 12,
+    "january": 1,
+    "february": 2,
+    "march": 3,
+    "april": 4,
+    "may": 5,
+    "june": 6,
+    "july": 7,
+    "august": 8,
+    "september": 9,
+    "october": 10,
+    "november": 11,
+    "december": 12,
+    "januari": 1,
+    "februari": 2,
+    "pebruari": 2,
+    "maret": 3,
+    "mei": 5,
+    "juni": 6,
+    "juli": 7,
+    "agustus": 8,
+    "oktober": 10,
+    "nopember": 11,
+    "desember": 12,
 }
 #: Full names that are also common English words: bare, they need a cue word.
 VERB_MONTHS = frozenset({"may", "march"})
 MONTH_ABBREVIATIONS = {
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "agu": 8, "agt": 8,
-    "ags": 8, "sep": 9, "sept": 9, "oct": 10, "okt": 10, "nov": 11, "dec": 12, "des": 12,
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "agu": 8,
+    "agt": 8,
+    "ags": 8,
+    "sep": 9,
+    "sept": 9,
+    "oct": 10,
+    "okt": 10,
+    "nov": 11,
+    "dec": 12,
+    "des": 12,
 }
 EN_WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
 }
 #: Indonesian weekdays that need no "hari" before them ("minggu" does: it is also "week").
 ID_WEEKDAYS = {
-    "senin": 0, "selasa": 1, "rabu": 2, "kamis": 3, "jumat": 4, "jum'at": 4, "jum’at": 4,
-    "sabtu": 5, "ahad": 6,
+    "senin": 0,
+    "selasa": 1,
+    "rabu": 2,
+    "kamis": 3,
+    "jumat": 4,
+    "jum'at": 4,
+    "jum’at": 4,
+    "sabtu": 5,
+    "ahad": 6,
 }
 ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 EN_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
 }
 ID_NUMBERS = {
-    "satu": 1, "dua": 2, "tiga": 3, "empat": 4, "lima": 5, "enam": 6, "tujuh": 7,
-    "delapan": 8, "sembilan": 9, "sepuluh": 10, "sebelas": 11, "dua belas": 12, "duabelas": 12,
+    "satu": 1,
+    "dua": 2,
+    "tiga": 3,
+    "empat": 4,
+    "lima": 5,
+    "enam": 6,
+    "tujuh": 7,
+    "delapan": 8,
+    "sembilan": 9,
+    "sepuluh": 10,
+    "sebelas": 11,
+    "dua belas": 12,
+    "duabelas": 12,
 }
 ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 #: "beberapa" and "several" span this many units back.
 VAGUE = (2, 5)
 
 UNITS = {
-    "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month",
-    "months": "month", "year": "year", "years": "year",
-    "hari": "day", "minggu": "week", "pekan": "week", "bulan": "month", "tahun": "year",
-    "天": "day", "日": "day", "周": "week", "星期": "week", "个星期": "week", "礼拜": "week",
-    "个礼拜": "week", "个月": "month", "年": "year", "weekend": "weekend",
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "year": "year",
+    "years": "year",
+    "hari": "day",
+    "minggu": "week",
+    "pekan": "week",
+    "bulan": "month",
+    "tahun": "year",
+    "天": "day",
+    "日": "day",
+    "周": "week",
+    "星期": "week",
+    "个星期": "week",
+    "礼拜": "week",
+    "个礼拜": "week",
+    "个月": "month",
+    "年": "year",
+    "weekend": "weekend",
 }
 EN_RELATIVE = {"last": -1, "previous": -1, "this past": -1, "this": 0, "this coming": 1, "coming": 1, "next": 1}
 ID_RELATIVE = {"lalu": -1, "yang lalu": -1, "yg lalu": -1, "kemarin": -1, "ini": 0, "depan": 1}
@@ -164,30 +256,85 @@ ZH_RELATIVE = {"上": -1, "上个": -1, "这": 0, "这个": 0, "本": 0, "下": 
 
 #: Words that name one day, as an offset from today.
 DAY_WORDS = {
-    "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
-    "earlier today": 0, "yesterday": -1, "yesterday morning": -1, "yesterday afternoon": -1,
-    "yesterday evening": -1, "last night": -1, "the day before yesterday": -2,
-    "day before yesterday": -2, "tomorrow": 1, "the day after tomorrow": 2,
-    "hari ini": 0, "tadi": 0, "tadi pagi": 0, "tadi siang": 0, "tadi sore": 0,
-    "kemarin": -1, "kemarin pagi": -1, "kemarin siang": -1, "kemarin sore": -1,
-    "kemarin malam": -1, "semalam": -1, "tadi malam": -1, "kemarin lusa": -2,
-    "kemarin dulu": -2, "besok": 1, "lusa": 2,
+    "today": 0,
+    "tonight": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
+    "earlier today": 0,
+    "yesterday": -1,
+    "yesterday morning": -1,
+    "yesterday afternoon": -1,
+    "yesterday evening": -1,
+    "last night": -1,
+    "the day before yesterday": -2,
+    "day before yesterday": -2,
+    "tomorrow": 1,
+    "the day after tomorrow": 2,
+    "hari ini": 0,
+    "tadi": 0,
+    "tadi pagi": 0,
+    "tadi siang": 0,
+    "tadi sore": 0,
+    "kemarin": -1,
+    "kemarin pagi": -1,
+    "kemarin siang": -1,
+    "kemarin sore": -1,
+    "kemarin malam": -1,
+    "semalam": -1,
+    "tadi malam": -1,
+    "kemarin lusa": -2,
+    "kemarin dulu": -2,
+    "besok": 1,
+    "lusa": 2,
 }
 #: Chinese words that name a day, week, month, year or weekend, as (unit, offset).
 ZH_WORDS = {
-    "今天": ("day", 0), "今日": ("day", 0), "今晚": ("day", 0), "今早": ("day", 0),
-    "昨天": ("day", -1), "昨日": ("day", -1), "昨晚": ("day", -1), "前天": ("day", -2),
-    "明天": ("day", 1), "后天": ("day", 2),
-    "上周": ("week", -1), "上个星期": ("week", -1), "上星期": ("week", -1), "上个礼拜": ("week", -1),
-    "上礼拜": ("week", -1), "这周": ("week", 0), "本周": ("week", 0), "这个星期": ("week", 0),
-    "这星期": ("week", 0), "这个礼拜": ("week", 0), "这礼拜": ("week", 0), "下周": ("week", 1),
-    "下个星期": ("week", 1), "下星期": ("week", 1), "下个礼拜": ("week", 1), "下礼拜": ("week", 1),
-    "上个月": ("month", -1), "上月": ("month", -1), "这个月": ("month", 0), "本月": ("month", 0),
-    "这月": ("month", 0), "下个月": ("month", 1), "下月": ("month", 1),
-    "去年": ("year", -1), "今年": ("year", 0), "明年": ("year", 1), "前年": ("year", -2),
-    "周末": ("weekend", -1), "上周末": ("weekend", -1), "上个周末": ("weekend", -1),
-    "这周末": ("weekend", 0), "这个周末": ("weekend", 0), "本周末": ("weekend", 0),
-    "下周末": ("weekend", 1), "下个周末": ("weekend", 1),
+    "今天": ("day", 0),
+    "今日": ("day", 0),
+    "今晚": ("day", 0),
+    "今早": ("day", 0),
+    "昨天": ("day", -1),
+    "昨日": ("day", -1),
+    "昨晚": ("day", -1),
+    "前天": ("day", -2),
+    "明天": ("day", 1),
+    "后天": ("day", 2),
+    "上周": ("week", -1),
+    "上个星期": ("week", -1),
+    "上星期": ("week", -1),
+    "上个礼拜": ("week", -1),
+    "上礼拜": ("week", -1),
+    "这周": ("week", 0),
+    "本周": ("week", 0),
+    "这个星期": ("week", 0),
+    "这星期": ("week", 0),
+    "这个礼拜": ("week", 0),
+    "这礼拜": ("week", 0),
+    "下周": ("week", 1),
+    "下个星期": ("week", 1),
+    "下星期": ("week", 1),
+    "下个礼拜": ("week", 1),
+    "下礼拜": ("week", 1),
+    "上个月": ("month", -1),
+    "上月": ("month", -1),
+    "这个月": ("month", 0),
+    "本月": ("month", 0),
+    "这月": ("month", 0),
+    "下个月": ("month", 1),
+    "下月": ("month", 1),
+    "去年": ("year", -1),
+    "今年": ("year", 0),
+    "明年": ("year", 1),
+    "前年": ("year", -2),
+    "周末": ("weekend", -1),
+    "上周末": ("weekend", -1),
+    "上个周末": ("weekend", -1),
+    "这周末": ("weekend", 0),
+    "这个周末": ("weekend", 0),
+    "本周末": ("weekend", 0),
+    "下周末": ("weekend", 1),
+    "下个周末": ("weekend", 1),
 }
 
 
@@ -466,7 +613,9 @@ def _relative_unit(m, today):
 
 
 @_rule(rf"{B}(?:(?:over|on|at|during)\s+)?the\s+weekend{E}")
-@_rule(rf"{B}(?:(?:pada|di)\s+)?(?:akhir\s+pekan(?:\s+(?P<rel>{ID_REL}))?|(?:akhir\s+minggu|weekend)\s+(?P<rel2>{ID_REL})){E}")
+@_rule(
+    rf"{B}(?:(?:pada|di)\s+)?(?:akhir\s+pekan(?:\s+(?P<rel>{ID_REL}))?|(?:akhir\s+minggu|weekend)\s+(?P<rel2>{ID_REL})){E}"
+)
 def _weekend(m, today):
     said = _group(m, "rel") or _group(m, "rel2")
     return _shifted("weekend", RELATIVE[_key(said)] if said else -1, today)
@@ -520,7 +669,9 @@ def _relative_month(m, today):
     return _month_near(MONTHS[m["month"]], k, today)
 
 
-@_rule(rf"{B}{PREP}(?:bulan\s+)?(?P<month>{FULL_MONTH})\s+(?:(?:of\s+)?(?P<rel>{EN_REL})\s+year|tahun\s+(?P<idrel>{ID_REL})){E}")
+@_rule(
+    rf"{B}{PREP}(?:bulan\s+)?(?P<month>{FULL_MONTH})\s+(?:(?:of\s+)?(?P<rel>{EN_REL})\s+year|tahun\s+(?P<idrel>{ID_REL})){E}"
+)
 def _month_of_relative_year(m, today):
     return _days(*_month(today.year + _relative(m, "rel", "idrel"), MONTHS[m["month"]]), "month")
 
@@ -530,10 +681,14 @@ def _month_year(m, today):
     return _days(*_month(int(m["year"]), _month_number(m["month"])), "month")
 
 
-@_rule(rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?:(?:tanggal|tgl\.?)\s*)?(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
-       rf"\s+(?:of\s+)?(?:bulan\s+)?(?P<month>{ANY_MONTH})(?:,?\s+(?:tahun\s+)?(?P<year>{YEAR}))?{E}")
-@_rule(rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?P<month>{ANY_MONTH})\s+(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
-       rf"(?:,?\s+(?P<year>{YEAR}))?{E}")
+@_rule(
+    rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?:(?:tanggal|tgl\.?)\s*)?(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
+    rf"\s+(?:of\s+)?(?:bulan\s+)?(?P<month>{ANY_MONTH})(?:,?\s+(?:tahun\s+)?(?P<year>{YEAR}))?{E}"
+)
+@_rule(
+    rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?P<month>{ANY_MONTH})\s+(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
+    rf"(?:,?\s+(?P<year>{YEAR}))?{E}"
+)
 def _date(m, today):
     month, day = _month_number(m["month"]), int(m["day"])
     if m["year"]:
@@ -541,7 +696,7 @@ def _date(m, today):
     return _recent_date(month, day, today)
 
 
-@_rule(rf"(?<![\w-])(?P<year>\d{{4}})(?P<sep>[-/])(?P<month>\d\d?)(?P=sep)(?P<day>\d\d?)(?!\d)")
+@_rule(r"(?<![\w-])(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d\d?)(?P=sep)(?P<day>\d\d?)(?!\d)")
 def _iso_date(m, today):
     return _dated(int(m["year"]), int(m["month"]), int(m["day"]))
 
@@ -558,8 +713,10 @@ def _day_of_month(m, today):
     return _recent_day_of_month(int(m["day_en"] or m["day_id"]), today)
 
 
-@_rule(rf"{B}(?:(?:on\s+)?the\s+(?P<day_en>{DAY}){ORDINAL}?\s+of\s+(?P<rel>{EN_REL})\s+month"
-       rf"|(?:pada\s+)?(?:tanggal|tgl\.?)\s*(?P<day_id>{DAY})\s+bulan\s+(?P<idrel>{ID_REL})){E}")
+@_rule(
+    rf"{B}(?:(?:on\s+)?the\s+(?P<day_en>{DAY}){ORDINAL}?\s+of\s+(?P<rel>{EN_REL})\s+month"
+    rf"|(?:pada\s+)?(?:tanggal|tgl\.?)\s*(?P<day_id>{DAY})\s+bulan\s+(?P<idrel>{ID_REL})){E}"
+)
 def _day_of_relative_month(m, today):
     first = _shifted("month", _relative(m, "rel", "idrel"), today)[0]
     return _dated(first.year, first.month, int(m["day_en"] or m["day_id"]))
@@ -688,13 +845,14 @@ def parse(query: str, today: dt.date) -> TimeQuery:
     chosen = _leftmost_longest(_candidates(text, today))
     spans = [(origin[c.start], origin[c.end - 1] + 1) for c in chosen]
     ranges = tuple(
-        TimeRange(c.found[0], c.found[1], query[a:b], c.found[2]) for c, (a, b) in zip(chosen, spans)
+        TimeRange(c.found[0], c.found[1], query[a:b], c.found[2]) for c, (a, b) in zip(chosen, spans, strict=False)
     )
     return TimeQuery(ranges, WHEN.search(text) is not None, _residual(query, spans))
 
 
 def explain(tq: TimeQuery) -> str:
     """One line for ``kenang recall --explain``: the ranges read and whether the query asks when."""
+
     def days(r: TimeRange) -> str:
         return r.start.isoformat() if r.start == r.end else f"{r.start.isoformat()}..{r.end.isoformat()}"
 
@@ -704,6 +862,11 @@ def explain(tq: TimeQuery) -> str:
 
 def as_dict(tq: TimeQuery) -> dict:
     """What ``kenang recall --explain --json`` prints of a query's time."""
-    return {"ranges": [{"text": r.text, "start": r.start.isoformat(), "end": r.end.isoformat(),
-                        "precision": r.precision} for r in tq.ranges],
-            "asks_when": tq.asks_when, "residual": tq.residual}
+    return {
+        "ranges": [
+            {"text": r.text, "start": r.start.isoformat(), "end": r.end.isoformat(), "precision": r.precision}
+            for r in tq.ranges
+        ],
+        "asks_when": tq.asks_when,
+        "residual": tq.residual,
+    }

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 from schemas.lexicon import BILINGUAL, STOPWORDS_EN, STOPWORDS_ID
 
@@ -81,11 +81,30 @@ _DERIVATIONAL = ("kan", "an", "in", "i")
 #: also begin with that vowel). "memulihkan" is pulih, "menulis" tulis, "menyimpan" simpan, "nyuci" cuci; meng-
 #: and peng- before a vowel are either k ("mengirim" kirim) or nothing ("mengambil" ambil); casual ng-/ny-
 #: ("ngerjain" kerja).
-_PREFIXES = (("memper", "", True), ("diper", "", True), ("meng", "k", True), ("peng", "k", True),
-             ("meny", "s", False), ("peny", "s", False), ("mem", "p", False), ("pem", "p", False),
-             ("men", "t", False), ("pen", "t", False), ("ber", "", True), ("per", "", True), ("ter", "", True),
-             ("nge", "", True), ("me", "", True), ("pe", "", True), ("be", "", True), ("di", "", True),
-             ("ke", "", True), ("se", "", True), ("ng", "k", True), ("ny", "sc", False))
+_PREFIXES = (
+    ("memper", "", True),
+    ("diper", "", True),
+    ("meng", "k", True),
+    ("peng", "k", True),
+    ("meny", "s", False),
+    ("peny", "s", False),
+    ("mem", "p", False),
+    ("pem", "p", False),
+    ("men", "t", False),
+    ("pen", "t", False),
+    ("ber", "", True),
+    ("per", "", True),
+    ("ter", "", True),
+    ("nge", "", True),
+    ("me", "", True),
+    ("pe", "", True),
+    ("be", "", True),
+    ("di", "", True),
+    ("ke", "", True),
+    ("se", "", True),
+    ("ng", "k", True),
+    ("ny", "sc", False),
+)
 _MIN_BASE = 3
 _MIN_PREFIXED = 4  # a prefix stripped from a short word mostly leaves another word ("ngrok" is not rok)
 _VOWELS = frozenset("aeiou")
@@ -117,15 +136,19 @@ def base_words(word: str) -> list[str]:
                     add(b)
         return list(out)
     stems = [word] + [word[: -len(s)] for s in _SUFFIXES if word.endswith(s)]
-    stems += [stem[: -len(d)] for stem in list(stems) for d in _DERIVATIONAL if stem.endswith(d)
-              and (d != "in" or len(stem) - 2 >= 5 or stem.startswith(("di", "ng", "me", "ny")))]  # not desa of desain
+    stems += [
+        stem[: -len(d)]
+        for stem in list(stems)
+        for d in _DERIVATIONAL
+        if stem.endswith(d) and (d != "in" or len(stem) - 2 >= 5 or stem.startswith(("di", "ng", "me", "ny")))
+    ]  # not desa of desain
     for stem in stems:
         add(stem)
     for stem in stems:
         for prefix, nasal, bare in _PREFIXES:
             if not stem.startswith(prefix):
                 continue
-            rest = stem[len(prefix):]
+            rest = stem[len(prefix) :]
             if rest[:1] in _VOWELS:
                 for letter in nasal:
                     add(letter + rest, _MIN_PREFIXED)
@@ -222,8 +245,9 @@ def glosses(query: str, *, kept: bool = True) -> list[str] | None:
         while i < len(words):
             w = words[i]
             if w in openers:  # a phrase of three words, then of two, before the word alone
-                phrase = next((p for n in (3, 2) if i + n <= len(words)
-                               and (p := " ".join(words[i:i + n])) in reverse), None)
+                phrase = next(
+                    (p for n in (3, 2) if i + n <= len(words) and (p := " ".join(words[i : i + n])) in reverse), None
+                )
                 if phrase is not None:
                     out.extend(reverse[phrase][:HEADWORDS])
                     found = True

@@ -41,8 +41,17 @@ class Limits:
     max_chars: int
 
 
-def check_session(turns: object, *, user_id: str, session_id: str | None, agent: str | None, title: str | None,
-                  now: datetime, tz: tzinfo, limits: Limits) -> Session:
+def check_session(
+    turns: object,
+    *,
+    user_id: str,
+    session_id: str | None,
+    agent: str | None,
+    title: str | None,
+    now: datetime,
+    tz: tzinfo,
+    limits: Limits,
+) -> Session:
     """The session the request describes; ``ValueError`` naming the first bad field."""
     if not isinstance(turns, list) or not turns:
         raise ValueError("turns: give at least one turn, each {role, content, timestamp?}")
@@ -65,12 +74,15 @@ def check_session(turns: object, *, user_id: str, session_id: str | None, agent:
         if not isinstance(content, str):
             raise ValueError(f"{where}.content: must be a string")
         if len(content) > limits.max_turn_chars:
-            raise ValueError(f"{where}.content: {len(content)} characters, more than the {limits.max_turn_chars} "
-                             "allowed (mcp.session_max_turn_chars)")
+            raise ValueError(
+                f"{where}.content: {len(content)} characters, more than the {limits.max_turn_chars} "
+                "allowed (mcp.session_max_turn_chars)"
+            )
         total += len(content)
         if total > limits.max_chars:
-            raise ValueError(f"turns: more than the {limits.max_chars} characters allowed in one session "
-                             "(mcp.session_max_chars)")
+            raise ValueError(
+                f"turns: more than the {limits.max_chars} characters allowed in one session (mcp.session_max_chars)"
+            )
         ts = _timestamp(turn.get("timestamp"), f"{where}.timestamp", tz, now) or last
         last = ts
         messages.append(Message(role, _clean(content), ts, i))
@@ -110,8 +122,10 @@ def _session_id(value: str | None, messages: list[Message]) -> str:
         digest = hashlib.sha256("\0".join(f"{m.role}\0{m.content}" for m in messages).encode("utf-8", "surrogatepass"))
         return f"{first:%Y-%m-%d-%H%M%S}-{digest.hexdigest()[:8]}"
     if not isinstance(value, str) or not SESSION_ID.fullmatch(value):
-        raise ValueError("session_id: letters, digits, '.', '_' or '-', starting with a letter or digit, "
-                         "at most 100 characters (it names a file)")
+        raise ValueError(
+            "session_id: letters, digits, '.', '_' or '-', starting with a letter or digit, "
+            "at most 100 characters (it names a file)"
+        )
     if value in (".", "..") or ".." in value:
         raise ValueError("session_id: may not hold '..'")
     return value

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flows.cli import report
-from flows.store import warehouse
+from flows.cli.demo_corpus import demo_corpus
 from flows.config import Settings, init_home, load_settings
+from flows.store import warehouse
 from flows.store.fsio import atomic_write_bytes
 from schemas.config import render_yaml
-from transforms.days import eligible_from
 from schemas.tables import MESSAGES, SESSIONS
+from transforms.days import eligible_from
 from transforms.errors import ConfigError
-from flows.cli.demo_corpus import demo_corpus
 
 MARK = ".kenang-demo"
 DEMO_CONFIG = {"timezone": "Asia/Jakarta", "default_user": "gading"}
@@ -53,7 +53,7 @@ def prepare(home: Path, wall_now: dt.datetime | None = None) -> DemoPlan:
     home.mkdir(parents=True)
     (home / MARK).write_text("created by `kenang demo`; safe to delete\n", encoding="utf-8")
     settings, _ = init_home(home, {**DEMO_CONFIG, "summarizer": {"backend": "extractive"}})
-    now = wall_now or dt.datetime.now(dt.timezone.utc)
+    now = wall_now or dt.datetime.now(dt.UTC)
     tz = settings.timezone
     # The newest eligible day: yesterday once the grace period has passed, else the day before.
     end_day = (now.astimezone(tz) - settings.grace_period).date() - dt.timedelta(days=1)
@@ -102,15 +102,30 @@ def render(settings: Settings, history: dict, result: dict, seconds: float, foun
     rows = []
     for user, ss in sorted(per_user.items()):
         days = sorted({s["date"] for s in ss})
-        rows.append((user, len(days), f"{days[0]} .. {days[-1]}", len(ss), msg_users.count(user),
-                     sum(s["redactions"] for s in ss)))
+        rows.append(
+            (
+                user,
+                len(days),
+                f"{days[0]} .. {days[-1]}",
+                len(ss),
+                msg_users.count(user),
+                sum(s["redactions"] for s in ss),
+            )
+        )
     home = settings.paths.home
     summaries = sorted(settings.paths.archive.rglob("*.summary.md"), key=lambda p: p.name, reverse=True)
     by_model = [p for p in summaries if "backend: llama" in p.read_text(encoding="utf-8")][:1]
-    summaries = by_model + [p for p in summaries if p not in by_model and "backend: extractive" in p.read_text(encoding="utf-8")][:1]
+    summaries = (
+        by_model
+        + [p for p in summaries if p not in by_model and "backend: extractive" in p.read_text(encoding="utf-8")][:1]
+    )
     shown: list[str] = []
     for path in summaries:
-        shown += ["", f"── {path.relative_to(settings.paths.archive)} " + "─" * 20, path.read_text(encoding="utf-8").rstrip()]
+        shown += [
+            "",
+            f"── {path.relative_to(settings.paths.archive)} " + "─" * 20,
+            path.read_text(encoding="utf-8").rstrip(),
+        ]
     lines = [
         "night 1: the history, summaries by the extractive backend",
         report.render_run(history),
@@ -135,8 +150,8 @@ def render(settings: Settings, history: dict, result: dict, seconds: float, foun
         "try next:",
         f"  kenang status --home {home}",
         f"  kenang verify --home {home}",
-        f"  kenang sql --home {home} \"SELECT user_id, date, count(*) AS messages FROM messages GROUP BY ALL ORDER BY date DESC LIMIT 10\"",
-        f"  kenang recall --home {home} \"apa kesepakatan soal sahur?\" --user gading",
+        f'  kenang sql --home {home} "SELECT user_id, date, count(*) AS messages FROM messages GROUP BY ALL ORDER BY date DESC LIMIT 10"',
+        f'  kenang recall --home {home} "apa kesepakatan soal sahur?" --user gading',
         f"  kenang run --home {home}        # a second run changes nothing",
     ]
     return "\n".join(lines)

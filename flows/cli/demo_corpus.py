@@ -103,10 +103,34 @@ def fill(template: str, slots: Mapping[str, object] | Callable[[str], object]) -
     return SLOT.sub(lambda m: str(value(m[1])), template)
 
 
-MONTHS_ID = ("Januari", "Februari", "Maret", "April", "Mei", "Juni", "Juli", "Agustus", "September",
-             "Oktober", "November", "Desember")
-MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-             "October", "November", "December")
+MONTHS_ID = (
+    "Januari",
+    "Februari",
+    "Maret",
+    "April",
+    "Mei",
+    "Juni",
+    "Juli",
+    "Agustus",
+    "September",
+    "Oktober",
+    "November",
+    "Desember",
+)
+MONTHS_EN = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 def indonesian_date(d: date) -> str:
@@ -153,17 +177,53 @@ class Templates:
 
     def exchanges(self) -> list[Exchange]:
         """Every exchange: topics, filler, closers, injected."""
-        return ([x for t in self.topics for x in t.exchanges] + [x for g in self.filler.values() for x in g]
-                + list(self.closers) + list(self.injected.values()))
+        return (
+            [x for t in self.topics for x in t.exchanges]
+            + [x for g in self.filler.values() for x in g]
+            + list(self.closers)
+            + list(self.injected.values())
+        )
 
 
 #: Slots ``slot_values`` computes, besides one per ``choices`` entry.
-_COMPUTED_SLOTS = frozenset({
-    "r_id_past_cap", "r_id_fut_cap", "vmid", "vmid2", "n", "pct", "h", "skill", "skill_src", "tgl",
-    "date_en_fut", "date_en_past", "iso_fut", "iso_past", "year",
-})
-_SESSION_KEYS = frozenset({"user", "day", "at", "format", "topic", "exchanges", "minutes", "inject", "tags",
-                           "timestamps", "expect", "still_writing", "agent", "name", "symlink_to"})
+_COMPUTED_SLOTS = frozenset(
+    {
+        "r_id_past_cap",
+        "r_id_fut_cap",
+        "vmid",
+        "vmid2",
+        "n",
+        "pct",
+        "h",
+        "skill",
+        "skill_src",
+        "tgl",
+        "date_en_fut",
+        "date_en_past",
+        "iso_fut",
+        "iso_past",
+        "year",
+    }
+)
+_SESSION_KEYS = frozenset(
+    {
+        "user",
+        "day",
+        "at",
+        "format",
+        "topic",
+        "exchanges",
+        "minutes",
+        "inject",
+        "tags",
+        "timestamps",
+        "expect",
+        "still_writing",
+        "agent",
+        "name",
+        "symlink_to",
+    }
+)
 
 
 def _read(name: str) -> dict:
@@ -180,10 +240,17 @@ def _strings(values: object, where: str) -> tuple[str, ...]:
 
 
 def _exchange(x: object, where: str) -> Exchange:
-    if not isinstance(x, dict) or not {"user", "assistant"} <= set(x) <= {"user", "user_en", "assistant", "assistant_en"}:
+    if not isinstance(x, dict) or not {"user", "assistant"} <= set(x) <= {
+        "user",
+        "user_en",
+        "assistant",
+        "assistant_en",
+    }:
         raise ValueError(f"{where}: an exchange has user and assistant, and maybe user_en and assistant_en")
-    return (_strings([x["user"], *([x["user_en"]] if "user_en" in x else [])], where),
-            _strings([x["assistant"], *([x["assistant_en"]] if "assistant_en" in x else [])], where))
+    return (
+        _strings([x["user"], *([x["user_en"]] if "user_en" in x else [])], where),
+        _strings([x["assistant"], *([x["assistant_en"]] if "assistant_en" in x else [])], where),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -191,13 +258,19 @@ def templates() -> Templates:
     """The demo's data files, read once."""
     text, slots, planted = _read("topics.yaml"), _read("slots.yaml"), _read("planted.yaml")
     topics = tuple(
-        Topic(t["key"], t["kind"], _strings(t["agents"], f"topics.yaml {t['key']}.agents"),
-              tuple(_exchange(x, f"topics.yaml {t['key']}") for x in t["exchanges"]))
+        Topic(
+            t["key"],
+            t["kind"],
+            _strings(t["agents"], f"topics.yaml {t['key']}.agents"),
+            tuple(_exchange(x, f"topics.yaml {t['key']}") for x in t["exchanges"]),
+        )
         for t in text["topics"]
     )
     out = Templates(
         topics=topics,
-        filler={kind: tuple(_exchange(x, f"topics.yaml filler.{kind}") for x in xs) for kind, xs in text["filler"].items()},
+        filler={
+            kind: tuple(_exchange(x, f"topics.yaml filler.{kind}") for x in xs) for kind, xs in text["filler"].items()
+        },
         closers=tuple(_exchange(x, "topics.yaml closers") for x in text["closers"]),
         system_prompts=_strings(text["system_prompts"], "topics.yaml system_prompts"),
         injected={k: _exchange(x, f"topics.yaml injected.{k}") for k, x in text["injected"].items()},
@@ -330,7 +403,7 @@ def _build(rng: Random, plan: _Plan) -> tuple[Session, datetime]:
     times = [plan.start + timedelta(minutes=m) for m in offsets]
     messages = tuple(
         Message(role=role, content=text, ts=ts if plan.timestamps else None, seq=i)
-        for i, ((role, text), ts) in enumerate(zip(turns, times))
+        for i, ((role, text), ts) in enumerate(zip(turns, times, strict=False))
     )
     agent = rng.choice(templates().topic[plan.topic].agents)
     session = Session(
@@ -349,7 +422,7 @@ def _jsonl_bytes(session: Session, tags: frozenset[str]) -> bytes:
     if not tags & {"epoch", "blocks"}:
         return text.encode()
     lines = []
-    for line, message in zip(text.splitlines(), session.messages):
+    for line, message in zip(text.splitlines(), session.messages, strict=False):
         record = json.loads(line)
         if "epoch" in tags and message.ts is not None:
             record["timestamp"] = int(message.ts.timestamp())
@@ -399,10 +472,17 @@ def demo_corpus(*, end_day: date, days: int = 21, tz: tzinfo, seed: int = 7) -> 
         # Drawn even when the spec fixes the count, so fixing one leaves the others' draws alone.
         drawn = rng.randint(3, 6)
         plan = _Plan(
-            spec["user"], _at(on(spec["day"]), spec["at"], tz), spec["format"], spec.get("topic", ""),
-            spec.get("exchanges", drawn), inject=spec.get("inject"), timestamps=spec.get("timestamps", True),
-            minutes=tuple(spec["minutes"]) if "minutes" in spec else None, expect=spec.get("expect", "ok"),
-            still_writing=spec.get("still_writing", False), tags=frozenset(spec.get("tags", ())),
+            spec["user"],
+            _at(on(spec["day"]), spec["at"], tz),
+            spec["format"],
+            spec.get("topic", ""),
+            spec.get("exchanges", drawn),
+            inject=spec.get("inject"),
+            timestamps=spec.get("timestamps", True),
+            minutes=tuple(spec["minutes"]) if "minutes" in spec else None,
+            expect=spec.get("expect", "ok"),
+            still_writing=spec.get("still_writing", False),
+            tags=frozenset(spec.get("tags", ())),
         )
         while plan.relpath.rsplit(".", 1)[0] in taken:
             plan = replace(plan, start=plan.start + timedelta(minutes=1))
@@ -425,7 +505,7 @@ def _daily_plans(rng: Random, calendar: list[date], tz: tzinfo) -> list[_Plan]:
             count = rng.choices((0, 1, 2, 3, 4), weights=(3, 5, 4, 2, 1))[0]
             hours = sorted(rng.sample(range(6, 23), count))
             topics = rng.sample(keys, count)
-            for hour, topic in zip(hours, topics):
+            for hour, topic in zip(hours, topics, strict=False):
                 fmt = "md" if rng.random() < 0.6 else "jsonl"
                 tags: set[str] = set()
                 if fmt == "md" and user == DEMO_USER and rng.random() < 0.25:
@@ -445,16 +525,19 @@ def _daily_plans(rng: Random, calendar: list[date], tz: tzinfo) -> list[_Plan]:
 _DOCX = b"PK\x03\x04\x14\x00\x06\x00" + b"[Content_Types].xml" + bytes(range(64))
 
 
-def _broken(rng: Random, spec: dict, planted: Callable[[dict], _Plan], on: Callable[[int], date],
-            tz: tzinfo) -> SyntheticFile:
+def _broken(
+    rng: Random, spec: dict, planted: Callable[[dict], _Plan], on: Callable[[int], date], tz: tzinfo
+) -> SyntheticFile:
     """The file of one planted.yaml ``broken`` entry, broken the way its ``expect`` names."""
     kind = spec["expect"]
     if kind == "symlink":
-        return SyntheticFile(_relpath(spec["user"], spec["name"]), b"", None, symlink_to=spec["symlink_to"],
-                             expect=kind)
+        return SyntheticFile(
+            _relpath(spec["user"], spec["name"]), b"", None, symlink_to=spec["symlink_to"], expect=kind
+        )
     if kind == "unknown_extension":
-        return SyntheticFile(_relpath(spec["user"], spec["name"]), _DOCX,
-                             _at(on(spec["day"]), spec["at"], tz).timestamp(), expect=kind)
+        return SyntheticFile(
+            _relpath(spec["user"], spec["name"]), _DOCX, _at(on(spec["day"]), spec["at"], tz).timestamp(), expect=kind
+        )
     plan = planted(spec)
     if kind == "no_messages":
         session = Session(plan.session_id, None, spec["agent"], "markdown", ())

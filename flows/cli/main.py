@@ -140,19 +140,22 @@ def _json_default(v: Any) -> Any:
 
 # --- init ---------------------------------------------------------------------------
 
+
 @cli.command()
 @_home_option
-@click.option("--claim-archive", is_flag=True,
-              help="Take over an archive whose marker names another home (a restored or moved home).")
+@click.option(
+    "--claim-archive",
+    is_flag=True,
+    help="Take over an archive whose marker names another home (a restored or moved home).",
+)
 def init(home: Path | None, claim_archive: bool) -> None:
     """Create the home folders, a commented kenang.yaml and the archive marker.
 
     Run it with the archive mounted: the marker (.kenang-archive) is how every later
     run knows the archive is really there, and a run never creates the archive itself.
     """
-    from flows.store import mount
     from flows.stages.catalog import ensure_catalog
-
+    from flows.store import mount
     from flows.store.warehouse import record_missing_checksums
 
     target = _home(home)
@@ -171,13 +174,16 @@ def init(home: Path | None, claim_archive: bool) -> None:
 
         click.echo(f"  {'bucket':<11} {settings.paths.remote_archive} ({remote.lock_summary(settings)})")
     if marker == "foreign":
-        _err(f"kenang: the archive {settings.paths.archive} is marked as another home's; runs will not write to it. "
-             "If this home was restored or moved, run `kenang init --claim-archive`.")
+        _err(
+            f"kenang: the archive {settings.paths.archive} is marked as another home's; runs will not write to it. "
+            "If this home was restored or moved, run `kenang init --claim-archive`."
+        )
         sys.exit(EXIT_USAGE)
     _err("next: drop transcripts into active/, then `kenang run` (or schedule the nightly flow; see README)")
 
 
 # --- run / backfill -----------------------------------------------------------------
+
 
 def _parse_now(value: str | None, settings: Settings) -> dt.datetime | None:
     if value is None:
@@ -185,7 +191,9 @@ def _parse_now(value: str | None, settings: Settings) -> dt.datetime | None:
     try:
         when = dt.datetime.fromisoformat(value)
     except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO-8601 time, e.g. 2026-07-20T02:30", param_hint="--now")
+        raise click.BadParameter(
+            f"{value!r} is not an ISO-8601 time, e.g. 2026-07-20T02:30", param_hint="--now"
+        ) from None
     if not 1970 <= when.year <= 9000:
         raise click.BadParameter(f"{value!r} is not a time kenang can run at (years 1970 to 9000)", param_hint="--now")
     return when if when.tzinfo else when.replace(tzinfo=settings.timezone)
@@ -214,7 +222,7 @@ def _tombstones_honoured(settings: Settings) -> None:
 
 def _lock_free(settings: Settings, wait_s: float) -> None:
     """Say at once, before Prefect starts, that another run holds the lock (the flow checks again)."""
-    from flows.store.lock import holder, held_message
+    from flows.store.lock import held_message, holder
 
     if wait_s <= 0 and holder(settings.paths.lock) is not None:
         raise LockHeld(held_message(settings.paths.lock, 0))
@@ -247,7 +255,9 @@ def _with_progress(fn, *args, **kwargs):
 @_home_option
 @click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (local zone if no offset).")
 @click.option("--dry-run", is_flag=True, help="Print what would happen and change nothing.")
-@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
+@click.option(
+    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+)
 @_json_option
 @click.pass_context
 def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool, wait_s: float, as_json: bool) -> None:
@@ -257,7 +267,7 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     if dry_run:
         from flows.cli import report
 
-        plan = _gated(report.dry_run(settings, now or dt.datetime.now(dt.timezone.utc)))
+        plan = _gated(report.dry_run(settings, now or dt.datetime.now(dt.UTC)))
         _emit_json(plan, gated=True) if as_json else click.echo(report.render_dry_run(plan))
         return
     _tombstones_honoured(settings)
@@ -277,14 +287,28 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
 @click.option("--only-missing", is_flag=True, help="Only days with archive files but no complete load.")
 @click.option("--resummarize", is_flag=True, help="Rewrite every summary in the range (after switching models).")
 @click.option("--reindex", is_flag=True, help="Re-chunk and re-embed every day in the range for the recall index.")
-@click.option("--no-budget", is_flag=True,
-              help="Summarize and index the whole range now, past summarizer.max_days_per_run and "
-                   "embedder.max_chunks_per_run.")
-@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
+@click.option(
+    "--no-budget",
+    is_flag=True,
+    help="Summarize and index the whole range now, past summarizer.max_days_per_run and embedder.max_chunks_per_run.",
+)
+@click.option(
+    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+)
 @_json_option
 @click.pass_context
-def backfill(ctx: click.Context, home: Path | None, start: dt.datetime, end: dt.datetime, only_missing: bool,
-             resummarize: bool, reindex: bool, no_budget: bool, wait_s: float, as_json: bool) -> None:
+def backfill(
+    ctx: click.Context,
+    home: Path | None,
+    start: dt.datetime,
+    end: dt.datetime,
+    only_missing: bool,
+    resummarize: bool,
+    reindex: bool,
+    no_budget: bool,
+    wait_s: float,
+    as_json: bool,
+) -> None:
     """Re-derive the tables, summaries and recall index for a date range from the archive alone."""
     settings = _settings(home)
     if end < start:
@@ -325,8 +349,10 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
     else:
         click.echo(report.render_run(result))
         if not _prefect_server():
-            _err(f"hint: this run took {seconds:.1f} s, with a temporary Prefect server started for it alone; with "
-                 "`prefect server start` running and PREFECT_API_URL set, runs skip that start-up")
+            _err(
+                f"hint: this run took {seconds:.1f} s, with a temporary Prefect server started for it alone; with "
+                "`prefect server start` running and PREFECT_API_URL set, runs skip that start-up"
+            )
     if result.get("degraded"):
         sys.exit(EXIT_DEGRADED)
     if any(result.get(stage, {}).get("failed") for stage in ("load", "summarize", "index")):
@@ -334,6 +360,7 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
 
 
 # --- queries ------------------------------------------------------------------------
+
 
 @cli.command()
 @_home_option
@@ -349,15 +376,21 @@ def status(home: Path | None, as_json: bool) -> None:
 
 @cli.command()
 @_home_option
-@click.option("--accept", "accept_paths", multiple=True, metavar="PATH",
-              help="Take a changed record file (runs, quarantine, ...; a path under warehouse/) as it is now. Repeatable.")
+@click.option(
+    "--accept",
+    "accept_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Take a changed record file (runs, quarantine, ...; a path under warehouse/) as it is now. Repeatable.",
+)
 @_json_option
 def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> None:
     """Re-hash the archive, the summaries and the warehouse against what kenang recorded."""
     from dataclasses import asdict
 
-    from flows.store.verify import accept, verify as verify_archive
     from flows.cli import report
+    from flows.store.verify import accept
+    from flows.store.verify import verify as verify_archive
 
     settings = _settings(home)
     if accept_paths:  # as verify prints them (relative to warehouse/), or absolute
@@ -374,8 +407,12 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
         for r in accept(settings, rels):
             _err(f"accepted warehouse/{r} as it is now")
     rep = verify_archive(settings)
-    data = {**asdict(rep), "problems": rep.problems, "archive": str(settings.paths.archive),
-            "archive_remote": settings.paths.remote_archive}
+    data = {
+        **asdict(rep),
+        "problems": rep.problems,
+        "archive": str(settings.paths.archive),
+        "archive_remote": settings.paths.remote_archive,
+    }
     data = _gated(data)
     _emit_json(data, gated=True) if as_json else click.echo(report.render_verify(data))
     if rep.problems:
@@ -385,7 +422,9 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
 @cli.command()
 @_home_option
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock.")
+@click.option(
+    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+)
 @_json_option
 def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bool) -> None:
     """Take files found in the archive without a record into the record, on purpose.
@@ -394,8 +433,8 @@ def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bo
     folder to adopt every unrecorded file under. Each must parse as a transcript. The
     file is made read-only and recorded; the next `kenang run` loads its day.
     """
-    from flows.store import adopt as adopt_mod
     from flows.cli import report
+    from flows.store import adopt as adopt_mod
 
     settings = _settings(home)
     res = adopt_mod.adopt(settings, paths, wait_s)
@@ -434,8 +473,10 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
         cols = [d[0] for d in cur.description] if cur.description else []
         rows = cur.fetchall() if cols else []
     except duckdb.PermissionException as exc:
-        _err(f"kenang sql: refused: kenang sql reads only the warehouse ({settings.paths.warehouse}); "
-             f"{str(exc).splitlines()[0]}")
+        _err(
+            f"kenang sql: refused: kenang sql reads only the warehouse ({settings.paths.warehouse}); "
+            f"{str(exc).splitlines()[0]}"
+        )
         sys.exit(EXIT_USAGE)
     except duckdb.Error as exc:
         _err(f"kenang sql: {str(exc).splitlines()[0]}")
@@ -443,7 +484,7 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
     finally:
         con.close()
     if as_json:
-        _emit_json([dict(zip(cols, r)) for r in rows], gated=True)
+        _emit_json([dict(zip(cols, r, strict=False)) for r in rows], gated=True)
     else:
         click.echo(report.render_rows(cols, rows))
 
@@ -452,14 +493,26 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
 @_home_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--user", help="Whose conversations these are (default: the home's default_user).")
-@click.option("--date", "date_s", type=click.DateTime(["%Y-%m-%d"]),
-              help="Date for messages without timestamps (ShareGPT, a headerless aider log).")
+@click.option(
+    "--date",
+    "date_s",
+    type=click.DateTime(["%Y-%m-%d"]),
+    help="Date for messages without timestamps (ShareGPT, a headerless aider log).",
+)
 @click.option("--dry-run", is_flag=True, help="Show each conversation and what would be new; change nothing.")
 @click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (for the grace period).")
 @_json_option
 @click.pass_context
-def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user: str | None, date_s: dt.datetime | None,
-            dry_run: bool, now_s: str | None, as_json: bool) -> None:
+def import_(
+    ctx: click.Context,
+    home: Path | None,
+    files: tuple[Path, ...],
+    user: str | None,
+    date_s: dt.datetime | None,
+    dry_run: bool,
+    now_s: str | None,
+    as_json: bool,
+) -> None:
     """Import exports: ChatGPT, Claude.ai, Claude Code, aider, ShareGPT, Open WebUI.
 
     Each file is copied into active/ (the original stays where it is) and the nightly
@@ -469,8 +522,8 @@ def import_(ctx: click.Context, home: Path | None, files: tuple[Path, ...], user
     pipe, a device, a file over limits.max_file_mb) is skipped, with why, and the rest
     is imported: exit 4.
     """
-    from flows.stages import imports
     from flows.cli import report
+    from flows.stages import imports
 
     settings = _settings(home)
     user = (user or settings.default_user).strip().lower()
@@ -516,17 +569,40 @@ def _say_skipped(skipped: list[dict]) -> None:
 @click.option("--top-k", type=click.IntRange(1, 100), default=None, help="Results to show (default: recall.top_k, 5).")
 @click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="Only days from this one, YYYY-MM-DD.")
 @click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Only days up to this one, YYYY-MM-DD.")
-@click.option("--mode", type=click.Choice(["hybrid", "keyword", "vector"]), default="hybrid", show_default=True,
-              help="Fused search, or one arm alone.")
-@click.option("--queries", "queries_file", type=click.File("r", encoding="utf-8"),
-              help="Read one query per line (- for stdin); print one JSON line per query.")
-@click.option("--now", "now_s", type=click.DateTime(["%Y-%m-%d"]),
-              help="The day 'yesterday', 'bulan lalu' or 'two weeks ago' count from (default: the newest day indexed).")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "keyword", "vector"]),
+    default="hybrid",
+    show_default=True,
+    help="Fused search, or one arm alone.",
+)
+@click.option(
+    "--queries",
+    "queries_file",
+    type=click.File("r", encoding="utf-8"),
+    help="Read one query per line (- for stdin); print one JSON line per query.",
+)
+@click.option(
+    "--now",
+    "now_s",
+    type=click.DateTime(["%Y-%m-%d"]),
+    help="The day 'yesterday', 'bulan lalu' or 'two weeks ago' count from (default: the newest day indexed).",
+)
 @click.option("--explain", is_flag=True, help="Say what time the query names and whether it asks when, then search.")
 @_json_option
-def recall(home: Path | None, query: str | None, user: str | None, top_k: int | None, start: dt.datetime | None,
-           end: dt.datetime | None, mode: str, queries_file, now_s: dt.datetime | None, explain: bool,
-           as_json: bool) -> None:
+def recall(
+    home: Path | None,
+    query: str | None,
+    user: str | None,
+    top_k: int | None,
+    start: dt.datetime | None,
+    end: dt.datetime | None,
+    mode: str,
+    queries_file,
+    now_s: dt.datetime | None,
+    explain: bool,
+    as_json: bool,
+) -> None:
     """Search your archive by meaning and keywords, with related days pulled in.
 
     A time in the query ("last Saturday", "bulan lalu", "on May 2nd") favours its days;
@@ -542,8 +618,10 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
     settings = _settings(home)
     r = Recaller(settings, user, start=start.date() if start else None, end=end.date() if end else None)
     if r.stale:
-        _err(f"kenang: {r.stale} chunks were embedded by another embedder and are searched by keyword only; "
-             "run `kenang backfill --reindex --start ... --end ...`")
+        _err(
+            f"kenang: {r.stale} chunks were embedded by another embedder and are searched by keyword only; "
+            "run `kenang backfill --reindex --start ... --end ...`"
+        )
     from transforms import timeq
 
     now = now_s.date() if now_s else None
@@ -553,8 +631,11 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
             if q:
                 hits = r.search(q, top_k=top_k, mode=mode, now=now)
                 extra = {"understood": timeq.as_dict(r.understand(q, now))} if explain else {}
-                click.echo(json.dumps({"query": q, **extra, "results": [h.as_dict(q) for h in hits]},
-                                      ensure_ascii=False, default=str))
+                click.echo(
+                    json.dumps(
+                        {"query": q, **extra, "results": [h.as_dict(q) for h in hits]}, ensure_ascii=False, default=str
+                    )
+                )
         return
     if explain and not as_json:
         _err(timeq.explain(r.understand(query, now)))
@@ -562,8 +643,12 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
     if r.unavailable:
         _err(f"kenang: the embedding server could not be used ({r.unavailable}); these results are by keyword only")
     if as_json:
-        _emit_json({"understood": timeq.as_dict(r.understand(query, now)), "results": [h.as_dict(query) for h in hits]}
-                   if explain else [h.as_dict(query) for h in hits], gated=True)
+        _emit_json(
+            {"understood": timeq.as_dict(r.understand(query, now)), "results": [h.as_dict(query) for h in hits]}
+            if explain
+            else [h.as_dict(query) for h in hits],
+            gated=True,
+        )
     else:
         click.echo(report.render_recall(query, r.user, hits, color=sys.stdout.isatty()))
 
@@ -574,12 +659,21 @@ def recall(home: Path | None, query: str | None, user: str | None, top_k: int | 
 @click.option("--user", help="Whose days (required when the home has several users).")
 @click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="First day, YYYY-MM-DD.")
 @click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
-@click.option("--by", type=click.Choice(["day", "week", "month"]), default="month", show_default=True,
-              help="Period to group by.")
+@click.option(
+    "--by", type=click.Choice(["day", "week", "month"]), default="month", show_default=True, help="Period to group by."
+)
 @click.option("--window", type=click.IntRange(1, 366), help="importance_trend: rolling window in days.")
 @_json_option
-def analyze(home: Path | None, intent: str | None, user: str | None, start: dt.datetime | None, end: dt.datetime | None,
-            by: str, window: int | None, as_json: bool) -> None:
+def analyze(
+    home: Path | None,
+    intent: str | None,
+    user: str | None,
+    start: dt.datetime | None,
+    end: dt.datetime | None,
+    by: str,
+    window: int | None,
+    as_json: bool,
+) -> None:
     """Trends over your summaries and messages: exact SQL, no LLM.
 
     INTENT is one of: mood_timeseries, productivity, technology_counts,
@@ -592,18 +686,22 @@ def analyze(home: Path | None, intent: str | None, user: str | None, start: dt.d
     if intent is None or intent not in INTENTS:
         if intent is not None:
             _err(f"kenang analyze: unknown intent {intent!r}")
-        click.echo(report.table(["intent", "what it shows"], [(i.name, i.doc) for i in INTENTS.values()]),
-                   err=intent is not None)
+        click.echo(
+            report.table(["intent", "what it shows"], [(i.name, i.doc) for i in INTENTS.values()]),
+            err=intent is not None,
+        )
         if intent is not None:
             sys.exit(EXIT_USAGE)
         return
     settings = _settings(home)
-    res = Analytics(settings, user).run(intent, start=start.date() if start else None,
-                                        end=end.date() if end else None, by=by, window=window)
+    res = Analytics(settings, user).run(
+        intent, start=start.date() if start else None, end=end.date() if end else None, by=by, window=window
+    )
     _emit_json(res.as_dict(), gated=True) if as_json else click.echo(report.render_analysis(res))
 
 
 # --- core memory and forgetting ---------------------------------------------------------
+
 
 def _memory_user(settings: Settings, user: str | None) -> str:
     from transforms.model import USER_ID_RE
@@ -638,8 +736,14 @@ def _write_memory(home: Path | None, user: str | None, target: str, action: str,
         _err(f"kenang: warning: {state.snapshot_error}")
 
 
-_TARGET = click.option("--to", "target", type=click.Choice(["memory", "user"]), default="memory", show_default=True,
-                       help="MEMORY.md (the agent's notes) or USER.md (the person's profile).")
+_TARGET = click.option(
+    "--to",
+    "target",
+    type=click.Choice(["memory", "user"]),
+    default="memory",
+    show_default=True,
+    help="MEMORY.md (the agent's notes) or USER.md (the person's profile).",
+)
 
 
 @cli.command()
@@ -702,23 +806,36 @@ def sources(ctx: click.Context, home: Path | None, as_json: bool) -> None:
 @sources.command("add")
 @_home_option
 @click.argument("name")
-@click.option("--kind", required=True, type=click.Choice(["claude_code", "codex", "aider", "open_webui_db", "folder"]),
-              help="What the source is.")
+@click.option(
+    "--kind",
+    required=True,
+    type=click.Choice(["claude_code", "codex", "aider", "open_webui_db", "folder"]),
+    help="What the source is.",
+)
 @click.option("--path", "path_s", required=True, help="A file, a folder or a glob; ~ is your home.")
 @click.option("--user", help="Whose transcripts these are (default: the home's default_user).")
-@click.option("--mode", type=click.Choice(["copy", "move"]), default="copy", show_default=True,
-              help="move: folder sources only; the original is removed once its copy is safe.")
+@click.option(
+    "--mode",
+    type=click.Choice(["copy", "move"]),
+    default="copy",
+    show_default=True,
+    help="move: folder sources only; the original is removed once its copy is safe.",
+)
 @click.option("--webui-user", help="open_webui_db: only this Open WebUI user's chats (email or id).")
-def sources_add(home: Path | None, name: str, kind: str, path_s: str, user: str | None, mode: str,
-                webui_user: str | None) -> None:
+def sources_add(
+    home: Path | None, name: str, kind: str, path_s: str, user: str | None, mode: str, webui_user: str | None
+) -> None:
     """Add a source to kenang.yaml (its comments are kept); the next nightly run collects from it."""
     from flows.config import edit_config
     from flows.stages import collect
     from schemas.config import Source
 
     entry = {"name": name, "kind": kind, "path": path_s}
-    entry |= {k: v for k, v in (("user", user), ("mode", mode if mode != "copy" else None),
-                                ("webui_user", webui_user)) if v is not None}
+    entry |= {
+        k: v
+        for k, v in (("user", user), ("mode", mode if mode != "copy" else None), ("webui_user", webui_user))
+        if v is not None
+    }
 
     def change(data) -> None:
         if data.get("sources") is None:
@@ -796,14 +913,31 @@ def memory_candidates(home: Path | None, user: str | None, show_all: bool, as_js
     from flows.stages import candidates
 
     settings = _settings(home)
-    rows = [r for r in candidates.read_all(settings) if (show_all or r["status"] == "pending")
-            and (user is None or r["user_id"] == user)]
+    rows = [
+        r
+        for r in candidates.read_all(settings)
+        if (show_all or r["status"] == "pending") and (user is None or r["user_id"] == user)
+    ]
     if as_json:
         _emit_json(rows)
         return
-    click.echo(report.table(["id", "user", "kind", "to", "status", "days", "note"], [
-        (r["candidate_id"][:10], r["user_id"], r["kind"], r["target"], r["status"],
-         ", ".join(d.isoformat() for d in (r["dates"] or [])[:3]), r["text"]) for r in rows]))
+    click.echo(
+        report.table(
+            ["id", "user", "kind", "to", "status", "days", "note"],
+            [
+                (
+                    r["candidate_id"][:10],
+                    r["user_id"],
+                    r["kind"],
+                    r["target"],
+                    r["status"],
+                    ", ".join(d.isoformat() for d in (r["dates"] or [])[:3]),
+                    r["text"],
+                )
+                for r in rows
+            ],
+        )
+    )
 
 
 @memory.command("accept")
@@ -832,17 +966,32 @@ def memory_reject(home: Path | None, candidate_id: str) -> None:
 @cli.command()
 @_home_option
 @click.option("--user", required=True, help="Whose memory to forget from.")
-@click.option("--text", help="A phrase to forget wherever it was said (- reads it from stdin, kept out of shell history).")
+@click.option(
+    "--text", help="A phrase to forget wherever it was said (- reads it from stdin, kept out of shell history)."
+)
 @click.option("--session", "session_id", help="A session id, as `kenang sql` shows it in sessions.session_id.")
 @click.option("--day", type=click.DateTime(["%Y-%m-%d"]), help="A whole day.")
 @click.option("--before", type=click.DateTime(["%Y-%m-%d"]), help="Every day before this one.")
 @click.option("--purge", is_flag=True, help="Delete the archived originals too (logged in purge_log; never undone).")
 @click.option("--dry-run", is_flag=True, help="List exactly what would go; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask.")
-@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for a running night.")
+@click.option(
+    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for a running night."
+)
 @_json_option
-def forget(home: Path | None, user: str, text: str | None, session_id: str | None, day: dt.datetime | None,
-           before: dt.datetime | None, purge: bool, dry_run: bool, yes: bool, wait_s: float, as_json: bool) -> None:
+def forget(
+    home: Path | None,
+    user: str,
+    text: str | None,
+    session_id: str | None,
+    day: dt.datetime | None,
+    before: dt.datetime | None,
+    purge: bool,
+    dry_run: bool,
+    yes: bool,
+    wait_s: float,
+    as_json: bool,
+) -> None:
     """Truly forget a phrase, a session, a day or everything before a date: from the tables, summaries,
     recall index, MEMORY_INDEX, core memory, candidates and snapshots; with --purge, from the archive and quarantine too.
 
@@ -856,8 +1005,15 @@ def forget(home: Path | None, user: str, text: str | None, session_id: str | Non
     who = _memory_user(settings, user)
     if text == "-":
         text = sys.stdin.read().strip()
-    plan = forget_mod.make_plan(settings, who, text=text, session=session_id, day=day.date() if day else None,
-                                before=before.date() if before else None, purge=purge)
+    plan = forget_mod.make_plan(
+        settings,
+        who,
+        text=text,
+        session=session_id,
+        day=day.date() if day else None,
+        before=before.date() if before else None,
+        purge=purge,
+    )
     summary = plan.as_dict()
     if dry_run:
         _emit_json({"dry_run": True, **summary}) if as_json else click.echo(_forget_plan_text(summary, dry=True))
@@ -869,44 +1025,71 @@ def forget(home: Path | None, user: str, text: str | None, session_id: str | Non
     _emit_json(result) if as_json else click.echo(
         f"forgotten: {len(plan.days)} day(s) re-derived, {result['archive_files_purged']} archived file(s) purged, "
         f"{result['memory_entries']} memory entr(ies) and {result['candidates']} candidate(s) removed"
-        + "".join(f", {n} quarantined file(s) {how}" for how in ("purged", "scrubbed")
-                  if (n := result.get(f"quarantine_files_{how}"))) + f" (run {result['run_id']})")
+        + "".join(
+            f", {n} quarantined file(s) {how}"
+            for how in ("purged", "scrubbed")
+            if (n := result.get(f"quarantine_files_{how}"))
+        )
+        + f" (run {result['run_id']})"
+    )
     from flows.store import remote
 
     if owed := remote.owed(settings):
-        _err(f"note: {len(owed)} file(s) are still to be deleted from {settings.paths.remote_archive} (the bucket could "
-             "not take the delete now); every run retries, and `kenang verify` lists them until they are gone")
+        _err(
+            f"note: {len(owed)} file(s) are still to be deleted from {settings.paths.remote_archive} (the bucket could "
+            "not take the delete now); every run retries, and `kenang verify` lists them until they are gone"
+        )
 
 
 def _forget_plan_text(p: dict, dry: bool) -> str:
     head = "would forget" if dry else "this forgets"
-    lines = [f"{head}, for {p['user']} ({p['kind']}):",
-             f"  {p['messages']} message(s) in {p['sessions']} session(s) on {len(p['days'])} day(s): "
-             + (", ".join(p["days"][:10]) + (" ..." if len(p["days"]) > 10 else "") if p["days"] else "none"),
-             f"  {p['memory_entries']} core memory entr(ies), {p['candidates']} candidate(s)"]
+    lines = [
+        f"{head}, for {p['user']} ({p['kind']}):",
+        f"  {p['messages']} message(s) in {p['sessions']} session(s) on {len(p['days'])} day(s): "
+        + (", ".join(p["days"][:10]) + (" ..." if len(p["days"]) > 10 else "") if p["days"] else "none"),
+        f"  {p['memory_entries']} core memory entr(ies), {p['candidates']} candidate(s)",
+    ]
     if p["purge"]:
         lines.append(f"  {len(p['archive_files'])} archived original(s), deleted for good:")
         lines += [f"    {x}" for x in p["archive_files"]]
     else:
         lines.append("  the archived originals stay, byte-exact (add --purge to delete them too)")
     if p.get("quarantine_files"):
-        lines.append(f"  {len(p['quarantine_files'])} quarantined file(s), "
-                     + ("deleted for good with their reason files:" if p["purge"] else
-                        "kept as they are, the phrase scrubbed from their reasons (--purge deletes them):"))
+        lines.append(
+            f"  {len(p['quarantine_files'])} quarantined file(s), "
+            + (
+                "deleted for good with their reason files:"
+                if p["purge"]
+                else "kept as they are, the phrase scrubbed from their reasons (--purge deletes them):"
+            )
+        )
         lines += [f"    {x}" for x in p["quarantine_files"]]
     return "\n".join(lines)
 
 
 # --- mcp ----------------------------------------------------------------------------
 
+
 @cli.group(invoke_without_command=True)
 @_home_option
-@click.option("--user", help="stdio: whose memory to serve, a user this home knows (default: the home's "
-              "default_user; when that holds nothing, its only other user).")
-@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP (for agents on other machines) "
-              "instead of stdio; clients send Authorization: Bearer <token>.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="HTTP: the address to bind. Anything but 127.0.0.1 exposes your memory to the network.")
+@click.option(
+    "--user",
+    help="stdio: whose memory to serve, a user this home knows (default: the home's "
+    "default_user; when that holds nothing, its only other user).",
+)
+@click.option(
+    "--http",
+    "use_http",
+    is_flag=True,
+    help="Serve streamable HTTP (for agents on other machines) "
+    "instead of stdio; clients send Authorization: Bearer <token>.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="HTTP: the address to bind. Anything but 127.0.0.1 exposes your memory to the network.",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="HTTP: the port.")
 @click.pass_context
 def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool, host: str, port: int) -> None:
@@ -931,14 +1114,19 @@ def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool,
         if user:
             raise click.UsageError("--user is for stdio; over HTTP each token names its user")
         if not settings.mcp.tokens:
-            _err("kenang mcp: no tokens yet, so every request will get 401; add one with "
-                 "`kenang mcp token add --user U`")
+            _err(
+                "kenang mcp: no tokens yet, so every request will get 401; add one with `kenang mcp token add --user U`"
+            )
         if host not in ("127.0.0.1", "localhost", "::1"):
-            _err(f"kenang mcp: WARNING: listening on {host}: anyone who reaches this port and holds a token "
-                 "reads that user's memory. Put it behind TLS (a reverse proxy) before it leaves the homelab.")
+            _err(
+                f"kenang mcp: WARNING: listening on {host}: anyone who reaches this port and holds a token "
+                "reads that user's memory. Put it behind TLS (a reverse proxy) before it leaves the homelab."
+            )
             if not settings.mcp.allowed_hosts:
-                _err("kenang mcp: a request whose Host is a name (not the address it reached) gets 421; list the "
-                     "names clients use (e.g. nas.lan) under mcp.allowed_hosts")
+                _err(
+                    "kenang mcp: a request whose Host is a name (not the address it reached) gets 421; list the "
+                    "names clients use (e.g. nas.lan) under mcp.allowed_hosts"
+                )
         server = mcp_server.build_server(settings)
         _err(f"kenang mcp: serving {settings.paths.home} at http://{host}:{port}/mcp")
         server.run(transport="http", host=host, port=port, show_banner=False, **mcp_server.http_guard(settings))
@@ -984,8 +1172,10 @@ def token_add(home: Path | None, user: str) -> None:
 
     edit_config(settings.paths.home, add)
     click.echo(new)
-    _err(f"a token for {user} (stored as its sha256 in {settings.paths.config_file}); it is shown only now. "
-         f"Clients send: Authorization: Bearer <token>")
+    _err(
+        f"a token for {user} (stored as its sha256 in {settings.paths.config_file}); it is shown only now. "
+        f"Clients send: Authorization: Bearer <token>"
+    )
 
 
 @token.command("list")
@@ -995,7 +1185,9 @@ def token_list(home: Path | None) -> None:
     settings = _settings(home)
     from flows.cli import report
 
-    click.echo(report.table(["sha256", "user"], [(sha[:12] + "...", u) for sha, u in sorted(settings.mcp.tokens.items())]))
+    click.echo(
+        report.table(["sha256", "user"], [(sha[:12] + "...", u) for sha, u in sorted(settings.mcp.tokens.items())])
+    )
 
 
 @token.command("remove")
@@ -1008,8 +1200,9 @@ def token_remove(home: Path | None, sha256_prefix: str) -> None:
     settings = _settings(home)
     matches = [sha for sha in settings.mcp.tokens if sha.startswith(sha256_prefix.lower())]
     if len(matches) != 1:
-        raise click.BadParameter(f"{len(matches)} tokens start with {sha256_prefix!r}; give more of the sha256",
-                                 param_hint="SHA256_PREFIX")
+        raise click.BadParameter(
+            f"{len(matches)} tokens start with {sha256_prefix!r}; give more of the sha256", param_hint="SHA256_PREFIX"
+        )
 
     def drop(data) -> None:
         del data["mcp"]["tokens"][matches[0]]
@@ -1019,6 +1212,7 @@ def token_remove(home: Path | None, sha256_prefix: str) -> None:
 
 
 # --- demo ---------------------------------------------------------------------------
+
 
 @cli.command()
 @_home_option
@@ -1047,8 +1241,13 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     seconds = time.perf_counter() - t0
     found = demo_mod.recalls(settings)
     if as_json:
-        _emit_json({"home": str(target), "nights": [history, result],
-                    "recalls": [{"query": q, "results": [h.as_dict(q) for h in hits]} for q, hits in found]})
+        _emit_json(
+            {
+                "home": str(target),
+                "nights": [history, result],
+                "recalls": [{"query": q, "results": [h.as_dict(q) for h in hits]} for q, hits in found],
+            }
+        )
         return
     click.echo(demo_mod.render(settings, history, result, seconds, found))
 

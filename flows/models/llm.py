@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flows.models import default_threads
 from flows.config import Settings
+from flows.models import default_threads
 from schemas.lexicon import TECHNOLOGIES
 from transforms.errors import ConfigError
 from transforms.summarize import (
@@ -132,10 +132,16 @@ def make_summarizer(settings: Settings) -> Summarizer:
     if cfg.backend == "openai":
         from flows.models.openai_api import OpenAIModel, server_of
 
-        remote = OpenAIModel(server_of(cfg, "summarizer"), n_ctx=cfg.n_ctx, structured_output=cfg.structured_output,
-                             seed=cfg.seed)
-        return LlmSummarizer(remote, temperature=float(cfg.temperature), max_tokens=cfg.max_tokens,
-                             canonical_technologies=canonical_map(TECHNOLOGIES), backend="openai")
+        remote = OpenAIModel(
+            server_of(cfg, "summarizer"), n_ctx=cfg.n_ctx, structured_output=cfg.structured_output, seed=cfg.seed
+        )
+        return LlmSummarizer(
+            remote,
+            temperature=float(cfg.temperature),
+            max_tokens=cfg.max_tokens,
+            canonical_technologies=canonical_map(TECHNOLOGIES),
+            backend="openai",
+        )
     path = Path(cfg.model_path).expanduser() if cfg.model_path else bundled_model_path()
     model = load_model(ModelConfig(path, cfg.n_ctx, cfg.n_threads, cfg.chat_format, cfg.seed))
     return LlmSummarizer(

@@ -36,16 +36,17 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.redact import redact
-from transforms.summarize import Generation, SummarizeError
+from transforms.summarize import Generation
 
 #: Back-off before the n-th retry: BACKOFF_S * 2**n, at most MAX_WAIT_S (a Retry-After too).
 BACKOFF_S = 1.0
@@ -100,11 +101,14 @@ def server_of(section: Any, what: str, *, query: bool = False) -> Server:
     if section.api_key_env:
         key = os.environ.get(section.api_key_env)
         if not key:
-            raise ModelUnavailable(f"{what}.api_key_env names {section.api_key_env}, which is not set in this "
-                                   "process's environment (the worker's, for a deployment)")
+            raise ModelUnavailable(
+                f"{what}.api_key_env names {section.api_key_env}, which is not set in this "
+                "process's environment (the worker's, for a deployment)"
+            )
     if query:
-        return Server(section.base_url.rstrip("/"), section.model, key, min(float(section.timeout_s), QUERY_TIMEOUT_S),
-                      retries=0)
+        return Server(
+            section.base_url.rstrip("/"), section.model, key, min(float(section.timeout_s), QUERY_TIMEOUT_S), retries=0
+        )
     return Server(section.base_url.rstrip("/"), section.model, key, float(section.timeout_s))
 
 
@@ -134,8 +138,10 @@ class Client:
                 why = f"cannot reach it ({type(exc).__name__})"
             else:
                 if r.status_code in (401, 403, 404):
-                    raise ModelUnavailable(f"{self.server.shown}{path}: HTTP {r.status_code} ({_said(text)}); "
-                                           "check base_url, model and the API key")
+                    raise ModelUnavailable(
+                        f"{self.server.shown}{path}: HTTP {r.status_code} ({_said(text)}); "
+                        "check base_url, model and the API key"
+                    )
                 if r.status_code == 429 or r.status_code >= 500:
                     why = f"HTTP {r.status_code} ({_said(text)})"
                     if r.status_code == 429:
@@ -150,8 +156,10 @@ class Client:
             if attempt < self.server.retries:
                 time.sleep(wait)
         if self.retries_tried() and self._answers_as_api():
-            raise ModelRefused(f"{self.server.shown}{path}: the server answers, but failed on this request: {why} "
-                               f"({self.server.retries + 1} attempts)")
+            raise ModelRefused(
+                f"{self.server.shown}{path}: the server answers, but failed on this request: {why} "
+                f"({self.server.retries + 1} attempts)"
+            )
         raise ModelUnavailable(f"{self.server.shown}: {why} ({self.server.retries + 1} attempts)")
 
     def retries_tried(self) -> bool:
@@ -245,13 +253,21 @@ class OpenAIModel:
         return len(data["tokens"]) if isinstance(data.get("tokens"), list) else None
 
     def generate(self, messages: list[dict], *, schema: dict, temperature: float, max_tokens: int) -> Generation:
-        body: dict[str, Any] = {"model": self.server.model, "messages": messages, "temperature": temperature,
-                                "max_tokens": max_tokens, "seed": self.seed, "stream": False}
+        body: dict[str, Any] = {
+            "model": self.server.model,
+            "messages": messages,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": self.seed,
+            "stream": False,
+        }
         if self.structured_output == "json_schema":
             # Strict mode (OpenAI's rules) wants every object closed.
             closed = {**schema, "additionalProperties": False}
-            body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "day_summary", "schema": closed, "strict": True}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "day_summary", "schema": closed, "strict": True},
+            }
         elif self.structured_output == "json_object":
             # llama.cpp's servers (llama-server, llama_cpp.server) constrain a json_object reply to a schema sent
             # with it; the others take json_object alone and ignore it.
@@ -266,9 +282,12 @@ class OpenAIModel:
         usage = data.get("usage") or {}
         if not isinstance(usage, dict):
             usage = {}
-        return Generation(text=content if isinstance(content, str) else str(content),
-                          prompt_tokens=_int(usage.get("prompt_tokens")),
-                          completion_tokens=_int(usage.get("completion_tokens")), seconds=seconds)
+        return Generation(
+            text=content if isinstance(content, str) else str(content),
+            prompt_tokens=_int(usage.get("prompt_tokens")),
+            completion_tokens=_int(usage.get("completion_tokens")),
+            seconds=seconds,
+        )
 
 
 def _int(value: object) -> int:
@@ -296,8 +315,9 @@ def _pooled(embedding: object) -> np.ndarray:
 class OpenAIEmbedder:
     """An ``Embedder`` on a server: batches of ``batch_size`` texts, ``concurrency`` of them in flight."""
 
-    def __init__(self, server: Server, *, batch_size: int, concurrency: int, query_prefix: str = "",
-                 passage_prefix: str = "") -> None:
+    def __init__(
+        self, server: Server, *, batch_size: int, concurrency: int, query_prefix: str = "", passage_prefix: str = ""
+    ) -> None:
         self.server = server
         self.client = Client(server)
         self.batch_size = batch_size
@@ -314,14 +334,17 @@ class OpenAIEmbedder:
         except (TypeError, KeyError, ValueError, AttributeError) as exc:
             raise ModelUnavailable(f"{self.server.shown}/embeddings: the reply holds no embeddings") from exc
         if m.ndim != 2 or m.shape[0] != len(texts):
-            raise ModelUnavailable(f"{self.server.shown}/embeddings: {m.shape[0] if m.ndim else 0} vectors "
-                                   f"for {len(texts)} texts")
+            raise ModelUnavailable(
+                f"{self.server.shown}/embeddings: {m.shape[0] if m.ndim else 0} vectors for {len(texts)} texts"
+            )
         norms = np.linalg.norm(m, axis=1, keepdims=True)
         return m / np.where(norms == 0, 1.0, norms)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        batches = [[self.passage_prefix + t for t in texts[i:i + self.batch_size]]
-                   for i in range(0, len(texts), self.batch_size)]
+        batches = [
+            [self.passage_prefix + t for t in texts[i : i + self.batch_size]]
+            for i in range(0, len(texts), self.batch_size)
+        ]
         if not batches:
             return np.zeros((0, self.dim), np.float32)
         if self.concurrency > 1 and len(batches) > 1:

@@ -19,8 +19,11 @@ from transforms.summarize import DayInput, SessionMeta
 PROBE_DAY = dt.date(2026, 7, 19)
 _TURNS = (
     ("user", "Pagi! The Proxmox backup to the NAS failed again last night, kenapa ya?"),
-    ("assistant", "The job log says the NFS mount on the Synology was read-only after its update. Remount it "
-                  "read-write and rerun vzdump for VM 101."),
+    (
+        "assistant",
+        "The job log says the NFS mount on the Synology was read-only after its update. Remount it "
+        "read-write and rerun vzdump for VM 101.",
+    ),
     ("user", "Done, it works now. Tolong ingatkan aku untuk cek snapshot ZFS hari Jumat."),
     ("assistant", "Noted: check the ZFS snapshots on Friday. The backup finished in 14 minutes."),
 )
@@ -29,8 +32,9 @@ _TURNS = (
 def probe_day(settings: Settings) -> DayInput:
     tz = settings.timezone
     start = dt.datetime.combine(PROBE_DAY, dt.time(9, 0), tzinfo=tz)
-    msgs = tuple(DayMessage("probe", role, text, start + dt.timedelta(minutes=i)) for i, (role, text) in
-                 enumerate(_TURNS))
+    msgs = tuple(
+        DayMessage("probe", role, text, start + dt.timedelta(minutes=i)) for i, (role, text) in enumerate(_TURNS)
+    )
     text = DayText(user_id=settings.default_user, day=PROBE_DAY, tz=tz, messages=msgs)
     session = SessionMeta("probe", msgs[0].ts, msgs[-1].ts, len(msgs))
     return DayInput(text, (session,), PROBE_DAY, settings.projects, settings.summarizer.summary_chars)
@@ -47,8 +51,12 @@ def test_summarizer(settings: Settings) -> dict:
     seconds = time.perf_counter() - t0
     doc = out.doc
     return {
-        "backend": summarizer.backend, "model": summarizer.model, "load_seconds": round(loaded, 3),
-        "seconds": round(seconds, 3), "attempts": out.attempts, "prompt_tokens": out.prompt_tokens,
+        "backend": summarizer.backend,
+        "model": summarizer.model,
+        "load_seconds": round(loaded, 3),
+        "seconds": round(seconds, 3),
+        "attempts": out.attempts,
+        "prompt_tokens": out.prompt_tokens,
         "completion_tokens": out.completion_tokens,
         "tokens_per_second": round(out.completion_tokens / out.llm_seconds, 2) if out.llm_seconds else None,
         "schema_honoured_first_try": out.first_try_valid,
@@ -78,5 +86,11 @@ def test_embedder(settings: Settings) -> dict:
     q = e.embed_query("backup NAS gagal")
     p = e.embed_passages([_TURNS[1][1], _TURNS[3][1]])
     seconds = time.perf_counter() - t0
-    return {"backend": settings.embedder.backend, "id": e.id, "dim": int(e.dim), "load_seconds": round(loaded, 3),
-            "seconds": round(seconds, 3), "cosine_query_to_passages": [round(float(x), 4) for x in p @ q]}
+    return {
+        "backend": settings.embedder.backend,
+        "id": e.id,
+        "dim": int(e.dim),
+        "load_seconds": round(loaded, 3),
+        "seconds": round(seconds, 3),
+        "cosine_query_to_passages": [round(float(x), 4) for x in p @ q],
+    }

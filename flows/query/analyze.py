@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import duckdb
 import polars as pl
 
-from flows.store import compact, warehouse
+from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.query.sql import LOCKED_CONFIG, lock_to_warehouse
 from flows.stages.catalog import view_sql
-from flows.config import Settings, load_settings, pick_user, resolve_home
+from flows.store import compact
 from schemas.tables import DAILY_SUMMARIES, DAYS, MESSAGES
 from schemas.views import LIST_VIEWS, derived_view_sql
 from transforms.errors import ConfigError
@@ -67,7 +67,7 @@ class Result:
 class Intent:
     name: str
     doc: str
-    run: Callable[["Analytics", dict], Result]
+    run: Callable[[Analytics, dict], Result]
 
 
 class Analytics:
@@ -76,8 +76,9 @@ class Analytics:
     def __init__(self, settings: Settings, user: str | None = None):
         self.settings = settings
         # Notebooks reach this connection (`analytics.con`): like `kenang sql`'s, it may read the warehouse only.
-        self.con = lock_to_warehouse(duckdb.connect(":memory:", config=LOCKED_CONFIG), settings.paths.warehouse,
-                                     settings.timezone.key)
+        self.con = lock_to_warehouse(
+            duckdb.connect(":memory:", config=LOCKED_CONFIG), settings.paths.warehouse, settings.timezone.key
+        )
         self._loaded: set[str] = set()
         self.user = self._choose_user(user)
 
@@ -107,13 +108,17 @@ class Analytics:
             self.con.execute(
                 "CREATE TABLE daily_summaries AS SELECT user_id, CAST(date AS DATE) AS date, summary, people, projects, "
                 "tags, technologies, importance, mood, related_dates, sessions, messages "
-                f"FROM {self._user_files(DAILY_SUMMARIES, 'daily_summaries')} WHERE user_id = ?", [self.user])
+                f"FROM {self._user_files(DAILY_SUMMARIES, 'daily_summaries')} WHERE user_id = ?",
+                [self.user],
+            )
             for stmt in derived_view_sql("daily_summaries"):
                 self.con.execute(stmt)
         elif what == "messages":
             self.con.execute(
                 "CREATE TABLE message_times AS SELECT CAST(date AS DATE) AS date, CAST(ts AS TIMESTAMPTZ) AS ts, role "
-                f"FROM {self._user_files(MESSAGES, 'message_times')} WHERE user_id = ?", [self.user])
+                f"FROM {self._user_files(MESSAGES, 'message_times')} WHERE user_id = ?",
+                [self.user],
+            )
 
     def _view(self, table) -> str:
         """A view over all of a table's files (typed and empty if it has none), made when first needed."""
@@ -126,23 +131,39 @@ class Analytics:
 
     def _user_files(self, table, compact_name: str) -> str:
         """This user's compact copy if the last run made it, else their partitions (``compact.sources``)."""
-        files = compact.sources(self.settings.paths.warehouse, compact_name, self.user) \
-            if USER_ID_RE.match(self.user) else []
+        files = (
+            compact.sources(self.settings.paths.warehouse, compact_name, self.user)
+            if USER_ID_RE.match(self.user)
+            else []
+        )
         if not files:
             return self._view(table)
         listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
         return f"read_parquet([{listed}], hive_partitioning=false, union_by_name=true)"
 
-    def run(self, intent: str, *, start: dt.date | None = None, end: dt.date | None = None, by: str = "month",
-            window: int | None = None) -> Result:
+    def run(
+        self,
+        intent: str,
+        *,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        by: str = "month",
+        window: int | None = None,
+    ) -> Result:
         if intent not in INTENTS:
             raise ConfigError(f"unknown intent {intent!r}; known intents: {', '.join(INTENTS)}")
         if by not in PERIODS:
             raise ConfigError(f"--by must be one of {', '.join(PERIODS)}")
         if start and end and end < start:
             raise ConfigError(f"end {end} is before start {start}")
-        args = {"start": start or dt.date.min, "end": end or dt.date.max, "by": by,
-                "window": window or self.settings.analytics.rolling_days, "_start": start, "_end": end}
+        args = {
+            "start": start or dt.date.min,
+            "end": end or dt.date.max,
+            "by": by,
+            "window": window or self.settings.analytics.rolling_days,
+            "_start": start,
+            "_end": end,
+        }
         return INTENTS[intent].run(self, args)
 
     def frame(self, sql: str, params: list) -> pl.DataFrame:
@@ -167,7 +188,9 @@ def _mood_timeseries(a: Analytics, x: dict) -> Result:
     else:
         df = a.frame(
             f"SELECT {_period(x['by'])} AS period, mood, count(*) AS days FROM daily_summaries WHERE {_RANGE} "
-            "GROUP BY ALL ORDER BY period, days DESC, mood", p)
+            "GROUP BY ALL ORDER BY period, days DESC, mood",
+            p,
+        )
     return a.result("mood_timeseries", x, df, {"by": x["by"]})
 
 
@@ -180,10 +203,15 @@ def _productivity(a: Analytics, x: dict) -> Result:
         "count(*) FILTER (WHERE list_contains(?, mood) AND importance >= ?) AS productive_days, "
         "round(productive_days / count(*), 4) AS share "
         f"FROM daily_summaries WHERE {_RANGE} GROUP BY ALL ORDER BY period",
-        [moods, least, a.user, x["start"], x["end"]])
-    definition = {"by": x["by"], "productive_moods": moods, "productive_min_importance": least,
-                  "rule": f"a day is productive when its mood is one of {', '.join(moods)} and its importance is >= {least} "
-                          "(analytics.productive_moods / analytics.productive_min_importance in kenang.yaml)"}
+        [moods, least, a.user, x["start"], x["end"]],
+    )
+    definition = {
+        "by": x["by"],
+        "productive_moods": moods,
+        "productive_min_importance": least,
+        "rule": f"a day is productive when its mood is one of {', '.join(moods)} and its importance is >= {least} "
+        "(analytics.productive_moods / analytics.productive_min_importance in kenang.yaml)",
+    }
     return a.result("productivity", x, df, definition)
 
 
@@ -195,7 +223,9 @@ def _list_counts(intent: str, view: str) -> Callable[[Analytics, dict], Result]:
         df = a.frame(
             f'SELECT {_period(x["by"])} AS period, "{item}", count(DISTINCT date) AS days, '
             f"min(date) AS first_day, max(date) AS last_day FROM {view} WHERE {_RANGE} "
-            f'GROUP BY ALL ORDER BY period, days DESC, "{item}"', [a.user, x["start"], x["end"]])
+            f'GROUP BY ALL ORDER BY period, days DESC, "{item}"',
+            [a.user, x["start"], x["end"]],
+        )
         return a.result(intent, x, df, {"by": x["by"], "counts": f"days whose summary names the {item}"})
 
     return run
@@ -207,21 +237,31 @@ def _project_activity(a: Analytics, x: dict) -> Result:
         f"SELECT {_period(x['by'])} AS period, project, count(*) AS days, CAST(sum(s.messages) AS BIGINT) AS messages, "
         "round(avg(s.importance), 2) AS mean_importance "
         f"FROM summary_projects JOIN daily_summaries s USING (user_id, date) WHERE user_id = ? AND date BETWEEN ? AND ? "
-        "GROUP BY ALL ORDER BY period, days DESC, project", [a.user, x["start"], x["end"]])
-    return a.result("project_activity", x, df, {"by": x["by"], "messages": "all messages of the days naming the project"})
+        "GROUP BY ALL ORDER BY period, days DESC, project",
+        [a.user, x["start"], x["end"]],
+    )
+    return a.result(
+        "project_activity", x, df, {"by": x["by"], "messages": "all messages of the days naming the project"}
+    )
 
 
 def _activity_heatmap(a: Analytics, x: dict) -> Result:
     a._need("messages")
     long = a.frame(
         "SELECT isodow(ts) AS dow, hour(ts) AS hour, count(*) AS messages FROM message_times "
-        "WHERE ts IS NOT NULL AND date BETWEEN ? AND ? GROUP BY ALL", [x["start"], x["end"]])
+        "WHERE ts IS NOT NULL AND date BETWEEN ? AND ? GROUP BY ALL",
+        [x["start"], x["end"]],
+    )
     counts = {(int(r["dow"]), int(r["hour"])): int(r["messages"]) for r in long.iter_rows(named=True)}
     schema = {"weekday": pl.Utf8, **{f"{h:02d}": pl.Int64 for h in range(24)}}
     rows = [{"weekday": WEEKDAYS[d - 1], **{f"{h:02d}": counts.get((d, h), 0) for h in range(24)}} for d in range(1, 8)]
     wide = pl.DataFrame(rows if counts else [], schema=schema)
-    return a.result("activity_heatmap", x, wide, {"timezone": a.settings.timezone.key,
-                                                   "cells": "messages by local weekday (rows) and hour (columns)"})
+    return a.result(
+        "activity_heatmap",
+        x,
+        wide,
+        {"timezone": a.settings.timezone.key, "cells": "messages by local weekday (rows) and hour (columns)"},
+    )
 
 
 def _importance_trend(a: Analytics, x: dict) -> Result:
@@ -231,24 +271,49 @@ def _importance_trend(a: Analytics, x: dict) -> Result:
     df = a.frame(
         "SELECT * FROM (SELECT date, importance, round(avg(importance) OVER (ORDER BY date RANGE BETWEEN "
         f"INTERVAL {w - 1} DAYS PRECEDING AND CURRENT ROW), 3) AS rolling_mean "
-        "FROM daily_summaries WHERE user_id = ?) WHERE date BETWEEN ? AND ? ORDER BY date", [a.user, x["start"], x["end"]])
-    return a.result("importance_trend", x, df, {"window_days": w,
-                                                 "rolling_mean": f"mean importance of the summarized days in the {w} days up to each day"})
+        "FROM daily_summaries WHERE user_id = ?) WHERE date BETWEEN ? AND ? ORDER BY date",
+        [a.user, x["start"], x["end"]],
+    )
+    return a.result(
+        "importance_trend",
+        x,
+        df,
+        {"window_days": w, "rolling_mean": f"mean importance of the summarized days in the {w} days up to each day"},
+    )
 
 
-INTENTS: dict[str, Intent] = {i.name: i for i in (
-    Intent("mood_timeseries", "mood per day (--by day), or days per mood per week or month", _mood_timeseries),
-    Intent("productivity", "share of productive days per period (definition from kenang.yaml)", _productivity),
-    Intent("technology_counts", "days each technology was named, per period", _list_counts("technology_counts", "summary_technologies")),
-    Intent("people_mentions", "days each person was named, per period", _list_counts("people_mentions", "summary_people")),
-    Intent("project_activity", "days, messages and mean importance per project, per period", _project_activity),
-    Intent("activity_heatmap", "messages by weekday x hour, in the configured timezone", _activity_heatmap),
-    Intent("importance_trend", "importance per day with a rolling mean", _importance_trend),
-)}
+INTENTS: dict[str, Intent] = {
+    i.name: i
+    for i in (
+        Intent("mood_timeseries", "mood per day (--by day), or days per mood per week or month", _mood_timeseries),
+        Intent("productivity", "share of productive days per period (definition from kenang.yaml)", _productivity),
+        Intent(
+            "technology_counts",
+            "days each technology was named, per period",
+            _list_counts("technology_counts", "summary_technologies"),
+        ),
+        Intent(
+            "people_mentions",
+            "days each person was named, per period",
+            _list_counts("people_mentions", "summary_people"),
+        ),
+        Intent("project_activity", "days, messages and mean importance per project, per period", _project_activity),
+        Intent("activity_heatmap", "messages by weekday x hour, in the configured timezone", _activity_heatmap),
+        Intent("importance_trend", "importance per day with a rolling mean", _importance_trend),
+    )
+}
 
 
-def analyze(intent: str, *, home: str | None = None, user: str | None = None, start: dt.date | None = None,
-            end: dt.date | None = None, by: str = "month", window: int | None = None) -> pl.DataFrame:
+def analyze(
+    intent: str,
+    *,
+    home: str | None = None,
+    user: str | None = None,
+    start: dt.date | None = None,
+    end: dt.date | None = None,
+    by: str = "month",
+    window: int | None = None,
+) -> pl.DataFrame:
     """One intent as a DataFrame (for notebooks); ``Analytics`` keeps a session warm."""
     settings = load_settings(resolve_home(home, os.environ))
     return Analytics(settings, user).run(intent, start=start, end=end, by=by, window=window).frame

@@ -31,17 +31,29 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from flows.models import embed
-from flows.store import compact, recall_pack, warehouse
 from flows.config import Settings, load_settings, pick_user, resolve_home
+from flows.models import embed
 from flows.stages.recall_index import embedder_key
+from flows.store import compact, recall_pack, warehouse
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
-from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
-from transforms.model import USER_ID_RE
 from transforms import timeq, translate
 from transforms.chunk import KEY_SOURCES, terms_of
-from transforms.recall import (ChunkRef, Embedder, Hit, KeywordIndex, RecallParams, anchors, boost_anchors, boost_time,
-                               fuse, keyword_weight, select, time_window)
+from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
+from transforms.model import USER_ID_RE
+from transforms.recall import (
+    ChunkRef,
+    Embedder,
+    Hit,
+    KeywordIndex,
+    RecallParams,
+    anchors,
+    boost_anchors,
+    boost_time,
+    fuse,
+    keyword_weight,
+    select,
+    time_window,
+)
 
 
 def recall_params(settings: Settings) -> RecallParams:
@@ -60,8 +72,9 @@ def index_users(settings: Settings) -> list[str]:
 
 def choose_user(settings: Settings, user: str | None) -> str:
     """The user to search: the one given, else the only one indexed."""
-    return pick_user(user, lambda: index_users(settings),
-                     "the recall index is empty: run `kenang run` (or `kenang backfill`) first")
+    return pick_user(
+        user, lambda: index_users(settings), "the recall index is empty: run `kenang run` (or `kenang backfill`) first"
+    )
 
 
 class _Rows:
@@ -76,9 +89,15 @@ class _Rows:
 
     def __getitem__(self, i: int) -> ChunkRef:
         c = self._cols
-        return ChunkRef(c["chunk_id"][i].as_py(), c["user_id"][i].as_py(), c["date"][i].as_py(),
-                        c["session_id"][i].as_py(), c["source"][i].as_py(), c["text"][i].as_py(),
-                        tuple(c["flagged"][i].as_py() or ()))
+        return ChunkRef(
+            c["chunk_id"][i].as_py(),
+            c["user_id"][i].as_py(),
+            c["date"][i].as_py(),
+            c["session_id"][i].as_py(),
+            c["source"][i].as_py(),
+            c["text"][i].as_py(),
+            tuple(c["flagged"][i].as_py() or ()),
+        )
 
     def __iter__(self):
         return (self[i] for i in range(self._n))
@@ -102,9 +121,16 @@ class Recaller:
     recaller in the same process keeps its own.
     """
 
-    def __init__(self, settings: Settings, user: str | None = None, *, start: dt.date | None = None,
-                 end: dt.date | None = None, embedder: Embedder | None | str = "config",
-                 params: RecallParams | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        user: str | None = None,
+        *,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        embedder: Embedder | None | str = "config",
+        params: RecallParams | None = None,
+    ):
         self.settings = settings
         self.params = recall_params(settings) if params is None else params
         self.user = choose_user(settings, user)
@@ -119,7 +145,7 @@ class Recaller:
         self.embedder_id = embedder_key(self.embedder)
         self._data = self._load()
 
-    def with_params(self, params: RecallParams) -> "Recaller":
+    def with_params(self, params: RecallParams) -> Recaller:
         """This recaller's loaded index searched with other knobs (shared, not loaded again); this one is unchanged."""
         other = copy.copy(self)
         other.params = params
@@ -153,8 +179,16 @@ class Recaller:
         if not self.start and not self.end and (loaded := self._from_pack(related)) is not None:
             return loaded
         cols = "chunk_id, user_id, date, session_id, source, text, flagged, terms, tfs, embedder_id, embedding"
-        tbl = _query(wh, MEMORY_CHUNKS, cols, " AND ".join(where), params, recall_pack.ORDER,
-                     files=self._files("memory_chunks"), sorted_if_copies=True)
+        tbl = _query(
+            wh,
+            MEMORY_CHUNKS,
+            cols,
+            " AND ".join(where),
+            params,
+            recall_pack.ORDER,
+            files=self._files("memory_chunks"),
+            sorted_if_copies=True,
+        )
         refs = _Rows(tbl)
         keyword = recall_pack.keyword_index(tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks())
         current = np.asarray([e == self.embedder_id for e in tbl["embedder_id"].to_pylist()], dtype=bool)
@@ -168,9 +202,19 @@ class Recaller:
         return _Loaded(refs, embeddings, current, keyword, related, dates, _keys(tbl["source"]))
 
     def _related(self) -> dict[dt.date, tuple[dt.date, ...]]:
-        summaries = _query(self.settings.paths.warehouse, DAILY_SUMMARIES, "date, related_dates", "user_id = ?",
-                           [self.user], "", files=self._files("daily_summaries"))
-        return {d: tuple(r or ()) for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist())}
+        summaries = _query(
+            self.settings.paths.warehouse,
+            DAILY_SUMMARIES,
+            "date, related_dates",
+            "user_id = ?",
+            [self.user],
+            "",
+            files=self._files("daily_summaries"),
+        )
+        return {
+            d: tuple(r or ())
+            for d, r in zip(summaries["date"].to_pylist(), summaries["related_dates"].to_pylist(), strict=False)
+        }
 
     def _from_pack(self, related) -> _Loaded | None:
         """The whole history from the user's recall pack; None when there is none to use."""
@@ -180,8 +224,11 @@ class Recaller:
         if pack is None:
             return None
         ids = pack.meta["embedder_id"]
-        current = pc.fill_null(pc.equal(ids, self.embedder_id), False).to_numpy(zero_copy_only=False) \
-            if self.embedder_id is not None else np.zeros(pack.meta.num_rows, dtype=bool)
+        current = (
+            pc.fill_null(pc.equal(ids, self.embedder_id), False).to_numpy(zero_copy_only=False)
+            if self.embedder_id is not None
+            else np.zeros(pack.meta.num_rows, dtype=bool)
+        )
         embeddings = None
         if self.embedder is not None:
             if current.any() and pack.embedder_id != self.embedder_id:
@@ -238,8 +285,9 @@ class Recaller:
     def _fused(self, query: str, cos: np.ndarray | None, mode: str) -> np.ndarray:
         p = self.params
         kw = self._data.keyword.scores(query, glossed=p.gloss_terms)
-        return fuse(kw, cos, mode=mode, keyword_weight=keyword_weight(kw, p) if cos is not None else p.keyword_weight,
-                    params=p)
+        return fuse(
+            kw, cos, mode=mode, keyword_weight=keyword_weight(kw, p) if cos is not None else p.keyword_weight, params=p
+        )
 
     def _newest(self) -> dt.date:
         dates = self._data.dates
@@ -249,9 +297,18 @@ class Recaller:
         """The time a query names, read relative to ``now`` (default: the newest day in the index)."""
         return timeq.parse(query, now or self._newest())
 
-    def search(self, query: str, *, top_k: int | None = None, mode: str = "hybrid", expand: bool = True,
-               start: dt.date | None = None, end: dt.date | None = None, now: dt.date | None = None,
-               use_time: bool = True) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        mode: str = "hybrid",
+        expand: bool = True,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        now: dt.date | None = None,
+        use_time: bool = True,
+    ) -> list[Hit]:
         """The best days for a query; ``start``/``end`` narrow a warm index that holds more days.
 
         Narrowed here, the scores are those of the whole loaded index (its BM25 and cosine
@@ -262,12 +319,18 @@ class Recaller:
         """
         cfg, p = self.settings.recall, self.params
         if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
-            why = (f"its embedding server could not be used: {self.unavailable}" if self.unavailable
-                   else "embedder.backend is none" if self.embedder is None
-                   else f"no chunk was embedded by the configured embedder ({self.embedder_id})")
-            raise ConfigError(f"--mode vector needs embeddings, and this recall index is keyword-only ({why}); "
-                              "use --mode keyword or hybrid, or set embedder.backend in kenang.yaml and run "
-                              "`kenang backfill --reindex --start ... --end ...`")
+            why = (
+                f"its embedding server could not be used: {self.unavailable}"
+                if self.unavailable
+                else "embedder.backend is none"
+                if self.embedder is None
+                else f"no chunk was embedded by the configured embedder ({self.embedder_id})"
+            )
+            raise ConfigError(
+                f"--mode vector needs embeddings, and this recall index is keyword-only ({why}); "
+                "use --mode keyword or hybrid, or set embedder.backend in kenang.yaml and run "
+                "`kenang backfill --reindex --start ... --end ...`"
+            )
         if not query.strip() or not self._data.refs:
             return []
         tq = self.understand(query, now) if use_time else None
@@ -293,10 +356,17 @@ class Recaller:
             if end:
                 keep &= dates <= np.datetime64(end)
             scores = np.where(keep, scores, 0.0)
-        hits = select(scores, self._data.refs, self._data.related,
-                      top_k=(top_k or cfg.top_k) * (2 if start or end else 1), expand=expand,
-                      dates=self._data.dates, cited_first=tq is not None and tq.asks_when, is_key=self._data.is_key,
-                      params=p)
+        hits = select(
+            scores,
+            self._data.refs,
+            self._data.related,
+            top_k=(top_k or cfg.top_k) * (2 if start or end else 1),
+            expand=expand,
+            dates=self._data.dates,
+            cited_first=tq is not None and tq.asks_when,
+            is_key=self._data.is_key,
+            params=p,
+        )
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
         return hits[: top_k or cfg.top_k]
@@ -304,11 +374,16 @@ class Recaller:
 
 def _keys(source) -> np.ndarray:
     """Which rows are their day's keys (``transforms.chunk.KEY_SOURCES``)."""
-    return pc.is_in(source.cast(pa.string()), value_set=pa.array(KEY_SOURCES, type=pa.string())).to_numpy(zero_copy_only=False).astype(bool)
+    return (
+        pc.is_in(source.cast(pa.string()), value_set=pa.array(KEY_SOURCES, type=pa.string()))
+        .to_numpy(zero_copy_only=False)
+        .astype(bool)
+    )
 
 
-def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, files=None,
-           sorted_if_copies: bool = False):
+def _query(
+    wh: Path, table, columns: str, where: str, params: list, tail: str, files=None, sorted_if_copies: bool = False
+):
     """Rows of a table: from ``files()`` (a user's compact copies and partitions) when given, else every partition.
 
     A nightly run may drop a copy between the listing and the read (it is made again at
@@ -325,8 +400,10 @@ def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, f
         con = warehouse.scratch()
         try:
             hive = "false" if listed is not None else "true"
-            sql = (f"SELECT {columns} FROM read_parquet(?, hive_partitioning={hive}, union_by_name=true) "
-                   f"WHERE {where} {'' if presorted else tail}")
+            sql = (
+                f"SELECT {columns} FROM read_parquet(?, hive_partitioning={hive}, union_by_name=true) "
+                f"WHERE {where} {'' if presorted else tail}"
+            )
             source = [str(f) for f in listed] if listed is not None else warehouse.glob(wh, table)
             return con.sql(sql, params=[source, *params]).to_arrow_table()
         except duckdb.IOException:
@@ -337,8 +414,16 @@ def _query(wh: Path, table, columns: str, where: str, params: list, tail: str, f
     raise AssertionError("unreachable")
 
 
-def recall(query: str, *, home: str | None = None, user: str | None = None, top_k: int | None = None,
-           start: dt.date | None = None, end: dt.date | None = None, mode: str = "hybrid") -> list[dict]:
+def recall(
+    query: str,
+    *,
+    home: str | None = None,
+    user: str | None = None,
+    top_k: int | None = None,
+    start: dt.date | None = None,
+    end: dt.date | None = None,
+    mode: str = "hybrid",
+) -> list[dict]:
     """One query, as plain dicts (what ``kenang recall --json`` prints). For notebooks."""
     import os
 

@@ -28,19 +28,19 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from flows.config import Settings
 from flows.query.analyze import INTENTS, Analytics
 from flows.query.recall import Recaller
-from flows.store import compact, warehouse
+from flows.store import compact, core_memory, warehouse
 from flows.store.fsio import fsync_dir
 from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
-from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
-from flows.store import core_memory
 from transforms.core_memory import Refused
+from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.memory_file import ENTRY_COLUMNS, entry_of
 from transforms.model import USER_ID_RE
 from transforms.render import render_markdown
@@ -70,7 +70,7 @@ class MemoryService:
         self.settings = settings
         self._embedder = embedder
         self._embedder_failed = 0.0  # when an embedding server was last found down (monotonic); 0: it was not
-        self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        self._clock = clock or (lambda: dt.datetime.now(dt.UTC))
         self._lock = threading.Lock()
         self._user_locks: dict[str, threading.Lock] = {}
         self._recallers: dict[str, _Warm] = {}
@@ -101,8 +101,11 @@ class MemoryService:
     def embedder(self):
         """The query embedder, loaded once; an embedding server that is down gives None (keyword recall) for
         ``EMBEDDER_RETRY_S``, then it is tried again."""
-        if self._embedder == "config" or (self._embedder is None and self._embedder_failed
-                                          and time.monotonic() - self._embedder_failed > EMBEDDER_RETRY_S):
+        if self._embedder == "config" or (
+            self._embedder is None
+            and self._embedder_failed
+            and time.monotonic() - self._embedder_failed > EMBEDDER_RETRY_S
+        ):
             from flows.models.embed import make_embedder
 
             with self._lock:
@@ -115,15 +118,26 @@ class MemoryService:
 
     # --- the tools ---------------------------------------------------------------------
 
-    def recall(self, user: str, query: str, *, top_k: int | None = None, start: dt.date | None = None,
-               end: dt.date | None = None, mode: str = "hybrid", now: dt.date | None = None) -> list[dict]:
+    def recall(
+        self,
+        user: str,
+        query: str,
+        *,
+        top_k: int | None = None,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        mode: str = "hybrid",
+        now: dt.date | None = None,
+    ) -> list[dict]:
         user = self._user(user)
         cfg = self.settings.mcp
         if not isinstance(query, str) or not query.strip():
             raise RequestError("query: give the words to look for (it was empty)")
         if len(query) > cfg.max_query_chars:
-            raise RequestError(f"query: {len(query)} characters, more than the {cfg.max_query_chars} allowed "
-                               "(mcp.max_query_chars); ask a shorter question")
+            raise RequestError(
+                f"query: {len(query)} characters, more than the {cfg.max_query_chars} allowed "
+                "(mcp.max_query_chars); ask a shorter question"
+            )
         top_k = self.settings.recall.top_k if top_k is None else top_k
         if not 1 <= top_k <= cfg.max_top_k:
             raise RequestError(f"top_k: {top_k} is outside 1..{cfg.max_top_k}")
@@ -134,8 +148,16 @@ class MemoryService:
         hits = r.search(query, top_k=top_k, mode=mode, start=start, end=end, now=now)
         return [{**h.as_dict(query), "flagged": list(h.chunk.flagged)} for h in hits]
 
-    def analyze(self, user: str, intent: str, *, start: dt.date | None = None, end: dt.date | None = None,
-                by: str = "month", window: int | None = None) -> dict:
+    def analyze(
+        self,
+        user: str,
+        intent: str,
+        *,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        by: str = "month",
+        window: int | None = None,
+    ) -> dict:
         user = self._user(user)
         if intent not in INTENTS:
             raise RequestError(f"intent: unknown intent {intent!r}; known intents: {', '.join(INTENTS)}")
@@ -163,11 +185,16 @@ class MemoryService:
             out["summary"]["related_dates"] = [d.isoformat() for d in row["related_dates"] or ()]
             out["body"] = row["summary"]
         out["sessions"] = [
-            {"session_id": s["session_id"], "agent": s["agent"], "messages": s["message_count"],
-             "started_at": s["started_at"].isoformat() if s["started_at"] else None,
-             "ended_at": s["ended_at"].isoformat() if s["ended_at"] else None}
-            for s in sorted(sessions, key=lambda s: (s["started_at"] is None, s["started_at"] or dt.datetime.min,
-                                                     s["session_id"]))
+            {
+                "session_id": s["session_id"],
+                "agent": s["agent"],
+                "messages": s["message_count"],
+                "started_at": s["started_at"].isoformat() if s["started_at"] else None,
+                "ended_at": s["ended_at"].isoformat() if s["ended_at"] else None,
+            }
+            for s in sorted(
+                sessions, key=lambda s: (s["started_at"] is None, s["started_at"] or dt.datetime.min, s["session_id"])
+            )
         ]
         return out
 
@@ -177,19 +204,30 @@ class MemoryService:
         if d["summary"] is None:
             return f"# {d['date']}\n\n(not summarized yet)\n"
         s = d["summary"]
-        lines = [f"# {d['date']}", "", d["body"], "",
-                 f"importance {s['importance']}/10 · {s['mood']}",
-                 *(f"{k}: {', '.join(map(str, s[k]))}" for k in ("people", "projects", "technologies", "tags", "related_dates")
-                   if s[k]),
-                 "", "sessions:", *(f"- {x['session_id']} ({x['messages']} messages)" for x in d["sessions"])]
+        lines = [
+            f"# {d['date']}",
+            "",
+            d["body"],
+            "",
+            f"importance {s['importance']}/10 · {s['mood']}",
+            *(
+                f"{k}: {', '.join(map(str, s[k]))}"
+                for k in ("people", "projects", "technologies", "tags", "related_dates")
+                if s[k]
+            ),
+            "",
+            "sessions:",
+            *(f"- {x['session_id']} ({x['messages']} messages)" for x in d["sessions"]),
+        ]
         return "\n".join(lines) + "\n"
 
     def snapshot(self, user: str) -> str:
         """The text an agent pastes into its system prompt: core memory under its usage headers, then the latest days."""
         return core_memory.snapshot_text(self.settings, self._user(user))
 
-    def memory(self, user: str, action: str, *, target: str = "memory", text: str | None = None,
-               old_text: str | None = None) -> dict:
+    def memory(
+        self, user: str, action: str, *, target: str = "memory", text: str | None = None, old_text: str | None = None
+    ) -> dict:
         """add / replace / remove one core memory entry, under every rule (the same code as the CLI)."""
         user = self._user(user)
         try:
@@ -197,27 +235,46 @@ class MemoryService:
         except Refused as exc:
             raise RequestError(f"refused: {exc} (nothing was changed)") from None
         # as served: a hand edit's secrets redacted, its orders withheld
-        return {"file": state.path.name, "usage": state.usage.header(state.path.stem),
-                "entries": state.as_dict()["entries"]} | ({"warning": state.snapshot_error} if state.snapshot_error else {})
+        return {
+            "file": state.path.name,
+            "usage": state.usage.header(state.path.stem),
+            "entries": state.as_dict()["entries"],
+        } | ({"warning": state.snapshot_error} if state.snapshot_error else {})
 
     def memory_index(self, user: str) -> str:
         """The user's MEMORY_INDEX, rendered from the summaries (the archive may be a NAS that sleeps)."""
         from transforms.memory_file import render_memory_index
 
         user = self._user(user)
-        rows = compact.read_user(self.settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
+        rows = compact.read_user(
+            self.settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS
+        ).to_pylist()
         return render_memory_index(user, [entry_of(r) for r in rows])
 
-    def write_session(self, user: str, turns: list, *, session_id: str | None = None, agent: str | None = None,
-                      title: str | None = None) -> dict:
+    def write_session(
+        self,
+        user: str,
+        turns: list,
+        *,
+        session_id: str | None = None,
+        agent: str | None = None,
+        title: str | None = None,
+    ) -> dict:
         """Check the session, then write it into active/<user>/ whole or not at all; never over another file."""
         user = self._user(user)
         cfg = self.settings.mcp
         now = self._clock()
         try:
-            session = check_session(turns, user_id=user, session_id=session_id, agent=agent, title=title, now=now,
-                                    tz=self.settings.timezone,
-                                    limits=Limits(cfg.session_max_turns, cfg.session_max_turn_chars, cfg.session_max_chars))
+            session = check_session(
+                turns,
+                user_id=user,
+                session_id=session_id,
+                agent=agent,
+                title=title,
+                now=now,
+                tz=self.settings.timezone,
+                limits=Limits(cfg.session_max_turns, cfg.session_max_turn_chars, cfg.session_max_chars),
+            )
             title = check_title(title)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
@@ -226,9 +283,14 @@ class MemoryService:
         final = folder / f"{session.session_id}.md"
         _write_new(final, text.encode("utf-8"))
         day = session.first_ts.astimezone(self.settings.timezone).date()
-        return {"path": final.relative_to(self.settings.paths.home).as_posix() if _inside(final, self.settings.paths.home)
-                else str(final), "session_id": session.session_id, "day": day.isoformat(),
-                "turns": len(session.messages)}
+        return {
+            "path": final.relative_to(self.settings.paths.home).as_posix()
+            if _inside(final, self.settings.paths.home)
+            else str(final),
+            "session_id": session.session_id,
+            "day": day.isoformat(),
+            "turns": len(session.messages),
+        }
 
     # --- helpers -----------------------------------------------------------------------
 

@@ -23,20 +23,37 @@ from transforms.errors import TerminalError
 LOCKED_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 #: PRAGMAs that only read (settings PRAGMAs, ``PRAGMA x = y``, parse as SET and are refused).
-READ_ONLY_PRAGMAS = frozenset({
-    "collations", "database_list", "database_size", "functions", "metadata_info", "platform", "show_databases",
-    "show_tables", "show_tables_expanded", "storage_info", "table_info", "user_agent", "version",
-})
+READ_ONLY_PRAGMAS = frozenset(
+    {
+        "collations",
+        "database_list",
+        "database_size",
+        "functions",
+        "metadata_info",
+        "platform",
+        "show_databases",
+        "show_tables",
+        "show_tables_expanded",
+        "storage_info",
+        "table_info",
+        "user_agent",
+        "version",
+    }
+)
 
-_READ_ONLY = ("kenang sql is read-only and runs one statement: a SELECT (or WITH, FROM, VALUES, DESCRIBE, SHOW, "
-              "SUMMARIZE), a PRAGMA that reads (" + ", ".join(sorted(READ_ONLY_PRAGMAS)) + "), or an EXPLAIN of one")
+_READ_ONLY = (
+    "kenang sql is read-only and runs one statement: a SELECT (or WITH, FROM, VALUES, DESCRIBE, SHOW, "
+    "SUMMARIZE), a PRAGMA that reads (" + ", ".join(sorted(READ_ONLY_PRAGMAS)) + "), or an EXPLAIN of one"
+)
 
 
 class QueryRefused(TerminalError):
     """A query the SQL lane will not run (not one read-only statement)."""
 
 
-def lock_to_warehouse(con: duckdb.DuckDBPyConnection, wh: Path, timezone: str | None = None) -> duckdb.DuckDBPyConnection:
+def lock_to_warehouse(
+    con: duckdb.DuckDBPyConnection, wh: Path, timezone: str | None = None
+) -> duckdb.DuckDBPyConnection:
     """Let ``con`` read files under ``wh`` and nothing else, then freeze its settings; returns ``con``.
 
     After this no file outside ``wh`` can be read or written, no extension installed,
@@ -134,7 +151,11 @@ def _tokens(sql: str) -> list[tuple[int, str]]:
     """(offset, text) of each token, comments left out."""
     toks = duckdb.tokenize(sql)
     ends = [off for off, _ in toks[1:]] + [len(sql)]
-    return [(off, sql[off:end].strip()) for (off, kind), end in zip(toks, ends) if kind != duckdb.token_type.comment]
+    return [
+        (off, sql[off:end].strip())
+        for (off, kind), end in zip(toks, ends, strict=False)
+        if kind != duckdb.token_type.comment
+    ]
 
 
 def _explained(sql: str, words: list[tuple[int, str]]) -> str | None:
@@ -153,4 +174,4 @@ def _explained(sql: str, words: list[tuple[int, str]]) -> str | None:
                 break
         if depth:
             return None
-    return sql[words[i][0]:] if i < len(words) else None
+    return sql[words[i][0] :] if i < len(words) else None

@@ -35,16 +35,26 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 from flows.config import Settings
 from flows.stages import progress
 from flows.stages.ingest import Ready, ReadyExport
 from flows.store import archive_files, faults, remote, tombstones
 from flows.store.archive_files import day_dir, imports_dir, marker, record, rel
-from flows.store.fsio import Placed, Staged, barrier, commit_copy, discard, durable_batch, remove_source, safe_copy, \
-    safe_write, stage_copy
+from flows.store.fsio import (
+    Placed,
+    Staged,
+    barrier,
+    commit_copy,
+    discard,
+    durable_batch,
+    remove_source,
+    safe_copy,
+    safe_write,
+    stage_copy,
+)
 from transforms.forget import scrub_transcript
 from transforms.redact import redact_file_name
 
@@ -78,7 +88,7 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
     ready = list(ready)
     placed_rows: list[tuple[Ready, dict]] = []
     n_new = n_existed = n_bytes = again = 0
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     gone = _purged_shas(settings)
     staged: list[tuple[Ready, Staged | Placed]] = []
     with durable_batch():
@@ -88,8 +98,14 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
                 if (rs.user_id, r.sha256) in gone:  # purged once on purpose: never archived again
                     again += remove_source(r.cand.path, r.sha256)
                     continue
-                staged.append((r, stage_copy(r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name,
-                                             needs=marker(settings))))
+                staged.append(
+                    (
+                        r,
+                        stage_copy(
+                            r.cand.path, day_dir(settings, rs.user_id, rs.day), r.cand.name, needs=marker(settings)
+                        ),
+                    )
+                )
             barrier()  # every copy's bytes are on disk before it takes its name
             for i, (r, s) in enumerate(staged, 1):
                 placed = s if isinstance(s, Placed) else commit_copy(s)
@@ -99,16 +115,21 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
                 n_existed += placed.existed
                 n_bytes += placed.size
                 rs = r.resolved
-                placed_rows.append((r, {
-                    "path": rel(settings, placed.path),
-                    "user_id": rs.user_id,
-                    "date": rs.day,
-                    "size": placed.size,
-                    "sha256": placed.sha256,
-                    "original_path": r.cand.relpath,
-                    "run_id": run_id,
-                    "archived_at": now,
-                }))
+                placed_rows.append(
+                    (
+                        r,
+                        {
+                            "path": rel(settings, placed.path),
+                            "user_id": rs.user_id,
+                            "date": rs.day,
+                            "size": placed.size,
+                            "sha256": placed.sha256,
+                            "original_path": r.cand.relpath,
+                            "run_id": run_id,
+                            "archived_at": now,
+                        },
+                    )
+                )
         except BaseException:
             discard(s for _, s in staged)
             raise
@@ -128,9 +149,19 @@ def archive_batch(settings: Settings, ready: Iterable[Ready], run_id: str) -> Ar
             else:
                 kept += 1
     days = frozenset((row["user_id"], row["date"]) for _, row in placed_rows)
-    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, days, again,
-                         len(placed_rows) - len(up.confirmed & {row["path"] for _, row in placed_rows}), up.why,
-                         up.error is not None)
+    return ArchiveResult(
+        n_new,
+        n_existed,
+        recorded,
+        deleted,
+        kept,
+        n_bytes,
+        days,
+        again,
+        len(placed_rows) - len(up.confirmed & {row["path"] for _, row in placed_rows}),
+        up.why,
+        up.error is not None,
+    )
 
 
 def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: str) -> ArchiveResult:
@@ -147,7 +178,7 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
     n_new = n_existed = n_bytes = recorded = deleted = kept = again = not_up = 0
     why, unreachable = None, False
     days: set = set()
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     gone = _purged_shas(settings)
     for e in exports:
         derived, held = _unpurged(settings, e, gone)
@@ -155,8 +186,9 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
         if held:  # it holds what a purge deleted: its day transcripts carry the rest, it is not archived
             original_path = rel(settings, target / e.cand.name)
             if (e.user_id, e.sha256) not in gone:
-                archive_files.log_purge(settings, e.user_id, None, original_path, e.sha256,
-                                        "forget: on arrival, held what a purge deleted")
+                archive_files.log_purge(
+                    settings, e.user_id, None, original_path, e.sha256, "forget: on arrival, held what a purge deleted"
+                )
             again += 1
         else:
             original = safe_copy(e.cand.path, target, e.cand.name, needs=marker(settings))
@@ -166,16 +198,24 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
             original_path = rel(settings, original.path)
         rows = []
         for d in derived:
-            placed = safe_write(d.data, day_dir(settings, e.user_id, d.day), redact_file_name(d.name),
-                                needs=marker(settings))
+            placed = safe_write(
+                d.data, day_dir(settings, e.user_id, d.day), redact_file_name(d.name), needs=marker(settings)
+            )
             n_new += not placed.existed
             n_existed += placed.existed
             n_bytes += placed.size
-            rows.append({
-                "path": rel(settings, placed.path), "user_id": e.user_id, "date": d.day, "size": placed.size,
-                "sha256": placed.sha256, "original_path": original_path, "run_id": run_id,
-                "archived_at": now,
-            })
+            rows.append(
+                {
+                    "path": rel(settings, placed.path),
+                    "user_id": e.user_id,
+                    "date": d.day,
+                    "size": placed.size,
+                    "sha256": placed.sha256,
+                    "original_path": original_path,
+                    "run_id": run_id,
+                    "archived_at": now,
+                }
+            )
         recorded += record(settings, rows)
         faults.checkpoint("archive.recorded")
         days |= {(r["user_id"], r["date"]) for r in rows}
@@ -191,8 +231,9 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
             faults.checkpoint("archive.source_deleted")
         else:
             kept += 1
-    return ArchiveResult(n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days), again, not_up, why,
-                         unreachable)
+    return ArchiveResult(
+        n_new, n_existed, recorded, deleted, kept, n_bytes, frozenset(days), again, not_up, why, unreachable
+    )
 
 
 def _unpurged(settings: Settings, e: ReadyExport, gone: set[tuple[str, str]]) -> tuple[list, bool]:
@@ -203,8 +244,11 @@ def _unpurged(settings: Settings, e: ReadyExport, gone: set[tuple[str, str]]) ->
         return list(e.derived), False
     out = []
     for d in e.derived:
-        if (e.user_id, hashlib.sha256(d.data).hexdigest()) in gone or forgetting.drops_day(d.day) \
-                or forgetting.drops_session(d.session_id):
+        if (
+            (e.user_id, hashlib.sha256(d.data).hexdigest()) in gone
+            or forgetting.drops_day(d.day)
+            or forgetting.drops_session(d.session_id)
+        ):
             held = True
             continue
         data, hits = scrub_transcript(d.data, forgetting)

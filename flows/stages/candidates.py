@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import Iterable
+from collections.abc import Iterable
 
 import pyarrow as pa
 
@@ -40,12 +40,20 @@ def read_all(settings: Settings) -> list[dict]:
 
 def write_all(settings: Settings, rows: list[dict]) -> None:
     rows = sorted(rows, key=lambda r: (r["user_id"], r["candidate_id"]))
-    warehouse.write_file(warehouse.single_file(settings.paths.warehouse, MEMORY_CANDIDATES),
-                         pa.Table.from_pylist(rows, schema=MEMORY_CANDIDATES.schema), MEMORY_CANDIDATES)
+    warehouse.write_file(
+        warehouse.single_file(settings.paths.warehouse, MEMORY_CANDIDATES),
+        pa.Table.from_pylist(rows, schema=MEMORY_CANDIDATES.schema),
+        MEMORY_CANDIDATES,
+    )
 
 
-def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candidate], today: dt.date,
-            refused: Iterable[str] = ()) -> dict:
+def propose(
+    settings: Settings,
+    keys: Iterable[DayKey],
+    found: Iterable[tc.Candidate],
+    today: dt.date,
+    refused: Iterable[str] = (),
+) -> dict:
     """Merge the candidates found in the given days (the summarize stage finds them, ``transforms.candidates.
     scan_day``, and says which rule ``refused`` the ones it dropped) and the users' recurring facts into the table;
     auto-accept if configured."""
@@ -60,14 +68,22 @@ def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candi
         found += _recurring(settings, user, today)
     rows = read_all(settings)
     by_id = {r["candidate_id"]: r for r in rows}
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     new = changed = 0
     for c in tc.merge([], found):
         old = by_id.get(c.candidate_id)
-        row = {"candidate_id": c.candidate_id, "user_id": c.user_id, "kind": c.kind, "target": c.target,
-               "text": c.text, "quote": c.quote, "dates": sorted(set(c.dates) | set(old["dates"] if old else ())),
-               "session_ids": sorted(set(c.session_ids) | set(old["session_ids"] if old else ())),
-               "status": old["status"] if old else "pending", "updated_at": now}
+        row = {
+            "candidate_id": c.candidate_id,
+            "user_id": c.user_id,
+            "kind": c.kind,
+            "target": c.target,
+            "text": c.text,
+            "quote": c.quote,
+            "dates": sorted(set(c.dates) | set(old["dates"] if old else ())),
+            "session_ids": sorted(set(c.session_ids) | set(old["session_ids"] if old else ())),
+            "status": old["status"] if old else "pending",
+            "updated_at": now,
+        }
         if old is None:
             new += 1
         elif all(old[k] == row[k] for k in ("text", "dates", "session_ids", "status")):
@@ -87,7 +103,9 @@ def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candi
         for row in by_id.values():
             if row["status"] == "pending" and row["kind"] == "correction":
                 try:
-                    core_memory.write(settings, row["user_id"], row["target"], "add", text=row["text"], source="nightly")
+                    core_memory.write(
+                        settings, row["user_id"], row["target"], "add", text=row["text"], source="nightly"
+                    )
                 except Refused as exc:
                     log.info("candidate %s stays pending: %s", row["candidate_id"], exc.kind)
                     if exc.kind == "bad_file":  # the file is fixed by hand, then the next run adds it
@@ -103,48 +121,70 @@ def propose(settings: Settings, keys: Iterable[DayKey], found: Iterable[tc.Candi
 
 def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candidate]:
     since = today - dt.timedelta(days=FACT_WINDOW_DAYS)
-    rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, "date >= ?", [since],
-                             columns=("date", "technologies", "projects")).to_pylist()
+    rows = compact.read_user(
+        settings.paths.warehouse,
+        "daily_summaries",
+        user,
+        "date >= ?",
+        [since],
+        columns=("date", "technologies", "projects"),
+    ).to_pylist()
     techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
     projects = {r["date"]: list(r["projects"] or ()) for r in rows}
     said = _unflagged_since(settings, user, since, today)
     hosts = tc.hosts_by_day((r["date"], r["content"]) for r in said)
-    return (tc.recurring_facts(user, techs, "Uses") + tc.recurring_facts(user, projects, "Works on project")
-            + tc.recurring_facts(user, hosts, "Runs host"))
+    return (
+        tc.recurring_facts(user, techs, "Uses")
+        + tc.recurring_facts(user, projects, "Works on project")
+        + tc.recurring_facts(user, hosts, "Runs host")
+    )
 
 
 def _unflagged_since(settings: Settings, user: str, since: dt.date, today: dt.date) -> list[dict]:
     """(date, content) of the user's unflagged messages in [since, today], read from those days' partitions only
     (globbing the whole table would make a night's cost grow with the history)."""
     wh = settings.paths.warehouse
-    files = [f for n in range((today - since).days + 1)
-             if (f := warehouse.partition_file(wh, MESSAGES, since + dt.timedelta(days=n), user)).is_file()]
+    files = [
+        f
+        for n in range((today - since).days + 1)
+        if (f := warehouse.partition_file(wh, MESSAGES, since + dt.timedelta(days=n), user)).is_file()
+    ]
     if not files:
         return []
     con = warehouse.scratch()
     try:
-        return con.sql("SELECT date, content FROM read_parquet(?, hive_partitioning=true, union_by_name=true) "
-                       "WHERE len(coalesce(flags, [])) = 0 ORDER BY date, session_id, seq",
-                       params=[[str(f) for f in files]]).to_arrow_table().to_pylist()
+        return (
+            con.sql(
+                "SELECT date, content FROM read_parquet(?, hive_partitioning=true, union_by_name=true) "
+                "WHERE len(coalesce(flags, [])) = 0 ORDER BY date, session_id, seq",
+                params=[[str(f) for f in files]],
+            )
+            .to_arrow_table()
+            .to_pylist()
+        )
     finally:
         con.close()
 
 
-def decide(settings: Settings, candidate_id: str, accept: bool, *, target: str | None = None,
-           source: str = "cli") -> dict:
+def decide(
+    settings: Settings, candidate_id: str, accept: bool, *, target: str | None = None, source: str = "cli"
+) -> dict:
     """Accept (write it, under every rule) or reject one pending candidate; returns its row."""
     rows = read_all(settings)
     hits = [r for r in rows if r["candidate_id"].startswith(candidate_id)]
     if len(hits) != 1:
-        raise Refused(f"{len(hits)} candidates have an id starting {candidate_id!r}",
-                      "See them with `kenang memory candidates`")
+        raise Refused(
+            f"{len(hits)} candidates have an id starting {candidate_id!r}", "See them with `kenang memory candidates`"
+        )
     row = hits[0]
     if row["status"] != "pending":
-        raise Refused(f"candidate {row['candidate_id']} is {row['status']} already",
-                      "Nothing to do" if row["status"] != "refused" else "The memory rules refuse it; nothing to do")
+        raise Refused(
+            f"candidate {row['candidate_id']} is {row['status']} already",
+            "Nothing to do" if row["status"] != "refused" else "The memory rules refuse it; nothing to do",
+        )
     if accept:
         core_memory.write(settings, row["user_id"], target or row["target"], "add", text=row["text"], source=source)
     row["status"] = "accepted" if accept else "rejected"
-    row["updated_at"] = dt.datetime.now(dt.timezone.utc)
+    row["updated_at"] = dt.datetime.now(dt.UTC)
     write_all(settings, rows)
     return row

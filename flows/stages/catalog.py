@@ -33,7 +33,7 @@ def view_sql(wh: Path, table: Table) -> str:
     """CREATE VIEW for one table: over its Parquet files, or typed and empty if none exist yet."""
     cols = duckdb_columns(table)
     if not warehouse.has_files(wh, table):
-        select = ", ".join(f"CAST(NULL AS {t}) AS \"{c}\"" for c, t in cols)
+        select = ", ".join(f'CAST(NULL AS {t}) AS "{c}"' for c, t in cols)
         return f'CREATE VIEW "{table.name}" AS SELECT {select} WHERE false'
     hive = "true" if table.layout != "single" else "false"
     src = warehouse.glob(wh, table).replace("'", "''")

@@ -58,8 +58,16 @@ from flows.config import Settings
 from flows.stages.ingest import shown_path
 from flows.store import collected
 from flows.store.collected import FileState, SourceState
-from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regular, open_regular, remove_source, \
-    sha256_file, within
+from flows.store.fsio import (
+    NotRegular,
+    atomic_write_bytes,
+    free_name,
+    not_regular,
+    open_regular,
+    remove_source,
+    sha256_file,
+    within,
+)
 from schemas.config import Source
 from transforms.collect import LINE_KINDS, cut, lineage, segment_name
 from transforms.days import FUTURE_SLACK, day_is_eligible, file_is_quiet
@@ -68,8 +76,13 @@ from transforms.redact import redact_reason
 log = logging.getLogger("kenang")
 
 #: Where a source whose ``path`` is a folder looks, per kind.
-FOLDER_GLOBS = {"claude_code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "aider": "**/.aider.chat.history.md",
-                "open_webui_db": "webui.db", "folder": "**/*"}
+FOLDER_GLOBS = {
+    "claude_code": "**/*.jsonl",
+    "codex": "**/rollout-*.jsonl",
+    "aider": "**/.aider.chat.history.md",
+    "open_webui_db": "webui.db",
+    "folder": "**/*",
+}
 _CHUNK = 1 << 20
 _dry: ContextVar[bool] = ContextVar("kenang_collect_dry_run", default=False)
 _root: ContextVar[Path | None] = ContextVar("kenang_collect_root", default=None)
@@ -147,7 +160,7 @@ def source_root(source: Source) -> Path:
 def _glob_base(raw: str) -> Path:
     """The folders of a glob before its first wildcard, as written: a '..' after the wildcard never widens them."""
     parts = _glob_parts(raw)
-    return Path(*parts[:_first_magic(parts)])
+    return Path(*parts[: _first_magic(parts)])
 
 
 def _glob_parts(raw: str) -> tuple[str, ...]:
@@ -250,8 +263,11 @@ def _match(base: Path, parts: tuple[str, ...]) -> tuple[list[Path], list[tuple[P
                 enter(Path(e.path), at)
             continue
         if glob.has_magic(head):
-            names = [e.name for e in entries(here)
-                     if fnmatch.fnmatchcase(e.name, head) and (head.startswith(".") or not e.name.startswith("."))]
+            names = [
+                e.name
+                for e in entries(here)
+                if fnmatch.fnmatchcase(e.name, head) and (head.startswith(".") or not e.name.startswith("."))
+            ]
         else:
             names = [head] if os.path.lexists(here / head) else []
         for name in names:
@@ -267,8 +283,15 @@ def _match(base: Path, parts: tuple[str, ...]) -> tuple[list[Path], list[tuple[P
     return sorted({tidy(p) for p in found}), sorted(skipped.items())
 
 
-def _collect_source(settings: Settings, source: Source, user: str, state: SourceState, report: SourceReport,
-                    now: dt.datetime, wall_now: float) -> None:
+def _collect_source(
+    settings: Settings,
+    source: Source,
+    user: str,
+    state: SourceState,
+    report: SourceReport,
+    now: dt.datetime,
+    wall_now: float,
+) -> None:
     files, passed = scan(source)
     root = source_root(source)
     _root.set(root)
@@ -314,12 +337,23 @@ def _collect_source(settings: Settings, source: Source, user: str, state: Source
 # --- line logs: Claude Code, Codex, aider --------------------------------------------------
 
 
-def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result, state: SourceState,
-                report: SourceReport, target: Path, now: dt.datetime, wall_now: float) -> None:
+def _take_lines(
+    settings: Settings,
+    source: Source,
+    f: Path,
+    st: os.stat_result,
+    state: SourceState,
+    report: SourceReport,
+    target: Path,
+    now: dt.datetime,
+    wall_now: float,
+) -> None:
     key = str(f)
     old = state.files.get(key)
-    due = old is not None and any(day_is_eligible(dt.date.fromisoformat(d), now, settings.timezone,
-                                                   settings.grace_period) for d in old.waiting_days)
+    due = old is not None and any(
+        day_is_eligible(dt.date.fromisoformat(d), now, settings.timezone, settings.grace_period)
+        for d in old.waiting_days
+    )
     if old is not None and old.same_stat(st) and not due:  # nothing new, and no waiting day has come
         report.waiting_days += len(old.waiting_days)
         return
@@ -330,18 +364,27 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
         hasher = hashlib.sha256()
         why = _changed_under(prior, fresh, fh, hasher) if old is not None else None
         if why is not None:
-            report.notes.append(f"{f}: {why}; read again whole (what was taken before is recognised, nothing "
-                                "counted twice)")
+            report.notes.append(
+                f"{f}: {why}; read again whole (what was taken before is recognised, nothing counted twice)"
+            )
             prior, hasher = FileState(generation=prior.generation + 1), hashlib.sha256()
         if _too_big(settings, report, f, fresh.st_size - prior.taken):
             return
         fh.seek(prior.taken)
         new = fh.read(fresh.st_size - prior.taken)
     tz = settings.timezone
-    result = cut(source.kind, new, context=prior.context_bytes(), last=tuple(prior.last) if prior.last else None,
-                 tz=tz, eligible=lambda d: day_is_eligible(d, now, tz, settings.grace_period),
-                 undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date(), start=prior.taken,
-                 latest=(now + FUTURE_SLACK).astimezone(tz).date(), first_days=prior.first_days)
+    result = cut(
+        source.kind,
+        new,
+        context=prior.context_bytes(),
+        last=tuple(prior.last) if prior.last else None,
+        tz=tz,
+        eligible=lambda d: day_is_eligible(d, now, tz, settings.grace_period),
+        undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date(),
+        start=prior.taken,
+        latest=(now + FUTURE_SLACK).astimezone(tz).date(),
+        first_days=prior.first_days,
+    )
     mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
     line = lineage(key, prior.generation)
     for seg in result.segments:
@@ -352,12 +395,19 @@ def _take_lines(settings: Settings, source: Source, f: Path, st: os.stat_result,
     state.bytes_taken += result.taken
     state.segments += len(result.segments)
     state.files[key] = FileState(
-        dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size, mtime_ns=fresh.st_mtime_ns,
+        dev=fresh.st_dev,
+        ino=fresh.st_ino,
+        size=fresh.st_size,
+        mtime_ns=fresh.st_mtime_ns,
         ctime_ns=fresh.st_ctime_ns,
-        taken=prior.taken + result.taken, sha256=hasher.hexdigest(), context=FileState.encode(result.context),
+        taken=prior.taken + result.taken,
+        sha256=hasher.hexdigest(),
+        context=FileState.encode(result.context),
         last=list(result.last) if result.last else None,
-        waiting_days=[d.isoformat() for d in result.waiting_days], generation=prior.generation,
-        first_days=result.first_days)
+        waiting_days=[d.isoformat() for d in result.waiting_days],
+        generation=prior.generation,
+        first_days=result.first_days,
+    )
 
 
 def _changed_under(prior: FileState, st: os.stat_result, fh, hasher) -> str | None:
@@ -386,8 +436,16 @@ def _hash_into(fh, n: int, hasher) -> None:
 # --- a folder of files in a format kenang reads -------------------------------------------
 
 
-def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, state: SourceState,
-               report: SourceReport, target: Path, wall_now: float) -> None:
+def _take_file(
+    settings: Settings,
+    source: Source,
+    f: Path,
+    st: os.stat_result,
+    state: SourceState,
+    report: SourceReport,
+    target: Path,
+    wall_now: float,
+) -> None:
     key = str(f)
     old = state.files.get(key)
     if old is not None and old.same_stat(st) and source.mode == "copy":
@@ -408,8 +466,15 @@ def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, 
         report.bytes += len(data)
         state.bytes_taken += len(data)
         state.segments += 1
-    state.files[key] = FileState(dev=fresh.st_dev, ino=fresh.st_ino, size=fresh.st_size, mtime_ns=fresh.st_mtime_ns,
-                                 ctime_ns=fresh.st_ctime_ns, taken=len(data), sha256=sha)
+    state.files[key] = FileState(
+        dev=fresh.st_dev,
+        ino=fresh.st_ino,
+        size=fresh.st_size,
+        mtime_ns=fresh.st_mtime_ns,
+        ctime_ns=fresh.st_ctime_ns,
+        taken=len(data),
+        sha256=sha,
+    )
     # move: its copy is durable (``_place``), and the original goes only if it still holds the bytes copied
     if source.mode == "move" and not _dry.get() and remove_source(f, sha):
         report.moved += 1
@@ -421,8 +486,17 @@ def _take_file(settings: Settings, source: Source, f: Path, st: os.stat_result, 
 _CHAT_COLUMNS = ("id", "user_id", "title", "chat", "created_at", "updated_at")
 
 
-def _take_chats(settings: Settings, source: Source, f: Path, st: os.stat_result, state: SourceState,
-                report: SourceReport, target: Path, now: dt.datetime, wall_now: float) -> None:
+def _take_chats(
+    settings: Settings,
+    source: Source,
+    f: Path,
+    st: os.stat_result,
+    state: SourceState,
+    report: SourceReport,
+    target: Path,
+    now: dt.datetime,
+    wall_now: float,
+) -> None:
     """Each chat updated since it was last taken, quiet, and of an eligible day: one Open WebUI export file."""
     report.changed += 1
     rows, waiting = _changed_chats(f, source, state, settings, now, wall_now)
@@ -437,12 +511,14 @@ def _take_chats(settings: Settings, source: Source, f: Path, st: os.stat_result,
         state.bytes_taken += len(data)
         state.segments += 1
         state.chats[chat_id] = updated
-    state.files[str(f)] = FileState(dev=st.st_dev, ino=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns,
-                                    ctime_ns=st.st_ctime_ns)
+    state.files[str(f)] = FileState(
+        dev=st.st_dev, ino=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns
+    )
 
 
-def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settings, now: dt.datetime,
-                   wall_now: float) -> tuple[list[dict], int]:
+def _changed_chats(
+    f: Path, source: Source, state: SourceState, settings: Settings, now: dt.datetime, wall_now: float
+) -> tuple[list[dict], int]:
     """(the chat rows to take, how many changed chats wait for their day or quiet); one short read-only read."""
     uri = f"file:{_uri_path(f)}?mode=ro"
     if _wal_without_files(f):
@@ -456,8 +532,9 @@ def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settin
         missing = [c for c in _CHAT_COLUMNS if c not in columns]
         if missing:
             raise sqlite3.DatabaseError(
-                "not an Open WebUI database kenang knows: " + ("it has no chat table" if not columns else
-                                                               f"its chat table lacks {', '.join(missing)}"))
+                "not an Open WebUI database kenang knows: "
+                + ("it has no chat table" if not columns else f"its chat table lacks {', '.join(missing)}")
+            )
         where, args = "", []
         if source.webui_user:
             where, args = " WHERE user_id IN (SELECT id FROM user WHERE id = ? OR email = ?)", [source.webui_user] * 2
@@ -470,19 +547,21 @@ def _changed_chats(f: Path, source: Source, state: SourceState, settings: Settin
                 continue
             seconds = _seconds(updated)
             day = dt.datetime.fromtimestamp(seconds, settings.timezone).date()
-            if wall_now - seconds < quiet or not day_is_eligible(day, now, settings.timezone,
-                                                                  settings.grace_period):
+            if wall_now - seconds < quiet or not day_is_eligible(day, now, settings.timezone, settings.grace_period):
                 waiting += 1
                 continue
             todo.append(chat_id)
         # One chat a statement: each holds the read lock only while one row (images and all) is read.
-        rows = [row for chat_id in todo
-                for row in con.execute(f"SELECT {', '.join(_CHAT_COLUMNS)} FROM chat WHERE id = ?", (chat_id,))]
+        rows = [
+            row
+            for chat_id in todo
+            for row in con.execute(f"SELECT {', '.join(_CHAT_COLUMNS)} FROM chat WHERE id = ?", (chat_id,))
+        ]
     finally:
         con.close()
     out = []
     for values in sorted(rows, key=lambda r: str(r[0])):
-        row = dict(zip(_CHAT_COLUMNS, values))
+        row = dict(zip(_CHAT_COLUMNS, values, strict=False))
         row["id"] = str(row["id"])
         try:
             row["chat"] = json.loads(row["chat"]) if isinstance(row["chat"], (str, bytes)) else row["chat"]
@@ -567,8 +646,12 @@ def _too_big(settings: Settings, report: SourceReport, f: Path, size: int) -> bo
     if size <= _cap(settings):
         return False
     limit = settings.limits.source_file_mb
-    _skip(report, f, f"{size / 2**20:.1f} MiB to read tonight, over limits.source_file_mb={limit}; nothing read "
-                     "(raise limits.source_file_mb in kenang.yaml to take it)")
+    _skip(
+        report,
+        f,
+        f"{size / 2**20:.1f} MiB to read tonight, over limits.source_file_mb={limit}; nothing read "
+        "(raise limits.source_file_mb in kenang.yaml to take it)",
+    )
     return True
 
 
@@ -594,12 +677,25 @@ def listing(settings: Settings) -> list[dict]:
             files = len(matches(source))
         except OSError:
             files = 0
-        out.append({"name": source.name, "kind": source.kind, "user": source.user or settings.default_user,
-                    "path": source.path, "mode": source.mode, "files": files, "files_known": len(state.files),
-                    "bytes_taken": state.bytes_taken, "written": state.segments,
-                    "last_collected": state.last_collected, "days_waiting": state.days_waiting,
-                    "waiting_quiet": state.waiting_quiet, "skipped": state.skipped, "errors": state.errors,
-                    "notes": state.notes})
+        out.append(
+            {
+                "name": source.name,
+                "kind": source.kind,
+                "user": source.user or settings.default_user,
+                "path": source.path,
+                "mode": source.mode,
+                "files": files,
+                "files_known": len(state.files),
+                "bytes_taken": state.bytes_taken,
+                "written": state.segments,
+                "last_collected": state.last_collected,
+                "days_waiting": state.days_waiting,
+                "waiting_quiet": state.waiting_quiet,
+                "skipped": state.skipped,
+                "errors": state.errors,
+                "notes": state.notes,
+            }
+        )
     return out
 
 

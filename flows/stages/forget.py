@@ -44,11 +44,22 @@ from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
-from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack, remote, tombstones, warehouse
-from flows.store.ledger import ArchivedDay, DayKey, RunRecord
-from flows.store.fsio import atomic_write_bytes
-from flows.store.lock import run_lock
 from flows.stages import quarantine as quarantine_stage
+from flows.store import (
+    archive_files,
+    compact,
+    core_memory,
+    faults,
+    ledger,
+    mount,
+    recall_pack,
+    remote,
+    tombstones,
+    warehouse,
+)
+from flows.store.fsio import atomic_write_bytes
+from flows.store.ledger import ArchivedDay, DayKey, RunRecord
+from flows.store.lock import run_lock
 from schemas.tables import MESSAGES, PURGE_LOG, QUARANTINE, RUNS, SESSIONS
 from transforms.errors import ArchiveError, ConfigError
 from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
@@ -72,14 +83,30 @@ class Plan:
     session: str | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
-        return {"user": self.user, "kind": self.kind, "purge": self.purge, "days": [d.isoformat() for d in self.days],
-                "sessions": self.sessions, "messages": self.messages, "memory_entries": self.memory_entries,
-                "candidates": self.candidates, "archive_files": [p for _, p in self.archive_files],
-                "quarantine_files": list(self.quarantine_files)}
+        return {
+            "user": self.user,
+            "kind": self.kind,
+            "purge": self.purge,
+            "days": [d.isoformat() for d in self.days],
+            "sessions": self.sessions,
+            "messages": self.messages,
+            "memory_entries": self.memory_entries,
+            "candidates": self.candidates,
+            "archive_files": [p for _, p in self.archive_files],
+            "quarantine_files": list(self.quarantine_files),
+        }
 
 
-def make_plan(settings: Settings, user: str, *, text: str | None = None, session: str | None = None,
-              day: dt.date | None = None, before: dt.date | None = None, purge: bool = False) -> Plan:
+def make_plan(
+    settings: Settings,
+    user: str,
+    *,
+    text: str | None = None,
+    session: str | None = None,
+    day: dt.date | None = None,
+    before: dt.date | None = None,
+    purge: bool = False,
+) -> Plan:
     given = [x is not None for x in (text, session, day, before)]
     if sum(given) != 1:
         raise ConfigError("give exactly one of --text, --session, --day or --before")
@@ -99,8 +126,9 @@ def make_plan(settings: Settings, user: str, *, text: str | None = None, session
     sessions = warehouse.read(wh, SESSIONS, "user_id = ?", [user]).to_pylist()
     if t.kind in ("day", "before"):
         hit = [s for s in sessions if forgetting.drops_day(s["date"])]
-        plan.days = sorted({s["date"] for s in hit} | {d for (u, d) in ledger.read_days(wh) if u == user
-                                                      and forgetting.drops_day(d)})
+        plan.days = sorted(
+            {s["date"] for s in hit} | {d for (u, d) in ledger.read_days(wh) if u == user and forgetting.drops_day(d)}
+        )
         plan.sessions = len(hit)
         plan.messages = sum(s["message_count"] for s in hit)
     elif t.kind == "session":
@@ -112,28 +140,51 @@ def make_plan(settings: Settings, user: str, *, text: str | None = None, session
         longest = max(ws, key=len)
         # the longest word narrows the search; a text with other than ASCII in it is read whole (its letters may
         # be full-width, decomposed or ligatures, the same words once normalised)
-        rows = warehouse.read(wh, MESSAGES, "user_id = ? AND (contains(lower(content), ?) "
-                              "OR regexp_matches(content, '[^\\x01-\\x7f]'))", [user, longest]).to_pylist()
+        rows = warehouse.read(
+            wh,
+            MESSAGES,
+            "user_id = ? AND (contains(lower(content), ?) OR regexp_matches(content, '[^\\x01-\\x7f]'))",
+            [user, longest],
+        ).to_pylist()
         hit_msgs = [m for m in rows if forgetting.mentions(m["content"])]
         named = [s for s in sessions if _names_session(forgetting, s)]
         plan.days = sorted({m["date"] for m in hit_msgs} | {s["date"] for s in named})
         plan.messages = len(hit_msgs)
-        plan.sessions = len({(m["date"], m["session_id"]) for m in hit_msgs} | {(s["date"], s["session_id"]) for s in named})
+        plan.sessions = len(
+            {(m["date"], m["session_id"]) for m in hit_msgs} | {(s["date"], s["session_id"]) for s in named}
+        )
         plan.quarantine_files = quarantined(settings, user, forgetting, longest)
-    plan.memory_entries = sum(1 for target in ("memory", "user")
-                              for e in core_memory.read(settings, user, target).entries if _mentions(forgetting, t, e))
-    plan.candidates = sum(1 for c in candidates.read_all(settings) if c["user_id"] == user and _candidate_hit(forgetting, t, c))
+    plan.memory_entries = sum(
+        1
+        for target in ("memory", "user")
+        for e in core_memory.read(settings, user, target).entries
+        if _mentions(forgetting, t, e)
+    )
+    plan.candidates = sum(
+        1 for c in candidates.read_all(settings) if c["user_id"] == user and _candidate_hit(forgetting, t, c)
+    )
     if purge:
-        plan.archive_files = _archive_files(settings, user, forgetting, t, plan.days, sessions, session,
-                                            max(plan.words, key=len) if plan.words else None)
+        plan.archive_files = _archive_files(
+            settings,
+            user,
+            forgetting,
+            t,
+            plan.days,
+            sessions,
+            session,
+            max(plan.words, key=len) if plan.words else None,
+        )
         plan.days = sorted(set(plan.days) | {d for d, _ in plan.archive_files if d is not None})
     return plan
 
 
 def _names_session(f: Forgetting, s: dict) -> bool:
     """Whether a session row's id, agent or file names hold the phrase."""
-    return f.names(s["session_id"]) or f.names(s["agent"]) or any(
-        f.names_path(v) for v in (s["archive_path"], *(s["archive_paths"] or ())))
+    return (
+        f.names(s["session_id"])
+        or f.names(s["agent"])
+        or any(f.names_path(v) for v in (s["archive_path"], *(s["archive_paths"] or ())))
+    )
 
 
 def quarantined(settings: Settings, user: str, f: Forgetting, hint: str | None = None) -> list[str]:
@@ -144,8 +195,11 @@ def quarantined(settings: Settings, user: str, f: Forgetting, hint: str | None =
     out = []
     for rel, original in owned_quarantine(settings, user):
         path = root / rel
-        if f.names_path(original or rel) or (path.is_symlink() and f.names(os.readlink(path))) \
-                or (not path.is_symlink() and _holds(path, f, hint)):
+        if (
+            f.names_path(original or rel)
+            or (path.is_symlink() and f.names(os.readlink(path)))
+            or (not path.is_symlink() and _holds(path, f, hint))
+        ):
             out.append(rel)
     return out
 
@@ -194,6 +248,7 @@ def _holds(path, f: Forgetting, hint: str | None = None) -> bool:
     (``\\n`` between two words, ``\\u00e9``), in a broken JSON line too (a quarantined file often is one).
 
     ``hint``: one of the phrase's words (held in memory only); a block without it is not searched word by word."""
+
     def search(text: str) -> bool:
         return (hint is None or hint in unicodedata.normalize("NFKC", text).lower()) and f.mentions(text)
 
@@ -219,6 +274,7 @@ _ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": " ", "f": " "}
 
 def _unescaped(text: str) -> str:
     """Text with JSON's escapes read as the characters they stand for; what is no escape is kept."""
+
     def one(m: re.Match) -> str:
         e = m[1]
         return chr(int(e[1:], 16)) if len(e) == 5 else _ESCAPED.get(e, e)
@@ -238,27 +294,45 @@ def _candidate_hit(f: Forgetting, t: Tombstone, c: dict) -> bool:
     return any(f.drops_day(d) for d in c["dates"] or ())
 
 
-def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, days: list[dt.date], sessions: list[dict],
-                   session: str | None, hint: str | None = None) -> list[tuple[dt.date | None, str]]:
+def _archive_files(
+    settings: Settings,
+    user: str,
+    f: Forgetting,
+    t: Tombstone,
+    days: list[dt.date],
+    sessions: list[dict],
+    session: str | None,
+    hint: str | None = None,
+) -> list[tuple[dt.date | None, str]]:
     """The archived originals a purge deletes: the days' files, or the files that hold the session or phrase."""
     wh = settings.paths.warehouse
     out: list[tuple[dt.date | None, str]] = []
-    if t.kind == "text":  # every original of the user's that holds it, in its name or its bytes, whatever forgot it before
+    if (
+        t.kind == "text"
+    ):  # every original of the user's that holds it, in its name or its bytes, whatever forgot it before
         days = []
-        out += [(d.day, d.relpath) for d in archive_files.list_archive(settings)
-                if d.user_id == user and (f.names_file(d.path.name) or _file_mentions(settings, d.relpath, f, hint))]
+        out += [
+            (d.day, d.relpath)
+            for d in archive_files.list_archive(settings)
+            if d.user_id == user and (f.names_file(d.path.name) or _file_mentions(settings, d.relpath, f, hint))
+        ]
     for d in days:
         a = ledger.archived_day(wh, user, d)
-        for path in (a.paths if a else ()):
+        for path in a.paths if a else ():
             if t.kind in ("day", "before"):
                 out.append((d, path))
             elif t.kind == "session":
-                if any(s["session_id"] == session and path in (s.get("archive_paths") or [s["archive_path"]])
-                       for s in sessions if s["date"] == d):
+                if any(
+                    s["session_id"] == session and path in (s.get("archive_paths") or [s["archive_path"]])
+                    for s in sessions
+                    if s["date"] == d
+                ):
                     out.append((d, path))
             elif _file_mentions(settings, path, f, hint):
                 out.append((d, path))
-    if t.kind == "session":  # the files that hold it, read from the archive: an earlier forget took it out of the tables
+    if (
+        t.kind == "session"
+    ):  # the files that hold it, read from the archive: an earlier forget took it out of the tables
         named = tombstones.forgetting(settings, user)  # an id the rows show renamed (forgotten-...) is found too
         for a in ledger.archived_days(wh, "user_id = ?", [user]).values():
             out += [(a.date, p) for sid, p in load.session_files(settings, a) if session in (sid, named.rename(sid))]
@@ -266,12 +340,13 @@ def _archive_files(settings: Settings, user: str, f: Forgetting, t: Tombstone, d
         root = archive_files.imports_dir(settings, user)
         if root.is_dir():
             for p in sorted(root.iterdir()):
-                if p.is_file() and (f.names_file(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint)):
+                if p.is_file() and (
+                    f.names_file(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint)
+                ):
                     out.append((None, archive_files.rel(settings, p)))
     else:  # the export a purged day's or session's transcript was cut from goes too (its other days keep theirs)
         out += [(None, e) for e in archive_files.exports_of(settings, user, [p for _, p in out])]
     return list(dict.fromkeys(out))
-
 
 
 def _file_mentions(settings: Settings, relpath: str, f: Forgetting, hint: str | None = None) -> bool:
@@ -305,9 +380,9 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
                 purged += len(archive_files.purge(settings, plan.user, d, paths, f"forget:{tomb.tombstone_id}"))
         quarantined = 0
         if plan.purge and plan.quarantine_files:
-            quarantined = quarantine_stage.purge_quarantined(settings, plan.quarantine_files,
-                                                             f"forget:{tomb.tombstone_id}", plan.user,
-                                                             forgetting.rename_path)
+            quarantined = quarantine_stage.purge_quarantined(
+                settings, plan.quarantine_files, f"forget:{tomb.tombstone_id}", plan.user, forgetting.rename_path
+            )
         if tomb.kind == "text":  # a reason (kenang's words, quoting a name or a line) loses the phrase; the file stays
             scrubbed = _scrub_reasons(settings, [rel for rel, _ in owned_quarantine(settings, plan.user)], forgetting)
             quarantined = quarantined if plan.purge else scrubbed
@@ -316,9 +391,12 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         rows = candidates.read_all(settings)
         keep = [c for c in rows if not (c["user_id"] == plan.user and _candidate_hit(forgetting, tomb, c))]
         if tomb.kind == "text":  # the user's kept candidates name sessions by id: renamed as their rows are
-            keep = [{**c, "session_ids": [forgetting.rename(x) for x in c["session_ids"]]}
-                    if c["user_id"] == plan.user and c["session_ids"] and any(forgetting.names(x) for x in c["session_ids"])
-                    else c for c in keep]
+            keep = [
+                {**c, "session_ids": [forgetting.rename(x) for x in c["session_ids"]]}
+                if c["user_id"] == plan.user and c["session_ids"] and any(forgetting.names(x) for x in c["session_ids"])
+                else c
+                for c in keep
+            ]
         if keep != rows:
             candidates.write_all(settings, keep)
         rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
@@ -326,12 +404,22 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
             rebuilt["records_scrubbed"] = scrub_records(settings, forgetting, plan.user)
         if settings.paths.remote_archive:  # the rewritten summaries replace the bucket's, their old versions deleted
             rebuilt["archive_remote"] = remote.push(settings).counts()
-        record = RunRecord(run_id, "forget", {**parameters, "days": len(plan.days)}, started,
-                           {"days": len(plan.days), "archive_files_purged": purged,
-                            "quarantine_files_" + ("purged" if plan.purge else "scrubbed"): quarantined,
-                            "memory_entries": entries,
-                            "candidates": len(rows) - len(keep), **rebuilt},
-                           status="completed", finished_at=ledger.utcnow())
+        record = RunRecord(
+            run_id,
+            "forget",
+            {**parameters, "days": len(plan.days)},
+            started,
+            {
+                "days": len(plan.days),
+                "archive_files_purged": purged,
+                "quarantine_files_" + ("purged" if plan.purge else "scrubbed"): quarantined,
+                "memory_entries": entries,
+                "candidates": len(rows) - len(keep),
+                **rebuilt,
+            },
+            status="completed",
+            finished_at=ledger.utcnow(),
+        )
         ledger.write_run(settings.paths.warehouse, record)
     return {"run_id": run_id, **record.counts}
 
@@ -343,15 +431,24 @@ def _fill_copy(settings: Settings) -> int:
         purged.setdefault(r["path"], set()).add(r["sha256"])
     got = remote.pull(settings, purged)
     if got.error:
-        raise ArchiveError(f"cannot fill the archive's local copy from the bucket before purging ({got.error}); "
-                           "nothing was forgotten: check the bucket, then run the forget again")
+        raise ArchiveError(
+            f"cannot fill the archive's local copy from the bucket before purging ({got.error}); "
+            "nothing was forgotten: check the bucket, then run the forget again"
+        )
     return got.pulled
 
 
 def _replanned(settings: Settings, plan: Plan) -> Plan:
     t = plan.tombstone
-    return make_plan(settings, plan.user, text=" ".join(plan.words) if plan.words else None, session=plan.session,
-                     day=t.day if t.kind == "day" else None, before=t.day if t.kind == "before" else None, purge=True)
+    return make_plan(
+        settings,
+        plan.user,
+        text=" ".join(plan.words) if plan.words else None,
+        session=plan.session,
+        day=t.day if t.kind == "day" else None,
+        before=t.day if t.kind == "before" else None,
+        purge=True,
+    )
 
 
 def _scrub_reasons(settings: Settings, rels: list[str], f: Forgetting) -> int:
@@ -366,12 +463,14 @@ def _scrub_reasons(settings: Settings, rels: list[str], f: Forgetting) -> int:
         if isinstance(info, dict) and isinstance(info.get("reason"), str):
             scrubbed = f.scrub_value(info["reason"])
             if scrubbed != info["reason"]:
-                atomic_write_bytes(sidecar, (json.dumps({**info, "reason": scrubbed}, indent=2, ensure_ascii=False)
-                                             + "\n").encode())
+                atomic_write_bytes(
+                    sidecar, (json.dumps({**info, "reason": scrubbed}, indent=2, ensure_ascii=False) + "\n").encode()
+                )
                 n += 1
     wanted = set(rels)
-    quarantine_stage.edit_rows(settings, lambda r: {**r, "reason": f.scrub_value(r["reason"])}
-                               if r["path"] in wanted else r)
+    quarantine_stage.edit_rows(
+        settings, lambda r: {**r, "reason": f.scrub_value(r["reason"])} if r["path"] in wanted else r
+    )
     return n
 
 
@@ -400,23 +499,29 @@ def scrub_records(settings: Settings, f: Forgetting, user: str) -> int:
 
     for path in _files(wh, RUNS):
         rows = warehouse.read_file(path, RUNS).to_pylist()
-        new = [{**r, "parameters": as_json(r["parameters"]), "counts": as_json(r["counts"]), "error": text(r["error"])}
-               for r in rows]
+        new = [
+            {**r, "parameters": as_json(r["parameters"]), "counts": as_json(r["counts"]), "error": text(r["error"])}
+            for r in rows
+        ]
         if new != rows:
             warehouse.write_file(path, pa.Table.from_pylist(new, schema=RUNS.schema), RUNS)
             n += 1
     days = ledger.read_days(wh)
-    fixed = [{**r, **{c: text(r[c]) for c in ("reason", "summary_reason", "index_reason")}} if r["user_id"] == user
-             else r for r in days.values()]
-    changed = [r for r, old in zip(fixed, days.values()) if r != old]
+    fixed = [
+        {**r, **{c: text(r[c]) for c in ("reason", "summary_reason", "index_reason")}} if r["user_id"] == user else r
+        for r in days.values()
+    ]
+    changed = [r for r, old in zip(fixed, days.values(), strict=False) if r != old]
     if changed:
         n += ledger.write_days(wh, changed) and 1
     log = warehouse.read(wh, PURGE_LOG).to_pylist()
-    renamed = [{**r, "path": f.rename_path(r["path"]), "why": text(r["why"])} if r["user_id"] == user else r
-               for r in log]
+    renamed = [
+        {**r, "path": f.rename_path(r["path"]), "why": text(r["why"])} if r["user_id"] == user else r for r in log
+    ]
     if renamed != log:
-        warehouse.write_file(warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(renamed, schema=PURGE_LOG.schema),
-                             PURGE_LOG)
+        warehouse.write_file(
+            warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(renamed, schema=PURGE_LOG.schema), PURGE_LOG
+        )
         n += 1
     owned = {rel for rel, _ in owned_quarantine(settings, user)}
     n += quarantine_stage.edit_rows(settings, lambda r: {**r, "reason": text(r["reason"])} if r["path"] in owned else r)
@@ -467,4 +572,3 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
     recall_pack.refresh(settings.paths.warehouse, [user])
     catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
     return {"reloaded": len(res.days), "resummarized": summed, "reindexed": indexed}
-

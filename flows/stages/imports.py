@@ -27,17 +27,17 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from flows.store import warehouse
 from flows.config import Settings
+from flows.stages.ingest import export_transcripts, shown_path
+from flows.store import warehouse
 from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regular, open_regular
 from schemas.tables import MESSAGES
 from transforms.errors import ArchiveError, ConfigError, ParseError
-from flows.stages.ingest import export_transcripts, shown_path
 from transforms.imports import Derived, Export, detect, formats
-from transforms.model import USER_ID_RE, Session
+from transforms.model import USER_ID_RE
 from transforms.parse import parse_transcript
 from transforms.redact import redact
 from transforms.rows import session_message_ids
@@ -74,12 +74,15 @@ def _read(settings: Settings, f: Path) -> tuple[bytes, os.stat_result]:
 
 def _too_big(settings: Settings, size: int) -> str:
     limit = settings.limits.max_file_mb
-    return (f"is {size / 2**20:.1f} MiB, over limits.max_file_mb={limit}; nothing read (raise limits.max_file_mb "
-            "in kenang.yaml to import it)")
+    return (
+        f"is {size / 2**20:.1f} MiB, over limits.max_file_mb={limit}; nothing read (raise limits.max_file_mb "
+        "in kenang.yaml to import it)"
+    )
 
 
-def _examine(settings: Settings, f: Path, user: str, date: dt.date | None, now: dt.datetime
-             ) -> tuple[bytes, str, float, Export, list[list[Derived]]]:
+def _examine(
+    settings: Settings, f: Path, user: str, date: dt.date | None, now: dt.datetime
+) -> tuple[bytes, str, float, Export, list[list[Derived]]]:
     """(bytes, format, the copy's mtime, the export, its day transcripts), read as the nightly ingest reads it.
 
     ``_Skip`` with the reason when the file is no export kenang recognises or can read.
@@ -91,9 +94,14 @@ def _examine(settings: Settings, f: Path, user: str, date: dt.date | None, now: 
         fmt = detect(data)
         if fmt is None:
             raise _Skip(f"not an export kenang can import (tried: {', '.join(formats())})")
-        export, per_conversation = export_transcripts(data, fmt, tz=settings.timezone, user=user,
-                                                      stamp=dt.datetime.fromtimestamp(mtime, settings.timezone),
-                                                      now=now)
+        export, per_conversation = export_transcripts(
+            data,
+            fmt,
+            tz=settings.timezone,
+            user=user,
+            stamp=dt.datetime.fromtimestamp(mtime, settings.timezone),
+            now=now,
+        )
     except ParseError as exc:
         raise _Skip(f"a {fmt or 'file'} export kenang cannot read: {exc.reason}") from None
     except _Skip:
@@ -117,8 +125,9 @@ def _noon(settings: Settings, day: dt.date) -> float:
     return dt.datetime.combine(day, dt.time(12), tzinfo=settings.timezone).timestamp()
 
 
-def stage(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None,
-          now: dt.datetime) -> tuple[list[dict], list[dict]]:
+def stage(
+    settings: Settings, files: Iterable[Path], user: str, date: dt.date | None, now: dt.datetime
+) -> tuple[list[dict], list[dict]]:
     """Copy each export into active/; (what was copied, what was skipped and why)."""
     _check_user(user)
     folder = settings.paths.active if user == settings.default_user else settings.paths.active / user
@@ -138,16 +147,18 @@ def stage(settings: Settings, files: Iterable[Path], user: str, date: dt.date | 
                 atomic_write_bytes(target, data)  # the bytes read and checked, never the file read again
             os.utime(target, (mtime, mtime))
         except OSError as exc:  # active/ full, read-only or not a folder: one line, never a traceback
-            raise ArchiveError(f"cannot copy {shown_path(str(f))} into {folder} ({exc.strerror or exc}); nothing "
-                               f"imported{f', the {len(out)} file(s) copied before it wait there' if out else ''}; "
-                               "free space or fix the folder, then import again") from None
+            raise ArchiveError(
+                f"cannot copy {shown_path(str(f))} into {folder} ({exc.strerror or exc}); nothing "
+                f"imported{f', the {len(out)} file(s) copied before it wait there' if out else ''}; "
+                "free space or fix the folder, then import again"
+            ) from None
         out.append({"file": str(f), "format": fmt, "active": str(target)})
     return out, skipped
 
 
 def _quiet_enough(settings: Settings) -> float:
     """An mtime old enough that the quiet period does not hold back a file copied just now."""
-    return dt.datetime.now(dt.timezone.utc).timestamp() - settings.quiet_period.total_seconds() - 1
+    return dt.datetime.now(dt.UTC).timestamp() - settings.quiet_period.total_seconds() - 1
 
 
 def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None, now: dt.datetime) -> dict:
@@ -160,7 +171,9 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
     def known(day: dt.date) -> set[str]:
         if day not in known_cache:
             path = warehouse.partition_file(settings.paths.warehouse, MESSAGES, day, user)
-            known_cache[day] = set(warehouse.read_file(path, MESSAGES)["message_id"].to_pylist()) if path.is_file() else set()
+            known_cache[day] = (
+                set(warehouse.read_file(path, MESSAGES)["message_id"].to_pylist()) if path.is_file() else set()
+            )
         return known_cache[day]
 
     for f in files:
@@ -174,12 +187,24 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
             skipped.append(_skipped(f, _Skip(f"a {fmt} export kenang cannot read: {exc.reason}")))
             continue
         convs = []
-        for conv, sessions in zip(export.conversations, read_back):
+        for conv, sessions in zip(export.conversations, read_back, strict=False):
             days = [day for day, _session in sessions]
-            ids = [(day, mid) for day, s in sessions
-                   for _m, _ts, mid in session_message_ids(s.messages, user_id=user, session_id=s.session_id)]
-            convs.append({"id": conv.conversation_id, "title": conv.title, "first_day": min(days, default=None),
-                          "last_day": max(days, default=None), "messages": len(ids),
-                          "new_messages": sum(mid not in known(day) for day, mid in ids)})
-        out.append({"file": str(f), "format": fmt, "user_id": user, "notes": list(export.notes), "conversations": convs})
+            ids = [
+                (day, mid)
+                for day, s in sessions
+                for _m, _ts, mid in session_message_ids(s.messages, user_id=user, session_id=s.session_id)
+            ]
+            convs.append(
+                {
+                    "id": conv.conversation_id,
+                    "title": conv.title,
+                    "first_day": min(days, default=None),
+                    "last_day": max(days, default=None),
+                    "messages": len(ids),
+                    "new_messages": sum(mid not in known(day) for day, mid in ids),
+                }
+            )
+        out.append(
+            {"file": str(f), "format": fmt, "user_id": user, "notes": list(export.notes), "conversations": convs}
+        )
     return {"files": out, "skipped": skipped}

@@ -33,15 +33,14 @@ from pathlib import Path
 from flows.config import Settings
 from flows.stages import pool
 from flows.store.fsio import open_regular
+from transforms.collect import segment_of
 from transforms.days import check_day, check_times, day_is_eligible, eligible_from, file_is_quiet
 from transforms.errors import ParseError
-from transforms.model import ResolvedSession, Session
-from transforms.parse import parse_transcript
 from transforms.imports import Derived, Export, conversation_transcripts, detect, formats, parse_export
-from transforms.model import USER_ID_RE
+from transforms.model import USER_ID_RE, ResolvedSession, Session
+from transforms.parse import parse_transcript
 from transforms.redact import printable_name, redact_file_name, redact_reason
 from transforms.resolve import resolve
-from transforms.collect import segment_of
 from transforms.segments import read_segment
 
 log = logging.getLogger("kenang")
@@ -136,7 +135,8 @@ class IngestResult:
     def bytes_to_archive(self) -> int:
         """What archiving tonight writes: the ready files, each export and its day transcripts."""
         return sum(r.cand.size for r in self.ready) + sum(
-            e.cand.size + sum(len(d.data) for d in e.derived) for e in self.exports)
+            e.cand.size + sum(len(d.data) for d in e.derived) for e in self.exports
+        )
 
     def skipped_counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -163,15 +163,19 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     entries = list(_walk(settings.paths.active))
     files = [(cand, st) for cand, st, why in entries if why is None]
     wide = len(files) >= pool.MIN_ITEMS and pool.workers() > 1
-    classified = pool.pure_imap(classify, [(settings, cand, st, now, wall_now, wide) for cand, st in files],
-                                chunksize=32)
+    classified = pool.pure_imap(
+        classify, [(settings, cand, st, now, wall_now, wide) for cand, st in files], chunksize=32
+    )
     for cand, _st, why in entries:
         if why is not None:
             skipped.append(Skipped(cand.relpath, why))
             continue
         got = next(classified)
         if isinstance(got, pool.Failed):  # the worker itself failed on it
-            got = (Rejected(cand, "unreadable", f"kenang could not read it ({got})", _folder_user_or_none(cand)), got.kind)
+            got = (
+                Rejected(cand, "unreadable", f"kenang could not read it ({got})", _folder_user_or_none(cand)),
+                got.kind,
+            )
         item, trouble = got
         if trouble is not None:
             log.warning("ingest could not read %s: %s", cand.relpath, trouble)
@@ -211,12 +215,14 @@ def classify(args) -> tuple[object, str | None]:
     except FileNotFoundError:
         return None, None
     except OverflowError as exc:
-        item = Rejected(cand, "bad_timestamp", f"holds a date kenang cannot represent ({exc})",
-                        _folder_user_or_none(cand))
+        item = Rejected(
+            cand, "bad_timestamp", f"holds a date kenang cannot represent ({exc})", _folder_user_or_none(cand)
+        )
     except Exception as exc:  # noqa: BLE001 - one file must never stop the night
         trouble = type(exc).__name__
-        item = Rejected(cand, "unreadable", f"kenang could not read it ({type(exc).__name__}: {exc})",
-                        _folder_user_or_none(cand))
+        item = Rejected(
+            cand, "unreadable", f"kenang could not read it ({type(exc).__name__}: {exc})", _folder_user_or_none(cand)
+        )
     if isinstance(item, tuple) and slim and item[1] is not None:
         r, session = item
         item = (replace(r, resolved=replace(r.resolved, session=replace(session, messages=()))), None)
@@ -226,7 +232,7 @@ def classify(args) -> tuple[object, str | None]:
 def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.datetime, wall_now: float):
     """One file's fate: (Ready, session), ReadyExport, Waiting, Skipped or Rejected; ParseError when unreadable."""
     if cand.mtime > wall_now + FUTURE_SLACK_S:  # it would never be quiet: a clock that was wrong, or a forged time
-        stamp = dt.datetime.fromtimestamp(cand.mtime, dt.timezone.utc).isoformat() if cand.mtime < 2**37 else "far ahead"
+        stamp = dt.datetime.fromtimestamp(cand.mtime, dt.UTC).isoformat() if cand.mtime < 2**37 else "far ahead"
         raise ParseError(f"its modification time ({stamp}) is more than a day in the future", kind="bad_timestamp")
     if not file_is_quiet(cand.mtime, wall_now, settings.quiet_period):
         return Waiting(cand, "not_quiet")
@@ -280,8 +286,15 @@ def _classify_segment(settings: Settings, cand: Candidate, data: bytes, day: dt.
     if not day_is_eligible(day, now, settings.timezone, settings.grace_period):
         return Waiting(cand, "not_eligible", day, user, eligible_from(day, settings.timezone, settings.grace_period))
     first = sessions[0] if sessions else Session(None, user, None, "segment", ())
-    rs = resolve(first, file_name=cand.path.name, folder=cand.folder, default_user=settings.default_user,
-                 tz=settings.timezone, mtime=cand.mtime, fixed_day=day)
+    rs = resolve(
+        first,
+        file_name=cand.path.name,
+        folder=cand.folder,
+        default_user=settings.default_user,
+        tz=settings.timezone,
+        mtime=cand.mtime,
+        fixed_day=day,
+    )
     return Ready(cand, rs, hashlib.sha256(data).hexdigest(), sum(len(s.messages) for s in sessions)), None
 
 
@@ -301,12 +314,14 @@ def _not_an_export(data: bytes) -> ParseError:
         return ParseError(f"not valid JSON{where}", kind="bad_json")
     except RecursionError:
         return ParseError("JSON nested too deeply", kind="bad_json")
-    return ParseError(f"valid JSON, but not a chat export kenang can import (tried: {', '.join(formats())})",
-                      kind="unknown_format")
+    return ParseError(
+        f"valid JSON, but not a chat export kenang can import (tried: {', '.join(formats())})", kind="unknown_format"
+    )
 
 
-def expand_export(settings: Settings, cand: Candidate, data: bytes, fmt: str,
-                  now: dt.datetime) -> ReadyExport | Waiting:
+def expand_export(
+    settings: Settings, cand: Candidate, data: bytes, fmt: str, now: dt.datetime
+) -> ReadyExport | Waiting:
     """Parse an export as ``fmt`` (what ``detect`` named) into day transcripts; it waits until every day is eligible.
 
     The owner is the file's folder under active/ (else the default user). Messages with
@@ -327,8 +342,9 @@ def expand_export(settings: Settings, cand: Candidate, data: bytes, fmt: str,
     return ReadyExport(cand, sha, export.format, user, len(export.conversations), tuple(derived), export.notes)
 
 
-def export_transcripts(data: bytes, fmt: str, *, tz: dt.tzinfo, user: str, stamp: dt.datetime,
-                       now: dt.datetime) -> tuple[Export, list[list[Derived]]]:
+def export_transcripts(
+    data: bytes, fmt: str, *, tz: dt.tzinfo, user: str, stamp: dt.datetime, now: dt.datetime
+) -> tuple[Export, list[list[Derived]]]:
     """An export parsed as ``fmt`` and cut into day transcripts, per conversation, every time checked.
 
     The nightly ingest and ``kenang import --dry-run`` both read exports through here.
@@ -336,8 +352,10 @@ def export_transcripts(data: bytes, fmt: str, *, tz: dt.tzinfo, user: str, stamp
     """
     export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
     check_times((m.ts for c in export.conversations for m in c.messages), now)
-    per_conversation = [conversation_transcripts(conv, export.format, tz=tz, user_id=user, undated_day=stamp.date())
-                        for conv in export.conversations]
+    per_conversation = [
+        conversation_transcripts(conv, export.format, tz=tz, user_id=user, undated_day=stamp.date())
+        for conv in export.conversations
+    ]
     if not any(per_conversation):
         raise ParseError(f"a {export.format} export with no messages", kind="no_messages")
     for d in (d for ds in per_conversation for d in ds):

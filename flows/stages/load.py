@@ -16,26 +16,25 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
 
-from flows.store import faults, remote, warehouse
 from flows.config import Settings
 from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
-from flows.store.ledger import ArchivedDay, DayKey
-from flows.store import tombstones
+from flows.store import faults, remote, tombstones, warehouse
 from flows.store.archive_files import day_dir, rel
+from flows.store.ledger import ArchivedDay, DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES, SESSIONS
-from transforms.forget import Forgetting
+from transforms.collect import segment_lineage
 from transforms.errors import ParseError, TransientError
-from transforms.redact import redact_identifier
+from transforms.forget import Forgetting
 from transforms.model import Session
 from transforms.parse import parse_transcript
+from transforms.redact import redact_identifier
 from transforms.resolve import resolve
 from transforms.rows import SourceFile, build_day_rows
-from transforms.collect import segment_lineage
 from transforms.segments import is_segment, read_segment
 
 log = logging.getLogger("kenang")
@@ -78,10 +77,20 @@ def load_days(
         if day.user_id not in forgetting:
             forgetting[day.user_id] = tombstones.forgetting(settings, day.user_id, today=today)
     todo = [d for d in days if not forgetting[d.user_id].drops_day(d.date)]
-    built = pool.pure_imap(build_day, [
-        (settings, d, {sha: parsed[sha] for sha in d.shas if sha in parsed}, check_hashes,
-         None if forgetting[d.user_id].empty else forgetting[d.user_id], run_id)
-        for d in todo])
+    built = pool.pure_imap(
+        build_day,
+        [
+            (
+                settings,
+                d,
+                {sha: parsed[sha] for sha in d.shas if sha in parsed},
+                check_hashes,
+                None if forgetting[d.user_id].empty else forgetting[d.user_id],
+                run_id,
+            )
+            for d in todo
+        ],
+    )
     for i, day in enumerate(days, 1):
         try:
             if forgetting[day.user_id].drops_day(day.date):
@@ -128,17 +137,32 @@ def build_day(args) -> BuiltDay | Unreadable:
     """
     settings, day, parsed, check_hashes, forgetting, run_id = args
     try:
-        items = [item for p, sha in zip(day.paths, day.shas)
-                 for item in _read_archived(settings, p, sha, day, parsed, check_hashes)]
+        items = [
+            item
+            for p, sha in zip(day.paths, day.shas, strict=False)
+            for item in _read_archived(settings, p, sha, day, parsed, check_hashes)
+        ]
     except _DayFailure as exc:
         return Unreadable(str(exc))
     rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id, forgetting=forgetting)
-    return BuiltDay(rows.fingerprint, rows.sessions.num_rows, rows.messages.num_rows, rows.redactions, rows.merged,
-                    warehouse.parquet_bytes(rows.sessions, SESSIONS), warehouse.parquet_bytes(rows.messages, MESSAGES))
+    return BuiltDay(
+        rows.fingerprint,
+        rows.sessions.num_rows,
+        rows.messages.num_rows,
+        rows.redactions,
+        rows.merged,
+        warehouse.parquet_bytes(rows.sessions, SESSIONS),
+        warehouse.parquet_bytes(rows.messages, MESSAGES),
+    )
 
 
-def load_day(settings: Settings, day: ArchivedDay, ledger_row: Mapping | None, run_id: str,
-             built: BuiltDay | Unreadable | pool.Failed) -> DayOutcome:
+def load_day(
+    settings: Settings,
+    day: ArchivedDay,
+    ledger_row: Mapping | None,
+    run_id: str,
+    built: BuiltDay | Unreadable | pool.Failed,
+) -> DayOutcome:
     """Load one day from what ``build_day`` made of it: its partitions are written unless unchanged."""
     base = _base_row(day, run_id)
     if isinstance(built, pool.Failed):
@@ -180,26 +204,46 @@ class _DayFailure(Exception):
 
 
 def _base_row(day: ArchivedDay, run_id: str) -> dict:
-    return {"user_id": day.user_id, "date": day.date, "archive_fingerprint": day.fingerprint, "run_id": run_id,
-            "updated_at": dt.datetime.now(dt.timezone.utc)}
+    return {
+        "user_id": day.user_id,
+        "date": day.date,
+        "archive_fingerprint": day.fingerprint,
+        "run_id": run_id,
+        "updated_at": dt.datetime.now(dt.UTC),
+    }
 
 
 def _failed(day: ArchivedDay, run_id: str, reason: str) -> DayOutcome:
     """A failed load owns the day's load columns (status, reason) rather than prefixed ones."""
-    return failed(None, day.user_id, day.date, run_id, reason, archive_fingerprint=day.fingerprint,
-                  updated_at=dt.datetime.now(dt.timezone.utc), content_fingerprint=None, sessions=0, messages=0)
+    return failed(
+        None,
+        day.user_id,
+        day.date,
+        run_id,
+        reason,
+        archive_fingerprint=day.fingerprint,
+        updated_at=dt.datetime.now(dt.UTC),
+        content_fingerprint=None,
+        sessions=0,
+        messages=0,
+    )
 
 
 def counts(res: StageResult) -> dict:
     """The run report's load line: statuses, totals, failures, and every session read from several files."""
-    return res.counts(STATUSES, NUMBERS) | {"merged_sessions": [
-        {"user_id": d.user_id, "date": d.date.isoformat(), "session_id": sid, "files": n}
-        for d in res.days if d.status == "loaded" for sid, n in d.notes.get("merged", ())
-    ]}
+    return res.counts(STATUSES, NUMBERS) | {
+        "merged_sessions": [
+            {"user_id": d.user_id, "date": d.date.isoformat(), "session_id": sid, "files": n}
+            for d in res.days
+            if d.status == "loaded"
+            for sid, n in d.notes.get("merged", ())
+        ]
+    }
 
 
-def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay, parsed: Mapping[str, Session],
-                   check_hashes: bool) -> list[tuple]:
+def _read_archived(
+    settings: Settings, relpath: str, sha: str, day: ArchivedDay, parsed: Mapping[str, Session], check_hashes: bool
+) -> list[tuple]:
     """(resolved session, its file) for each session of one archived file: one, or a collected segment's sessions."""
     path = settings.paths.archive / relpath
     if not path.is_file():
@@ -216,8 +260,11 @@ def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay,
             raise _DayFailure(f"archived file {relpath} changed since it was archived; run `kenang verify`")
         if session is None or segment:
             try:
-                sessions = (read_segment(path.name, data, tz=settings.timezone, user_id=day.user_id) if segment
-                            else [parse_transcript(path.name, data, tz=settings.timezone)])
+                sessions = (
+                    read_segment(path.name, data, tz=settings.timezone, user_id=day.user_id)
+                    if segment
+                    else [parse_transcript(path.name, data, tz=settings.timezone)]
+                )
             except ParseError as exc:
                 raise _DayFailure(f"archived file {relpath} no longer parses: {exc.reason}") from exc
     out = []
@@ -233,9 +280,7 @@ def _read_archived(settings: Settings, relpath: str, sha: str, day: ArchivedDay,
             fixed_day=day.date,
         )
         if rs.user_id != day.user_id:
-            raise _DayFailure(
-                f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder"
-            )
+            raise _DayFailure(f"archived file {relpath} names user {rs.user_id!r} but lies in {day.user_id!r}'s folder")
         out.append((rs, SourceFile(relpath, sha, segment_lineage(path.name) if segment else None)))
     return out
 
@@ -246,10 +291,12 @@ def session_files(settings: Settings, day: ArchivedDay) -> list[tuple[str, str]]
     ``kenang forget --session --purge`` finds a session's originals with it, even after an
     earlier forget took the session out of the tables. A file that cannot be read is left out."""
     out = []
-    for p, sha in zip(day.paths, day.shas):
+    for p, sha in zip(day.paths, day.shas, strict=False):
         try:
-            out += [(redact_identifier(rs.session_id), src.archive_path)
-                    for rs, src in _read_archived(settings, p, sha, day, {}, False)]
+            out += [
+                (redact_identifier(rs.session_id), src.archive_path)
+                for rs, src in _read_archived(settings, p, sha, day, {}, False)
+            ]
         except _DayFailure:
             continue
     return out
@@ -264,16 +311,28 @@ def forget_day(settings: Settings, day: ArchivedDay, ledger_row: Mapping | None,
     if summary.is_file():
         remote.owe(settings, [rel(settings, summary)])  # an S3 archive deletes the bucket's copy at the run's end
         summary.unlink()
-    if ledger_row is not None and ledger_row.get("status") == FORGOTTEN and ledger_row.get(
-            "archive_fingerprint") == day.fingerprint:
+    if (
+        ledger_row is not None
+        and ledger_row.get("status") == FORGOTTEN
+        and ledger_row.get("archive_fingerprint") == day.fingerprint
+    ):
         return DayOutcome(day.user_id, day.date, "unchanged")
-    row = {**_base_row(day, run_id), "status": FORGOTTEN, "content_fingerprint": None, "sessions": 0, "messages": 0,
-           "reason": None, "summary_status": None, "summary_fingerprint": None, "summary_sha256": None,
-           "index_status": None, "index_key": None}
+    row = {
+        **_base_row(day, run_id),
+        "status": FORGOTTEN,
+        "content_fingerprint": None,
+        "sessions": 0,
+        "messages": 0,
+        "reason": None,
+        "summary_status": None,
+        "summary_fingerprint": None,
+        "summary_sha256": None,
+        "index_status": None,
+        "index_key": None,
+    }
     return DayOutcome(day.user_id, day.date, FORGOTTEN, ledger_row=row)
 
 
 def _partition_intact(wh: Path, day: ArchivedDay) -> bool:
     """Both partitions exist and hold the bytes kenang wrote (one changed behind its back is rewritten)."""
     return all(warehouse.intact(warehouse.partition_file(wh, t, day.date, day.user_id)) for t in (MESSAGES, SESSIONS))
-

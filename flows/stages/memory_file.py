@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from flows.config import Settings
 from flows.store import compact, faults, ledger
@@ -30,8 +30,9 @@ from transforms.memory_file import ENTRY_COLUMNS, entry_of, index_name, render_m
 def stale_users(settings: Settings, rows: Mapping[DayKey, Mapping]) -> set[str]:
     """Users whose MEMORY_INDEX was not written from their summaries as the ledger ``rows`` hold them now."""
     written = _written_from(settings)
-    return {u for u, digest in source_digests(rows).items() if written.get(u) != digest} | \
-        {u for u in written if u not in source_digests(rows)}
+    return {u for u, digest in source_digests(rows).items() if written.get(u) != digest} | {
+        u for u in written if u not in source_digests(rows)
+    }
 
 
 def source_digests(rows: Mapping[DayKey, Mapping]) -> dict[str, str]:

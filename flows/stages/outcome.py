@@ -11,8 +11,9 @@ and its numbers (``sessions``, ``messages``, ``chunks``, ``completion_tokens`` .
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from transforms.redact import redact_reason
 
@@ -39,12 +40,19 @@ def failed(prefix: str | None, user_id: str, day: dt.date, run_id: str, reason: 
 
     The load owns the row's unprefixed ``status``, ``reason`` and ``run_id`` (``prefix=None``).
     """
+
     def col(name: str) -> str:
         return f"{prefix}_{name}" if prefix else name
 
     reason = redact_reason(reason, 1000)  # the gate: it may quote what failed
-    row = {"user_id": user_id, "date": day, col("status"): FAILED, col("reason"): reason, col("run_id"): run_id,
-           **columns}
+    row = {
+        "user_id": user_id,
+        "date": day,
+        col("status"): FAILED,
+        col("reason"): reason,
+        col("run_id"): run_id,
+        **columns,
+    }
     return DayOutcome(user_id, day, FAILED, reason, row)
 
 
@@ -71,7 +79,10 @@ class StageResult:
         return out
 
     @classmethod
-    def of(cls, parts: Iterable["StageResult"]) -> "StageResult":
+    def of(cls, parts: Iterable[StageResult]) -> StageResult:
         parts = list(parts)
-        return cls(tuple(d for p in parts for d in p.days), tuple(k for p in parts for k in p.waiting),
-                   next((p.unavailable for p in parts if p.unavailable), None))
+        return cls(
+            tuple(d for p in parts for d in p.days),
+            tuple(k for p in parts for k in p.waiting),
+            next((p.unavailable for p in parts if p.unavailable), None),
+        )

@@ -6,15 +6,14 @@ Pure reads, no Prefect: the flows, ``--dry-run`` and ``kenang status`` share the
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
+from flows.config import Settings
 from flows.store import ledger, warehouse
 from flows.store.archive_files import list_archive, read_manifests, trusted_manifests
-from flows.config import Settings
 from flows.store.ledger import ArchivedDay, DayKey, archived_days, day_state
 from schemas.tables import ARCHIVE_FILES
-
 
 #: Up to this many candidate days are read partition by partition; more, in one scan.
 _ONE_BY_ONE = 64
@@ -37,7 +36,9 @@ def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, di
         found = [everything.get(k) for k in keys]
     else:
         found = [ledger.archived_day(wh, *k) for k in keys]
-    todo = [a for a in found if a is not None and day_state(a, days.get((a.user_id, a.date))) not in ("loaded", "forgotten")]
+    todo = [
+        a for a in found if a is not None and day_state(a, days.get((a.user_id, a.date))) not in ("loaded", "forgotten")
+    ]
     return todo, days, checked
 
 
@@ -65,8 +66,11 @@ def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool)
     wh = settings.paths.warehouse
     lost = not warehouse.has_files(wh, ARCHIVE_FILES)
     broken = frozenset(tampered(settings, ARCHIVE_FILES, start, end))
-    recorded = [r for r in warehouse.read(wh, ARCHIVE_FILES, "date BETWEEN ? AND ?", [start, end]).to_pylist()
-                if (r["user_id"], r["date"]) not in broken]
+    recorded = [
+        r
+        for r in warehouse.read(wh, ARCHIVE_FILES, "date BETWEEN ? AND ?", [start, end]).to_pylist()
+        if (r["user_id"], r["date"]) not in broken
+    ]
     files: dict[DayKey, dict[str, str]] = {}
     for r in recorded:
         files.setdefault((r["user_id"], r["date"]), {})[r["path"]] = r["sha256"]
@@ -96,8 +100,13 @@ def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool)
 
 
 def days_needing(
-    ledger_rows: Mapping[DayKey, Mapping], fresh: Callable[[Mapping], bool], *, start: dt.date | None = None,
-    end: dt.date | None = None, force: bool = False, redo: frozenset[DayKey] = frozenset(),
+    ledger_rows: Mapping[DayKey, Mapping],
+    fresh: Callable[[Mapping], bool],
+    *,
+    start: dt.date | None = None,
+    end: dt.date | None = None,
+    force: bool = False,
+    redo: frozenset[DayKey] = frozenset(),
 ) -> list[DayKey]:
     """Loaded days in [start, end] a stage still has to do, in day order.
 

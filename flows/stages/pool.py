@@ -32,10 +32,11 @@ import os
 import select
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -138,8 +139,9 @@ def _start(n: int) -> ProcessPoolExecutor:
     if _pool is None:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(_PRELOAD)
-        _pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_die_with_parent,
-                                    initargs=(os.getpid(),))
+        _pool = ProcessPoolExecutor(
+            max_workers=n, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
+        )
     return _pool
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 Reporter = Callable[[str, int, int, int, float, str], None]  # stage, done, total, files, elapsed, unit
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 import pyarrow as pa
 
-from flows.store import archive_files, faults, warehouse
 from flows.config import Settings
-from flows.store.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy, sha256_file
 from flows.stages.ingest import REASON_CHARS, Rejected
+from flows.store import archive_files, faults, warehouse
+from flows.store.fsio import atomic_write_bytes, fsync_dir, io_error, remove_source, safe_copy, sha256_file
 from schemas.tables import QUARANTINE
 from transforms.errors import ArchiveError, TransientError
 from transforms.redact import redact_reason
@@ -44,14 +44,16 @@ class QuarantineResult:
     left: tuple[tuple[str, str], ...] = ()  # (original relpath, why it could not be moved): left in active/
 
 
-def quarantine_batch(settings: Settings, rejected: Iterable[Rejected], run_id: str, now: dt.datetime) -> QuarantineResult:
+def quarantine_batch(
+    settings: Settings, rejected: Iterable[Rejected], run_id: str, now: dt.datetime
+) -> QuarantineResult:
     """Move each rejected file to quarantine with a sidecar; record; delete sources."""
     rejected = list(rejected)
     if not rejected:
         return QuarantineResult()
     day = now.astimezone(settings.timezone).date()
     dest_dir = settings.paths.quarantine / day.isoformat()
-    stamp = dt.datetime.now(dt.timezone.utc)
+    stamp = dt.datetime.now(dt.UTC)
     done: list[tuple[Rejected, dict, str | None]] = []
     left: list[tuple[str, str]] = []
     for rej in rejected:
@@ -220,8 +222,9 @@ def quarantined_before(settings: Settings, cutoff: dt.date) -> list[str]:
     return out
 
 
-def purge_quarantined(settings: Settings, rels: list[str], why: str, user: str | None = None,
-                      logged_as=lambda rel: rel) -> int:
+def purge_quarantined(
+    settings: Settings, rels: list[str], why: str, user: str | None = None, logged_as=lambda rel: rel
+) -> int:
     """Delete quarantined files and their reason files on purpose, each logged in ``purge_log``; returns how many.
 
     ``logged_as``: the name a file is logged under (``forget`` renames one that holds the phrase)."""
@@ -234,8 +237,9 @@ def purge_quarantined(settings: Settings, rels: list[str], why: str, user: str |
         row = rows.get(rel) or {}
         sha = row.get("sha256") or ("" if (root / rel).is_symlink() else _sha(root / rel))
         day = row.get("date") or _folder_day(rel)
-        archive_files.log_purge(settings, row.get("user_id") or user or settings.default_user, day,
-                                PURGED_PREFIX + logged_as(rel), sha, why)
+        archive_files.log_purge(
+            settings, row.get("user_id") or user or settings.default_user, day, PURGED_PREFIX + logged_as(rel), sha, why
+        )
     drop_rows(settings, set(rels))
     for rel in rels:
         path = root / rel

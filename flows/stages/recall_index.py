@@ -20,21 +20,21 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
 
-from flows.store import faults, warehouse
 from flows.config import Settings
-from transforms.errors import ModelRefused, ModelUnavailable
 from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
+from flows.store import faults, warehouse
 from flows.store.ledger import DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES
 from transforms import chunk as chunker
 from transforms.chunk import CHUNKER_VERSION, Chunk, Turn, index_chunk, session_chunks, summary_chunk
+from transforms.errors import ModelRefused, ModelUnavailable
 from transforms.ids import fingerprint
 from transforms.memory_file import entry_line, entry_of
 from transforms.recall import Embedder
@@ -48,11 +48,16 @@ def embedder_key(embedder: Embedder | None) -> str:
 
 def index_key(row: Mapping, embedder_id: str) -> str:
     summary = row.get("summary_sha256") if row.get("summary_status") == "summarized" else ""
-    return fingerprint([
-        f"content={row.get('content_fingerprint')}", f"summary={summary}",
-        f"embedder={embedder_id}", f"chunker={CHUNKER_VERSION}", f"lexicon={chunker.lexicon_key()}",
-        *([f"granularity={chunker.GRANULARITY}"] if chunker.GRANULARITY != chunker.DEFAULT_GRANULARITY else []),
-    ])
+    return fingerprint(
+        [
+            f"content={row.get('content_fingerprint')}",
+            f"summary={summary}",
+            f"embedder={embedder_id}",
+            f"chunker={CHUNKER_VERSION}",
+            f"lexicon={chunker.lexicon_key()}",
+            *([f"granularity={chunker.GRANULARITY}"] if chunker.GRANULARITY != chunker.DEFAULT_GRANULARITY else []),
+        ]
+    )
 
 
 def is_fresh(row: Mapping, embedder_id: str) -> bool:
@@ -71,13 +76,16 @@ def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
     cols = ("session_id", "seq", "role", "content", "flags")
     msgs = warehouse.read_columns(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES, cols)
     by_session: dict[str, list[Turn]] = {}
-    for sid, seq, role, content, flags in zip(*(msgs[c] for c in cols)):
+    for sid, seq, role, content, flags in zip(*(msgs[c] for c in cols), strict=False):
         by_session.setdefault(sid, []).append(Turn(seq, role, content, tuple(flags or ())))
     summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
     summaries = []
     if summary_path.is_file():
         cols = warehouse.read_columns(summary_path, DAILY_SUMMARIES, _SUMMARY_COLUMNS)
-        summaries = [dict(zip(_SUMMARY_COLUMNS, r)) for r in zip(*(cols[c] for c in _SUMMARY_COLUMNS))]
+        summaries = [
+            dict(zip(_SUMMARY_COLUMNS, r, strict=False))
+            for r in zip(*(cols[c] for c in _SUMMARY_COLUMNS), strict=False)
+        ]
     return user_id, day, by_session, summaries
 
 
@@ -165,8 +173,10 @@ def index_days(
     keys = list(keys)
     planned_new = 0
     waiting: tuple[DayKey, ...] = ()
-    made = pool.pure_imap(chunk_day, [(settings, user_id, day, (user_id, day) not in untrusted, embedder is None, run_id)
-                                      for user_id, day in keys])
+    made = pool.pure_imap(
+        chunk_day,
+        [(settings, user_id, day, (user_id, day) not in untrusted, embedder is None, run_id) for user_id, day in keys],
+    )
     for i, (user_id, day) in enumerate(keys):
         try:
             got = next(made)
@@ -179,7 +189,9 @@ def index_days(
             continue
         reuse: dict[str, np.ndarray] = {}
         if old is not None and embedder is not None and not reembed:
-            for cid, e_id, emb in zip(*(old[c].to_pylist() for c in ("chunk_id", "embedder_id", "embedding"))):
+            for cid, e_id, emb in zip(
+                *(old[c].to_pylist() for c in ("chunk_id", "embedder_id", "embedding")), strict=False
+            ):
                 if e_id == eid and emb is not None:
                     reuse[cid] = np.asarray(emb, dtype=np.float32)
         new = 0 if embedder is None else sum(c.chunk_id not in reuse for c in chunks)
@@ -188,12 +200,25 @@ def index_days(
             break
         planned_new += new
         if embedder is None:  # nothing to embed: written now, while the workers chunk the next days
-            out.append(_finish(settings, (user_id, day), chunks, [None] * len(chunks), 0, old, got.parquet, None,
-                               ledger_rows, run_id, reembed))
+            out.append(
+                _finish(
+                    settings,
+                    (user_id, day),
+                    chunks,
+                    [None] * len(chunks),
+                    0,
+                    old,
+                    got.parquet,
+                    None,
+                    ledger_rows,
+                    run_id,
+                    reembed,
+                )
+            )
             continue
         plans.append(((user_id, day), chunks, reuse, old))
         if max_new is not None and planned_new > max_new:  # this day reached the budget: the rest wait
-            waiting = tuple(keys[i + 1:])
+            waiting = tuple(keys[i + 1 :])
             break
     made.close()  # days after the budget are not chunked
 
@@ -217,8 +242,17 @@ def index_days(
     return StageResult(tuple(failed_days + out), waiting)
 
 
-def _day_by_day(settings: Settings, embedder: Embedder, plans: list, eid: str, ledger_rows: Mapping[DayKey, Mapping],
-                run_id: str, reembed: bool, done: list[DayOutcome], waiting: tuple[DayKey, ...]) -> StageResult:
+def _day_by_day(
+    settings: Settings,
+    embedder: Embedder,
+    plans: list,
+    eid: str,
+    ledger_rows: Mapping[DayKey, Mapping],
+    run_id: str,
+    reembed: bool,
+    done: list[DayOutcome],
+    waiting: tuple[DayKey, ...],
+) -> StageResult:
     """Each planned day embedded apart: a day whose text the server refuses fails alone, with the reason."""
     out = list(done)
     for i, (key, chunks, reuse, old) in enumerate(plans):
@@ -235,15 +269,33 @@ def _day_by_day(settings: Settings, embedder: Embedder, plans: list, eid: str, l
     return StageResult(tuple(out), waiting)
 
 
-def _finish(settings: Settings, key: DayKey, chunks: list[Chunk], embeddings: list, embedded: int, old: pa.Table | None,
-            parquet: bytes | None, eid: str | None, ledger_rows: Mapping[DayKey, Mapping], run_id: str,
-            reembed: bool) -> DayOutcome:
+def _finish(
+    settings: Settings,
+    key: DayKey,
+    chunks: list[Chunk],
+    embeddings: list,
+    embedded: int,
+    old: pa.Table | None,
+    parquet: bytes | None,
+    eid: str | None,
+    ledger_rows: Mapping[DayKey, Mapping],
+    run_id: str,
+    reembed: bool,
+) -> DayOutcome:
     """Write a day's partition unless its chunks are the ones it holds; the ledger row says it is indexed."""
     user_id, day = key
-    ledger_row = {"user_id": user_id, "date": day, "index_status": "indexed",
-                  "index_key": index_key(ledger_rows[key], eid or "none"), "index_reason": None, "index_run_id": run_id}
+    ledger_row = {
+        "user_id": user_id,
+        "date": day,
+        "index_status": "indexed",
+        "index_key": index_key(ledger_rows[key], eid or "none"),
+        "index_reason": None,
+        "index_run_id": run_id,
+    }
     unchanged = (
-        old is not None and not embedded and not reembed
+        old is not None
+        and not embedded
+        and not reembed
         and old["chunk_id"].to_pylist() == [c.chunk_id for c in chunks]
         and set(old["embedder_id"].to_pylist()) <= {eid}
         # the same texts cut by a new chunker keep their ids (and embeddings) but may have new keyword terms
@@ -251,17 +303,29 @@ def _finish(settings: Settings, key: DayKey, chunks: list[Chunk], embeddings: li
         and old["tfs"].to_pylist() == [list(c.tfs) for c in chunks]
     )
     if unchanged:
-        return DayOutcome(user_id, day, "unchanged", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": 0})
+        return DayOutcome(
+            user_id, day, "unchanged", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": 0}
+        )
     try:
         _write(settings, user_id, day, chunks, embeddings, eid, run_id, parquet)
     except OSError as exc:
         return failed("index", user_id, day, run_id, f"writing its chunks: {exc}")
     faults.checkpoint("index.day_done")
-    return DayOutcome(user_id, day, "indexed", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": embedded})
+    return DayOutcome(
+        user_id, day, "indexed", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": embedded}
+    )
 
 
-def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], embeddings: list, eid: str | None,
-           run_id: str, parquet: bytes | None = None) -> None:
+def _write(
+    settings: Settings,
+    user_id: str,
+    day: dt.date,
+    chunks: list[Chunk],
+    embeddings: list,
+    eid: str | None,
+    run_id: str,
+    parquet: bytes | None = None,
+) -> None:
     if not chunks:  # through delete_partition: its checksum and the month's compact copy go with it
         warehouse.delete_partition(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
         return
@@ -270,19 +334,22 @@ def _write(settings: Settings, user_id: str, day: dt.date, chunks: list[Chunk], 
 
 
 def _table(chunks: list[Chunk], embeddings: list, eid: str | None, run_id: str) -> pa.Table:
-    return pa.table({
-        "chunk_id": [c.chunk_id for c in chunks],
-        "user_id": [c.user_id for c in chunks],
-        "date": [c.date for c in chunks],
-        "session_id": [c.session_id for c in chunks],
-        "source": [c.source for c in chunks],
-        "seq": [c.seq for c in chunks],
-        "text": [c.text for c in chunks],
-        "flagged": [list(c.flagged) for c in chunks],
-        "terms": [list(c.terms) for c in chunks],
-        "tfs": [list(c.tfs) for c in chunks],
-        "embedder_id": [eid] * len(chunks),
-        "embedding": pa.array([None if e is None else np.asarray(e, np.float32) for e in embeddings],
-                              type=pa.list_(pa.float32())),
-        "run_id": [run_id] * len(chunks),
-    })
+    return pa.table(
+        {
+            "chunk_id": [c.chunk_id for c in chunks],
+            "user_id": [c.user_id for c in chunks],
+            "date": [c.date for c in chunks],
+            "session_id": [c.session_id for c in chunks],
+            "source": [c.source for c in chunks],
+            "seq": [c.seq for c in chunks],
+            "text": [c.text for c in chunks],
+            "flagged": [list(c.flagged) for c in chunks],
+            "terms": [list(c.terms) for c in chunks],
+            "tfs": [list(c.tfs) for c in chunks],
+            "embedder_id": [eid] * len(chunks),
+            "embedding": pa.array(
+                [None if e is None else np.asarray(e, np.float32) for e in embeddings], type=pa.list_(pa.float32())
+            ),
+            "run_id": [run_id] * len(chunks),
+        }
+    )

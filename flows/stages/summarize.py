@@ -25,36 +25,32 @@ import hashlib
 import json
 import logging
 import threading
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import pyarrow as pa
 
-from flows.store import faults, ledger, warehouse
-from flows.store.archive_files import day_dir, marker
 from flows.config import Settings
 from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
+from flows.store import faults, warehouse
+from flows.store.archive_files import day_dir, marker
 from flows.store.fsio import READ_ONLY, atomic_write_bytes
 from flows.store.ledger import DayKey
-from schemas.lexicon import TECHNOLOGIES
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
 from transforms.candidates import Candidate, scan_day
 from transforms.errors import ModelUnavailable
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
-from transforms.memory_file import entry_of, index_name, render_memory_index
 from transforms.summarize import (
     DayInput,
     ExtractiveSummarizer,
-    LlmSummarizer,
     SessionMeta,
     SummarizeError,
     Summarizer,
     SummaryOutcome,
-    canonical_map,
 )
 
 log = logging.getLogger("kenang")
@@ -65,21 +61,31 @@ def is_fresh(row: Mapping) -> bool:
     return row.get("summary_status") == "summarized" and row.get("summary_fingerprint") == row["content_fingerprint"]
 
 
-_LAST = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+_LAST = dt.datetime.max.replace(tzinfo=dt.UTC)
 
 
 def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) -> DayInput:
     """A day's redacted messages and sessions, from the warehouse."""
     wh = settings.paths.warehouse
-    m = warehouse.read_columns(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES,
-                               ("session_id", "seq", "role", "content", "ts", "flags"))
-    s = warehouse.read_columns(warehouse.partition_file(wh, SESSIONS, day, user_id), SESSIONS,
-                               ("session_id", "started_at", "ended_at", "message_count"))
-    sess = sorted(zip(s["session_id"], s["started_at"], s["ended_at"], s["message_count"]),
-                  key=lambda r: (r[1] or _LAST, r[0]))
+    m = warehouse.read_columns(
+        warehouse.partition_file(wh, MESSAGES, day, user_id),
+        MESSAGES,
+        ("session_id", "seq", "role", "content", "ts", "flags"),
+    )
+    s = warehouse.read_columns(
+        warehouse.partition_file(wh, SESSIONS, day, user_id),
+        SESSIONS,
+        ("session_id", "started_at", "ended_at", "message_count"),
+    )
+    sess = sorted(
+        zip(s["session_id"], s["started_at"], s["ended_at"], s["message_count"], strict=False),
+        key=lambda r: (r[1] or _LAST, r[0]),
+    )
     order = {r[0]: i for i, r in enumerate(sess)}
-    msgs = sorted(zip(m["session_id"], m["seq"], m["role"], m["content"], m["ts"], m["flags"]),
-                  key=lambda r: (order.get(r[0], 0), r[1]))
+    msgs = sorted(
+        zip(m["session_id"], m["seq"], m["role"], m["content"], m["ts"], m["flags"], strict=False),
+        key=lambda r: (order.get(r[0], 0), r[1]),
+    )
     text = DayText(
         user_id=user_id,
         day=day,
@@ -110,8 +116,10 @@ def summarize_days(
     order, while the workers make the next days. A model runs in this process.
     """
     keys = list(keys)
-    jobs = [(settings, summarizer, user_id, day, today, ledger_rows[(user_id, day)]["content_fingerprint"], run_id)
-            for user_id, day in keys]
+    jobs = [
+        (settings, summarizer, user_id, day, today, ledger_rows[(user_id, day)]["content_fingerprint"], run_id)
+        for user_id, day in keys
+    ]
     remote = getattr(summarizer, "backend", None) == "openai"
     if isinstance(summarizer, ExtractiveSummarizer):
         made = pool.pure_imap(summarize_day, jobs)
@@ -236,11 +244,11 @@ def summarize_day(args) -> Summarized:
         "content_fingerprint": content_fingerprint,
         "run_id": run_id,
     }
-    parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema),
-                                      DAILY_SUMMARIES)
+    parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema), DAILY_SUMMARIES)
     scan = scan_day(inp.text)
-    return Summarized(user_id, day, result, text.encode("utf-8"), path, parquet, content_fingerprint,
-                      scan.candidates, scan.refused)
+    return Summarized(
+        user_id, day, result, text.encode("utf-8"), path, parquet, content_fingerprint, scan.candidates, scan.refused
+    )
 
 
 def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
@@ -260,11 +268,24 @@ def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
         "summary_run_id": run_id,
         "summary_sha256": hashlib.sha256(data).hexdigest(),
     }
-    numbers = {"first_try_valid": int(result.first_try_valid), "with_fallback": int(bool(doc.generator.fallback_fields)),
-               "completion_tokens": result.completion_tokens, "llm_seconds": float(result.llm_seconds)}
-    return DayOutcome(user_id, day, "summarized", ledger_row=ledger_row, numbers=numbers,
-                      notes={"fallback_fields": doc.generator.fallback_fields, "candidates": made.candidates,
-                             "refused_candidates": made.refused})
+    numbers = {
+        "first_try_valid": int(result.first_try_valid),
+        "with_fallback": int(bool(doc.generator.fallback_fields)),
+        "completion_tokens": result.completion_tokens,
+        "llm_seconds": float(result.llm_seconds),
+    }
+    return DayOutcome(
+        user_id,
+        day,
+        "summarized",
+        ledger_row=ledger_row,
+        numbers=numbers,
+        notes={
+            "fallback_fields": doc.generator.fallback_fields,
+            "candidates": made.candidates,
+            "refused_candidates": made.refused,
+        },
+    )
 
 
 def counts(res: StageResult) -> dict:

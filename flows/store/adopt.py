@@ -17,11 +17,12 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from flows.config import Settings
-from flows.store import archive_files as archive, ledger, mount, remote, warehouse
+from flows.store import archive_files as archive
+from flows.store import ledger, mount, remote, warehouse
 from flows.store.fsio import READ_ONLY, sha256_file
 from flows.store.lock import run_lock
 from schemas.tables import ARCHIVE_FILES
@@ -55,8 +56,9 @@ def adopt(settings: Settings, paths: Iterable[Path], wait_seconds: float = 0.0) 
                 continue
             rows.append(row)
             recorded.add(relpath)
-            adopted.append({"path": relpath, "user_id": row["user_id"], "date": row["date"].isoformat(),
-                            "messages": messages})
+            adopted.append(
+                {"path": relpath, "user_id": row["user_id"], "date": row["date"].isoformat(), "messages": messages}
+            )
         archive.record(settings, rows)
         up = remote.confirm(settings, [r["path"] for r in rows])  # an S3 archive: the files and manifests go up
     out = {"adopted": adopted, "already": already, "refused": refused, "run_id": run_id}
@@ -97,11 +99,26 @@ def _row(settings: Settings, path: Path, relpath: str, run_id: str) -> tuple[dic
         raise ValueError("a hidden or derived file, not an original")
     data = path.read_bytes()
     session = parse_transcript(name, data, tz=settings.timezone)
-    rs = resolve(session, file_name=name, folder=None if user == settings.default_user else user,
-                 default_user=settings.default_user, tz=settings.timezone, mtime=st.st_mtime, fixed_day=day)
+    rs = resolve(
+        session,
+        file_name=name,
+        folder=None if user == settings.default_user else user,
+        default_user=settings.default_user,
+        tz=settings.timezone,
+        mtime=st.st_mtime,
+        fixed_day=day,
+    )
     if rs.user_id != user:
         raise ValueError(f"it names user {rs.user_id!r} but lies in {user!r}'s folder")
     os.chmod(path, READ_ONLY)
-    row = {"path": relpath, "user_id": user, "date": day, "size": st.st_size, "sha256": sha256_file(path),
-           "original_path": None, "run_id": run_id, "archived_at": ledger.utcnow()}
+    row = {
+        "path": relpath,
+        "user_id": user,
+        "date": day,
+        "size": st.st_size,
+        "sha256": sha256_file(path),
+        "original_path": None,
+        "run_id": run_id,
+        "archived_at": ledger.utcnow(),
+    }
     return row, len(session.messages)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import pyarrow as pa
 
@@ -100,9 +100,18 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
     part = warehouse.partition_file(wh, ARCHIVE_FILES, day, user) if day is not None else None
     recorded = warehouse.read_file(part, ARCHIVE_FILES).to_pylist() if part is not None and part.is_file() else []
     by_path = {r["path"]: r for r in recorded}
-    now = dt.datetime.now(dt.timezone.utc)
-    logged = [{"path": p, "sha256": by_path[p]["sha256"] if p in by_path else _sha(settings, p), "user_id": user,
-               "day": day, "purged_at": now, "why": why} for p in paths]
+    now = dt.datetime.now(dt.UTC)
+    logged = [
+        {
+            "path": p,
+            "sha256": by_path[p]["sha256"] if p in by_path else _sha(settings, p),
+            "user_id": user,
+            "day": day,
+            "purged_at": now,
+            "why": why,
+        }
+        for p in paths
+    ]
     if not logged:
         return []
     _append_purge_log(settings, logged)
@@ -129,27 +138,44 @@ def exports_of(settings: Settings, user: str, paths: Iterable[str]) -> list[str]
     if not paths:
         return []
     rows = warehouse.read(settings.paths.warehouse, ARCHIVE_FILES, "user_id = ?", [user]).to_pylist()
-    found = {r["original_path"] for r in rows if r["path"] in paths and (r["original_path"] or "").startswith(IMPORTS + "/")}
+    found = {
+        r["original_path"] for r in rows if r["path"] in paths and (r["original_path"] or "").startswith(IMPORTS + "/")
+    }
     return sorted(e for e in found if (settings.paths.archive / e).is_file())
 
 
 def still_cut_from(settings: Settings, user: str, export: str) -> bool:
     """Whether any recorded transcript still comes from this export."""
-    return bool(warehouse.read(settings.paths.warehouse, ARCHIVE_FILES, "user_id = ? AND original_path = ?",
-                               [user, export]).num_rows)
+    return bool(
+        warehouse.read(
+            settings.paths.warehouse, ARCHIVE_FILES, "user_id = ? AND original_path = ?", [user, export]
+        ).num_rows
+    )
 
 
 def log_purge(settings: Settings, user: str, day: dt.date | None, path: str, sha256: str, why: str) -> None:
     """Log a file kept out of the archive on purpose (an export that held what a purge deleted)."""
-    _append_purge_log(settings, [{"path": path, "sha256": sha256, "user_id": user, "day": day,
-                                  "purged_at": dt.datetime.now(dt.timezone.utc), "why": why}])
+    _append_purge_log(
+        settings,
+        [
+            {
+                "path": path,
+                "sha256": sha256,
+                "user_id": user,
+                "day": day,
+                "purged_at": dt.datetime.now(dt.UTC),
+                "why": why,
+            }
+        ],
+    )
 
 
 def _append_purge_log(settings: Settings, rows: list[dict]) -> None:
     wh = settings.paths.warehouse
     log_rows = warehouse.read(wh, PURGE_LOG).to_pylist() + rows
-    warehouse.write_file(warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(log_rows, schema=PURGE_LOG.schema),
-                         PURGE_LOG)
+    warehouse.write_file(
+        warehouse.single_file(wh, PURGE_LOG), pa.Table.from_pylist(log_rows, schema=PURGE_LOG.schema), PURGE_LOG
+    )
 
 
 def _sha(settings: Settings, relpath: str) -> str:
@@ -174,8 +200,11 @@ def manifest_entries(rows: Iterable[dict]) -> dict:
     """The manifest body for a day's archive_files rows."""
     files = {}
     for r in sorted(rows, key=lambda r: r["path"]):
-        files[r["path"].rsplit("/", 1)[-1]] = {"sha256": r["sha256"], "size": r["size"],
-                                               "original_path": r["original_path"]}
+        files[r["path"].rsplit("/", 1)[-1]] = {
+            "sha256": r["sha256"],
+            "size": r["size"],
+            "original_path": r["original_path"],
+        }
     return {"kenang_manifest": 1, "files": files}
 
 
@@ -190,7 +219,9 @@ def write_manifest(settings: Settings, user: str, day: dt.date, rows: list[dict]
     return True
 
 
-def read_manifests(settings: Settings, start: dt.date | None = None, end: dt.date | None = None) -> dict[tuple[str, dt.date], list[dict]]:
+def read_manifests(
+    settings: Settings, start: dt.date | None = None, end: dt.date | None = None
+) -> dict[tuple[str, dt.date], list[dict]]:
     """archive_files rows (without run fields) for every day folder's manifest in [start, end]."""
     out: dict[tuple[str, dt.date], list[dict]] = {}
     for user, day, folder in _day_folders(settings, start, end):
@@ -203,8 +234,16 @@ def read_manifests(settings: Settings, start: dt.date | None = None, end: dt.dat
         rows = []
         for name, e in sorted((body.get("files") or {}).items()):
             relpath = rel(settings, folder / name)
-            rows.append({"path": relpath, "user_id": user, "date": day, "size": e.get("size"),
-                         "sha256": e.get("sha256"), "original_path": e.get("original_path")})
+            rows.append(
+                {
+                    "path": relpath,
+                    "user_id": user,
+                    "date": day,
+                    "size": e.get("size"),
+                    "sha256": e.get("sha256"),
+                    "original_path": e.get("original_path"),
+                }
+            )
         out[(user, day)] = rows
     return out
 
@@ -228,6 +267,7 @@ def _day_folders(settings: Settings, start: dt.date | None, end: dt.date | None)
 
 
 # --- what the archive holds, from the files alone ----------------------------------
+
 
 @dataclass(frozen=True)
 class OnDisk:
@@ -256,9 +296,13 @@ def is_derived(name: str) -> bool:
     return name.endswith(".summary.md")
 
 
-def trusted_manifests(recorded: list[dict], manifests: Mapping[tuple[str, dt.date], list[dict]], *,
-                      lost: bool, broken: frozenset = frozenset(),
-                      ) -> tuple[dict[tuple[str, dt.date], list[dict]], set[tuple[str, dt.date]]]:
+def trusted_manifests(
+    recorded: list[dict],
+    manifests: Mapping[tuple[str, dt.date], list[dict]],
+    *,
+    lost: bool,
+    broken: frozenset = frozenset(),
+) -> tuple[dict[tuple[str, dt.date], list[dict]], set[tuple[str, dt.date]]]:
     """(the manifest rows a record may take in, the days whose manifest differs from the warehouse's record).
 
     The warehouse's ``archive_files`` is the record; a day folder's manifest is its copy

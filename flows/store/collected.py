@@ -45,7 +45,12 @@ class FileState:
 
     def same_stat(self, st: os.stat_result) -> bool:
         return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (
-            st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+        )
 
     def context_bytes(self) -> bytes | None:
         return None if self.context is None else base64.b64decode(self.context)
@@ -102,8 +107,10 @@ def _set_aside(p: Path, exc: Exception) -> str:
         os.replace(p, p.with_name(p.name + ".bad"))
     except OSError:
         pass
-    return (f"the source's state ({p.name}) could not be read ({type(exc).__name__}); it is kept as {p.name}.bad "
-            "and every file is read whole again (what was taken before is recognised by its bytes)")
+    return (
+        f"the source's state ({p.name}) could not be read ({type(exc).__name__}); it is kept as {p.name}.bad "
+        "and every file is read whole again (what was taken before is recognised by its bytes)"
+    )
 
 
 def write(warehouse: Path, name: str, state: SourceState) -> None:
@@ -112,4 +119,4 @@ def write(warehouse: Path, name: str, state: SourceState) -> None:
 
 
 def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

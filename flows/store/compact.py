@@ -17,8 +17,8 @@ made again by a backfill.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 
@@ -67,8 +67,10 @@ def scan(files: list[Path], columns: str, tail: str = "", params=()) -> pa.Table
     """``SELECT columns`` from the given copies and partitions (one in-memory DuckDB, by name), then ``tail``."""
     con = warehouse.scratch()
     try:
-        return con.sql(f"SELECT {columns} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) {tail}",
-                       params=[[str(f) for f in files], *params]).to_arrow_table()
+        return con.sql(
+            f"SELECT {columns} FROM read_parquet(?, hive_partitioning=false, union_by_name=true) {tail}",
+            params=[[str(f) for f in files], *params],
+        ).to_arrow_table()
     finally:
         con.close()
 
@@ -93,7 +95,7 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
                 continue
             todo.append((c, user, path, files))
     made = (map_items or _in_process)(copy_bytes, [(c.name, files) for c, _, _, files in todo])
-    for (c, user, path, _), data in zip(todo, made):
+    for (c, user, path, _), data in zip(todo, made, strict=False):
         if not isinstance(data, bytes):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the compact copy {path}: {data}")
         if c.source.name == "memory_chunks":
@@ -145,8 +147,9 @@ def user_months(wh: Path, name: str, user: str) -> list[tuple[str, list[Path]]]:
     return out
 
 
-def read_user(wh: Path, name: str, user: str, where: str = "", params=(),
-              columns: Sequence[str] | None = None) -> pa.Table:
+def read_user(
+    wh: Path, name: str, user: str, where: str = "", params=(), columns: Sequence[str] | None = None
+) -> pa.Table:
     """One user's whole history of a copy's columns (or of ``columns``), in day order, from ``sources`` (copies
     where they exist).
 
@@ -158,8 +161,12 @@ def read_user(wh: Path, name: str, user: str, where: str = "", params=(),
     files = sources(wh, name, user) if USER_ID_RE.match(user) else []
     if not files:
         return schema.empty_table()
-    got = scan(files, ", ".join(f'"{n}"' for n in (columns or c.columns)),
-               f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date", [user, *params])
+    got = scan(
+        files,
+        ", ".join(f'"{n}"' for n in (columns or c.columns)),
+        f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date",
+        [user, *params],
+    )
     return got.cast(schema) if got.schema != schema else got
 
 

@@ -36,10 +36,11 @@ import fcntl
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace as with_fields
+from dataclasses import dataclass
+from dataclasses import replace as with_fields
 from pathlib import Path
-from typing import Iterator
 
 import pyarrow as pa
 
@@ -67,10 +68,16 @@ class FileState:
     def as_dict(self) -> dict:
         """The file as ``memory show --json`` gives it: entries redacted, one that reads as an order withheld."""
         shown = [cm.safe_entry(e) for e in self.entries]
-        return {"target": self.target, "file": self.path.name,
-                "entries": [text if text is not None else f"(withheld: {why})" for text, why in shown],
-                "chars": self.usage.chars, "limit": self.usage.limit, "percent": self.usage.percent,
-                "problems": self.problems, "error": self.error}
+        return {
+            "target": self.target,
+            "file": self.path.name,
+            "entries": [text if text is not None else f"(withheld: {why})" for text, why in shown],
+            "chars": self.usage.chars,
+            "limit": self.usage.limit,
+            "percent": self.usage.percent,
+            "problems": self.problems,
+            "error": self.error,
+        }
 
 
 def path_of(settings: Settings, user: str, target: str) -> Path:
@@ -87,8 +94,9 @@ def read(settings: Settings, user: str, target: str) -> FileState:
     if error is not None:
         return FileState(target, path, [], cm.usage([], limit), [error], error)
     entries = cm.parse(text)
-    return FileState(target, path, entries, cm.usage(entries, limit),
-                     cm.problems(entries, limit, settings.memory.max_notes))
+    return FileState(
+        target, path, entries, cm.usage(entries, limit), cm.problems(entries, limit, settings.memory.max_notes)
+    )
 
 
 def _read_text(path: Path) -> tuple[str, str | None]:
@@ -119,8 +127,10 @@ def _read_text(path: Path) -> tuple[str, str | None]:
             if not stat.S_ISREG(st.st_mode):
                 return "", f"{name} is not a regular file: move it away (kenang then starts an empty one)"
             if st.st_size > cm.FILE_BYTES:
-                return "", (f"{name} is {st.st_size:,} bytes, over the {cm.FILE_BYTES:,} kenang reads (the file may "
-                            f"hold {cm.TARGETS[_target(path.name)][1]:,} characters): shorten it by hand")
+                return "", (
+                    f"{name} is {st.st_size:,} bytes, over the {cm.FILE_BYTES:,} kenang reads (the file may "
+                    f"hold {cm.TARGETS[_target(path.name)][1]:,} characters): shorten it by hand"
+                )
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = f.read(cm.FILE_BYTES + 1)
         except OSError as exc:
@@ -163,8 +173,16 @@ def memory_lock(settings: Settings) -> Iterator[None]:
         os.close(fd)
 
 
-def write(settings: Settings, user: str, target: str, action: str, *, text: str | None = None,
-          old: str | None = None, source: str = "cli") -> FileState:
+def write(
+    settings: Settings,
+    user: str,
+    target: str,
+    action: str,
+    *,
+    text: str | None = None,
+    old: str | None = None,
+    source: str = "cli",
+) -> FileState:
     """add (``text``), replace (``old`` -> ``text``) or remove (``old``) one entry; ``Refused`` changes nothing."""
     if target not in cm.TARGETS:
         raise cm.Refused(f"unknown memory file {target!r}", "Use memory (MEMORY.md) or user (USER.md)")
@@ -219,12 +237,22 @@ def _save(settings: Settings, user: str, target: str, entries: list[str]) -> Non
     atomic_write_bytes(path, cm.render(entries).encode("utf-8"))
 
 
-def log_event(settings: Settings, user: str, target: str, action: str, source: str,
-              before: str | None, after: str | None) -> None:
-    now = dt.datetime.now(dt.timezone.utc)
+def log_event(
+    settings: Settings, user: str, target: str, action: str, source: str, before: str | None, after: str | None
+) -> None:
+    now = dt.datetime.now(dt.UTC)
     event_id = f"{now:%Y%m%dT%H%M%S%fZ}-{secrets.token_hex(3)}"
-    row = {"event_id": event_id, "at": now, "user_id": user, "target": target, "action": action, "source": source,
-           "before_sha256": cm.entry_hash(before), "after_sha256": cm.entry_hash(after), "date": now.date()}
+    row = {
+        "event_id": event_id,
+        "at": now,
+        "user_id": user,
+        "target": target,
+        "action": action,
+        "source": source,
+        "before_sha256": cm.entry_hash(before),
+        "after_sha256": cm.entry_hash(after),
+        "date": now.date(),
+    }
     path = warehouse.partition_file(settings.paths.warehouse, MEMORY_EVENTS, now.date(), name=event_id)
     warehouse.write_file(path, pa.Table.from_pylist([row], schema=MEMORY_EVENTS.schema), MEMORY_EVENTS)
 
@@ -243,7 +271,9 @@ def snapshot_text(settings: Settings, user: str) -> str:
     rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
     days = render_snapshot(user, [entry_of(r) for r in rows], max(settings.memory.snapshot_days_chars, 1))
     if settings.memory.snapshot_days_chars:
-        parts.append("RECENT DAYS\n" + days.split("\n", 2)[-1].strip() if rows else "RECENT DAYS\n(nothing remembered yet)")
+        parts.append(
+            "RECENT DAYS\n" + days.split("\n", 2)[-1].strip() if rows else "RECENT DAYS\n(nothing remembered yet)"
+        )
     return "\n\n".join(parts) + "\n"
 
 
@@ -252,8 +282,10 @@ def refresh_snapshot(settings: Settings, user: str) -> str | None:
     try:
         write_snapshot(settings, user)
     except OSError as exc:
-        return (f"snapshot/{user}.md was not rewritten ({exc.strerror or exc}): fix or move it away; the next "
-                "memory write or nightly run writes it")
+        return (
+            f"snapshot/{user}.md was not rewritten ({exc.strerror or exc}): fix or move it away; the next "
+            "memory write or nightly run writes it"
+        )
     return None
 
 

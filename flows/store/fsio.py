@@ -38,11 +38,11 @@ import itertools
 import os
 import secrets
 import stat
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from flows.store import faults
 from transforms.errors import ArchiveError, TerminalError, TransientError
@@ -262,8 +262,9 @@ def _make_folder(folder: Path, needs: Path | None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
 
 
-def atomic_write(final: Path, writer: Callable[[Path], object], mode: int | None = None, *,
-                 needs: Path | None = None) -> None:
+def atomic_write(
+    final: Path, writer: Callable[[Path], object], mode: int | None = None, *, needs: Path | None = None
+) -> None:
     """Call writer(tmp) on a temp path beside final, fsync, replace, fsync the folder; ``needs``: see ``_make_folder``.
 
     Inside a ``durable_batch`` the two fsyncs wait for the batch's barrier.
@@ -297,8 +298,9 @@ class Placed:
     existed: bool
 
 
-def safe_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *,
-              needs: Path | None = None) -> Placed:
+def safe_copy(
+    src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *, needs: Path | None = None
+) -> Placed:
     """Copy src into dest_dir/name read-only, verified; never overwrite different bytes.
 
     If dest_dir/name holds identical bytes it is reused (``existed=True``). If it holds
@@ -324,8 +326,9 @@ class Staged:
     needs: Path | None = None  # the archive's marker: see ``_make_folder``
 
 
-def stage_copy(src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *,
-               needs: Path | None = None) -> Staged | Placed:
+def stage_copy(
+    src: Path, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *, needs: Path | None = None
+) -> Staged | Placed:
     """The first half of ``safe_copy``: src's bytes in a temporary file in dest_dir (or the identical copy there).
 
     Outside a ``durable_batch`` the temporary file is fsynced here; inside one, the
@@ -375,8 +378,9 @@ def discard(staged: Iterable[Staged | Placed]) -> None:
             s.tmp.unlink(missing_ok=True)
 
 
-def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *,
-               needs: Path | None = None) -> Placed:
+def safe_write(
+    data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = "archive", *, needs: Path | None = None
+) -> Placed:
     """``safe_copy`` for bytes kenang made (an export's day transcript): same naming, fsync, verify, 0444."""
     sha = hashlib.sha256(data).hexdigest()
     try:
@@ -392,8 +396,9 @@ def safe_write(data: bytes, dest_dir: Path, name: str, checkpoint_prefix: str = 
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        return _place(Staged(tmp, dest_dir, name, sha, len(data), checkpoint_prefix, f"writing {name}"), target,
-                      "nothing placed")
+        return _place(
+            Staged(tmp, dest_dir, name, sha, len(data), checkpoint_prefix, f"writing {name}"), target, "nothing placed"
+        )
     except OSError as exc:
         raise io_error(f"writing {name} to {dest_dir}", exc) from exc
 
@@ -404,8 +409,9 @@ def _place(staged: Staged, target: Path, on_mismatch: str = "source kept") -> Pl
     try:
         got = sha256_file(tmp)
         if got != staged.sha256:
-            raise ArchiveError(f"checksum mismatch {staged.what}: source {staged.sha256[:12]}, copy {got[:12]}; "
-                               f"{on_mismatch}")
+            raise ArchiveError(
+                f"checksum mismatch {staged.what}: source {staged.sha256[:12]}, copy {got[:12]}; {on_mismatch}"
+            )
         faults.checkpoint(f"{staged.checkpoint_prefix}.verified")
         os.chmod(tmp, READ_ONLY)
         # The run lock makes kenang the only writer here, and free_name saw no file
@@ -426,8 +432,9 @@ def _place(staged: Staged, target: Path, on_mismatch: str = "source kept") -> Pl
 def free_name(dest_dir: Path, name: str, sha: str) -> Path:
     """The first name for these bytes: the name itself, or a sha-suffixed variant."""
     stem, dot, suffix = name.partition(".") if not name.startswith(".") else (name, "", "")
-    candidates = itertools.chain([name, f"{stem}.{sha[:8]}{dot}{suffix}"],
-                                 (f"{stem}.{sha[:8]}-{i}{dot}{suffix}" for i in range(2, 1000)))
+    candidates = itertools.chain(
+        [name, f"{stem}.{sha[:8]}{dot}{suffix}"], (f"{stem}.{sha[:8]}-{i}{dot}{suffix}" for i in range(2, 1000))
+    )
     for cand in candidates:
         p = dest_dir / cand
         if not p.exists():

@@ -14,9 +14,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import pyarrow as pa
 
@@ -30,14 +30,15 @@ DayKey = tuple[str, dt.date]
 
 def new_run_id(now: dt.datetime) -> str:
     """Sortable and unique: UTC start time plus 6 random hex digits."""
-    return f"{now.astimezone(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+    return f"{now.astimezone(dt.UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
 def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 # --- days -----------------------------------------------------------------------
+
 
 def read_days(wh: Path) -> dict[DayKey, dict]:
     return {(r["user_id"], r["date"]): r for r in warehouse.read(wh, DAYS).to_pylist()}
@@ -70,14 +71,14 @@ class ArchivedDay:
         return archive_fingerprint(self.paths, self.shas)
 
     @classmethod
-    def of(cls, user_id: str, day: dt.date, files: Iterable[tuple[str, str]]) -> "ArchivedDay":
+    def of(cls, user_id: str, day: dt.date, files: Iterable[tuple[str, str]]) -> ArchivedDay:
         """From (path, sha256) pairs, in path order."""
         pairs = sorted(files)
         return cls(user_id, day, tuple(p for p, _ in pairs), tuple(s for _, s in pairs))
 
 
 def archive_fingerprint(paths: Iterable[str], shas: Iterable[str]) -> str:
-    return fingerprint(f"{p}\0{s}" for p, s in zip(paths, shas))
+    return fingerprint(f"{p}\0{s}" for p, s in zip(paths, shas, strict=False))
 
 
 def archived_day(wh: Path, user_id: str, day: dt.date) -> ArchivedDay | None:
@@ -88,7 +89,7 @@ def archived_day(wh: Path, user_id: str, day: dt.date) -> ArchivedDay | None:
     data = warehouse.read_file(path, ARCHIVE_FILES)
     if not data.num_rows:
         return None
-    return ArchivedDay.of(user_id, day, zip(data["path"].to_pylist(), data["sha256"].to_pylist()))
+    return ArchivedDay.of(user_id, day, zip(data["path"].to_pylist(), data["sha256"].to_pylist(), strict=False))
 
 
 # --- pending: (user, day)s whose archive record changed and may need a load ----------
@@ -98,6 +99,7 @@ def archived_day(wh: Path, user_id: str, day: dt.date) -> ArchivedDay | None:
 # anywhere leaves the day pending, and the nightly run checks just these days (and
 # the failed ones) instead of scanning the whole archive record: its cost does not
 # grow with years of history.
+
 
 def _pending_file(wh: Path) -> Path:
     return wh / "_pending_days.json"
@@ -134,7 +136,11 @@ def archived_days(wh: Path, where: str = "", params: Iterable = ()) -> dict[DayK
     grouped: dict[DayKey, list[tuple[str, str]]] = {}
     data = warehouse.read(wh, ARCHIVE_FILES, where, params)
     for user, day, path, sha in zip(
-        data["user_id"].to_pylist(), data["date"].to_pylist(), data["path"].to_pylist(), data["sha256"].to_pylist()
+        data["user_id"].to_pylist(),
+        data["date"].to_pylist(),
+        data["path"].to_pylist(),
+        data["sha256"].to_pylist(),
+        strict=False,
     ):
         grouped.setdefault((user, day), []).append((path, sha))
     return {key: ArchivedDay.of(key[0], key[1], files) for key, files in grouped.items()}
@@ -158,6 +164,7 @@ def day_state(archived: ArchivedDay | None, ledger_row: Mapping | None) -> str:
 # Summaries have their sha256 in the days ledger; the MEMORY_INDEX files (one per user,
 # in the archive root) have theirs here, so ``kenang verify`` can tell a hand edit.
 
+
 def _derived_file(wh: Path) -> Path:
     return wh / "_derived_files.json"
 
@@ -178,6 +185,7 @@ def record_derived(wh: Path, shas: Mapping[str, str]) -> None:
 
 
 # --- runs -----------------------------------------------------------------------
+
 
 @dataclass
 class RunRecord:
@@ -203,12 +211,12 @@ class RunRecord:
             "status": self.status,
             "counts": json.dumps(redact_tree(self.counts), sort_keys=True, default=str),
             "error": None if self.error is None else redact_reason(self.error, 2000),
-            "date": self.started_at.astimezone(dt.timezone.utc).date(),
+            "date": self.started_at.astimezone(dt.UTC).date(),
         }
 
 
 def write_run(wh: Path, run: RunRecord) -> None:
-    path = warehouse.partition_file(wh, RUNS, run.started_at.astimezone(dt.timezone.utc).date(), name=run.run_id)
+    path = warehouse.partition_file(wh, RUNS, run.started_at.astimezone(dt.UTC).date(), name=run.run_id)
     warehouse.write_file(path, pa.Table.from_pylist([run.row()], schema=RUNS.schema), RUNS)
 
 

@@ -12,9 +12,9 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from transforms.errors import LockHeld
 
@@ -79,6 +79,5 @@ def held_message(path: Path, waited: float) -> str:
         since = f", running for {time.time() - info['since']:.0f} s"
     wait = f" after waiting {waited:.0f} s" if waited else ""
     return (
-        f"{who} holds {path}{since}; gave up{wait}. Wait for it to finish, "
-        f"or pass --wait SECONDS to queue behind it."
+        f"{who} holds {path}{since}; gave up{wait}. Wait for it to finish, or pass --wait SECONDS to queue behind it."
     )

@@ -59,8 +59,12 @@ def claim(settings: Settings, force: bool = False) -> str:
     root, me = settings.paths.archive, home_id(settings.paths)
     if me is None:
         raise ConfigError(f"{settings.paths.home} has no home id; run `kenang init --home {settings.paths.home}`")
-    body = {"kenang_archive": 1, "home_id": me, "home": str(settings.paths.home),
-            "claimed_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    body = {
+        "kenang_archive": 1,
+        "home_id": me,
+        "home": str(settings.paths.home),
+        "claimed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
     marker = root / MARKER
     current = _read_marker(marker)
     if settings.paths.remote_archive:  # the bucket's marker decides; the local copy's follows it
@@ -120,21 +124,37 @@ def bucket_state(settings: Settings) -> ArchiveState:
     try:
         marker = remote.read_marker(settings)
     except ArchiveUnreachable as exc:
-        return ArchiveState("unreachable", (
-            f"the archive {url} cannot be reached ({exc}): nothing was archived and no original was deleted; "
-            f"days already in the local copy still load. The next run catches up."))
+        return ArchiveState(
+            "unreachable",
+            (
+                f"the archive {url} cannot be reached ({exc}): nothing was archived and no original was deleted; "
+                f"days already in the local copy still load. The next run catches up."
+            ),
+        )
     except ArchiveError as exc:
-        return ArchiveState("unreachable", (
-            f"the archive {url} refused kenang ({exc}): check the credentials in the environment and the bucket's "
-            f"policy. Nothing was archived and no original was deleted; days already in the local copy still load."))
+        return ArchiveState(
+            "unreachable",
+            (
+                f"the archive {url} refused kenang ({exc}): check the credentials in the environment and the bucket's "
+                f"policy. Nothing was archived and no original was deleted; days already in the local copy still load."
+            ),
+        )
     if marker is None:
-        return ArchiveState("not_mounted", (
-            f"{url} holds no {MARKER} marker object (a wrong bucket or prefix, or never set up): nothing was "
-            f"archived and no original was deleted. For a new, empty bucket run `kenang init` once."))
+        return ArchiveState(
+            "not_mounted",
+            (
+                f"{url} holds no {MARKER} marker object (a wrong bucket or prefix, or never set up): nothing was "
+                f"archived and no original was deleted. For a new, empty bucket run `kenang init` once."
+            ),
+        )
     if marker.get("home_id") != home_id(settings.paths):
-        return ArchiveState("foreign", (
-            f"the archive {url} belongs to another kenang home ({marker.get('home', '?')}); nothing was "
-            f"archived. If this home was restored or moved, run `kenang init --claim-archive`."))
+        return ArchiveState(
+            "foreign",
+            (
+                f"the archive {url} belongs to another kenang home ({marker.get('home', '?')}); nothing was "
+                f"archived. If this home was restored or moved, run `kenang init --claim-archive`."
+            ),
+        )
     return ArchiveState("ok")
 
 
@@ -142,23 +162,35 @@ def _check_local(settings: Settings, need_bytes: int, *, probe: bool) -> Archive
     root = settings.paths.archive
     marker = _read_marker(root / MARKER)
     if marker is None:
-        return ArchiveState("not_mounted", (
-            f"{root} holds no {MARKER} marker, so the archive is not mounted (or was never set up): "
-            f"nothing was archived and no original was deleted. Mount it and rerun; for a new, empty "
-            f"archive run `kenang init` once."))
+        return ArchiveState(
+            "not_mounted",
+            (
+                f"{root} holds no {MARKER} marker, so the archive is not mounted (or was never set up): "
+                f"nothing was archived and no original was deleted. Mount it and rerun; for a new, empty "
+                f"archive run `kenang init` once."
+            ),
+        )
     me = home_id(settings.paths)
     if me is None or marker.get("home_id") != me:
-        return ArchiveState("foreign", (
-            f"the archive {root} belongs to another kenang home ({marker.get('home', '?')}); nothing was "
-            f"archived. If this home was restored or moved, run `kenang init --claim-archive`."))
+        return ArchiveState(
+            "foreign",
+            (
+                f"the archive {root} belongs to another kenang home ({marker.get('home', '?')}); nothing was "
+                f"archived. If this home was restored or moved, run `kenang init --claim-archive`."
+            ),
+        )
     if probe:
         refused = _write_probe(root)
         if refused is not None and refused.errno == errno.ENOSPC:
             return _full(settings, 0, need_bytes)
         if refused is not None:
-            return ArchiveState("read_only", (
-                f"the archive {root} refuses writes ({refused.strerror}): nothing was archived and no "
-                f"original was deleted; days already archived still load."))
+            return ArchiveState(
+                "read_only",
+                (
+                    f"the archive {root} refuses writes ({refused.strerror}): nothing was archived and no "
+                    f"original was deleted; days already archived still load."
+                ),
+            )
     st = os.statvfs(root)
     free = st.f_bavail * st.f_frsize
     margin = int(settings.limits.archive_min_free_mb * 2**20)
@@ -184,10 +216,14 @@ def _write_probe(root) -> OSError | None:
 
 def _full(settings: Settings, free: int, need: int) -> ArchiveState:
     limit = settings.limits.archive_min_free_mb
-    return ArchiveState("full", (
-        f"the archive {settings.paths.archive} is full ({free / 2**20:.0f} MiB free; tonight needs "
-        f"{need / 2**20:.1f} MiB plus limits.archive_min_free_mb={limit}): nothing was archived and no "
-        f"original was deleted."))
+    return ArchiveState(
+        "full",
+        (
+            f"the archive {settings.paths.archive} is full ({free / 2**20:.0f} MiB free; tonight needs "
+            f"{need / 2**20:.1f} MiB plus limits.archive_min_free_mb={limit}): nothing was archived and no "
+            f"original was deleted."
+        ),
+    )
 
 
 def _read_marker(path) -> dict | None:

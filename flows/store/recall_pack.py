@@ -38,10 +38,10 @@ import io
 import json
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -93,8 +93,9 @@ class Stacked:
         self.shape = (sum(n for n, _ in self.blocks), dim)
 
     def __matmul__(self, q: np.ndarray) -> np.ndarray:
-        parts = [m @ q if m is not None else np.zeros(n, dtype=np.result_type(q.dtype, np.float32))
-                 for n, m in self.blocks]
+        parts = [
+            m @ q if m is not None else np.zeros(n, dtype=np.result_type(q.dtype, np.float32)) for n, m in self.blocks
+        ]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
@@ -102,7 +103,7 @@ class Stacked:
         row = 0
         for n, m in self.blocks:
             if m is not None:
-                out[row:row + n] = m
+                out[row : row + n] = m
             row += n
         return out if dtype is None else out.astype(dtype)
 
@@ -115,8 +116,11 @@ class Pack:
 
     @cached_property
     def meta(self) -> pa.Table:
-        return pa.concat_tables([s.meta for s in self.segments]) if self.segments else \
-            pa.table({c: pa.array([]) for c in META_COLUMNS})
+        return (
+            pa.concat_tables([s.meta for s in self.segments])
+            if self.segments
+            else pa.table({c: pa.array([]) for c in META_COLUMNS})
+        )
 
     @cached_property
     def keyword(self) -> SegmentedIndex:
@@ -168,8 +172,9 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
     try:
         base, files = folder(wh, user), info["files"]
         meta = pq.read_table(base / files["meta"])
-        kw = PostingSegment.from_arrays({p: np.load(base / files[f"kw_{p}"], allow_pickle=False) for p in KW_PARTS},
-                                        int(info["vocab_size"]))
+        kw = PostingSegment.from_arrays(
+            {p: np.load(base / files[f"kw_{p}"], allow_pickle=False) for p in KW_PARTS}, int(info["vocab_size"])
+        )
         emb = np.load(base / files["embeddings"], mmap_mode="r") if files.get("embeddings") else None
     except (FileNotFoundError, ValueError, KeyError, OSError):
         return None
@@ -195,9 +200,12 @@ def segment_of(wh: Path, user: str, month: str) -> Segment | None:
     n = tbl.num_rows
     terms, tfs = tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks()
     encoded = pa.compute.dictionary_encode(terms.flatten())
-    keyword = PostingSegment.build(encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False),
-                                   tfs.flatten().to_numpy(zero_copy_only=False),
-                                   np.diff(terms.offsets.to_numpy()) if n else np.zeros(0, np.int64))
+    keyword = PostingSegment.build(
+        encoded.dictionary.to_pylist(),
+        encoded.indices.to_numpy(zero_copy_only=False),
+        tfs.flatten().to_numpy(zero_copy_only=False),
+        np.diff(terms.offsets.to_numpy()) if n else np.zeros(0, np.int64),
+    )
     ids = [e for e in tbl["embedder_id"].to_pylist() if e]
     embedder = max(set(ids), key=lambda e: (ids.count(e), e)) if ids else None
     matrix = None
@@ -224,7 +232,7 @@ def keyword_index(terms: pa.ListArray, tfs: pa.ListArray) -> KeywordIndex:
 # --- making them ---------------------------------------------------------------------
 
 
-def build(wh: Path, user: str, month: str, made: "Made | None" = None) -> bool:
+def build(wh: Path, user: str, month: str, made: Made | None = None) -> bool:
     """Write one month's segment from its chunks (or from ``made``, its files already made); returns False when
     the month has none (no segment)."""
     made = made if made is not None else segment_files((wh, user, month))
@@ -260,8 +268,9 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
     # same files, and the same chunks with new keyword terms (a new chunker keeps ids) never overwrite a file a
     # reader of the old manifest may be reading.
     arrays = seg.keyword.arrays()
-    h = hashlib.sha256(b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist())
-                       + f"\n{seg.embedder_id}\n{VERSION}".encode())
+    h = hashlib.sha256(
+        b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist()) + f"\n{seg.embedder_id}\n{VERSION}".encode()
+    )
     for part in KW_PARTS:
         h.update(np.ascontiguousarray(arrays[part]).view(np.uint8))
     key = h.hexdigest()[:16]
@@ -273,8 +282,15 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
     if seg.embeddings is not None:
         names["embeddings"] = f"{key}.emb.npy"
         files[names["embeddings"]] = _bytes(lambda f: np.save(f, seg.embeddings))
-    info = {"version": VERSION, "user_id": user, "month": month, "rows": seg.meta.num_rows,
-            "embedder_id": seg.embedder_id, "vocab_size": len(seg.keyword.terms), "files": names}
+    info = {
+        "version": VERSION,
+        "user_id": user,
+        "month": month,
+        "rows": seg.meta.num_rows,
+        "embedder_id": seg.embedder_id,
+        "vocab_size": len(seg.keyword.terms),
+        "files": names,
+    }
     return Made(files, info)
 
 
@@ -314,10 +330,14 @@ def refresh(wh: Path, users: Iterable[str] | None = None, check: bool = False, m
         users |= {p.name.removeprefix("user_id=") for p in packs.glob("user_id=*")} if packs.is_dir() else set()
     users = [u for u in sorted(users) if USER_ID_RE.match(u)]
     have = {user: months(wh, user) for user in users}
-    todo = [(wh, user, month) for user in users for month in have[user]
-            if not complete(wh, user, month) or (check and changed(wh, user, month))]
+    todo = [
+        (wh, user, month)
+        for user in users
+        for month in have[user]
+        if not complete(wh, user, month) or (check and changed(wh, user, month))
+    ]
     changed_users = set()
-    for (_, user, month), made in zip(todo, (map_items or _in_process)(segment_files, todo)):
+    for (_, user, month), made in zip(todo, (map_items or _in_process)(segment_files, todo), strict=False):
         if made is not None and not isinstance(made, Made):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the recall pack segment {user}/{month}: {made}")
         if build(wh, user, month, made) if made is not None else (drop(wh, user, month) or False):
@@ -388,5 +408,12 @@ def months_with_manifests(wh: Path, user: str) -> list[str]:
 def users(wh: Path) -> list[str]:
     """Users with any segment."""
     root = wh / "compact" / "recall_pack"
-    return sorted(p.name.removeprefix("user_id=") for p in root.glob("user_id=*") if months_with_manifests(
-        wh, p.name.removeprefix("user_id="))) if root.is_dir() else []
+    return (
+        sorted(
+            p.name.removeprefix("user_id=")
+            for p in root.glob("user_id=*")
+            if months_with_manifests(wh, p.name.removeprefix("user_id="))
+        )
+        if root.is_dir()
+        else []
+    )

@@ -45,9 +45,9 @@ import datetime as dt
 import hashlib
 import json
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from flows.config import Settings, home_id
 from flows.store import faults
@@ -74,8 +74,12 @@ def is_original(rel: str) -> bool:
 
 def _safe_rel(rel: str) -> bool:
     """A key kenang may hold in its copy: no folder object, no empty, '.' or '..' part, no absolute path."""
-    return bool(rel) and not rel.endswith("/") and not rel.startswith("/") and \
-        all(part not in ("", ".", "..") for part in rel.split("/"))
+    return (
+        bool(rel)
+        and not rel.endswith("/")
+        and not rel.startswith("/")
+        and all(part not in ("", ".", "..") for part in rel.split("/"))
+    )
 
 
 # --- the bucket ----------------------------------------------------------------------
@@ -87,14 +91,28 @@ def _filesystem():
     """One s3fs filesystem per endpoint and credentials in the environment (rotated keys get a new one)."""
     import s3fs
 
-    names = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-             "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION")
+    names = (
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_S3",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+    )
     key = hashlib.sha256("\0".join(os.environ.get(k, "") for k in names).encode()).hexdigest()
     fs = _fs_cache.get(key)
     if fs is None:
-        fs = s3fs.S3FileSystem(skip_instance_cache=True, use_listings_cache=False, config_kwargs={
-            "connect_timeout": CONNECT_TIMEOUT_S, "read_timeout": READ_TIMEOUT_S,
-            "retries": {"max_attempts": ATTEMPTS, "mode": "standard"}})
+        fs = s3fs.S3FileSystem(
+            skip_instance_cache=True,
+            use_listings_cache=False,
+            config_kwargs={
+                "connect_timeout": CONNECT_TIMEOUT_S,
+                "read_timeout": READ_TIMEOUT_S,
+                "retries": {"max_attempts": ATTEMPTS, "mode": "standard"},
+            },
+        )
         _fs_cache.clear()  # one at a time: an old key's client is not kept
         _fs_cache[key] = fs
     return fs
@@ -135,7 +153,7 @@ class Bucket:
         return f"{self.prefix}/{rel}" if self.prefix else rel
 
     def rel(self, key: str) -> str:
-        return key[len(self.prefix) + 1:] if self.prefix else key
+        return key[len(self.prefix) + 1 :] if self.prefix else key
 
     def where(self, rel: str) -> str:
         return f"s3://{self.bucket}/{self.key(rel)}"
@@ -146,8 +164,11 @@ class Bucket:
         from botocore.exceptions import ParamValidationError
 
         code, status = s3_error(exc)
-        if isinstance(exc, (PermissionError, ParamValidationError)) or status == 501 or \
-                (status is not None and 400 <= status < 500 and status not in (408, 429)):
+        if (
+            isinstance(exc, (PermissionError, ParamValidationError))
+            or status == 501
+            or (status is not None and 400 <= status < 500 and status not in (408, 429))
+        ):
             err = ArchiveError(f"{what}: the bucket refused ({code or status or type(exc).__name__}: {exc})")
             err.status = status
             return err
@@ -264,18 +285,30 @@ class Bucket:
             enabled, has_rule = self.lock()
             if enabled and not has_rule and lock_days:
                 extra["ObjectLockMode"] = "GOVERNANCE"
-                extra["ObjectLockRetainUntilDate"] = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=lock_days)
+                extra["ObjectLockRetainUntilDate"] = dt.datetime.now(dt.UTC) + dt.timedelta(days=lock_days)
         try:
             try:
-                self.call(f"uploading {where}", "put_object", Key=self.key(rel), Body=body,
-                          Metadata={"sha256": sha, "mode": f"{mode:o}"}, **extra)
+                self.call(
+                    f"uploading {where}",
+                    "put_object",
+                    Key=self.key(rel),
+                    Body=body,
+                    Metadata={"sha256": sha, "mode": f"{mode:o}"},
+                    **extra,
+                )
             except ArchiveError as exc:
                 if getattr(exc, "status", None) != 501 or "IfNoneMatch" not in extra:
                     raise
                 # A server without conditional writes: the key was looked at just now, under the run lock.
                 extra.pop("IfNoneMatch")
-                self.call(f"uploading {where}", "put_object", Key=self.key(rel), Body=body,
-                          Metadata={"sha256": sha, "mode": f"{mode:o}"}, **extra)
+                self.call(
+                    f"uploading {where}",
+                    "put_object",
+                    Key=self.key(rel),
+                    Body=body,
+                    Metadata={"sha256": sha, "mode": f"{mode:o}"},
+                    **extra,
+                )
         except FileExistsError:  # another writer took the key between the look and the upload
             return self._same(rel, sha, size)
         faults.checkpoint("remote.uploaded")
@@ -289,9 +322,11 @@ class Bucket:
         except _NotFound as exc:
             raise ArchiveError(f"read back {self.where(rel)}: not there after its upload") from exc
         if got != sha or n != size:
-            raise ArchiveError(f"{self.where(rel)} holds other bytes (sha256 {got[:12]}, {n} bytes) than the "
-                               f"archive's {rel} ({sha[:12]}, {size} bytes): nothing was overwritten, and its "
-                               f"source is kept")
+            raise ArchiveError(
+                f"{self.where(rel)} holds other bytes (sha256 {got[:12]}, {n} bytes) than the "
+                f"archive's {rel} ({sha[:12]}, {size} bytes): nothing was overwritten, and its "
+                f"source is kept"
+            )
         return False
 
     def versions(self, rel: str) -> list[dict]:
@@ -303,8 +338,11 @@ class Bucket:
             out += [v for v in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []) if v["Key"] == key]
             if not page.get("IsTruncated"):
                 return out
-            kwargs = {"Prefix": key, "KeyMarker": page.get("NextKeyMarker"),
-                      "VersionIdMarker": page.get("NextVersionIdMarker")}
+            kwargs = {
+                "Prefix": key,
+                "KeyMarker": page.get("NextKeyMarker"),
+                "VersionIdMarker": page.get("NextVersionIdMarker"),
+            }
 
     def delete(self, rel: str, *, keep_latest: bool = False) -> None:
         """Delete every version (and delete marker) of the key, or every version but the newest."""
@@ -320,8 +358,13 @@ class Bucket:
             if keep_latest and v.get("IsLatest"):
                 continue
             try:
-                self.call(f"deleting {self.where(rel)}", "delete_object", Key=key, VersionId=v["VersionId"],
-                          BypassGovernanceRetention=True)
+                self.call(
+                    f"deleting {self.where(rel)}",
+                    "delete_object",
+                    Key=key,
+                    VersionId=v["VersionId"],
+                    BypassGovernanceRetention=True,
+                )
             except _NotFound:
                 pass
 
@@ -344,8 +387,10 @@ def ours(settings: Settings, b: Bucket) -> None:
     except ValueError:
         marker = {}
     if not isinstance(marker, dict) or marker.get("home_id") != home_id(settings.paths):
-        raise ArchiveError(f"{b.url} belongs to another kenang home: nothing is written there "
-                           f"(`kenang init --claim-archive` takes it over)")
+        raise ArchiveError(
+            f"{b.url} belongs to another kenang home: nothing is written there "
+            f"(`kenang init --claim-archive` takes it over)"
+        )
 
 
 # --- what the bucket holds, as this copy knows it ----------------------------------------
@@ -366,14 +411,23 @@ class State:
             data = json.loads((cache / STATE).read_text(encoding="utf-8"))
             if data.get("url") != url:
                 return cls(url)
-            return cls(url, dict(data.get("files") or {}), list(data.get("deletes") or []),
-                       list(data.get("old_versions") or []))
+            return cls(
+                url,
+                dict(data.get("files") or {}),
+                list(data.get("deletes") or []),
+                list(data.get("old_versions") or []),
+            )
         except (OSError, ValueError, AttributeError):
             return cls(url)
 
     def write(self, cache: Path) -> None:
-        data = {"kenang_remote": 1, "url": self.url, "files": dict(sorted(self.files.items())),
-                "deletes": sorted(set(self.deletes)), "old_versions": sorted(set(self.old_versions))}
+        data = {
+            "kenang_remote": 1,
+            "url": self.url,
+            "files": dict(sorted(self.files.items())),
+            "deletes": sorted(set(self.deletes)),
+            "old_versions": sorted(set(self.old_versions)),
+        }
         atomic_write_bytes(cache / STATE, (json.dumps(data, indent=0, sort_keys=True) + "\n").encode())
 
 
@@ -403,8 +457,15 @@ class SyncResult:
     error: str | None = None  # the bucket could not be reached, or is not this home's: nothing more was done
 
     def counts(self) -> dict:
-        return {"pulled": self.pulled, "pushed": self.pushed, "recognised": self.recognised, "deleted": self.deleted,
-                "failed": [list(f) for f in self.failed], "ignored": list(self.ignored), "error": self.error}
+        return {
+            "pulled": self.pulled,
+            "pushed": self.pushed,
+            "recognised": self.recognised,
+            "deleted": self.deleted,
+            "failed": [list(f) for f in self.failed],
+            "ignored": list(self.ignored),
+            "error": self.error,
+        }
 
     @property
     def why(self) -> str | None:
@@ -523,7 +584,7 @@ def _push(settings: Settings, b: Bucket, rels: list[str] | None, *, settle_owed:
         if settle_owed:
             deleted, owed_failed, dirty = _settle(b, state)
             failed += owed_failed
-        for rel in (rels if rels is not None else _local_files(cache)):
+        for rel in rels if rels is not None else _local_files(cache):
             path = cache / rel
             try:
                 st = os.stat(path)
@@ -553,13 +614,20 @@ def _push(settings: Settings, b: Bucket, rels: list[str] | None, *, settle_owed:
             failed += _drop_old(b, state)
             dirty = True
     except ArchiveUnreachable as exc:
-        return SyncResult(pushed=pushed, recognised=recognised, deleted=deleted, confirmed=frozenset(confirmed),
-                          failed=tuple(failed), error=str(exc))
+        return SyncResult(
+            pushed=pushed,
+            recognised=recognised,
+            deleted=deleted,
+            confirmed=frozenset(confirmed),
+            failed=tuple(failed),
+            error=str(exc),
+        )
     finally:
         if dirty:
             state.write(cache)
-    return SyncResult(pushed=pushed, recognised=recognised, deleted=deleted, confirmed=frozenset(confirmed),
-                      failed=tuple(failed))
+    return SyncResult(
+        pushed=pushed, recognised=recognised, deleted=deleted, confirmed=frozenset(confirmed), failed=tuple(failed)
+    )
 
 
 def _settle(b: Bucket, state: State) -> tuple[int, list, bool]:
@@ -655,12 +723,18 @@ def read_marker(settings: Settings) -> dict | None:
 def write_marker(settings: Settings, body: dict) -> None:
     b = bucket(settings)
     try:
-        b.call(f"writing {b.where(MARKER)}", "put_object", Key=b.key(MARKER),
-               Body=(json.dumps(body, indent=2) + "\n").encode())
+        b.call(
+            f"writing {b.where(MARKER)}",
+            "put_object",
+            Key=b.key(MARKER),
+            Body=(json.dumps(body, indent=2) + "\n").encode(),
+        )
     except _NotFound:  # the only thing missing when a write finds nothing is the bucket
-        raise ArchiveError(f"paths.archive: the bucket {b.bucket} does not exist at this endpoint: create it "
-                           f"(e.g. `aws s3 mb s3://{b.bucket}`), or check AWS_ENDPOINT_URL and the credentials, "
-                           "then run `kenang init` again") from None
+        raise ArchiveError(
+            f"paths.archive: the bucket {b.bucket} does not exist at this endpoint: create it "
+            f"(e.g. `aws s3 mb s3://{b.bucket}`), or check AWS_ENDPOINT_URL and the credentials, "
+            "then run `kenang init` again"
+        ) from None
 
 
 def lock_summary(settings: Settings) -> str:
@@ -671,8 +745,11 @@ def lock_summary(settings: Settings) -> str:
     if has_rule:
         return "object lock on, with the bucket's default retention"
     days = _lock_days(settings)
-    return f"object lock on: each original is kept in governance mode for {days} days" if days else \
-        "object lock on, but retention.archive_lock_days is 0 and the bucket has no default retention"
+    return (
+        f"object lock on: each original is kept in governance mode for {days} days"
+        if days
+        else "object lock on, but retention.archive_lock_days is 0 and the bucket has no default retention"
+    )
 
 
 @dataclass(frozen=True)
@@ -720,15 +797,26 @@ def verify(settings: Settings, recorded: Mapping[str, str], known: set[str], pur
                 changed.append(rel)
             elif not os.path.lexists(cache / rel):
                 not_in_copy.append(rel)
-        unrecorded = sorted(r for r in there if is_original(r) and r not in recorded and r not in known
-                            and r not in purged and _safe_rel(r))
+        unrecorded = sorted(
+            r
+            for r in there
+            if is_original(r) and r not in recorded and r not in known and r not in purged and _safe_rel(r)
+        )
         waiting = []
         for rel in _local_files(cache):
             entry = state.files.get(rel)
             if rel not in there or entry is None or sha256_file(cache / rel) != entry[2]:
                 waiting.append(rel)
         owed_now = (set(state.deletes) | set(state.old_versions) | purged) & set(there)
-        return RemoteCheck(len(recorded), tuple(missing), tuple(changed), tuple(unrecorded), tuple(waiting),
-                           tuple(not_in_copy), tuple(sorted(owed_now)), tuple(r for r in there if not _safe_rel(r)))
+        return RemoteCheck(
+            len(recorded),
+            tuple(missing),
+            tuple(changed),
+            tuple(unrecorded),
+            tuple(waiting),
+            tuple(not_in_copy),
+            tuple(sorted(owed_now)),
+            tuple(r for r in there if not _safe_rel(r)),
+        )
     except (ArchiveUnreachable, ArchiveError) as exc:
         return RemoteCheck(error=str(exc))

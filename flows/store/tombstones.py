@@ -56,8 +56,10 @@ def key_problem(settings: Settings) -> str | None:
     n = warehouse.read(settings.paths.warehouse, TOMBSTONES).num_rows
     if not n:
         return None  # nothing forgotten yet: the first forget makes the key
-    return (f"{_key_file(settings)} {why}, and {n} tombstone(s) need it (without it, forgotten text would come "
-            "back): restore it from the backup that holds this home; until then kenang rebuilds and forgets nothing")
+    return (
+        f"{_key_file(settings)} {why}, and {n} tombstone(s) need it (without it, forgotten text would come "
+        "back): restore it from the backup that holds this home; until then kenang rebuilds and forgets nothing"
+    )
 
 
 def require_key(settings: Settings) -> None:
@@ -90,8 +92,10 @@ def _write_private(tmp, data: bytes) -> None:
 
 def read(settings: Settings) -> list[Tombstone]:
     rows = warehouse.read(settings.paths.warehouse, TOMBSTONES).to_pylist()
-    return [Tombstone(r["tombstone_id"], r["user_id"], r["kind"], r["digest"], r["words"], r["day"], r["purge"])
-            for r in rows]
+    return [
+        Tombstone(r["tombstone_id"], r["user_id"], r["kind"], r["digest"], r["words"], r["day"], r["purge"])
+        for r in rows
+    ]
 
 
 def forgetting(settings: Settings, user: str, *, today: dt.date | None = None, purged: bool = False) -> Forgetting:
@@ -116,15 +120,27 @@ def add(settings: Settings, tombstone: Tombstone) -> bool:
     if any(r["tombstone_id"] == tombstone.tombstone_id for r in rows):
         if tombstone.purge and not all(r["purge"] for r in rows if r["tombstone_id"] == tombstone.tombstone_id):
             rows = [{**r, "purge": True} if r["tombstone_id"] == tombstone.tombstone_id else r for r in rows]
-            warehouse.write_file(warehouse.single_file(settings.paths.warehouse, TOMBSTONES),
-                                 pa.Table.from_pylist(rows, schema=TOMBSTONES.schema), TOMBSTONES)
+            warehouse.write_file(
+                warehouse.single_file(settings.paths.warehouse, TOMBSTONES),
+                pa.Table.from_pylist(rows, schema=TOMBSTONES.schema),
+                TOMBSTONES,
+            )
         return False
-    rows.append({"tombstone_id": tombstone.tombstone_id, "user_id": tombstone.user_id, "kind": tombstone.kind,
-                 "digest": tombstone.digest, "words": tombstone.words, "day": tombstone.day, "purge": tombstone.purge,
-                 "created_at": dt.datetime.now(dt.timezone.utc)})
-    warehouse.write_file(warehouse.single_file(settings.paths.warehouse, TOMBSTONES),
-                         pa.Table.from_pylist(rows, schema=TOMBSTONES.schema), TOMBSTONES)
+    rows.append(
+        {
+            "tombstone_id": tombstone.tombstone_id,
+            "user_id": tombstone.user_id,
+            "kind": tombstone.kind,
+            "digest": tombstone.digest,
+            "words": tombstone.words,
+            "day": tombstone.day,
+            "purge": tombstone.purge,
+            "created_at": dt.datetime.now(dt.UTC),
+        }
+    )
+    warehouse.write_file(
+        warehouse.single_file(settings.paths.warehouse, TOMBSTONES),
+        pa.Table.from_pylist(rows, schema=TOMBSTONES.schema),
+        TOMBSTONES,
+    )
     return True
-
-
-

@@ -64,6 +64,8 @@ def check_user(settings: Settings, user: str) -> str:
         raise UnknownUser(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
     known = home_users(settings)
     if user not in known:
-        raise UnknownUser(f"this home has no user {user!r} (its users: {', '.join(known)}); check the spelling, "
-                          "or list a new user under mcp.users in kenang.yaml")
+        raise UnknownUser(
+            f"this home has no user {user!r} (its users: {', '.join(known)}); check the spelling, "
+            "or list a new user under mcp.users in kenang.yaml"
+        )
     return user

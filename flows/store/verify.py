@@ -36,13 +36,20 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 
-from flows.store import ledger, mount, recall_pack, remote, tombstones, warehouse
-from flows.store.archive_files import (DAILY, MANIFEST, day_dir, list_archive, purged, read_manifests, rel,
-                                       trusted_manifests)
 from flows.config import Settings
+from flows.store import ledger, mount, recall_pack, remote, tombstones, warehouse
+from flows.store.archive_files import (
+    DAILY,
+    MANIFEST,
+    day_dir,
+    list_archive,
+    purged,
+    read_manifests,
+    rel,
+    trusted_manifests,
+)
 from flows.store.fsio import TMP_PREFIX, sha256_file
-from schemas.tables import (ARCHIVE_FILES, MEMORY_CANDIDATES, MEMORY_EVENTS, PURGE_LOG, QUARANTINE, RUNS,
-                            TOMBSTONES)
+from schemas.tables import ARCHIVE_FILES, MEMORY_CANDIDATES, MEMORY_EVENTS, PURGE_LOG, QUARANTINE, RUNS, TOMBSTONES
 from transforms.errors import ConfigError
 
 
@@ -72,10 +79,21 @@ class VerifyReport:
     @property
     def problems(self) -> int:
         unmounted = self.archive_state["state"] in ("not_mounted", "foreign")
-        return (len(self.missing) + len(self.changed) + len(self.unrecorded) + len(self.derived_changed)
-                + len(self.derived_missing) + len(self.derived_unrecorded) + len(self.warehouse_changed)
-                + len(self.warehouse_unrecorded) + len(self.manifests_changed) + len(self.records_changed)
-                + int(unmounted) + (self.bucket or {}).get("problems", 0) + len(self.forget_key))
+        return (
+            len(self.missing)
+            + len(self.changed)
+            + len(self.unrecorded)
+            + len(self.derived_changed)
+            + len(self.derived_missing)
+            + len(self.derived_unrecorded)
+            + len(self.warehouse_changed)
+            + len(self.warehouse_unrecorded)
+            + len(self.manifests_changed)
+            + len(self.records_changed)
+            + int(unmounted)
+            + (self.bucket or {}).get("problems", 0)
+            + len(self.forget_key)
+        )
 
 
 #: Tables that are the only copy of what they hold (what ran, what was quarantined, what
@@ -113,9 +131,21 @@ def verify(settings: Settings) -> VerifyReport:
     forget_key = tuple(p for p in [tombstones.key_problem(settings)] if p)
     state = mount.check(settings, probe=False)
     if not state.readable and state.state != "read_only":
-        return VerifyReport(0, 0, (), (), (), (), (), warehouse_checked=wh_checked,
-                            warehouse_changed=wh_changed, warehouse_unrecorded=wh_unrecorded,
-                            archive_state=state.as_dict(), records_changed=records_changed, forget_key=forget_key)
+        return VerifyReport(
+            0,
+            0,
+            (),
+            (),
+            (),
+            (),
+            (),
+            warehouse_checked=wh_checked,
+            warehouse_changed=wh_changed,
+            warehouse_unrecorded=wh_unrecorded,
+            archive_state=state.as_dict(),
+            records_changed=records_changed,
+            forget_key=forget_key,
+        )
     wh = settings.paths.warehouse
     rows = warehouse.read(wh, ARCHIVE_FILES).to_pylist()
     manifests = read_manifests(settings)
@@ -139,11 +169,22 @@ def verify(settings: Settings) -> VerifyReport:
             writable.append(relpath)
     unrecorded = sorted(set(on_disk) - set(recorded) - gone)
     daily = settings.paths.archive / DAILY
-    tmp = sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*")) \
-        if daily.exists() else []
+    tmp = (
+        sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*"))
+        if daily.exists()
+        else []
+    )
     d_changed, d_missing, d_unrecorded = _derived(settings)
-    there = remote.verify(settings, recorded, {r["original_path"] for r in rows if r["original_path"]},
-                          {r["path"] for r in purged(settings)}) if settings.paths.remote_archive else None
+    there = (
+        remote.verify(
+            settings,
+            recorded,
+            {r["original_path"] for r in rows if r["original_path"]},
+            {r["path"] for r in purged(settings)},
+        )
+        if settings.paths.remote_archive
+        else None
+    )
     if there is not None and there.not_in_copy:  # intact in the bucket: the next run copies them down
         missing = [m for m in missing if m not in set(there.not_in_copy)]
     return VerifyReport(
@@ -179,8 +220,11 @@ def _derived(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], tupl
             path = day_dir(settings, user, day) / f"{day.isoformat()}.summary.md"
             expected[path.relative_to(archive).as_posix()] = row["summary_sha256"]
     expected.update(ledger.read_derived(settings.paths.warehouse))
-    on_disk = {p.relative_to(archive).as_posix(): p for p in (archive / DAILY).rglob("*.summary.md")} \
-        if (archive / DAILY).is_dir() else {}
+    on_disk = (
+        {p.relative_to(archive).as_posix(): p for p in (archive / DAILY).rglob("*.summary.md")}
+        if (archive / DAILY).is_dir()
+        else {}
+    )
     for p in archive.glob("MEMORY_INDEX*.md"):
         on_disk[p.name] = p
     changed = tuple(r for r in sorted(expected) if r in on_disk and sha256_file(on_disk[r]) != expected[r])
@@ -207,4 +251,3 @@ def _warehouse(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...], in
         changed += [(base / name).relative_to(wh).as_posix() for name in recall_pack.changed(wh, user)]
         packs += len(recall_pack.months_with_manifests(wh, user))
     return tuple(changed), tuple(unrecorded), len(files) + packs
-

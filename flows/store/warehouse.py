@@ -16,8 +16,8 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import duckdb
 import pyarrow as pa
@@ -57,7 +57,9 @@ def has_files(warehouse: Path, table: Table) -> bool:
     if table.layout == "single":
         return single_file(warehouse, table).is_file()
     root = table_dir(warehouse, table)
-    return root.is_dir() and any(p.suffix == ".parquet" and not p.name.startswith(TMP_PREFIX) for p in root.rglob("*.parquet"))
+    return root.is_dir() and any(
+        p.suffix == ".parquet" and not p.name.startswith(TMP_PREFIX) for p in root.rglob("*.parquet")
+    )
 
 
 def parquet_bytes(data: pa.Table, table: Table) -> bytes:
@@ -90,6 +92,7 @@ def write_file(path: Path, data: pa.Table | bytes, table: Table) -> None:
 # between the two leaves a pair that still verifies: the file is the previous bytes,
 # or the new ones. ``verify`` re-hashes every file against its sidecar, and a backfill
 # rewrites a partition whose bytes no longer match.
+
 
 def checksum_file(path: Path) -> Path:
     return path.with_name(f".{path.name}.sha256")
@@ -155,11 +158,16 @@ def parquet_files(warehouse: Path) -> list[Path]:
     if not warehouse.is_dir():
         return []
     packs = warehouse / "compact" / "recall_pack"
-    return sorted(p for p in warehouse.rglob("*.parquet")
-                  if not p.name.startswith(".") and p.is_file() and not p.is_relative_to(packs))
+    return sorted(
+        p
+        for p in warehouse.rglob("*.parquet")
+        if not p.name.startswith(".") and p.is_file() and not p.is_relative_to(packs)
+    )
 
 
-def write_partition(warehouse: Path, table: Table, data: pa.Table | bytes, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
+def write_partition(
+    warehouse: Path, table: Table, data: pa.Table | bytes, day: dt.date, user_id: str | None = None, name: str = "data"
+) -> Path:
     path = partition_file(warehouse, table, day, user_id, name)
     drop_compacts(warehouse, table, user_id, day)
     write_file(path, data, table)
@@ -248,7 +256,6 @@ def _conform(data: pa.Table, table: Table) -> pa.Table:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
 
 
 # --- compact copies (schemas.tables.COMPACTS) ----------------------------------------

@@ -64,9 +64,7 @@ class Format:
 # Sorted by name, the order detect asks in (a test holds it): a new format goes in its place.
 FORMATS: tuple[Format, ...] = tuple(
     Format(m.FORMAT, m.sniff, m.parse)
-    for m in (
-        aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern
-    )
+    for m in (aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern)
 )
 _BY_NAME = {f.name: f for f in FORMATS}
 

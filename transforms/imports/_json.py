@@ -54,9 +54,7 @@ def load(data: bytes) -> object:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise ParseError(
-            f"invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})", kind="bad_json"
-        ) from exc
+        raise ParseError(f"invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})", kind="bad_json") from exc
     except (ValueError, RecursionError) as exc:
         raise ParseError("invalid JSON (NaN/Infinity or nesting too deep)", kind="bad_json") from exc
 
@@ -191,9 +189,7 @@ def conversations(obj: object) -> list[dict]:
     if isinstance(obj, dict):
         return [obj]
     if not isinstance(obj, list):
-        raise ParseError(
-            f"top level is {json_type(obj)}, not a conversation or an array of them", kind="bad_record"
-        )
+        raise ParseError(f"top level is {json_type(obj)}, not a conversation or an array of them", kind="bad_record")
     if not obj:
         raise ParseError("the export holds no conversations", kind="no_messages")
     for i, item in enumerate(obj):
@@ -210,9 +206,7 @@ def timestamp(value: object, tz: tzinfo, where: str) -> datetime | None:
         return _iso(value, tz, where)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return _epoch(value, tz, where)
-    raise ParseError(
-        f"{where}: timestamp is {json_type(value)}, not a string or epoch number", kind="bad_timestamp"
-    )
+    raise ParseError(f"{where}: timestamp is {json_type(value)}, not a string or epoch number", kind="bad_timestamp")
 
 
 def _iso(value: str, tz: tzinfo, where: str) -> datetime:
@@ -232,9 +226,7 @@ def _epoch(value: float, tz: tzinfo, where: str) -> datetime:
             seconds /= 1000
         return datetime.fromtimestamp(seconds, tz)
     except (ValueError, OverflowError, OSError) as exc:
-        raise ParseError(
-            f"{where}: epoch timestamp out of range: {shown(str(value))}", kind="bad_timestamp"
-        ) from exc
+        raise ParseError(f"{where}: epoch timestamp out of range: {shown(str(value))}", kind="bad_timestamp") from exc
 
 
 def conversation_id(value: object, conversation: object, where: str) -> str:

@@ -81,8 +81,9 @@ class Derived:
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
 
 
-def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, user_id: str,
-                             undated_day: dt.date) -> list[Derived]:
+def conversation_transcripts(
+    conv: Conversation, fmt: str, *, tz: dt.tzinfo, user_id: str, undated_day: dt.date
+) -> list[Derived]:
     """One conversation as kenang JSONL transcripts, one per local day, in day order.
 
     The transcript's first record names the session, the user, the format (``agent``)
@@ -99,13 +100,16 @@ def conversation_transcripts(conv: Conversation, fmt: str, *, tz: dt.tzinfo, use
         lines = []
         for i, m in enumerate(msgs):
             flags = [f for f, on in (("inactive_branch", not m.active), ("hidden", m.hidden)) if on]
-            record: dict = {"role": m.role, "content": m.content,
-                            "timestamp": m.ts.isoformat() if m.ts else None, "kind": m.kind}
+            record: dict = {
+                "role": m.role,
+                "content": m.content,
+                "timestamp": m.ts.isoformat() if m.ts else None,
+                "kind": m.kind,
+            }
             if flags:
                 record["flags"] = flags
             if i == 0:
-                record = {"session_id": sid, "user_id": user_id, "agent": fmt,
-                          "title": conv.title, **record}
+                record = {"session_id": sid, "user_id": user_id, "agent": fmt, "title": conv.title, **record}
             lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
         name = f"{fmt}-{_UNSAFE.sub('_', sid)[:150]}.jsonl"
         data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")

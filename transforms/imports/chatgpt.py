@@ -44,9 +44,7 @@ def sniff(data: bytes) -> bool:
     """A conversation object (or an array of them) with a ``mapping`` tree."""
     convs = _json.records(_json.sniff_load(data))
     return convs is not None and all(
-        isinstance(c.get("mapping"), dict)
-        and ("current_node" in c or "create_time" in c)
-        and "chat_messages" not in c
+        isinstance(c.get("mapping"), dict) and ("current_node" in c or "create_time" in c) and "chat_messages" not in c
         for c in convs
     )
 
@@ -72,14 +70,10 @@ def _conversation(conv: dict, index: int, tz: tzinfo) -> Conversation:
             raise ParseError(f"{where}: node {_json.shown(key)} is not a node object", kind="bad_record")
         nodes.append(node)
     wheres = [f"{where}, node {_json.shown(key)}" for key in keys]
-    times = [_time(node, tz, w) for node, w in zip(nodes, wheres)]
+    times = [_time(node, tz, w) for node, w in zip(nodes, wheres, strict=False)]
     parents = _json.index_parents(keys, [node.get("parent") for node in nodes])
     current = conv.get("current_node")
-    leaf = (
-        keys.index(current)
-        if isinstance(current, str) and current in mapping
-        else _json.latest_leaf(parents, times)
-    )
+    leaf = keys.index(current) if isinstance(current, str) and current in mapping else _json.latest_leaf(parents, times)
 
     messages = []
     for i, active in _json.tree_order(parents, leaf):
@@ -103,9 +97,7 @@ def _time(node: dict, tz: tzinfo, where: str) -> datetime | None:
     return _json.timestamp(created, tz, f"{where}, create_time")
 
 
-def _message(
-    message: dict, key: str, ts: datetime | None, active: bool, where: str
-) -> ImportedMessage | None:
+def _message(message: dict, key: str, ts: datetime | None, active: bool, where: str) -> ImportedMessage | None:
     """One node's message; None for the empty system scaffold."""
     author = message.get("author")
     role = _json.role(author.get("role") if isinstance(author, dict) else None, where)
@@ -138,9 +130,7 @@ def _render(content: dict) -> tuple[str, str]:
     if content_type == "execution_output":
         return _text(content.get("text")), "execution_output"
     if content_type in _QUOTE_FIELDS:
-        return next(
-            (t for f in _QUOTE_FIELDS[content_type] if (t := _text(content.get(f))).strip()), ""
-        ), "quote"
+        return next((t for f in _QUOTE_FIELDS[content_type] if (t := _text(content.get(f))).strip()), ""), "quote"
     if content_type == "user_editable_context":
         fields = (_text(content.get(f)).strip() for f in ("user_profile", "user_instructions"))
         return "\n\n".join(f for f in fields if f), "text"

@@ -38,9 +38,7 @@ FORMAT = "claude_ai"
 def sniff(data: bytes) -> bool:
     """A conversation object (or an array of them) with a ``chat_messages`` list."""
     convs = _json.records(_json.sniff_load(data))
-    return convs is not None and all(
-        isinstance(c.get("chat_messages"), list) and "mapping" not in c for c in convs
-    )
+    return convs is not None and all(isinstance(c.get("chat_messages"), list) and "mapping" not in c for c in convs)
 
 
 def parse(data: bytes, tz: tzinfo, default_ts: datetime | None = None) -> Export:
@@ -63,22 +61,20 @@ def _conversation(conv: dict, index: int, tz: tzinfo) -> Conversation:
             raise ParseError(f"{where}: message {position} is {_json.json_type(entry)}", kind="bad_record")
         raw.append((position, entry))
     wheres = [f"{where}, message {_message_name(position, m)}" for position, m in raw]
-    times = [_json.timestamp(m.get("created_at"), tz, f"{w}, created_at") for (_, m), w in zip(raw, wheres)]
+    times = [
+        _json.timestamp(m.get("created_at"), tz, f"{w}, created_at") for (_, m), w in zip(raw, wheres, strict=False)
+    ]
     keys = [m.get("uuid") for _, m in raw]
     if any(isinstance(m.get("parent_message_uuid"), str) for _, m in raw):
         parents = _json.index_parents(keys, [m.get("parent_message_uuid") for _, m in raw])
         current = conv.get("current_leaf_message_uuid")
         leaf = (
-            keys.index(current)
-            if isinstance(current, str) and current in keys
-            else _json.latest_leaf(parents, times)
+            keys.index(current) if isinstance(current, str) and current in keys else _json.latest_leaf(parents, times)
         )
     else:
         parents = [i - 1 if i else None for i in range(len(raw))]
         leaf = len(raw) - 1 if raw else None
-    messages = tuple(
-        _message(raw[i][1], times[i], active, wheres[i]) for i, active in _json.tree_order(parents, leaf)
-    )
+    messages = tuple(_message(raw[i][1], times[i], active, wheres[i]) for i, active in _json.tree_order(parents, leaf))
     return Conversation(
         conversation_id=_json.conversation_id(own_id, conv, where),
         title=_json.title(conv.get("name")),

@@ -222,9 +222,7 @@ def _messages(record: dict, where: str, tz: dt.tzinfo, notes: list[str]) -> list
     sidechain = record.get("isSidechain") is True
     meta = record.get("isMeta") is True
     if record.get("type") == "system":
-        return [
-            ImportedMessage("system", record["content"], ts, kind="system", hidden=True, source_id=source_id)
-        ]
+        return [ImportedMessage("system", record["content"], ts, kind="system", hidden=True, source_id=source_id)]
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     role = record["type"]

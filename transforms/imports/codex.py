@@ -54,10 +54,21 @@ FORMAT = "codex"
 
 TOOL_INPUT_LIMIT = 2000
 _ENVELOPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
-_ITEMS = frozenset({
-    "message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
-    "local_shell_call", "web_search_call", "ghost_snapshot", "compaction", "compaction_summary",
-})
+_ITEMS = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+        "ghost_snapshot",
+        "compaction",
+        "compaction_summary",
+    }
+)
 _CONTEXT_OPENINGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions for ")
 _OLD_META_KEYS = frozenset({"id", "timestamp", "instructions", "git"})
 
@@ -79,8 +90,11 @@ def sniff(data: bytes) -> bool:
 
 def _is_envelope(record: dict) -> bool:
     kind = record.get("type")
-    return isinstance(kind, str) and kind in _ENVELOPES and isinstance(record.get("payload"), dict) and (
-        "timestamp" in record
+    return (
+        isinstance(kind, str)
+        and kind in _ENVELOPES
+        and isinstance(record.get("payload"), dict)
+        and ("timestamp" in record)
     )
 
 

@@ -98,7 +98,10 @@ def _conversation(item: dict, index: int, tz: tzinfo) -> Conversation:
         raw.append(response)
     keys = [_response_id(r) for r in raw]
     wheres = [f"{where}, response {i}" + (f" ({_json.shown(k)})" if k else "") for i, k in enumerate(keys)]
-    times = [_json.timestamp(_unwrap_date(r.get("create_time")), tz, f"{w}, create_time") for r, w in zip(raw, wheres)]
+    times = [
+        _json.timestamp(_unwrap_date(r.get("create_time")), tz, f"{w}, create_time")
+        for r, w in zip(raw, wheres, strict=False)
+    ]
     if any(isinstance(r.get("parent_response_id"), str) and r["parent_response_id"] for r in raw):
         parents = _json.index_parents(keys, [r.get("parent_response_id") for r in raw])
         named = conv.get("leaf_response_id")

@@ -133,8 +133,9 @@ def _turn(turn: object, ts: dt.datetime | None) -> list[ImportedMessage] | None:
         arguments = function.get("arguments")
         shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
         call_id = call.get("id") if isinstance(call.get("id"), str) and call["id"] else None
-        out.append(ImportedMessage("assistant", f"[tool_use {name}] {_cut(shown)}", ts, kind="tool_use",
-                                   source_id=call_id))
+        out.append(
+            ImportedMessage("assistant", f"[tool_use {name}] {_cut(shown)}", ts, kind="tool_use", source_id=call_id)
+        )
     return out
 
 

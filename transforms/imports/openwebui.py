@@ -74,13 +74,11 @@ def _conversation(item: dict, index: int, tz: tzinfo) -> Conversation:
     else:
         raw = listed
         keys = [m.get("id") if isinstance(m, dict) else None for m in raw]
-    for key, message in zip(keys, raw):
+    for key, message in zip(keys, raw, strict=False):
         if not isinstance(message, dict):
             raise ParseError(f"{where}: message {_json.shown(str(key))} is not an object", kind="bad_record")
-    wheres = [
-        f"{where}, message {_json.shown(k) if isinstance(k, str) and k else i}" for i, k in enumerate(keys)
-    ]
-    times = [_json.timestamp(m.get("timestamp"), tz, f"{w}, timestamp") for m, w in zip(raw, wheres)]
+    wheres = [f"{where}, message {_json.shown(k) if isinstance(k, str) and k else i}" for i, k in enumerate(keys)]
+    times = [_json.timestamp(m.get("timestamp"), tz, f"{w}, timestamp") for m, w in zip(raw, wheres, strict=False)]
     parents = _json.index_parents(keys, [m.get("parentId") for m in raw])
     messages = tuple(
         _message(raw[i], times[i], active, wheres[i])
@@ -91,9 +89,7 @@ def _conversation(item: dict, index: int, tz: tzinfo) -> Conversation:
         conversation_id=_json.conversation_id(own_id, item, where),
         title=_json.title(item.get("title")) or _json.title(chat.get("title")),
         messages=messages,
-        created=_json.timestamp(
-            created if created is not None else chat.get("timestamp"), tz, f"{where}, created"
-        ),
+        created=_json.timestamp(created if created is not None else chat.get("timestamp"), tz, f"{where}, created"),
     )
 
 

@@ -110,9 +110,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     if not conversations:
         raise ParseError("no ShareGPT conversation with readable turns found", kind="no_messages")
     if ts is None:
-        notes.insert(
-            0, "no timestamps; dated by nothing: no default date was given, every message is undated"
-        )
+        notes.insert(0, "no timestamps; dated by nothing: no default date was given, every message is undated")
     else:
         notes.insert(0, f"no timestamps; dated by the given default date {ts.isoformat()}")
     return Export(format=FORMAT, conversations=tuple(conversations), notes=tuple(notes))
@@ -124,9 +122,7 @@ def _message(turn: object, ts: dt.datetime | None) -> ImportedMessage | None:
     raw_role = turn["from"].strip().lower()
     role = _ROLES.get(raw_role, raw_role) or "unknown"
     value = turn["value"]
-    content = (
-        value if isinstance(value, str) else "" if value is None else json.dumps(value, ensure_ascii=False)
-    )
+    content = value if isinstance(value, str) else "" if value is None else json.dumps(value, ensure_ascii=False)
     return ImportedMessage(role, content, ts, hidden=role == "system")
 
 
@@ -137,8 +133,6 @@ def _conversation_id(item: dict, where: str, notes: list[str]) -> str:
     if text and text not in (".", "..") and len(text) <= _MAX_ID and not _ID_FORBIDDEN.intersection(text):
         return text
     if text:
-        notes.append(
-            f"{where}: its id cannot name a session (too long, or a path or line break); hashed instead"
-        )
+        notes.append(f"{where}: its id cannot name a session (too long, or a path or line break); hashed instead")
     canonical = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sharegpt-" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -54,9 +54,20 @@ _HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 _MONTHS = {
     name: i
     for i, names in enumerate(
-        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-         ("november", "nov"), ("december", "dec")),
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
         start=1,
     )
     for name in names
@@ -223,8 +234,9 @@ def _humanized(text: str) -> dt.datetime | None:
     year, month, day, hour, minute, second, ms = found.groups()
     # the milliseconds are a count, not a fraction: SillyTavern wrote 9 ms as "09" (and read it back as 009)
     try:
-        return dt.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
-                           int(ms) * 1000 if ms else 0)
+        return dt.datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second), int(ms) * 1000 if ms else 0
+        )
     except ValueError:
         return None
 
@@ -247,8 +259,9 @@ def _aware(ts: dt.datetime | None, tz: dt.tzinfo) -> dt.datetime | None:
 
 
 def _dated(message: ImportedMessage, ts: dt.datetime | None) -> ImportedMessage:
-    return ImportedMessage(message.role, message.content, ts, message.active, message.kind, message.hidden,
-                           message.source_id)
+    return ImportedMessage(
+        message.role, message.content, ts, message.active, message.kind, message.hidden, message.source_id
+    )
 
 
 def _identity(header: dict, first: dict) -> dict:
