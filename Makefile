@@ -1,6 +1,9 @@
 # The two commands of the README:
 #   make demo   set up .venv/ and run `kenang demo`
 #   make test   set up .venv/ and run the whole test suite (what CI runs)
+# and for contributors:
+#   make lint   the gates CI runs before the tests: ruff (lint + format check), mypy, deptry
+#   make fmt    fix what ruff can fix by itself (formatting, import order, upgrades)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -16,7 +19,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
                     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
 WHEELS ?= $(HOME)/.cache/kenang/wheels/llama-cpp-python-$(LLAMA_VERSION)-portable-1
 
-.PHONY: setup demo test bench notebooks clean llama-wheel
+.PHONY: setup demo test lint fmt bench notebooks clean llama-wheel
 
 setup: $(STAMP)
 
@@ -34,7 +37,7 @@ $(WHEELS)/.built:
 $(STAMP): pyproject.toml $(WHEELS)/.built
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --find-links $(WHEELS) -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --find-links $(WHEELS) -e '.[test,dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -47,6 +50,17 @@ notebooks: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The gates, in the order of their speed; each fails on its own and says what it found.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/deptry .
+
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench,test]' --find-links $(WHEELS)
