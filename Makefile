@@ -57,6 +57,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/deptry .
+	$(BIN)/python .ci/commit_subjects.py
 
 fmt: $(STAMP)
 	$(BIN)/ruff check --fix .
