@@ -4,6 +4,7 @@
 # and for contributors:
 #   make lint   the gates CI runs before the tests: ruff (lint + format check), mypy, deptry
 #   make fmt    fix what ruff can fix by itself (formatting, import order, upgrades)
+#   make docs   regenerate the --help listings in docs/ from the CLI (tools/helpdocs.py)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -19,7 +20,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
                     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
 WHEELS ?= $(HOME)/.cache/kenang/wheels/llama-cpp-python-$(LLAMA_VERSION)-portable-1
 
-.PHONY: setup demo test lint fmt bench notebooks clean llama-wheel
+.PHONY: setup demo test lint fmt docs bench notebooks clean llama-wheel
 
 setup: $(STAMP)
 
@@ -62,6 +63,10 @@ lint: $(STAMP)
 fmt: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Every `kenang ... --help` listing in docs/ is the CLI's own output; tests/test_docs.py fails when one drifts.
+docs: $(STAMP)
+	$(BIN)/python tools/helpdocs.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench,test]' --find-links $(WHEELS)

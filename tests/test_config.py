@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -157,13 +158,34 @@ def test_a_naive_now_is_read_in_the_configured_zone(tmp_path):
     assert _parse_now("2026-07-20T03:00", settings) == dt.datetime(2026, 7, 20, 3, 0, tzinfo=settings.timezone)
 
 
-def test_the_readme_shows_exactly_the_kenang_yaml_that_init_writes(tmp_path):
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+def test_the_configuration_page_shows_exactly_the_kenang_yaml_that_init_writes(tmp_path):
+    page = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text(encoding="utf-8")
     marker = "`kenang.yaml` (every key optional; `kenang init` writes it with comments):\n\n```yaml\n"
-    block = readme[readme.index(marker) + len(marker) :]
+    block = page[page.index(marker) + len(marker) :]
     block = block[: block.index("```\n")]
     settings, _ = init_home(tmp_path / "h")
     assert block == settings.paths.config_file.read_text(encoding="utf-8")
+
+
+def _yaml_blocks() -> list[tuple[str, str]]:
+    root = Path(__file__).parent.parent
+    found = []
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        for n, block in enumerate(re.findall(r"^```yaml\n(.*?)^```$", text, flags=re.S | re.M)):
+            found.append((f"{path.relative_to(root)}#{n}", block))
+    return found
+
+
+def test_the_docs_show_kenang_yaml_in_more_than_one_place():
+    assert len(_yaml_blocks()) >= 5
+
+
+@pytest.mark.parametrize("where, block", _yaml_blocks(), ids=[w for w, _ in _yaml_blocks()])
+def test_every_yaml_block_of_the_readme_and_docs_is_a_valid_kenang_yaml(where, block):
+    from schemas.config import Config
+
+    Config.model_validate(yaml.safe_load(block))
 
 
 @pytest.mark.parametrize(

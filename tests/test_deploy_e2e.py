@@ -1,4 +1,4 @@
-"""The deployments path, end to end, as the README tells a homelab to run it.
+"""The deployments path, end to end, as docs/homelab.md tells a homelab to run it.
 
 A real ``prefect server start`` on a free 127.0.0.1 port, ``prefect work-pool create``,
 ``prefect deploy --all`` from this repository's prefect.yaml, and ``prefect worker

@@ -1,4 +1,4 @@
-"""prefect.yaml declares the two deployments the README promises, and serve reads the same file."""
+"""prefect.yaml declares the two deployments docs/homelab.md promises, and serve reads the same file."""
 
 from __future__ import annotations
 

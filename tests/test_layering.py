@@ -74,7 +74,7 @@ def test_importing_every_query_module_loads_no_prefect():
     assert out.stdout.strip() == "False"
 
 
-def test_the_rooms_of_flows_are_the_ones_the_readme_names():
+def test_the_rooms_of_flows_are_the_ones_the_architecture_page_names():
     rooms = sorted(p.name for p in (ROOT / "flows").iterdir() if p.is_dir() and not p.name.startswith("__"))
     assert rooms == ["cli", "models", "query", "stages", "store"]
     top = sorted(p.name for p in (ROOT / "flows").glob("*.py"))

@@ -67,7 +67,7 @@ def test_the_configured_id_is_known_without_loading_the_model(tmp_path):
 
 
 def test_the_llama_backend_loads_any_gguf_from_one_config_key(tmp_path):
-    # The bundled chat model is a poor embedder (see README); here it only proves the plumbing.
+    # The bundled chat model is a poor embedder (see docs/recall.md); here it only proves the plumbing.
     from flows.models.llm import bundled_model_path
 
     path = bundled_model_path()

@@ -14,7 +14,7 @@ every byte kenang wrote:
 - the run's stdout and stderr (and `status`, `verify`, `recall`, `sql`), and every log
   record and every byte written to the process's own stdout and stderr meanwhile.
 
-The originals themselves are archived byte-exact and read-only, as the README says:
+The originals themselves are archived byte-exact and read-only, as docs/guarantees.md says:
 they are the one place the secrets stay, and the scan skips exactly those files.
 """
 
