@@ -29,9 +29,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from typing import TypedDict, TypeVar
 
 from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
+from prefect.cache_policies import NO_CACHE, CachePolicy
 from prefect.utilities.annotations import quote
 
 from flows.config import Settings, load_settings, resolve_home
@@ -57,6 +58,8 @@ from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms import log_gate
 from transforms.errors import KenangError, ModelUnavailable, StageFailed, TransientError
+from transforms.recall import Embedder
+from transforms.summarize import Summarizer
 
 LOAD_BATCH_DAYS = 128
 SUMMARIZE_BATCH_DAYS = 4
@@ -87,7 +90,21 @@ def _only_transient(task, task_run, state) -> bool:
     return False
 
 
-_IO = dict(cache_policy=NO_CACHE, retries=3, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_only_transient)
+class _TaskOptions(TypedDict):
+    """The options every I/O task passes to ``prefect.task``, typed so each is checked against its signature."""
+
+    cache_policy: CachePolicy
+    retries: int
+    retry_delay_seconds: list[float]
+    retry_condition_fn: Callable[..., bool]
+
+
+_IO: _TaskOptions = {
+    "cache_policy": NO_CACHE,
+    "retries": 3,
+    "retry_delay_seconds": [2, 10, 30],
+    "retry_condition_fn": _only_transient,
+}
 
 
 @task(name="collect", **_IO)
@@ -198,7 +215,7 @@ def load_task(
     total: int,
     files_before: int,
     today: dt.date,
-):
+) -> StageResult:
     def tick(done: int, _n: int, files: int) -> None:
         progress.report("load", offset + done, total, files_before + files, unit="days")
 
@@ -213,7 +230,7 @@ def ledger_task(settings: Settings, outcomes) -> int:
 
 
 @task(name="load-model", **_IO)
-def model_task(settings: Settings):
+def model_task(settings: Settings) -> Summarizer:
     with _timed("model"):
         from flows.models import llm  # loaded only when a run has days to summarize
 
@@ -223,7 +240,7 @@ def model_task(settings: Settings):
 @task(name="summarize", **_IO)
 def summarize_task(
     settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int
-):
+) -> StageResult:
     with _timed("summarize"), durable_batch():
         res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today)
     progress.report("summarize", offset + len(keys), total, 0, unit="days")
@@ -284,7 +301,7 @@ def retention_task(settings: Settings, today: dt.date) -> int:
 
 
 @task(name="load-embedder", **_IO)
-def embedder_task(settings: Settings):
+def embedder_task(settings: Settings) -> Embedder | None:
     with _timed("model"):
         from flows.models import embed  # loaded only when a run has days to index
 
@@ -303,7 +320,7 @@ def recall_index_task(
     total: int,
     untrusted=frozenset(),
     max_new: int | None = None,
-):
+) -> StageResult:
     with _timed("index"), durable_batch():
         res = recall_index.index_days(
             settings, embedder, keys, ledger_rows, run_id, reembed=reembed, untrusted=untrusted, max_new=max_new
@@ -332,7 +349,10 @@ def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
         return built()
 
 
-def _in_thread(fn: Callable, *args) -> Callable[[], object]:
+_T = TypeVar("_T")
+
+
+def _in_thread(fn: Callable[..., _T], *args: object) -> Callable[[], _T]:
     """Start ``fn(*args)`` in a thread; the returned function waits for it and gives its result (or raises)."""
     out: dict = {}
 
@@ -345,7 +365,7 @@ def _in_thread(fn: Callable, *args) -> Callable[[], object]:
     thread = threading.Thread(target=target, name=f"kenang-{fn.__name__}", daemon=True)
     thread.start()
 
-    def wait():
+    def wait() -> _T:
         thread.join()
         if "error" in out:
             raise out["error"]
@@ -490,15 +510,13 @@ def _summarize_all(
             limit,
             last={k for k, r in rows.items() if r.get("summary_status") == "failed"},
         )
-    left = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
+    left: dict[str, int | str | None] = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:
         return summarize.counts(StageResult()) | left
     try:
         summarizer = model_task(settings)
     except ModelUnavailable as exc:  # a model server that cannot be used: every day waits, the night goes on
-        return (
-            summarize.counts(StageResult()) | left | {"waiting": left["waiting"] + len(keys), "unavailable": str(exc)}
-        )
+        return summarize.counts(StageResult()) | left | {"waiting": len(waiting) + len(keys), "unavailable": str(exc)}
     # Small batches for a model (progress, and little lost to a crash); the extractive
     # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
     in_process = summarizer.backend == "llama"

@@ -7,14 +7,15 @@ schedules, are read from ``prefect.yaml`` so they are declared in one place.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
-from prefect import serve
+from prefect import Flow, serve
 from prefect.schedules import Cron
 
 from flows.pipeline import backfill, nightly
 
-FLOWS = {"nightly": nightly, "backfill": backfill}
+FLOWS: dict[str, Flow[..., Any]] = {"nightly": nightly, "backfill": backfill}
 
 
 def deployments(prefect_yaml: Path):

@@ -12,7 +12,8 @@ way a person reads it.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Union, get_args, get_origin
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeGuard, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -47,15 +48,15 @@ def _not_blank(v: str) -> str:
 class Paths(Section):
     """relative to the home unless absolute (archive may be a NAS mount, or s3://bucket/prefix)"""
 
-    active: StrictStr = Field("active", description="where agents drop transcripts")
+    active: StrictStr = Field(default="active", description="where agents drop transcripts")
     archive: StrictStr = Field(
-        "archive",
+        default="archive",
         description="read-only originals; a NAS mount, or s3://bucket/prefix (credentials from the environment)",
     )
-    warehouse: StrictStr = Field("warehouse", description="Parquet tables and kenang.duckdb")
-    quarantine: StrictStr = Field("quarantine", description="files kenang could not read, with a reason")
+    warehouse: StrictStr = Field(default="warehouse", description="Parquet tables and kenang.duckdb")
+    quarantine: StrictStr = Field(default="quarantine", description="files kenang could not read, with a reason")
     archive_cache: StrictStr = Field(
-        "archive-cache", description="with an s3:// archive: the local copy kenang reads and writes first"
+        default="archive-cache", description="with an s3:// archive: the local copy kenang reads and writes first"
     )
 
     _blank = field_validator("active", "archive", "warehouse", "quarantine", "archive_cache")(_not_blank)
@@ -97,16 +98,16 @@ class Limits(Section):
     """guards against files that are not transcripts"""
 
     max_file_mb: Number = Field(
-        200, ge=0.001, le=100_000, description="a transcript bigger than this goes to quarantine"
+        default=200, ge=0.001, le=100_000, description="a transcript bigger than this goes to quarantine"
     )
     source_file_mb: Number = Field(
-        64,
+        default=64,
         ge=0.001,
         le=100_000,
         description="sources: a file (a log's new part) bigger than this is skipped for the night",
     )
     archive_min_free_mb: Number = Field(
-        64,
+        default=64,
         ge=0,
         le=10_000_000,
         description="below this much free space the archive counts as full: nothing is archived",
@@ -123,42 +124,51 @@ class Summarizer(Section):
     """how the daily summaries are written"""
 
     backend: Literal["llama", "extractive", "openai"] = Field(
-        "llama",
+        default="llama",
         description="llama (a local GGUF via llama-cpp-python), openai (a model server's OpenAI-compatible "
         "API) or extractive (no model)",
     )
-    model_path: StrictStr | None = Field(None, description="a GGUF file; null = the bundled SmolLM2-135M-Instruct")
+    model_path: StrictStr | None = Field(
+        default=None, description="a GGUF file; null = the bundled SmolLM2-135M-Instruct"
+    )
     n_ctx: StrictInt = Field(
-        4096, ge=512, le=1_048_576, description="context window in tokens; longer days go in chunks"
+        default=4096, ge=512, le=1_048_576, description="context window in tokens; longer days go in chunks"
     )
     n_threads: StrictInt | None = Field(
-        None, ge=1, le=1024, description="CPU threads for the model; null = all cores but one"
+        default=None, ge=1, le=1024, description="CPU threads for the model; null = all cores but one"
     )
     chat_format: StrictStr | None = Field(
-        None, description="llama-cpp chat format (e.g. chatml); null = the model's own"
+        default=None, description="llama-cpp chat format (e.g. chatml); null = the model's own"
     )
-    max_tokens: StrictInt = Field(320, ge=16, le=32_768, description="longest reply per model call")
-    temperature: Number = Field(0.2, ge=0, le=2, description="first attempt; the retry uses 0")
-    seed: StrictInt = Field(42, description="fixed, so a rerun writes the same summary")
+    max_tokens: StrictInt = Field(default=320, ge=16, le=32_768, description="longest reply per model call")
+    temperature: Number = Field(default=0.2, ge=0, le=2, description="first attempt; the retry uses 0")
+    seed: StrictInt = Field(default=42, description="fixed, so a rerun writes the same summary")
     summary_chars: StrictInt = Field(
-        600, ge=200, le=1200, description="longest extractive summary; a short day gets a shorter one (a quarter of it)"
+        default=600,
+        ge=200,
+        le=1200,
+        description="longest extractive summary; a short day gets a shorter one (a quarter of it)",
     )
     max_days_per_run: StrictInt | None = Field(
-        None,
+        default=None,
         ge=1,
         le=1_000_000,
         description="most days one run summarizes, newest first; the rest wait for the next nights. "
         "null = 60 with a model, no limit for extractive",
     )
-    base_url: StrictStr | None = Field(None, description="openai: the server's API, e.g. http://gpu-box:11434/v1")
-    model: StrictStr | None = Field(None, description="openai: the model id the server knows, e.g. qwen2.5:7b-instruct")
-    api_key_env: StrictStr | None = Field(
-        None, description="openai: the environment variable holding the API key (never the key itself)"
+    base_url: StrictStr | None = Field(
+        default=None, description="openai: the server's API, e.g. http://gpu-box:11434/v1"
     )
-    timeout_s: Number = Field(300, ge=1, le=86_400, description="openai: seconds to wait for one answer")
-    concurrency: StrictInt = Field(1, ge=1, le=64, description="openai: days in flight at once")
+    model: StrictStr | None = Field(
+        default=None, description="openai: the model id the server knows, e.g. qwen2.5:7b-instruct"
+    )
+    api_key_env: StrictStr | None = Field(
+        default=None, description="openai: the environment variable holding the API key (never the key itself)"
+    )
+    timeout_s: Number = Field(default=300, ge=1, le=86_400, description="openai: seconds to wait for one answer")
+    concurrency: StrictInt = Field(default=1, ge=1, le=64, description="openai: days in flight at once")
     structured_output: Literal["json_schema", "json_object", "none"] = Field(
-        "json_schema", description="openai: json_schema (the server follows the schema), json_object, or none"
+        default="json_schema", description="openai: json_schema (the server follows the schema), json_object, or none"
     )
 
     _url = field_validator("base_url")(_http_url)
@@ -168,35 +178,41 @@ class Embedder(Section):
     """the recall index's embedding model (changing it re-embeds everything)"""
 
     backend: Literal["e5+use", "e5", "use", "llama", "openai", "none"] = Field(
-        "e5+use",
+        default="e5+use",
         description="e5+use (both bundled models, fused), e5, use, llama (a GGUF embedding model), openai (a model "
         "server's /embeddings), or none (keyword only)",
     )
-    model_path: StrictStr | None = Field(None, description="a GGUF embedding model for the llama backend, e.g. bge-m3")
+    model_path: StrictStr | None = Field(
+        default=None, description="a GGUF embedding model for the llama backend, e.g. bge-m3"
+    )
     query_prefix: StrictStr = Field(
-        "", description="llama backend: text put before each query (e5 GGUFs want 'query: ')"
+        default="", description="llama backend: text put before each query (e5 GGUFs want 'query: ')"
     )
     passage_prefix: StrictStr = Field(
-        "", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')"
+        default="", description="llama backend: text put before each chunk (e5 GGUFs: 'passage: ')"
     )
     n_threads: StrictInt | None = Field(
-        None, ge=1, le=1024, description="CPU threads; null = all cores but one when indexing, 1 for a query"
+        default=None, ge=1, le=1024, description="CPU threads; null = all cores but one when indexing, 1 for a query"
     )
-    batch_size: StrictInt = Field(16, ge=1, le=4096, description="chunks embedded per call")
+    batch_size: StrictInt = Field(default=16, ge=1, le=4096, description="chunks embedded per call")
     max_chunks_per_run: StrictInt | None = Field(
-        None,
+        default=None,
         ge=1,
         le=100_000_000,
         description="most new chunks one run embeds, newest days first; the rest wait. "
         "null = 6000 with an embedding model, no limit for none",
     )
-    base_url: StrictStr | None = Field(None, description="openai: the server's API, e.g. http://gpu-box:11434/v1")
-    model: StrictStr | None = Field(None, description="openai: the embedding model id the server knows, e.g. bge-m3")
-    api_key_env: StrictStr | None = Field(
-        None, description="openai: the environment variable holding the API key (never the key itself)"
+    base_url: StrictStr | None = Field(
+        default=None, description="openai: the server's API, e.g. http://gpu-box:11434/v1"
     )
-    timeout_s: Number = Field(120, ge=1, le=86_400, description="openai: seconds to wait for one batch")
-    concurrency: StrictInt = Field(1, ge=1, le=64, description="openai: batches in flight at once")
+    model: StrictStr | None = Field(
+        default=None, description="openai: the embedding model id the server knows, e.g. bge-m3"
+    )
+    api_key_env: StrictStr | None = Field(
+        default=None, description="openai: the environment variable holding the API key (never the key itself)"
+    )
+    timeout_s: Number = Field(default=120, ge=1, le=86_400, description="openai: seconds to wait for one batch")
+    concurrency: StrictInt = Field(default=1, ge=1, le=64, description="openai: batches in flight at once")
 
     _url = field_validator("base_url")(_http_url)
 
@@ -204,9 +220,9 @@ class Embedder(Section):
 class Recall(Section):
     """kenang recall"""
 
-    top_k: StrictInt = Field(5, ge=1, le=100, description="results per query")
+    top_k: StrictInt = Field(default=5, ge=1, le=100, description="results per query")
     related_decay: Number = Field(
-        0.7, ge=0, le=1, description="a related_dates day scores its parent's score times this"
+        default=0.7, ge=0, le=1, description="a related_dates day scores its parent's score times this"
     )
 
 
@@ -214,12 +230,15 @@ class Analytics(Section):
     """kenang analyze and the notebooks"""
 
     productive_moods: list[StrictStr] = Field(
-        ["productive", "focused"], description="moods that count a day as productive (kenang analyze productivity)"
+        default=["productive", "focused"],
+        description="moods that count a day as productive (kenang analyze productivity)",
     )
     productive_min_importance: StrictInt = Field(
-        5, ge=1, le=10, description="... and the least importance it needs (1-10)"
+        default=5, ge=1, le=10, description="... and the least importance it needs (1-10)"
     )
-    rolling_days: StrictInt = Field(7, ge=1, le=366, description="window of importance_trend's rolling mean, in days")
+    rolling_days: StrictInt = Field(
+        default=7, ge=1, le=366, description="window of importance_trend's rolling mean, in days"
+    )
 
     @field_validator("productive_moods")
     @classmethod
@@ -240,29 +259,31 @@ class Mcp(Section):
     """kenang mcp, the memory server for agents"""
 
     tokens: dict[StrictStr, StrictStr] = Field(
-        {}, description="sha256 of a bearer token -> its user; `kenang mcp token add --user U` adds one"
+        default={}, description="sha256 of a bearer token -> its user; `kenang mcp token add --user U` adds one"
     )
-    max_query_chars: StrictInt = Field(2000, ge=10, le=100_000, description="longest memory_recall query")
-    max_top_k: StrictInt = Field(50, ge=1, le=1000, description="most results one memory_recall returns")
-    session_max_turns: StrictInt = Field(2000, ge=1, le=100_000, description="most turns one session_write takes")
+    max_query_chars: StrictInt = Field(default=2000, ge=10, le=100_000, description="longest memory_recall query")
+    max_top_k: StrictInt = Field(default=50, ge=1, le=1000, description="most results one memory_recall returns")
+    session_max_turns: StrictInt = Field(
+        default=2000, ge=1, le=100_000, description="most turns one session_write takes"
+    )
     session_max_turn_chars: StrictInt = Field(
-        100_000, ge=100, le=10_000_000, description="longest turn session_write takes, in characters"
+        default=100_000, ge=100, le=10_000_000, description="longest turn session_write takes, in characters"
     )
     session_max_chars: StrictInt = Field(
-        2_000_000, ge=100, le=100_000_000, description="most characters one session_write takes in all"
+        default=2_000_000, ge=100, le=100_000_000, description="most characters one session_write takes in all"
     )
     users: list[StrictStr] = Field(
-        [],
+        default=[],
         description="users kenang mcp may serve before they hold any data (default_user and the sources' "
         "users always may)",
     )
     allowed_hosts: list[StrictStr] = Field(
-        [],
+        default=[],
         description="--http: Host names a request may carry besides localhost and the address it reached "
         "(any port), e.g. [nas.lan]",
     )
     allowed_origins: list[StrictStr] = Field(
-        [],
+        default=[],
         description="--http: browser Origins allowed besides loopback ones and the server's own, "
         "e.g. [https://chat.nas.lan]",
     )
@@ -308,12 +329,12 @@ class Mcp(Section):
 class Memory(Section):
     """core memory (memory/<user>/USER.md and MEMORY.md) and the snapshot agents read"""
 
-    max_notes: StrictInt = Field(50, ge=1, le=500, description="most entries one core memory file may hold")
+    max_notes: StrictInt = Field(default=50, ge=1, le=500, description="most entries one core memory file may hold")
     auto_accept: StrictBool = Field(
-        False, description="add the corrections the nightly run finds by itself (still under every rule)"
+        default=False, description="add the corrections the nightly run finds by itself (still under every rule)"
     )
     snapshot_days_chars: StrictInt = Field(
-        1500, ge=0, le=100_000, description="the snapshot's latest-days part, in characters"
+        default=1500, ge=0, le=100_000, description="the snapshot's latest-days part, in characters"
     )
 
 
@@ -321,16 +342,16 @@ class Retention(Section):
     """what kenang forgets by itself, every night (null: keep everything)"""
 
     messages_days: StrictInt | None = Field(
-        None, ge=1, le=36_500, description="forget messages, summaries and the index older than this many days"
+        default=None, ge=1, le=36_500, description="forget messages, summaries and the index older than this many days"
     )
     archive_days: StrictInt | None = Field(
-        None,
+        default=None,
         ge=1,
         le=36_500,
         description="also delete archived and quarantined originals older than this (logged, never undone)",
     )
     archive_lock_days: StrictInt = Field(
-        3650,
+        default=3650,
         ge=0,
         le=36_500,
         description="s3:// archive with object lock: days each original stays locked (0: the bucket's rule only)",
@@ -351,10 +372,12 @@ class Source(Section):
     path: StrictStr = Field(
         description="a file, a folder or a glob; ~ is your home (e.g. ~/.claude/projects/*/*.jsonl)"
     )
-    user: StrictStr | None = Field(None, description="whose transcripts these are; null = default_user")
-    mode: Literal["copy", "move"] = Field("copy", description="copy (the source is never touched); move: folder only")
+    user: StrictStr | None = Field(default=None, description="whose transcripts these are; null = default_user")
+    mode: Literal["copy", "move"] = Field(
+        default="copy", description="copy (the source is never touched); move: folder only"
+    )
     webui_user: StrictStr | None = Field(
-        None, description="open_webui_db: only this Open WebUI user's chats (email or id); null = every chat"
+        default=None, description="open_webui_db: only this Open WebUI user's chats (email or id); null = every chat"
     )
 
     @field_validator("name")
@@ -391,14 +414,14 @@ class Source(Section):
 class Config(Section):
     """The whole kenang.yaml."""
 
-    timezone: StrictStr = Field("Asia/Jakarta", description="IANA name; days are cut in this zone")
+    timezone: StrictStr = Field(default="Asia/Jakarta", description="IANA name; days are cut in this zone")
     grace_period_hours: Number = Field(
-        2, ge=0, le=24 * 31, description="day D is eligible once D has ended here and this many hours passed"
+        default=2, ge=0, le=24 * 31, description="day D is eligible once D has ended here and this many hours passed"
     )
     quiet_period_minutes: Number = Field(
-        10, ge=0, le=24 * 60, description="never touch a file modified more recently than this"
+        default=10, ge=0, le=24 * 60, description="never touch a file modified more recently than this"
     )
-    default_user: StrictStr = Field("default", description="owner of files that name no user")
+    default_user: StrictStr = Field(default="default", description="owner of files that name no user")
     paths: Paths = Field(default_factory=Paths)
     limits: Limits = Field(default_factory=Limits)
     summarizer: Summarizer = Field(default_factory=Summarizer)
@@ -408,9 +431,12 @@ class Config(Section):
     mcp: Mcp = Field(default_factory=Mcp)
     memory: Memory = Field(default_factory=Memory)
     retention: Retention = Field(default_factory=Retention)
-    projects: list[StrictStr] = Field([], description="project names to recognise in chats, e.g. [Homelab, kenang]")
+    projects: list[StrictStr] = Field(
+        default=[], description="project names to recognise in chats, e.g. [Homelab, kenang]"
+    )
     sources: list[Source] = Field(
-        [], description="where agents keep their own transcripts; `kenang sources add` adds one (see the README)"
+        default=[],
+        description="where agents keep their own transcripts; `kenang sources add` adds one (see the README)",
     )
 
     @model_validator(mode="before")
@@ -488,7 +514,7 @@ def describe_error(exc: ValidationError, raw: Any) -> str:
     return f"{key}: expected {wanted}, got {value!r} ({_word(type(value))})"
 
 
-def _first(errors: list[dict]) -> dict:
+def _first(errors: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     """A union reports one error per member: the first member's says what was wanted best."""
     return errors[0]
 
@@ -525,7 +551,9 @@ def _model_at(parent: list) -> type[BaseModel]:
         if isinstance(p, int):
             continue  # the list's item type was taken with its key
         ann = model.model_fields[p].annotation
-        model = _list_of_sections(ann) or ann
+        inner = _list_of_sections(ann) or ann
+        assert isinstance(inner, type) and issubclass(inner, BaseModel)  # _trim keeps only keys through sections
+        model = inner
     return model
 
 
@@ -592,9 +620,11 @@ def _render(model: type[BaseModel], values: dict[str, Any], indent: int) -> list
     width = max((len(n) for n in scalars), default=0)
     lines: list[str] = []
     for name, f in model.model_fields.items():
-        if _is_section(f.annotation):
-            lines.append(f"{pad}{name}:{' ' * 6}# {f.annotation.__doc__.strip()}")
-            lines += _render(f.annotation, values.get(name) or {}, indent + 2)
+        section = f.annotation
+        if _is_section(section):
+            assert section.__doc__, f"{section.__name__} needs a docstring: it is the comment kenang init writes"
+            lines.append(f"{pad}{name}:{' ' * 6}# {section.__doc__.strip()}")
+            lines += _render(section, values.get(name) or {}, indent + 2)
             continue
         default = f.get_default(call_default_factory=True)
         head = f"{pad}{name}: {_yaml_scalar(values.get(name, default))}"
@@ -603,7 +633,7 @@ def _render(model: type[BaseModel], values: dict[str, Any], indent: int) -> list
     return lines
 
 
-def _is_section(annotation: Any) -> bool:
+def _is_section(annotation: Any) -> TypeGuard[type[Section]]:
     return isinstance(annotation, type) and issubclass(annotation, Section)
 
 

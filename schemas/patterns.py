@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
-from re import _constants, _parser  # the stdlib's own regex parser (Python >= 3.11)
+from re import _constants, _parser  # type: ignore[attr-defined]  # the stdlib's regex parser (3.11+); typeshed has no stubs
 
 import yaml
 
@@ -183,12 +183,19 @@ def _product(left: _Spellings, right: _Spellings) -> _Spellings:
     return frozenset((a + b, ea and eb) for a, ea in left for b, eb in right)
 
 
+def _union(alts: list[_Spellings | None]) -> _Spellings | None:
+    """The spellings of a branch: those of every alternative; None if one alternative has none."""
+    known = [a for a in alts if a is not None]
+    return frozenset().union(*known) if len(known) == len(alts) else None
+
+
 def _fixed(items, ignorecase: bool) -> _Spellings | None:
     """Every text ``items`` can match, if that is a few fixed strings; else None."""
     out = _EMPTY
     for op, av in items:
         if op in _ZERO_WIDTH:
             continue
+        one: _Spellings | None
         if op is _constants.LITERAL and _foldable(chr(av)):
             one = frozenset({(chr(av), not ignorecase)})
         elif op is _constants.IN and all(o is _constants.LITERAL and _foldable(chr(c)) for o, c in av):
@@ -196,8 +203,7 @@ def _fixed(items, ignorecase: bool) -> _Spellings | None:
         elif op is _constants.SUBPATTERN:
             one = _fixed(av[3], _flags(ignorecase, av))
         elif op is _constants.BRANCH:
-            alts = [_fixed(alt, ignorecase) for alt in av[1]]
-            one = None if None in alts else frozenset().union(*alts)
+            one = _union([_fixed(alt, ignorecase) for alt in av[1]])
         else:
             return None
         if one is None:
@@ -234,8 +240,7 @@ def _needed(items, ignorecase: bool) -> _Spellings | None:
         if op is _constants.SUBPATTERN:
             candidates.append(_needed(av[3], _flags(ignorecase, av)))
         elif op is _constants.BRANCH:
-            alts = [_needed(alt, ignorecase) for alt in av[1]]
-            candidates.append(None if None in alts else frozenset().union(*alts))
+            candidates.append(_union([_needed(alt, ignorecase) for alt in av[1]]))
         elif op in _REPEATS and av[0] >= 1:
             candidates.append(_needed(av[2], ignorecase))
     candidates.append(run)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,7 +91,9 @@ def recalls(settings: Settings) -> list[tuple[str, list]]:
     return [(q, r.search(q, top_k=3)) for q in DEMO_QUERIES]
 
 
-def render(settings: Settings, history: dict, result: dict, seconds: float, found: list[tuple[str, list]] = ()) -> str:
+def render(
+    settings: Settings, history: dict, result: dict, seconds: float, found: Sequence[tuple[str, list]] = ()
+) -> str:
     """The demo's closing words: what happened, per user, and what to try next."""
     wh = settings.paths.warehouse
     sessions = warehouse.read(wh, SESSIONS).to_pylist()

@@ -637,6 +637,7 @@ def recall(
                     )
                 )
         return
+    assert query is not None  # the usage check above: exactly one of QUERY and --queries is given
     if explain and not as_json:
         _err(timeq.explain(r.understand(query, now)))
     hits = r.search(query, top_k=top_k, mode=mode, now=now)
@@ -843,7 +844,7 @@ def sources_add(
         data["sources"].append(entry)
 
     settings = edit_config(_home(home), change)
-    found = collect.matches(Source(**entry))
+    found = collect.matches(Source.model_validate(entry))
     click.echo(f"added source {name} ({kind}) to {settings.paths.config_file}")
     click.echo(f"  {_gated(path_s)} matches {len(found)} file(s) now" + ("" if found else ": check the path"))
     click.echo("  the next nightly run (`kenang run`) copies what is new from it; `kenang sources` shows what it took")

@@ -167,7 +167,9 @@ class Analytics:
         return INTENTS[intent].run(self, args)
 
     def frame(self, sql: str, params: list) -> pl.DataFrame:
-        return pl.from_arrow(self.con.sql(sql, params=params).to_arrow_table())
+        frame = pl.from_arrow(self.con.sql(sql, params=params).to_arrow_table())
+        assert isinstance(frame, pl.DataFrame)  # a whole table comes back as a frame; polars types a union
+        return frame
 
     def result(self, intent: str, args: dict, frame: pl.DataFrame, definition: dict | None = None) -> Result:
         return Result(intent, self.user, args["_start"], args["_end"], frame, definition or {})

@@ -311,7 +311,8 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]
-        fn.__signature__ = sig.replace(parameters=params)
+        # inspect reads ``__signature__`` off any function; typeshed's Callable declares no such attribute
+        fn.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
         fn.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k != "user"}
         return fn
 
@@ -522,7 +523,8 @@ async def _serve_stdio(server, lines: _Lines) -> None:
         # _answer_malformed between the transport and the session
         async with (
             server._lifespan_manager(),
-            stdio_server(stdin=anyio.wrap_file(lines)) as (read, write),
+            # wrap_file declares IO[str], but the transport only calls readline, which _Lines has
+            stdio_server(stdin=anyio.wrap_file(lines)) as (read, write),  # type: ignore[arg-type]
             _answer_malformed(read, write, lines.limit) as messages,
         ):
             await server._mcp_server.run(messages, write, server._mcp_server.create_initialization_options())
@@ -537,7 +539,7 @@ async def _answer_malformed(read, write, limit: int):
     from mcp.shared.message import SessionMessage
     from mcp_types import ErrorData, JSONRPCError
 
-    send, receive = anyio.create_memory_object_stream(0)
+    send, receive = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def relay() -> None:
         async with send:
@@ -595,7 +597,7 @@ def _rpc_errors(exc: Exception, limit: int) -> list[tuple[int, str, str | int | 
         return [(PARSE_ERROR, "Parse error: the line is not JSON", None)]
     batch = next((e["input"] for e in errors if len(e["loc"]) <= 1 and isinstance(e.get("input"), list)), None)
     if batch is not None:
-        ids = [i for i in map(_request_id, batch) if i is not None]
+        ids: list[str | int | None] = [i for i in map(_request_id, batch) if i is not None]
         return [
             (INVALID_REQUEST, "Invalid Request: batches are not supported; send one message a line", i)
             for i in ids or [None]

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal, overload
 
 import duckdb
 import numpy as np
@@ -46,6 +48,7 @@ from transforms.recall import (
     Hit,
     KeywordIndex,
     RecallParams,
+    SegmentedIndex,
     anchors,
     boost_anchors,
     boost_time,
@@ -77,7 +80,7 @@ def choose_user(settings: Settings, user: str | None) -> str:
     )
 
 
-class _Rows:
+class _Rows(Sequence[ChunkRef]):
     """The loaded chunks as ``ChunkRef``s, each made when asked for (a search reads a handful of 100k)."""
 
     def __init__(self, tbl):
@@ -87,7 +90,15 @@ class _Rows:
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, i: int) -> ChunkRef:
+    @overload
+    def __getitem__(self, i: int) -> ChunkRef: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[ChunkRef]: ...
+
+    def __getitem__(self, i: int | slice) -> ChunkRef | list[ChunkRef]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
         c = self._cols
         return ChunkRef(
             c["chunk_id"][i].as_py(),
@@ -99,16 +110,16 @@ class _Rows:
             tuple(c["flagged"][i].as_py() or ()),
         )
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ChunkRef]:
         return (self[i] for i in range(self._n))
 
 
 @dataclass
 class _Loaded:
     refs: _Rows
-    embeddings: np.ndarray | None  # rows of the current embedder; zeros elsewhere
+    embeddings: np.ndarray | recall_pack.Stacked | None  # rows of the current embedder; zeros elsewhere
     current: np.ndarray  # bool: row embedded by the current embedder
-    keyword: KeywordIndex
+    keyword: KeywordIndex | SegmentedIndex
     related: dict[dt.date, tuple[dt.date, ...]]
     dates: np.ndarray  # datetime64[D] of each chunk, for narrowing a search by date
     is_key: np.ndarray  # bool: the chunk is one of its day's keys (summary, index line, facts)
@@ -128,7 +139,7 @@ class Recaller:
         *,
         start: dt.date | None = None,
         end: dt.date | None = None,
-        embedder: Embedder | None | str = "config",
+        embedder: Embedder | None | Literal["config"] = "config",
         params: RecallParams | None = None,
     ):
         self.settings = settings
@@ -168,7 +179,8 @@ class Recaller:
 
     def _load(self) -> _Loaded:
         wh = self.settings.paths.warehouse
-        where, params = ["user_id = ?"], [self.user]
+        where = ["user_id = ?"]
+        params: list[object] = [self.user]
         if self.start:
             where.append("date >= ?")
             params.append(self.start)
@@ -229,7 +241,7 @@ class Recaller:
             if self.embedder_id is not None
             else np.zeros(pack.meta.num_rows, dtype=bool)
         )
-        embeddings = None
+        embeddings: np.ndarray | recall_pack.Stacked | None = None
         if self.embedder is not None:
             if current.any() and pack.embedder_id != self.embedder_id:
                 return None  # the pack holds another embedder's matrix: build this one's
@@ -335,10 +347,11 @@ class Recaller:
             return []
         tq = self.understand(query, now) if use_time else None
         past = [r for r in tq.ranges if r.start <= (now or self._newest())] if tq is not None else []
+        rest = tq.residual if tq is not None and past else None  # the query less the past time it names
         # A past time is embedded without its words (its days are boosted instead); the keywords keep them, so a
         # name that reads like a time ("June Carter", "a song called Yesterday") is still found by its words.
         # A future time ("next week") stays in both: plans are made on earlier days.
-        scores = self.scores(query, mode, meaning=(tq.residual or query) if past else None)
+        scores = self.scores(query, mode, meaning=(rest or query) if past else None)
         if past:  # one boost over the whole span named ("between May and July" takes June too)
             named = (min(r.start for r in past), max(r.end for r in past))
             lo, hi = time_window(*named, min((r.precision for r in past), key=lambda x: p.slack.get(x, 1)), p)
@@ -346,7 +359,7 @@ class Recaller:
             if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
                 scores = np.where(inside & self._data.is_key, 1e-3, scores)
             scores = boost_time(scores, self._data.dates, lo, hi, named=named, params=p)
-        if mode != "vector" and (terms := anchors(tq.residual if past else query)):
+        if mode != "vector" and (terms := anchors(rest if rest is not None else query)):
             scores = boost_anchors(scores, self._data.keyword, terms, params=p)
         if start or end:
             dates = self._data.dates

@@ -282,7 +282,9 @@ class MemoryService:
         folder = self.settings.paths.active / user
         final = folder / f"{session.session_id}.md"
         _write_new(final, text.encode("utf-8"))
-        day = session.first_ts.astimezone(self.settings.timezone).date()
+        first = session.first_ts
+        assert first is not None  # check_session stamps every turn: its own time, the turn before's, or now
+        day = first.astimezone(self.settings.timezone).date()
         return {
             "path": final.relative_to(self.settings.paths.home).as_posix()
             if _inside(final, self.settings.paths.home)

@@ -19,8 +19,12 @@ from flows.config import Settings, load_settings, resolve_home
 from flows.stages.catalog import ensure_catalog
 from transforms.errors import TerminalError
 
-#: Connect-time settings of a locked connection: no extension is fetched or loaded behind the user's back.
-LOCKED_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+#: Connect-time settings of a locked connection: no extension is fetched or loaded behind the user's back
+#: (typed as ``duckdb.connect``'s ``config``).
+LOCKED_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
 
 #: PRAGMAs that only read (settings PRAGMAs, ``PRAGMA x = y``, parse as SET and are refused).
 READ_ONLY_PRAGMAS = frozenset(
@@ -63,7 +67,7 @@ def lock_to_warehouse(
     """
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
-    spill = con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
+    spill = con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
     if spill and not Path(os.path.abspath(spill)).is_relative_to(wh):
         # DuckDB adds its spill folder to the allowed directories, writable; keep it inside wh or off.
         con.execute("SET temp_directory = ''")
@@ -137,7 +141,7 @@ def _refusal(sql: str, kind: duckdb.StatementType) -> str | None:
     if kind == duckdb.StatementType.EXPLAIN:
         inner = _explained(sql, words)
         inner_kinds = _kinds(inner) if inner is not None else []
-        if len(inner_kinds) != 1:
+        if inner is None or len(inner_kinds) != 1:
             return "an EXPLAIN kenang cannot read"
         refused = _refusal(inner, inner_kinds[0])
         return f"EXPLAIN of {refused}, which EXPLAIN ANALYZE would run," if refused else None
