@@ -11,7 +11,7 @@ chunker 4's term choices and the tapered time window came from; ``--chunker3`` i
 chunker 3's knobs came from, ranked by the mean MRR of the three tune sets instead
 (hit@5 no longer separates settings once nearly every tune question is in the top 5). The defaults in
 ``transforms/recall.py`` are then set from the top lines (where a setting one question below the top was
-kept, the README's "What each part adds" says which and why), and the test halves are read by the two
+kept, benchmarks/README.md says which and why), and the test halves are read by the two
 scripts. Figures are printed, never asserted.
 """
 

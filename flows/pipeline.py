@@ -12,7 +12,7 @@ retention.messages_days empties old days during load.
 Tasks work per batch (one ingest, one archive batch, loads in batches of days), so
 Prefect's per-task overhead stays small. I/O tasks retry, and only on
 ``TransientError``; pure work is never retried. With the in-process model the
-summarize task carries the ``llm`` tag, which the README limits to concurrency 1; the flow also calls it one
+summarize task carries the ``llm`` tag, which docs/homelab.md limits to concurrency 1; the flow also calls it one
 batch at a time, since a llama.cpp context is not thread-safe. The summarizer and the
 embedder are each loaded once per run, and only when there is work for them.
 

@@ -436,7 +436,7 @@ class Config(Section):
     )
     sources: list[Source] = Field(
         default=[],
-        description="where agents keep their own transcripts; `kenang sources add` adds one (see the README)",
+        description="where agents keep their own transcripts; `kenang sources add` adds one (see docs/importing.md)",
     )
 
     @model_validator(mode="before")

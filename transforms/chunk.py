@@ -65,7 +65,7 @@ CHUNKER_VERSION = 4  # 1: windows only; 2: + context headers and the user's fact
 #                       each chunk's keyword terms also carry its gloss into the other language (GLOSS_MARK)
 #: How a session's transcript is cut: 'pair' (each user turn with the replies up to the next one) or 'window'
 #: (about TARGET_TOKENS of whole turns, overlapping), or 'both'. benchmarks/recall_eval.py and
-#: recall_memorybank.py measure them (--granularity); pairs won on the tune halves (README, "What each part adds").
+#: recall_memorybank.py measure them (--granularity); pairs won on the tune halves (benchmarks/README.md).
 #: The granularity this CHUNKER_VERSION stands for; another one is named in the index key (a benchmark's choice).
 DEFAULT_GRANULARITY = "pair"
 GRANULARITY = DEFAULT_GRANULARITY

@@ -179,7 +179,7 @@ def init(home: Path | None, claim_archive: bool) -> None:
             "If this home was restored or moved, run `kenang init --claim-archive`."
         )
         sys.exit(EXIT_USAGE)
-    _err("next: drop transcripts into active/, then `kenang run` (or schedule the nightly flow; see README)")
+    _err("next: drop transcripts into active/, then `kenang run` (or schedule the nightly flow; see docs/homelab.md)")
 
 
 # --- run / backfill -----------------------------------------------------------------
@@ -261,7 +261,7 @@ def _with_progress(fn, *args, **kwargs):
 @_json_option
 @click.pass_context
 def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool, wait_s: float, as_json: bool) -> None:
-    """Run the nightly flow: ingest, quarantine, archive, load, summarize."""
+    """Run the nightly flow: collect, ingest, quarantine, archive, load, summarize, index, catalog."""
     settings = _settings(home)
     now = _parse_now(now_s, settings)
     if dry_run:
@@ -513,7 +513,8 @@ def import_(
     now_s: str | None,
     as_json: bool,
 ) -> None:
-    """Import exports: ChatGPT, Claude.ai, Claude Code, aider, ShareGPT, Open WebUI.
+    """Import exports: ChatGPT, Claude.ai, Claude Code, Codex, aider, Grok, ShareGPT,
+    OpenAI messages, SillyTavern, Open WebUI.
 
     Each file is copied into active/ (the original stays where it is) and the nightly
     flow runs: the export is archived once, and each conversation becomes sessions on
@@ -1094,7 +1095,7 @@ def _forget_plan_text(p: dict, dry: bool) -> str:
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="HTTP: the port.")
 @click.pass_context
 def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool, host: str, port: int) -> None:
-    """Serve your memory to agents over MCP: recall, trends, a day, a snapshot, and session_write.
+    """Serve your memory to agents over MCP: recall, trends, a day, a snapshot, core memory and session_write.
 
     stdio (the default) serves one user to a desktop client that starts kenang itself; a
     user this home does not know is refused before serving. --http serves every user
@@ -1216,7 +1217,12 @@ def token_remove(home: Path | None, sha256_prefix: str) -> None:
 
 
 @cli.command()
-@_home_option
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The demo home (default: ~/.local/share/kenang-demo; never $KENANG_HOME).",
+)
 @_json_option
 @click.pass_context
 def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:

@@ -159,7 +159,7 @@ def _advice(kind: str) -> str:
         "bad_record": "each line needs an object with 'role' and 'content'; fix it and move it back",
         "no_messages": "the file has no turns; add '## user' / '## assistant' turns or delete it",
         "empty": "the file is empty; delete it if that is expected",
-        "unknown_extension": "kenang reads .md and .jsonl; rename or convert the file",
+        "unknown_extension": "kenang reads .md and .jsonl transcripts and .json exports; rename or convert the file",
         "bad_frontmatter": "fix the YAML between the '---' lines, then move the file back",
         "bad_timestamp": "use ISO-8601 (2026-07-19T10:37:12+07:00) or epoch seconds",
         "bad_user_id": "user ids are lower-case letters, digits, '.', '_' or '-'",

@@ -738,7 +738,7 @@ def write_marker(settings: Settings, body: dict) -> None:
 
 
 def lock_summary(settings: Settings) -> str:
-    """One line for init and the README's claim: whether the bucket locks what kenang uploads."""
+    """One line for init and docs/beyond-one-box.md's claim: whether the bucket locks what kenang uploads."""
     enabled, has_rule = bucket(settings).lock()
     if not enabled:
         return "no object lock on this bucket: originals are protected by kenang's no-overwrite rule alone"
