@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from zoneinfo import ZoneInfo
 
-from transforms.days import day_is_eligible, file_is_quiet, name_date, session_day
+import pytest
+
+from transforms.days import check_times, day_is_eligible, file_is_quiet, name_date, session_day
+from transforms.errors import ParseError
 from transforms.model import Message, Session
 from transforms.resolve import resolve
 
@@ -65,3 +68,10 @@ def test_the_owner_is_the_file_then_the_folder_then_the_default():
     assert resolve(Session(None, None, None, "jsonl", s.messages), folder="Gading", **kw).user_id == "gading"
     assert resolve(Session(None, None, None, "jsonl", s.messages), folder=None, **kw).user_id == "default"
     assert resolve(s, folder=None, **kw).session_id == "2026-07-19-a"
+
+
+def test_a_run_whose_slack_ends_past_the_last_utc_instant_still_checks_its_times():
+    now = dt.datetime(9999, 12, 30, 12, 0, tzinfo=dt.timezone(dt.timedelta(hours=-23)))  # now + 1 day is past 9999 UTC
+    check_times([dt.datetime(9999, 12, 31, 23, 0, tzinfo=dt.UTC), None], now)
+    with pytest.raises(ParseError, match="outside the sane range"):
+        check_times([dt.datetime(1969, 12, 31, tzinfo=dt.UTC)], now)

@@ -316,6 +316,7 @@ def _title(turns: Sequence[Turn], limit: int = 80) -> str:
 def _split_long(text: str, limit: int) -> list[str]:
     """Pieces of one over-long turn, each within ``limit`` tokens where a boundary allows."""
     pieces: list[str] = []
+    current: list[str]
     for unit_re in (None, _SENTENCE_END_RE, re.compile(r"\s+")):
         units = text.split("\n") if unit_re is None else [u for p in pieces or [text] for u in unit_re.split(p)]
         pieces, current, size = [], [], 0
@@ -467,7 +468,8 @@ def facts_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tu
             sentence = " ".join(m.group(0).split())[:FACT_CHARS]
             if len(sentence) >= 12 and _FIRST_PERSON.search(sentence):
                 found.append((t.seq, sentence))
-    chunks, current, seq = [], [], 0
+    current: list[str] = []
+    chunks, seq = [], 0
     for s, sentence in found:
         if current and sum(len(x) + 1 for x in current) + len(sentence) > FACT_CHARS:
             chunks.append(

@@ -111,6 +111,7 @@ def cut(
     for raw in complete.splitlines(keepends=True):
         session, day, opening = read(raw, tz)
         if opening:
+            assert session is not None, "every reader names the session of an opening line"
             ctx, session_of_ctx = raw, (session, day)
         elif kind != "claude_code" and session is None:
             session = session_of_ctx[0] if session_of_ctx else None
@@ -329,4 +330,4 @@ def segment_lineage(name: str) -> str | None:
 def segment_later_day(name: str) -> bool:
     """Whether a segment holds a later day of a session that began on an earlier one (its label says so)."""
     m = _SEGMENT_NAME.match(name)
-    return bool(m) and "@" in m.group(3)
+    return m is not None and "@" in m.group(3)

@@ -101,7 +101,8 @@ ORDER_HINT = (
 
 def parse(text: str) -> list[str]:
     """The entries of a file: blocks between lines holding only ``§``, trimmed; empty ones dropped."""
-    entries, block = [], []
+    entries: list[str] = []
+    block: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
         if line.strip() == SEPARATOR:
             entries.append("\n".join(block).strip())

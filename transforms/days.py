@@ -82,7 +82,7 @@ def _utc_naive(ts: datetime) -> datetime | None:
 def check_times(stamps: Iterable[datetime | None], now: datetime, what: str = "message") -> None:
     """Raise ``bad_timestamp`` for the first time outside 1970-01-01 .. now + 1 day."""
     lo = EARLIEST.replace(tzinfo=None)
-    hi = _utc_naive(now + FUTURE_SLACK)
+    hi = _utc_naive(now + FUTURE_SLACK) or datetime.max  # past the last UTC instant: nothing lies beyond it
     for i, ts in enumerate(stamps, 1):
         if ts is None:
             continue

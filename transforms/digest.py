@@ -334,14 +334,14 @@ def select(
         by_session.setdefault(u.session_id, []).append(i)
     # Every session first, the busiest sessions' best units before the others'.
     for sid in sorted(by_session, key=lambda s: (-max(scores[i] for i in by_session[s]), by_session[s][0])):
-        if (i := best(by_session[sid])) is not None:
-            take(i)
+        if (pick := best(by_session[sid])) is not None:
+            take(pick)
     answers = [i for i, u in enumerate(candidates) if u.role == "assistant" and facts[i]]
     if answers and not any(candidates[i].role == "assistant" for i in chosen):
-        if (i := best(answers)) is not None:
-            take(i)
-    while (i := best(range(len(candidates)))) is not None:
-        take(i)
+        if (pick := best(answers)) is not None:
+            take(pick)
+    while (pick := best(range(len(candidates)))) is not None:
+        take(pick)
     return [candidates[i] for i in sorted(chosen)]
 
 

@@ -123,15 +123,17 @@ class Forgetting:
     @classmethod
     def of(cls, key: bytes, tombstones: Iterable[Tombstone], *, before: dt.date | None = None) -> Forgetting:
         phrases: dict[int, set[str]] = {}
-        sessions, days = set(), set()
+        sessions: set[str] = set()
+        days: set[dt.date] = set()
         for t in tombstones:
-            if t.kind == "text" and t.words:
+            # a tombstone row without its digest or day (the columns are nullable) matches nothing
+            if t.kind == "text" and t.words and t.digest is not None:
                 phrases.setdefault(t.words, set()).add(t.digest)
-            elif t.kind == "session":
+            elif t.kind == "session" and t.digest is not None:
                 sessions.add(t.digest)
-            elif t.kind == "day":
+            elif t.kind == "day" and t.day is not None:
                 days.add(t.day)
-            elif t.kind == "before" and (before is None or t.day > before):
+            elif t.kind == "before" and t.day is not None and (before is None or t.day > before):
                 before = t.day
         return cls(key, {k: frozenset(v) for k, v in phrases.items()}, frozenset(sessions), frozenset(days), before)
 
@@ -195,9 +197,9 @@ class Forgetting:
 
         A phrase of numbers alone (a PIN, "1100") is not looked for in names: in one, numbers are its date
         and time (``2026-07-18-1100``), and a name is renamed, and a file purged, whole."""
-        return bool(value) and (
-            self.scrub(value, numbers=False)[1] > 0 or self.scrub(value, names=True, numbers=False)[1] > 0
-        )
+        if not value:
+            return False
+        return self.scrub(value, numbers=False)[1] > 0 or self.scrub(value, names=True, numbers=False)[1] > 0
 
     def rename(self, value: str) -> str:
         """``value``, or ``forgotten-<12 hex>`` for one that holds a forgotten phrase: keyed, stable, one per value."""
@@ -210,11 +212,15 @@ class Forgetting:
 
     def names_file(self, name: str | None) -> bool:
         """Whether a file name holds a forgotten phrase outside its type extensions (``split_name``)."""
-        return bool(name) and self.names(split_name(name)[0])
+        if not name:
+            return False
+        return self.names(split_name(name)[0])
 
     def names_path(self, path: str | None) -> bool:
         """Whether a ``/``-separated path's file name holds a phrase: its folders are kenang's layout (days, users)."""
-        return bool(path) and self.names_file(path.rsplit("/", 1)[-1])
+        if not path:
+            return False
+        return self.names_file(path.rsplit("/", 1)[-1])
 
     def rename_file(self, name: str) -> str:
         """A file name with its stem renamed as ``rename`` would when the stem holds a phrase; type extensions kept."""

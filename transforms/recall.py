@@ -372,7 +372,7 @@ def fuse(
     total = np.zeros(keyword.shape, dtype=np.float64)
     if wk:
         total += wk * scale(keyword, floor=0.0)
-    if wv:
+    if wv and cosine is not None:  # wv is 0 without cosines
         total += wv * scale(cosine)
     return total / (wk + wv)
 

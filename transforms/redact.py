@@ -189,10 +189,12 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.basic_auth import BasicAuthDetector
 from detect_secrets.plugins.cloudant import CloudantDetector
 from detect_secrets.plugins.discord import DiscordBotTokenDetector
@@ -336,7 +338,7 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # --- 3: detect-secrets' provider formats -----------------------------------------------
 
 #: The detect-secrets plugins whose ``denylist`` regexes redact, and the kind each writes.
-PROVIDER_PLUGINS: dict[type, str] = {
+PROVIDER_PLUGINS: dict[type[RegexBasedDetector], str] = {
     ArtifactoryDetector: "artifactory_token",
     AWSKeyDetector: "aws_access_key",
     AzureStorageKeyDetector: "azure_storage_key",
@@ -436,7 +438,9 @@ def _linear(pattern: re.Pattern[str]) -> re.Pattern[str]:
 def _provider_rules() -> tuple[_Rule, ...]:
     rules = []
     for plugin, kind in PROVIDER_PLUGINS.items():
-        for i, original in enumerate(plugin.denylist):
+        # detect-secrets declares denylist an instance property; every detector sets it as a class tuple
+        denylist = cast("tuple[re.Pattern[str], ...]", plugin.denylist)
+        for i, original in enumerate(denylist):
             pattern = _linear(original)
             kind_here = _PATTERN_KINDS.get((plugin, i), kind)
             g = gate(kind_here, pattern)
@@ -913,8 +917,8 @@ def _credential_before(before: str) -> bool:
     words = before[line_start:].split()[-_LOOK_BACK:]
     if not words:  # the run opens its line: an AWS key id that ends the line before pairs with it (AKIA...\nwJalr...)
         above = before[: max(0, line_start - 1)]
-        above = above[above.rfind("\n") + 1 :].split()
-        return bool(above) and "[REDACTED:aws_access_key]" in above[-1]
+        above_words = above[above.rfind("\n") + 1 :].split()
+        return bool(above_words) and "[REDACTED:aws_access_key]" in above_words[-1]
     for word in reversed(words):
         if word.startswith("[REDACTED:"):
             return True
@@ -1053,7 +1057,9 @@ def _substitute(rule: _Rule, text: str, marker: Callable[[str], str]) -> str:
         if rule.whole_token:
             while start > pos and text[start - 1] in _TOKEN_SET:
                 start -= 1
-            end = _TOKEN_TAIL.match(text, end).end()
+            tail = _TOKEN_TAIL.match(text, end)
+            assert tail is not None, "the token tail matches the empty string too"
+            end = tail.end()
         cut = _before_marker(text, start, end)
         if cut < end and rule.option is None:
             # A marker inside the match: what follows it is looked at afresh, as a rerun would.

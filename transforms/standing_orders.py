@@ -329,12 +329,12 @@ def standing_order(text: str) -> Order | None:
             if verb in _ACTION_VERBS and _OBJECT_NEXT.match(after):
                 return _order("action", clause[:60])
             if verb in _SAY and (cued or cue):
-                return _order("standing_order", clause[:60] if cued else f"{cue[0]} … {clause[:40]}")
+                return _order("standing_order", clause[:60] if cued or not cue else f"{cue[0]} … {clause[:40]}")
             continue
         if verb in _ACTION_VERBS or verb in _FOLLOW and _URL_IN.search(clause):
             return _order("action", clause[:60])
         if cued or cue:
-            return _order("standing_order", clause[:60] if cued else f"{cue[0]} … {clause[:40]}")
+            return _order("standing_order", clause[:60] if cued or not cue else f"{cue[0]} … {clause[:40]}")
     if m := _MODAL.search(flat):
         return _order("standing_order", m[0])
     return None
@@ -422,8 +422,8 @@ def _imperative(clause: str, label: bool = False) -> tuple[str | None, bool, str
         if word in _FILLER or word in _NEGATION:
             rest = rest[w.end() :].lstrip(" \t\n,")
             continue
-        if word in ("do", "does") and re.match(r"do(?:es)?[ \t]+not\b", rest, re.IGNORECASE):
-            rest = rest[re.match(r"do(?:es)?[ \t]+not[ \t]*", rest, re.IGNORECASE).end() :]
+        if word in ("do", "does") and (dont := re.match(r"do(?:es)?[ \t]+not\b[ \t]*", rest, re.IGNORECASE)):
+            rest = rest[dont.end() :]
             continue
         verb = _base(word)
         if verb is None or _NOUN_NEXT.match(rest, w.end()) and not (label and not rest[w.end() :].strip()):

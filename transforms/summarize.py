@@ -299,7 +299,7 @@ def _asked_importance(texts: Sequence[str]) -> frozenset[int]:
 
 def _asked_moods(texts: Sequence[str]) -> frozenset[str]:
     """The moods a flagged turn names: a mood by its name anywhere, or by a lexicon word on a line about mood."""
-    out = set()
+    out: set[str] = set()
     for text in texts:
         words = set(re.findall(r"\w+", text))
         out.update(m for m in MOODS if m in words)

@@ -102,7 +102,8 @@ def _built_for(catalog: Path) -> tuple[str, str] | None:
     except duckdb.Error:
         return None
     try:
-        return tuple(con.execute(f"SELECT digest, warehouse FROM {_META}").fetchone())
+        row = con.execute(f"SELECT digest, warehouse FROM {_META}").fetchone()
+        return tuple(row) if row is not None else None
     except (duckdb.Error, TypeError):
         return None
     finally:

@@ -538,8 +538,10 @@ def _keyed(plan: Plan, key: bytes) -> Tombstone:
     t = plan.tombstone
     digest = t.digest
     if t.kind == "text":
+        assert plan.words is not None, "make_plan keeps the words of a text plan"
         digest = phrase_digest(key, plan.words)
     elif t.kind == "session":
+        assert plan.session is not None, "make_plan keeps the session of a session plan"
         digest = id_digest(key, plan.session)
     ident = hashlib.sha256(f"{t.user_id}\0{t.kind}\0{digest}\0{t.day}".encode()).hexdigest()[:16]
     return Tombstone(ident, t.user_id, t.kind, digest, t.words, t.day, t.purge)

@@ -37,7 +37,7 @@ from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regu
 from schemas.tables import MESSAGES
 from transforms.errors import ArchiveError, ConfigError, ParseError
 from transforms.imports import Derived, Export, detect, formats
-from transforms.model import USER_ID_RE
+from transforms.model import USER_ID_RE, Session
 from transforms.parse import parse_transcript
 from transforms.redact import redact
 from transforms.rows import session_message_ids
@@ -131,7 +131,8 @@ def stage(
     """Copy each export into active/; (what was copied, what was skipped and why)."""
     _check_user(user)
     folder = settings.paths.active if user == settings.default_user else settings.paths.active / user
-    out, skipped = [], []
+    out: list[dict] = []
+    skipped: list[dict] = []
     for f in files:
         try:
             data, fmt, mtime, _export, _days = _examine(settings, f, user, date, now)
@@ -154,6 +155,11 @@ def stage(
             ) from None
         out.append({"file": str(f), "format": fmt, "active": str(target)})
     return out, skipped
+
+
+def _session_id(session: Session) -> str:
+    assert session.session_id is not None, "export_transcripts names the session on a transcript's first line"
+    return session.session_id
 
 
 def _quiet_enough(settings: Settings) -> float:
@@ -192,7 +198,7 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
             ids = [
                 (day, mid)
                 for day, s in sessions
-                for _m, _ts, mid in session_message_ids(s.messages, user_id=user, session_id=s.session_id)
+                for _m, _ts, mid in session_message_ids(s.messages, user_id=user, session_id=_session_id(s))
             ]
             convs.append(
                 {

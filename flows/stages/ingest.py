@@ -121,6 +121,10 @@ class Skipped:
     why: str  # 'hidden' (a dot-file) | 'hidden_folder' (a dot-folder, never walked) | 'not_regular'
 
 
+#: What ``classify`` makes of one file (a ready transcript comes with its session, None when left in the worker).
+Fate = tuple[Ready, Session | None] | ReadyExport | Waiting | Skipped | Rejected
+
+
 @dataclass(frozen=True)
 class IngestResult:
     ready: tuple[Ready, ...] = ()
@@ -198,7 +202,7 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     return IngestResult(tuple(ready), tuple(waiting), tuple(rejected), hidden, parsed, tuple(exports), tuple(skipped))
 
 
-def classify(args) -> tuple[object, str | None]:
+def classify(args) -> tuple[Fate | None, str | None]:
     """One file's fate, and the name of an unexpected error met on the way (to log); writes nothing.
 
     ``args``: (settings, candidate, its lstat, now, wall clock, slim). The fate is what

@@ -183,7 +183,7 @@ def load_day(
             faults.checkpoint("load.partition_written")
     numbers = {"sessions": rows.sessions, "messages": rows.messages, "redactions": rows.redactions}
     notes = {"merged": rows.merged}
-    if unchanged and ledger_row["archive_fingerprint"] == day.fingerprint:
+    if unchanged and ledger_row is not None and ledger_row["archive_fingerprint"] == day.fingerprint:
         return DayOutcome(day.user_id, day.date, "unchanged", numbers=numbers, notes=notes)
     row = {
         **base,
@@ -193,7 +193,7 @@ def load_day(
         "messages": rows.messages,
         "reason": None,
     }
-    if unchanged:  # same rows, new archive state (an identical copy recorded): ledger only
+    if unchanged and ledger_row is not None:  # same rows, new archive state (an identical copy recorded): ledger only
         row["run_id"] = ledger_row["run_id"]
     status = "unchanged" if unchanged else "loaded"
     return DayOutcome(day.user_id, day.date, status, ledger_row=row, numbers=numbers, notes=notes)

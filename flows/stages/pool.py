@@ -32,7 +32,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -102,7 +102,9 @@ def pure_map(fn: Callable[[T], R], items: Iterable[T]) -> list[R | Failed]:
     return list(pure_imap(fn, items))
 
 
-def pure_imap(fn: Callable[[T], R], items: Iterable[T], chunksize: int | None = None) -> Iterator[R | Failed]:
+def pure_imap(
+    fn: Callable[[T], R], items: Iterable[T], chunksize: int | None = None
+) -> Generator[R | Failed, None, None]:
     """``fn(x) for x in items``, lazily and in order, on every core when there is enough work.
 
     A raised exception is that item's ``Failed``. The workers run ahead of the caller

@@ -81,10 +81,10 @@ def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
     summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
     summaries = []
     if summary_path.is_file():
-        cols = warehouse.read_columns(summary_path, DAILY_SUMMARIES, _SUMMARY_COLUMNS)
+        columns = warehouse.read_columns(summary_path, DAILY_SUMMARIES, _SUMMARY_COLUMNS)
         summaries = [
             dict(zip(_SUMMARY_COLUMNS, r, strict=False))
-            for r in zip(*(cols[c] for c in _SUMMARY_COLUMNS), strict=False)
+            for r in zip(*(columns[c] for c in _SUMMARY_COLUMNS), strict=False)
         ]
     return user_id, day, by_session, summaries
 
@@ -101,7 +101,12 @@ def chunks_of(text: tuple) -> list[Chunk]:
         chunks.append(summary_chunk(user_id, day, row["summary"], fields))
         chunks.append(index_chunk(user_id, day, entry_line(entry_of(row))))
     seen: set[str] = set()
-    return [c for c in chunks if not (c.chunk_id in seen or seen.add(c.chunk_id))]
+    unique: list[Chunk] = []
+    for c in chunks:
+        if c.chunk_id not in seen:
+            seen.add(c.chunk_id)
+            unique.append(c)
+    return unique
 
 
 @dataclass(frozen=True)
@@ -221,6 +226,8 @@ def index_days(
             waiting = tuple(keys[i + 1 :])
             break
     made.close()  # days after the budget are not chunked
+    if embedder is None:  # every day was written as it was chunked: nothing to embed
+        return StageResult(tuple(failed_days + out), waiting)
 
     new_texts = [c.passage for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
     try:

@@ -127,7 +127,7 @@ def summarize_days(
         made = _in_flight(jobs, settings.summarizer.concurrency)
     else:
         made = None
-    out = []
+    out: list[DayOutcome] = []
     for i, job in enumerate(jobs):
         user_id, day = job[2], job[3]
         try:

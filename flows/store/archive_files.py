@@ -115,7 +115,7 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
     if not logged:
         return []
     _append_purge_log(settings, logged)
-    if day is not None:  # an export original (imports/) has no day record: it is logged and deleted
+    if day is not None and part is not None:  # an export original (imports/) has no day record: logged, deleted
         keep = [r for r in recorded if r["path"] not in set(paths)]
         write_manifest(settings, user, day, keep)
         if keep:

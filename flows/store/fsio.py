@@ -223,6 +223,7 @@ def barrier() -> None:
 
 
 def _sync_filesystem(folder: Path) -> None:
+    assert _syncfs is not None, "barrier syncs whole filesystems only where libc has syncfs"
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         if _syncfs(fd) != 0:

@@ -272,7 +272,8 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
         b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist()) + f"\n{seg.embedder_id}\n{VERSION}".encode()
     )
     for part in KW_PARTS:
-        h.update(np.ascontiguousarray(arrays[part]).view(np.uint8))
+        # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
+        h.update(np.ascontiguousarray(arrays[part]).view(np.uint8))  # type: ignore[arg-type]
     key = h.hexdigest()[:16]
     names = {"meta": f"{key}.meta.parquet"}
     files = {names["meta"]: _bytes(lambda f: pq.write_table(seg.meta, f, compression="zstd"))}
@@ -364,8 +365,8 @@ def _tidy(wh: Path, user: str, have: set[str]) -> bool:
             drop(wh, user, m[1])
             gone = True
     named = {"month=" + m + ".json" for m in have}
-    for m in have:
-        info = _info(wh, user, m)
+    for month in have:
+        info = _info(wh, user, month)
         named |= set((info or {}).get("files", {}).values())
     for p in base.iterdir():  # a reader that opened a replaced file keeps it
         if p.name not in named and not p.name.startswith(".") and p.is_file():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import secrets
+from typing import Literal, overload
 
 import pyarrow as pa
 
@@ -66,6 +67,12 @@ def require_key(settings: Settings) -> None:
     """Stop, before anything is written, when the tombstones cannot be honoured (``key_problem``)."""
     if problem := key_problem(settings):
         raise ForgetKeyMissing(problem)
+
+
+@overload
+def key(settings: Settings, create: Literal[True]) -> bytes: ...
+@overload
+def key(settings: Settings, create: bool = False) -> bytes | None: ...
 
 
 def key(settings: Settings, create: bool = False) -> bytes | None:

@@ -263,7 +263,12 @@ def latest_leaf(parents: Sequence[int | None], times: Sequence[datetime | None])
         return None
     has_child = {p for i, p in enumerate(parents) if p is not None and p != i}
     leaves = [i for i in range(len(parents)) if i not in has_child] or [len(parents) - 1]
-    return max(leaves, key=lambda i: (times[i] is not None, times[i].timestamp() if times[i] else 0.0, i))
+
+    def written(i: int) -> tuple[bool, float, int]:
+        ts = times[i]
+        return ts is not None, ts.timestamp() if ts else 0.0, i
+
+    return max(leaves, key=written)
 
 
 def tree_order(parents: Sequence[int | None], leaf: int | None) -> list[tuple[int, bool]]:

@@ -101,10 +101,10 @@ def _message(message: dict, key: str, ts: datetime | None, active: bool, where: 
     """One node's message; None for the empty system scaffold."""
     author = message.get("author")
     role = _json.role(author.get("role") if isinstance(author, dict) else None, where)
-    content = message.get("content") if isinstance(message.get("content"), dict) else {}
+    content = found if isinstance(found := message.get("content"), dict) else {}
     content_type = content.get("content_type")
     text, kind = _render(content)
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    metadata = found if isinstance(found := message.get("metadata"), dict) else {}
     hidden = bool(metadata.get("is_visually_hidden_from_conversation"))
     if content_type == "user_editable_context":
         role, hidden = "system", True

@@ -117,7 +117,7 @@ def _blocks(content: object) -> tuple[list[str], bool]:
             continue
         block_type = block.get("type")
         if block_type == "text":
-            text = block.get("text") if isinstance(block.get("text"), str) else ""
+            text = found if isinstance(found := block.get("text"), str) else ""
             has_text = has_text or bool(text.strip())
             parts.append(text)
         elif block_type in ("tool_use", "tool_result"):

@@ -251,7 +251,7 @@ def _block(block: object, role: str) -> tuple[str, str, str, bool]:
         return role, block, "text", False
     if not isinstance(block, dict):
         return role, "", "unknown", False
-    kind = block.get("type") if isinstance(block.get("type"), str) else "unknown"
+    kind = found if isinstance(found := block.get("type"), str) else "unknown"
     if kind == "text":
         return role, _text(block.get("text")), "text", False
     if kind == "tool_use":

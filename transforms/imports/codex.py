@@ -189,7 +189,7 @@ def _item(item: dict, ts: dt.datetime | None) -> ImportedMessage | None:
 
 
 def _message(item: dict, ts: dt.datetime | None) -> ImportedMessage | None:
-    role = item.get("role").strip().lower() if isinstance(item.get("role"), str) and item["role"].strip() else None
+    role = given.strip().lower() if isinstance(given := item.get("role"), str) and given.strip() else None
     if role is None:
         return None
     text = _parts(item.get("content"))
@@ -222,8 +222,8 @@ def _parts(content: object) -> str:
 def _reasoning(item: dict) -> str:
     texts = [
         part["text"]
-        for key in ("summary", "content")
-        for part in (item.get(key) if isinstance(item.get(key), list) else [])
+        for listed in (item.get("summary"), item.get("content"))
+        for part in (listed if isinstance(listed, list) else [])
         if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip()
     ]
     if not texts and isinstance(item.get("text"), str) and item["text"].strip():

@@ -150,7 +150,7 @@ def _messages(
     if thinking:
         sid = f"{source_id}:thinking" if source_id else None
         out.append(ImportedMessage("assistant", thinking, ts, active, "thinking", True, sid))
-    text = response.get("message") if isinstance(response.get("message"), str) else ""
+    text = found if isinstance(found := response.get("message"), str) else ""
     extras = ["[image]" for url in _list(response.get("generated_image_urls")) if url]
     extras += ["[attachment]" for asset in _list(response.get("file_attachments")) if asset]
     if text.strip():

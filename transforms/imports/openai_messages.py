@@ -86,7 +86,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
             notes.append(f"{where}: invalid JSON; line skipped")
             continue
         turns = item.get("messages") if isinstance(item, dict) else None
-        if not isinstance(turns, list):
+        if not isinstance(item, dict) or not isinstance(turns, list):
             notes.append(f"{where}: no 'messages' list; skipped")
             continue
         messages: list[ImportedMessage] = []
@@ -128,7 +128,7 @@ def _turn(turn: object, ts: dt.datetime | None) -> list[ImportedMessage] | None:
         kind = "tool_result" if role == "tool" else "text"
         out.append(ImportedMessage(role, text, ts, kind=kind, hidden=role == "system"))
     for call in calls:
-        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        function = found if isinstance(found := call.get("function"), dict) else call
         name = function.get("name") if isinstance(function.get("name"), str) else "?"
         arguments = function.get("arguments")
         shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)

@@ -66,8 +66,8 @@ def _conversation(item: dict, index: int, tz: tzinfo) -> Conversation:
     chat = _chat_of(item)
     own_id = item.get("id") or chat.get("id")
     where = _json.where_conversation(index, own_id)
-    history = chat.get("history") if isinstance(chat.get("history"), dict) else {}
-    listed = chat.get("messages") if isinstance(chat.get("messages"), list) else []
+    history = found if isinstance(found := chat.get("history"), dict) else {}
+    listed = given if isinstance(given := chat.get("messages"), list) else []
     tree = history.get("messages")
     if isinstance(tree, dict) and tree:
         keys, raw = list(tree), list(tree.values())
@@ -108,7 +108,7 @@ def _leaf(keys: list, parents: list, times: list, history: dict, listed: list) -
 def _message(message: dict, ts: datetime | None, active: bool, where: str) -> ImportedMessage:
     role = _json.role(message.get("role"), where)
     text = _content(message.get("content"))
-    files = message.get("files") if isinstance(message.get("files"), list) else []
+    files = found if isinstance(found := message.get("files"), list) else []
     extras = [_file(f) for f in files if isinstance(f, dict)]
     content = "\n".join(p for p in [text, *extras] if p)
     if text.strip():
@@ -141,6 +141,6 @@ def _content(content: object) -> str:
 def _file(item: dict) -> str:
     if item.get("type") == "image":
         return "[image]"
-    inner = item.get("file") if isinstance(item.get("file"), dict) else {}
+    inner = found if isinstance(found := item.get("file"), dict) else {}
     name = item.get("name") or inner.get("filename")
     return f"[attachment: {name}]" if isinstance(name, str) and name else "[attachment]"

@@ -89,7 +89,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
             notes.append(f"{where}: invalid JSON; line skipped")
             continue
         turns = item.get("conversations") if isinstance(item, dict) else None
-        if not isinstance(turns, list):
+        if not isinstance(item, dict) or not isinstance(turns, list):
             notes.append(f"{where}: no 'conversations' list; skipped")
             continue
         messages = []

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Any, TypeGuard
 
 from transforms.errors import ParseError
 from transforms.imports import _json
@@ -97,7 +98,7 @@ def sniff(data: bytes) -> bool:
         return False
 
 
-def _is_header(record: object) -> bool:
+def _is_header(record: object) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(record, dict)
         and "mes" not in record
@@ -162,7 +163,7 @@ def _message(
     record: dict, lineno: int, tz: dt.tzinfo, notes: list[str]
 ) -> tuple[list[ImportedMessage], list[ImportedMessage]]:
     """(the message, with its thinking before it; the swipes not chosen, inactive)."""
-    extra = record.get("extra") if isinstance(record.get("extra"), dict) else {}
+    extra = found if isinstance(found := record.get("extra"), dict) else {}
     system_type = extra.get("type") if isinstance(extra.get("type"), str) and extra["type"].strip() else None
     if record.get("is_user") is True:
         role, kind = "user", "text"
@@ -180,8 +181,8 @@ def _message(
         chosen.append(ImportedMessage("assistant", reasoning, ts, True, "thinking", True))
     text = record.get("mes") or ""
     chosen.append(ImportedMessage(role, _content(text, extra), ts, True, kind, hidden))
-    swipes = record.get("swipes") if isinstance(record.get("swipes"), list) else []
-    info = record.get("swipe_info") if isinstance(record.get("swipe_info"), list) else []
+    swipes = listed if isinstance(listed := record.get("swipes"), list) else []
+    info = given if isinstance(given := record.get("swipe_info"), list) else []
     pick = record.get("swipe_id")
     if not (isinstance(pick, int) and not isinstance(pick, bool) and 0 <= pick < len(swipes)):
         pick = swipes.index(text) if text in swipes else None
@@ -218,6 +219,7 @@ def _send_date(value: object, tz: dt.tzinfo) -> dt.datetime | None:
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
+    ts: dt.datetime | None
     try:
         ts = dt.datetime.fromisoformat(text)
     except ValueError:
@@ -266,7 +268,7 @@ def _dated(message: ImportedMessage, ts: dt.datetime | None) -> ImportedMessage:
 
 def _identity(header: dict, first: dict) -> dict:
     """What names the chat for good: the header's identity, and the first message when that is thin."""
-    metadata = header.get("chat_metadata") if isinstance(header.get("chat_metadata"), dict) else {}
+    metadata = found if isinstance(found := header.get("chat_metadata"), dict) else {}
     identity: dict = {key: header.get(key) for key in ("user_name", "character_name", "create_date")}
     identity["integrity"] = metadata.get("integrity")
     if identity["create_date"] in (None, "") and identity["integrity"] in (None, ""):
