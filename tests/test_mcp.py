@@ -23,7 +23,7 @@ import httpx
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import MCPError, ToolError
 from helpers import NOW, drop, kenang, md, scenario
 
 from flows.config import edit_config, init_home, load_settings
@@ -246,7 +246,7 @@ def test_two_users_with_two_tokens_never_see_each_others_days(http_server):
             assert days_g == ["2026-07-18"] and days_r == ["2026-07-19"]
             heat_g = await call(g, "memory_analyze", intent="activity_heatmap")
             assert heat_g["user"] == "gading"
-            with pytest.raises(Exception, match="nothing is remembered"):
+            with pytest.raises(MCPError, match="nothing is remembered"):
                 await g.read_resource("kenang://summary/2026-07-19")
 
     run(go())
