@@ -71,8 +71,8 @@ def dry_run(settings: Settings, now: dt.datetime) -> dict:
 
 
 def _waiting(w: ingest.Waiting) -> dict:
-    out = {"file": w.cand.relpath, "why": w.why}
-    if w.day:
+    out: dict[str, str | None] = {"file": w.cand.relpath, "why": w.why}
+    if w.day and w.eligible_at:  # a waiting day always comes with its user and the time it is eligible
         out.update(user_id=w.user_id, date=w.day.isoformat(), eligible_at=w.eligible_at.isoformat())
     return out
 
