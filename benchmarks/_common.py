@@ -104,8 +104,10 @@ def new_home(path: Path):
     the non-model stages (benchmarks/summarize.py times the LLM, benchmarks/recall.py
     the embedders); returns Settings."""
     from flows.config import init_home
+    from flows.store import mount
 
     settings, _ = init_home(path, {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
+    mount.claim(settings)  # as `kenang init` does
     return settings
 
 

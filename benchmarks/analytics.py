@@ -32,7 +32,12 @@ import pyarrow as pa  # noqa: E402
 
 from flows.config import init_home  # noqa: E402
 from flows.query.analyze import INTENTS, Analytics  # noqa: E402
-from flows.store import compact, ledger, warehouse  # noqa: E402
+from flows.store import (  # noqa: E402
+    compact,
+    ledger,
+    mount,  # noqa: E402
+    warehouse,
+)
 from schemas.frontmatter import MOODS  # noqa: E402
 from schemas.lexicon import TECHNOLOGIES  # noqa: E402
 from schemas.tables import DAILY_SUMMARIES, MESSAGES  # noqa: E402
@@ -130,6 +135,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="kenang-bench-analytics-") as tmp:
         settings, _ = init_home(Path(tmp) / "home", {"embedder": {"backend": "none"}})
+        mount.claim(settings)  # as `kenang init` does
         t0 = time.perf_counter()
         build(settings, args.days, args.messages, Random(3))
         print(

@@ -67,10 +67,11 @@ def main(argv: list[str] | None = None) -> None:
         from flows.config import init_home
         from flows.models import default_threads
         from flows.stages import plan
-        from flows.store import ledger
+        from flows.store import ledger, mount
 
         home = env.root / "home"
         settings, _ = init_home(home, {"summarizer": summarizer, "embedder": {"backend": args.embedder}})
+        mount.claim(settings)  # as `kenang init` does
         print(
             f"config: summarizer llama ({args.model or 'bundled SmolLM2'}), max_days_per_run "
             f"{plan.summary_budget(settings)}, n_threads {default_threads(settings.summarizer.n_threads)} of "

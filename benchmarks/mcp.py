@@ -62,6 +62,7 @@ from benchmarks.recall import TARGET_P50_MS as RECALL_TARGET_MS  # noqa: E402
 from flows.config import init_home  # noqa: E402
 from flows.models.embed import make_embedder  # noqa: E402
 from flows.query.analyze import INTENTS  # noqa: E402
+from flows.store import mount  # noqa: E402
 
 _START_ENV = dict(os.environ)
 INTENTS_LIST = list(INTENTS)
@@ -234,6 +235,7 @@ def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tu
         home,
         {"embedder": {"backend": "e5+use", **({"n_threads": threads} if threads else {})}, "mcp": {"users": ["bench"]}},
     )  # an index alone is no data kenang mcp counts
+    mount.claim(settings)  # as `kenang init` does
     embedder = make_embedder(settings)  # only its id and width are needed here; the server loads its own
     print(
         f"embedder: {embedder.id} ({embedder.dim} dims), "
@@ -298,6 +300,7 @@ def part_analyze(tmp: Path, days: int, messages: int, runs: int) -> bool:
     print("\n== 2. memory_analyze over HTTP, a year ==")
     home = tmp / "analytics-home"
     settings, _ = init_home(home, {"embedder": {"backend": "none"}})
+    mount.claim(settings)  # as `kenang init` does
     t0 = time.perf_counter()
     build_year(settings, days, messages, Random(3))
     print(

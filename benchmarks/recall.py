@@ -40,7 +40,12 @@ from flows.cli.demo_corpus import demo_corpus  # noqa: E402
 from flows.config import init_home  # noqa: E402
 from flows.models.embed import E5Embedder, EnsembleEmbedder, UseEmbedder, make_embedder  # noqa: E402
 from flows.query.recall import Recaller  # noqa: E402
-from flows.store import compact, recall_pack, warehouse  # noqa: E402
+from flows.store import (  # noqa: E402
+    compact,
+    mount,  # noqa: E402
+    recall_pack,
+    warehouse,
+)
 from schemas.tables import MEMORY_CHUNKS  # noqa: E402
 from transforms import translate  # noqa: E402
 from transforms.chunk import Turn, chunk_term_counts, session_chunks  # noqa: E402
@@ -179,6 +184,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="kenang-bench-recall-") as tmp:
         settings, _ = init_home(Path(tmp) / "home", {"embedder": {"backend": "e5+use"}})
+        mount.claim(settings)  # as `kenang init` does
         embedder = make_embedder(settings)
         print(f"embedder: {embedder.id} ({embedder.dim} dims)")
         build_s = build_index(settings, args.chunks, embedder.dim, embedder.id, Random(7))

@@ -46,11 +46,13 @@ API = "kenang recall (the API)"
 
 def build_home(root: Path, backend: str):
     from flows.config import init_home, load_settings
+    from flows.store import mount
 
     if (root / "home" / "kenang.yaml").is_file():  # --keep: reuse the built archive and index
         settings = load_settings(root / "home")
         return settings, None, 0.0
     settings, _ = init_home(root / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": backend}})
+    mount.claim(settings)  # as `kenang init` does
     files = recall_corpus.corpus()
     old = time.time() - 86400
     for f in files:

@@ -148,10 +148,12 @@ def transcript(day: str, pairs: list[dict]) -> str:
 def build_home(root: Path, backend: str, histories: dict[str, dict[str, list[dict]]]):
     """(settings, nightly result or None when a kept home is reused, nightly wall seconds)."""
     from flows.config import init_home, load_settings
+    from flows.store import mount
 
     if (root / "home" / "kenang.yaml").is_file():  # --keep: reuse the built archive and index
         return load_settings(root / "home"), None, 0.0
     settings, _ = init_home(root / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": backend}})
+    mount.claim(settings)  # as `kenang init` does
     old = time.time() - 86400
     for user, history in histories.items():
         for day, pairs in history.items():

@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> None:
         with c.bench_env("s3") as env:
             print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
             from flows.config import init_home
+            from flows.store import mount
 
             homes = {
                 "L": c.new_home(env.root / "L"),
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
                     },
                 )[0],
             }
+            mount.claim(homes["S"])  # as `kenang init` does
             for name, settings in homes.items():
                 w = c.write_files(settings.paths.active, c.corpus(START, args.days, args.sessions, args.messages))
                 first, wall = c.timed_nightly(settings.paths.home, now)

@@ -121,10 +121,11 @@ def resolve_home(home: str | os.PathLike | None, environ: Mapping[str, str]) -> 
 
 
 def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Settings, bool]:
-    """Create the home's folders, its id, a commented kenang.yaml and the archive marker.
+    """Create the home's folders, its id and a commented kenang.yaml; returns (settings, created_config).
 
-    Returns (settings, created_config). The archive root is created here and nowhere
-    else: a run never creates it (see ``flows.store.mount``).
+    The archive is not touched: ``kenang init`` claims it next (``flows.store.mount.claim``
+    writes its marker, and is the only code that creates the archive root). Config sits
+    below the store, so it never imports it.
     """
     home.mkdir(parents=True, exist_ok=True)
     config_file = home / CONFIG_NAME
@@ -140,9 +141,6 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
         os.replace(tmp, settings.paths.home_id_file)
     for p in (settings.paths.active, settings.paths.warehouse, settings.paths.quarantine):
         p.mkdir(parents=True, exist_ok=True)
-    from flows.store import mount  # it reads Settings, so it is imported here, not at the top
-
-    mount.claim(settings)
     return settings, created
 
 

@@ -45,10 +45,12 @@ def home(tmp_path: Path):
     bundled models explicitly.
     """
     from flows.config import init_home
+    from flows.store import mount
 
     settings, _ = init_home(
         tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
     )
+    mount.claim(settings)  # as `kenang init` does
     return settings
 
 

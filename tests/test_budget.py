@@ -15,6 +15,7 @@ from flows.config import init_home
 from flows.models import default_threads
 from flows.pipeline import backfill, nightly
 from flows.stages import plan
+from flows.store import mount
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -29,6 +30,7 @@ def _home(tmp_path, name: str, **budgets):
     if "chunks" in budgets:
         embedder["max_chunks_per_run"] = budgets["chunks"]
     settings, _ = init_home(tmp_path / name, {"summarizer": summarizer, "embedder": embedder})
+    mount.claim(settings)  # as `kenang init` does
     for i, day in enumerate(DAYS):
         drop(
             settings,

@@ -205,11 +205,13 @@ def test_candidates_are_listed_accepted_and_rejected_and_a_rejected_one_never_co
 @pytest.mark.usefixtures("prefect_api")
 def test_auto_accept_adds_corrections_only_under_every_rule(tmp_path):
     from flows.config import init_home
+    from flows.store import mount
 
     settings, _ = init_home(
         tmp_path / "home",
         {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}, "memory": {"auto_accept": True}},
     )
+    mount.claim(settings)  # as `kenang init` does
     _drop_days(settings)
     res = _night(settings)
     assert res["summarize"]["candidates"]["auto_accepted"] == 4

@@ -11,11 +11,13 @@ import yaml
 from helpers import kenang
 
 from flows.config import init_home, load_settings, resolve_home
+from flows.store import mount
 from transforms.errors import ConfigError
 
 
 def test_init_creates_the_folders_and_a_commented_config_with_the_documented_keys(tmp_path):
     settings, created = init_home(tmp_path / "h")
+    mount.claim(settings)  # as `kenang init` does: the archive folder is its
     assert created
     text = settings.paths.config_file.read_text()
     values = yaml.safe_load(text)
@@ -137,6 +139,7 @@ def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, tex
 
 def test_with_a_bad_config_nothing_runs(tmp_path):
     settings, _ = init_home(tmp_path / "h")
+    mount.claim(settings)  # as `kenang init` does
     (settings.paths.active / "a.md").write_text("## user · 2026-07-19T10:00:00+07:00\nhalo\n")
     settings.paths.config_file.write_text("timezone: Mars/Olympus\n")
     r = kenang("run", "--home", str(settings.paths.home), "--now", "2026-07-21T03:00")

@@ -13,7 +13,7 @@ from helpers import CRASHED, NOW, compacts_match, crash_at, scenario, snapshot
 
 from flows.config import init_home
 from flows.pipeline import nightly
-from flows.store import faults
+from flows.store import faults, mount
 from flows.store.verify import verify
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -33,6 +33,7 @@ def reference(tmp_path_factory, prefect_api):
         tmp_path_factory.mktemp("reference") / "home",
         {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}},
     )
+    mount.claim(settings)  # as `kenang init` does
     scenario(settings)
     nightly(now=NOW, home=str(settings.paths.home))
     return snapshot(settings)

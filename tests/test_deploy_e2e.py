@@ -70,10 +70,12 @@ def run_deployment(env: dict, name: str, **params) -> str:
 
 def test_nightly_and_backfill_run_through_a_real_server_and_worker(tmp_path):
     from flows.config import init_home
+    from flows.store import mount
 
     settings, _ = init_home(
         tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
     )
+    mount.claim(settings)  # as `kenang init` does
     drop(
         settings,
         "2026-07-18-0900.md",

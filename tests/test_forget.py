@@ -342,6 +342,7 @@ def test_forget_takes_the_run_lock_waits_for_a_running_night_or_exits_75(home):
 
 def test_retention_empties_old_days_every_night_and_purges_old_archive_days(tmp_path):
     from flows.config import init_home
+    from flows.store import mount
 
     settings, _ = init_home(
         tmp_path / "home",
@@ -351,6 +352,7 @@ def test_retention_empties_old_days_every_night_and_purges_old_archive_days(tmp_
             "retention": {"messages_days": 2, "archive_days": 3},
         },
     )
+    mount.claim(settings)  # as `kenang init` does
     _drop_history(settings)
     _night(settings)  # today 2026-07-20: messages kept from 2026-07-18 on, the archive from 2026-07-17 on
     assert {m["date"] for m in table(settings, "messages")} == {dt.date(2026, 7, 18), dt.date(2026, 7, 19)}
@@ -587,11 +589,13 @@ def test_purge_first_leaves_no_byte_under_the_home_that_holds_the_phrase(home):
 
 def test_retention_ages_quarantined_files_out_with_their_reason_files(tmp_path):
     from flows.config import init_home
+    from flows.store import mount
 
     settings, _ = init_home(
         tmp_path / "home",
         {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}, "retention": {"archive_days": 3}},
     )
+    mount.claim(settings)  # as `kenang init` does
     drop(settings, Q_NAME, b"daftar belanja\n")
     _night(settings)  # quarantined on 2026-07-20
     assert [r["original_path"] for r in table(settings, "quarantine")] == [Q_NAME]

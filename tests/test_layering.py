@@ -79,3 +79,24 @@ def test_the_rooms_of_flows_are_the_ones_the_architecture_page_names():
     assert rooms == ["cli", "models", "query", "stages", "store"]
     top = sorted(p.name for p in (ROOT / "flows").glob("*.py"))
     assert top == ["__init__.py", "config.py", "pipeline.py", "serve.py"]
+
+
+def test_the_modules_of_flows_import_one_another_without_a_cycle():
+    """Config sits below the store: ``kenang init`` claims the archive, ``init_home`` does not.
+
+    Every import counts, a deferred one inside a function too, so a cycle cannot hide
+    behind a late import.
+    """
+    import graphlib
+
+    def name(path: Path) -> str:
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    ours = {name(p): p for p in modules("flows")}
+    graph = {mod: {n for n in imports(path) if n in ours and n != mod} for mod, path in ours.items()}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        pytest.fail(f"an import cycle: {' -> '.join(exc.args[1])}")
+    assert "flows.store.mount" in graph and not reaches(imports(ROOT / "flows/config.py"), {"flows.store"})

@@ -23,12 +23,13 @@ import httpx
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import MCPError, ToolError
 from helpers import NOW, drop, kenang, md, scenario
 
 from flows.config import edit_config, init_home, load_settings
 from flows.pipeline import nightly
 from flows.query.mcp import build_server
+from flows.store import mount
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +47,7 @@ def loaded(tmp_path_factory, prefect_api):
         tmp_path_factory.mktemp("mcp") / "home",
         {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}},
     )
+    mount.claim(settings)  # as `kenang init` does
     scenario(settings)
     nightly(now=NOW, home=str(settings.paths.home))
     return settings
@@ -96,6 +98,7 @@ def test_the_memory_tool_keeps_refuses_and_corrects_core_memory_for_its_user_onl
             "mcp": {"users": ["rina", "gading"]},
         },
     )  # users with no chats yet
+    mount.claim(settings)  # as `kenang init` does
 
     async def go():
         async with Client(build_server(settings, user="rina")) as c, Client(build_server(settings, user="gading")) as g:
@@ -246,7 +249,7 @@ def test_two_users_with_two_tokens_never_see_each_others_days(http_server):
             assert days_g == ["2026-07-18"] and days_r == ["2026-07-19"]
             heat_g = await call(g, "memory_analyze", intent="activity_heatmap")
             assert heat_g["user"] == "gading"
-            with pytest.raises(Exception, match="nothing is remembered"):
+            with pytest.raises(MCPError, match="nothing is remembered"):
                 await g.read_resource("kenang://summary/2026-07-19")
 
     run(go())

@@ -177,12 +177,14 @@ def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wro
 
 def test_four_days_in_flight_summarize_every_day_as_one_at_a_time_does(tmp_path, llama_server):
     from flows.config import init_home
+    from flows.store import mount
 
     written = []
     for n in (1, 4):
         settings, _ = init_home(
             tmp_path / f"home{n}", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}}
         )
+        mount.claim(settings)  # as `kenang init` does
         use_server(settings, llama_server, concurrency=n, embed=False)
         for d in range(14, 18):
             day = f"2026-07-{d}"

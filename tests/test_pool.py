@@ -11,6 +11,7 @@ from helpers import NOW, drop, md, snapshot
 from flows.config import init_home
 from flows.pipeline import nightly
 from flows.stages import pool
+from flows.store import mount
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -41,6 +42,7 @@ def many_days(settings, days: int = 12) -> None:
 
 def home_at(path):
     settings, _ = init_home(path, {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
+    mount.claim(settings)  # as `kenang init` does
     return settings
 
 

@@ -45,7 +45,7 @@ def test_fusion_is_the_documented_weighted_sum():
     assert fuse(kw, cos, mode="vector").tolist() == pytest.approx([0.5, 1.0, 0.0])
     assert fuse(kw, np.full(3, 0.4)).tolist() == pytest.approx([1 / 3, 0.5 / 3, 0.0])  # flat cosines add nothing
     assert fuse(kw, None).tolist() == pytest.approx([1.0, 0.5, 0.0])  # keyword-only index
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="vector mode needs embeddings"):
         fuse(kw, None, mode="vector")
 
 

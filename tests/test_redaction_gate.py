@@ -21,7 +21,7 @@ import os
 
 import pytest
 from fastmcp import Client
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import MCPError, ToolError
 from helpers import NOW, OLD, drop, jsonl, kenang, md, table
 from import_support import FIXTURES
 
@@ -140,7 +140,7 @@ def test_an_mcp_error_passes_the_gate(home):
                 await c.call_tool(
                     "session_write", {"turns": [{"role": "user", "content": "halo", "timestamp": f"1{GITHUB}"}]}
                 )
-            with pytest.raises(Exception) as bad_date:
+            with pytest.raises(MCPError) as bad_date:
                 await c.read_resource(f"kenang://summary/{GITHUB_2}")
             return str(bad_turn.value), str(bad_date.value)
 

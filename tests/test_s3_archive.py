@@ -22,7 +22,7 @@ from helpers import NOW, crash_at, drop, kenang, md, scenario, snapshot, table
 
 from flows.config import init_home
 from flows.pipeline import backfill, nightly
-from flows.store import remote
+from flows.store import mount, remote
 from flows.store.verify import verify
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -80,6 +80,7 @@ def s3_home(tmp_path, *, lock: bool = False, prefix: str = "homes/gading", name:
             "paths": {"archive": f"s3://{bucket}/{prefix}"},
         },
     )
+    mount.claim(settings)  # as `kenang init` does
     return settings, bucket, prefix
 
 
@@ -305,6 +306,7 @@ def test_a_bucket_marked_by_another_home_is_refused_until_claimed(s3, tmp_path):
             "paths": {"archive": f"s3://{bucket}/{prefix}"},
         },
     )
+    mount.claim(other)  # as `kenang init` does
     # init of a second home against a marked bucket leaves the marker alone
     assert objects(bucket, prefix)[".kenang-archive"].decode().count(home.paths.home.name)
     scenario(other)

@@ -16,7 +16,7 @@ from pathlib import Path
 from flows.cli import report
 from flows.cli.demo_corpus import demo_corpus
 from flows.config import Settings, init_home, load_settings
-from flows.store import warehouse
+from flows.store import mount, warehouse
 from flows.store.fsio import atomic_write_bytes
 from schemas.config import render_yaml
 from schemas.tables import MESSAGES, SESSIONS
@@ -54,6 +54,7 @@ def prepare(home: Path, wall_now: dt.datetime | None = None) -> DemoPlan:
     home.mkdir(parents=True)
     (home / MARK).write_text("created by `kenang demo`; safe to delete\n", encoding="utf-8")
     settings, _ = init_home(home, {**DEMO_CONFIG, "summarizer": {"backend": "extractive"}})
+    mount.claim(settings)  # as `kenang init` does
     now = wall_now or dt.datetime.now(dt.UTC)
     tz = settings.timezone
     # The newest eligible day: yesterday once the grace period has passed, else the day before.

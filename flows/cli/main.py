@@ -265,9 +265,9 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     settings = _settings(home)
     now = _parse_now(now_s, settings)
     if dry_run:
-        from flows.cli import report
+        from flows.cli import facts, report
 
-        plan = _gated(report.dry_run(settings, now or dt.datetime.now(dt.UTC)))
+        plan = _gated(facts.dry_run(settings, now or dt.datetime.now(dt.UTC)))
         _emit_json(plan, gated=True) if as_json else click.echo(report.render_dry_run(plan))
         return
     _tombstones_honoured(settings)
@@ -367,10 +367,10 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
 @_json_option
 def status(home: Path | None, as_json: bool) -> None:
     """Show pending, failed and missing days, quarantine and the last runs."""
-    from flows.cli import report
+    from flows.cli import facts, report
 
     settings = _settings(home)
-    data = _gated(report.status(settings))
+    data = _gated(facts.status(settings))
     _emit_json(data, gated=True) if as_json else click.echo(report.render_status(data))
 
 

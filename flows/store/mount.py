@@ -76,7 +76,7 @@ def claim(settings: Settings, force: bool = False) -> str:
             return "foreign"
         if not mine:
             remote.write_marker(settings, body)
-        keep = there if mine else body
+        keep = there if there is not None and mine else body
         if current != keep:
             root.mkdir(parents=True, exist_ok=True)
             _write_marker(root, keep)

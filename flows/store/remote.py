@@ -41,6 +41,7 @@ not read again) and the deletes owed.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import datetime as dt
 import hashlib
 import json
@@ -48,6 +49,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from flows.config import Settings, home_id
 from flows.store import faults
@@ -127,7 +129,7 @@ def _remote_errors() -> tuple[type[BaseException], ...]:
 
 def s3_error(exc: BaseException) -> tuple[str | None, int | None]:
     """(error code, HTTP status) of the S3 answer behind an error s3fs translated, if there was one."""
-    seen = exc
+    seen: BaseException | None = exc
     while seen is not None:
         response = getattr(seen, "response", None)
         if isinstance(response, dict) and "Error" in response:
@@ -145,7 +147,7 @@ class Bucket:
     url: str
     bucket: str
     prefix: str
-    fs: object = field(repr=False)
+    fs: Any = field(repr=False)  # an s3fs.S3FileSystem; s3fs ships no types
     _lock: tuple[bool, bool] | None = field(default=None, repr=False)
     _versioned: bool | None = field(default=None, repr=False)
 
@@ -169,9 +171,7 @@ class Bucket:
             or status == 501
             or (status is not None and 400 <= status < 500 and status not in (408, 429))
         ):
-            err = ArchiveError(f"{what}: the bucket refused ({code or status or type(exc).__name__}: {exc})")
-            err.status = status
-            return err
+            return ArchiveError(f"{what}: the bucket refused ({code or status or type(exc).__name__}: {exc})")
         return ArchiveUnreachable(f"{what}: s3://{self.bucket} cannot be reached ({type(exc).__name__}: {exc})")
 
     def call(self, what: str, method: str, **kwargs) -> dict:
@@ -297,7 +297,7 @@ class Bucket:
                     **extra,
                 )
             except ArchiveError as exc:
-                if getattr(exc, "status", None) != 501 or "IfNoneMatch" not in extra:
+                if s3_error(exc)[1] != 501 or "IfNoneMatch" not in extra:  # the status of the answer behind it
                     raise
                 # A server without conditional writes: the key was looked at just now, under the run lock.
                 extra.pop("IfNoneMatch")
@@ -329,7 +329,7 @@ class Bucket:
             )
         return False
 
-    def versions(self, rel: str) -> list[dict]:
+    def versions(self, rel: str) -> builtins.list[dict]:  # ``list`` here is the method above
         """Every version and delete marker of exactly this key, all pages."""
         key, out = self.key(rel), []
         kwargs: dict = {"Prefix": key}
@@ -372,10 +372,19 @@ class Bucket:
 def bucket(settings: Settings) -> Bucket | None:
     """The archive's bucket, or None for a local archive."""
     url = settings.paths.remote_archive
-    if not url:
+    parsed = s3_url(url) if url else None
+    if url is None or parsed is None:  # settings name a remote archive only for a URL s3_url reads
         return None
-    name, prefix = s3_url(url)
+    name, prefix = parsed
     return Bucket(url, name, prefix, _filesystem())
+
+
+def _the_bucket(settings: Settings) -> Bucket:
+    """The archive's bucket, for the callers that checked ``settings.paths.remote_archive`` first."""
+    b = bucket(settings)
+    if b is None:
+        raise ArchiveError(f"{settings.paths.archive} is a local archive, not a bucket")
+    return b
 
 
 def ours(settings: Settings, b: Bucket) -> None:
@@ -710,7 +719,7 @@ def owed(settings: Settings) -> list[str]:
 
 def read_marker(settings: Settings) -> dict | None:
     """The bucket's marker (None: there is none); ArchiveUnreachable / ArchiveError when it cannot be read."""
-    b = bucket(settings)
+    b = _the_bucket(settings)
     try:
         data = json.loads(b.read(MARKER))
     except _NotFound:
@@ -721,7 +730,7 @@ def read_marker(settings: Settings) -> dict | None:
 
 
 def write_marker(settings: Settings, body: dict) -> None:
-    b = bucket(settings)
+    b = _the_bucket(settings)
     try:
         b.call(
             f"writing {b.where(MARKER)}",
@@ -739,7 +748,7 @@ def write_marker(settings: Settings, body: dict) -> None:
 
 def lock_summary(settings: Settings) -> str:
     """One line for init and docs/beyond-one-box.md's claim: whether the bucket locks what kenang uploads."""
-    enabled, has_rule = bucket(settings).lock()
+    enabled, has_rule = _the_bucket(settings).lock()
     if not enabled:
         return "no object lock on this bucket: originals are protected by kenang's no-overwrite rule alone"
     if has_rule:
