@@ -335,3 +335,8 @@ def test_parse_export_without_a_known_format_is_unknown_format_naming_the_format
     assert info.value.kind == "unknown_format"
     tried = "aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern"
     assert f"tried: {tried}" in info.value.reason
+
+
+@pytest.mark.parametrize("content_type", [["text"], {"kind": "text"}, 7])
+def test_a_content_type_that_is_not_a_string_is_a_placeholder_not_a_crash(content_type):
+    assert chatgpt._render({"content_type": content_type, "parts": ["hi"]}) == ("[no content_type]", "placeholder")

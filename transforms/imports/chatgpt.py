@@ -121,7 +121,8 @@ def _message(message: dict, key: str, ts: datetime | None, active: bool, where: 
 
 def _render(content: dict) -> tuple[str, str]:
     """(text, kind) of a message's content."""
-    content_type = content.get("content_type")
+    found = content.get("content_type")
+    content_type = found if isinstance(found, str) else None  # a damaged export's list or dict is no type
     if content_type in ("text", "multimodal_text"):
         parts = content.get("parts")
         return "\n".join(p for p in map(_part, parts if isinstance(parts, list) else []) if p), "text"
