@@ -5,6 +5,12 @@ and a little Chinese, and turns each into an inclusive range of days, so recall 
 narrow or boost days. It also says whether the query asks *when* something happened,
 and gives the query with the time expressions taken out (``residual``).
 
+This is kenang's only grammar of relative dates. ``relative(text, today)`` gives the
+ranges of ``parse`` that a phrase counted from today names (kemarin, last week, 3 hari
+lalu, hari Minggu lalu), leaving out calendar names (dates, months, years): the
+extractors (``transforms.extract.extract_dates``) read a summary's relative dates with
+it, so a phrase means the same days in a summary's ``related_dates`` as in a query.
+
 How it reads a query:
 
 - The query is NFKC-normalised and lower-cased character by character, keeping for each
@@ -56,7 +62,9 @@ Rules for the ambiguous cases:
   "since 2023"), so "2023 tokens" is not a year.
 - **Future** expressions are read as said: tomorrow, besok, lusa, next week, "this
   Saturday" later in the week. Recall can ignore a range that starts after today.
-- **Counts**: "a/an/one" = 1, "a couple (of)" = 2, "a few" = 3. "beberapa" and "several"
+- **Counts**: "a/an/one" = 1, "a couple (of)" = 2, "a few" = 3. "in N days/weeks/months"
+  and "N hari/minggu/bulan lagi" count forward as "N ... ago" counts back ("in 2 weeks"
+  is the week that holds ``today + 14``). "beberapa" and "several"
   are 2 to 5: "beberapa hari lalu" is ``today-5 .. today-2``. "the last/past N days" and
   "N hari terakhir" are rolling: ``today - N days .. today`` (precision ``day``), with
   a vague count taken at its upper end (5).
@@ -250,7 +258,7 @@ UNITS = {
     "weekend": "weekend",
 }
 EN_RELATIVE = {"last": -1, "previous": -1, "this past": -1, "this": 0, "this coming": 1, "coming": 1, "next": 1}
-ID_RELATIVE = {"lalu": -1, "yang lalu": -1, "yg lalu": -1, "kemarin": -1, "ini": 0, "depan": 1}
+ID_RELATIVE = {"lalu": -1, "yang lalu": -1, "yg lalu": -1, "kemarin": -1, "kemaren": -1, "ini": 0, "depan": 1}
 RELATIVE = {**EN_RELATIVE, **ID_RELATIVE}  # -1 last, 0 this, 1 next
 ZH_RELATIVE = {"上": -1, "上个": -1, "这": 0, "这个": 0, "本": 0, "下": 1, "下个": 1}
 
@@ -271,12 +279,14 @@ DAY_WORDS = {
     "day before yesterday": -2,
     "tomorrow": 1,
     "the day after tomorrow": 2,
+    "day after tomorrow": 2,
     "hari ini": 0,
     "tadi": 0,
     "tadi pagi": 0,
     "tadi siang": 0,
     "tadi sore": 0,
     "kemarin": -1,
+    "kemaren": -1,
     "kemarin pagi": -1,
     "kemarin siang": -1,
     "kemarin sore": -1,
@@ -557,14 +567,18 @@ def _cued(m: re.Match) -> bool:
 # --- Rules ---------------------------------------------------------------------------
 
 Reader = Callable[[re.Match, dt.date], "Found | None"]
-RULES: list[tuple[re.Pattern, Reader]] = []
+RULES: list[tuple[re.Pattern, Reader, bool]] = []  # (pattern, reader, names a relative phrase)
 
 
-def _rule(pattern: str):
-    """Register a reader for a pattern; the readers are tried in the order written."""
+def _rule(pattern: str, *, relative: bool = True):
+    """Register a reader for a pattern; the readers are tried in the order written.
+
+    ``relative`` is False for the rules that read a calendar name (a date, a month, a
+    year, a day of the month) rather than a phrase counted from today.
+    """
 
     def register(read: Reader) -> Reader:
-        RULES.append((re.compile(pattern), read))
+        RULES.append((re.compile(pattern), read, relative))
         return read
 
     return register
@@ -589,6 +603,12 @@ def _units_ago(m, today):
 @_rule(rf"{ZB}{ZH_AT}(?P<n>{ZH_NUM})\s*(?P<unit>个星期|个礼拜|个月|星期|礼拜|天|日|周|年)\s*以?前")
 def _zh_units_ago(m, today):
     return _shifted(UNITS[m["unit"]], -_zh_count(m["n"]), today)
+
+
+@_rule(rf"{B}in\s+(?P<n>{EN_NUM})\s+(?P<unit>{EN_UNIT}){E}")
+@_rule(rf"{B}(?:(?P<n>{ID_NUM})\s+|se)(?P<unit>{ID_UNIT})\s+lagi{E}")
+def _units_ahead(m, today):
+    return _shifted(UNITS[m["unit"]], _count(m["n"]), today)
 
 
 @_rule(rf"{B}several\s+(?P<unit>{EN_UNIT})\s+ago{E}")
@@ -652,7 +672,7 @@ def _zh_weekday(m, today):
     return _days(day, day)
 
 
-@_rule(rf"{B}{PREP}(?:(?P<bulan>bulan)\s+)?(?P<month>{FULL_MONTH}){E}")
+@_rule(rf"{B}{PREP}(?:(?P<bulan>bulan)\s+)?(?P<month>{FULL_MONTH}){E}", relative=False)
 def _bare_month(m, today):
     month = m["month"]
     if month in VERB_MONTHS and not (m["prep"] or m["bulan"] or _cued(m)):
@@ -676,18 +696,22 @@ def _month_of_relative_year(m, today):
     return _days(*_month(today.year + _relative(m, "rel", "idrel"), MONTHS[m["month"]]), "month")
 
 
-@_rule(rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}{NOT_ISO}")
+@_rule(
+    rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}{NOT_ISO}", relative=False
+)
 def _month_year(m, today):
     return _days(*_month(int(m["year"]), _month_number(m["month"])), "month")
 
 
 @_rule(
     rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?:(?:tanggal|tgl\.?)\s*)?(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
-    rf"\s+(?:of\s+)?(?:bulan\s+)?(?P<month>{ANY_MONTH})(?:,?\s+(?:tahun\s+)?(?P<year>{YEAR}))?{E}"
+    rf"\s+(?:of\s+)?(?:bulan\s+)?(?P<month>{ANY_MONTH})(?:,?\s+(?:tahun\s+)?(?P<year>{YEAR}))?{E}",
+    relative=False,
 )
 @_rule(
     rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?P<month>{ANY_MONTH})\s+(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
-    rf"(?:,?\s+(?P<year>{YEAR}))?{E}"
+    rf"(?:,?\s+(?P<year>{YEAR}))?{E}",
+    relative=False,
 )
 def _date(m, today):
     month, day = _month_number(m["month"]), int(m["day"])
@@ -696,17 +720,20 @@ def _date(m, today):
     return _recent_date(month, day, today)
 
 
-@_rule(r"(?<![\w-])(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d\d?)(?P=sep)(?P<day>\d\d?)(?!\d)")
+@_rule(r"(?<![\w-])(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d\d?)(?P=sep)(?P<day>\d\d?)(?!\d)", relative=False)
 def _iso_date(m, today):
     return _dated(int(m["year"]), int(m["month"]), int(m["day"]))
 
 
-@_rule(rf"(?<![\w-])(?P<year>{YEAR})-(?P<month>0[1-9]|1[0-2])(?![\d-])")
+@_rule(rf"(?<![\w-])(?P<year>{YEAR})-(?P<month>0[1-9]|1[0-2])(?![\d-])", relative=False)
 def _iso_month(m, today):
     return _days(*_month(int(m["year"]), int(m["month"])), "month")
 
 
-@_rule(rf"{B}(?:(?P<on>on\s+)?the\s+(?P<day_en>{DAY}){ORDINAL}|(?:pada\s+)?(?:tanggal|tgl\.?)\s*(?P<day_id>{DAY})){E}")
+@_rule(
+    rf"{B}(?:(?P<on>on\s+)?the\s+(?P<day_en>{DAY}){ORDINAL}|(?:pada\s+)?(?:tanggal|tgl\.?)\s*(?P<day_id>{DAY})){E}",
+    relative=False,
+)
 def _day_of_month(m, today):
     if m["day_en"] and not (m["on"] or _cued(m)):
         return None
@@ -722,7 +749,7 @@ def _day_of_relative_month(m, today):
     return _dated(first.year, first.month, int(m["day_en"] or m["day_id"]))
 
 
-@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}{NOT_ISO}")
+@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}{NOT_ISO}", relative=False)
 def _year(m, today):
     if not (m["prep"] or m["word"] or _cued(m)):
         return None
@@ -730,7 +757,9 @@ def _year(m, today):
     return _days(dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
 
 
-@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月\s*(?P<day>{ZH_NUM})\s*[日号]")
+@_rule(
+    rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月\s*(?P<day>{ZH_NUM})\s*[日号]", relative=False
+)
 def _zh_date(m, today):
     month, day = _zh_count(m["month"]), _zh_count(m["day"])
     if m["year"]:
@@ -740,7 +769,7 @@ def _zh_date(m, today):
     return _recent_date(month, day, today)
 
 
-@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?")
+@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?", relative=False)
 def _zh_month(m, today):
     month = _zh_count(m["month"])
     if m["year"]:
@@ -750,7 +779,7 @@ def _zh_month(m, today):
     return _recent_month(month, today)
 
 
-@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年")
+@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年", relative=False)
 def _zh_year(m, today):
     year = int(m["year"])
     return _days(dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
@@ -765,6 +794,7 @@ class _Candidate:
     end: int
     found: Found
     order: int  # the rule's place, to break ties
+    relative: bool  # a phrase counted from today, not a calendar name
 
 
 def _normalise(query: str) -> tuple[str, Sequence[int]]:
@@ -798,7 +828,7 @@ def _with_words_before(text: str, start: int, found: Found, today: dt.date) -> t
 def _candidates(text: str, today: dt.date) -> list[_Candidate]:
     """Every match of every rule that reads as a time."""
     out = []
-    for order, (pattern, read) in enumerate(RULES):
+    for order, (pattern, read, relative) in enumerate(RULES):
         for m in pattern.finditer(text):
             try:
                 found = read(m, today)
@@ -806,7 +836,7 @@ def _candidates(text: str, today: dt.date) -> list[_Candidate]:
             except (ValueError, OverflowError):  # off the calendar: year 0, year 10000, day 31 of June
                 continue
             if placed:
-                out.append(_Candidate(placed[0], m.end(), placed[1], order))
+                out.append(_Candidate(placed[0], m.end(), placed[1], order, relative))
     return out
 
 
@@ -839,15 +869,37 @@ def _residual(query: str, spans: list[tuple[int, int]]) -> str:
     return text.strip(DANGLING)
 
 
-def parse(query: str, today: dt.date) -> TimeQuery:
-    """Every time expression of query, as day ranges relative to today; never raises."""
+def _read(query: str, today: dt.date) -> tuple[str, list[_Candidate], list[tuple[int, int]]]:
+    """The normal text, the chosen candidates, and each one's span in the query."""
     text, origin = _normalise(query)
     chosen = _leftmost_longest(_candidates(text, today))
-    spans = [(origin[c.start], origin[c.end - 1] + 1) for c in chosen]
-    ranges = tuple(
-        TimeRange(c.found[0], c.found[1], query[a:b], c.found[2]) for c, (a, b) in zip(chosen, spans, strict=False)
+    return text, chosen, [(origin[c.start], origin[c.end - 1] + 1) for c in chosen]
+
+
+def _ranges(query: str, chosen: list[_Candidate], spans: list[tuple[int, int]]) -> tuple[TimeRange, ...]:
+    return tuple(
+        TimeRange(c.found[0], c.found[1], query[a:b], c.found[2]) for c, (a, b) in zip(chosen, spans, strict=True)
     )
-    return TimeQuery(ranges, WHEN.search(text) is not None, _residual(query, spans))
+
+
+def parse(query: str, today: dt.date) -> TimeQuery:
+    """Every time expression of query, as day ranges relative to today; never raises."""
+    text, chosen, spans = _read(query, today)
+    return TimeQuery(_ranges(query, chosen, spans), WHEN.search(text) is not None, _residual(query, spans))
+
+
+def relative(text: str, today: dt.date) -> tuple[TimeRange, ...]:
+    """The ranges of ``parse(text, today).ranges`` that a relative phrase names; never raises.
+
+    A relative phrase is counted from today: kemarin, last week, 3 hari lalu, in two
+    days, hari Minggu lalu, Mei lalu, the last 3 days, since yesterday. Calendar names
+    are left out, however they are read: dates with or without a year, a month or a
+    year by name or number, "tanggal 14". The text is read exactly as ``parse`` reads
+    it, so a phrase means the same days here as in a query.
+    """
+    _, chosen, spans = _read(text, today)
+    kept = [(c, span) for c, span in zip(chosen, spans, strict=True) if c.relative]
+    return _ranges(text, [c for c, _ in kept], [span for _, span in kept])
 
 
 def explain(tq: TimeQuery) -> str:
