@@ -567,18 +567,21 @@ def _cued(m: re.Match) -> bool:
 # --- Rules ---------------------------------------------------------------------------
 
 Reader = Callable[[re.Match, dt.date], "Found | None"]
-RULES: list[tuple[re.Pattern, Reader, bool]] = []  # (pattern, reader, names a relative phrase)
+RULES: list[tuple[re.Pattern, Reader, bool, bool]] = []  # (pattern, reader, relative, han)
+#: Every Chinese rule needs one of these characters, so a text without one skips them.
+HAN = re.compile("[\u4e00-\u9fff]")
 
 
-def _rule(pattern: str, *, relative: bool = True):
+def _rule(pattern: str, *, relative: bool = True, han: bool = False):
     """Register a reader for a pattern; the readers are tried in the order written.
 
     ``relative`` is False for the rules that read a calendar name (a date, a month, a
-    year, a day of the month) rather than a phrase counted from today.
+    year, a day of the month) rather than a phrase counted from today; ``han`` is True
+    for the rules that match only text with a Chinese character.
     """
 
     def register(read: Reader) -> Reader:
-        RULES.append((re.compile(pattern), read, relative))
+        RULES.append((re.compile(pattern), read, relative, han))
         return read
 
     return register
@@ -589,7 +592,7 @@ def _day_word(m, today):
     return _shifted("day", DAY_WORDS[_key(m["w"])], today)
 
 
-@_rule(rf"{ZH_AT}(?P<w>{_alternatives(ZH_WORDS)})")
+@_rule(rf"{ZH_AT}(?P<w>{_alternatives(ZH_WORDS)})", han=True)
 def _zh_word(m, today):
     return _shifted(*ZH_WORDS[m["w"]], today)
 
@@ -600,7 +603,7 @@ def _units_ago(m, today):
     return _shifted(UNITS[m["unit"]], -_count(m["n"]), today)
 
 
-@_rule(rf"{ZB}{ZH_AT}(?P<n>{ZH_NUM})\s*(?P<unit>个星期|个礼拜|个月|星期|礼拜|天|日|周|年)\s*以?前")
+@_rule(rf"{ZB}{ZH_AT}(?P<n>{ZH_NUM})\s*(?P<unit>个星期|个礼拜|个月|星期|礼拜|天|日|周|年)\s*以?前", han=True)
 def _zh_units_ago(m, today):
     return _shifted(UNITS[m["unit"]], -_zh_count(m["n"]), today)
 
@@ -662,7 +665,7 @@ def _weekday_of_relative_week(m, today):
     return _days(day, day)
 
 
-@_rule(rf"{ZH_AT}(?P<rel>上个?|这个?|本|下个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])")
+@_rule(rf"{ZH_AT}(?P<rel>上个?|这个?|本|下个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])", han=True)
 def _zh_weekday(m, today):
     weekday = ZH_WEEKDAYS[m["wd"]]
     if m["rel"] is None:
@@ -758,7 +761,9 @@ def _year(m, today):
 
 
 @_rule(
-    rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月\s*(?P<day>{ZH_NUM})\s*[日号]", relative=False
+    rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月\s*(?P<day>{ZH_NUM})\s*[日号]",
+    relative=False,
+    han=True,
 )
 def _zh_date(m, today):
     month, day = _zh_count(m["month"]), _zh_count(m["day"])
@@ -769,7 +774,7 @@ def _zh_date(m, today):
     return _recent_date(month, day, today)
 
 
-@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?", relative=False)
+@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?", relative=False, han=True)
 def _zh_month(m, today):
     month = _zh_count(m["month"])
     if m["year"]:
@@ -779,7 +784,7 @@ def _zh_month(m, today):
     return _recent_month(month, today)
 
 
-@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年", relative=False)
+@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年", relative=False, han=True)
 def _zh_year(m, today):
     year = int(m["year"])
     return _days(dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
@@ -828,7 +833,10 @@ def _with_words_before(text: str, start: int, found: Found, today: dt.date) -> t
 def _candidates(text: str, today: dt.date) -> list[_Candidate]:
     """Every match of every rule that reads as a time."""
     out = []
-    for order, (pattern, read, relative) in enumerate(RULES):
+    chinese = HAN.search(text) is not None
+    for order, (pattern, read, relative, han) in enumerate(RULES):
+        if han and not chinese:
+            continue
         for m in pattern.finditer(text):
             try:
                 found = read(m, today)
