@@ -84,6 +84,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import importlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -567,24 +568,91 @@ def _cued(m: re.Match) -> bool:
 # --- Rules ---------------------------------------------------------------------------
 
 Reader = Callable[[re.Match, dt.date], "Found | None"]
-RULES: list[tuple[re.Pattern, Reader, bool, bool]] = []  # (pattern, reader, relative, han)
-#: Every Chinese rule needs one of these characters, so a text without one skips them.
-HAN = re.compile("[\u4e00-\u9fff]")
+Needs = tuple[frozenset[str], ...]
 
 
-def _rule(pattern: str, *, relative: bool = True, han: bool = False):
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern[str]
+    read: Reader
+    relative: bool  # reads a phrase counted from today, not a calendar name
+    needs: Needs  # every match holds a string of each set (see _needs); () gates nothing
+
+
+RULES: list[Rule] = []
+
+
+def _rule(pattern: str, *, relative: bool = True):
     """Register a reader for a pattern; the readers are tried in the order written.
 
     ``relative`` is False for the rules that read a calendar name (a date, a month, a
-    year, a day of the month) rather than a phrase counted from today; ``han`` is True
-    for the rules that match only text with a Chinese character.
+    year, a day of the month) rather than a phrase counted from today.
     """
 
     def register(read: Reader) -> Reader:
-        RULES.append((re.compile(pattern), read, relative, han))
+        RULES.append(Rule(re.compile(pattern), read, relative, _needs(pattern)))
         return read
 
     return register
+
+
+# --- What a rule needs -----------------------------------------------------------------
+#
+# Most texts name no time, and a rule cannot match a text that lacks a string its
+# pattern always matches ("lalu" for "3 hari lalu", a month's name for "14 Mei"). Each
+# rule's needs are read once from its own pattern, so they cannot drift from it, and a
+# text is searched only with the rules whose needs it holds: the same matches, fewer
+# passes. An empty tuple (nothing read) gates nothing: the rule is always tried.
+
+# The parser re.compile itself uses (private, hence looked up by name; any surprise in
+# it leaves a rule ungated: slower, never a different reading).
+_sre_parser = importlib.import_module("re._parser")
+_sre = importlib.import_module("re._constants")
+
+
+def _needs(pattern: str) -> Needs:
+    """Sets of strings such that every match of ``pattern`` holds one string of each set."""
+    try:
+        tree = _sre_parser.parse(pattern)
+        if tree.state.flags & re.IGNORECASE:
+            return ()
+        return tuple(_needed(tree))
+    except Exception:  # noqa: BLE001 - a parse tree of another shape: the rule goes ungated
+        return ()
+
+
+def _needed(items) -> list[frozenset[str]]:
+    """The needs of a parsed sequence: its runs of literal characters, and what each part
+    that must match needs (a group, a repeat of at least one, one string of each branch of
+    an alternation, a class of plain characters). Lookarounds, anchors, optional parts and
+    back-references add nothing."""
+    out: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, av in items:
+        if op is _sre.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            out.append(frozenset({"".join(run)}))
+            run = []
+        if op is _sre.SUBPATTERN and not av[1] & re.IGNORECASE:
+            out += _needed(av[3])
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) and av[0] >= 1:
+            out += _needed(av[2])
+        elif op is _sre.BRANCH:
+            each = [_rarest(_needed(branch)) for branch in av[1]]
+            if all(each):
+                out.append(frozenset().union(*each))
+        elif op is _sre.IN and all(kind is _sre.LITERAL for kind, _ in av):
+            out.append(frozenset(chr(code) for _, code in av))
+    if run:
+        out.append(frozenset({"".join(run)}))
+    return out
+
+
+def _rarest(needs: list[frozenset[str]]) -> frozenset[str]:
+    """The set whose shortest string is longest (the rarest), then with the fewest strings; empty without sets."""
+    return min(needs, key=lambda s: (-min(map(len, s)), len(s)), default=frozenset())
 
 
 @_rule(rf"{B}(?P<w>{_alternatives(DAY_WORDS)}){E}")
@@ -592,7 +660,7 @@ def _day_word(m, today):
     return _shifted("day", DAY_WORDS[_key(m["w"])], today)
 
 
-@_rule(rf"{ZH_AT}(?P<w>{_alternatives(ZH_WORDS)})", han=True)
+@_rule(rf"{ZH_AT}(?P<w>{_alternatives(ZH_WORDS)})")
 def _zh_word(m, today):
     return _shifted(*ZH_WORDS[m["w"]], today)
 
@@ -603,7 +671,7 @@ def _units_ago(m, today):
     return _shifted(UNITS[m["unit"]], -_count(m["n"]), today)
 
 
-@_rule(rf"{ZB}{ZH_AT}(?P<n>{ZH_NUM})\s*(?P<unit>个星期|个礼拜|个月|星期|礼拜|天|日|周|年)\s*以?前", han=True)
+@_rule(rf"{ZB}{ZH_AT}(?P<n>{ZH_NUM})\s*(?P<unit>个星期|个礼拜|个月|星期|礼拜|天|日|周|年)\s*以?前")
 def _zh_units_ago(m, today):
     return _shifted(UNITS[m["unit"]], -_zh_count(m["n"]), today)
 
@@ -665,7 +733,7 @@ def _weekday_of_relative_week(m, today):
     return _days(day, day)
 
 
-@_rule(rf"{ZH_AT}(?P<rel>上个?|这个?|本|下个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])", han=True)
+@_rule(rf"{ZH_AT}(?P<rel>上个?|这个?|本|下个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])")
 def _zh_weekday(m, today):
     weekday = ZH_WEEKDAYS[m["wd"]]
     if m["rel"] is None:
@@ -763,7 +831,6 @@ def _year(m, today):
 @_rule(
     rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月\s*(?P<day>{ZH_NUM})\s*[日号]",
     relative=False,
-    han=True,
 )
 def _zh_date(m, today):
     month, day = _zh_count(m["month"]), _zh_count(m["day"])
@@ -774,7 +841,7 @@ def _zh_date(m, today):
     return _recent_date(month, day, today)
 
 
-@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?", relative=False, han=True)
+@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?", relative=False)
 def _zh_month(m, today):
     month = _zh_count(m["month"])
     if m["year"]:
@@ -784,7 +851,7 @@ def _zh_month(m, today):
     return _recent_month(month, today)
 
 
-@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年", relative=False, han=True)
+@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年", relative=False)
 def _zh_year(m, today):
     year = int(m["year"])
     return _days(dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
@@ -802,17 +869,80 @@ class _Candidate:
     relative: bool  # a phrase counted from today, not a calendar name
 
 
+class _NormalChars(dict[int, str]):
+    """Each character's NFKC lower-case form, by code point, worked out on first use."""
+
+    def __missing__(self, code: int) -> str:
+        normal = self[code] = unicodedata.normalize("NFKC", chr(code)).lower()
+        return normal
+
+
+_NORMAL_CHARS = _NormalChars()
+
+
 def _normalise(query: str) -> tuple[str, Sequence[int]]:
     """NFKC lower-case text, and for each of its characters the index of the query character it came from."""
     if query.isascii():
         return query.lower(), range(len(query))
+    text = query.translate(_NORMAL_CHARS)  # character by character, as below
+    if len(text) == len(query):  # no form is empty, so each is one character
+        return text, range(len(query))
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(query):
-        normal = unicodedata.normalize("NFKC", ch).lower()
+        normal = _NORMAL_CHARS[ord(ch)]
         chars.append(normal)
         origin.extend([i] * len(normal))
     return "".join(chars), origin
+
+
+#: Every string some rule needs, and the rules that need each (by place in RULES).
+_NEEDING: dict[str, list[int]] = {}
+for _order, _r in enumerate(RULES):
+    for _w in frozenset().union(*_r.needs):
+        _NEEDING.setdefault(_w, []).append(_order)
+#: Rules that need nothing known, tried on every text.
+_UNGATED = frozenset(order for order, r in enumerate(RULES) if not r.needs)
+#: Needed strings with whitespace inside (none today): looked for in the whole text.
+_SPACED = tuple(w for w in _NEEDING if any(ch.isspace() for ch in w))
+_UNSPACED = tuple(w for w in _NEEDING if w not in _SPACED)
+
+
+class _ChunkNeeds(dict[str, frozenset[str]]):
+    """The needed strings inside each run of non-space characters, worked out on first use."""
+
+    LIMIT = 1 << 16  # runs remembered; past it, the memory starts over
+
+    def __missing__(self, chunk: str) -> frozenset[str]:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        found = self[chunk] = frozenset(w for w in _UNSPACED if w in chunk)
+        return found
+
+
+_CHUNK_NEEDS = _ChunkNeeds()
+
+
+def _present(text: str) -> set[str]:
+    """The needed strings that occur in text.
+
+    A string without whitespace occurs only inside one run of non-space characters, so
+    each distinct run (most are words, and words repeat) is searched once.
+    """
+    found: set[str] = set().union(*map(_CHUNK_NEEDS.__getitem__, text.split()))
+    if _SPACED:
+        found.update(w for w in _SPACED if w in text)
+    return found
+
+
+def _gated(present: set[str], *, relative: bool) -> list[tuple[int, Rule]]:
+    """The relative rules (or the others), in order, whose needs are all present: the only ones that can match."""
+    maybe = _UNGATED.union(*(_NEEDING[w] for w in present))
+    return [
+        (order, RULES[order])
+        for order in sorted(maybe)
+        if RULES[order].relative is relative and all(not need.isdisjoint(present) for need in RULES[order].needs)
+    ]
 
 
 def _with_words_before(text: str, start: int, found: Found, today: dt.date) -> tuple[int, Found] | None:
@@ -830,21 +960,18 @@ def _with_words_before(text: str, start: int, found: Found, today: dt.date) -> t
     return start, found
 
 
-def _candidates(text: str, today: dt.date) -> list[_Candidate]:
-    """Every match of every rule that reads as a time."""
+def _candidates(text: str, today: dt.date, rules: list[tuple[int, Rule]]) -> list[_Candidate]:
+    """Every match of the rules that reads as a time."""
     out = []
-    chinese = HAN.search(text) is not None
-    for order, (pattern, read, relative, han) in enumerate(RULES):
-        if han and not chinese:
-            continue
-        for m in pattern.finditer(text):
+    for order, rule in rules:
+        for m in rule.pattern.finditer(text):
             try:
-                found = read(m, today)
+                found = rule.read(m, today)
                 placed = found and _with_words_before(text, m.start(), found, today)
             except (ValueError, OverflowError):  # off the calendar: year 0, year 10000, day 31 of June
                 continue
             if placed:
-                out.append(_Candidate(placed[0], m.end(), placed[1], order, relative))
+                out.append(_Candidate(placed[0], m.end(), placed[1], order, rule.relative))
     return out
 
 
@@ -877,10 +1004,20 @@ def _residual(query: str, spans: list[tuple[int, int]]) -> str:
     return text.strip(DANGLING)
 
 
-def _read(query: str, today: dt.date) -> tuple[str, list[_Candidate], list[tuple[int, int]]]:
-    """The normal text, the chosen candidates, and each one's span in the query."""
+def _read(
+    query: str, today: dt.date, *, relative_only: bool = False
+) -> tuple[str, list[_Candidate], list[tuple[int, int]]]:
+    """The normal text, the chosen candidates, and each one's span in the query.
+
+    Only the rules whose needs the text holds are tried (see ``_needs``); with
+    ``relative_only``, a text that no relative rule can match gives no candidates at all.
+    """
     text, origin = _normalise(query)
-    chosen = _leftmost_longest(_candidates(text, today))
+    present = _present(text)
+    candidates = _candidates(text, today, _gated(present, relative=True))
+    if candidates or not relative_only:  # without a relative candidate, the others cannot matter
+        candidates += _candidates(text, today, _gated(present, relative=False))
+    chosen = _leftmost_longest(candidates)
     return text, chosen, [(origin[c.start], origin[c.end - 1] + 1) for c in chosen]
 
 
@@ -905,7 +1042,7 @@ def relative(text: str, today: dt.date) -> tuple[TimeRange, ...]:
     year by name or number, "tanggal 14". The text is read exactly as ``parse`` reads
     it, so a phrase means the same days here as in a query.
     """
-    _, chosen, spans = _read(text, today)
+    _, chosen, spans = _read(text, today, relative_only=True)
     kept = [(c, span) for c, span in zip(chosen, spans, strict=True) if c.relative]
     return _ranges(text, [c for c, _ in kept], [span for _, span in kept])
 
