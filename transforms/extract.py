@@ -358,8 +358,8 @@ def _technology_index() -> tuple[dict[str, str], re.Pattern]:
             owner = by_key.setdefault(_squash(alias), name)
             if owner != name:
                 raise ValueError(f"technologies.yaml: {alias!r} ({name}) reads the same as an alias of {owner}")
-    aliases = sorted({a for v in TECHNOLOGIES.values() for a in v}, key=lambda a: (-len(a), a))
-    one_of = _one_of(aliases, _flexible_parts, _FLEXIBLE_JOIN)
+    ordered = sorted({a for v in TECHNOLOGIES.values() for a in v}, key=lambda a: (-len(a), a))
+    one_of = _one_of(ordered, _flexible_parts, _FLEXIBLE_JOIN)
     return by_key, re.compile(r"(?<!\w)(?:" + one_of + r")(?!\w)", re.IGNORECASE)
 
 
@@ -412,7 +412,9 @@ _NOT_PEOPLE = NOT_PEOPLE
 
 
 def _is_name(word: str | None) -> bool:
-    return bool(word) and word.lower() not in _NOT_A_NAME and _squash(word) not in _TECH_BY_KEY
+    if not word:
+        return False
+    return word.lower() not in _NOT_A_NAME and _squash(word) not in _TECH_BY_KEY
 
 
 def _speaker(day_text: DayText) -> str | None:
@@ -591,9 +593,9 @@ def extract_projects(day_text: DayText, *, known: tuple[str, ...]) -> tuple[str,
             if m:
                 found.append((i, m.start(), name))
         for m in _PROJECT_RE.finditer(text):
-            name = _project_name(m["name"])
-            if name:
-                found.append((i, m.start("name"), spelled.get(_squash(name), name)))
+            project = _project_name(m["name"])
+            if project:
+                found.append((i, m.start("name"), spelled.get(_squash(project), project)))
     return _bounded("projects", (name for _, _, name in sorted(found, key=lambda f: (f[0], f[1]))))
 
 

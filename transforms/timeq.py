@@ -549,15 +549,19 @@ def _group(m: re.Match, name: str) -> str | None:
     return m.groupdict().get(name)
 
 
+def _first(m: re.Match, *names: str) -> str:
+    """The text of the first of the named groups that matched (the patterns make one match)."""
+    return next(said for n in names if (said := _group(m, n)))
+
+
 def _relative(m: re.Match, *names: str) -> int:
     """The offset (-1, 0, 1) named by the first of the groups that matched."""
-    said = next(_group(m, n) for n in names if _group(m, n))
-    return RELATIVE[_key(said)]
+    return RELATIVE[_key(_first(m, *names))]
 
 
 def _weekday_number(m: re.Match) -> int:
     """The weekday in group wd or wd_bare, English or Indonesian."""
-    return WEEKDAYS[_key(_group(m, "wd") or _group(m, "wd_bare"))]
+    return WEEKDAYS[_key(_first(m, "wd", "wd_bare"))]
 
 
 def _cued(m: re.Match) -> bool:
