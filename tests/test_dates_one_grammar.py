@@ -8,10 +8,14 @@ names more than a day stands for its first day.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
 from datetime import date, datetime, time, timedelta, timezone
 
 import pytest
 
+import transforms
 from transforms import timeq
 from transforms.extract import DayMessage, DayText, extract_dates
 
@@ -127,3 +131,21 @@ def test_the_same_phrase_gives_the_same_first_day_in_a_summary_and_in_a_query():
 
 def test_calendar_dates_are_not_relative_phrases():
     assert timeq.relative("14 Oktober 2026, 2026-07-01, Mei, tanggal 14, in 2023", ANCHOR) == ()
+
+
+# Words only a reader of relative dates needs: the days before today and "ago". (core_memory
+# looks for "besok"/"tomorrow" after a deploy, to refuse a one-off task; that names no day.)
+_PAST_WORDS = re.compile(r"(?<![a-z])(?:kemarin|kemaren|yesterday|ago)(?![a-z])")
+
+
+def test_no_module_of_transforms_but_timeq_holds_a_pattern_for_relative_dates():
+    found = []
+    for info in pkgutil.iter_modules(transforms.__path__):
+        if info.name == "timeq":
+            continue
+        module = importlib.import_module(f"transforms.{info.name}")
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+                if _PAST_WORDS.search(value.pattern.lower()):
+                    found.append(f"transforms.{info.name}.{name}")
+    assert found == []
