@@ -900,16 +900,20 @@ def _normalise(query: str) -> tuple[str, Sequence[int]]:
     return "".join(chars), origin
 
 
-#: Every string some rule needs, and the rules that need each (by place in RULES).
-_NEEDING: dict[str, list[int]] = {}
+#: Every string some rule needs, and the rules that need it (by place in RULES), relative ones apart.
+_NEEDING: dict[bool, dict[str, list[int]]] = {True: {}, False: {}}
 for _order, _r in enumerate(RULES):
     for _w in frozenset().union(*_r.needs):
-        _NEEDING.setdefault(_w, []).append(_order)
+        _NEEDING[_r.relative].setdefault(_w, []).append(_order)
 #: Rules that need nothing known, tried on every text.
-_UNGATED = frozenset(order for order, r in enumerate(RULES) if not r.needs)
+_UNGATED = {
+    kind: frozenset(order for order, r in enumerate(RULES) if r.relative is kind and not r.needs) for kind in _NEEDING
+}
+_NEEDED = {kind: frozenset(needing) for kind, needing in _NEEDING.items()}
+_ALL_NEEDED = _NEEDED[True] | _NEEDED[False]
 #: Needed strings with whitespace inside (none today): looked for in the whole text.
-_SPACED = tuple(w for w in _NEEDING if any(ch.isspace() for ch in w))
-_UNSPACED = tuple(w for w in _NEEDING if w not in _SPACED)
+_SPACED = tuple(w for w in _ALL_NEEDED if any(ch.isspace() for ch in w))
+_UNSPACED = tuple(w for w in _ALL_NEEDED if w not in _SPACED)
 
 
 class _ChunkNeeds(dict[str, frozenset[str]]):
@@ -941,12 +945,11 @@ def _present(text: str) -> set[str]:
 
 def _gated(present: set[str], *, relative: bool) -> list[tuple[int, Rule]]:
     """The relative rules (or the others), in order, whose needs are all present: the only ones that can match."""
-    maybe = _UNGATED.union(*(_NEEDING[w] for w in present))
-    return [
-        (order, RULES[order])
-        for order in sorted(maybe)
-        if RULES[order].relative is relative and all(not need.isdisjoint(present) for need in RULES[order].needs)
-    ]
+    needing = _NEEDING[relative]
+    if present.isdisjoint(_NEEDED[relative]) and not _UNGATED[relative]:
+        return []
+    maybe = _UNGATED[relative].union(*(needing[w] for w in present if w in needing))
+    return [(order, RULES[order]) for order in sorted(maybe) if not any(map(present.isdisjoint, RULES[order].needs))]
 
 
 def _with_words_before(text: str, start: int, found: Found, today: dt.date) -> tuple[int, Found] | None:
@@ -1018,9 +1021,12 @@ def _read(
     """
     text, origin = _normalise(query)
     present = _present(text)
-    candidates = _candidates(text, today, _gated(present, relative=True))
+    rules = _gated(present, relative=True)
+    candidates = _candidates(text, today, rules) if rules else []
     if candidates or not relative_only:  # without a relative candidate, the others cannot matter
         candidates += _candidates(text, today, _gated(present, relative=False))
+    if not candidates:
+        return text, [], []
     chosen = _leftmost_longest(candidates)
     return text, chosen, [(origin[c.start], origin[c.end - 1] + 1) for c in chosen]
 
@@ -1047,6 +1053,8 @@ def relative(text: str, today: dt.date) -> tuple[TimeRange, ...]:
     it, so a phrase means the same days here as in a query.
     """
     _, chosen, spans = _read(text, today, relative_only=True)
+    if not chosen:
+        return ()
     kept = [(c, span) for c, span in zip(chosen, spans, strict=True) if c.relative]
     return _ranges(text, [c for c, _ in kept], [span for _, span in kept])
 
