@@ -19,6 +19,9 @@ How it reads a query:
   itself, so they keep its spelling exactly.
 - Each rule is one regular expression, compiled at import, and one small function that
   turns a match into ``(start, end, precision)`` or ``None`` (not a time after all).
+  A rule is tried only on text that holds the strings its expression always matches
+  (read from the expression itself: "lalu" and a unit for "3 hari lalu"), so most text,
+  which names no time, costs a word lookup rather than every rule.
   Every rule's matches are candidates; the leftmost one wins, then the longest, then the
   earlier rule. So "kemarin lusa" beats "kemarin", "hari Minggu lalu" beats "Minggu
   lalu", and "May 2nd, 2023" beats "May 2nd".
