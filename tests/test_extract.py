@@ -141,15 +141,15 @@ def test_the_day_itself_and_dates_after_today_are_dropped():
         ("tomorrow", date(2026, 7, 20)),
         ("lusa", date(2026, 7, 21)),
         ("the day after tomorrow", date(2026, 7, 21)),
-        ("minggu lalu", date(2026, 7, 12)),
-        ("minggu kemarin", date(2026, 7, 12)),
-        ("last week", date(2026, 7, 12)),
-        ("minggu depan", date(2026, 7, 26)),
-        ("next week", date(2026, 7, 26)),
-        ("bulan lalu", date(2026, 6, 19)),
-        ("last month", date(2026, 6, 19)),
-        ("bulan depan", date(2026, 8, 19)),
-        ("next month", date(2026, 8, 19)),
+        ("minggu lalu", date(2026, 7, 6)),  # a week is its Monday (the day is Sunday 2026-07-19)
+        ("minggu kemarin", date(2026, 7, 6)),
+        ("last week", date(2026, 7, 6)),
+        ("minggu depan", date(2026, 7, 20)),
+        ("next week", date(2026, 7, 20)),
+        ("bulan lalu", date(2026, 6, 1)),  # a month is its 1st
+        ("last month", date(2026, 6, 1)),
+        ("bulan depan", date(2026, 8, 1)),
+        ("next month", date(2026, 8, 1)),
         ("3 hari lalu", date(2026, 7, 16)),
         ("tiga hari yang lalu", date(2026, 7, 16)),
         ("5 days ago", date(2026, 7, 14)),
@@ -157,16 +157,18 @@ def test_the_day_itself_and_dates_after_today_are_dropped():
         ("2 hari lagi", date(2026, 7, 21)),
         ("sepuluh hari lagi", date(2026, 7, 29)),
         ("in three days", date(2026, 7, 22)),
-        ("2 minggu lalu", date(2026, 7, 5)),
+        ("2 minggu lalu", date(2026, 6, 29)),
+        ("hari Minggu lalu", date(2026, 7, 12)),
+        ("tahun lalu", date(2025, 1, 1)),
     ],
 )
 def test_relative_words_in_both_languages_resolve_to_exact_dates(phrase, expected):
     assert extract_dates(said(f"Itu {phrase} ya."), today=date(2027, 1, 1)) == (expected,)
 
 
-def test_last_month_keeps_the_day_of_month_clipped_to_a_shorter_month():
+def test_last_month_is_the_first_day_of_the_previous_calendar_month():
     m = msg("Tagihan bulan lalu belum dibayar.", ts=at("12:00", date(2026, 3, 31)))
-    assert extract_dates(day_of(m, day=date(2026, 3, 31)), today=date(2026, 4, 1)) == (date(2026, 2, 28),)
+    assert extract_dates(day_of(m, day=date(2026, 3, 31)), today=date(2026, 4, 1)) == (date(2026, 2, 1),)
 
 
 def test_a_relative_word_inside_another_word_is_not_a_date():
@@ -508,8 +510,6 @@ def _longest_first(words):
 ALIASES = _longest_first({a for v in TECHNOLOGIES.values() for a in v})
 LISTS = {
     "months": (_longest_first(ex._MONTHS), str.split, ex._SPACED_JOIN),
-    "numbers": (_longest_first(ex._NUMBER_WORDS), str.split, ex._SPACED_JOIN),
-    "relative": (_longest_first(ex._RELATIVE_WORDS), str.split, ex._SPACED_JOIN),
     "technologies": (ALIASES, ex._flexible_parts, ex._FLEXIBLE_JOIN),
     **{mood: (_longest_first(words), str.split, ex._SPACED_JOIN) for mood, words in MOOD_WORDS.items()},
 }

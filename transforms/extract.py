@@ -10,8 +10,10 @@ Design and invariants:
 - Pure and deterministic: no I/O, no clock (``today`` is an argument), inputs are
   never mutated, and the same ``DayText`` always gives the same output. The
   vocabulary (technology gazetteer, stopwords, mood words, importance markers) is
-  data, loaded by ``schemas.lexicon``; the grammar (dates, honorifics, sentences)
-  lives here.
+  data, loaded by ``schemas.lexicon``; the grammar (explicit dates, honorifics,
+  sentences) lives here. Relative dates ("kemarin", "minggu lalu", "last week") have
+  one grammar, ``transforms.timeq``, shared with recall's queries; a phrase that
+  names a week, month or year gives its first day (see ``extract_dates``).
 - A ``flagged`` message contributes nothing to any extractor, not even a count.
 - The conversation is the ``user`` and ``assistant`` messages. System prompts and tool
   output are boilerplate and logs (a tool's log is full of dates), so they are read
@@ -31,13 +33,12 @@ Design and invariants:
 
 from __future__ import annotations
 
-import calendar
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, tzinfo
 from functools import lru_cache
 from itertools import groupby
 
@@ -49,6 +50,7 @@ from schemas.frontmatter import (
 )
 from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, NOT_PEOPLE, TECHNOLOGIES
+from transforms import timeq
 
 
 @dataclass(frozen=True)
@@ -258,75 +260,6 @@ _WEEKDAYS = frozenset(
         "sunday",
     }
 )
-_NUMBER_WORDS: dict[str, int] = {
-    "satu": 1,
-    "dua": 2,
-    "tiga": 3,
-    "empat": 4,
-    "lima": 5,
-    "enam": 6,
-    "tujuh": 7,
-    "delapan": 8,
-    "sembilan": 9,
-    "sepuluh": 10,
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
-# A relative word -> (unit, amount); units are "d" days and "m" months.
-_RELATIVE_WORDS: dict[str, tuple[str, int]] = {
-    "kemarin lusa": ("d", -2),
-    "the day before yesterday": ("d", -2),
-    "kemarin": ("d", -1),
-    "kemaren": ("d", -1),
-    "yesterday": ("d", -1),
-    "besok": ("d", 1),
-    "tomorrow": ("d", 1),
-    "lusa": ("d", 2),
-    "day after tomorrow": ("d", 2),
-    "the day after tomorrow": ("d", 2),
-    "minggu lalu": ("d", -7),
-    "minggu kemarin": ("d", -7),
-    "minggu kemaren": ("d", -7),
-    "pekan lalu": ("d", -7),
-    "pekan kemarin": ("d", -7),
-    "last week": ("d", -7),
-    "seminggu lalu": ("d", -7),
-    "seminggu yang lalu": ("d", -7),
-    "a week ago": ("d", -7),
-    "minggu depan": ("d", 7),
-    "pekan depan": ("d", 7),
-    "next week": ("d", 7),
-    "bulan lalu": ("m", -1),
-    "bulan kemarin": ("m", -1),
-    "bulan kemaren": ("m", -1),
-    "sebulan lalu": ("m", -1),
-    "sebulan yang lalu": ("m", -1),
-    "last month": ("m", -1),
-    "bulan depan": ("m", 1),
-    "next month": ("m", 1),
-}
-_UNITS: dict[str, tuple[str, int]] = {
-    "hari": ("d", 1),
-    "day": ("d", 1),
-    "days": ("d", 1),
-    "minggu": ("d", 7),
-    "pekan": ("d", 7),
-    "week": ("d", 7),
-    "weeks": ("d", 7),
-    "bulan": ("m", 1),
-    "month": ("m", 1),
-    "months": ("m", 1),
-}
 
 
 def _spaced(phrase: str) -> str:
@@ -340,7 +273,6 @@ def _alternation(words: Iterable[str]) -> str:
 
 
 _MONTH_ALT = _alternation(_MONTHS)
-_NUM_ALT = r"\d{1,3}|" + _alternation(_NUMBER_WORDS)
 _ORDINAL = r"(?:st|nd|rd|th)?"
 # Every alternative starts after a non-word character; saying so once up front lets the
 # engine pass over the inside of a word in one step.
@@ -350,28 +282,10 @@ _DATE_RE = re.compile(
     (?<![\w.,:/-])(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})(?!\d)
   | (?<![\w.,:/-])(?P<dd>\d{{1,2}}){_ORDINAL}\s+(?P<dm>{_MONTH_ALT})(?!\w)\.?(?:,?\s+(?P<dy>\d{{4}})(?!\d))?
   | (?<!\w)(?P<mm>{_MONTH_ALT})\.?\s+(?P<md>\d{{1,2}}){_ORDINAL},?\s+(?P<my>\d{{4}})(?!\d)
-  | (?<![\w.,:/-])(?P<n>{_NUM_ALT})\s+(?P<unit>hari|minggu|pekan|bulan)\s+(?:yang\s+)?(?P<dir>lalu|lagi)(?!\w)
-  | (?<![\w.,:/-])(?P<en_n>{_NUM_ALT})\s+(?P<en_unit>days?|weeks?|months?)\s+ago(?!\w)
-  | (?<!\w)in\s+(?P<in_n>{_NUM_ALT})\s+(?P<in_unit>days?|weeks?|months?)(?!\w)
-  | (?<!\w)(?P<word>{_alternation(_RELATIVE_WORDS)})(?!\w)
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
 _MIN_YEAR = 1900  # a four-digit "year" before this is a number, not a date worth linking
-
-
-def _add_months(d: date, months: int) -> date:
-    """The same day of the month ``months`` later, clipped to the month's last day."""
-    y, m = divmod(d.year * 12 + d.month - 1 + months, 12)
-    return date(y, m + 1, min(d.day, calendar.monthrange(y, m + 1)[1]))
-
-
-def _shift(anchor: date, unit: str, amount: int) -> date:
-    return _add_months(anchor, amount) if unit == "m" else anchor + timedelta(days=amount)
-
-
-def _number(text: str) -> int:
-    return int(text) if text.isdigit() else _NUMBER_WORDS[text.lower()]
 
 
 def _real_date(y: int, m: int, d: int) -> date | None:
@@ -384,48 +298,49 @@ def _real_date(y: int, m: int, d: int) -> date | None:
 
 
 def _date_of(m: re.Match, anchor: date) -> date | None:
-    """The date one match names, relative words read against ``anchor`` (the message's local day)."""
-    try:
-        if m["iy"]:
-            return _real_date(int(m["iy"]), int(m["im"]), int(m["id"]))
-        if m["dd"]:
-            year = int(m["dy"]) if m["dy"] else anchor.year
-            return _real_date(year, _MONTHS[m["dm"].lower()], int(m["dd"]))
-        if m["mm"]:
-            return _real_date(int(m["my"]), _MONTHS[m["mm"].lower()], int(m["md"]))
-        if m["n"]:
-            unit, size = _UNITS[m["unit"].lower()]
-            sign = -1 if m["dir"].lower() == "lalu" else 1
-            return _shift(anchor, unit, sign * size * _number(m["n"]))
-        if m["en_n"]:
-            unit, size = _UNITS[m["en_unit"].lower()]
-            return _shift(anchor, unit, -size * _number(m["en_n"]))
-        if m["in_n"]:
-            unit, size = _UNITS[m["in_unit"].lower()]
-            return _shift(anchor, unit, size * _number(m["in_n"]))
-        unit, amount = _RELATIVE_WORDS[_SPACES.sub(" ", m["word"].lower())]
-        return _shift(anchor, unit, amount)
-    except (OverflowError, ValueError):  # shifted past date.min or date.max
-        return None
+    """The date one explicit date names, a missing year read as ``anchor``'s (the message's local day)."""
+    if m["iy"]:
+        return _real_date(int(m["iy"]), int(m["im"]), int(m["id"]))
+    if m["dd"]:
+        year = int(m["dy"]) if m["dy"] else anchor.year
+        return _real_date(year, _MONTHS[m["dm"].lower()], int(m["dd"]))
+    return _real_date(int(m["my"]), _MONTHS[m["mm"].lower()], int(m["md"]))
+
+
+@lru_cache(maxsize=_PER_MESSAGE)
+def _dates_in(prose: str, anchor: date) -> tuple[date, ...]:
+    """Every date the prose names, one per mention: explicit dates, then relative phrases.
+
+    A relative phrase is read by ``transforms.timeq`` against ``anchor``, and stands for
+    the first day of what it names: "kemarin" is that day, "minggu lalu" the Monday of
+    last week, "bulan lalu" the 1st of last month, "tahun lalu" January 1st.
+    """
+    found = [_date_of(m, anchor) for m in _DATE_RE.finditer(prose)]
+    found += [r.start for r in timeq.relative(prose, anchor) if r.start.year >= _MIN_YEAR]
+    return tuple(d for d in found if d is not None)
 
 
 def extract_dates(day_text: DayText, *, today: date) -> tuple[date, ...]:
     """Dates the day's conversation refers to, sorted ascending.
 
     Explicit dates (``2026-10-14``, ``14 Oktober 2026``, ``14 Okt``, ``7 May 2023``,
-    ``May 7, 2023``, ``May 7th 2023``) and relative words (``kemarin``, ``lusa``,
-    ``minggu lalu``, ``bulan depan``, ``3 hari lalu``, ``in two days``, ...), the relative
-    ones and a missing year read against each message's own local date. A month-first
-    English date needs its year ("May 7" alone is too often "may"). Kept: real dates
-    from 1900 on, not the day itself, not after ``today``; at most the bound, the most
-    mentioned first, ties by closeness to the day.
+    ``May 7, 2023``, ``May 7th 2023``), a missing year read as the year of the message's
+    own local date; a month-first English date needs its year ("May 7" alone is too often
+    "may"). Relative phrases (``kemarin``, ``lusa``, ``minggu lalu``, ``bulan depan``,
+    ``3 hari lalu``, ``in two days``, ``hari Minggu lalu``, ...) are read by
+    ``transforms.timeq``, recall's own grammar, against the message's local date, so
+    they mean here what they mean in a recall query. A phrase that names more than a
+    day (a week, a weekend, a month, a year, "the last 3 days") gives its first day:
+    "minggu lalu" / "last week" is the Monday of the previous calendar week (weeks run
+    Monday to Sunday), "bulan lalu" / "last month" the 1st of the previous month,
+    "2 minggu lalu" the Monday of the week that holds the day 14 days back. Kept: real
+    dates from 1900 on, not the day itself, not after ``today``; at most the bound, the
+    most mentioned first, ties by closeness to the day.
     """
     counts: Counter[date] = Counter()
     for message in _readable(day_text):
-        anchor = _local_day(message, day_text)
-        for m in _DATE_RE.finditer(_prose(message.content)):
-            found = _date_of(m, anchor)
-            if found is not None and found != day_text.day and found <= today:
+        for found in _dates_in(_prose(message.content), _local_day(message, day_text)):
+            if found != day_text.day and found <= today:
                 counts[found] += 1
     most = LIST_BOUNDS["related_dates"][0]
     ranked = sorted(counts, key=lambda d: (-counts[d], abs((d - day_text.day).days), d))
@@ -443,8 +358,8 @@ def _technology_index() -> tuple[dict[str, str], re.Pattern]:
             owner = by_key.setdefault(_squash(alias), name)
             if owner != name:
                 raise ValueError(f"technologies.yaml: {alias!r} ({name}) reads the same as an alias of {owner}")
-    aliases = sorted({a for v in TECHNOLOGIES.values() for a in v}, key=lambda a: (-len(a), a))
-    one_of = _one_of(aliases, _flexible_parts, _FLEXIBLE_JOIN)
+    ordered = sorted({a for v in TECHNOLOGIES.values() for a in v}, key=lambda a: (-len(a), a))
+    one_of = _one_of(ordered, _flexible_parts, _FLEXIBLE_JOIN)
     return by_key, re.compile(r"(?<!\w)(?:" + one_of + r")(?!\w)", re.IGNORECASE)
 
 
@@ -497,7 +412,9 @@ _NOT_PEOPLE = NOT_PEOPLE
 
 
 def _is_name(word: str | None) -> bool:
-    return bool(word) and word.lower() not in _NOT_A_NAME and _squash(word) not in _TECH_BY_KEY
+    if not word:
+        return False
+    return word.lower() not in _NOT_A_NAME and _squash(word) not in _TECH_BY_KEY
 
 
 def _speaker(day_text: DayText) -> str | None:
@@ -676,9 +593,9 @@ def extract_projects(day_text: DayText, *, known: tuple[str, ...]) -> tuple[str,
             if m:
                 found.append((i, m.start(), name))
         for m in _PROJECT_RE.finditer(text):
-            name = _project_name(m["name"])
-            if name:
-                found.append((i, m.start("name"), spelled.get(_squash(name), name)))
+            project = _project_name(m["name"])
+            if project:
+                found.append((i, m.start("name"), spelled.get(_squash(project), project)))
     return _bounded("projects", (name for _, _, name in sorted(found, key=lambda f: (f[0], f[1]))))
 
 
@@ -702,8 +619,32 @@ def _ascii(word: str) -> str:
     return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
 
 
-# Calendar words say when, not what: they are never tags.
-_CALENDAR_WORDS = _WEEKDAYS | frozenset(_MONTHS) | frozenset(w for p in _RELATIVE_WORDS for w in p.split())
+# Calendar words say when, not what: they are never tags (the words of the commonest
+# relative phrases; ``transforms.timeq`` reads the phrases themselves).
+_RELATIVE_DAY_WORDS = frozenset(
+    {
+        "after",
+        "before",
+        "besok",
+        "bulan",
+        "depan",
+        "kemaren",
+        "kemarin",
+        "lalu",
+        "last",
+        "lusa",
+        "minggu",
+        "month",
+        "next",
+        "pekan",
+        "sebulan",
+        "seminggu",
+        "tomorrow",
+        "week",
+        "yesterday",
+    }
+)
+_CALENDAR_WORDS = _WEEKDAYS | frozenset(_MONTHS) | _RELATIVE_DAY_WORDS
 
 
 @lru_cache(maxsize=_PER_MESSAGE)

@@ -5,6 +5,12 @@ and a little Chinese, and turns each into an inclusive range of days, so recall 
 narrow or boost days. It also says whether the query asks *when* something happened,
 and gives the query with the time expressions taken out (``residual``).
 
+This is kenang's only grammar of relative dates. ``relative(text, today)`` gives the
+ranges of ``parse`` that a phrase counted from today names (kemarin, last week, 3 hari
+lalu, hari Minggu lalu), leaving out calendar names (dates, months, years): the
+extractors (``transforms.extract.extract_dates``) read a summary's relative dates with
+it, so a phrase means the same days in a summary's ``related_dates`` as in a query.
+
 How it reads a query:
 
 - The query is NFKC-normalised and lower-cased character by character, keeping for each
@@ -13,6 +19,9 @@ How it reads a query:
   itself, so they keep its spelling exactly.
 - Each rule is one regular expression, compiled at import, and one small function that
   turns a match into ``(start, end, precision)`` or ``None`` (not a time after all).
+  A rule is tried only on text that holds the strings its expression always matches
+  (read from the expression itself: "lalu" and a unit for "3 hari lalu"), so most text,
+  which names no time, costs a word lookup rather than every rule.
   Every rule's matches are candidates; the leftmost one wins, then the longest, then the
   earlier rule. So "kemarin lusa" beats "kemarin", "hari Minggu lalu" beats "Minggu
   lalu", and "May 2nd, 2023" beats "May 2nd".
@@ -56,7 +65,9 @@ Rules for the ambiguous cases:
   "since 2023"), so "2023 tokens" is not a year.
 - **Future** expressions are read as said: tomorrow, besok, lusa, next week, "this
   Saturday" later in the week. Recall can ignore a range that starts after today.
-- **Counts**: "a/an/one" = 1, "a couple (of)" = 2, "a few" = 3. "beberapa" and "several"
+- **Counts**: "a/an/one" = 1, "a couple (of)" = 2, "a few" = 3. "in N days/weeks/months"
+  and "N hari/minggu/bulan lagi" count forward as "N ... ago" counts back ("in 2 weeks"
+  is the week that holds ``today + 14``). "beberapa" and "several"
   are 2 to 5: "beberapa hari lalu" is ``today-5 .. today-2``. "the last/past N days" and
   "N hari terakhir" are rolling: ``today - N days .. today`` (precision ``day``), with
   a vague count taken at its upper end (5).
@@ -76,6 +87,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import importlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -250,7 +262,7 @@ UNITS = {
     "weekend": "weekend",
 }
 EN_RELATIVE = {"last": -1, "previous": -1, "this past": -1, "this": 0, "this coming": 1, "coming": 1, "next": 1}
-ID_RELATIVE = {"lalu": -1, "yang lalu": -1, "yg lalu": -1, "kemarin": -1, "ini": 0, "depan": 1}
+ID_RELATIVE = {"lalu": -1, "yang lalu": -1, "yg lalu": -1, "kemarin": -1, "kemaren": -1, "ini": 0, "depan": 1}
 RELATIVE = {**EN_RELATIVE, **ID_RELATIVE}  # -1 last, 0 this, 1 next
 ZH_RELATIVE = {"上": -1, "上个": -1, "这": 0, "这个": 0, "本": 0, "下": 1, "下个": 1}
 
@@ -271,12 +283,14 @@ DAY_WORDS = {
     "day before yesterday": -2,
     "tomorrow": 1,
     "the day after tomorrow": 2,
+    "day after tomorrow": 2,
     "hari ini": 0,
     "tadi": 0,
     "tadi pagi": 0,
     "tadi siang": 0,
     "tadi sore": 0,
     "kemarin": -1,
+    "kemaren": -1,
     "kemarin pagi": -1,
     "kemarin siang": -1,
     "kemarin sore": -1,
@@ -538,15 +552,19 @@ def _group(m: re.Match, name: str) -> str | None:
     return m.groupdict().get(name)
 
 
+def _first(m: re.Match, *names: str) -> str:
+    """The text of the first of the named groups that matched (the patterns make one match)."""
+    return next(said for n in names if (said := _group(m, n)))
+
+
 def _relative(m: re.Match, *names: str) -> int:
     """The offset (-1, 0, 1) named by the first of the groups that matched."""
-    said = next(_group(m, n) for n in names if _group(m, n))
-    return RELATIVE[_key(said)]
+    return RELATIVE[_key(_first(m, *names))]
 
 
 def _weekday_number(m: re.Match) -> int:
     """The weekday in group wd or wd_bare, English or Indonesian."""
-    return WEEKDAYS[_key(_group(m, "wd") or _group(m, "wd_bare"))]
+    return WEEKDAYS[_key(_first(m, "wd", "wd_bare"))]
 
 
 def _cued(m: re.Match) -> bool:
@@ -557,17 +575,91 @@ def _cued(m: re.Match) -> bool:
 # --- Rules ---------------------------------------------------------------------------
 
 Reader = Callable[[re.Match, dt.date], "Found | None"]
-RULES: list[tuple[re.Pattern, Reader]] = []
+Needs = tuple[frozenset[str], ...]
 
 
-def _rule(pattern: str):
-    """Register a reader for a pattern; the readers are tried in the order written."""
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern[str]
+    read: Reader
+    relative: bool  # reads a phrase counted from today, not a calendar name
+    needs: Needs  # every match holds a string of each set (see _needs); () gates nothing
+
+
+RULES: list[Rule] = []
+
+
+def _rule(pattern: str, *, relative: bool = True):
+    """Register a reader for a pattern; the readers are tried in the order written.
+
+    ``relative`` is False for the rules that read a calendar name (a date, a month, a
+    year, a day of the month) rather than a phrase counted from today.
+    """
 
     def register(read: Reader) -> Reader:
-        RULES.append((re.compile(pattern), read))
+        RULES.append(Rule(re.compile(pattern), read, relative, _needs(pattern)))
         return read
 
     return register
+
+
+# --- What a rule needs -----------------------------------------------------------------
+#
+# Most texts name no time, and a rule cannot match a text that lacks a string its
+# pattern always matches ("lalu" for "3 hari lalu", a month's name for "14 Mei"). Each
+# rule's needs are read once from its own pattern, so they cannot drift from it, and a
+# text is searched only with the rules whose needs it holds: the same matches, fewer
+# passes. An empty tuple (nothing read) gates nothing: the rule is always tried.
+
+# The parser re.compile itself uses (private, hence looked up by name; any surprise in
+# it leaves a rule ungated: slower, never a different reading).
+_sre_parser = importlib.import_module("re._parser")
+_sre = importlib.import_module("re._constants")
+
+
+def _needs(pattern: str) -> Needs:
+    """Sets of strings such that every match of ``pattern`` holds one string of each set."""
+    try:
+        tree = _sre_parser.parse(pattern)
+        if tree.state.flags & re.IGNORECASE:
+            return ()
+        return tuple(_needed(tree))
+    except Exception:  # noqa: BLE001 - a parse tree of another shape: the rule goes ungated
+        return ()
+
+
+def _needed(items) -> list[frozenset[str]]:
+    """The needs of a parsed sequence: its runs of literal characters, and what each part
+    that must match needs (a group, a repeat of at least one, one string of each branch of
+    an alternation, a class of plain characters). Lookarounds, anchors, optional parts and
+    back-references add nothing."""
+    out: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, av in items:
+        if op is _sre.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            out.append(frozenset({"".join(run)}))
+            run = []
+        if op is _sre.SUBPATTERN and not av[1] & re.IGNORECASE:
+            out += _needed(av[3])
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) and av[0] >= 1:
+            out += _needed(av[2])
+        elif op is _sre.BRANCH:
+            each = [_rarest(_needed(branch)) for branch in av[1]]
+            if all(each):
+                out.append(frozenset().union(*each))
+        elif op is _sre.IN and all(kind is _sre.LITERAL for kind, _ in av):
+            out.append(frozenset(chr(code) for _, code in av))
+    if run:
+        out.append(frozenset({"".join(run)}))
+    return out
+
+
+def _rarest(needs: list[frozenset[str]]) -> frozenset[str]:
+    """The set whose shortest string is longest (the rarest), then with the fewest strings; empty without sets."""
+    return min(needs, key=lambda s: (-min(map(len, s)), len(s)), default=frozenset())
 
 
 @_rule(rf"{B}(?P<w>{_alternatives(DAY_WORDS)}){E}")
@@ -589,6 +681,12 @@ def _units_ago(m, today):
 @_rule(rf"{ZB}{ZH_AT}(?P<n>{ZH_NUM})\s*(?P<unit>个星期|个礼拜|个月|星期|礼拜|天|日|周|年)\s*以?前")
 def _zh_units_ago(m, today):
     return _shifted(UNITS[m["unit"]], -_zh_count(m["n"]), today)
+
+
+@_rule(rf"{B}in\s+(?P<n>{EN_NUM})\s+(?P<unit>{EN_UNIT}){E}")
+@_rule(rf"{B}(?:(?P<n>{ID_NUM})\s+|se)(?P<unit>{ID_UNIT})\s+lagi{E}")
+def _units_ahead(m, today):
+    return _shifted(UNITS[m["unit"]], _count(m["n"]), today)
 
 
 @_rule(rf"{B}several\s+(?P<unit>{EN_UNIT})\s+ago{E}")
@@ -652,7 +750,7 @@ def _zh_weekday(m, today):
     return _days(day, day)
 
 
-@_rule(rf"{B}{PREP}(?:(?P<bulan>bulan)\s+)?(?P<month>{FULL_MONTH}){E}")
+@_rule(rf"{B}{PREP}(?:(?P<bulan>bulan)\s+)?(?P<month>{FULL_MONTH}){E}", relative=False)
 def _bare_month(m, today):
     month = m["month"]
     if month in VERB_MONTHS and not (m["prep"] or m["bulan"] or _cued(m)):
@@ -676,18 +774,22 @@ def _month_of_relative_year(m, today):
     return _days(*_month(today.year + _relative(m, "rel", "idrel"), MONTHS[m["month"]]), "month")
 
 
-@_rule(rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}{NOT_ISO}")
+@_rule(
+    rf"{B}{PREP}(?:bulan\s+)?(?P<month>{ANY_MONTH}),?\s+(?:of\s+|tahun\s+)?(?P<year>{YEAR}){E}{NOT_ISO}", relative=False
+)
 def _month_year(m, today):
     return _days(*_month(int(m["year"]), _month_number(m["month"])), "month")
 
 
 @_rule(
     rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?:(?:tanggal|tgl\.?)\s*)?(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
-    rf"\s+(?:of\s+)?(?:bulan\s+)?(?P<month>{ANY_MONTH})(?:,?\s+(?:tahun\s+)?(?P<year>{YEAR}))?{E}"
+    rf"\s+(?:of\s+)?(?:bulan\s+)?(?P<month>{ANY_MONTH})(?:,?\s+(?:tahun\s+)?(?P<year>{YEAR}))?{E}",
+    relative=False,
 )
 @_rule(
     rf"{B}{PREP}(?:(?:{ANY_WEEKDAY}),?\s+)?(?P<month>{ANY_MONTH})\s+(?:the\s+)?(?P<day>{DAY}){ORDINAL}?"
-    rf"(?:,?\s+(?P<year>{YEAR}))?{E}"
+    rf"(?:,?\s+(?P<year>{YEAR}))?{E}",
+    relative=False,
 )
 def _date(m, today):
     month, day = _month_number(m["month"]), int(m["day"])
@@ -696,17 +798,20 @@ def _date(m, today):
     return _recent_date(month, day, today)
 
 
-@_rule(r"(?<![\w-])(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d\d?)(?P=sep)(?P<day>\d\d?)(?!\d)")
+@_rule(r"(?<![\w-])(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d\d?)(?P=sep)(?P<day>\d\d?)(?!\d)", relative=False)
 def _iso_date(m, today):
     return _dated(int(m["year"]), int(m["month"]), int(m["day"]))
 
 
-@_rule(rf"(?<![\w-])(?P<year>{YEAR})-(?P<month>0[1-9]|1[0-2])(?![\d-])")
+@_rule(rf"(?<![\w-])(?P<year>{YEAR})-(?P<month>0[1-9]|1[0-2])(?![\d-])", relative=False)
 def _iso_month(m, today):
     return _days(*_month(int(m["year"]), int(m["month"])), "month")
 
 
-@_rule(rf"{B}(?:(?P<on>on\s+)?the\s+(?P<day_en>{DAY}){ORDINAL}|(?:pada\s+)?(?:tanggal|tgl\.?)\s*(?P<day_id>{DAY})){E}")
+@_rule(
+    rf"{B}(?:(?P<on>on\s+)?the\s+(?P<day_en>{DAY}){ORDINAL}|(?:pada\s+)?(?:tanggal|tgl\.?)\s*(?P<day_id>{DAY})){E}",
+    relative=False,
+)
 def _day_of_month(m, today):
     if m["day_en"] and not (m["on"] or _cued(m)):
         return None
@@ -722,7 +827,7 @@ def _day_of_relative_month(m, today):
     return _dated(first.year, first.month, int(m["day_en"] or m["day_id"]))
 
 
-@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}{NOT_ISO}")
+@_rule(rf"{B}{PREP}(?:(?P<word>(?:the\s+)?year|tahun)\s+)?(?P<year>{YEAR}){E}{NOT_ISO}", relative=False)
 def _year(m, today):
     if not (m["prep"] or m["word"] or _cued(m)):
         return None
@@ -730,7 +835,10 @@ def _year(m, today):
     return _days(dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
 
 
-@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月\s*(?P<day>{ZH_NUM})\s*[日号]")
+@_rule(
+    rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月\s*(?P<day>{ZH_NUM})\s*[日号]",
+    relative=False,
+)
 def _zh_date(m, today):
     month, day = _zh_count(m["month"]), _zh_count(m["day"])
     if m["year"]:
@@ -740,7 +848,7 @@ def _zh_date(m, today):
     return _recent_date(month, day, today)
 
 
-@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?")
+@_rule(rf"{ZB}{ZH_AT}(?:(?P<year>\d{{4}})\s*年\s*)?(?P<month>{ZH_NUM})\s*月份?", relative=False)
 def _zh_month(m, today):
     month = _zh_count(m["month"])
     if m["year"]:
@@ -750,7 +858,7 @@ def _zh_month(m, today):
     return _recent_month(month, today)
 
 
-@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年")
+@_rule(rf"(?<!\d){ZH_AT}(?P<year>\d{{4}})\s*年", relative=False)
 def _zh_year(m, today):
     year = int(m["year"])
     return _days(dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
@@ -765,19 +873,86 @@ class _Candidate:
     end: int
     found: Found
     order: int  # the rule's place, to break ties
+    relative: bool  # a phrase counted from today, not a calendar name
+
+
+class _NormalChars(dict[int, str]):
+    """Each character's NFKC lower-case form, by code point, worked out on first use."""
+
+    def __missing__(self, code: int) -> str:
+        normal = self[code] = unicodedata.normalize("NFKC", chr(code)).lower()
+        return normal
+
+
+_NORMAL_CHARS = _NormalChars()
 
 
 def _normalise(query: str) -> tuple[str, Sequence[int]]:
     """NFKC lower-case text, and for each of its characters the index of the query character it came from."""
     if query.isascii():
         return query.lower(), range(len(query))
+    text = query.translate(_NORMAL_CHARS)  # character by character, as below
+    if len(text) == len(query):  # no form is empty, so each is one character
+        return text, range(len(query))
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(query):
-        normal = unicodedata.normalize("NFKC", ch).lower()
+        normal = _NORMAL_CHARS[ord(ch)]
         chars.append(normal)
         origin.extend([i] * len(normal))
     return "".join(chars), origin
+
+
+#: Every string some rule needs, and the rules that need it (by place in RULES), relative ones apart.
+_NEEDING: dict[bool, dict[str, list[int]]] = {True: {}, False: {}}
+for _order, _r in enumerate(RULES):
+    for _w in frozenset().union(*_r.needs):
+        _NEEDING[_r.relative].setdefault(_w, []).append(_order)
+#: Rules that need nothing known, tried on every text.
+_UNGATED = {
+    kind: frozenset(order for order, r in enumerate(RULES) if r.relative is kind and not r.needs) for kind in _NEEDING
+}
+_NEEDED = {kind: frozenset(needing) for kind, needing in _NEEDING.items()}
+_ALL_NEEDED = _NEEDED[True] | _NEEDED[False]
+#: Needed strings with whitespace inside (none today): looked for in the whole text.
+_SPACED = tuple(w for w in _ALL_NEEDED if any(ch.isspace() for ch in w))
+_UNSPACED = tuple(w for w in _ALL_NEEDED if w not in _SPACED)
+
+
+class _ChunkNeeds(dict[str, frozenset[str]]):
+    """The needed strings inside each run of non-space characters, worked out on first use."""
+
+    LIMIT = 1 << 16  # runs remembered; past it, the memory starts over
+
+    def __missing__(self, chunk: str) -> frozenset[str]:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        found = self[chunk] = frozenset(w for w in _UNSPACED if w in chunk)
+        return found
+
+
+_CHUNK_NEEDS = _ChunkNeeds()
+
+
+def _present(text: str) -> set[str]:
+    """The needed strings that occur in text.
+
+    A string without whitespace occurs only inside one run of non-space characters, so
+    each distinct run (most are words, and words repeat) is searched once.
+    """
+    found: set[str] = set().union(*map(_CHUNK_NEEDS.__getitem__, text.split()))
+    if _SPACED:
+        found.update(w for w in _SPACED if w in text)
+    return found
+
+
+def _gated(present: set[str], *, relative: bool) -> list[tuple[int, Rule]]:
+    """The relative rules (or the others), in order, whose needs are all present: the only ones that can match."""
+    needing = _NEEDING[relative]
+    if present.isdisjoint(_NEEDED[relative]) and not _UNGATED[relative]:
+        return []
+    maybe = _UNGATED[relative].union(*(needing[w] for w in present if w in needing))
+    return [(order, RULES[order]) for order in sorted(maybe) if not any(map(present.isdisjoint, RULES[order].needs))]
 
 
 def _with_words_before(text: str, start: int, found: Found, today: dt.date) -> tuple[int, Found] | None:
@@ -795,18 +970,18 @@ def _with_words_before(text: str, start: int, found: Found, today: dt.date) -> t
     return start, found
 
 
-def _candidates(text: str, today: dt.date) -> list[_Candidate]:
-    """Every match of every rule that reads as a time."""
+def _candidates(text: str, today: dt.date, rules: list[tuple[int, Rule]]) -> list[_Candidate]:
+    """Every match of the rules that reads as a time."""
     out = []
-    for order, (pattern, read) in enumerate(RULES):
-        for m in pattern.finditer(text):
+    for order, rule in rules:
+        for m in rule.pattern.finditer(text):
             try:
-                found = read(m, today)
+                found = rule.read(m, today)
                 placed = found and _with_words_before(text, m.start(), found, today)
             except (ValueError, OverflowError):  # off the calendar: year 0, year 10000, day 31 of June
                 continue
             if placed:
-                out.append(_Candidate(placed[0], m.end(), placed[1], order))
+                out.append(_Candidate(placed[0], m.end(), placed[1], order, rule.relative))
     return out
 
 
@@ -839,15 +1014,52 @@ def _residual(query: str, spans: list[tuple[int, int]]) -> str:
     return text.strip(DANGLING)
 
 
+def _read(
+    query: str, today: dt.date, *, relative_only: bool = False
+) -> tuple[str, list[_Candidate], list[tuple[int, int]]]:
+    """The normal text, the chosen candidates, and each one's span in the query.
+
+    Only the rules whose needs the text holds are tried (see ``_needs``); with
+    ``relative_only``, a text that no relative rule can match gives no candidates at all.
+    """
+    text, origin = _normalise(query)
+    present = _present(text)
+    rules = _gated(present, relative=True)
+    candidates = _candidates(text, today, rules) if rules else []
+    if candidates or not relative_only:  # without a relative candidate, the others cannot matter
+        candidates += _candidates(text, today, _gated(present, relative=False))
+    if not candidates:
+        return text, [], []
+    chosen = _leftmost_longest(candidates)
+    return text, chosen, [(origin[c.start], origin[c.end - 1] + 1) for c in chosen]
+
+
+def _ranges(query: str, chosen: list[_Candidate], spans: list[tuple[int, int]]) -> tuple[TimeRange, ...]:
+    return tuple(
+        TimeRange(c.found[0], c.found[1], query[a:b], c.found[2]) for c, (a, b) in zip(chosen, spans, strict=True)
+    )
+
+
 def parse(query: str, today: dt.date) -> TimeQuery:
     """Every time expression of query, as day ranges relative to today; never raises."""
-    text, origin = _normalise(query)
-    chosen = _leftmost_longest(_candidates(text, today))
-    spans = [(origin[c.start], origin[c.end - 1] + 1) for c in chosen]
-    ranges = tuple(
-        TimeRange(c.found[0], c.found[1], query[a:b], c.found[2]) for c, (a, b) in zip(chosen, spans, strict=False)
-    )
-    return TimeQuery(ranges, WHEN.search(text) is not None, _residual(query, spans))
+    text, chosen, spans = _read(query, today)
+    return TimeQuery(_ranges(query, chosen, spans), WHEN.search(text) is not None, _residual(query, spans))
+
+
+def relative(text: str, today: dt.date) -> tuple[TimeRange, ...]:
+    """The ranges of ``parse(text, today).ranges`` that a relative phrase names; never raises.
+
+    A relative phrase is counted from today: kemarin, last week, 3 hari lalu, in two
+    days, hari Minggu lalu, Mei lalu, the last 3 days, since yesterday. Calendar names
+    are left out, however they are read: dates with or without a year, a month or a
+    year by name or number, "tanggal 14". The text is read exactly as ``parse`` reads
+    it, so a phrase means the same days here as in a query.
+    """
+    _, chosen, spans = _read(text, today, relative_only=True)
+    if not chosen:
+        return ()
+    kept = [(c, span) for c, span in zip(chosen, spans, strict=True) if c.relative]
+    return _ranges(text, [c for c, _ in kept], [span for _, span in kept])
 
 
 def explain(tq: TimeQuery) -> str:
