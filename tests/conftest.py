@@ -36,6 +36,42 @@ def prefect_api():
     shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
 
 
+class FakeClock:
+    """A clock that never waits: it records each delay asked of it and moves its own time on by it.
+
+    ``on_sleep``, if set, is called with each delay before it is recorded: a test makes
+    the world move there (a lock holder lets go), where a real wait would have let it.
+    """
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+        self.on_sleep = None
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        if self.on_sleep is not None:
+            self.on_sleep(seconds)
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture(autouse=True)
+def clock():
+    """kenang's waits (back-off, lock polls, retry delays) in every test go to a FakeClock.
+
+    Ask for ``clock`` by name to assert on ``clock.slept``, the delays asked for.
+    """
+    from flows import clock as kenang_clock
+
+    fake = FakeClock()
+    previous = kenang_clock.use(fake)
+    yield fake
+    kenang_clock.use(previous)
+
+
 @pytest.fixture
 def home(tmp_path: Path):
     """A fresh, initialised kenang home (Asia/Jakarta, default user 'default').
