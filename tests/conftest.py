@@ -1,9 +1,13 @@
-"""Shared fixtures: a kenang home in tmp_path, and one Prefect test server per session.
+"""Shared fixtures: a kenang home in tmp_path, one Prefect test server per session, a fake clock.
 
 Prefect is pointed at a private PREFECT_HOME before it is imported, so tests never
 touch ~/.prefect. Flow tests use the session-scoped ``prefect_api`` fixture; its URL
 is also handed to child processes (crash and lock tests) so they skip starting an
 ephemeral server of their own.
+
+Every test runs on a ``FakeClock`` (the ``clock`` fixture): kenang's back-off, lock polls
+and retry delays are recorded, never slept. A test that uses a fixture of
+``SERVER_FIXTURES`` is marked ``integration``; the markers are declared in pyproject.toml.
 """
 
 from __future__ import annotations
@@ -23,6 +27,15 @@ os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
 os.environ.pop("KENANG_HOME", None)
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+#: Fixtures that start a real server in a process of its own: a test that uses one is marked ``integration``.
+SERVER_FIXTURES = {"http_server", "llama_server"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(scope="session")

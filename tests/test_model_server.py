@@ -150,6 +150,7 @@ def summaries(home) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(home.paths.archive.rglob("*.summary.md"))}
 
 
+@pytest.mark.model
 def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wrote_them(home, llama_server):
     use_server(home, llama_server)
     two_days(home)
@@ -175,6 +176,7 @@ def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wro
     assert out.exit_code == 0 and json.loads(out.stdout) and "keyword only" in out.stderr
 
 
+@pytest.mark.model
 def test_four_days_in_flight_summarize_every_day_as_one_at_a_time_does(tmp_path, llama_server):
     from flows.config import init_home
 
@@ -207,6 +209,7 @@ def test_four_days_in_flight_summarize_every_day_as_one_at_a_time_does(tmp_path,
         assert one.generator.model == four.generator.model == f"smollm2@{llama_server}"
 
 
+@pytest.mark.model
 def test_models_test_reports_latency_schema_and_fallbacks(home, llama_server):
     use_server(home, llama_server, embed=True)
     out = kenang("models", "test", "--home", str(home.paths.home), "--json")

@@ -101,6 +101,7 @@ def _holding_child(settings, api_url: str) -> subprocess.Popen:
     return child
 
 
+@pytest.mark.integration  # the first run is a child process
 def test_a_second_concurrent_run_exits_with_a_clear_message(home, prefect_api):
     child = _holding_child(home, prefect_api)
     try:
@@ -113,6 +114,7 @@ def test_a_second_concurrent_run_exits_with_a_clear_message(home, prefect_api):
         child.wait()
 
 
+@pytest.mark.integration  # the first run is a child process
 def test_a_second_run_with_wait_queues_behind_the_first(home, prefect_api, clock):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
     child = _holding_child(home, prefect_api)
@@ -134,6 +136,7 @@ def test_a_second_run_with_wait_queues_behind_the_first(home, prefect_api, clock
     assert not (home.paths.active / "a.md").exists()
 
 
+@pytest.mark.integration  # the run is a child process
 def test_a_killed_run_leaves_no_stale_lock(home, prefect_api):
     child = _holding_child(home, prefect_api)
     child.kill()
