@@ -8,6 +8,8 @@ import pytest
 from flows.config import init_home
 from flows.models.embed import E5Embedder, EnsembleEmbedder, LlamaEmbedder, UseEmbedder, configured_id, make_embedder
 
+pytestmark = pytest.mark.model  # every test here loads the bundled models
+
 PASSAGES = [
     "user: How do I make the postgres VM start first after a reboot?\nassistant: In Proxmox open the VM, Options, Start/Shutdown order, and give it order 1.",
     "user: Kak Rina bilang sahur jam 03.30, dia yang masak nasi goreng.\nassistant: Oke, alarm jam 03.15 ya.",
@@ -32,7 +34,6 @@ def use():
     return UseEmbedder(n_threads=2)
 
 
-@pytest.mark.model
 @pytest.mark.parametrize("name", ["e5", "use", "ensemble"])
 def test_each_bundled_embedder_finds_the_answer_across_languages(name, e5, use):
     emb = {"e5": e5, "use": use, "ensemble": EnsembleEmbedder([(e5, 1.0), (use, 1.0)])}[name]
@@ -44,7 +45,6 @@ def test_each_bundled_embedder_finds_the_answer_across_languages(name, e5, use):
         assert int(np.argmax(P @ q)) == want, (name, query, (P @ q).round(3).tolist())
 
 
-@pytest.mark.model
 def test_batches_give_the_same_vectors_as_one_by_one(e5, use):
     for emb in (e5, use):
         together = emb.embed_passages(PASSAGES)
@@ -52,7 +52,6 @@ def test_batches_give_the_same_vectors_as_one_by_one(e5, use):
         assert np.allclose(together, apart, atol=1e-4)
 
 
-@pytest.mark.model
 def test_the_ensemble_cosine_is_the_weighted_mean_of_its_parts(e5, use):
     ens = EnsembleEmbedder([(e5, 1.0), (use, 3.0)])
     P, q = ens.embed_passages(PASSAGES[:2]), ens.embed_query(QUERIES[0][0])
@@ -69,7 +68,6 @@ def test_the_configured_id_is_known_without_loading_the_model(tmp_path):
         assert configured_id(settings) == (emb.id if emb is not None else "none")
 
 
-@pytest.mark.model
 def test_the_llama_backend_loads_any_gguf_from_one_config_key(tmp_path):
     # The bundled chat model is a poor embedder (see README); here it only proves the plumbing.
     from flows.models.llm import bundled_model_path
