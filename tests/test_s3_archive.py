@@ -133,6 +133,7 @@ def test_a_night_uploads_reads_back_and_only_then_deletes_its_sources(s3, tmp_pa
     assert objects(bucket, prefix) == there
 
 
+@pytest.mark.integration  # the crashing runs are child processes
 def test_a_crash_between_upload_and_delete_heals_on_the_next_run(s3, tmp_path, prefect_api):
     reference, rb, rp = s3_home(tmp_path, name="reference")
     scenario(reference)
