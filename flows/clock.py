@@ -5,8 +5,10 @@ A run waits for real: ``sleep`` is ``time.sleep`` and ``monotonic`` is
 is asked for and moves its own time on by it, so the suite never sleeps through a
 back-off, and its tests assert on the delays asked for, never on time.
 
-Waits that are no choice of kenang's stay outside: a socket's timeout, a database's
-busy timeout, a child process's grace period after SIGTERM.
+Deadlines on other processes stay on the real clock: a socket's timeout, a database's
+busy timeout, the grace a run stopped with SIGTERM gives its children, a worker's
+watch on its run (no test can stand in for those processes' time). So do the
+back-offs inside boto and s3fs, which wait in their own event loop.
 """
 
 from __future__ import annotations
