@@ -34,7 +34,6 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from flows import clock
 from flows.config import Settings, load_settings, resolve_home
 from flows.stages import (
     archive,
@@ -52,7 +51,18 @@ from flows.stages import (
     summarize,
 )
 from flows.stages.outcome import StageResult
-from flows.store import archive_files, compact, core_memory, faults, ledger, mount, recall_pack, remote, tombstones
+from flows.store import (
+    archive_files,
+    clock,
+    compact,
+    core_memory,
+    faults,
+    ledger,
+    mount,
+    recall_pack,
+    remote,
+    tombstones,
+)
 from flows.store.fsio import durable_batch, sweep_tmp
 from flows.store.lock import run_lock
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
@@ -84,7 +94,7 @@ RETRY_DELAYS_S = (2.0, 10.0, 30.0)
 def _only_transient(task, task_run, state) -> bool:
     """Prefect retry condition: retry TransientError, nothing else, after its delay.
 
-    The delay is waited here, on ``flows.clock`` (Prefect's own is 0: it retries when
+    The delay is waited here, on ``flows.store.clock`` (Prefect's own is 0: it retries when
     this returns), so a test records the delays a night asked for instead of sleeping.
     """
     try:

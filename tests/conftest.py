@@ -77,7 +77,7 @@ def clock():
 
     Ask for ``clock`` by name to assert on ``clock.slept``, the delays asked for.
     """
-    from flows import clock as kenang_clock
+    from flows.store import clock as kenang_clock
 
     fake = FakeClock()
     previous = kenang_clock.use(fake)

@@ -44,7 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from flows import clock
+from flows.store import clock
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.redact import redact
 from transforms.summarize import Generation

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from flows import clock
+from flows.store import clock
 from transforms.errors import LockHeld
 
 
