@@ -25,7 +25,8 @@ from flows.pipeline import backfill, nightly
 from flows.store import remote
 from flows.store.verify import verify
 
-pytestmark = pytest.mark.usefixtures("prefect_api")
+# A real S3 server (moto's, over HTTP), and boto's and s3fs's own back-off when it is away: integration.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("prefect_api")]
 
 ENV = {
     "AWS_ACCESS_KEY_ID": "kenang-test",
@@ -133,7 +134,6 @@ def test_a_night_uploads_reads_back_and_only_then_deletes_its_sources(s3, tmp_pa
     assert objects(bucket, prefix) == there
 
 
-@pytest.mark.integration  # the crashing runs are child processes
 def test_a_crash_between_upload_and_delete_heals_on_the_next_run(s3, tmp_path, prefect_api):
     reference, rb, rp = s3_home(tmp_path, name="reference")
     scenario(reference)
