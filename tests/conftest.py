@@ -41,10 +41,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def prefect_api():
     """A Prefect API for the whole session; yields its URL."""
-    from prefect.settings import PREFECT_API_URL
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=None):
+    # No flow-run heartbeats: nothing here watches for crashed runs, and each run's end would
+    # wait up to a second for the heartbeat thread, which sleeps in whole seconds.
+    with (
+        prefect_test_harness(server_startup_timeout=None),
+        temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
+    ):
         yield PREFECT_API_URL.value()
     shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
 
