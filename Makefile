@@ -5,6 +5,7 @@
 #   make lint   the gates CI runs before the tests: ruff (lint + format check), mypy, deptry
 #   make fmt    fix what ruff can fix by itself (formatting, import order, upgrades)
 #   make docs   regenerate the --help listings in docs/ from the CLI (tools/helpdocs.py)
+#   make test-fast  the tests without the ones marked integration or model (a few minutes)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -20,7 +21,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
                     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
 WHEELS ?= $(HOME)/.cache/kenang/wheels/llama-cpp-python-$(LLAMA_VERSION)-portable-1
 
-.PHONY: setup demo test lint fmt docs bench notebooks clean llama-wheel
+.PHONY: setup demo test test-fast lint fmt docs bench notebooks clean llama-wheel
 
 setup: $(STAMP)
 
@@ -51,6 +52,13 @@ notebooks: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Leaves out the tests marked integration (real servers, workers, runs in child processes)
+# and model (the real bundled models); `make test` runs them all. One worker: starting a
+# pool of processes for each test's night costs more than its few days of work
+# (tests/test_pool.py asks for its workers itself).
+test-fast: $(STAMP)
+	KENANG_WORKERS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not integration and not model"
 
 # The gates, in the order of their speed; each fails on its own and says what it found.
 lint: $(STAMP)

@@ -1,9 +1,13 @@
-"""Shared fixtures: a kenang home in tmp_path, and one Prefect test server per session.
+"""Shared fixtures: a kenang home in tmp_path, one Prefect test server per session, a fake clock.
 
 Prefect is pointed at a private PREFECT_HOME before it is imported, so tests never
 touch ~/.prefect. Flow tests use the session-scoped ``prefect_api`` fixture; its URL
 is also handed to child processes (crash and lock tests) so they skip starting an
 ephemeral server of their own.
+
+Every test runs on a ``FakeClock`` (the ``clock`` fixture): kenang's back-off, lock polls
+and retry delays are recorded, never slept. A test that uses a fixture of
+``SERVER_FIXTURES`` is marked ``integration``; the markers are declared in pyproject.toml.
 """
 
 from __future__ import annotations
@@ -24,16 +28,66 @@ os.environ.pop("KENANG_HOME", None)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+#: Fixtures that start a real server in a process of its own: a test that uses one is marked ``integration``.
+SERVER_FIXTURES = {"http_server", "llama_server"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
 
 @pytest.fixture(scope="session")
 def prefect_api():
     """A Prefect API for the whole session; yields its URL."""
-    from prefect.settings import PREFECT_API_URL
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=None):
+    # No flow-run heartbeats: nothing here watches for crashed runs, and each run's end would
+    # wait up to a second for the heartbeat thread, which sleeps in whole seconds.
+    with (
+        prefect_test_harness(server_startup_timeout=None),
+        temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
+    ):
         yield PREFECT_API_URL.value()
     shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
+
+
+class FakeClock:
+    """A clock that never waits: it records each delay asked of it and moves its own time on by it.
+
+    ``on_sleep``, if set, is called with each delay before it is recorded: a test makes
+    the world move there (a lock holder lets go), where a real wait would have let it.
+    """
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+        self.on_sleep = None
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        if self.on_sleep is not None:
+            self.on_sleep(seconds)
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture(autouse=True)
+def clock():
+    """kenang's waits (back-off, lock polls, retry delays) in every test go to a FakeClock.
+
+    Ask for ``clock`` by name to assert on ``clock.slept``, the delays asked for.
+    """
+    from flows.store import clock as kenang_clock
+
+    fake = FakeClock()
+    previous = kenang_clock.use(fake)
+    yield fake
+    kenang_clock.use(previous)
 
 
 @pytest.fixture

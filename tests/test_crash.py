@@ -16,7 +16,8 @@ from flows.pipeline import nightly
 from flows.store import faults, mount
 from flows.store.verify import verify
 
-pytestmark = pytest.mark.usefixtures("prefect_api")
+# Each case runs kenang in a child process: integration.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("prefect_api")]
 
 # (boundary, which hit): per-file boundaries are also cut at a later file.
 CASES = [(b, 1) for b in faults.BOUNDARIES] + [

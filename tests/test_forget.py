@@ -313,7 +313,7 @@ def test_forget_a_session_a_day_and_before_a_date(home):
     assert {d["status"] for d in table(home, "days") if d["date"] < dt.date(2026, 7, 19)} <= {"forgotten"}
 
 
-def test_forget_takes_the_run_lock_waits_for_a_running_night_or_exits_75(home):
+def test_forget_takes_the_run_lock_waits_for_a_running_night_or_exits_75(home, clock):
     _setup(home)
     held, release = threading.Event(), threading.Event()
 
@@ -329,11 +329,18 @@ def test_forget_takes_the_run_lock_waits_for_a_running_night_or_exits_75(home):
         r = kenang("forget", "--user", "default", "--text", PHRASE, "--yes", "--home", str(home.paths.home))
         assert r.exit_code == 75 and "a-night" in r.stderr
         assert table(home, "tombstones") == []
-        threading.Timer(1.0, release.set).start()
+        assert sum(clock.slept) == 2.0  # the short minimum wait, in polls
+        clock.slept.clear()
+
+        def night_ends(_seconds):  # the night ends while forget waits for it
+            release.set()
+            t.join()
+
+        clock.on_sleep = night_ends
         r = kenang(
             "forget", "--user", "default", "--text", PHRASE, "--yes", "--wait", "30", "--home", str(home.paths.home)
         )
-        assert r.exit_code == 0
+        assert r.exit_code == 0 and clock.slept == [0.5]  # it waited one poll, then took the lock
     finally:
         release.set()
         t.join()

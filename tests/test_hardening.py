@@ -181,6 +181,7 @@ def test_recall_in_vector_mode_on_a_keyword_only_index_says_so_in_one_line(home)
     assert code == 2 and "keyword-only" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.integration  # the holder and the run are child processes
 def test_a_held_lock_gets_one_clear_line_and_exit_75(home):
     holder = subprocess.Popen(
         [

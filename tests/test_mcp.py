@@ -124,6 +124,7 @@ def test_the_memory_tool_keeps_refuses_and_corrects_core_memory_for_its_user_onl
     assert not (settings.paths.home / "memory" / "gading" / "MEMORY.md").exists()
 
 
+@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
 def test_a_stdio_subprocess_serves_one_user(loaded):
     transport = StdioTransport(
         sys.executable,
@@ -354,6 +355,7 @@ def test_without_a_user_a_home_whose_default_user_holds_nothing_and_two_others_d
     )
 
 
+@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
 def test_without_a_user_a_home_whose_default_user_holds_nothing_serves_its_only_user(home):
     drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
     transport = StdioTransport(
@@ -376,6 +378,7 @@ def test_without_a_user_a_home_whose_default_user_holds_nothing_serves_its_only_
     assert run(go())["path"] == "active/gading/only.md"  # gading's: a user with data, though kenang.yaml names none
 
 
+@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
 def test_a_user_who_holds_only_core_memory_is_served_over_stdio(home):
     drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
     edit_config(home.paths.home, lambda d: d["mcp"].update(users=["rina"]))  # a new user is named first
@@ -460,6 +463,7 @@ def _answer(lines: queue.Queue[str]) -> dict:
     return json.loads(lines.get(timeout=60))
 
 
+@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
 def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loaded):
     proc, lines = _stdio(loaded.paths.home, "--user", "rina")
     try:
@@ -531,6 +535,7 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
             proc.wait(timeout=30)
 
 
+@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
 def test_a_stdio_line_longer_than_any_message_is_refused_unheld_and_the_server_goes_on(home):
     edit_config(
         home.paths.home, lambda d: d["mcp"].update(session_max_chars=100, session_max_turns=1, max_query_chars=200)

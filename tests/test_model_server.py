@@ -150,6 +150,7 @@ def summaries(home) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(home.paths.archive.rglob("*.summary.md"))}
 
 
+@pytest.mark.model
 def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wrote_them(home, llama_server):
     use_server(home, llama_server)
     two_days(home)
@@ -175,6 +176,7 @@ def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wro
     assert out.exit_code == 0 and json.loads(out.stdout) and "keyword only" in out.stderr
 
 
+@pytest.mark.model
 def test_four_days_in_flight_summarize_every_day_as_one_at_a_time_does(tmp_path, llama_server):
     from flows.config import init_home
     from flows.store import mount
@@ -209,6 +211,7 @@ def test_four_days_in_flight_summarize_every_day_as_one_at_a_time_does(tmp_path,
         assert one.generator.model == four.generator.model == f"smollm2@{llama_server}"
 
 
+@pytest.mark.model
 def test_models_test_reports_latency_schema_and_fallbacks(home, llama_server):
     use_server(home, llama_server, embed=True)
     out = kenang("models", "test", "--home", str(home.paths.home), "--json")
@@ -260,7 +263,7 @@ class Stub:
     def __init__(self, script: list[str], *, api: bool = True, fail_if: str | None = None) -> None:
         self.script = list(script)
         self.seen: list[dict] = []
-        self.times: list[float] = []
+        self.done = threading.Event()  # set when the stub stops: a "slow" answer never comes
         self.auth: list[str | None] = []
         self.embedded: list[str] = []
         stub = self
@@ -299,7 +302,6 @@ class Stub:
                     self.end_headers()
                     return
                 stub.seen.append(body)
-                stub.times.append(time.monotonic())
                 stub.auth.append(self.headers.get("Authorization"))
                 step = "500" if failing else stub.script.pop(0) if stub.script else "ok"
                 if step == "500":
@@ -310,9 +312,8 @@ class Stub:
                     self.send_response(429)
                     self.send_header("Retry-After", "3")
                     self.end_headers()
-                elif step == "slow":
-                    time.sleep(2.5)
-                    self._reply(completion(json.dumps(GOOD)))
+                elif step == "slow":  # no answer within the client's timeout: it gives up and retries
+                    stub.done.wait(60)
                 elif step == "html":
                     self._reply(b"<html><body>Please log in</body></html>", "text/html")
                 elif step == "cut":
@@ -349,6 +350,7 @@ class Stub:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.done.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -363,7 +365,7 @@ def summarize_probe(home, url: str, timeout_s: float = 10.0):
     [(["500", "500"], 3), (["429"], 2), (["slow"], 2), (["cut"], 2)],
     ids=["500s-then-an-answer", "429-retry-after", "slower-than-the-timeout", "reply-cut-short"],
 )
-def test_transient_faults_are_retried_and_the_day_is_summarized_as_if_nothing_happened(home, script, requests):
+def test_transient_faults_are_retried_and_the_day_is_summarized_as_if_nothing_happened(home, script, requests, clock):
     with Stub(script) as stub:
         out = summarize_probe(home, stub.url, timeout_s=1.5)
     assert len(stub.seen) == requests
@@ -372,7 +374,9 @@ def test_transient_faults_are_retried_and_the_day_is_summarized_as_if_nothing_ha
     assert stub.seen[0]["response_format"]["type"] == "json_schema"
     assert stub.seen[0]["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
     if script == ["429"]:
-        assert stub.times[1] - stub.times[0] >= 2.5  # it waited as Retry-After asked (3 s), not its own 1 s
+        assert clock.slept == [3.0]  # it waited as Retry-After asked (3 s), not its own 1 s
+    else:
+        assert clock.slept == [1.0, 2.0][: requests - 1]  # the doubling back-off
 
 
 def test_a_200_that_is_no_api_answer_is_retried_then_fails_the_day_while_the_server_answers(home):
@@ -399,11 +403,12 @@ def test_a_reply_that_breaks_the_schema_keeps_nothing_it_broke(home):
     assert out.doc.mood != "ecstatic" and 1 <= out.doc.importance <= 10 and "Rina" not in out.doc.people
 
 
-def test_a_server_that_stays_down_is_unavailable_after_its_retries(home):
+def test_a_server_that_stays_down_is_unavailable_after_its_retries(home, clock):
     with Stub(["500"] * 10, api=False) as stub:
         with pytest.raises(ModelUnavailable, match="HTTP 500"):
             summarize_probe(home, stub.url)
     assert len(stub.seen) == 4  # the first attempt and three retries
+    assert clock.slept == [1.0, 2.0, 4.0]  # a doubling back-off between them
 
 
 def test_a_day_the_server_always_fails_on_fails_alone_and_the_older_days_are_summarized(home):

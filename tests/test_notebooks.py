@@ -39,6 +39,7 @@ def test_the_three_notebooks_are_there():
     assert {p.name for p in NOTEBOOKS.glob("*.ipynb")} >= set(EXPECTED)
 
 
+@pytest.mark.integration  # each notebook runs in a Jupyter kernel, a process of its own
 @pytest.mark.parametrize("name", EXPECTED)
 def test_every_notebook_runs_top_to_bottom(name, demo_home, monkeypatch):
     import nbformat

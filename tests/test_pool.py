@@ -70,10 +70,10 @@ def test_a_night_on_every_core_writes_what_one_process_writes(tmp_path, monkeypa
     assert snapshot(many) == snapshot(one)
 
 
-def test_a_worker_exception_is_that_items_failure_and_the_others_come_back():
-    got = pool.pure_map(fails_on_odd, range(10)) if pool.workers() > 1 else None
-    if got is None:
-        pytest.skip("one core: pure_map runs in-process")
+def test_a_worker_exception_is_that_items_failure_and_the_others_come_back(monkeypatch):
+    monkeypatch.setenv("KENANG_WORKERS", "2")
+    got = pool.pure_map(fails_on_odd, range(10))
+    assert pool._pool is not None  # it ran in the workers
     assert [g for g in got if not isinstance(g, pool.Failed)] == [0, 4, 16, 36, 64]
     assert [str(g) for g in got if isinstance(g, pool.Failed)] == [f"ValueError: odd: {n}" for n in (1, 3, 5, 7, 9)]
     assert not pool._broken
@@ -85,6 +85,7 @@ def test_one_worker_or_few_items_run_in_process(monkeypatch):
     assert pool.pure_map(fails_on_odd, [2, 3])[0] == 4 and pool._pool is None
 
 
+@pytest.mark.integration  # a kenang run in a child process, with its workers
 def test_the_command_in_a_new_process_works_on_every_core(tmp_path, prefect_api):
     """``python -m flows.cli run`` as cron would run it: the pool's workers start and the pool is never given up."""
     import os
@@ -106,6 +107,7 @@ def test_the_command_in_a_new_process_works_on_every_core(tmp_path, prefect_api)
     assert "12 day(s)" in r.stdout
 
 
+@pytest.mark.integration  # a child process with its workers
 def test_a_run_killed_with_its_workers_started_leaves_no_worker_behind(tmp_path):
     """Workers wait on the run's process: killed without cleanup, it leaves none holding its output open."""
     import subprocess

@@ -77,16 +77,22 @@ def test_a_run_does_not_make_a_querying_reader_fail(home):
     assert errors == [] and counts and max(counts) == 3
 
 
-def _holding_child(settings, api_url: str, seconds: float) -> subprocess.Popen:
-    """A kenang run in a child process that sleeps while holding the run lock."""
+def _holding_child(settings, api_url: str) -> subprocess.Popen:
+    """A kenang run in a child process that holds the run lock until a line arrives on its stdin."""
     code = (
-        "import time, flows.store.faults as f\n"
-        f"f.checkpoint = lambda n: time.sleep({seconds}) if n == 'run.locked' else None\n"
+        "import sys, flows.store.faults as f\n"
+        "f.checkpoint = lambda n: sys.stdin.readline() if n == 'run.locked' else None\n"
         "from flows.cli.main import main\n"
         f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
     )
     env = {**os.environ, "PREFECT_API_URL": api_url}
-    child = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 120
     while holder(settings.paths.lock) is None:
         assert child.poll() is None, child.communicate()
@@ -95,8 +101,9 @@ def _holding_child(settings, api_url: str, seconds: float) -> subprocess.Popen:
     return child
 
 
+@pytest.mark.integration  # the first run is a child process
 def test_a_second_concurrent_run_exits_with_a_clear_message(home, prefect_api):
-    child = _holding_child(home, prefect_api, 30)
+    child = _holding_child(home, prefect_api)
     try:
         r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat())
         assert r.exit_code == 75
@@ -107,20 +114,31 @@ def test_a_second_concurrent_run_exits_with_a_clear_message(home, prefect_api):
         child.wait()
 
 
-def test_a_second_run_with_wait_queues_behind_the_first(home, prefect_api):
+@pytest.mark.integration  # the first run is a child process
+def test_a_second_run_with_wait_queues_behind_the_first(home, prefect_api, clock):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
-    child = _holding_child(home, prefect_api, 3)
+    child = _holding_child(home, prefect_api)
+    ended: list[bytes] = []
+
+    def first_run_ends(_seconds):  # the first run goes on and ends while the second waits
+        if not ended:
+            ended.append(child.communicate(input=b"go\n", timeout=120)[1])
+
+    clock.on_sleep = first_run_ends
     try:
         r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat(), "--wait", "120", "--json")
         assert r.exit_code == 0, r.stderr
     finally:
-        child.wait(timeout=120)
-    assert child.returncode == 0, child.stderr.read()
+        child.kill()
+        child.wait()
+    assert child.returncode == 0, ended
+    assert clock.slept == [0.5]  # one poll, then the lock was free
     assert not (home.paths.active / "a.md").exists()
 
 
+@pytest.mark.integration  # the run is a child process
 def test_a_killed_run_leaves_no_stale_lock(home, prefect_api):
-    child = _holding_child(home, prefect_api, 30)
+    child = _holding_child(home, prefect_api)
     child.kill()
     child.wait()
     assert holder(home.paths.lock) is None

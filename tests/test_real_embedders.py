@@ -8,6 +8,8 @@ import pytest
 from flows.config import init_home
 from flows.models.embed import E5Embedder, EnsembleEmbedder, LlamaEmbedder, UseEmbedder, configured_id, make_embedder
 
+pytestmark = pytest.mark.model  # every test here loads the bundled models
+
 PASSAGES = [
     "user: How do I make the postgres VM start first after a reboot?\nassistant: In Proxmox open the VM, Options, Start/Shutdown order, and give it order 1.",
     "user: Kak Rina bilang sahur jam 03.30, dia yang masak nasi goreng.\nassistant: Oke, alarm jam 03.15 ya.",

@@ -9,7 +9,7 @@ from flows.models.llm import bundled_model_path
 from flows.pipeline import nightly
 from transforms.frontmatter import parse_summary
 
-pytestmark = pytest.mark.usefixtures("prefect_api")
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("prefect_api")]
 
 
 def test_the_bundled_model_summarizes_a_small_day_end_to_end(home):

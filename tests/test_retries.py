@@ -21,7 +21,7 @@ def test_an_io_error_that_may_pass_is_transient_and_one_that_cannot_is_terminal(
     assert isinstance(io_error("x", OSError(errno.ENOSPC, "No space left")), ArchiveError)
 
 
-def test_a_transient_archive_error_is_retried_and_the_night_completes(home, monkeypatch):
+def test_a_transient_archive_error_is_retried_and_the_night_completes(home, monkeypatch, clock):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
     real = archive.archive_batch
     calls = []
@@ -35,9 +35,25 @@ def test_a_transient_archive_error_is_retried_and_the_night_completes(home, monk
     monkeypatch.setattr(archive, "archive_batch", flaky)
     result = nightly(now=NOW, home=str(home.paths.home))
     assert len(calls) == 2 and result["archive"]["placed"] == 1
+    assert clock.slept == [2.0]  # the first retry's delay
 
 
-def test_a_terminal_error_is_not_retried_and_fails_the_run_naming_stage_and_run(home, monkeypatch):
+def test_a_transient_error_that_stays_is_retried_after_each_delay_then_fails_the_run(home, monkeypatch, clock):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
+    calls = []
+
+    def down(*args, **kwargs):
+        calls.append(1)
+        raise TransientError("NAS gone")
+
+    monkeypatch.setattr(archive, "archive_batch", down)
+    with pytest.raises(StageFailed) as err:
+        nightly(now=NOW, home=str(home.paths.home))
+    assert len(calls) == 4 and err.value.stage == "archive"
+    assert clock.slept == [2.0, 10.0, 30.0]
+
+
+def test_a_terminal_error_is_not_retried_and_fails_the_run_naming_stage_and_run(home, monkeypatch, clock):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
     calls = []
 
@@ -49,6 +65,7 @@ def test_a_terminal_error_is_not_retried_and_fails_the_run_naming_stage_and_run(
     with pytest.raises(StageFailed) as err:
         nightly(now=NOW, home=str(home.paths.home))
     assert len(calls) == 1 and err.value.stage == "archive" and err.value.run_id in str(err.value)
+    assert clock.slept == []
     (run,) = ledger.read_runs(home.paths.warehouse)
     assert run["status"] == "failed" and run["error"].startswith("archive:")
     assert (home.paths.active / "a.md").exists() and table(home, "archive_files") == []

@@ -25,7 +25,8 @@ from flows.pipeline import backfill, nightly
 from flows.store import mount, remote
 from flows.store.verify import verify
 
-pytestmark = pytest.mark.usefixtures("prefect_api")
+# A real S3 server (moto's, over HTTP), and boto's and s3fs's own back-off when it is away: integration.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("prefect_api")]
 
 ENV = {
     "AWS_ACCESS_KEY_ID": "kenang-test",

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import NOW, drop, kenang, md, table
 
-pytestmark = pytest.mark.usefixtures("prefect_api")
+# A kenang run in a child process, stopped with SIGTERM: integration.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("prefect_api")]
 
 CHILD = r"""
 import hashlib, sys

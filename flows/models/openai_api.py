@@ -44,6 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
+from flows.store import clock
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.redact import redact
 from transforms.summarize import Generation
@@ -154,7 +155,7 @@ class Client:
                         return data
                     why = f"HTTP {r.status_code} but no API answer ({_said(text)})"
             if attempt < self.server.retries:
-                time.sleep(wait)
+                clock.sleep(wait)
         if self.retries_tried() and self._answers_as_api():
             raise ModelRefused(
                 f"{self.server.shown}{path}: the server answers, but failed on this request: {why} "

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from flows.store import clock
 from transforms.errors import LockHeld
 
 
@@ -30,15 +31,15 @@ def run_lock(path: Path, run_id: str, wait_seconds: float = 0.0, poll: float = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + max(wait_seconds, 2.0)
+        deadline = clock.monotonic() + max(wait_seconds, 2.0)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                if clock.monotonic() >= deadline:
                     raise LockHeld(held_message(path, wait_seconds)) from None
-                time.sleep(poll)
+                clock.sleep(poll)
         unclean = os.fstat(fd).st_size > 0
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "run_id": run_id, "since": time.time()}).encode(), 0)
