@@ -8,6 +8,7 @@ Makefile, the pinned tools and the pyproject.toml configuration together.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,12 +43,16 @@ def _tree(tmp_path: Path) -> Path:
     return copy
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # deptry colours its findings whatever NO_COLOR says
+
+
 def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
     if (ROOT / ".mypy_cache").is_dir():  # warm: CI's `make lint` ran before the tests
         shutil.copytree(ROOT / ".mypy_cache", tree / ".mypy_cache", symlinks=True)
     # -o: the copy's pyproject.toml is newer than the venv's stamp; the venv is not to be rebuilt.
     env = {**os.environ, "NO_COLOR": "1", "MYPY_CACHE_DIR": str(tree / ".mypy_cache")}
-    return subprocess.run(["make", "-o", STAMP, "lint"], cwd=tree, capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(["make", "-o", STAMP, "lint"], cwd=tree, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.CompletedProcess(done.args, done.returncode, ANSI.sub("", done.stdout), ANSI.sub("", done.stderr))
 
 
 def _append(path: Path, text: str) -> None:
