@@ -68,6 +68,7 @@ PLANTED = {
 
 
 @needs_tools
+@pytest.mark.integration  # the whole `make lint` in processes of its own, tens of seconds each
 @pytest.mark.parametrize("problem", list(PLANTED))
 def test_make_lint_fails_on(problem, tmp_path):
     rel, where, text, expected = PLANTED[problem]
@@ -87,6 +88,7 @@ def test_make_lint_fails_on(problem, tmp_path):
 
 
 @needs_tools
+@pytest.mark.integration  # the whole `make lint` in processes of its own, tens of seconds each
 def test_make_lint_fails_on_an_undeclared_import(tmp_path):
     tree = _tree(tmp_path)
     # jinja2 is installed (a dependency of a dependency) but kenang does not declare it.
