@@ -56,9 +56,10 @@ test: $(STAMP)
 # Leaves out the tests marked integration (real servers, workers, runs in child processes)
 # and model (the real bundled models); `make test` runs them all. One worker: starting a
 # pool of processes for each test's night costs more than its few days of work
-# (tests/test_pool.py asks for its workers itself).
+# (tests/test_pool.py asks for its workers itself). `-n auto` (pytest-xdist): the tests
+# spread over one pytest process per core, each with its own Prefect test server.
 test-fast: $(STAMP)
-	KENANG_WORKERS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not integration and not model"
+	KENANG_WORKERS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not integration and not model" -n auto
 
 # The gates, in the order of their speed; each fails on its own and says what it found.
 lint: $(STAMP)

@@ -41,12 +41,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def prefect_api():
     """A Prefect API for the whole session; yields its URL."""
-    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
+        PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED,
+        PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED,
+        PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED,
+        temporary_settings,
+    )
     from prefect.testing.utilities import prefect_test_harness
 
-    # No flow-run heartbeats: nothing here watches for crashed runs, and each run's end would
-    # wait up to a second for the heartbeat thread, which sleeps in whole seconds.
+    # The server records no events, task runs or automations: no test reads them back, and
+    # each night's few hundred events would cost the server about as much CPU as the night.
+    # Flow runs and their states still go through the API. No flow-run heartbeats: nothing
+    # here watches for crashed runs, and each run's end would wait up to a second for the
+    # heartbeat thread, which sleeps in whole seconds.
+    quiet_server = {
+        PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED: False,
+        PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED: False,
+        PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED: False,
+    }
     with (
+        temporary_settings(quiet_server),
         prefect_test_harness(server_startup_timeout=None),
         temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
     ):

@@ -73,6 +73,7 @@ PLANTED = {
 
 
 @needs_tools
+@pytest.mark.integration  # the whole `make lint` in processes of its own, tens of seconds each
 @pytest.mark.parametrize("problem", list(PLANTED))
 def test_make_lint_fails_on(problem, tmp_path):
     rel, where, text, expected = PLANTED[problem]
@@ -92,6 +93,7 @@ def test_make_lint_fails_on(problem, tmp_path):
 
 
 @needs_tools
+@pytest.mark.integration  # the whole `make lint` in processes of its own, tens of seconds each
 def test_make_lint_fails_on_an_undeclared_import(tmp_path):
     tree = _tree(tmp_path)
     # jinja2 is installed (a dependency of a dependency) but kenang does not declare it.
@@ -100,7 +102,8 @@ def test_make_lint_fails_on_an_undeclared_import(tmp_path):
     )
     done = _lint(tree)
     assert done.returncode != 0
-    assert "DEP003 'jinja2' imported but it is a transitive dependency" in done.stdout + done.stderr
+    said = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)  # deptry colours its output whatever NO_COLOR says
+    assert "DEP003 'jinja2' imported but it is a transitive dependency" in said
 
 
 def test_every_imported_package_is_declared_in_pyproject():
