@@ -10,7 +10,9 @@ Bumping ``SCHEMA_VERSION`` means a migration: old summaries stay readable and
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions ``parse_summary`` still reads (1: the summary as one paragraph, no title or sections).
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
 
 #: The mood vocabulary, fixed and documented. The LLM must pick one of these; the
 #: extractive fallback picks by lexicon. ``neutral`` is the default.
@@ -42,15 +44,54 @@ LIST_BOUNDS: dict[str, tuple[int, int]] = {
     "related_dates": (10, 10),
 }
 
-#: The summary body: sentences and characters.
-SUMMARY_SENTENCES = (2, 6)
-SUMMARY_MAX_CHARS = 1200
+#: "What happened": one paragraph per thread of the day. Sentences in all, characters in all, paragraphs.
+SUMMARY_SENTENCES = (1, 12)
+SUMMARY_MAX_CHARS = 1600
+SUMMARY_PARAGRAPHS = 6
+
+#: The note's one-line title (frontmatter ``title``), in characters.
+TITLE_MAX_CHARS = 100
+
+#: The languages a note is written in (frontmatter ``language``): the day's main language.
+LANGUAGES: tuple[str, ...] = ("en", "id")
+
+#: The note's item sections, per section: (most items, longest item in characters). Items are one line each.
+ITEM_BOUNDS: dict[str, tuple[int, int]] = {
+    "decisions": (8, 300),
+    "open_items": (8, 300),
+    "still_open": (12, 300),
+    "closed": (12, 300),
+}
+
+#: The body's section headings, per language, in the order they are written. An empty section is left out.
+HEADINGS: dict[str, dict[str, str]] = {
+    "en": {
+        "summary": "What happened",
+        "decisions": "Decisions",
+        "open_items": "Open items",
+        "still_open": "Still open",
+        "closed": "Closed",
+        "people": "People and projects",
+        "sessions": "Sessions",
+    },
+    "id": {
+        "summary": "Yang terjadi",
+        "decisions": "Keputusan",
+        "open_items": "Belum selesai",
+        "still_open": "Masih terbuka",
+        "closed": "Sudah selesai",
+        "people": "Orang dan proyek",
+        "sessions": "Sesi",
+    },
+}
 
 #: Frontmatter keys in the order they are written.
 FIELDS: tuple[str, ...] = (
     "schema_version",
     "date",
     "user_id",
+    "title",
+    "language",
     "people",
     "projects",
     "tags",

@@ -9,16 +9,20 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from schemas.frontmatter import LIST_BOUNDS, MOODS
+from schemas.frontmatter import LANGUAGES, LIST_BOUNDS, MOODS
 from transforms.frontmatter import (
+    CarriedItem,
     DaySummary,
     FrontmatterError,
     Generator,
     SessionLine,
+    normalise_carried,
     normalise_dates,
     normalise_importance,
+    normalise_items,
     normalise_list,
     normalise_summary,
+    normalise_title,
     parse_summary,
     render_summary,
 )
@@ -52,7 +56,10 @@ def summaries(draw) -> DaySummary:
             1,
             tuple(draw(st.lists(st.sampled_from(["mood", "summary", "tags"]), unique=True))),
         ),
-        summary=" ".join(draw(st.lists(sentence, min_size=2, max_size=6, unique=True))),
+        summary="\n\n".join(
+            " ".join(p)
+            for p in draw(st.lists(st.lists(sentence, min_size=1, max_size=3, unique=True), min_size=1, max_size=3))
+        ),
         session_lines=tuple(
             SessionLine(
                 draw(st.from_regex(r"[a-z0-9-]{1,20}", fullmatch=True)),
@@ -63,6 +70,14 @@ def summaries(draw) -> DaySummary:
             )
             for _ in range(draw(st.integers(0, 3)))
         ),
+        title=normalise_title(draw(name)) or "A day",
+        language=draw(st.sampled_from(LANGUAGES)),
+        decisions=normalise_items("decisions", draw(st.lists(name, max_size=4))),
+        open_items=normalise_items("open_items", draw(st.lists(name, max_size=4))),
+        still_open=normalise_carried(
+            "still_open", [CarriedItem(draw(day), t) for t in draw(st.lists(name, max_size=3))]
+        ),
+        closed=normalise_carried("closed", [CarriedItem(draw(day), t) for t in draw(st.lists(name, max_size=3))]),
     )
 
 
@@ -103,7 +118,7 @@ def test_related_dates_are_never_the_day_itself_nor_in_the_future():
     [
         ("importance: 6", "importance: 11"),
         ("mood: productive", "mood: ecstatic"),
-        ("schema_version: 1", "schema_version: 1\nextra: 1"),
+        ("schema_version: 2", "schema_version: 2\nextra: 1"),
         ("related_dates: ['2026-07-18', '2026-07-20']", "related_dates: ['2026-07-19']"),
     ],
 )

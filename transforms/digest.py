@@ -270,7 +270,7 @@ def budget(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> int:
 def select(
     day_text: DayText,
     max_chars: int = DEFAULT_MAX_CHARS,
-    max_units: int = SUMMARY_SENTENCES[1],
+    max_units: int = 6,
     lang: str | None = None,
 ) -> list[Unit]:
     """The units a summary of the day quotes, in time order (see the module docstring).
@@ -290,7 +290,7 @@ def select(
     decisions = [bool(_DECISION.search(u.text)) for u in candidates]
     facts = [_facts_of(u.text, set(w), names, d) for (u, w), d in zip(kept, decisions, strict=False)]
     scores, vectors = _rank(candidates, [w for _, w in kept], facts)
-    limit = budget(day_text, max_chars) if max_units <= SUMMARY_SENTENCES[1] else max_chars
+    limit = budget(day_text, max_chars) if max_units <= 6 else max_chars
     lang = lang or day_language(day_text)
     written = [_sentence(u, lang, None, d) for u, d in zip(candidates, decisions, strict=False)]
     costs = [len(w) + 1 for w in written]
@@ -381,7 +381,7 @@ def extractive_summary(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) ->
         )
         return f"{who} had no conversation to summarize on {day_text.day.isoformat()}. {reason}"
     picked = [_sentence(u, lang, name) for u in select(day_text, max_chars, lang=lang)]
-    low = SUMMARY_SENTENCES[0]
+    low = max(2, SUMMARY_SENTENCES[0])
     if len(picked) < low:
         picked.insert(0, _overview(day_text, unflagged, who, lang))
     if len(picked) < low:

@@ -44,7 +44,7 @@ from typing import Protocol
 from schemas.frontmatter import LLM_FIELDS, MOODS, llm_json_schema
 from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from schemas.lexicon import MOOD_WORDS
-from transforms.digest import DEFAULT_MAX_CHARS, extractive_summary, plain_summary, select
+from transforms.digest import DEFAULT_MAX_CHARS, day_language, extractive_summary, plain_summary, select
 from transforms.errors import ModelUnavailable, TransientError
 from transforms.extract import (
     DayMessage,
@@ -64,9 +64,11 @@ from transforms.frontmatter import (
     Generator,
     SessionLine,
     normalise_importance,
+    normalise_items,
     normalise_list,
     normalise_mood,
     normalise_summary,
+    normalise_title,
 )
 from transforms.injection import flag_injection, quote_for_prompt
 
@@ -192,7 +194,19 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
+def fallback_title(day: DayInput, fields: dict) -> str:
+    """A title from the day's facts when nothing better was written: its technologies, projects or topics."""
+    for name in ("projects", "technologies", "tags"):
+        if fields.get(name):
+            title = normalise_title(", ".join(fields[name][:3]))
+            if title:
+                return title
+    return day.text.day.isoformat()
+
+
 def build_doc(day: DayInput, fields: dict, generator: Generator) -> DaySummary:
+    language = fields.get("language") or day_language(day.text)
+    title = normalise_title(fields.get("title")) or fallback_title(day, fields)
     return DaySummary(
         date=day.text.day,
         user_id=day.text.user_id,
@@ -207,6 +221,10 @@ def build_doc(day: DayInput, fields: dict, generator: Generator) -> DaySummary:
         generator=generator,
         summary=fields["summary"],
         session_lines=session_lines(day),
+        title=title,
+        language=language,
+        decisions=normalise_items("decisions", fields.get("decisions", ())),
+        open_items=normalise_items("open_items", fields.get("open_items", ())),
     )
 
 
