@@ -33,6 +33,28 @@ ME = ("aku", "gue", "gua", "gw", "saya", "ane", "i")
 #: First-person plural pronouns.
 WE = ("kita", "kami", "we")
 
+#: Words between a time word and its promise: "nanti malem aku tes", "nanti sabtu aku cek", "nanti deh aku cari".
+WHEN = (
+    "malam",
+    "malem",
+    "pagi",
+    "siang",
+    "sore",
+    "senin",
+    "selasa",
+    "rabu",
+    "kamis",
+    "jumat",
+    "sabtu",
+    "minggu",
+    "deh",
+    "aja",
+    "ya",
+    "dulu",
+    "sih",
+    "weekend",
+)
+
 #: Verbs of a promise or a step still to take ("gue cek dulu", "belum aku cek").
 ACTS = tuple(
     """
@@ -48,7 +70,8 @@ DECISION: tuple[str, ...] = (
     r"(sudah|udah|telah|sdh|akhirnya) (di)?putus(kan|in)",
     r"diputuskan",
     r"({me}|{we}) (mutusin|memutuskan|putuskan|putusin)",
-    r"keputusan(nya|ku)? ?:?",
+    r"keputusan(nya|ku)? ?:",
+    r"keputusannya",
     r"(sudah|udah|sdh) (fix|final|deal|sepakat|pasti|setuju)",
     r"(di)?sepakati",
     r"sepakat",
@@ -76,18 +99,32 @@ DECISION: tuple[str, ...] = (
     r"agreed",
     r"final answer",
 )
-#: Decisions that read as a proposal to the other speaker: the user's, not the assistant's.
+#: Decisions that count from the user only: a proposal ("let's use") or a choice in passing, as a reply ("restic
+#: aja deh", "oke 5 menit", "pake santan asli"); from the assistant the same words walk through an answer.
 PROPOSAL: tuple[str, ...] = (
     r"let's (go with|use|stick with|keep|pick|take|switch to|do)",
     r"yuk (pakai|pake|pilih|ambil)",
     r"kita (pakai|pake|pilih|ambil) (aja|saja|ini|itu|yang)",
+    # a choice closing its clause: "restic aja deh", "30% aja biar aman"; a time word there defers (OPEN)
+    r"(?!(besok|nanti|ntar|lusa|weekend|kapan|lain|gitu|gini|dulu|situ|sini|singkat|santai|tenang|biasa)\b)\w+ "
+    r"(aja|saja)( deh| ya| dulu| lah| sih)?(?=\s*([.,!;]|$|biar |soalnya |karena |sekalian |plus |di ))",
+    # a reply that takes an option: "oke 5 menit", "oke aku pecah jadi dua"
+    r"{start}(oke|ok|okey|okay|sip|siap|yaudah|ya udah|yasudah),? (?!(nanti|ntar|besok|makasih|thanks|terima|"
+    r"udah|sudah|deh|sip|ya|jadi|gitu|gimana|kalau|kalo|noted|paham|ngerti|siap|mantap|aku coba|gue coba|aku cek|"
+    r"gue cek|\w+ dulu)\b)[\w%]+",
+    r"{start}(pake|pakai|ambil|pilih) (yang )?\w+",
+    r"(tetap|tetep) ({me} )?(blok|pakai|pake|pilih|di|ambil)",
 )
 
 OPEN: dict[str, tuple[str, ...]] = {
     "promise": (
         # Indonesian: "nanti saya cek", "besok aku coba", "gue cek dulu", "ingetin aku"
         r"(nanti|ntar|entar|nti|besok|lusa|abis ini|habis ini|setelah ini|minggu depan|bulan depan|malam ini|"
-        r"sore ini|nanti malam|nanti sore) ({me}|{we}) ({verb})",
+        r"sore ini)({when})* ({me}|{we}) ({verb})",
+        r"(nanti|ntar|entar|besok|lusa)({when})* ({act}|ke|mau ke|langsung ke|pergi ke)",
+        r"(nanti|ntar|entar|besok|lusa)( malam| malem| sore| siang| pagi)( aja| saja| deh)",
+        r"(besok|nanti|ntar|lusa|minggu depan|weekend|kapan-kapan) (aja|saja|deh|dulu)",
+        r"({act}) (\S+ ){0,3}(dulu )?(weekend ini|akhir pekan ini|minggu ini|besok|lusa|nanti malam|nanti malem)",
         r"({me}|{we}) (akan|mau|bakal|bakalan|harus|perlu|musti|mesti) (cek|ngecek|mengecek|coba|nyoba|mencoba|"
         r"tanya|nanya|tanyain|tanyakan|lihat|liat|periksa|pasang|install|instal|ganti|beli|hubungi|telepon|telpon|"
         r"kabari|kabarin|kirim|bayar|update|backup|tes|test|ngetes|urus|ngurus|benerin|perbaiki|bikin|siapin|"
@@ -95,6 +132,7 @@ OPEN: dict[str, tuple[str, ...]] = {
         r"(akan|mau|bakal|nanti|ntar|besok) ({me}|{we}) ({verb})",
         r"({me}|{we}) ({act}) (dulu|nanti|besok|lagi nanti)",
         r"({me}) kabari(n)?",
+        r"({me}|{we}) (pikir-pikir|pikir|pikirin|mikir) dulu",
         r"(ingetin|ingatkan|ingatin|ingatkanlah) ({me}|{we})",
         r"jangan lupa",
         # English
@@ -119,16 +157,19 @@ OPEN: dict[str, tuple[str, ...]] = {
         r"still (need|needs|have|has) to",
         r"left to do",
         r"yet to be (done|fixed|decided|tested)",
-        r"pending",
+        r"(masih|still) pending",
     ),
     "error": (
         r"(masih|tetap|tetep|msh|masi) (aja |saja |juga )?(error|eror|gagal|rusak|mati|bermasalah|lemot|lambat|"
         r"crash|hang|ngehang|nge-hang|bocor|panas|bunyi|sakit|demam|belum|nggak|gak|ga|tidak|tdk|muncul|timeout|"
-        r"putus|down|ngelag|lag|corrupt|degraded|failed|fail|offline|penuh)",
+        r"putus|down|ngelag|lag|corrupt|degraded|failed|fail|offline|penuh|pucat|jelek|merah|muntah|salah|kuning|"
+        r"access denied|denied|bengkak|batuk|pilek)",
+        r"(gagal|error|eror|crash|mati|hang|ngehang|timeout) terus",
         r"(belum|blm|belom) (bisa|jalan|nyala|konek|connect|beres|selesai|kelar|berhasil|fix|work|jadi|muncul|"
         r"ketemu|nemu|sembuh|sempat|sempet|ada|dapat|dapet|masuk|keluar|turun|normal|stabil|aman|lunas|dibayar|"
         r"terpasang|terinstall|diinstall|dicek|dites|dicoba|diganti|diperbaiki|dibenerin|ke-?\w+)",
-        r"(belum|blm|belom) di\w{3,}",
+        r"(belum|blm|belom) di-?\w{3,}",
+        r"(belum|blm|belom) berani",
         r"(belum|blm|belom) (({me}|{we}) )?({act})",
         r"(nggak|gak|ga|tidak|tdk|ngga|enggak) (berhasil|mau (jalan|nyala|konek|boot|start)|nyala|konek|kebaca|"
         r"kedetect|kedeteksi|muncul|bisa (connect|konek|login|akses|diakses|dibuka|boot|mount|start|jalan|nyala|"
@@ -173,6 +214,9 @@ DONE: tuple[str, ...] = (
     r"terselesaikan",
     r"akhirnya (bisa|jalan|nyala|konek|jadi|berhasil|beres|normal|sembuh)",
     r"sekarang (sudah |udah |dah )?(bisa|jalan|normal|lancar|stabil|aman|nyala|konek|kenceng|cepat)",
+    r"bisa (\w+ )?(sekarang|lagi)",
+    r"(nah|akhirnya|alhamdulillah|yes|wah|eh) bisa",
+    r"(udah |sudah |juga )?(kebuka|nyambung)",
     r"(lancar|aman|normal) (lagi|sekarang|kembali)",
     r"(masalah|error|eror)(nya)? (sudah |udah |dah )?(hilang|ilang|beres|teratasi|selesai)",
     r"(nggak|gak|ga|tidak|udah nggak|udah gak|udah ga) (error|eror|gagal) lagi",
@@ -317,6 +361,8 @@ def _fill(fragment: str) -> str:
         fragment.replace("{me}", "(?:" + "|".join(ME) + ")")
         .replace("{we}", "(?:" + "|".join(WE) + ")")
         .replace("{verb}", r"[a-z][\w'-]*")
+        .replace("{when}", " (?:" + "|".join(WHEN) + ")")
+        .replace("{start}", r"(?:^|(?<=[.!?] )|(?<=\n))")
         .replace("{act}", "(?:" + "|".join(ACTS) + ")")
     )
 

@@ -104,11 +104,15 @@ def _sentence_of(text: str, start: int, end: int) -> str:
     return text[before + 1 : stop]
 
 
+def _sentence_before(text: str, start: int) -> str:
+    """What the sentence holding ``start`` says before it."""
+    head = text[:start]
+    return head[max(head.rfind(c) for c in ".!?\n") + 1 :]
+
+
 def _clause_before(text: str, start: int) -> str:
     """What the clause holding ``start`` says before it."""
-    head = text[:start]
-    cut = max(head.rfind(c) for c in ".!?\n")
-    head = head[cut + 1 :]
+    head = _sentence_before(text, start)
     starts = [m.end() for m in _CLAUSE_START.finditer(head)]
     return head[starts[-1] :] if starts else head
 
@@ -131,7 +135,8 @@ def _matches(sentence: str, role: str) -> list[tuple[_Cue, int]]:
             if _is_question(_sentence_of(text, m.start(), m.end())):
                 continue
             clause = _clause_before(text, m.start())
-            if _CONDITIONAL.search(clause):
+            # a condition holds its own clause; a choice or a result after "kalau ..., " stays conditional
+            if _CONDITIONAL.search(clause if cue.kind == "open" else _sentence_before(text, m.start())):
                 continue
             if cue.kind != "open" and _NEGATED.search(clause) and _NEGATED_RIGHT_BEFORE.search(clause):
                 continue
