@@ -65,6 +65,16 @@ ACTS = tuple(
     """.split()
 )
 
+#: English verbs of a promise ("I'll check", "I need to order"): not "I'll have a coffee" or "I'll miss you".
+ACTS_EN = tuple(
+    """
+    check look try test fix replace buy order call ring phone ask email send pay update upgrade install set book
+    schedule follow contact reach finish review clean move back write run measure swap reboot restart migrate
+    figure sort dig investigate debug read report file label reinstall reflash flash configure renew cancel return
+    print sign submit prepare plan research compare pick
+    """.split()
+)
+
 DECISION: tuple[str, ...] = (
     # Indonesian
     r"(sudah|udah|telah|sdh|akhirnya) (di)?putus(kan|in)",
@@ -102,14 +112,14 @@ DECISION: tuple[str, ...] = (
 #: Decisions that count from the user only: a proposal ("let's use") or a choice in passing, as a reply ("restic
 #: aja deh", "oke 5 menit", "pake santan asli"); from the assistant the same words walk through an answer.
 PROPOSAL: tuple[str, ...] = (
-    r"let's (go with|use|stick with|keep|pick|take|switch to|do)",
+    r"let's (go with|use|stick with|keep using|pick|switch to)",
     r"yuk (pakai|pake|pilih|ambil)",
     r"kita (pakai|pake|pilih|ambil) (aja|saja|ini|itu|yang)",
     # a choice closing its clause: "restic aja deh", "30% aja biar aman"; a time word there defers (OPEN)
     r"(?!(besok|nanti|ntar|lusa|weekend|kapan|lain|gitu|gini|dulu|situ|sini|singkat|santai|tenang|biasa)\b)\w+ "
     r"(aja|saja)( deh| ya| dulu| lah| sih)?(?=\s*([.,!;]|$|biar |soalnya |karena |sekalian |plus |di ))",
     # a reply that takes an option: "oke 5 menit", "oke aku pecah jadi dua"
-    r"{start}(oke|ok|okey|okay|sip|siap|yaudah|ya udah|yasudah),? (?!(nanti|ntar|besok|makasih|thanks|terima|"
+    r"{start}(oke|okee|sip|yaudah|ya udah|yasudah),? (?!(nanti|ntar|besok|makasih|thanks|terima|"
     r"udah|sudah|deh|sip|ya|jadi|gitu|gimana|kalau|kalo|noted|paham|ngerti|siap|mantap|aku coba|gue coba|aku cek|"
     r"gue cek|\w+ dulu)\b)[\w%]+",
     r"{start}(pake|pakai|ambil|pilih) (yang )?\w+",
@@ -137,8 +147,10 @@ OPEN: dict[str, tuple[str, ...]] = {
         r"jangan lupa",
         # English
         r"(i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i've got to|i gotta|i should|"
-        r"i must|i plan to|i still need to|i still have to|i'll try to|i'll have to) ({verb})",
-        r"(we'll|we will|we're going to|we need to|we have to|we should|we still need to) (need|have|check|look|try|"
+        r"i must|i plan to|i still need to|i still have to|i'll try to|i'll have to)( also| just| then| first)? "
+        r"({act_en})",
+        r"(i'll|i will) (let you know|get back to you|report back|keep you posted)",
+        r"(we'll|we will|we're going to|we need to|we have to|we should|we still need to) (need to|have to|check|look|try|"
         r"test|revisit|fix|figure|see about|come back|talk|ask|call|order|buy|replace|update|schedule|book|"
         r"finish|sort|deal|investigate|debug|monitor|set up|configure|migrate|move)",
         r"(tomorrow|later|tonight|next week|this weekend|after lunch),? (i|we)('ll| will| need to| have to| should)",
@@ -175,8 +187,10 @@ OPEN: dict[str, tuple[str, ...]] = {
         r"kedetect|kedeteksi|muncul|bisa (connect|konek|login|akses|diakses|dibuka|boot|mount|start|jalan|nyala|"
         r"ping|resolve|masuk))",
         r"(still|keeps|kept) (failing|fails|failed|broken|erroring|errors|crashing|crashes|down|timing out|"
-        r"not working|doesn't work|does not work|won't|can't|cannot|throws|throwing|getting|showing|shows|"
+        r"not working|doesn't work|does not work|throws|throwing|getting|showing|shows|"
         r"returns|returning|hangs|hanging|stuck|slow|degraded|offline|corrupt|missing|leaking|giving)",
+        r"still (can't|cannot|won't|doesn't|does not) (connect|boot|start|load|mount|login|log in|reach|access|find|"
+        r"open|run|ping|resolve|build|compile|work)",
         r"(doesn't|does not|isn't|is not|don't|do not|won't|can't) (work|working|boot|start|run|load|connect|"
         r"build|compile|mount)( \w+)? yet",
         r"(not|isn't|is not|aren't) (working|fixed|solved|resolved|done|finished|there) yet",
@@ -232,7 +246,8 @@ DONE: tuple[str, ...] = (
     r"(i|we) (finished|completed|replaced|installed|paid|ordered|bought|booked|sent|updated|migrated|restored)",
     r"(i|we)('ve| have) (finished|completed|replaced|installed|paid|ordered|bought|booked|sent|updated|migrated|"
     r"restored|done|fixed|solved)",
-    r"done",
+    r"{start}done",
+    r"(all|i'm|we're|i am|we are) done",
 )
 
 NOT_CUES: tuple[str, ...] = (
@@ -322,6 +337,11 @@ CONDITIONALS = (
     "setelah",
 )
 HEDGES = (
+    "we'll",
+    "i'll",
+    "you'll",
+    "it'll",
+    "gonna",
     "harusnya",
     "seharusnya",
     "mestinya",
@@ -361,6 +381,7 @@ def _fill(fragment: str) -> str:
         fragment.replace("{me}", "(?:" + "|".join(ME) + ")")
         .replace("{we}", "(?:" + "|".join(WE) + ")")
         .replace("{verb}", r"[a-z][\w'-]*")
+        .replace("{act_en}", "(?:" + "|".join(ACTS_EN) + ")")
         .replace("{when}", " (?:" + "|".join(WHEN) + ")")
         .replace("{start}", r"(?:^|(?<=[.!?] )|(?<=\n))")
         .replace("{act}", "(?:" + "|".join(ACTS) + ")")

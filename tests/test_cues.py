@@ -183,6 +183,12 @@ NOT_CUES = [
     "Thanks, that helps a lot.",
     "What is the difference between raidz1 and raidz2?",
     "Not fixed.",
+    "I'll have a coffee, please.",
+    "I'll miss you.",
+    "I still can't believe it.",
+    "I can't get anything done with this noise.",
+    "I'm sure we'll have fine weather.",
+    "Okay, my turn.",
 ]
 
 
