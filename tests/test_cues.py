@@ -288,6 +288,10 @@ def test_the_issues_own_cue_phrases_fire() -> None:
         ("See https://example.org/i/my for my notes", "Dimas", "en", "See https://example.org/i/my for Dimas's notes"),
         ("I'll explain the steps.", "the assistant", "en", "The assistant will explain the steps."),
         ("Saya sarankan pakai rsync.", "asisten", "id", "Asisten sarankan pakai rsync."),
+        ("I/O errors on my disk.", "Dimas", "en", "I/O errors on Dimas's disk."),
+        ("The US store ships to us.", "Dimas", "en", "The US store ships to Dimas and the assistant."),
+        ("Set GW ke 192.168.1.1, gw udah coba.", "Dimas", "id", "Set GW ke 192.168.1.1, Dimas udah coba."),
+        ("Ibuku dirawat, saya jaga.", "Sekar", "id", "Ibu Sekar dirawat, Sekar jaga."),
     ],
 )
 def test_first_person_pronouns_become_the_speaker(sentence: str, speaker: str, lang: str, expected: str) -> None:

@@ -175,18 +175,26 @@ _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "am": "is", "'m": "is",
               "'d": "would", "don't": "doesn't", "haven't": "hasn't", "wasn't": "wasn't", "was": "was",
               "'re": "are"}  # fmt: skip
 _ADVERBS = r"(?:\w+ly|also|just|still|already|never|always|often|even|really|only|now|then|too|sometimes|usually)"
+
+
+def _spellings(*words: str) -> str:
+    """Each word lower case and capitalised, not in capitals: "US" is a country, "GW" a gateway."""
+    return "|".join(dict.fromkeys(v for w in words for v in (w, w.capitalize())))
+
+
+_EDGE_L, _EDGE_R = r"(?<![\w'/-])", r"(?![\w'/-])"  # "I/O" and "NAS-ku" are one word each
 _EN_I = re.compile(
-    r"(?<![\w'-])(I|i)(?:(['\u2019](?:m|ve|ll|d))|(\s+(?:" + _ADVERBS + r"\s+)*)(am|have|haven't|haven\u2019t|do|"
-    r"don't|don\u2019t|go|was|\w+))?(?![\w'-])"
+    _EDGE_L + r"(I|i)(?:(['\u2019](?:m|ve|ll|d))|(\s+(?:" + _ADVERBS + r"\s+)*)(am|have|haven't|haven\u2019t|do|"
+    r"don't|don\u2019t|go|was|\w+))?" + _EDGE_R
 )
-_EN_OBJECT = re.compile(r"(?<![\w'-])(me|my|mine|myself)(?![\w'-])", re.IGNORECASE)
+_EN_OBJECT = re.compile(_EDGE_L + f"({_spellings('me', 'my', 'mine', 'myself')})" + _EDGE_R)
 _EN_WE = re.compile(
-    r"(?<![\w'-])(we|us|our|ours|ourselves)(?:(['\u2019](?:re|ve|ll|d))|\s+(are|have|were|do))?(?![\w'-])",
-    re.IGNORECASE,
+    _EDGE_L + f"({_spellings('we', 'us', 'our', 'ours', 'ourselves')})"
+    r"(?:(['\u2019](?:re|ve|ll|d))|\s+(are|have|were|do))?" + _EDGE_R
 )
-_ID_ME = re.compile(r"(?<![\w'-])(aku|saya|gue|gua|gw|ane|ku)(?![\w'-])", re.IGNORECASE)
-_ID_WE = re.compile(r"(?<![\w'-])(kita)(?![\w'-])", re.IGNORECASE)
-_ID_CLITIC = re.compile(r"(?<![\w'-])([^\W\d_][\w.]*?)(-?)(ku)(?![\w'-])", re.IGNORECASE)
+_ID_ME = re.compile(_EDGE_L + f"({_spellings('aku', 'saya', 'gue', 'gua', 'gw', 'ane', 'ku')}|AKU|SAYA)" + _EDGE_R)
+_ID_WE = re.compile(_EDGE_L + f"({_spellings('kita')}|KITA)" + _EDGE_R)
+_ID_CLITIC = re.compile(r"(?<![\w'-])([^\W\d_]\w*?)(-?)(ku)" + _EDGE_R, re.IGNORECASE)
 _KNOWN_ID = frozenset(BILINGUAL) | STOPWORDS_ID
 
 
