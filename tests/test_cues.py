@@ -343,6 +343,13 @@ def test_a_sentence_that_does_not_close_an_item_leaves_it_open(item: str, senten
     assert not closes(item, sentence)
 
 
+def test_within_a_conversation_a_quarter_of_the_items_words_closes_it() -> None:
+    item = "Semenjak pasang adguard home, aplikasi bank aku gak bisa login."
+    answer = "Udah allow api bank, bisa login sekarang."
+    assert not closes(item, answer)
+    assert closes(item, answer, share=1 / 4)
+
+
 def test_content_terms_are_stemmed_and_skip_stop_and_generic_words() -> None:
     assert content_terms("I'll check the snapshots tomorrow") == {"snapshot"}
     assert content_terms("Nanti aku cek kabelnya") == {"kabel"}

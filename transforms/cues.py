@@ -337,15 +337,17 @@ def _shared(item: str, sentence: str) -> tuple[int, int]:
     return sum(1 for c in mine.values() if c & theirs), len(mine)
 
 
-def closes(item: str, sentence: str) -> bool:
-    """Whether ``sentence`` (said on a later day) closes the open ``item``.
+def closes(item: str, sentence: str, *, share: float = 1 / 3, role: str = "user") -> bool:
+    """Whether ``sentence`` (said later, by ``role``) closes the open ``item``.
 
     It must report something done (or settle a question the item left open: "belum tahu mau pakai apa" is
     closed by "jadi pakai restic"), hold no open cue of its own, and meet enough of the item's content words,
     stemmed, in its own language or glossed into the other: two of them, or the only one an item of one or two
-    has, and at least a third of them.
+    has, and at least ``share`` of them. A third across days; within one conversation, where the sentence
+    answers the item a few turns later, a quarter is enough ("aplikasi bank gak bisa login" is closed by
+    "udah allow api bank, bisa login sekarang").
     """
-    kinds = cues_of(sentence)
+    kinds = cues_of(sentence, role=role)
     if "open" in kinds:
         return False
     settles = "decision" in kinds and "unresolved" in _sorts(item)
@@ -354,4 +356,4 @@ def closes(item: str, sentence: str) -> bool:
     hits, of = _shared(item, sentence)
     if hits == 0:
         return False
-    return (hits >= 2 or of <= 2) and 3 * hits >= of
+    return (hits >= 2 or of <= 2) and hits >= share * of
