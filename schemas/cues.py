@@ -170,6 +170,7 @@ OPEN: dict[str, tuple[str, ...]] = {
         r"left to do",
         r"yet to be (done|fixed|decided|tested)",
         r"(masih|still) pending",
+        r"(nyusul|menyusul|nyusul belakangan|belakangan aja)",
     ),
     "error": (
         r"(masih|tetap|tetep|msh|masi) (aja |saja |juga )?(error|eror|gagal|rusak|mati|bermasalah|lemot|lambat|"

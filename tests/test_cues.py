@@ -91,6 +91,7 @@ OPEN_ITEMS = [
     "FIXME the cron job runs twice",
     "Masih harus beli kabel LAN.",
     "Tinggal pasang rak-nya.",
+    "Bagian penjualan nyusul.",
     "I still need to label the cables.",
     # errors still standing
     "Masih error pas mount NFS.",
