@@ -1,12 +1,14 @@
 """The cue phrases that mark a decision, an open item or something done, declared once (``transforms.cues`` matches them).
 
-Each table is a tuple of regular-expression fragments, lower case, matched case-insensitively between word
-boundaries on a sentence whose code spans and URLs are blanked out. ``{me}`` stands for a first-person pronoun
-(aku, gue, gw, saya, I...), ``{we}`` for "we" or kita, ``{verb}`` for one word.
+Each table is a tuple of regular-expression fragments, lower case, matched between word boundaries on a
+lower-cased sentence whose code spans, URLs and paths are blanked out. Placeholders: ``{me}`` a first-person
+pronoun (aku, gue, gw, saya, I...), ``{we}`` "we" or kita, ``{verb}`` any one word, ``{act}`` / ``{act_en}`` a
+verb of a step to take (``ACTS``: cek, coba, ganti...; ``ACTS_EN``: check, order, replace...), ``{when}`` a word
+between a time word and its promise (``WHEN``: "nanti malem aku tes"), ``{start}`` the start of a sentence.
 
 - ``DECISION``: something settled ("sudah diputuskan", "jadi kita pakai", "we'll go with", "settled on").
-  ``PROPOSAL`` decisions are said by the user as a proposal to the assistant ("let's use"): an assistant's
-  "let's use" walks through an answer, so it is not a decision.
+  ``PROPOSAL`` decisions count from the user only: a proposal ("let's use") or a choice in passing ("restic
+  aja deh", "oke 5 menit"); an assistant's "let's use" walks through an answer, so it is not a decision.
 - ``OPEN``, by sort: ``promise`` (someone will do something: "nanti saya cek", "besok aku coba", "I'll look into
   it", "remind me to"), ``todo`` (TODO, FIXME, "masih harus"), ``error`` (a failure still standing: "masih
   error", "belum bisa", "still failing") and ``unresolved`` (a question left open: "belum tahu", "not sure
@@ -15,7 +17,8 @@ boundaries on a sentence whose code spans and URLs are blanked out. ``{me}`` sta
 - ``NOT_CUES``: phrases that hold a cue's words but are none ("belum tentu", "let's see", "we'll see", "I'll
   explain"); they are blanked before the cues are looked for.
 - ``NEGATORS`` just before a done or decision cue turn it off ("nggak berhasil", "not fixed");
-  ``CONDITIONALS`` earlier in the same clause turn every cue off ("kalau masih error", "if it still fails");
+  ``CONDITIONALS`` earlier in the clause turn an open cue off ("kalau masih error"), earlier in the sentence a
+  decision or done cue ("kalau masih error, restart aja", "if it still fails");
   ``HEDGES`` earlier in the clause turn a done cue off ("harusnya sudah bisa", "should work now").
 - ``GENERIC_WORDS``: words that carry no topic of their own (check, coba, fix, done...): an item and the
   sentence that closes it must share more than these.
@@ -157,6 +160,8 @@ OPEN: dict[str, tuple[str, ...]] = {
         r"remind (me|us) (to|about|tomorrow|later|next)",
         r"don't forget to",
         r"note to self",
+        # a part still to come: "penjualan nyusul" (from the assistant, a draft's wording)
+        r"(nyusul|menyusul|nyusul belakangan|belakangan aja)",
     ),
     "todo": (
         r"todo",
@@ -170,7 +175,6 @@ OPEN: dict[str, tuple[str, ...]] = {
         r"left to do",
         r"yet to be (done|fixed|decided|tested)",
         r"(masih|still) pending",
-        r"(nyusul|menyusul|nyusul belakangan|belakangan aja)",
     ),
     "error": (
         r"(masih|tetap|tetep|msh|masi) (aja |saja |juga )?(error|eror|gagal|rusak|mati|bermasalah|lemot|lambat|"

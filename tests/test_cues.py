@@ -224,6 +224,7 @@ def test_a_sentence_without_a_cue_fires_nothing(sentence: str) -> None:
         "Keputusan yang baik, apalagi musim hujan.",
         "Pakai `zpool replace` aja.",
         "Jadi kita pakai perintah rsync di sini.",
+        "Bagian penjualan menyusul setelah datanya masuk.",
     ],
 )
 def test_the_assistants_promises_and_proposals_are_not_items(sentence: str) -> None:

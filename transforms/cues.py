@@ -11,14 +11,15 @@ The API (the note writer and the open-items chain build on it):
 - ``cues_of(sentence, *, role="user")``: the kinds of cue a sentence carries, a subset of ``KINDS``;
 - ``as_third_person(sentence, speaker, lang, *, role="user")``: first-person pronouns resolved to the
   speaker ("I'll check the snapshots" said by Dimas: "Dimas will check the snapshots");
-- ``closes(item, sentence)``: whether a later sentence closes an open item (its
-  content words, stemmed, in either language, and a done cue);
+- ``closes(item, sentence, *, share=1/3, role="user")``: whether a later sentence closes an open item (a done
+  cue, and enough of the item's content words, stemmed, word by word in either language:
+  ``transforms.translate.word_meanings``);
 - ``content_terms(text)``: a text's stemmed content words, the measure ``closes`` shares.
 
 The phrase tables are data, declared once in ``schemas.cues`` and compiled here once, on import.
 Precision comes before recall: a cue is dropped when its words belong to a phrase that is no cue ("belum
 tentu", "let's see", "I'll explain"), when its sentence is a question ("udah jalan belum?"), when a conditional
-opens its clause ("kalau masih error, ..."), when a negation stands just before a done or decision cue ("belum
+comes before it ("kalau masih error" in its clause; "kalau masih error, restart aja" for a decision or done), when a negation stands just before a done or decision cue ("belum
 beres", "not fixed"), when a hedge comes before a done cue ("harusnya sudah bisa"), and, for the assistant, when
 it is a promise or a proposal (an answer's "I'll explain", "let's use"). An error or a doubt followed in the
 same sentence by a done cue ("tadi masih error, sekarang sudah bisa") is no longer open.
