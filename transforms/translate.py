@@ -214,6 +214,14 @@ def _indonesian(word: str) -> tuple[str, ...] | None:
     return None
 
 
+def word_meanings(word: str) -> tuple[str, ...]:
+    """One word's equivalents in the other language, whichever language it is in: its English meanings as an
+    Indonesian word (``base_words`` when not listed as written), then its Indonesian headwords as an English
+    word (``english_bases``); empty when the list knows neither."""
+    word = word.lower()
+    return tuple(dict.fromkeys([*(_indonesian(word) or ()), *_english_headwords(word)]))
+
+
 def gloss(query: str) -> str | None:
     """The query in the other language, word by word; None when there is nothing to gloss."""
     found = glosses(query)
