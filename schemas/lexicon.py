@@ -27,6 +27,7 @@ Invariants (checked here, so a bad edit fails on import, not at 02:30):
 
 from __future__ import annotations
 
+import re
 from importlib.resources import files
 
 import yaml
@@ -71,6 +72,25 @@ def _technologies(data: dict) -> dict[str, tuple[str, ...]]:
                 raise ValueError(f"technologies.yaml: alias {w!r} names both {owner[w]} and {name}")
             owner[w] = name
         out[name] = words
+    return out
+
+
+#: The kinds of signal ``lexicon.yaml`` signals declares, problems first (``transforms.extract.day_signals``).
+SIGNAL_KINDS: tuple[str, ...] = ("failure", "data_loss", "incident", "deadline", "relief", "thanks")
+
+
+def _signals(data: dict) -> dict[str, tuple[str, ...]]:
+    """Kind -> phrases; every kind of ``SIGNAL_KINDS`` present, no phrase in two kinds."""
+    if not isinstance(data, dict) or set(data) != set(SIGNAL_KINDS):
+        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"lexicon.yaml signals: expected the kinds {', '.join(SIGNAL_KINDS)}, got {got}")
+    out = {k: _words(data[k], f"lexicon.yaml signals.{k}") for k in SIGNAL_KINDS}
+    owner: dict[str, str] = {}
+    for kind, phrases in out.items():
+        for p in phrases:
+            if p in owner:
+                raise ValueError(f"lexicon.yaml signals: {p!r} is in both {owner[p]} and {kind}")
+            owner[p] = kind
     return out
 
 
@@ -144,6 +164,21 @@ SEARCH_STOPWORDS: frozenset[str] = _uses(_STOPWORDS, "both", "search")
 #: Mood -> words and phrases, keyed in ``MOODS`` order.
 MOOD_WORDS: dict[str, tuple[str, ...]] = _moods(_LEXICON["moods"])
 IMPORTANCE_MARKERS: tuple[str, ...] = _words(_LEXICON["importance_markers"], "lexicon.yaml importance_markers")
+#: Signal kind (``SIGNAL_KINDS``) -> phrases: problems, deadlines, relief and thanks, in both languages.
+SIGNALS: dict[str, tuple[str, ...]] = _signals(_LEXICON["signals"])
+#: Words that undo a signal or mood word right after them ("no known data errors", "nggak capek").
+NEGATIONS: frozenset[str] = frozenset(_words(_LEXICON["negations"], "lexicon.yaml negations"))
+#: What importers write in brackets instead of content ("empty message" for ``[empty message]``), lower-case.
+PLACEHOLDERS: tuple[str, ...] = _words(_LEXICON["placeholders"], "lexicon.yaml placeholders")
+#: A placeholder as written in a message: one of ``PLACEHOLDERS`` in brackets, maybe with a detail after a
+#: colon or space (``[attachment: scan.pdf]``, ``[tool_use Bash]``), or any bracketed snake_case word
+#: (``[tether_quote]``); never a markdown link's text (``[image](https://...)``) or a wiki link.
+PLACEHOLDER_RE: re.Pattern[str] = re.compile(
+    r"(?<!\[)\[(?:(?:"
+    + "|".join(re.escape(p).replace(r"\ ", r"[ _]") for p in sorted(PLACEHOLDERS, key=len, reverse=True))
+    + r")(?:[:\s][^\]\n]{0,200})?|[a-z]+(?:_[a-z]+)+)\](?![(\]])",
+    re.IGNORECASE,
+)
 #: Capitalised words that recur mid-sentence but name no person (places, assistants, brands), lower-case.
 NOT_PEOPLE: frozenset[str] = frozenset(_words(_LEXICON["not_people"], "lexicon.yaml not_people"))
 #: Indonesian word -> its English glosses, most common first (``transforms.translate``).
