@@ -11,7 +11,9 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta, timezone
 
 import pytest
+from helpers import NOW, drop, md, table
 
+from flows.pipeline import nightly
 from schemas.frontmatter import IMPORTANCE_MAX, MOODS
 from schemas.lexicon import PLACEHOLDERS
 from transforms.extract import (
@@ -25,6 +27,7 @@ from transforms.extract import (
     extract_tags,
     is_placeholder,
 )
+from transforms.frontmatter import parse_summary
 
 WIB = timezone(timedelta(hours=7))
 DAY = date(2026, 7, 19)
@@ -224,3 +227,33 @@ def test_is_placeholder_knows_what_importers_write(item, placeholder):
 
 def test_every_listed_placeholder_in_brackets_is_a_placeholder():
     assert all(is_placeholder(f"[{p}]") for p in PLACEHOLDERS)
+
+
+# --- people: the transcript's own, the configured name, through a real night ---------------
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_nights_note_holds_the_people_the_transcript_declares_and_the_users_configured_name(home):
+    config = home.paths.config_file
+    config.write_text(config.read_text().replace("names: {}", "names: {gading: Gading Nasution}"))
+    transcript = md(
+        "2026-07-19",
+        "1037",
+        ("user", "Pagi! Ganti disk ZFS yang rusak di pool tank. [image]"),
+        ("assistant", "Oke, jalankan zpool replace lalu tunggu resilver."),
+        ("user", "[empty message]"),
+        ("user", "Resilver selesai, akhirnya berhasil. Makasih banyak!"),
+        session_id="2026-07-19-1037",
+        user_id="gading",
+    ).replace(b"user_id: gading\n", b"user_id: gading\npeople: [Dimas Pratama, '[[Sari]]', '[empty message]']\n")
+    drop(home, "gading/2026-07-19-1037.md", transcript)
+    nightly(now=NOW, home=str(home.paths.home))
+
+    session = table(home, "sessions")[0]
+    assert session["people"] == ["Dimas Pratama", "[[Sari]]", "[empty message]"]
+    doc = parse_summary((home.paths.archive / "daily_sessions/2026-07-19/gading/2026-07-19.summary.md").read_text())
+    assert doc.people[:3] == ("Gading Nasution", "Dimas Pratama", "Sari")
+    assert not [p for p in doc.people if is_placeholder(p)]
+    assert not {"empty", "message", "image", "empty-message"} & set(doc.tags)
+    assert "Gading Nasution" in doc.summary
+    assert doc.mood != "frustrated" and doc.importance >= 3  # a failing disk, replaced and thanked for

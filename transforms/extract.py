@@ -77,6 +77,8 @@ class DayText:
     day: date  # the day being summarized
     tz: tzinfo  # the configured zone
     messages: tuple[DayMessage, ...]
+    people: tuple[str, ...] = ()  # the names the day's transcripts declare in their frontmatter
+    user_name: str | None = None  # what notes call the user (config ``names``)
 
 
 _CONVERSATION_ROLES = frozenset({"user", "assistant"})
@@ -456,8 +458,18 @@ def _speaker(day_text: DayText) -> str | None:
 
 
 def display_name(day_text: DayText) -> str | None:
-    """What a summary calls the user: their name when the text uses it, else None."""
-    return _speaker(day_text)
+    """What a summary calls the user: the configured name, else their id's name when the text uses it, else None."""
+    return day_text.user_name or _speaker(day_text)
+
+
+_WIKI_LINK = re.compile(r"^\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]$")
+
+
+def _declared(name: str) -> str:
+    """A name as a transcript declares it, an Obsidian link (``[[Dimas]]``, ``[[Dimas|Dim]]``) read as its note."""
+    name = " ".join(name.split())
+    m = _WIKI_LINK.match(name)
+    return " ".join(m[1].split()) if m else name.lstrip("@")
 
 
 def _people_in(text: str) -> Iterator[tuple[str, str]]:
@@ -530,10 +542,13 @@ def _names_of(content: str) -> tuple[frozenset[str], frozenset[str]]:
 
 @lru_cache(maxsize=8)  # the digest, the tags and the summary's field each ask for the same day's people
 def extract_people(day_text: DayText) -> tuple[str, ...]:
-    """The people a day's conversation names, in order: speakers, then honorifics, then recurring names.
+    """The people of a day, in order: the user, the transcripts' own, speakers, honorifics, recurring names.
 
-    - The user, by ``user_id`` title-cased, only when the text itself uses that name
-      (the id of an account is not a person).
+    - The user, when they wrote that day: by the configured name (``user_name``, config
+      ``names``), else by ``user_id`` title-cased, and then only when the text itself
+      uses that name (the id of an account is not a person).
+    - The names the day's transcripts declare in their frontmatter (``people``), an
+      Obsidian link read as the name of its note; a placeholder is never one.
     - Speaker prefixes of a pasted chat (``Nadia: Hey Sekar!``): a capitalised name
       opening a line before a colon, when somebody speaks twice (a shopping list's
       ``Sayur:``, ``Buah:`` labels do not). Labels that open lines as often (``Note:``,
@@ -548,7 +563,9 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
       friends the user talks about ("sama Nadia"). A name already given with an
       honorific is not listed again bare.
 
-    Every name is in the day's unflagged text, so the grounding rule holds.
+    Every name is the user's, declared by a transcript or in the day's unflagged text.
+    A bare name already part of a declared or configured one ("Dimas" beside "Dimas
+    Pratama") is not listed again.
     """
     readable = _readable(day_text)
     out: list[str] = []
@@ -560,9 +577,14 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
         seen.update({person.lower(), *keys})
         out.append(person)
 
-    speaker = _speaker(day_text)
+    known = [n for n in (day_text.user_name, *map(_declared, day_text.people)) if n]
+    parts = {w.lower() for n in known if " " in n for w in n.split() if _is_name(w)}
+    speaker = day_text.user_name or _speaker(day_text)
     if speaker and any(m.role == "user" for m in readable):
         add(speaker)
+    for person in known[1 if day_text.user_name else 0 :]:
+        add(person)
+    seen |= parts
     prefixes = Counter(n for m in readable for n in _speakers_of(m.content))
     if prefixes and max(prefixes.values()) >= 2:  # a dialogue: somebody speaks twice (a list's labels do not)
         for name in prefixes:
