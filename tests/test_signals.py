@@ -61,6 +61,7 @@ def day(*turns: str) -> DayText:
         (("We had an outage on the home network.",), 5),
         (("Deploy-nya gagal.",), 3),
         (("The build failed.",), 3),
+        (("cat: Error: no such file or directory",), 3),
         (("Laptop kantor rusak.",), 3),
         (("Kunci motor hilang.",), 3),
         (("Deadline besok, belum mulai.",), 3),
@@ -129,6 +130,8 @@ def test_decisions_and_problems_count_toward_importance_together():
         (("Deploy gagal. Build juga gagal.",), "frustrated"),
         (("Backup gagal, makasih.",), "frustrated"),  # thanks answer a failure, not lost data
         (("Error lagi, capek.",), "tired"),
+        # anger after the fix still counts, however long the laugh before it
+        (("Error lagi.", "wkwkwkwkwkwkwkwkwkwk fixed, kesel, sebel"), "frustrated"),
         # no problem: the mood words decide, as before
         (("Capek banget, ngantuk juga.",), "tired"),
         (("Deadline besok, pusing.",), "stressed"),

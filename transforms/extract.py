@@ -818,7 +818,9 @@ IMPORTANCE_LEEWAY = 2
 _CLAUSE_END = re.compile(r"[.,;:!?\n()\[\]]")
 _WORD_TOKEN = re.compile(r"\w+(?:['’]\w+)*")
 # A label answered by nothing: "errors: No known data errors", "errors: 0", "error: none".
-_ANSWERED_NO = re.compile(r"\s*:\s*(?:no|none|nothing|0|tidak ada|nggak ada|gak ada)(?!\w)", re.IGNORECASE)
+_ANSWERED_NO = re.compile(
+    r"\s*:\s*(?:no known|no errors?|none|nothing|0|tidak ada|nggak ada|gak ada)(?!\w)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -907,7 +909,8 @@ def day_signals(day_text: DayText) -> DaySignals:
         text = raw
         if _ANY_LAUGH.search(text):
             for pattern, short in _LAUGHS:
-                text = pattern.sub(short, text)
+                # padded to its length, so a mood word's place lines up with the signals'
+                text = pattern.sub(lambda m, short=short: short.ljust(len(m[0])), text)
         if _ANY_MOOD.search(text):
             for mood, pattern in _MOOD_RES.items():
                 moods += [((i, m.start()), mood) for m in _hits(pattern, text)]
