@@ -179,6 +179,24 @@ PLACEHOLDER_RE: re.Pattern[str] = re.compile(
     + r")(?:[:\s][^\]\n]{0,200})?|[a-z]+(?:_[a-z]+)+)\](?![(\]])",
     re.IGNORECASE,
 )
+# A placeholder of two words or more ("empty message", "tool call") reads as one even without its
+# brackets or with other separators ("empty-message"); one word ("image") only in brackets.
+_PLACEHOLDER_KEYS = frozenset(re.sub(r"[\s._-]+", "", p) for p in PLACEHOLDERS if re.search(r"[\s_]", p))
+
+
+def is_placeholder(item: str) -> bool:
+    """Whether a tag, person or project (an extractor's or a model's) is an importer's placeholder.
+
+    ``[empty message]``, ``[image]``, ``[attachment: scan.pdf]`` and any bracketed
+    snake_case word are; so is a placeholder of two words or more written bare, in any
+    case or with any separators (``empty message``, ``empty-message``, ``Tool call``).
+    """
+    text = item.strip()
+    if PLACEHOLDER_RE.fullmatch(text.rstrip(".,;:")):
+        return True
+    return re.sub(r"[\s._-]+", "", text.strip("[]").lower()) in _PLACEHOLDER_KEYS
+
+
 #: Capitalised words that recur mid-sentence but name no person (places, assistants, brands), lower-case.
 NOT_PEOPLE: frozenset[str] = frozenset(_words(_LEXICON["not_people"], "lexicon.yaml not_people"))
 #: Indonesian word -> its English glosses, most common first (``transforms.translate``).

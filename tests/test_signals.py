@@ -27,7 +27,7 @@ from transforms.extract import (
     extract_tags,
     is_placeholder,
 )
-from transforms.frontmatter import parse_summary
+from transforms.frontmatter import normalise_list, parse_summary
 
 WIB = timezone(timedelta(hours=7))
 DAY = date(2026, 7, 19)
@@ -226,6 +226,19 @@ def test_a_placeholder_beside_real_words_leaves_the_real_words():
 )
 def test_is_placeholder_knows_what_importers_write(item, placeholder):
     assert is_placeholder(item) is placeholder
+
+
+@pytest.mark.parametrize(
+    ("field", "items", "kept"),
+    [
+        ("tags", ["[empty message]", "empty-message", "Empty Message", "proxmox"], ("proxmox",)),
+        ("people", ["[image]", "Dimas", "[attachment: ktp.jpg]"], ("Dimas",)),
+        ("projects", ["[tool call]", "tool_use", "Homelab"], ("Homelab",)),
+    ],
+)
+def test_a_models_lists_lose_their_placeholders_too(field, items, kept):
+    # every list a note holds, the model's included, goes through normalise_list
+    assert normalise_list(field, items) == kept
 
 
 def test_every_listed_placeholder_in_brackets_is_a_placeholder():

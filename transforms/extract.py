@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import groupby
 
 from schemas.frontmatter import (
@@ -55,9 +55,9 @@ from schemas.lexicon import (
     NEGATIONS,
     NOT_PEOPLE,
     PLACEHOLDER_RE,
-    PLACEHOLDERS,
     SIGNALS,
     TECHNOLOGIES,
+    is_placeholder,
 )
 from transforms import timeq
 
@@ -127,24 +127,6 @@ _PER_MESSAGE = 1024
 def _prose(text: str) -> str:
     prose = _REDACTED.sub(" ", _without_code(text))
     return PLACEHOLDER_RE.sub(" ", prose) if "[" in prose else prose
-
-
-# A placeholder of two words or more ("empty message", "tool call") reads as one even without its
-# brackets or with other separators ("empty-message"); one word ("image") only in brackets.
-_PLACEHOLDER_KEYS = frozenset(re.sub(r"[\s._-]+", "", p) for p in PLACEHOLDERS if re.search(r"[\s_]", p))
-
-
-def is_placeholder(item: str) -> bool:
-    """Whether a tag, person or project (an extractor's or a model's) is an importer's placeholder.
-
-    ``[empty message]``, ``[image]``, ``[attachment: scan.pdf]`` and any bracketed
-    snake_case word are; so is a placeholder of two words or more written bare, in any
-    case or with any separators (``empty message``, ``empty-message``, ``Tool call``).
-    """
-    text = item.strip()
-    if PLACEHOLDER_RE.fullmatch(text) or (text.startswith("[") and PLACEHOLDER_RE.fullmatch(text.rstrip(".,;:"))):
-        return True
-    return _squash(text.strip("[]")) in _PLACEHOLDER_KEYS
 
 
 def _readable(day_text: DayText, roles: frozenset[str] = _CONVERSATION_ROLES) -> list[DayMessage]:
@@ -856,6 +838,10 @@ def _negated(text: str, start: int) -> bool:
     return any(w.lower().replace("’", "'") in NEGATIONS for w in words[-2:])
 
 
+def _pad(short: str, match: re.Match) -> str:
+    return short.ljust(len(match[0]))
+
+
 def _hits(pattern: re.Pattern, text: str) -> Iterator[re.Match]:
     return (
         m for m in pattern.finditer(text) if not _negated(text, m.start()) and not _ANSWERED_NO.match(text, m.end())
@@ -910,7 +896,7 @@ def day_signals(day_text: DayText) -> DaySignals:
         if _ANY_LAUGH.search(text):
             for pattern, short in _LAUGHS:
                 # padded to its length, so a mood word's place lines up with the signals'
-                text = pattern.sub(lambda m, short=short: short.ljust(len(m[0])), text)
+                text = pattern.sub(partial(_pad, short), text)
         if _ANY_MOOD.search(text):
             for mood, pattern in _MOOD_RES.items():
                 moods += [((i, m.start()), mood) for m in _hits(pattern, text)]
