@@ -1,8 +1,9 @@
 """The vocabulary of the extractors and of keyword search, shipped as data files under ``schemas/data/``.
 
 ``technologies.yaml`` is the gazetteer: canonical name -> the aliases that name it.
-``lexicon.yaml`` holds the stop words, the words per mood and the markers of an
-important day. ``bilingual_id_en.tsv`` is an Indonesian -> English word list for glossing a
+``lexicon.yaml`` holds the stop words, the words per mood, the markers of an
+important day, the signals of a day (problems, deadlines, relief, thanks), the
+negations that undo them, and the placeholders importers write instead of content. ``bilingual_id_en.tsv`` is an Indonesian -> English word list for glossing a
 recall query into the other language (``transforms.translate``). Both are read once, on import, with ``importlib.resources`` and
 ``yaml.safe_load``, and exposed as plain Python values (treat them as read-only); nothing
 else in kenang opens them. ``transforms.extract`` decides how the words are matched.
@@ -21,6 +22,7 @@ Invariants (checked here, so a bad edit fails on import, not at 02:30):
 - every technology has at least one alias, and no alias names two technologies;
 - a stop word sits in one part (both, extractors, search) of its language;
 - every mood key is one of ``schemas.frontmatter.MOODS`` other than ``neutral``;
+- the signals are exactly the kinds of ``SIGNAL_KINDS``, and no phrase is in two kinds;
 - every word-list line is ``word<TAB>gloss|gloss...``, the word one lower-case token that no
   other line has, each gloss lower-case and non-empty.
 """

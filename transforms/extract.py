@@ -9,7 +9,7 @@ Design and invariants:
 
 - Pure and deterministic: no I/O, no clock (``today`` is an argument), inputs are
   never mutated, and the same ``DayText`` always gives the same output. The
-  vocabulary (technology gazetteer, stopwords, mood words, importance markers) is
+  vocabulary (technology gazetteer, stopwords, mood words, importance markers, signals) is
   data, loaded by ``schemas.lexicon``; the grammar (explicit dates, honorifics,
   sentences) lives here. Relative dates ("kemarin", "minggu lalu", "last week") have
   one grammar, ``transforms.timeq``, shared with recall's queries; a phrase that
@@ -23,7 +23,12 @@ Design and invariants:
   that read the same message share it, and an answer never depends on what was
   asked before.
 - Fenced code blocks are never read: a pasted config is not a topic, a person or a
-  date. ``[REDACTED:...]`` markers are read as blanks.
+  date. ``[REDACTED:...]`` markers and importers' placeholders (``[empty message]``,
+  ``[image]``: ``lexicon.PLACEHOLDERS``) are read as blanks, and no list ever holds a
+  placeholder.
+- Importance and mood come from signals in the user's own words (``day_signals``):
+  problems, deadlines, relief and thanks, with negation; ``DaySignals`` also carries
+  the bounds within which a model may move them.
 - Every result is within ``schemas.frontmatter``: lists hold at most their bound of
   items, each at most its bound of characters (a longer item is dropped, not cut),
   deduplicated case-insensitively with the first spelling kept; the mood is one of
