@@ -113,6 +113,10 @@ class Settings:
     def projects(self) -> tuple[str, ...]:
         return tuple(self.config.projects)
 
+    def display_name(self, user_id: str) -> str | None:
+        """The name notes call ``user_id`` (config ``names``), or None when none is set."""
+        return self.config.names.get(user_id)
+
 
 def resolve_home(home: str | os.PathLike | None, environ: Mapping[str, str]) -> Path:
     """--home, else KENANG_HOME, else ~/.local/share/kenang; made absolute."""

@@ -358,6 +358,9 @@ class Retention(Section):
     )
 
 
+#: The longest name ``names`` may give a user: a name in a note's ``people`` is at most this long.
+_NAME_CHARS = 60
+
 SOURCE_KINDS = ("claude_code", "codex", "aider", "open_webui_db", "folder")
 _SOURCE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
@@ -434,6 +437,9 @@ class Config(Section):
     projects: list[StrictStr] = Field(
         default=[], description="project names to recognise in chats, e.g. [Homelab, kenang]"
     )
+    names: dict[StrictStr, StrictStr] = Field(
+        default={}, description="user id -> the name notes call that user, e.g. {gading: Gading Nasution}"
+    )
     sources: list[Source] = Field(
         default=[],
         description="where agents keep their own transcripts; `kenang sources add` adds one (see docs/importing.md)",
@@ -452,6 +458,29 @@ class Config(Section):
     def _names(cls, v: list[str]) -> list[str]:
         if not all(x.strip() for x in v):
             raise ValueError("must be a list of names")
+        return v
+
+    @field_validator("names", mode="before")
+    @classmethod
+    def _names_are_text(cls, v: Any) -> Any:
+        """A name that is not text says whose it is (the type check names only the mapping)."""
+        if isinstance(v, dict):
+            for user, name in v.items():
+                if not isinstance(name, str):
+                    raise ValueError(f"the name of {user} must be text, got {name!r}")
+        return v
+
+    @field_validator("names")
+    @classmethod
+    def _user_names(cls, v: dict[str, str]) -> dict[str, str]:
+        for user, name in v.items():
+            if not _USER.match(user):
+                raise ValueError(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
+            if not name.strip() or name != " ".join(name.split()) or len(name) > _NAME_CHARS:
+                raise ValueError(
+                    f"the name of {user} must be one line of 1-{_NAME_CHARS} characters, without leading, "
+                    "trailing or repeated spaces"
+                )
         return v
 
     @field_validator("sources")

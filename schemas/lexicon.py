@@ -1,8 +1,9 @@
 """The vocabulary of the extractors and of keyword search, shipped as data files under ``schemas/data/``.
 
 ``technologies.yaml`` is the gazetteer: canonical name -> the aliases that name it.
-``lexicon.yaml`` holds the stop words, the words per mood and the markers of an
-important day. ``bilingual_id_en.tsv`` is an Indonesian -> English word list for glossing a
+``lexicon.yaml`` holds the stop words, the words per mood, the markers of an
+important day, the signals of a day (problems, deadlines, relief, thanks), the
+negations that undo them, and the placeholders importers write instead of content. ``bilingual_id_en.tsv`` is an Indonesian -> English word list for glossing a
 recall query into the other language (``transforms.translate``). Both are read once, on import, with ``importlib.resources`` and
 ``yaml.safe_load``, and exposed as plain Python values (treat them as read-only); nothing
 else in kenang opens them. ``transforms.extract`` decides how the words are matched.
@@ -21,12 +22,14 @@ Invariants (checked here, so a bad edit fails on import, not at 02:30):
 - every technology has at least one alias, and no alias names two technologies;
 - a stop word sits in one part (both, extractors, search) of its language;
 - every mood key is one of ``schemas.frontmatter.MOODS`` other than ``neutral``;
+- the signals are exactly the kinds of ``SIGNAL_KINDS``, and no phrase is in two kinds;
 - every word-list line is ``word<TAB>gloss|gloss...``, the word one lower-case token that no
   other line has, each gloss lower-case and non-empty.
 """
 
 from __future__ import annotations
 
+import re
 from importlib.resources import files
 
 import yaml
@@ -71,6 +74,25 @@ def _technologies(data: dict) -> dict[str, tuple[str, ...]]:
                 raise ValueError(f"technologies.yaml: alias {w!r} names both {owner[w]} and {name}")
             owner[w] = name
         out[name] = words
+    return out
+
+
+#: The kinds of signal ``lexicon.yaml`` signals declares, problems first (``transforms.extract.day_signals``).
+SIGNAL_KINDS: tuple[str, ...] = ("failure", "data_loss", "incident", "deadline", "relief", "thanks")
+
+
+def _signals(data: dict) -> dict[str, tuple[str, ...]]:
+    """Kind -> phrases; every kind of ``SIGNAL_KINDS`` present, no phrase in two kinds."""
+    if not isinstance(data, dict) or set(data) != set(SIGNAL_KINDS):
+        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"lexicon.yaml signals: expected the kinds {', '.join(SIGNAL_KINDS)}, got {got}")
+    out = {k: _words(data[k], f"lexicon.yaml signals.{k}") for k in SIGNAL_KINDS}
+    owner: dict[str, str] = {}
+    for kind, phrases in out.items():
+        for p in phrases:
+            if p in owner:
+                raise ValueError(f"lexicon.yaml signals: {p!r} is in both {owner[p]} and {kind}")
+            owner[p] = kind
     return out
 
 
@@ -144,6 +166,39 @@ SEARCH_STOPWORDS: frozenset[str] = _uses(_STOPWORDS, "both", "search")
 #: Mood -> words and phrases, keyed in ``MOODS`` order.
 MOOD_WORDS: dict[str, tuple[str, ...]] = _moods(_LEXICON["moods"])
 IMPORTANCE_MARKERS: tuple[str, ...] = _words(_LEXICON["importance_markers"], "lexicon.yaml importance_markers")
+#: Signal kind (``SIGNAL_KINDS``) -> phrases: problems, deadlines, relief and thanks, in both languages.
+SIGNALS: dict[str, tuple[str, ...]] = _signals(_LEXICON["signals"])
+#: Words that undo a signal or mood word right after them ("no known data errors", "nggak capek").
+NEGATIONS: frozenset[str] = frozenset(_words(_LEXICON["negations"], "lexicon.yaml negations"))
+#: What importers write in brackets instead of content ("empty message" for ``[empty message]``), lower-case.
+PLACEHOLDERS: tuple[str, ...] = _words(_LEXICON["placeholders"], "lexicon.yaml placeholders")
+#: A placeholder as written in a message: one of ``PLACEHOLDERS`` in brackets, maybe with a detail after a
+#: colon or space (``[attachment: scan.pdf]``, ``[tool_use Bash]``), or any bracketed snake_case word
+#: (``[tether_quote]``); never a markdown link's text (``[image](https://...)``) or a wiki link.
+PLACEHOLDER_RE: re.Pattern[str] = re.compile(
+    r"(?<!\[)\[(?:(?:"
+    + "|".join(re.escape(p).replace(r"\ ", r"[ _]") for p in sorted(PLACEHOLDERS, key=len, reverse=True))
+    + r")(?:[:\s][^\]\n]{0,200})?|[a-z]+(?:_[a-z]+)+)\](?![(\]])",
+    re.IGNORECASE,
+)
+# A placeholder of two words or more ("empty message", "tool call") reads as one even without its
+# brackets or with other separators ("empty-message"); one word ("image") only in brackets.
+_PLACEHOLDER_KEYS = frozenset(re.sub(r"[\s._-]+", "", p) for p in PLACEHOLDERS if re.search(r"[\s_]", p))
+
+
+def is_placeholder(item: str) -> bool:
+    """Whether a tag, person or project (an extractor's or a model's) is an importer's placeholder.
+
+    ``[empty message]``, ``[image]``, ``[attachment: scan.pdf]`` and any bracketed
+    snake_case word are; so is a placeholder of two words or more written bare, in any
+    case or with any separators (``empty message``, ``empty-message``, ``Tool call``).
+    """
+    text = item.strip()
+    if PLACEHOLDER_RE.fullmatch(text.rstrip(".,;:")):
+        return True
+    return re.sub(r"[\s._-]+", "", text.strip("[]").lower()) in _PLACEHOLDER_KEYS
+
+
 #: Capitalised words that recur mid-sentence but name no person (places, assistants, brands), lower-case.
 NOT_PEOPLE: frozenset[str] = frozenset(_words(_LEXICON["not_people"], "lexicon.yaml not_people"))
 #: Indonesian word -> its English glosses, most common first (``transforms.translate``).

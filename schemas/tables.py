@@ -56,6 +56,8 @@ SESSIONS = Table(
             # Every archived file the session was read from: several when one session_id
             # came in more than one file that day (a re-dropped, grown transcript).
             pa.field("archive_paths", pa.list_(pa.string())),
+            # The names the transcript's own frontmatter declares (``people:``), in order.
+            pa.field("people", pa.list_(pa.string())),
         ]
     ),
     "user_day",

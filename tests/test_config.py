@@ -82,6 +82,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         "memory": {"max_notes": 50, "auto_accept": False, "snapshot_days_chars": 1500},
         "retention": {"messages_days": None, "archive_days": None, "archive_lock_days": 3650},
         "projects": [],
+        "names": {},
         "sources": [],
     }
     assert "# IANA name" in text and "# never touch a file modified more recently" in text
@@ -125,6 +126,11 @@ def test_paths_are_relative_to_the_home_unless_absolute(tmp_path):
         ("summarizer:\n  backend: gpt4\n", "summarizer.backend: 'gpt4' must be one of: llama, extractive"),
         ("summarizer:\n  n_ctx: 2k\n", "summarizer.n_ctx: expected integer, got '2k'"),
         ("projects: Homelab\n", "projects: expected list"),
+        ("names: [Gading]\n", "names must be a mapping"),
+        ("names:\n  Gading Putra: Gading\n", "names: 'Gading Putra' is not a valid user id"),
+        ("names:\n  gading: 7\n", "names: the name of gading must be text, got 7"),
+        ("names:\n  gading: ''\n", "names: the name of gading must be one line of 1-60 characters"),
+        ("names:\n  gading: '  Gading'\n", "names: the name of gading must be one line"),
         ("timezone: [\n", "not valid YAML"),
     ],
 )
@@ -135,6 +141,18 @@ def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, tex
     with pytest.raises(ConfigError) as err:
         load_settings(home)
     assert needle in str(err.value) and str(home / "kenang.yaml") in str(err.value)
+
+
+def test_names_give_each_user_the_name_notes_call_them(tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "kenang.yaml").write_text("names:\n  gading: Gading Nasution\n  rina: Rina\n")
+    s = load_settings(home)
+    assert (s.display_name("gading"), s.display_name("rina"), s.display_name("budi")) == (
+        "Gading Nasution",
+        "Rina",
+        None,
+    )
 
 
 def test_with_a_bad_config_nothing_runs(tmp_path):

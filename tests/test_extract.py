@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from flows.cli.demo_corpus import INJECTION_LINE, demo_corpus
 from schemas.frontmatter import IMPORTANCE_MAX, IMPORTANCE_MIN, LIST_BOUNDS, MOODS, SUMMARY_MAX_CHARS
 from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
-from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, TECHNOLOGIES
+from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, SIGNALS, TECHNOLOGIES
 from transforms import extract as ex  # private regexes, checked against their plain forms
 from transforms.days import session_day
 from transforms.digest import extractive_summary
@@ -78,7 +78,8 @@ def test_the_gazetteer_names_at_least_sixty_technologies_and_no_everyday_words()
 def test_the_lexicon_covers_both_languages_and_only_known_moods():
     assert {"yang", "dan", "the", "and"} <= STOPWORDS
     assert set(MOOD_WORDS) <= set(MOODS) - {"neutral"}
-    assert {"sepakat", "decided", "deadline", "janji", "promise"} <= set(IMPORTANCE_MARKERS)
+    assert {"sepakat", "decided", "janji", "promise"} <= set(IMPORTANCE_MARKERS)
+    assert {"deadline", "tenggat"} <= set(SIGNALS["deadline"])
 
 
 # --- dates --------------------------------------------------------------------------

@@ -964,3 +964,22 @@ def test_a_home_restored_without_its_forget_key_refuses_to_rebuild_until_the_key
         == 0
     )
     assert key_file.read_bytes() == saved
+
+
+def test_a_forgotten_name_leaves_the_people_a_transcript_declares_and_the_note(home):
+    transcript = md(
+        "2026-07-19",
+        "1037",
+        ("user", "Pagi! Lanjut setup Proxmox."),
+        ("assistant", "Oke, buka Options > Start order."),
+        session_id="s-people",
+    ).replace(b"session_id: s-people\n", b"session_id: s-people\npeople: [Dimas Pratama, Sari]\n")
+    drop(home, "2026-07-19-1037.md", transcript)
+    _night(home)
+    note = home.paths.archive / "daily_sessions/2026-07-19/2026-07-19.summary.md"
+    assert table(home, "sessions")[0]["people"] == ["Dimas Pratama", "Sari"] and "Dimas Pratama" in note.read_text()
+
+    r = kenang("forget", "--user", "default", "--text", "dimas pratama", "--yes", "--home", str(home.paths.home))
+    assert r.exit_code == 0, r.stderr
+    assert table(home, "sessions")[0]["people"] == ["Sari"]
+    assert "Dimas" not in note.read_text() and "Sari" in note.read_text()

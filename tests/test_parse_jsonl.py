@@ -59,6 +59,21 @@ def test_the_first_non_null_metadata_value_wins():
     assert (session.session_id, session.user_id) == ("first", "ana")
 
 
+def test_the_people_of_the_first_line_that_names_them_are_kept():
+    session = parse(
+        lines(
+            {"role": "user", "content": "a", "people": ["Dimas", " Sari ", "dimas"]},
+            {"role": "user", "content": "b", "people": ["Budi"]},
+        )
+    )
+    assert session.people == ("Dimas", "Sari")
+
+
+def test_people_that_are_not_names_are_rejected_with_their_line():
+    err = parse_error(lines({"role": "user", "content": "a"}, {"role": "user", "content": "b", "people": {"a": 1}}))
+    assert err.kind == "bad_record" and err.reason.startswith("line 2: people")
+
+
 def test_numeric_session_ids_become_strings():
     assert parse(lines({"role": "user", "content": "a", "session_id": 1234})).session_id == "1234"
 

@@ -218,6 +218,33 @@ def test_a_frontmatter_that_is_a_scalar_is_rejected():
     assert parse_error("---\njust text\n---\n## user\nhi\n").kind == "bad_frontmatter"
 
 
+@pytest.mark.parametrize(
+    ("value", "people"),
+    [
+        ("[Dimas, Sari]", ("Dimas", "Sari")),
+        ("\n  - Dimas Pratama\n  - '  Sari   Wulandari '\n  - 2026", ("Dimas Pratama", "Sari Wulandari", "2026")),
+        ("Dimas, Sari,  ", ("Dimas", "Sari")),
+        ("[Dimas, dimas, DIMAS, '', null]", ("Dimas",)),
+        ("[[Dimas]]", ("Dimas",)),
+        ("\n  - '[[Dimas]]'", ("[[Dimas]]",)),
+        ("[]", ()),
+        ("", ()),
+    ],
+)
+def test_the_people_a_frontmatter_declares_are_kept_as_written(value, people):
+    assert parse_md(f"---\nsession_id: s1\npeople: {value}\n---\n## user\nhi\n").people == people
+
+
+def test_a_frontmatter_without_people_declares_nobody():
+    assert parse_md("---\nsession_id: s1\n---\n## user\nhi\n").people == ()
+
+
+@pytest.mark.parametrize("value", ["{name: Dimas}", "[[[Dimas]]]", "[{name: Dimas}]"])
+def test_people_that_are_not_names_are_rejected(value):
+    err = parse_error(f"---\npeople: {value}\n---\n## user\nhi\n")
+    assert err.kind == "bad_frontmatter" and "people" in err.reason
+
+
 def test_a_list_valued_agent_is_rejected():
     assert parse_error("---\nagent: [a, b]\n---\n## user\nhi\n").kind == "bad_frontmatter"
 

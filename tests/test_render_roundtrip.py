@@ -33,6 +33,9 @@ session_ids = (
 )
 user_ids = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,63}", fullmatch=True)
 agents = st.text(any_char, min_size=1, max_size=30).map(str.strip).filter(bool)
+# Names as a parser keeps them: whitespace collapsed, non-empty, none repeated in any case.
+names = st.text(any_char, min_size=1, max_size=30).map(lambda s: " ".join(s.split())).filter(bool)
+people = st.lists(names, max_size=4, unique_by=str.lower).map(tuple)
 
 
 def plain_line():
@@ -85,6 +88,7 @@ def sessions(source_format: str, roles, contents):
         agent=st.none() | agents,
         source_format=st.just(source_format),
         messages=messages,
+        people=people,
     )
 
 
@@ -146,3 +150,13 @@ def test_jsonl_puts_the_ids_on_the_first_line_only():
         "timestamp": "2026-07-19T10:37:12+07:00",
     }
     assert second == {"role": "assistant", "content": "Oke.", "timestamp": None}
+
+
+def test_the_people_a_transcript_declares_are_a_yaml_list_and_come_back():
+    session = example_session(session_id="s1", people=("Dimas", "Sari Wulandari", "2026"))
+    text = render_markdown(session)
+    assert text.startswith('---\nsession_id: s1\npeople:\n  - Dimas\n  - Sari Wulandari\n  - "2026"\n---\n')
+    assert parse_transcript("a.md", text.encode(), tz=JAKARTA) == session
+    as_jsonl = example_session(people=("Dimas",), source_format="jsonl")
+    assert json.loads(render_jsonl(as_jsonl).splitlines()[0])["people"] == ["Dimas"]
+    assert parse_transcript("a.jsonl", render_jsonl(as_jsonl).encode(), tz=JAKARTA) == as_jsonl

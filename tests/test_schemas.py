@@ -20,6 +20,7 @@ PINNED = {
         "day_source",
         "redactions",
         "archive_paths",
+        "people",
     ],
     "messages": [
         "message_id",

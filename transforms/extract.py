@@ -9,7 +9,7 @@ Design and invariants:
 
 - Pure and deterministic: no I/O, no clock (``today`` is an argument), inputs are
   never mutated, and the same ``DayText`` always gives the same output. The
-  vocabulary (technology gazetteer, stopwords, mood words, importance markers) is
+  vocabulary (technology gazetteer, stopwords, mood words, importance markers, signals) is
   data, loaded by ``schemas.lexicon``; the grammar (explicit dates, honorifics,
   sentences) lives here. Relative dates ("kemarin", "minggu lalu", "last week") have
   one grammar, ``transforms.timeq``, shared with recall's queries; a phrase that
@@ -23,7 +23,12 @@ Design and invariants:
   that read the same message share it, and an answer never depends on what was
   asked before.
 - Fenced code blocks are never read: a pasted config is not a topic, a person or a
-  date. ``[REDACTED:...]`` markers are read as blanks.
+  date. ``[REDACTED:...]`` markers and importers' placeholders (``[empty message]``,
+  ``[image]``: ``lexicon.PLACEHOLDERS``) are read as blanks, and no list ever holds a
+  placeholder.
+- Importance and mood come from signals in the user's own words (``day_signals``):
+  problems, deadlines, relief and thanks, with negation; ``DaySignals`` also carries
+  the bounds within which a model may move them.
 - Every result is within ``schemas.frontmatter``: lists hold at most their bound of
   items, each at most its bound of characters (a longer item is dropped, not cut),
   deduplicated case-insensitively with the first spelling kept; the mood is one of
@@ -39,7 +44,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import groupby
 
 from schemas.frontmatter import (
@@ -49,7 +54,16 @@ from schemas.frontmatter import (
     MOODS,
 )
 from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
-from schemas.lexicon import IMPORTANCE_MARKERS, MOOD_WORDS, NOT_PEOPLE, TECHNOLOGIES
+from schemas.lexicon import (
+    IMPORTANCE_MARKERS,
+    MOOD_WORDS,
+    NEGATIONS,
+    NOT_PEOPLE,
+    PLACEHOLDER_RE,
+    SIGNALS,
+    TECHNOLOGIES,
+    is_placeholder,
+)
 from transforms import timeq
 
 
@@ -68,6 +82,8 @@ class DayText:
     day: date  # the day being summarized
     tz: tzinfo  # the configured zone
     messages: tuple[DayMessage, ...]
+    people: tuple[str, ...] = ()  # the names the day's transcripts declare in their frontmatter
+    user_name: str | None = None  # what notes call the user (config ``names``)
 
 
 _CONVERSATION_ROLES = frozenset({"user", "assistant"})
@@ -114,7 +130,8 @@ _PER_MESSAGE = 1024
 
 @lru_cache(maxsize=_PER_MESSAGE)
 def _prose(text: str) -> str:
-    return _REDACTED.sub(" ", _without_code(text))
+    prose = _REDACTED.sub(" ", _without_code(text))
+    return PLACEHOLDER_RE.sub(" ", prose) if "[" in prose else prose
 
 
 def _readable(day_text: DayText, roles: frozenset[str] = _CONVERSATION_ROLES) -> list[DayMessage]:
@@ -177,13 +194,13 @@ def _squash(text: str) -> str:
 
 
 def _bounded(field: str, items: Iterable[str]) -> tuple[str, ...]:
-    """First spelling of each item, case-insensitively; too-long items dropped; cut to the bound."""
+    """First spelling of each item, case-insensitively; too-long items and placeholders dropped; cut to the bound."""
     most, longest = LIST_BOUNDS[field]
     out: list[str] = []
     seen: set[str] = set()
     for item in items:
         key = item.lower()
-        if not item or len(item) > longest or key in seen:
+        if not item or len(item) > longest or key in seen or is_placeholder(item):
             continue
         seen.add(key)
         out.append(item)
@@ -428,8 +445,18 @@ def _speaker(day_text: DayText) -> str | None:
 
 
 def display_name(day_text: DayText) -> str | None:
-    """What a summary calls the user: their name when the text uses it, else None."""
-    return _speaker(day_text)
+    """What a summary calls the user: the configured name, else their id's name when the text uses it, else None."""
+    return day_text.user_name or _speaker(day_text)
+
+
+_WIKI_LINK = re.compile(r"^\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]$")
+
+
+def _declared(name: str) -> str:
+    """A name as a transcript declares it, an Obsidian link (``[[Dimas]]``, ``[[Dimas|Dim]]``) read as its note."""
+    name = " ".join(name.split())
+    m = _WIKI_LINK.match(name)
+    return " ".join(m[1].split()) if m else name.lstrip("@")
 
 
 def _people_in(text: str) -> Iterator[tuple[str, str]]:
@@ -502,10 +529,13 @@ def _names_of(content: str) -> tuple[frozenset[str], frozenset[str]]:
 
 @lru_cache(maxsize=8)  # the digest, the tags and the summary's field each ask for the same day's people
 def extract_people(day_text: DayText) -> tuple[str, ...]:
-    """The people a day's conversation names, in order: speakers, then honorifics, then recurring names.
+    """The people of a day, in order: the user, the transcripts' own, speakers, honorifics, recurring names.
 
-    - The user, by ``user_id`` title-cased, only when the text itself uses that name
-      (the id of an account is not a person).
+    - The user, when they wrote that day: by the configured name (``user_name``, config
+      ``names``), else by ``user_id`` title-cased, and then only when the text itself
+      uses that name (the id of an account is not a person).
+    - The names the day's transcripts declare in their frontmatter (``people``), an
+      Obsidian link read as the name of its note; a placeholder is never one.
     - Speaker prefixes of a pasted chat (``Nadia: Hey Sekar!``): a capitalised name
       opening a line before a colon, when somebody speaks twice (a shopping list's
       ``Sayur:``, ``Buah:`` labels do not). Labels that open lines as often (``Note:``,
@@ -520,7 +550,9 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
       friends the user talks about ("sama Nadia"). A name already given with an
       honorific is not listed again bare.
 
-    Every name is in the day's unflagged text, so the grounding rule holds.
+    Every name is the user's, declared by a transcript or in the day's unflagged text.
+    A bare name already part of a declared or configured one ("Dimas" beside "Dimas
+    Pratama") is not listed again.
     """
     readable = _readable(day_text)
     out: list[str] = []
@@ -532,9 +564,14 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
         seen.update({person.lower(), *keys})
         out.append(person)
 
-    speaker = _speaker(day_text)
+    known = [n for n in (day_text.user_name, *map(_declared, day_text.people)) if n]
+    parts = {w.lower() for n in known if " " in n for w in n.split() if _is_name(w)}
+    speaker = day_text.user_name or _speaker(day_text)
     if speaker and any(m.role == "user" for m in readable):
         add(speaker)
+    for person in known[1 if day_text.user_name else 0 :]:
+        add(person)
+    seen |= parts
     prefixes = Counter(n for m in readable for n in _speakers_of(m.content))
     if prefixes and max(prefixes.values()) >= 2:  # a dialogue: somebody speaks twice (a list's labels do not)
         for name in prefixes:
@@ -747,47 +784,141 @@ def _user_prose(day_text: DayText) -> list[str]:
     return [_prose(m.content) for m in _readable(day_text, frozenset({"user"}))]
 
 
-def extract_mood(day_text: DayText) -> str:
-    """One of ``MOODS``, by the user's own words (``lexicon.yaml`` moods).
+# --- signals: importance and mood ----------------------------------------------------
 
-    Each occurrence of a mood's word or phrase in a user message scores one; laughter
-    of any length ("hahaha", "wkwkwk") reads as its short form. The highest score
-    wins; a tie goes to the mood listed first in ``MOODS``; no signal is ``neutral``.
-    """
-    scores: Counter[str] = Counter()
-    for text in _user_prose(day_text):
-        if _ANY_LAUGH.search(text):
-            for pattern, short in _LAUGHS:
-                text = pattern.sub(short, text)
-        if not _ANY_MOOD.search(text):
-            continue
-        for mood, pattern in _MOOD_RES.items():
-            scores[mood] += len(pattern.findall(text))
-    best = max(MOODS, key=lambda mood: (scores[mood], -MOODS.index(mood)))
-    return best if scores[best] > 0 else "neutral"
-
-
-# --- importance -----------------------------------------------------------------------
-
+_SIGNAL_RE = _phrase_regex({p for phrases in SIGNALS.values() for p in phrases})
+_SIGNAL_KIND = {p: kind for kind, phrases in SIGNALS.items() for p in phrases}
 _MARKERS_RE = _phrase_regex(IMPORTANCE_MARKERS)
 _LONG_DAY_CHARS = 2000
+#: The problems, gravest first, and the importance each one guarantees a day.
+_PROBLEMS = ("data_loss", "incident", "failure")
+_FLOORS = {"data_loss": 6, "incident": 5, "failure": 3, "deadline": 3}
+#: The mood of a day that reports a problem in no mood words of its own.
+_PROBLEM_MOOD = {"data_loss": "anxious", "incident": "stressed", "failure": "frustrated"}
+#: Moods a day with a problem left unsolved never has, and moods a day whose problems were sorted out never has.
+_CHEERFUL = frozenset({"productive", "calm", "happy", "grateful", "excited"})
+_SOLVED_AWAY = frozenset({"frustrated", "anxious", "stressed"})
+_POSITIVE = frozenset(MOODS[: MOODS.index("neutral")])
+_NEGATIVE = frozenset(MOODS[MOODS.index("neutral") + 1 :])
+#: How far a model may move importance from the signal's value (never below the problem's floor).
+IMPORTANCE_LEEWAY = 2
+_CLAUSE_END = re.compile(r"[.,;:!?\n()\[\]]")
+_WORD_TOKEN = re.compile(r"\w+(?:['’]\w+)*")
+# A label answered by nothing: "errors: No known data errors", "errors: 0", "error: none".
+_ANSWERED_NO = re.compile(
+    r"\s*:\s*(?:no known|no errors?|none|nothing|0|tidak ada|nggak ada|gak ada)(?!\w)", re.IGNORECASE
+)
 
 
-def extract_importance(day_text: DayText) -> int:
-    """How much the day matters, from 1 to 10.
+@dataclass(frozen=True)
+class DaySignals:
+    """What the user's own words say about a day: its importance and mood, and why.
 
-    Starting from 1, add
-      +1 per 4 user messages, at most +3;
-      +1 per session beyond the first, at most +2;
-      +1 per marker of a decision, agreement, promise, deadline or plan in the user's
-         own words (``lexicon.yaml`` importance_markers: sepakat, deal, diputuskan,
-         decided, deadline, penting, janji, promise, ...), at most +3;
-      +1 when the user wrote at least 2000 characters (code blocks not counted);
-    then clamp to ``[IMPORTANCE_MIN, IMPORTANCE_MAX]``. A day with nothing readable is 1.
+    ``reasons`` are ``kind: phrase`` for each signal found (``failure: gagal``,
+    ``data_loss: data errors``, ``thanks: makasih banyak``, ``decision: sepakat``), in
+    order of first mention, once each: lexicon phrases, never transcript text.
+    ``importance_range`` and ``moods`` bound what a model may write instead.
+    """
+
+    importance: int
+    mood: str
+    importance_range: tuple[int, int]
+    moods: tuple[str, ...]  # the moods a model may choose, in MOODS order
+    reasons: tuple[str, ...]
+
+    def bound_importance(self, value: int) -> int:
+        """``value`` moved into ``importance_range``."""
+        low, high = self.importance_range
+        return max(low, min(high, value))
+
+    def bound_mood(self, value: str) -> str:
+        """``value`` when a model may choose it, else the signal's own mood."""
+        return value if value in self.moods else self.mood
+
+
+def _negated(text: str, start: int) -> bool:
+    """Whether one of the two words before ``start``, in the same clause, is a negation."""
+    clause = _CLAUSE_END.split(text[max(0, start - 60) : start])[-1]
+    words = _WORD_TOKEN.findall(clause)
+    return any(w.lower().replace("’", "'") in NEGATIONS for w in words[-2:])
+
+
+def _pad(short: str, match: re.Match) -> str:
+    return short.ljust(len(match[0]))
+
+
+def _hits(pattern: re.Pattern, text: str) -> Iterator[re.Match]:
+    return (
+        m for m in pattern.finditer(text) if not _negated(text, m.start()) and not _ANSWERED_NO.match(text, m.end())
+    )
+
+
+def _phrase(match: re.Match) -> str:
+    return " ".join(match[0].lower().split())
+
+
+@lru_cache(maxsize=8)  # extract_importance, extract_mood and a model's bounds each ask for the same day
+def day_signals(day_text: DayText) -> DaySignals:
+    """Importance and mood from deterministic signals in the user's own words, in both languages.
+
+    Read from unflagged user messages, code blocks left out; a phrase right after a
+    negation in its clause ("no known data errors", "nggak capek", "belum berhasil")
+    does not count.
+
+    Importance, from 1 to 10: starting from 1, add +1 per 4 user messages (at most +3),
+    +1 per session beyond the first (at most +2), +1 per marker of a decision, promise,
+    plan, deadline or problem (at most +3) and +1 when the user wrote 2000 characters or
+    more; then raise it to the floor of the gravest signal: data loss (ZFS "data
+    errors", a failed backup, a dying disk) 6, an incident (outage, "server down",
+    theft) 5, a failure ("error", "gagal", "rusak") or a deadline 3. A day with nothing
+    readable is 1.
+
+    Mood: each mood word (``lexicon.yaml`` moods) scores one, laughter of any length
+    reading as its short form, and the highest score wins (a tie: the mood listed first
+    in ``MOODS``). A problem is solved when relief ("akhirnya berhasil", "fixed")
+    follows its last mention, and a failure also when thanks do ("makasih banyak"); lost
+    data or an incident needs relief. A solved day's frustration, anxiety and stress
+    written before the relief or thanks no longer count. A day with an unsolved problem is never
+    productive, calm, happy, grateful or excited; without other mood words it takes
+    the problem's mood (data loss: anxious, an incident: stressed, two failures or
+    more: frustrated). Nothing found is ``neutral``.
+
+    A model may move importance by ``IMPORTANCE_LEEWAY`` either way, never below the
+    floor, and choose a mood from ``moods``: with an unsolved problem, no cheerful mood;
+    with a solved one, no frustration, anxiety or stress; otherwise the signal mood's
+    side (positive or negative) and neutral, or any mood when the signal is neutral.
     """
     user_text = _user_prose(day_text)
     sessions = {m.session_id for m in day_text.messages if not m.flagged}
-    markers = sum(len(_MARKERS_RE.findall(t)) for t in user_text)
+    reasons: dict[str, None] = {}
+    moods: list[tuple[tuple[int, int], str]] = []
+    problems: list[tuple[tuple[int, int], str]] = []
+    relief_at: list[tuple[int, int]] = []
+    thanks_at: list[tuple[int, int]] = []
+    markers = 0
+    for i, raw in enumerate(user_text):
+        text = raw
+        if _ANY_LAUGH.search(text):
+            for pattern, short in _LAUGHS:
+                # padded to its length, so a mood word's place lines up with the signals'
+                text = pattern.sub(partial(_pad, short), text)
+        if _ANY_MOOD.search(text):
+            for mood, pattern in _MOOD_RES.items():
+                moods += [((i, m.start()), mood) for m in _hits(pattern, text)]
+        for m in _hits(_SIGNAL_RE, raw):
+            kind = _SIGNAL_KIND[_phrase(m)]
+            reasons[f"{kind}: {_phrase(m)}"] = None
+            if kind in ("relief", "thanks"):
+                (relief_at if kind == "relief" else thanks_at).append((i, m.start()))
+                continue
+            markers += 1
+            if kind in _PROBLEMS:
+                problems.append(((i, m.start()), kind))
+        for m in _hits(_MARKERS_RE, raw):
+            reasons[f"decision: {_phrase(m)}"] = None
+            markers += 1
+    kinds = {k.split(":", 1)[0] for k in reasons}
+    floor = max((_FLOORS[k] for k in kinds if k in _FLOORS), default=IMPORTANCE_MIN)
     score = (
         1
         + min(3, len(user_text) // 4)
@@ -795,7 +926,60 @@ def extract_importance(day_text: DayText) -> int:
         + min(3, markers)
         + (1 if sum(len(t) for t in user_text) >= _LONG_DAY_CHARS else 0)
     )
-    return max(IMPORTANCE_MIN, min(IMPORTANCE_MAX, score))
+    importance = max(IMPORTANCE_MIN, min(IMPORTANCE_MAX, max(score, floor)))
+
+    # Relief solves any problem; thanks answer a failure, not lost data or an incident.
+    last_grave = max((at for at, kind in problems if kind != "failure"), default=None)
+    last_failure = max((at for at, kind in problems if kind == "failure"), default=None)
+    last_relief = max(relief_at, default=None)
+    last_solver = max(relief_at + thanks_at, default=None)
+    unsolved = (last_grave is not None and (last_relief is None or last_relief < last_grave)) or (
+        last_failure is not None and (last_solver is None or last_solver < last_failure)
+    )
+    solved = bool(problems) and not unsolved
+    scores: Counter[str] = Counter()
+    for at, mood in moods:
+        if solved and mood in _SOLVED_AWAY and last_solver is not None and at < last_solver:
+            continue
+        if unsolved and mood in _CHEERFUL:
+            continue
+        scores[mood] += 1
+    best = max(MOODS, key=lambda mood: (scores[mood], -MOODS.index(mood)))
+    mood = best if scores[best] > 0 else "neutral"
+    if mood == "neutral" and unsolved:
+        found = [kind for _, kind in problems]
+        gravest = min(found, key=_PROBLEMS.index)
+        if gravest != "failure" or found.count("failure") >= 2:
+            mood = _PROBLEM_MOOD[gravest]
+
+    allowed: frozenset[str]
+    if unsolved:
+        allowed = frozenset(MOODS) - _CHEERFUL
+    elif solved:
+        allowed = frozenset(MOODS) - _SOLVED_AWAY
+    elif mood == "neutral":
+        allowed = frozenset(MOODS)
+    else:
+        allowed = (_POSITIVE if mood in _POSITIVE else _NEGATIVE) | {"neutral"}
+    low = max(floor, importance - IMPORTANCE_LEEWAY, IMPORTANCE_MIN)
+    high = min(IMPORTANCE_MAX, importance + IMPORTANCE_LEEWAY)
+    return DaySignals(
+        importance=importance,
+        mood=mood,
+        importance_range=(low, high),
+        moods=tuple(m for m in MOODS if m in allowed),
+        reasons=tuple(reasons),
+    )
+
+
+def extract_mood(day_text: DayText) -> str:
+    """One of ``MOODS``, from the user's own words and the day's signals (``day_signals``)."""
+    return day_signals(day_text).mood
+
+
+def extract_importance(day_text: DayText) -> int:
+    """How much the day matters, from 1 to 10 (``day_signals``)."""
+    return day_signals(day_text).importance
 
 
 # --- sentences ------------------------------------------------------------------------

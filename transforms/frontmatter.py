@@ -41,6 +41,7 @@ from schemas.frontmatter import (
     SUMMARY_SENTENCES,
     TITLE_MAX_CHARS,
 )
+from schemas.lexicon import is_placeholder
 from transforms import yamls
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -140,7 +141,7 @@ def clean_text(value: object) -> str | None:
 
 
 def normalise_list(name: str, items: Iterable[object], canonical: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """A bounded, deduplicated list for a frontmatter list field (not related_dates)."""
+    """A bounded, deduplicated list for a frontmatter list field (not related_dates); placeholders left out."""
     most, longest = LIST_BOUNDS[name]
     out: list[str] = []
     seen: set[str] = set()
@@ -156,7 +157,7 @@ def normalise_list(name: str, items: Iterable[object], canonical: Mapping[str, s
             item = canonical.get(item.lower(), item)
         elif name in ("people", "projects") and item == item.lower():
             item = " ".join(w[:1].upper() + w[1:] for w in item.split(" "))
-        if not item or len(item) > longest or item.lower() in seen:
+        if not item or len(item) > longest or item.lower() in seen or is_placeholder(raw) or is_placeholder(item):
             continue
         seen.add(item.lower())
         out.append(item)

@@ -1,7 +1,7 @@
 """The common model every transcript format parses into.
 
 A file becomes one ``Session``: an ordered tuple of ``Message``. Parsers fill in what
-the file itself says (``session_id``, ``user_id``, ``agent`` when present) and leave
+the file itself says (``session_id``, ``user_id``, ``agent``, ``people`` when present) and leave
 the rest ``None``; the resolution against folder names and config happens later, in
 ``transforms.resolve``, so that parsing stays a function of the bytes alone.
 
@@ -43,13 +43,18 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """One parsed transcript file. ``source_format`` is ``markdown`` or ``jsonl``."""
+    """One parsed transcript file. ``source_format`` is ``markdown`` or ``jsonl``.
+
+    ``people`` are the names the file itself declares (frontmatter ``people:``), as written:
+    each stripped, non-empty and one line, no name twice (case-insensitively).
+    """
 
     session_id: str | None
     user_id: str | None
     agent: str | None
     source_format: str
     messages: tuple[Message, ...]
+    people: tuple[str, ...] = ()
 
     @property
     def first_ts(self) -> datetime | None:

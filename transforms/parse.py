@@ -11,6 +11,8 @@ Design and invariants:
   is kept as text).
 - A naive timestamp is read in ``tz``; an aware one keeps its offset. Every ``ts`` in
   the result is therefore aware or ``None``.
+- ``people`` (a list of names, or one text of names separated by commas) keeps each
+  name with its whitespace collapsed, empty ones and repeats (in any case) left out;
 - ``user_id`` is stripped and lower-cased and must match ``USER_ID_RE``;
   ``session_id`` and ``agent`` are coerced to ``str`` and stripped (YAML may hand over
   a date or an int). An empty ``agent`` counts as absent.
@@ -138,6 +140,7 @@ def _parse_markdown(text: str, tz: tzinfo) -> Session:
         agent=_agent(meta.get("agent"), "frontmatter", kind="bad_frontmatter"),
         source_format="markdown",
         messages=messages,
+        people=_people(meta.get("people"), "frontmatter", kind="bad_frontmatter"),
     )
 
 
@@ -198,7 +201,7 @@ def _parse_jsonl(text: str, tz: tzinfo) -> Session:
             raise ParseError(f"line {lineno}: invalid JSON{detail}", kind="bad_json") from exc
         if not isinstance(record, dict):
             raise ParseError(f"line {lineno}: expected a JSON object, got {_json_type(record)}", kind="bad_record")
-        for key in ("session_id", "user_id", "agent"):
+        for key in ("session_id", "user_id", "agent", "people"):
             if key not in meta and record.get(key) is not None:
                 meta[key], meta_line[key] = record[key], lineno
         role = record.get("role")
@@ -221,6 +224,7 @@ def _parse_jsonl(text: str, tz: tzinfo) -> Session:
         agent=_agent(meta.get("agent"), f"line {meta_line.get('agent')}", kind="bad_record"),
         source_format="jsonl",
         messages=tuple(messages),
+        people=_people(meta.get("people"), f"line {meta_line.get('people')}", kind="bad_record"),
     )
 
 
@@ -358,6 +362,35 @@ def _agent(value: object, where: str, *, kind: str) -> str | None:
     if text is None:
         raise ParseError(f"{where}: agent is not a scalar", kind=kind)
     return text.strip() or None
+
+
+def _people(value: object, where: str, *, kind: str) -> tuple[str, ...]:
+    """The names a transcript declares: a list of names, or one text of names separated by commas.
+
+    A list inside the list (an unquoted ``[[Dimas]]``) gives its names too.
+
+    Each is stripped; empty ones are skipped, and a name given twice (in any case) is kept once.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items: list[object] = list(value.split(","))
+    elif isinstance(value, list):
+        # An unquoted Obsidian link, ``people: [[Dimas]]``, reads as a list inside the list.
+        items = [x for item in value for x in (item if isinstance(item, list) else [item])]
+    else:
+        raise ParseError(f"{where}: people is not a list of names", kind=kind)
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in items:
+        text = None if item is None else _scalar(item)
+        if text is None and item is not None:
+            raise ParseError(f"{where}: people holds a list or mapping where a name belongs", kind=kind)
+        name = " ".join((text or "").split())
+        if name and name.lower() not in seen:
+            seen.add(name.lower())
+            out.append(name)
+    return tuple(out)
 
 
 def _shown(value: str) -> str:

@@ -1,10 +1,10 @@
 """Render a ``Session`` back into the two transcript formats kenang reads.
 
 ``render_markdown`` writes the format an agent's ``session_write`` tool writes: an
-optional YAML frontmatter with the non-``None`` ids, an optional ``Parent Day:``
+optional YAML frontmatter with the non-``None`` ids and the ``people`` list, an optional ``Parent Day:``
 preamble, then one ``## <role> · <iso time>`` header per message followed by its
 content and a blank line. ``render_jsonl`` writes one JSON object per message, with
-``session_id``/``user_id``/``agent`` on the first line only.
+``session_id``/``user_id``/``agent``/``people`` on the first line only.
 
 Round-trip contract: ``parse_transcript(name, render_X(s).encode(), tz=any)`` equals
 ``s`` whenever ``s`` is what a parser could have produced, that is:
@@ -16,6 +16,8 @@ Round-trip contract: ``parse_transcript(name, render_X(s).encode(), tz=any)`` eq
 - ``session_id`` is ``None`` or a stripped single line of 1..200 characters without
   ``/`` or ``\\`` and not ``.``/``..``; ``user_id`` is ``None`` or matches
   ``USER_ID_RE``; ``agent`` is ``None`` or a non-empty stripped string;
+- each of ``people`` is non-empty with its whitespace collapsed (``" ".join(name.split())``),
+  and no name repeats another in any case;
 - ``role`` is stripped, lower-case and not an alias (``human``, ``ai``, ``model``,
   ``bot``); in markdown it must also be one of ``KNOWN_ROLES``;
 - all strings are valid Unicode (no lone surrogates).
@@ -52,8 +54,10 @@ def render_markdown(session: Session, *, parent_day: date | None = None, title: 
     fields = [(k, getattr(session, k)) for k in _FRONTMATTER_KEYS if getattr(session, k) is not None]
     if title:
         fields.append(("title", title))
-    if fields:
+    if fields or session.people:
         body = "".join(f"{k}: {_yaml_scalar(v)}\n" for k, v in fields)
+        if session.people:
+            body += "people:\n" + "".join(f"  - {_yaml_scalar(p)}\n" for p in session.people)
         parts.append(f"---\n{body}---\n")
     if parent_day is not None:
         parts.append(f"Parent Day: [[{parent_day.isoformat()}]]\n\n")
@@ -81,6 +85,8 @@ def render_jsonl(session: Session) -> str:
         record: dict[str, object] = {}
         if i == 0:
             record.update({k: getattr(session, k) for k in _FRONTMATTER_KEYS if getattr(session, k) is not None})
+            if session.people:
+                record["people"] = list(session.people)
         record["role"] = m.role
         record["content"] = m.content
         record["timestamp"] = None if m.ts is None else m.ts.isoformat()

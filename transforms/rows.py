@@ -98,6 +98,7 @@ def build_day_rows(
                 "day_source": first_rs.day_source,
                 "redactions": redactions,
                 "archive_paths": sorted({_path(src.archive_path, forgetting) for _, src in group}),
+                "people": _people(group, forgetting),
             }
         )
         if len(group) > 1:
@@ -130,6 +131,18 @@ def _agent(group: list[tuple[ResolvedSession, SourceFile]], forgetting: Forgetti
         return None
     agent = redact_identifier(agent)
     return agent if forgetting is None else forgetting.rename(agent)
+
+
+def _people(group: list[tuple[ResolvedSession, SourceFile]], forgetting: Forgetting | None = None) -> list[str]:
+    """The names the session's files declare, in order, once each; a name that holds a secret or a forgotten
+    phrase is left out (a name is not rewritten: it would name somebody else)."""
+    out: dict[str, str] = {}
+    for rs, _ in group:
+        for name in rs.session.people:
+            if name.lower() in out or redact(name).count or (forgetting is not None and forgetting.mentions(name)):
+                continue
+            out[name.lower()] = name
+    return list(out.values())
 
 
 def _path(archive_path: str, forgetting: Forgetting | None) -> str:
@@ -190,6 +203,7 @@ def _merge_messages(
 
 def _fingerprint(session_rows: list[dict], message_rows: list[dict]) -> str:
     def strip(row: dict) -> tuple:
-        return tuple((k, v) for k, v in row.items() if k != "run_id")
+        # A session that declares nobody fingerprints as it did before sessions had people.
+        return tuple((k, v) for k, v in row.items() if k != "run_id" and not (k == "people" and not v))
 
     return row_fingerprint([("s",) + strip(r) for r in session_rows] + [("m",) + strip(r) for r in message_rows])

@@ -179,11 +179,12 @@ def make_plan(
 
 
 def _names_session(f: Forgetting, s: dict) -> bool:
-    """Whether a session row's id, agent or file names hold the phrase."""
+    """Whether a session row's id, agent, file names or declared people hold the phrase."""
     return (
         f.names(s["session_id"])
         or f.names(s["agent"])
         or any(f.names_path(v) for v in (s["archive_path"], *(s["archive_paths"] or ())))
+        or any(f.mentions(p) for p in s.get("people") or ())
     )
 
 

@@ -75,12 +75,15 @@ def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) ->
     s = warehouse.read_columns(
         warehouse.partition_file(wh, SESSIONS, day, user_id),
         SESSIONS,
-        ("session_id", "started_at", "ended_at", "message_count"),
+        ("session_id", "started_at", "ended_at", "message_count", "people"),
     )
     sess = sorted(
         zip(s["session_id"], s["started_at"], s["ended_at"], s["message_count"], strict=False),
         key=lambda r: (r[1] or _LAST, r[0]),
     )
+    declared = dict(zip(s["session_id"], s["people"], strict=False))
+    # The names the day's transcripts declare, in session order, once each.
+    people = tuple(dict.fromkeys(p for r in sess for p in declared.get(r[0]) or ()))
     order = {r[0]: i for i, r in enumerate(sess)}
     msgs = sorted(
         zip(m["session_id"], m["seq"], m["role"], m["content"], m["ts"], m["flags"], strict=False),
@@ -91,6 +94,8 @@ def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) ->
         day=day,
         tz=settings.timezone,
         messages=tuple(DayMessage(sid, role, content, ts, bool(flags)) for sid, _, role, content, ts, flags in msgs),
+        people=people,
+        user_name=settings.display_name(user_id),
     )
     sessions = tuple(SessionMeta(*r) for r in sess)
     return DayInput(text, sessions, today, settings.projects, settings.summarizer.summary_chars)
