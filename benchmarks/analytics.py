@@ -60,8 +60,12 @@ def build(settings, days: int, per_day: int, rng: Random) -> None:
             row = {
                 "user_id": user,
                 "date": day,
-                "schema_version": 1,
+                "schema_version": 2,
                 "summary": "A synthetic day.",
+                "title": "A synthetic day",
+                "language": "en",
+                "decisions": [],
+                "open_items": [],
                 "people": rng.sample(PEOPLE, rng.randint(0, 3)),
                 "projects": rng.sample(PROJECTS, rng.randint(0, 2)),
                 "tags": ["synthetic"],

@@ -22,8 +22,12 @@ def summary(user, day, mood, importance, *, people=(), projects=(), technologies
     return {
         "user_id": user,
         "date": day,
-        "schema_version": 1,
+        "schema_version": 2,
         "summary": "A day.",
+        "title": "A day",
+        "language": "en",
+        "decisions": [],
+        "open_items": [],
         "people": list(people),
         "projects": list(projects),
         "tags": list(tags),
