@@ -1,6 +1,6 @@
 """The Prefect flows: ``nightly`` and ``backfill``. They only wire.
 
-nightly:  collect (sources) → ingest → quarantine → archive → load → summarize (+ memory candidates) → index → retention → catalog
+nightly:  collect (sources) → ingest → quarantine → archive → load → summarize (+ memory candidates, open items) → index → retention → catalog
           (compact copies, recall pack, views) → memory
 backfill: survey the archive → load → summarize → index → catalog → memory
 
@@ -44,6 +44,7 @@ from flows.stages import (
     ingest,
     load,
     memory_file,
+    open_items,
     plan,
     pool,
     progress,
@@ -272,6 +273,13 @@ def summarize_task(
 def candidates_task(settings: Settings, keys, found, today: dt.date, refused=()) -> dict:
     with _timed("candidates"):
         return candidates.propose(settings, keys, found, today, refused)
+
+
+@task(name="open-items", **_IO)
+def open_items_task(settings: Settings, keys) -> dict:
+    """The touched users' open-items chains: their notes' carried sections and the open_items table."""
+    with _timed("open_items"):
+        return open_items.refresh(settings, keys).counts()
 
 
 @task(name="snapshots", **_IO)
@@ -569,8 +577,11 @@ def _summarize_all(
         if done
         else {"found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
     )
+    carried = open_items_task(settings, done) if done else open_items.Refreshed().counts()
     return (
-        summarize.counts(res) | left | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found}
+        summarize.counts(res)
+        | left
+        | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found, "open_items": carried}
     )
 
 

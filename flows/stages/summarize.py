@@ -33,7 +33,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from flows.config import Settings
-from flows.stages import pool
+from flows.stages import open_items, pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store import faults, warehouse
 from flows.store.archive_files import day_dir, marker
@@ -44,6 +44,7 @@ from transforms.candidates import Candidate, scan_day
 from transforms.errors import ModelUnavailable
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
+from transforms.open_items import resolutions
 from transforms.summarize import (
     DayInput,
     ExtractiveSummarizer,
@@ -243,6 +244,7 @@ def summarize_day(args) -> Summarized:
         "path": path.relative_to(settings.paths.archive).as_posix(),
         "content_fingerprint": content_fingerprint,
         "run_id": run_id,
+        "resolutions": list(resolutions(inp.text.messages)),
     }
     parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema), DAILY_SUMMARIES)
     scan = scan_day(inp.text)
@@ -252,8 +254,13 @@ def summarize_day(args) -> Summarized:
 
 
 def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
-    """Write a day's summary file (when its bytes changed) and its partition; the ledger row says so."""
-    user_id, day, path, data, result = made.user_id, made.day, made.path, made.data, made.result
+    """Write a day's summary file (when its bytes changed) and its partition; the ledger row says so.
+
+    The file keeps the "Still open" and "Closed" sections it had (``flows.stages.open_items`` recomputes them
+    after the stage), so a day summarized again from the same content is not rewritten.
+    """
+    user_id, day, path, result = made.user_id, made.day, made.path, made.result
+    data = open_items.with_carried(path, result.doc, made.data)
     if not path.is_file() or path.read_bytes() != data:
         atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
     faults.checkpoint("summarize.file_written")
