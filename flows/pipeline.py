@@ -540,8 +540,9 @@ def _summarize_all(
             last={k for k, r in rows.items() if r.get("summary_status") == "failed"},
         )
     left: dict[str, int | str | None] = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
-    if not keys:
-        return summarize.counts(StageResult()) | left
+    if not keys:  # a crashed run may still owe the chain of days it summarized
+        carried = open_items_task(settings, []) if open_items.owed(settings) else open_items.Refreshed().counts()
+        return summarize.counts(StageResult()) | left | {"open_items": carried}
     try:
         summarizer = model_task(settings)
     except ModelUnavailable as exc:  # a model server that cannot be used: every day waits, the night goes on
@@ -561,6 +562,7 @@ def _summarize_all(
     # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
     # round trip to the server per task call (about 1.7 s here), worth it only for a model.
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
+    open_items.owe(settings, keys)  # durable before any summary is written: a crash leaves the chain owed
     res = _in_batches(
         settings,
         keys,

@@ -26,7 +26,7 @@ from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
 from transforms import cues
 from transforms.chunk import terms_of
 from transforms.extract import DayMessage
-from transforms.frontmatter import CarriedItem, normalise_items, parse_summary, sentences
+from transforms.frontmatter import CarriedItem, normalise_items, parse_summary, render_summary, sentences
 from transforms.open_items import OPEN_DAYS, ChainDay, chain, item_id, resolutions, window_start
 from transforms.summarize import ExtractiveSummarizer
 
@@ -373,6 +373,20 @@ def test_a_rerun_rewrites_no_note_and_no_partition(home, noting, prefect_api):
     )
     assert changed == [p for p in changed if p.startswith("warehouse/days") or "/runs" in p], changed
     assert all(before[p] == after[p] for p in before if p.name.endswith(".summary.md") or "open_items" in p.parts)
+
+
+def test_a_run_after_a_crash_carries_the_items_the_crashed_run_still_owed(home, noting, prefect_api):
+    from flows.stages import open_items
+
+    nights(home)
+    path, two = note(home, 2)
+    bare = replace(two, still_open=())  # as a run that crashed after writing day 2's summary left it
+    path.chmod(0o644)
+    path.write_text(render_summary(bare), encoding="utf-8")
+    open_items.owe(home, [("default", day(2))])
+    night_after(home, 4)
+    assert note(home, 2)[1].still_open == two.still_open and open_items.owed(home) == {}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o444
 
 
 def test_a_backfill_with_resummarize_rebuilds_the_same_chain(home, noting, prefect_api):

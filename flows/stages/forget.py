@@ -550,6 +550,7 @@ def _keyed(plan: Plan, key: bytes) -> Tombstone:
 def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str) -> dict:
     """Re-derive, re-summarize and re-index ``days`` of ``user`` with every tombstone applied."""
     wh = settings.paths.warehouse
+    open_items.owe(settings, [(user, d) for d in days])  # before any day changes: a crash leaves the chain owed
     today = ledger.utcnow().astimezone(settings.timezone).date()
     archived = [a for d in days if (a := ledger.archived_day(wh, user, d)) is not None]
     archived += [ArchivedDay(user, d, (), ()) for d in days if ledger.archived_day(wh, user, d) is None]

@@ -13,6 +13,11 @@ before the earliest touched day E on, and then:
   read back, and written atomically and read-only only when its bytes change; the
   ledger's ``summary_sha256`` follows.
 
+A crash between the summaries and the chain must not leave later notes behind for good:
+before a run writes any summary, ``owe`` records the users and days it is about to
+touch in ``open_items/owed.json`` (durably), ``refresh`` takes those in as well, and
+only then removes the record. So the next run finishes what a crashed one owed.
+
 A rerun finds every note and the table as the chain wants them and writes nothing. A
 user with no open-items file yet (a new home, a deleted table) has the chain computed
 over the whole history. A version-1 note has no sections to carry items in; it is left
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -57,12 +63,38 @@ class Refreshed:
         return {"notes_rewritten": self.notes, "tables_written": self.tables}
 
 
+def _owed_file(settings: Settings) -> Path:
+    return warehouse.table_dir(settings.paths.warehouse, OPEN_ITEMS) / "owed.json"
+
+
+def owed(settings: Settings) -> dict[str, dt.date]:
+    """Per user, the earliest day a run touched whose chain has not been recomputed since (a crashed run's)."""
+    try:
+        body = json.loads(_owed_file(settings).read_text(encoding="utf-8"))
+        return {str(u): dt.date.fromisoformat(d) for u, d in body.items()}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
+
+
+def owe(settings: Settings, touched: Iterable[DayKey]) -> None:
+    """Record, before any summary is written, that these users' chains must be recomputed from these days."""
+    now = owed(settings)
+    merged = dict(now)
+    for user, day in touched:
+        merged[user] = min(day, merged.get(user, day))
+    if merged != now:
+        body = json.dumps({u: d.isoformat() for u, d in sorted(merged.items())}, indent=1) + "\n"
+        atomic_write_bytes(_owed_file(settings), body.encode("utf-8"))
+
+
 def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
-    """Recompute the chain of every user in ``touched`` from their earliest touched day; write what changed.
+    """Recompute the chain of every user in ``touched``, and every one a run still owes, from their earliest
+    touched day; write what changed, then clear what was owed.
 
     Each rewritten note's new ``summary_sha256`` is merged into the ledger here, user by user (``ledger_rows``).
     """
-    earliest: dict[str, dt.date] = {}
+    debt = owed(settings)
+    earliest: dict[str, dt.date] = dict(debt)
     for user, day in touched:
         earliest[user] = min(day, earliest.get(user, day))
     notes = tables = 0
@@ -73,6 +105,9 @@ def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
         notes += n
         tables += int(wrote)
         rows += changed
+    if debt:
+        _owed_file(settings).unlink(missing_ok=True)
+        fsync_dir(_owed_file(settings).parent)
     return Refreshed(notes, tables, tuple(rows))
 
 
