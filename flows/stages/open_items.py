@@ -8,8 +8,9 @@ before the earliest touched day E on, and then:
 - rewrites the user's ``open_items`` file (``open_items/user_id=<u>/data.parquet``)
   when its rows changed: the items raised before that window keep their rows, their
   fate was settled before E;
-- re-renders the notes of the days from E on whose "Still open" / "Closed" sections
-  differ from the chain's: the note is parsed, its carried sections replaced, rendered,
+- re-renders the notes of the days from E to ``OPEN_DAYS`` after the latest touched
+  day (no other note can change) whose "Still open" / "Closed" sections differ from
+  the chain's: the note is parsed, its carried sections replaced, rendered,
   read back, and written atomically and read-only only when its bytes change; the
   ledger's ``summary_sha256`` follows.
 
@@ -44,7 +45,7 @@ from flows.store.ledger import DayKey
 from schemas.frontmatter import SCHEMA_VERSION
 from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
 from transforms.frontmatter import FrontmatterError, parse_summary, render_summary
-from transforms.open_items import Carried, ChainDay, chain, window_start
+from transforms.open_items import OPEN_DAYS, Carried, ChainDay, chain, window_start
 
 log = logging.getLogger("kenang")
 
@@ -95,12 +96,14 @@ def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
     """
     debt = owed(settings)
     earliest: dict[str, dt.date] = dict(debt)
+    latest: dict[str, dt.date] = dict.fromkeys(debt, dt.date.max)  # what a crashed run touched after E is not known
     for user, day in touched:
         earliest[user] = min(day, earliest.get(user, day))
+        latest[user] = max(day, latest.get(user, day))
     notes = tables = 0
     rows: list[dict] = []
     for user in sorted(earliest):
-        n, wrote, changed = _refresh_user(settings, user, earliest[user])
+        n, wrote, changed = _refresh_user(settings, user, earliest[user], latest[user])
         ledger.write_days(settings.paths.warehouse, changed)
         notes += n
         tables += int(wrote)
@@ -111,8 +114,11 @@ def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
     return Refreshed(notes, tables, tuple(rows))
 
 
-def _refresh_user(settings: Settings, user: str, since: dt.date) -> tuple[int, bool, list[dict]]:
+def _refresh_user(settings: Settings, user: str, since: dt.date, until: dt.date) -> tuple[int, bool, list[dict]]:
+    """The chain of ``user`` after days from ``since`` to ``until`` changed: the notes it can change are those of
+    the days from ``since`` to ``OPEN_DAYS`` after ``until`` (an item is never carried longer)."""
     wh = settings.paths.warehouse
+    last = until + dt.timedelta(days=OPEN_DAYS) if until < dt.date.max - dt.timedelta(days=OPEN_DAYS) else until
     table_file = warehouse.user_file(wh, OPEN_ITEMS, user)
     # Without a table the window is the whole history: nothing earlier is known.
     start = window_start(since) if table_file.is_file() else dt.date.min
@@ -122,7 +128,7 @@ def _refresh_user(settings: Settings, user: str, since: dt.date) -> tuple[int, b
     faults.checkpoint("open_items.table_written")
     written: list[dict] = []
     for day, row in days:
-        if day < since:
+        if not since <= day <= last:
             continue
         sha = _rewrite_note(settings, settings.paths.archive / row["path"], result.carried[day])
         if sha is not None:
