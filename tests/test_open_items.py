@@ -27,7 +27,7 @@ from transforms import cues
 from transforms.chunk import terms_of
 from transforms.extract import DayMessage
 from transforms.frontmatter import CarriedItem, normalise_items, parse_summary, render_summary, sentences
-from transforms.open_items import OPEN_DAYS, ChainDay, chain, item_id, resolutions, window_start
+from transforms.open_items import OPEN_DAYS, Carried, ChainDay, chain, item_id, resolutions, window_start
 from transforms.summarize import ExtractiveSummarizer
 
 D = dt.date(2026, 7, 1)
@@ -70,7 +70,7 @@ def test_a_later_day_that_closes_an_item_lists_it_under_closed_and_the_days_afte
     item = CarriedItem(day(1), "Check the restic snapshots on the NAS")
     assert c.carried[day(2)].still_open == (item,) and c.carried[day(2)].closed == ()
     assert c.carried[day(3)].still_open == () and c.carried[day(3)].closed == (item,)
-    assert c.carried[day(4)] == c.carried[day(4)].__class__((), ())
+    assert c.carried[day(4)] == Carried((), ())
     [row] = c.items
     assert row.closed_on == day(3) and row.closed_by == "The restic snapshots on the NAS are fixed now."
 
@@ -133,7 +133,7 @@ def test_a_window_from_thirty_days_before_a_change_gives_what_the_whole_history_
     assert {d: c for d, c in part.carried.items() if d >= changed} == {
         d: c for d, c in whole.carried.items() if d >= changed
     }
-    assert [i for i in part.items] == [i for i in whole.items if i.raised_on >= window_start(changed)]
+    assert list(part.items) == [i for i in whole.items if i.raised_on >= window_start(changed)]
 
 
 def test_the_chain_matches_with_the_cue_api_by_default():
@@ -393,7 +393,9 @@ def test_a_backfill_with_resummarize_rebuilds_the_same_chain(home, noting, prefe
     nights(home)
     notes = {n: note(home, n)[0].read_bytes() for n in DAYS}
     items = warehouse.read(home.paths.warehouse, OPEN_ITEMS).to_pylist()
-    shutil.rmtree(home.paths.warehouse / "open_items")
+    shutil.rmtree(home.paths.warehouse)  # every table, the chain's inputs and the open_items table too
+    for n in DAYS:  # and the notes: nothing of the chain is left but the archived transcripts
+        note(home, n)[0].unlink()
     backfill(start=day(1), end=day(4), home=str(home.paths.home), resummarize=True)
     assert {n: note(home, n)[0].read_bytes() for n in DAYS} == notes
     assert warehouse.read(home.paths.warehouse, OPEN_ITEMS).to_pylist() == items

@@ -44,7 +44,7 @@ from flows.store.fsio import READ_ONLY, atomic_write_bytes, fsync_dir
 from flows.store.ledger import DayKey
 from schemas.frontmatter import SCHEMA_VERSION
 from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
-from transforms.frontmatter import FrontmatterError, parse_summary, render_summary
+from transforms.frontmatter import DaySummary, FrontmatterError, parse_summary, render_summary
 from transforms.open_items import OPEN_DAYS, Carried, ChainDay, chain, window_start
 
 log = logging.getLogger("kenang")
@@ -191,7 +191,7 @@ def _rewrite_note(settings: Settings, path: Path, carried: Carried) -> str | Non
     return hashlib.sha256(blob).hexdigest()
 
 
-def with_carried(path: Path, doc, data: bytes) -> bytes:
+def with_carried(path: Path, doc: DaySummary, data: bytes) -> bytes:
     """A day's newly made note with the carried sections its file on disk already has (the chain corrects them after).
 
     So a day summarized again with the same content is written with the same bytes, never first without them.

@@ -5,13 +5,17 @@ never sees a secret), asks the configured ``Summarizer``, and writes three thing
 
 - the summary file beside the day's originals in the archive, atomically and 0444
   (a derived file: ``backfill --resummarize`` may replace it; originals never change);
-- the day's ``daily_summaries`` partition;
+- the day's ``daily_summaries`` partition (with its ``resolutions``: the sentences that
+  may close an earlier day's open item, ``transforms.open_items``);
 - then, once per run, ``MEMORY_INDEX.md`` for each user touched
   (``flows.stages.memory_file``).
 
 Before writing, the rendered file is parsed back and must equal what was meant: an
 invalid frontmatter is never written. A day the model fails on is recorded as
 failed in the ledger with its reason; the next nightly run retries it.
+
+A note's "Still open" and "Closed" sections depend on the days before it: the flow
+recomputes them after this stage (``flows.stages.open_items``).
 
 Which days: loaded days whose summary is not ``is_fresh`` (missing, failed, or made
 from other content), through ``plan.days_needing``. ``--resummarize`` takes every day
