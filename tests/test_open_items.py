@@ -409,3 +409,21 @@ def test_forgetting_the_day_that_raised_an_item_takes_it_out_of_the_later_notes_
     assert res.exit_code == 0, res.output
     assert note(home, 2)[1].still_open == () and note(home, 3)[1].closed == ()
     assert json.loads(kenang("open-items", "--home", str(home.paths.home), "--all", "--json").stdout) == []
+
+
+def test_a_forgotten_phrase_leaves_the_open_items_table_and_every_note_that_carried_it(
+    home, noting, prefect_api, monkeypatch
+):
+    from flows.stages import forget
+
+    monkeypatch.setattr(forget, "make_summarizer", lambda settings: NotingSummarizer())
+    nights(home)
+    assert note(home, 2)[1].still_open  # carried before the forget
+    res = kenang("forget", "--home", str(home.paths.home), "--user", "default", "--text", "restic snapshots", "--yes")
+    assert res.exit_code == 0, res.output
+    derived = [p for p in home.paths.home.rglob("*") if p.is_file() and not p.is_symlink()]
+    held = [p for p in derived if b"restic snapshots" in p.read_bytes()]
+    assert all(p.parent.name.startswith("2026-07-0") and not p.name.endswith(".summary.md") for p in held), held
+    assert all(
+        "restic snapshots" not in r["text"] for r in warehouse.read(home.paths.warehouse, OPEN_ITEMS).to_pylist()
+    )
