@@ -19,6 +19,7 @@ import pytest
 from fastmcp import Client
 from helpers import JAKARTA, drop, kenang, md
 
+from flows.cli.report import render_run
 from flows.pipeline import backfill, nightly
 from flows.query.mcp import build_server
 from flows.store import ledger, warehouse
@@ -261,7 +262,9 @@ def test_a_day_summarized_late_updates_the_notes_after_it(home, noting, prefect_
     night_after(home, 4)
     assert note(home, 2)[1].still_open == ()
     drop_day(home, 1)  # day 1 arrives late: days 2 and 4 now carry its item
-    night_after(home, 4)
+    result = night_after(home, 4)
+    assert result["summarize"]["open_items"] == {"notes_rewritten": 2, "tables_written": 1}
+    assert "open items: 2 later note(s) now carry or close them" in render_run(result)
     assert [i.raised_on for i in note(home, 2)[1].still_open] == [day(1)]
     assert [i.raised_on for i in note(home, 4)[1].still_open] == [day(1)]
 
