@@ -1,6 +1,6 @@
 """The Prefect flows: ``nightly`` and ``backfill``. They only wire.
 
-nightly:  collect (sources) → ingest → quarantine → archive → load → summarize (+ memory candidates) → index → retention → catalog
+nightly:  collect (sources) → ingest → quarantine → archive → load → summarize (+ memory candidates, open items) → index → retention → catalog
           (compact copies, recall pack, views) → memory
 backfill: survey the archive → load → summarize → index → catalog → memory
 
@@ -44,6 +44,7 @@ from flows.stages import (
     ingest,
     load,
     memory_file,
+    open_items,
     plan,
     pool,
     progress,
@@ -272,6 +273,13 @@ def summarize_task(
 def candidates_task(settings: Settings, keys, found, today: dt.date, refused=()) -> dict:
     with _timed("candidates"):
         return candidates.propose(settings, keys, found, today, refused)
+
+
+@task(name="open-items", **_IO)
+def open_items_task(settings: Settings, keys) -> dict:
+    """The touched users' open-items chains: their notes' carried sections and the open_items table."""
+    with _timed("open_items"):
+        return open_items.refresh(settings, keys).counts()
 
 
 @task(name="snapshots", **_IO)
@@ -532,8 +540,9 @@ def _summarize_all(
             last={k for k, r in rows.items() if r.get("summary_status") == "failed"},
         )
     left: dict[str, int | str | None] = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
-    if not keys:
-        return summarize.counts(StageResult()) | left
+    if not keys:  # a crashed run may still owe the chain of days it summarized
+        carried = open_items_task(settings, []) if open_items.owed(settings) else open_items.Refreshed().counts()
+        return summarize.counts(StageResult()) | left | {"open_items": carried}
     try:
         summarizer = model_task(settings)
     except ModelUnavailable as exc:  # a model server that cannot be used: every day waits, the night goes on
@@ -553,6 +562,7 @@ def _summarize_all(
     # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
     # round trip to the server per task call (about 1.7 s here), worth it only for a model.
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
+    open_items.owe(settings, keys)  # durable before any summary is written: a crash leaves the chain owed
     res = _in_batches(
         settings,
         keys,
@@ -569,8 +579,11 @@ def _summarize_all(
         if done
         else {"found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
     )
+    carried = open_items_task(settings, done) if done else open_items.Refreshed().counts()
     return (
-        summarize.counts(res) | left | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found}
+        summarize.counts(res)
+        | left
+        | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found, "open_items": carried}
     )
 
 

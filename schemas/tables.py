@@ -12,6 +12,8 @@ Layout under ``warehouse/`` (``Table.layout``):
 - ``date``: ``<table>/date=YYYY-MM-DD/<run_id>.parquet``. One file per run that
   touched that date (runs, quarantine events).
 - ``single``: ``<table>.parquet``. A small ledger rewritten whole.
+- ``user``: ``<table>/user_id=<u>/data.parquet``. One file per user, rewritten whole
+  (a table computed over a user's whole history: ``open_items``).
 
 Every table carries ``user_id`` except ``runs`` (a run spans users), so every row a
 user can query is scoped by user.
@@ -32,7 +34,7 @@ _TS = pa.timestamp("us", tz="UTC")
 class Table:
     name: str
     schema: pa.Schema
-    layout: str  # 'user_day' | 'date' | 'single'
+    layout: str  # 'user_day' | 'date' | 'single' | 'user'
     doc: str
 
 
@@ -209,10 +211,29 @@ DAILY_SUMMARIES = Table(
             pa.field("path", pa.string(), nullable=False),  # the summary file, relative to the archive
             pa.field("content_fingerprint", pa.string(), nullable=False),
             pa.field("run_id", pa.string(), nullable=False),
+            # The day's sentences that may close an earlier day's open item (transforms.open_items.resolutions).
+            pa.field("resolutions", _STRS),
         ]
     ),
     "user_day",
     "One row per (user, day) summary: the frontmatter fields as columns, plus how it was made.",
+)
+
+OPEN_ITEMS = Table(
+    "open_items",
+    pa.schema(
+        [
+            pa.field("item_id", pa.string(), nullable=False),  # content hash of user, raised_on, text
+            pa.field("user_id", pa.string(), nullable=False),
+            pa.field("raised_on", pa.date32(), nullable=False),
+            pa.field("text", pa.string(), nullable=False),  # as the day's note lists it (redacted)
+            pa.field("closed_on", pa.date32()),  # the later day whose note lists it under Closed; NULL while open
+            pa.field("closed_by", pa.string()),  # the sentence of that day that closed it
+            pa.field("expires_on", pa.date32(), nullable=False),  # the last day it is carried unless closed
+        ]
+    ),
+    "user",
+    "Every open item a day's note raised, carried over the later days until one closes it or it expires.",
 )
 
 MEMORY_CHUNKS = Table(
@@ -342,6 +363,7 @@ TABLES: dict[str, Table] = {
         RUNS,
         QUARANTINE,
         DAILY_SUMMARIES,
+        OPEN_ITEMS,
         MEMORY_CHUNKS,
         MEMORY_EVENTS,
         MEMORY_CANDIDATES,

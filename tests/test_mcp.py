@@ -33,7 +33,15 @@ from flows.store import mount
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = {"memory_recall", "memory_analyze", "memory_day", "memory_snapshot", "memory", "session_write"}
+TOOLS = {
+    "memory_recall",
+    "memory_analyze",
+    "memory_day",
+    "memory_open_items",
+    "memory_snapshot",
+    "memory",
+    "session_write",
+}
 
 
 def run(coro):

@@ -103,7 +103,9 @@ PINNED = {
         "path",
         "content_fingerprint",
         "run_id",
+        "resolutions",
     ],
+    "open_items": ["item_id", "user_id", "raised_on", "text", "closed_on", "closed_by", "expires_on"],
     "memory_chunks": [
         "chunk_id",
         "user_id",

@@ -965,6 +965,52 @@ def memory_reject(home: Path | None, candidate_id: str) -> None:
     click.echo(f"rejected {row['candidate_id']}")
 
 
+@cli.command(name="open-items")
+@_home_option
+@click.option("--user", help="Whose items (default: the home's default_user).")
+@click.option("--all", "show_all", is_flag=True, help="Also the items a later day closed, and those that expired.")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="Only items raised from this day, YYYY-MM-DD.")
+@click.option(
+    "--now", "now_s", type=click.DateTime(["%Y-%m-%d"]), help="The day to count from, YYYY-MM-DD (default: today)."
+)
+@_json_option
+def open_items(
+    home: Path | None,
+    user: str | None,
+    show_all: bool,
+    since: dt.datetime | None,
+    now_s: dt.datetime | None,
+    as_json: bool,
+) -> None:
+    """What is still open: items the daily notes raised that no later day has closed (for up to 30 days)."""
+    from flows.cli import report
+    from flows.query.service import MemoryService
+    from flows.store.users import check_user
+
+    settings = _settings(home)
+    who = check_user(settings, _memory_user(settings, user))
+    rows = MemoryService(settings).open_items(
+        who,
+        now=now_s.date() if now_s else None,
+        include_closed=show_all,
+        since=since.date() if since else None,
+    )
+    if as_json:
+        _emit_json(rows)
+        return
+    if not rows:
+        click.echo("nothing is open" if not show_all else "no open items were raised")
+        return
+    headers = ["raised on", "days", "status", "item"] if show_all else ["raised on", "days", "item"]
+    click.echo(
+        report.table(
+            headers,
+            [(r["raised_on"], r["days_open"], *((r["status"],) if show_all else ()), r["text"]) for r in rows],
+            max_width=100,
+        )
+    )
+
+
 @cli.command()
 @_home_option
 @click.option("--user", required=True, help="Whose memory to forget from.")

@@ -278,6 +278,9 @@ def render_run(r: dict) -> str:
                 + ")",
             )
         )
+    carried = sm.get("open_items") or {}
+    if carried.get("notes_rewritten"):
+        rows.append(("", f"open items: {carried['notes_rewritten']} later note(s) now carry or close them"))
     if sm.get("unavailable"):
         rows.append(
             (

@@ -221,6 +221,15 @@ class MemoryService:
         ]
         return "\n".join(lines) + "\n"
 
+    def open_items(
+        self, user: str, *, now: dt.date | None = None, include_closed: bool = False, since: dt.date | None = None
+    ) -> list[dict]:
+        """What is still open for ``user`` on ``now`` (default: today in the home's zone), oldest first."""
+        from flows.query.open_items import list_open_items
+
+        today = now or self._clock().astimezone(self.settings.timezone).date()
+        return list_open_items(self.settings, self._user(user), today, include_closed=include_closed, since=since)
+
     def snapshot(self, user: str) -> str:
         """The text an agent pastes into its system prompt: core memory under its usage headers, then the latest days."""
         return core_memory.snapshot_text(self.settings, self._user(user))

@@ -43,7 +43,7 @@ import pyarrow as pa
 from flows.config import Settings
 from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
-from flows.stages import candidates, catalog, load, memory_file, recall_index, summarize
+from flows.stages import candidates, catalog, load, memory_file, open_items, recall_index, summarize
 from flows.stages import quarantine as quarantine_stage
 from flows.store import (
     archive_files,
@@ -551,6 +551,7 @@ def _keyed(plan: Plan, key: bytes) -> Tombstone:
 def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str) -> dict:
     """Re-derive, re-summarize and re-index ``days`` of ``user`` with every tombstone applied."""
     wh = settings.paths.warehouse
+    open_items.owe(settings, [(user, d) for d in days])  # before any day changes: a crash leaves the chain owed
     today = ledger.utcnow().astimezone(settings.timezone).date()
     archived = [a for d in days if (a := ledger.archived_day(wh, user, d)) is not None]
     archived += [ArchivedDay(user, d, (), ()) for d in days if ledger.archived_day(wh, user, d) is None]
@@ -564,6 +565,9 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
         s = summarize.summarize_days(settings, make_summarizer(settings), keys, rows, run_id, today)
         ledger.write_days(wh, [o.ledger_row for o in s.days if o.ledger_row])
         summed = s.count("summarized")
+    if days:  # the later days' carried open items, and the open_items table, lose what was forgotten
+        open_items.refresh(settings, [(user, d) for d in days])
+    if keys:
         rows = ledger.read_days(wh)
         embedder = make_embedder(settings) if configured_id(settings) != "none" else None
         ix = recall_index.index_days(settings, embedder, keys, rows, run_id, reembed=True)

@@ -5,13 +5,17 @@ never sees a secret), asks the configured ``Summarizer``, and writes three thing
 
 - the summary file beside the day's originals in the archive, atomically and 0444
   (a derived file: ``backfill --resummarize`` may replace it; originals never change);
-- the day's ``daily_summaries`` partition;
+- the day's ``daily_summaries`` partition (with its ``resolutions``: the sentences that
+  may close an earlier day's open item, ``transforms.open_items``);
 - then, once per run, ``MEMORY_INDEX.md`` for each user touched
   (``flows.stages.memory_file``).
 
 Before writing, the rendered file is parsed back and must equal what was meant: an
 invalid frontmatter is never written. A day the model fails on is recorded as
 failed in the ledger with its reason; the next nightly run retries it.
+
+A note's "Still open" and "Closed" sections depend on the days before it: the flow
+recomputes them after this stage (``flows.stages.open_items``).
 
 Which days: loaded days whose summary is not ``is_fresh`` (missing, failed, or made
 from other content), through ``plan.days_needing``. ``--resummarize`` takes every day
@@ -33,7 +37,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from flows.config import Settings
-from flows.stages import pool
+from flows.stages import open_items, pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store import faults, warehouse
 from flows.store.archive_files import day_dir, marker
@@ -44,6 +48,7 @@ from transforms.candidates import Candidate, scan_day
 from transforms.errors import ModelUnavailable
 from transforms.extract import DayMessage, DayText
 from transforms.frontmatter import parse_summary, render_summary
+from transforms.open_items import resolutions
 from transforms.summarize import (
     DayInput,
     ExtractiveSummarizer,
@@ -248,6 +253,7 @@ def summarize_day(args) -> Summarized:
         "path": path.relative_to(settings.paths.archive).as_posix(),
         "content_fingerprint": content_fingerprint,
         "run_id": run_id,
+        "resolutions": list(resolutions(inp.text.messages)),
     }
     parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema), DAILY_SUMMARIES)
     scan = scan_day(inp.text)
@@ -257,8 +263,13 @@ def summarize_day(args) -> Summarized:
 
 
 def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
-    """Write a day's summary file (when its bytes changed) and its partition; the ledger row says so."""
-    user_id, day, path, data, result = made.user_id, made.day, made.path, made.data, made.result
+    """Write a day's summary file (when its bytes changed) and its partition; the ledger row says so.
+
+    The file keeps the "Still open" and "Closed" sections it had (``flows.stages.open_items`` recomputes them
+    after the stage), so a day summarized again from the same content is not rewritten.
+    """
+    user_id, day, path, result = made.user_id, made.day, made.path, made.result
+    data = open_items.with_carried(path, result.doc, made.data)
     if not path.is_file() or path.read_bytes() != data:
         atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
     faults.checkpoint("summarize.file_written")

@@ -32,6 +32,7 @@ BOUNDARIES = (
     "load.settled",
     "summarize.file_written",
     "summarize.day_done",
+    "open_items.table_written",
     "memory_file.written",
     "index.day_done",
     "compact.written",

@@ -47,6 +47,13 @@ def single_file(warehouse: Path, table: Table) -> Path:
     return warehouse / f"{table.name}.parquet"
 
 
+def user_file(warehouse: Path, table: Table, user_id: str) -> Path:
+    """A ``user`` table's file for one user: <table>/user_id=<u>/data.parquet."""
+    if table.layout != "user":
+        raise ValueError(f"{table.name} is not kept per user")
+    return table_dir(warehouse, table) / f"user_id={user_id}" / "data.parquet"
+
+
 def glob(warehouse: Path, table: Table) -> str:
     if table.layout == "single":
         return str(single_file(warehouse, table))

@@ -1,0 +1,213 @@
+"""Open items: carry each day's open items through the later days' notes, and keep the ``open_items`` table.
+
+After a run summarizes some days (nightly, backfill, forget), ``refresh`` recomputes
+each touched user's chain (``transforms.open_items``) from the ``daily_summaries``
+partitions alone (each day's ``open_items`` and ``resolutions``), from ``OPEN_DAYS``
+before the earliest touched day E on, and then:
+
+- rewrites the user's ``open_items`` file (``open_items/user_id=<u>/data.parquet``)
+  when its rows changed: the items raised before that window keep their rows, their
+  fate was settled before E;
+- re-renders the notes of the days from E to ``OPEN_DAYS`` after the latest touched
+  day (no other note can change) whose "Still open" / "Closed" sections differ from
+  the chain's: the note is parsed, its carried sections replaced, rendered,
+  read back, and written atomically and read-only only when its bytes change; the
+  ledger's ``summary_sha256`` follows.
+
+A crash between the summaries and the chain must not leave later notes behind for good:
+before a run writes any summary, ``owe`` records the users and days it is about to
+touch in ``open_items/owed.json`` (durably), ``refresh`` takes those in as well, and
+only then removes the record. So the next run finishes what a crashed one owed.
+
+A rerun finds every note and the table as the chain wants them and writes nothing. A
+user with no open-items file yet (a new home, a deleted table) has the chain computed
+over the whole history. A version-1 note has no sections to carry items in; it is left
+as it is until ``backfill --resummarize`` rewrites it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pyarrow as pa
+
+from flows.config import Settings
+from flows.store import faults, ledger, warehouse
+from flows.store.archive_files import marker
+from flows.store.fsio import READ_ONLY, atomic_write_bytes, fsync_dir
+from flows.store.ledger import DayKey
+from schemas.frontmatter import SCHEMA_VERSION
+from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
+from transforms.frontmatter import DaySummary, FrontmatterError, parse_summary, render_summary
+from transforms.open_items import OPEN_DAYS, Carried, ChainDay, chain, window_start
+
+log = logging.getLogger("kenang")
+
+_COLUMNS = ("date", "open_items", "resolutions", "path")
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What ``refresh`` did: notes rewritten, users whose table changed, and the ledger rows to merge."""
+
+    notes: int = 0
+    tables: int = 0
+    ledger_rows: tuple[dict, ...] = ()
+
+    def counts(self) -> dict:
+        return {"notes_rewritten": self.notes, "tables_written": self.tables}
+
+
+def _owed_file(settings: Settings) -> Path:
+    return warehouse.table_dir(settings.paths.warehouse, OPEN_ITEMS) / "owed.json"
+
+
+def owed(settings: Settings) -> dict[str, dt.date]:
+    """Per user, the earliest day a run touched whose chain has not been recomputed since (a crashed run's)."""
+    try:
+        body = json.loads(_owed_file(settings).read_text(encoding="utf-8"))
+        return {str(u): dt.date.fromisoformat(d) for u, d in body.items()}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
+
+
+def owe(settings: Settings, touched: Iterable[DayKey]) -> None:
+    """Record, before any summary is written, that these users' chains must be recomputed from these days."""
+    now = owed(settings)
+    merged = dict(now)
+    for user, day in touched:
+        merged[user] = min(day, merged.get(user, day))
+    if merged != now:
+        body = json.dumps({u: d.isoformat() for u, d in sorted(merged.items())}, indent=1) + "\n"
+        atomic_write_bytes(_owed_file(settings), body.encode("utf-8"))
+
+
+def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
+    """Recompute the chain of every user in ``touched``, and every one a run still owes, from their earliest
+    touched day; write what changed, then clear what was owed.
+
+    Each rewritten note's new ``summary_sha256`` is merged into the ledger here, user by user (``ledger_rows``).
+    """
+    debt = owed(settings)
+    earliest: dict[str, dt.date] = dict(debt)
+    latest: dict[str, dt.date] = dict.fromkeys(debt, dt.date.max)  # what a crashed run touched after E is not known
+    for user, day in touched:
+        earliest[user] = min(day, earliest.get(user, day))
+        latest[user] = max(day, latest.get(user, day))
+    notes = tables = 0
+    rows: list[dict] = []
+    for user in sorted(earliest):
+        n, wrote, changed = _refresh_user(settings, user, earliest[user], latest[user])
+        ledger.write_days(settings.paths.warehouse, changed)
+        notes += n
+        tables += int(wrote)
+        rows += changed
+    if debt:
+        _owed_file(settings).unlink(missing_ok=True)
+        fsync_dir(_owed_file(settings).parent)
+    return Refreshed(notes, tables, tuple(rows))
+
+
+def _refresh_user(settings: Settings, user: str, since: dt.date, until: dt.date) -> tuple[int, bool, list[dict]]:
+    """The chain of ``user`` after days from ``since`` to ``until`` changed: the notes it can change are those of
+    the days from ``since`` to ``OPEN_DAYS`` after ``until`` (an item is never carried longer)."""
+    wh = settings.paths.warehouse
+    last = until + dt.timedelta(days=OPEN_DAYS) if until < dt.date.max - dt.timedelta(days=OPEN_DAYS) else until
+    table_file = warehouse.user_file(wh, OPEN_ITEMS, user)
+    # Without a table the window is the whole history: nothing earlier is known.
+    start = window_start(since) if table_file.is_file() else dt.date.min
+    days = _days(wh, user, start)
+    result = chain(user, (ChainDay(d, tuple(r["open_items"] or ()), tuple(r["resolutions"] or ())) for d, r in days))
+    wrote = _write_table(wh, table_file, [it.row() for it in result.items], start)
+    faults.checkpoint("open_items.table_written")
+    written: list[dict] = []
+    for day, row in days:
+        if not since <= day <= last:
+            continue
+        sha = _rewrite_note(settings, settings.paths.archive / row["path"], result.carried[day])
+        if sha is not None:
+            written.append({"user_id": user, "date": day, "summary_sha256": sha})
+    return len(written), wrote, written
+
+
+def _days(wh: Path, user: str, start: dt.date) -> list[tuple[dt.date, dict]]:
+    """(day, its daily_summaries row's chain columns) for each of ``user``'s summarized days from ``start`` on."""
+    root = warehouse.table_dir(wh, DAILY_SUMMARIES)
+    out = []
+    for folder in sorted(root.glob("date=*")) if root.is_dir() else ():
+        try:
+            day = dt.date.fromisoformat(folder.name.removeprefix("date="))
+        except ValueError:
+            continue
+        path = folder / f"user_id={user}" / "data.parquet"
+        if day < start or not path.is_file():
+            continue
+        cols = warehouse.read_columns(path, DAILY_SUMMARIES, _COLUMNS)
+        if cols["date"]:
+            out.append((day, {k: cols[k][0] for k in _COLUMNS}))
+    return out
+
+
+def _write_table(wh: Path, path: Path, items: list[dict], start: dt.date) -> bool:
+    """The user's open_items file: the rows raised before ``start`` as they were, then ``items``; written if changed."""
+    old = warehouse.read_file(path, OPEN_ITEMS).to_pylist() if path.is_file() else []
+    rows = [r for r in old if r["raised_on"] < start] + items
+    rows.sort(key=lambda r: (r["raised_on"], r["text"].casefold(), r["item_id"]))
+    if rows == old:
+        return False
+    if not rows:
+        path.unlink()
+        warehouse.checksum_file(path).unlink(missing_ok=True)
+        fsync_dir(path.parent)
+        return True
+    warehouse.write_file(path, pa.Table.from_pylist(rows, schema=OPEN_ITEMS.schema), OPEN_ITEMS)
+    return True
+
+
+def _rewrite_note(settings: Settings, path: Path, carried: Carried) -> str | None:
+    """Give a note the chain's carried sections; the new file's sha256 if it was rewritten, else None."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        doc = parse_summary(text)
+    except (OSError, UnicodeDecodeError, FrontmatterError) as exc:  # verify reports it; the chain goes on
+        log.warning("open items: note %s not updated: %s", path.name, type(exc).__name__)
+        return None
+    if doc.schema_version != SCHEMA_VERSION or (doc.still_open, doc.closed) == (carried.still_open, carried.closed):
+        return None
+    new = replace(doc, still_open=carried.still_open, closed=carried.closed)
+    data = render_summary(new)
+    if parse_summary(data) != new:  # never write what would not read back
+        log.warning("open items: note %s would not read back; left as it is", path.name)
+        return None
+    blob = data.encode("utf-8")
+    atomic_write_bytes(path, blob, mode=READ_ONLY, needs=marker(settings))
+    faults.checkpoint("open_items.note_written")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def with_carried(path: Path, doc: DaySummary, data: bytes) -> bytes:
+    """A day's newly made note with the carried sections its file on disk already has (the chain corrects them after).
+
+    So a day summarized again with the same content is written with the same bytes, never first without them.
+    """
+    try:
+        old = parse_summary(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, UnicodeDecodeError, FrontmatterError):
+        old = None
+    if old is None or not (old.still_open or old.closed) or doc.schema_version != SCHEMA_VERSION:
+        return data
+    new = replace(doc, still_open=old.still_open, closed=old.closed)
+    text = render_summary(new)
+    return text.encode("utf-8") if parse_summary(text) == new else data
+
+
+def open_items(wh: Path, user: str) -> list[dict]:
+    """The user's rows of the open_items table, oldest first."""
+    path = warehouse.user_file(wh, OPEN_ITEMS, user)
+    return warehouse.read_file(path, OPEN_ITEMS).to_pylist() if path.is_file() else []
