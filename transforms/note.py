@@ -48,7 +48,15 @@ from schemas.lexicon import EXTRACTOR_STOPWORDS, TECHNOLOGIES
 from transforms import digest
 from transforms.cues import as_third_person, cues_of
 from transforms.digest import DEFAULT_MAX_CHARS, Unit
-from transforms.extract import SPEAKER_PREFIX, DayText, display_name, extract_people, readable_messages
+from transforms.extract import (
+    SPEAKER_PREFIX,
+    DayMessage,
+    DayText,
+    display_name,
+    extract_people,
+    extract_technologies,
+    readable_messages,
+)
 from transforms.frontmatter import normalise_items, normalise_summary, normalise_title
 
 #: A pause this long inside a session starts a new thread.
@@ -64,9 +72,12 @@ RANKED_PER_THREAD = 400
 #: Units of a thread's first turn its paragraph may open with.
 OPENING_UNITS = 2
 #: Room each written thread gets at least, in characters (within ``SUMMARY_MAX_CHARS``).
-PER_THREAD = 220
+PER_THREAD = 300
+#: The other side's turns after a thread's first pick where its answer is looked for.
+REPLY_TURNS = 2
 #: Threads the title names, at most (the busiest).
 TITLE_THREADS = 3
+_SLACK = 80  # what a paragraph adds to its clauses' costs: capitals, stops, blank lines
 #: Clauses in one sentence of a paragraph, and units in one paragraph.
 CLAUSES_PER_SENTENCE = 2
 UNITS_PER_PARAGRAPH = 4
@@ -251,6 +262,7 @@ _EN_ADVERBS = frozenset(
 )
 _EN_CONTRACTIONS = {"'m": "is", "'ve": "has", "'ll": "will", "'d": "would", "'re": "is"}
 _APOS = "['’]"
+_MODAL_BEFORE = re.compile(r"(?i)(?<!\w)(?:do|does|did|can|could|should|would|will|shall|may|might|must|to)\s+$")
 
 
 def third_person(text: str, speaker: str, addressee: str, lang: str) -> str:
@@ -277,6 +289,8 @@ def _en_person(text: str, subject: str, obj: str, possessive: str, name: str, su
         if verb is None:
             return name + m["rest"]
         low = verb.lower()
+        if _MODAL_BEFORE.search(m.string, 0, m.start()):
+            return f"{name}{adverb} {verb}"  # "should I use" keeps its verb: "should Dimas use"
         if low in _EN_SUBJECT_FORMS:
             return f"{name}{adverb} {_EN_SUBJECT_FORMS[low]}"
         if low in _EN_VERBS:
@@ -316,6 +330,7 @@ def _id_third_person(text: str, speaker: str, addressee: str) -> str:
 _OPENERS = re.compile(
     r"(?i)^(?:so|and|but|well|oh|ok|okay|oke|hey|hi|btw|anyway|noted|alright|right|yes|yeah|sure|sip|siap|iya|ya|"
     r"terus|trus|nah|eh)\b[,.!]?\s+"
+    r"|^(?:great|good|nice|cool|perfect|bagus|mantap|keren|betul|benar)[,!]\s+"
 )
 _WH = "how|what|where|when|why|which|who|whom|whose"
 _AUX = "do|does|did|is|are|was|were|can|could|should|would|will|shall|have|has|may|might|am"
@@ -478,19 +493,21 @@ def _pick(ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str])
         openers = [i for i in members[k] if pool[i].turn == pool[members[k][0]].turn][:OPENING_UNITS]
         if (pick := best(openers)) is not None or (pick := best(members[k])) is not None:
             take(pick)
-    for k in order:  # the rest of the opening turn, when it is short
-        openers = [i for i in members[k] if pool[i].turn == pool[members[k][0]].turn][:OPENING_UNITS]
-        for i in openers:
-            if i not in chosen and fits(i):
-                take(i)
     for k in order:  # the other side of the exchange: what came of the question
         picked = [i for i in members[k] if i in chosen]
         if not picked:
             continue
         first = pool[picked[0]]
-        replies = [i for i in members[k] if i > picked[0] and voices.of(pool[i]) != voices.of(first)]
+        later = [i for i in members[k] if i > picked[0] and voices.of(pool[i]) != voices.of(first)]
+        turns = sorted({pool[i].turn for i in later})[:REPLY_TURNS]
+        replies = [i for i in later if pool[i].turn in turns]  # the answer: the next turns of the other side
         if (pick := best(replies)) is not None:
             take(pick)
+    for k in order:  # the rest of the opening turn, when it is short
+        openers = [i for i in members[k] if pool[i].turn == pool[members[k][0]].turn][:OPENING_UNITS]
+        for i in openers:
+            if i not in chosen and fits(i):
+                take(i)
     while (pick := best(range(len(pool)))) is not None:
         take(pick)
     out: list[list[Unit]] = [[] for _ in ths]
@@ -502,8 +519,8 @@ def _pick(ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str])
 # --- title ------------------------------------------------------------------------------
 
 
-def title(ths: list[Thread], proper: frozenset[str] = frozenset()) -> str | None:
-    """The threads' topics in one line: technologies first, then each thread's most distinctive words."""
+def title(ths: list[Thread], proper: frozenset[str] = frozenset(), day_text: DayText | None = None) -> str | None:
+    """The busiest threads' topics in one line: their technologies first, then their most distinctive words."""
     if not ths:
         return None
     df: Counter[str] = Counter()
@@ -517,7 +534,7 @@ def title(ths: list[Thread], proper: frozenset[str] = frozenset()) -> str | None
                 if len(low) < 3 or low in EXTRACTOR_STOPWORDS or low in digest._FILLER or low in _TITLE_NOISE:
                     continue
                 stem = digest._stem(low)
-                bag[stem] += 1
+                bag[stem] += 1 if u.role == "assistant" else 2  # the user's words say what the thread was for
                 keep = w.isupper() or w in proper or (w[:1].isupper() and low in _TECH_NAMES)
                 surface.setdefault(stem, Counter())[w if keep else low] += 1
         per.append(bag)
@@ -525,18 +542,22 @@ def title(ths: list[Thread], proper: frozenset[str] = frozenset()) -> str | None
     labels: list[str] = []
     seen: set[str] = set()
     biggest = sorted(range(len(ths)), key=lambda k: (-len(ths[k].units), k))[:TITLE_THREADS]
-    for bag in (per[k] for k in sorted(biggest)):
-        ranked = sorted(bag, key=lambda s: (-(bag[s] * math.log(1 + len(per) / df[s]) * _tech_weight(s)), s))
-        words = []
+    size = 3 if len(biggest) == 1 else 2
+    for k in sorted(biggest):
+        bag = per[k]
+        words = [w for w in _technologies(ths[k], day_text) if w.lower() not in seen][:size]
+        seen.update(w.lower() for w in words)
+        seen.update(digest._stem(x.lower()) for w in words for x in w.split())
+        ranked = sorted(bag, key=lambda s: (-(bag[s] * math.log(1 + len(per) / df[s])), s))
         for stem in ranked:
-            if stem in seen or bag[stem] < 1:
+            if len(words) >= size:
+                break
+            if stem in seen or surface[stem].most_common(1)[0][0].lower() in seen:
                 continue
             seen.add(stem)
             words.append(surface[stem].most_common(1)[0][0])
-            if len(words) == 2:
-                break
         if words:
-            labels.append(" ".join(words) if len(words) == 1 else f"{words[0]}, {words[1]}")
+            labels.append(", ".join(words))
     joined = ""
     for label in labels:
         nxt = f"{joined}; {label}" if joined else label
@@ -546,6 +567,14 @@ def title(ths: list[Thread], proper: frozenset[str] = frozenset()) -> str | None
     return normalise_title(_capital(joined)) if joined else None
 
 
+def _technologies(t: Thread, day_text: DayText | None) -> tuple[str, ...]:
+    """The technologies a thread's sentences name, by ``extract_technologies``' order."""
+    if day_text is None:
+        return ()
+    msgs = tuple(DayMessage(t.session_id, u.role, u.text, u.ts) for u in t.units[:RANKED_PER_THREAD])
+    return extract_technologies(DayText(day_text.user_id, day_text.day, day_text.tz, msgs))
+
+
 _TITLE_NOISE = frozenset(
     """
 like just really want need know think make get got going also would could should much many thing things something
@@ -553,10 +582,6 @@ way lot yes yeah okay sure well right one two time day today tomorrow yesterday 
 kalau kalo terus buat bikin pakai pake ada ini itu yang dan atau tapi karena kayak gitu gini banget dulu nanti
 """.split()
 )
-
-
-def _tech_weight(stem: str) -> float:
-    return 2.0 if stem in _TECH_NAMES else 1.0
 
 
 # --- decisions and open items ------------------------------------------------------------
@@ -622,7 +647,9 @@ def write_note(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> Note | 
     voices = _voices(day_text, every, lang)
     written = sorted(ths, key=lambda t: (-len(t.units), t.units[0].order))[:SUMMARY_PARAGRAPHS]
     written.sort(key=lambda t: t.units[0].order)
-    limit = max(digest.budget(day_text, max_chars), min(SUMMARY_MAX_CHARS, PER_THREAD * len(written)))
+    limit = digest.budget(day_text, max_chars)
+    if len(written) > 1:  # every thread gets its paragraph
+        limit = max(limit, min(SUMMARY_MAX_CHARS - _SLACK, PER_THREAD * len(written)))
     picked = _pick(written, voices, limit, names)
     paragraphs = [paragraph(us, voices) for us in picked if us]
     summary = normalise_summary("\n\n".join(paragraphs)) if paragraphs else None
@@ -633,7 +660,7 @@ def write_note(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> Note | 
     speaker_of_turn = [_turn_speaker(m.content, m.role, speakers) for m in readable]
     decisions, open_items = items(ths, voices, speaker_of_turn)
     return Note(
-        title=title(written, voices.proper) or day_text.day.isoformat(),
+        title=title(written, voices.proper, day_text) or day_text.day.isoformat(),
         language=lang,
         summary=summary,
         decisions=_bounded_items("decisions", decisions),
