@@ -160,19 +160,19 @@ def _cuts(us: list[Unit]) -> list[int]:
     n = len(us)
     cuts: list[int] = []
     bags = [Counter(digest._terms(u.text)) for u in us]
-    left: Counter[str] = Counter()
-    right: Counter[str] = Counter()
+    left: dict[str, int] = {}
+    right: dict[str, int] = {}
     for j in range(min(BLOCK, n)):
-        right.update(bags[j])
+        _add(right, bags[j], 1)
     last = 0
     for i in range(1, n):
         # Slide the windows: left holds units [i-BLOCK, i), right [i, i+BLOCK).
-        left.update(bags[i - 1])
+        _add(left, bags[i - 1], 1)
         if i - 1 - BLOCK >= 0:
-            left.subtract(bags[i - 1 - BLOCK])
-        right.subtract(bags[i - 1])
+            _add(left, bags[i - 1 - BLOCK], -1)
+        _add(right, bags[i - 1], -1)
         if i + BLOCK - 1 < n:
-            right.update(bags[i + BLOCK - 1])
+            _add(right, bags[i + BLOCK - 1], 1)
         u, prev = us[i], us[i - 1]
         if u.turn == prev.turn:
             continue  # never inside a message
@@ -188,12 +188,22 @@ def _cuts(us: list[Unit]) -> list[int]:
     return cuts
 
 
-def _overlap(a: Counter[str], b: Counter[str]) -> float:
+def _add(window: dict[str, int], bag: Counter[str], sign: int) -> None:
+    """Add (sign 1) or take out (-1) a unit's terms; a term at zero leaves, so a window stays small."""
+    for t, c in bag.items():
+        v = window.get(t, 0) + sign * c
+        if v:
+            window[t] = v
+        else:
+            window.pop(t, None)
+
+
+def _overlap(a: dict[str, int], b: dict[str, int]) -> float:
     if len(a) > len(b):
         a, b = b, a
-    dot = sum(x * b[t] for t, x in a.items() if x > 0 and b[t] > 0)
-    na = math.sqrt(sum(x * x for x in a.values() if x > 0))
-    nb = math.sqrt(sum(x * x for x in b.values() if x > 0))
+    dot = sum(x * b.get(t, 0) for t, x in a.items())
+    na = math.sqrt(sum(x * x for x in a.values()))
+    nb = math.sqrt(sum(x * x for x in b.values()))
     return dot / (na * nb) if na and nb else 0.0
 
 
@@ -223,14 +233,14 @@ class _Voices:
         return self.user if u.role == "assistant" else self.assistant
 
 
-def _voices(day_text: DayText, every: list[Unit], lang: str) -> _Voices:
+def _voices(day_text: DayText, every: list[Unit], lang: str, people: tuple[str, ...]) -> _Voices:
     words = _WORDS[lang]
     speakers = tuple(dict.fromkeys(u.speaker for u in every if u.speaker))
     proper: set[str] = set()
     for u in every[: digest._MAX_UNITS]:
         for m in re.finditer(r"(?<=[\w,;:)] )([A-Z][\w'-]*)", u.text):
             proper.add(m[1])
-    proper |= {w for p in extract_people(day_text) for w in p.split()}
+    proper |= {w for p in people for w in p.split()}
     proper |= {w for s in speakers for w in s.split()}
     return _Voices(lang, display_name(day_text) or words["user"], words["assistant"], speakers, frozenset(proper))
 
@@ -639,20 +649,28 @@ def write_note(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> Note | 
     """The day's note (see the module docstring); None when no sentence of the day is worth writing."""
     lang = digest.day_language(day_text)
     every = digest.units(day_text, code=True)
-    names = frozenset(w.lower() for p in extract_people(day_text) for w in p.split())
+    people = extract_people(day_text)
+    names = frozenset(w.lower() for p in people for w in p.split())
     names |= frozenset(w.lower() for u in every if u.speaker for w in u.speaker.split())
     ths = threads(every, names)
     if not ths:
         return None
-    voices = _voices(day_text, every, lang)
+    voices = _voices(day_text, every, lang, people)
     written = sorted(ths, key=lambda t: (-len(t.units), t.units[0].order))[:SUMMARY_PARAGRAPHS]
     written.sort(key=lambda t: t.units[0].order)
     limit = digest.budget(day_text, max_chars)
     if len(written) > 1:  # every thread gets its paragraph
         limit = max(limit, min(SUMMARY_MAX_CHARS - _SLACK, PER_THREAD * len(written)))
     picked = _pick(written, voices, limit, names)
-    paragraphs = [paragraph(us, voices) for us in picked if us]
-    summary = normalise_summary("\n\n".join(paragraphs)) if paragraphs else None
+    # A day that says the same words again and again reads as a loop: fewer paragraphs, then one unit each.
+    summary = None
+    for per in (UNITS_PER_PARAGRAPH, 1):
+        paragraphs = [paragraph(us[:per], voices) for us in picked if us]
+        for k in range(len(paragraphs), 0, -1):
+            if summary := normalise_summary("\n\n".join(paragraphs[:k])):
+                break
+        if summary:
+            break
     if summary is None:
         return None
     readable = readable_messages(day_text)
