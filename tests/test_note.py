@@ -110,8 +110,8 @@ def test_a_pasted_chat_keeps_its_speakers_tokens_and_resolves_you_to_the_other_o
     )
     note = write_note(day)
     assert note is not None
-    assert "#Person1# said #Person2# should start taking the train" in note.summary
-    assert "#Person2# will try the train tomorrow morning" in note.summary
+    assert "#Person1# said #Person2# is finally here" in note.summary  # "You're" is the other speaker
+    assert "#Person2# got stuck in traffic again" in note.summary  # "I" is the speaker
     assert " I " not in note.summary and "You" not in note.summary
 
 

@@ -75,9 +75,13 @@ OPENING_UNITS = 2
 PER_THREAD = 300
 #: The other side's turns after a thread's first pick where its answer is looked for.
 REPLY_TURNS = 2
+#: How far past the budget a thread's answer may go.
+ANSWER_ROOM = 1.5
 #: Threads the title names, at most (the busiest).
 TITLE_THREADS = 3
 _SLACK = 80  # what a paragraph adds to its clauses' costs: capitals, stops, blank lines
+#: The shortest budget, whatever the day.
+MIN_CHARS = 140
 #: Clauses in one sentence of a paragraph, and units in one paragraph.
 CLAUSES_PER_SENTENCE = 2
 UNITS_PER_PARAGRAPH = 4
@@ -478,10 +482,12 @@ def _pick(ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str])
     used = 0
     per_thread = Counter[int]()
 
+    room = limit
+
     def fits(i: int) -> bool:
         k = thread_of[pool[i].order]
         key = digest._NON_WORDS.sub(" ", pool[i].text.lower()).strip()
-        return used + costs[i] <= limit and per_thread[k] < UNITS_PER_PARAGRAPH and key not in said
+        return used + costs[i] <= room and per_thread[k] < UNITS_PER_PARAGRAPH and key not in said
 
     def take(i: int) -> None:
         nonlocal used
@@ -503,16 +509,18 @@ def _pick(ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str])
         openers = [i for i in members[k] if pool[i].turn == pool[members[k][0]].turn][:OPENING_UNITS]
         if (pick := best(openers)) is not None or (pick := best(members[k])) is not None:
             take(pick)
+    room = int(limit * ANSWER_ROOM)  # a question and its answer belong together, even past the budget
     for k in order:  # the other side of the exchange: what came of the question
         picked = [i for i in members[k] if i in chosen]
         if not picked:
             continue
         first = pool[picked[0]]
         later = [i for i in members[k] if i > picked[0] and voices.of(pool[i]) != voices.of(first)]
-        turns = sorted({pool[i].turn for i in later})[:REPLY_TURNS]
-        replies = [i for i in later if pool[i].turn in turns]  # the answer: the next turns of the other side
-        if (pick := best(replies)) is not None:
-            take(pick)
+        for turn in sorted({pool[i].turn for i in later})[:REPLY_TURNS]:  # the answer: the next turn that fits
+            if (pick := best([i for i in later if pool[i].turn == turn])) is not None:
+                take(pick)
+                break
+    room = limit
     for k in order:  # the rest of the opening turn, when it is short
         openers = [i for i in members[k] if pool[i].turn == pool[members[k][0]].turn][:OPENING_UNITS]
         for i in openers:
@@ -658,7 +666,7 @@ def write_note(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> Note | 
     voices = _voices(day_text, every, lang, people)
     written = sorted(ths, key=lambda t: (-len(t.units), t.units[0].order))[:SUMMARY_PARAGRAPHS]
     written.sort(key=lambda t: t.units[0].order)
-    limit = digest.budget(day_text, max_chars)
+    limit = _budget(day_text, max_chars)
     if len(written) > 1:  # every thread gets its paragraph
         limit = max(limit, min(SUMMARY_MAX_CHARS - _SLACK, PER_THREAD * len(written)))
     picked = _pick(written, voices, limit, names)
@@ -684,6 +692,14 @@ def write_note(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> Note | 
         decisions=_bounded_items("decisions", decisions),
         open_items=_bounded_items("open_items", open_items),
     )
+
+
+def _budget(day_text: DayText, max_chars: int) -> int:
+    """``digest.budget`` with the note's own floor: a short exchange gets a short paragraph."""
+    readable = readable_messages(day_text)
+    size = sum(len(m.content) for m in readable)
+    sessions = len({m.session_id for m in readable})
+    return int(min(max_chars, SUMMARY_MAX_CHARS, max(MIN_CHARS, digest.SHARE * size, digest.PER_SESSION * sessions)))
 
 
 def _turn_speaker(content: str, role: str, speakers: frozenset[str]) -> str:
