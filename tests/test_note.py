@@ -197,3 +197,24 @@ def test_every_note_is_within_the_frontmatter_bounds(turns):
     assert normalise_items("decisions", note.decisions) == note.decisions
     assert normalise_items("open_items", note.open_items) == note.open_items
     assert len(note.open_items) <= ITEM_BOUNDS["open_items"][0]
+
+
+def test_the_assistants_advice_for_a_case_is_not_an_open_item():
+    day = day_of(
+        msg("Scrub ZFS di pool tank selesai, tapi ada 3 data errors di disk sdc.", ts="08:00"),
+        msg("Kalau belum punya backup file itu, pulihkan dulu dari snapshot ZFS terakhir.", "assistant", "08:01"),
+        user="gading",
+    )
+    note = write_note(day)
+    assert note is not None and note.open_items == ()
+
+
+def test_an_indonesian_instruction_is_written_as_advice():
+    day = day_of(
+        msg("Disk sdc di pool tank kena CKSUM errors setelah scrub ZFS semalam.", ts="08:00"),
+        msg("Perhatikan kolom CKSUM per disk, lalu ganti kabel SATA disk sdc.", "assistant", "08:01"),
+        user="gading",
+    )
+    note = write_note(day)
+    assert note is not None
+    assert "asisten menyarankan perhatikan kolom CKSUM per disk" in note.summary

@@ -28,8 +28,9 @@ quotes:
    distinctive words), one line of at most ``TITLE_MAX_CHARS``.
 6. **Decisions and open items**: the informative sentences whose cues
    (``transforms.cues.cues_of``) are "decision" or "open", in the third person; plus
-   a user's question that no later turn of its thread answered. An assistant's own
-   "I'll explain" inside its answer is not an open item.
+   a user's question that no later turn of its thread answered. Open items are what the
+   user (or a speaker of a pasted chat) said: an assistant's "I'll explain" inside its
+   own answer, or its "if it still fails ...", is not open work.
 
 Pure and deterministic. Every output is within ``schemas.frontmatter``'s bounds
 (``normalise_summary``, ``normalise_title``, ``normalise_items``).
@@ -316,8 +317,8 @@ def _en_person(text: str, subject: str, obj: str, possessive: str, name: str, su
         subj,
         text,
     )
-    text = re.sub(rf"(?i)(?<![\w#'-]){obj}(?![\w'’-])", name, text)
-    return re.sub(rf"(?i)(?<![\w#'-]){possessive}(?![\w'’-])", f"{name}'s", text)
+    text = re.sub(rf"(?i)(?<![\w#'-])(?:{obj})(?![\w'’-])", name, text)
+    return re.sub(rf"(?i)(?<![\w#'-])(?:{possessive})(?![\w'’-])", f"{name}'s", text)
 
 
 def _third_singular(verb: str) -> str:
@@ -354,7 +355,12 @@ _EN_YES_NO = re.compile(rf"(?i)^({_AUX})(n't)?\s+(I|you|we|they|he|she|it|this|t
 _EN_WH_AUX = re.compile(
     rf"(?i)^({_WH})\s+({_AUX})\s+(I|you|we|they|he|she|it|this|that|there|#\w+#|[A-Z][\w'-]*)\s+(.+)$"
 )
-_EN_REQUEST = re.compile(r"(?i)^(?:can|could|would|will)\s+you\s+(?:please\s+)?(.+)$")
+_EN_REQUEST = re.compile(r"(?i)^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?!like\b|mind\b|be\b)(.+)$")
+# A question tag adds nothing to what was asked: "..., don't you", "..., right".
+_TAG = re.compile(
+    r"(?i),\s*(?:(?:do|does|did|is|are|was|were|can|could|will|would|have|has|should|won't|isn't|aren't|don't|"
+    r"doesn't|didn't|can't)(?:n't)?\s+\w+|right|ok|okay|eh|huh|ya|kan|dong|nggak|gak|ga)$"
+)
 _PLEASE = re.compile(r"(?i)^(?:please|pls|plz|tolong|bantu(?:in)?|coba)\s+(.+)$")
 _ID_HOW = re.compile(r"(?i)^(?:gimana|bagaimana|gmn)\s+(?:ya\s+)?(?:cara(?:nya)?\s+)?(.+)$")
 
@@ -372,8 +378,8 @@ def clause(u: Unit, voices: _Voices) -> str:
     body, end = _bare(u.text)
     body = _OPENERS.sub("", body) or body
     if end.startswith("?"):
-        verb, rest = _question(body, to, lang)
-    elif u.role == "assistant" and digest._IMPERATIVE.search(body) and not _PLEASE.match(body):
+        verb, rest = _question(_TAG.sub("", body) or body, to, lang)
+    elif u.role == "assistant" and _instruction(body, lang) and not _PLEASE.match(body):
         verb, rest = words["suggested"], _suggestion(body, lang)
     elif u.role != "assistant" and (m := _PLEASE.match(body)):
         verb, rest = words["asked_to"].format(who=to), m[1]
@@ -385,6 +391,18 @@ def clause(u: Unit, voices: _Voices) -> str:
             return rest  # "I'll swap the cable" is "Gading will swap the cable"
         verb = words["explained"] if u.role == "assistant" and not u.speaker else words["said"]
     return f"{who} {verb} {_lower_first(rest, voices)}"
+
+
+# Indonesian instructions open with a verb: a root from this list, or a -kan / -lah imperative.
+_ID_IMPERATIVE = re.compile(
+    r"(?i)^(?:\W*\w+\W+){0,1}(?:tempel|taruh|cek|coba|pakai|pake|ganti|buka|simpan|hapus|buat|bikin|pasang|ambil|"
+    r"catat|jangan|tanya|baca|lihat|kirim|isi|set|pilih|tulis|ketik|klik|jalankan|tunggu|mulai|anggap|biasakan|"
+    r"\w{3,}kan|\w{3,}lah)(?!\w)"
+)
+
+
+def _instruction(body: str, lang: str) -> bool:
+    return bool(digest._IMPERATIVE.search(body) or (lang == "id" and _ID_IMPERATIVE.match(body)))
 
 
 def _question(body: str, to: str, lang: str) -> tuple[str, str]:
@@ -604,13 +622,6 @@ kalau kalo terus buat bikin pakai pake ada ini itu yang dan atau tapi karena kay
 
 # --- decisions and open items ------------------------------------------------------------
 
-# An assistant's own promise inside its answer ("I'll explain", "let me show you") is not open work,
-# nor is advice about a case ("if the backup fails", "kalau belum punya backup").
-_ASSISTANT_ASIDE = re.compile(
-    r"(?i)(?<!\w)(?:if|when|unless|kalau|kalo|jika|bila|apabila|seandainya|i'll|i’ll|i will|let me|let's see|"
-    r"i'm going to|saya akan|aku akan|akan saya|akan aku|biar saya|biar aku)(?!\w)"
-)
-
 
 def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tuple[list[str], list[str]]:
     """(decisions, open items) of the day's threads, in time order, each a sentence in the third person."""
@@ -626,7 +637,7 @@ def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tup
             kinds = cues_of(u.text)
             if "decision" in kinds:
                 decisions.append(_item(u, voices))
-            elif "open" in kinds and not (u.role == "assistant" and _ASSISTANT_ASIDE.search(u.text)):
+            elif "open" in kinds and u.role != "assistant":
                 open_items.append(_item(u, voices))
             elif u.text.endswith("?") and u.role == "user" and _unanswered(u, t, speaker_of_turn, next_other):
                 open_items.append(_item(u, voices))
@@ -653,11 +664,16 @@ def _bounded_items(name: str, found: list[str]) -> tuple[str, ...]:
 # --- the note ---------------------------------------------------------------------------
 
 
-def write_note(day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS) -> Note | None:
-    """The day's note (see the module docstring); None when no sentence of the day is worth writing."""
+def write_note(
+    day_text: DayText, max_chars: int = DEFAULT_MAX_CHARS, people: tuple[str, ...] | None = None
+) -> Note | None:
+    """The day's note (see the module docstring); None when no sentence of the day is worth writing.
+
+    ``people``: the day's ``extract_people``, when the caller has them already.
+    """
     lang = digest.day_language(day_text)
     every = digest.units(day_text, code=True)
-    people = extract_people(day_text)
+    people = extract_people(day_text) if people is None else people
     names = frozenset(w.lower() for p in people for w in p.split())
     names |= frozenset(w.lower() for u in every if u.speaker for w in u.speaker.split())
     ths = threads(every, names)

@@ -163,13 +163,14 @@ class Extracted:
 
 def extract_all(day: DayInput) -> Extracted:
     t = day.text
-    note = write_note(t, day.summary_chars)
+    people = extract_people(t)
+    note = write_note(t, day.summary_chars, people)
     return Extracted(
         # The read-back check of the stage must never fail on what kenang itself wrote.
         summary=(note.summary if note else None)
         or normalise_summary(extractive_summary(t, day.summary_chars))
         or plain_summary(t),
-        people=extract_people(t),
+        people=people,
         projects=extract_projects(t, known=day.known_projects),
         tags=extract_tags(t),
         technologies=extract_technologies(t),
