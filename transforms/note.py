@@ -47,7 +47,7 @@ from datetime import timedelta
 from schemas.frontmatter import ITEM_BOUNDS, SUMMARY_MAX_CHARS, SUMMARY_PARAGRAPHS, TITLE_MAX_CHARS
 from schemas.lexicon import EXTRACTOR_STOPWORDS, TECHNOLOGIES
 from transforms import digest
-from transforms.cues import as_third_person, cues_of
+from transforms.cues import as_third_person, closes, cues_of
 from transforms.digest import DEFAULT_MAX_CHARS, Unit
 from transforms.extract import (
     SPEAKER_PREFIX,
@@ -78,6 +78,8 @@ PER_THREAD = 300
 REPLY_TURNS = 2
 #: How far past the budget a thread's answer may go.
 ANSWER_ROOM = 1.5
+#: Units after an open item where its thread may settle it (``transforms.cues.closes``).
+CLOSE_WINDOW = 40
 #: Threads the title names, at most (the busiest).
 TITLE_THREADS = 3
 _SLACK = 80  # what a paragraph adds to its clauses' costs: capitals, stops, blank lines
@@ -371,8 +373,11 @@ def _bare(text: str) -> tuple[str, str]:
     return (text[: m.start()].rstrip(" ,;:"), m[0]) if m else (text, "")
 
 
-def clause(u: Unit, voices: _Voices) -> str:
-    """The unit as a clause that names who did what, in the note's language (no closing stop)."""
+def clause(u: Unit, voices: _Voices, item: bool = False) -> str:
+    """The unit as a clause that names who did what, in the note's language (no closing stop).
+
+    ``item``: for a list item, a statement is "Who: what" rather than "Who said what".
+    """
     lang, words = voices.lang, _WORDS[voices.lang]
     who, to = voices.of(u), voices.addressee(u)
     body, end = _bare(u.text)
@@ -387,8 +392,10 @@ def clause(u: Unit, voices: _Voices) -> str:
         verb, rest = None, body
     rest = third_person(rest, who, to, voices.lang)
     if verb is None:
-        if rest.startswith(who + " ") or rest.startswith(who + "'s "):
-            return rest  # "I'll swap the cable" is "Gading will swap the cable"
+        if rest.lower().startswith((who.lower() + " ", who.lower() + "'s ")):
+            return who + rest[len(who) :]  # "I'll swap the cable" is "Gading will swap the cable"
+        if item:
+            return f"{_capital(who)}: {_lower_first(rest, voices)}"
         verb = words["explained"] if u.role == "assistant" and not u.speaker else words["said"]
     return f"{who} {verb} {_lower_first(rest, voices)}"
 
@@ -633,15 +640,21 @@ def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tup
     decisions: list[str] = []
     open_items: list[str] = []
     for t in ths:
-        for u in t.units:
+        for j, u in enumerate(t.units):
             kinds = cues_of(u.text)
             if "decision" in kinds:
                 decisions.append(_item(u, voices))
             elif "open" in kinds and u.role != "assistant":
-                open_items.append(_item(u, voices))
+                if not _closed_later(u, t.units[j + 1 : j + 1 + CLOSE_WINDOW]):
+                    open_items.append(_item(u, voices))
             elif u.text.endswith("?") and u.role == "user" and _unanswered(u, t, speaker_of_turn, next_other):
                 open_items.append(_item(u, voices))
     return decisions, open_items
+
+
+def _closed_later(u: Unit, later: tuple[Unit, ...]) -> bool:
+    """An item raised and settled in the same thread ("belum jalan" ... "udah jalan") is not open."""
+    return any(closes(u.text, v.text) for v in later if v.turn != u.turn)
 
 
 def _unanswered(u: Unit, t: Thread, speaker_of_turn: list[str], next_other: list[int]) -> bool:
@@ -652,7 +665,7 @@ def _unanswered(u: Unit, t: Thread, speaker_of_turn: list[str], next_other: list
 
 
 def _item(u: Unit, voices: _Voices) -> str:
-    return _capital(clause(u, voices).rstrip(" .;,:")) + "."
+    return _capital(clause(u, voices, item=True).rstrip(" .;,:")) + "."
 
 
 def _bounded_items(name: str, found: list[str]) -> tuple[str, ...]:
