@@ -38,11 +38,14 @@ Pure and deterministic. Every output is within ``schemas.frontmatter``'s bounds
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import lru_cache
 
 from schemas.frontmatter import ITEM_BOUNDS, SUMMARY_MAX_CHARS, SUMMARY_PARAGRAPHS, TITLE_MAX_CHARS
 from schemas.lexicon import EXTRACTOR_STOPWORDS, TECHNOLOGIES
@@ -282,9 +285,9 @@ _APOS = "['’]"
 _MODAL_BEFORE = re.compile(r"(?i)(?<!\w)(?:do|does|did|can|could|should|would|will|shall|may|might|must|to)\s+$")
 
 
-def third_person(text: str, speaker: str, addressee: str, lang: str) -> str:
+def third_person(text: str, speaker: str, addressee: str, lang: str, role: str = "user") -> str:
     """``text`` with the speaker's "I" and the addressee's "you" replaced by their names."""
-    out = as_third_person(text, speaker, lang)
+    out = as_third_person(text, speaker, lang, **_role(role, as_third_person))
     if lang == "id":
         out = _id_third_person(out, speaker, addressee)
     if not re.search(r"(?i)\b(?:i|me|my|mine|myself|you|your|yours|yourself)\b", out):
@@ -329,6 +332,16 @@ def _third_singular(verb: str) -> str:
     if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+def _role(role: str, fn: Callable[..., object]) -> dict[str, str]:
+    """``role=`` for a ``transforms.cues`` function that reads who spoke (the first version did not)."""
+    return {"role": role} if _takes_role(fn) else {}
+
+
+@lru_cache(maxsize=8)
+def _takes_role(fn: Callable[..., object]) -> bool:
+    return "role" in inspect.signature(fn).parameters
 
 
 _ID_ME = r"aku|saya|gue|gw|gua|ane"
@@ -390,7 +403,8 @@ def clause(u: Unit, voices: _Voices, item: bool = False) -> str:
         verb, rest = words["asked_to"].format(who=to), m[1]
     else:
         verb, rest = None, body
-    rest = third_person(rest, who, to, voices.lang)
+    # Only the user's own "we" is the user and the assistant; a pasted chat's "we" names nobody we know.
+    rest = third_person(rest, who, to, voices.lang, "user" if u.role == "user" and not u.speaker else "assistant")
     if verb is None:
         if rest.lower().startswith((who.lower() + " ", who.lower() + "'s ")):
             return who + rest[len(who) :]  # "I'll swap the cable" is "Gading will swap the cable"
@@ -641,7 +655,7 @@ def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tup
     open_items: list[str] = []
     for t in ths:
         for j, u in enumerate(t.units):
-            kinds = cues_of(u.text)
+            kinds = cues_of(u.text, **_role(u.role, cues_of))
             if "decision" in kinds:
                 decisions.append(_item(u, voices))
             elif "open" in kinds and u.role != "assistant":
