@@ -90,11 +90,11 @@ def test_each_session_is_a_thread_with_its_own_paragraph():
 def test_a_long_pause_or_a_change_of_topic_splits_a_session_into_threads():
     zfs = [
         msg(f"The ZFS pool tank reports checksum errors on disk {d} after the scrub.", ts=f"08:{i:02d}")
-        for i, d in enumerate("abcdefgh")
+        for i, d in enumerate("abcdefghijkl")
     ]
     bread = [
         msg(f"Sourdough bread with rye flour needs a {n} hour proof in the kitchen.", ts=f"08:{20 + i:02d}")
-        for i, n in enumerate(range(2, 10))
+        for i, n in enumerate(range(2, 14))
     ]
     assert len(threads(units(day_of(*zfs, *bread)))) == 2
     later = [msg(m.content, ts=f"1{i}:00") for i, m in enumerate(zfs[:2])]

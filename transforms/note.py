@@ -68,9 +68,9 @@ GAP = timedelta(minutes=45)
 #: Units on each side of a candidate boundary, for the lexical comparison.
 BLOCK = 4
 #: A boundary where the two blocks share less than this (cosine of their term counts).
-VALLEY = 0.08
+VALLEY = 0.05
 #: The fewest units a thread split out of a session keeps.
-MIN_THREAD = 6
+MIN_THREAD = 10
 #: Units ranked per thread, at most (a long thread is told from its first ones).
 RANKED_PER_THREAD = 400
 #: Units of a thread's first turn its paragraph may open with.
