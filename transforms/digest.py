@@ -1,8 +1,10 @@
-"""What a day's conversation said, in a few of its own sentences: the extractive summary.
+"""What a day's conversation said, in a few of its own sentences: units, filler, ranking.
 
-Most days are summarized here: on the extractive backend every day, and on the model
-backend every day whose model summary fails its checks. The summary is chosen, not
-written, so it can only say what the day said:
+``transforms.note`` writes the day's note from the units, filler test and ranking
+here. ``extractive_summary`` (the picked sentences quoted with who said them) is what
+a day falls back on when the note finds nothing to write, and ``select`` gives the
+model its key sentences. The summary is chosen, not written, so it can only say what
+the day said:
 
 1. **Units.** Each unflagged user and assistant message is split into sentences
    (``transforms.extract``'s splitter: code, headers and tables skipped). A line that

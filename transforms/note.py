@@ -11,12 +11,15 @@ quotes:
 2. **Threads.** A session is a thread; a long session splits where the talk moves on:
    a gap of ``GAP`` or more between turns, or a lexical valley (TextTiling: the term
    overlap of the ``BLOCK`` units before and after a user's turn falls under
-   ``VALLEY``). At most ``SUMMARY_PARAGRAPHS`` threads are written, the busiest ones.
+   ``VALLEY``, with ``MIN_THREAD`` units on either side). At most ``SUMMARY_PARAGRAPHS`` threads are written, the busiest ones.
    Linear in the day's size: a thread sees each unit once, and only each thread's
    first units are ranked.
-3. **Pick.** Units score by ``digest``'s centrality and facts; every thread gets its
-   best unit, then the best reply to it by another speaker, then the rest by MMR, within
-   ``digest.budget``.
+3. **Pick.** Units score by ``digest``'s centrality and facts. Every thread gets the
+   best unit of its opening turn (what it is about), then the answer (the best unit of
+   the other side's next turn that fits, which may take the budget ``ANSWER_ROOM`` times),
+   then the rest of its opening turn, then the day's best units by MMR. The budget is
+   ``digest.budget``'s with a floor of ``MIN_CHARS``, and ``PER_THREAD`` characters per
+   thread on a day of several.
 4. **Write.** One paragraph per thread, in time order, in the day's language
    (``digest.day_language``), each unit a clause that names who did what: "Dimas asked
    how to replace a failing disk; the assistant suggested running `zpool replace`."
@@ -507,7 +510,7 @@ def paragraph(units: list[Unit], voices: _Voices) -> str:
 
 
 def _pick(ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str]) -> list[list[Unit]]:
-    """Each thread's units for its paragraph: its best, the best reply to it, then MMR over all."""
+    """Each thread's units for its paragraph: its opening, its answer, the rest of its opening, then MMR."""
     pool = [u for t in ths for u in t.units[:RANKED_PER_THREAD]]
     if not pool:
         return [[] for _ in ths]
