@@ -89,6 +89,8 @@ CLOSE_WINDOW = 40
 #: Threads the title names, at most (the busiest).
 TITLE_THREADS = 3
 _SLACK = 80  # what a paragraph adds to its clauses' costs: capitals, stops, blank lines
+#: The budget's share of the day's readable characters.
+SHARE = 0.25
 #: The shortest budget, whatever the day.
 MIN_CHARS = 140
 #: Clauses in one sentence of a paragraph, and units in one paragraph.
@@ -745,7 +747,7 @@ def _budget(day_text: DayText, max_chars: int) -> int:
     readable = readable_messages(day_text)
     size = sum(len(m.content) for m in readable)
     sessions = len({m.session_id for m in readable})
-    return int(min(max_chars, SUMMARY_MAX_CHARS, max(MIN_CHARS, digest.SHARE * size, digest.PER_SESSION * sessions)))
+    return int(min(max_chars, SUMMARY_MAX_CHARS, max(MIN_CHARS, SHARE * size, digest.PER_SESSION * sessions)))
 
 
 def _turn_speaker(content: str, role: str, speakers: frozenset[str]) -> str:
