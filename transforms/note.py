@@ -46,7 +46,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import lru_cache
 
@@ -84,8 +84,12 @@ PER_THREAD = 300
 REPLY_TURNS = 2
 #: How far past the budget a thread's answer may go.
 ANSWER_ROOM = 1.5
-#: Units after an open item where its thread may settle it (``transforms.cues.closes``).
+#: Units after an open item where its thread may settle it (``transforms.cues.closes``), and
+#: the share of the item's content words the settling sentence needs (a few turns later, a quarter).
 CLOSE_WINDOW = 40
+IN_THREAD_SHARE = 0.25
+#: An open item with fewer content words than this takes the speaker's sentence before it.
+CONTEXT_TERMS = 4
 #: Threads the title names, at most (the busiest).
 TITLE_THREADS = 3
 _SLACK = 80  # what a paragraph adds to its clauses' costs: capitals, stops, blank lines
@@ -339,14 +343,14 @@ def _third_singular(verb: str) -> str:
     return verb + "s"
 
 
-def _role(role: str, fn: Callable[..., object]) -> dict[str, str]:
-    """``role=`` for a ``transforms.cues`` function that reads who spoke (the first version did not)."""
-    return {"role": role} if _takes_role(fn) else {}
+def _role(role: str, fn: Callable[..., object], **more: object) -> dict[str, object]:
+    """``role=`` (and ``more``) for a ``transforms.cues`` function that takes them (its first version did not)."""
+    return {k: v for k, v in {"role": role, **more}.items() if k in _parameters(fn)}
 
 
 @lru_cache(maxsize=8)
-def _takes_role(fn: Callable[..., object]) -> bool:
-    return "role" in inspect.signature(fn).parameters
+def _parameters(fn: Callable[..., object]) -> frozenset[str]:
+    return frozenset(inspect.signature(fn).parameters)
 
 
 _ID_ME = r"aku|saya|gue|gw|gua|ane"
@@ -665,15 +669,27 @@ def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tup
                 decisions.append(_item(u, voices))
             elif "open" in kinds and u.role != "assistant":
                 if not _closed_later(u, t.units[j + 1 : j + 1 + CLOSE_WINDOW]):
-                    open_items.append(_item(u, voices))
+                    open_items.append(_item(_with_context(u, t.units[:j], voices), voices))
             elif u.text.endswith("?") and u.role == "user" and _unanswered(u, t, speaker_of_turn, next_other):
                 open_items.append(_item(u, voices))
     return decisions, open_items
 
 
+def _with_context(u: Unit, before: tuple[Unit, ...], voices: _Voices) -> Unit:
+    """A short item with the speaker's sentence before it: "besok aku benerin" says what only after it."""
+    if len(digest._terms(u.text)) >= CONTEXT_TERMS or not before:
+        return u
+    prev = before[-1]
+    if voices.of(prev) != voices.of(u) or prev.turn < u.turn - 2 or prev.text.endswith("?"):
+        return u
+    return replace(u, text=f"{prev.text.rstrip('.!')}; {u.text[:1].lower()}{u.text[1:]}")
+
+
 def _closed_later(u: Unit, later: tuple[Unit, ...]) -> bool:
     """An item raised and settled in the same thread ("belum jalan" ... "udah jalan") is not open."""
-    return any(closes(u.text, v.text) for v in later if v.turn != u.turn)
+    return any(
+        closes(u.text, v.text, **_role(v.role, closes, share=IN_THREAD_SHARE)) for v in later if v.turn != u.turn
+    )
 
 
 def _unanswered(u: Unit, t: Thread, speaker_of_turn: list[str], next_other: list[int]) -> bool:
