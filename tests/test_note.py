@@ -218,3 +218,15 @@ def test_an_indonesian_instruction_is_written_as_advice():
     note = write_note(day)
     assert note is not None
     assert "asisten menyarankan perhatikan kolom CKSUM per disk" in note.summary
+
+
+def test_chat_particles_and_emoji_are_left_out_of_the_note():
+    day = day_of(
+        msg("Pool ZFS aku statusnya DEGRADED nih, sdb FAULTED 😅", ts="08:00"),
+        msg("Cek SMART disk sdb dulu pakai `smartctl -a /dev/sdb`, lalu ganti disk-nya.", "assistant", "08:01"),
+        user="gading",
+    )
+    note = write_note(day)
+    assert note is not None
+    assert "DEGRADED, sdb FAULTED" in note.summary
+    assert " nih" not in note.summary and "😅" not in note.summary

@@ -414,6 +414,7 @@ def clause(u: Unit, voices: _Voices, item: bool = False) -> str:
         verb, rest = None, body
     # Only the user's own "we" is the user and the assistant; a pasted chat's "we" names nobody we know.
     rest = third_person(rest, who, to, voices.lang, "user" if u.role == "user" and not u.speaker else "assistant")
+    rest = _tidy(rest, lang) or rest
     if verb is None:
         if rest.lower().startswith((who.lower() + " ", who.lower() + "'s ")):
             return who + rest[len(who) :]  # "I'll swap the cable" is "Gading will swap the cable"
@@ -433,6 +434,20 @@ _ID_IMPERATIVE = re.compile(
 
 def _instruction(body: str, lang: str) -> bool:
     return bool(digest._IMPERATIVE.search(body) or (lang == "id" and _ID_IMPERATIVE.match(body)))
+
+
+# Chat particles and emoji carry tone, not content: a note leaves them out.
+_ID_PARTICLES = re.compile(
+    r"(?i)\s+(?:nih|sih|deh|dong|kok|lho|loh|tuh|yah|ya|kan|wkwk\w*|hehe\w*|haha\w*)(?=[\s,.;:!?]|$)"
+)
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]+")
+
+
+def _tidy(text: str, lang: str) -> str:
+    text = _EMOJI.sub("", text)
+    if lang == "id":
+        text = _ID_PARTICLES.sub("", text)
+    return re.sub(r"\s+([,;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip(" ,;")
 
 
 def _question(body: str, to: str, lang: str) -> tuple[str, str]:
