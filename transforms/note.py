@@ -154,13 +154,16 @@ class Note:
 
 def threads(every: list[Unit], names: frozenset[str] = frozenset()) -> list[Thread]:
     """The informative units of ``every`` in threads: per session, split at gaps and lexical valleys."""
-    kept = [u for u in every if not digest.is_filler(u.text, names)]
-    by_session: dict[str, list[Unit]] = {}
-    for u in kept:
-        by_session.setdefault(u.session_id, []).append(u)
+    # Each unit's words are read once: the filler test and the term bags both use them.
+    by_session: dict[str, list[tuple[Unit, list[str]]]] = {}
+    for u in every:
+        words = digest._lower_words(u.text)
+        if not digest._is_filler(words, names):
+            by_session.setdefault(u.session_id, []).append((u, words))
     out: list[Thread] = []
-    for sid, us in by_session.items():
-        cuts = _cuts(us)
+    for sid, pairs in by_session.items():
+        us = [u for u, _ in pairs]
+        cuts = _cuts(us, [Counter(digest._terms_of(w)) for _, w in pairs])
         for a, b in zip([0, *cuts], [*cuts, len(us)], strict=True):
             out.append(Thread(sid, tuple(us[a:b]), -1))
     out.sort(key=lambda t: t.units[0].order)
@@ -174,11 +177,10 @@ def threads(every: list[Unit], names: frozenset[str] = frozenset()) -> list[Thre
     return closed
 
 
-def _cuts(us: list[Unit]) -> list[int]:
+def _cuts(us: list[Unit], bags: list[Counter[str]]) -> list[int]:
     """Where a session's units split into threads: a long pause, or a valley in term overlap."""
     n = len(us)
     cuts: list[int] = []
-    bags = [Counter(digest._terms(u.text)) for u in us]
     left: dict[str, int] = {}
     right: dict[str, int] = {}
     for j in range(min(BLOCK, n)):
