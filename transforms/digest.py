@@ -1,8 +1,10 @@
-"""What a day's conversation said, in a few of its own sentences: the extractive summary.
+"""What a day's conversation said, in a few of its own sentences: units, filler, ranking.
 
-Most days are summarized here: on the extractive backend every day, and on the model
-backend every day whose model summary fails its checks. The summary is chosen, not
-written, so it can only say what the day said:
+``transforms.note`` writes the day's note from the units, filler test and ranking
+here. ``extractive_summary`` (the picked sentences quoted with who said them) is what
+a day falls back on when the note finds nothing to write, and ``select`` gives the
+model its key sentences. The summary is chosen, not written, so it can only say what
+the day said:
 
 1. **Units.** Each unflagged user and assistant message is split into sentences
    (``transforms.extract``'s splitter: code, headers and tables skipped). A line that
@@ -133,6 +135,7 @@ class Unit:
     text: str  # cleaned, ready to quote
     ts: datetime | None
     first_in_session: int  # its rank among the session's units, from 0
+    turn: int = -1  # the index of its message among the day's readable messages
 
 
 def day_language(day_text: DayText) -> str:
@@ -141,22 +144,54 @@ def day_language(day_text: DayText) -> str:
     return "id" if words_language(words) == "id" else "en"  # a tie reads as English
 
 
-def units(day_text: DayText) -> list[Unit]:
-    """Every quotable sentence of the day's unflagged user and assistant turns, in order."""
+def units(day_text: DayText, code: bool = False) -> list[Unit]:
+    """Every quotable sentence of the day's unflagged user and assistant turns, in order.
+
+    ``code``: keep inline code in its backticks (a command, an error message), where a
+    quote drops them.
+    """
     out: list[Unit] = []
     per_session: Counter[str] = Counter()
-    for m in readable_messages(day_text):
-        for speaker, sentence in _speaker_sentences(m):
-            cleaned = clean_sentence(sentence)
+    readable = readable_messages(day_text)
+    speakers = _speakers(readable)
+    for turn, m in enumerate(readable):
+        for speaker, sentence in _speaker_sentences(m, speakers):
+            cleaned = _clean_keeping_code(sentence) if code else clean_sentence(sentence)
             if cleaned is None:
                 continue
-            out.append(Unit(len(out), m.session_id, m.role, speaker, cleaned, m.ts, per_session[m.session_id]))
+            out.append(Unit(len(out), m.session_id, m.role, speaker, cleaned, m.ts, per_session[m.session_id], turn))
             per_session[m.session_id] += 1
     return out
 
 
-def _speaker_sentences(message: DayMessage):
-    """(speaker or None, sentence) for each sentence of a message; a speaker prefix holds until the next."""
+_TICKED = re.compile(r"`([^`\n]+)`")
+
+
+def _clean_keeping_code(sentence: str) -> str | None:
+    """``clean_sentence``, with inline code kept in backticks (the cleaner would drop them)."""
+    if "`" not in sentence:
+        return clean_sentence(sentence)
+    cleaned = clean_sentence(_TICKED.sub("\u27e6\\1\u27e7", sentence))
+    return None if cleaned is None else cleaned.replace("\u27e6", "`").replace("\u27e7", "`")
+
+
+def _speakers(messages: list[DayMessage]) -> frozenset[str]:
+    """The day's speaker prefixes: a name that opens a line in two messages or more, or a ``#Person1#`` tag.
+
+    ("Ditambahkan: minyak goreng 2 liter" opens one line of one answer: a label, not a speaker.)
+    """
+    seen: Counter[str] = Counter()
+    for m in messages:
+        if ":" in m.content:
+            seen.update({x["name"] for x in SPEAKER_PREFIX.finditer(m.content)})
+    return frozenset(n for n, c in seen.items() if c >= 2 or n.startswith("#"))
+
+
+def _speaker_sentences(message: DayMessage, speakers: frozenset[str] | None = None):
+    """(speaker or None, sentence) for each sentence of a message; a speaker prefix holds until the next.
+
+    ``speakers``: the prefixes that name a speaker (``_speakers``); None takes every prefix.
+    """
     speaker: str | None = None
     block: list[str] = []
 
@@ -167,7 +202,7 @@ def _speaker_sentences(message: DayMessage):
     out = []
     for line in message.content.split("\n"):
         m = SPEAKER_PREFIX.match(line)
-        if m:
+        if m and (speakers is None or m["name"] in speakers):
             out += flush()
             block, speaker = [line[m.end() :]], m["name"]
         else:

@@ -71,6 +71,7 @@ from transforms.frontmatter import (
     normalise_title,
 )
 from transforms.injection import flag_injection, quote_for_prompt
+from transforms.note import write_note
 
 PROMPT_VERSION = 2
 LIST_FIELDS = ("people", "projects", "tags", "technologies")
@@ -150,6 +151,11 @@ class Extracted:
     importance: int
     mood: str
     related_dates: tuple[dt.date, ...]
+    # The note around the summary (``transforms.note``): the model path falls back on these too.
+    title: str = ""
+    language: str = "en"
+    decisions: tuple[str, ...] = ()
+    open_items: tuple[str, ...] = ()
 
     def get(self, name: str):
         return getattr(self, name)
@@ -157,17 +163,29 @@ class Extracted:
 
 def extract_all(day: DayInput) -> Extracted:
     t = day.text
+    people = extract_people(t)
+    note = write_note(t, day.summary_chars, people)
     return Extracted(
         # The read-back check of the stage must never fail on what kenang itself wrote.
-        summary=normalise_summary(extractive_summary(t, day.summary_chars)) or plain_summary(t),
-        people=extract_people(t),
+        summary=(note.summary if note else None)
+        or normalise_summary(extractive_summary(t, day.summary_chars))
+        or plain_summary(t),
+        people=people,
         projects=extract_projects(t, known=day.known_projects),
         tags=extract_tags(t),
         technologies=extract_technologies(t),
         importance=extract_importance(t),
         mood=extract_mood(t),
         related_dates=extract_dates(t, today=day.today),
+        title=note.title if note else "",
+        language=note.language if note else day_language(t),
+        decisions=note.decisions if note else (),
+        open_items=note.open_items if note else (),
     )
+
+
+#: The note's fields beside the model's: the extractive path writes them on both backends.
+NOTE_FIELDS = ("title", "language", "decisions", "open_items")
 
 
 def session_lines(day: DayInput) -> tuple[SessionLine, ...]:
@@ -237,7 +255,7 @@ class ExtractiveSummarizer:
 
     def summarize(self, day: DayInput) -> SummaryOutcome:
         ex = extract_all(day)
-        fields = {name: ex.get(name) for name in (*LLM_FIELDS, "related_dates")}
+        fields = {name: ex.get(name) for name in (*LLM_FIELDS, "related_dates", *NOTE_FIELDS)}
         doc = build_doc(day, fields, Generator(self.backend, self.model, self.model_sha256, PROMPT_VERSION, ()))
         prov = {f: {str(v): "extractor" for v in ex.get(f)} for f in (*LIST_FIELDS, "related_dates")}
         return SummaryOutcome(doc, True, 0, 0, 0, 0, 0.0, prov)
@@ -566,6 +584,8 @@ class LlmSummarizer:
             }
             fields[name] = merged
         fields["related_dates"] = ex.related_dates
+        for name in NOTE_FIELDS:  # decisions and open items come from the extractive path
+            fields.setdefault(name, ex.get(name))
         provenance["related_dates"] = {d.isoformat(): "extractor" for d in ex.related_dates}
         gen = Generator(self.backend, self.model, self.model_sha256, PROMPT_VERSION, tuple(fallback))
         doc = build_doc(day, fields, gen)
