@@ -41,14 +41,11 @@ Pure and deterministic. Every output is within ``schemas.frontmatter``'s bounds
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from functools import lru_cache
 
 from schemas.frontmatter import ITEM_BOUNDS, SUMMARY_MAX_CHARS, SUMMARY_PARAGRAPHS, TITLE_MAX_CHARS
 from schemas.lexicon import EXTRACTOR_STOPWORDS, TECHNOLOGIES
@@ -298,7 +295,7 @@ _MODAL_BEFORE = re.compile(r"(?i)(?<!\w)(?:do|does|did|can|could|should|would|wi
 
 def third_person(text: str, speaker: str, addressee: str, lang: str, role: str = "user") -> str:
     """``text`` with the speaker's "I" and the addressee's "you" replaced by their names."""
-    out = as_third_person(text, speaker, lang, **_role(role, as_third_person))
+    out = as_third_person(text, speaker, lang, role=role)
     if lang == "id":
         out = _id_third_person(out, speaker, addressee)
     if not re.search(r"(?i)\b(?:i|me|my|mine|myself|you|your|yours|yourself)\b", out):
@@ -343,16 +340,6 @@ def _third_singular(verb: str) -> str:
     if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
-
-
-def _role(role: str, fn: Callable[..., object], **more: object) -> dict[str, object]:
-    """``role=`` (and ``more``) for a ``transforms.cues`` function that takes them (its first version did not)."""
-    return {k: v for k, v in {"role": role, **more}.items() if k in _parameters(fn)}
-
-
-@lru_cache(maxsize=8)
-def _parameters(fn: Callable[..., object]) -> frozenset[str]:
-    return frozenset(inspect.signature(fn).parameters)
 
 
 _ID_ME = r"aku|saya|gue|gw|gua|ane"
@@ -681,7 +668,7 @@ def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tup
     open_items: list[str] = []
     for t in ths:
         for j, u in enumerate(t.units):
-            kinds = cues_of(u.text, **_role(u.role, cues_of))
+            kinds = cues_of(u.text, role=u.role)
             if "decision" in kinds:
                 decisions.append(_item(u, voices))
             elif "open" in kinds and u.role != "assistant":
@@ -705,7 +692,7 @@ def _with_context(u: Unit, before: tuple[Unit, ...], voices: _Voices) -> Unit:
 def _closed_later(u: Unit, later: tuple[Unit, ...]) -> bool:
     """An item raised and settled in the same thread ("belum jalan" ... "udah jalan") is not open."""
     return any(
-        closes(u.text, v.text, **_role(v.role, closes, share=IN_THREAD_SHARE)) for v in later if v.turn != u.turn
+        closes(u.text, v.text, role=v.role, share=IN_THREAD_SHARE) for v in later if v.turn != u.turn
     )
 
 
