@@ -1,20 +1,12 @@
-"""The archive opens as an Obsidian vault: every wiki link kenang writes resolves to exactly one file.
-
-Links are resolved the way Obsidian resolves them: the target is what comes before
-``|`` (the alias) and ``#`` (a heading); a target holding ``/`` is a path from the
-vault's root; any other is a file's name, which must be unique in the vault. A
-Markdown file is named without ``.md``, any other file with its extension.
-"""
+"""The archive opens as an Obsidian vault: every wiki link kenang writes resolves to exactly one file
+(``helpers.resolve`` resolves a link the way Obsidian does)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-from collections import Counter
-from pathlib import Path
 
 import pytest
-from helpers import NOW, drop, jsonl
+from helpers import NOW, drop, jsonl, links_of, resolve, unresolved_links
 
 from flows.pipeline import nightly
 from transforms import vault
@@ -24,27 +16,6 @@ from transforms.render import render_markdown
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
 JKT = NOW.tzinfo
-_LINK = re.compile(r"\[\[([^\]\n]+)\]\]")
-
-
-def resolve(link: str, files: list[str]) -> list[str]:
-    """The files of the vault an Obsidian ``[[link]]`` opens (exactly one when it resolves)."""
-    target = link.split("|", 1)[0].split("#", 1)[0]
-    if "/" in target:
-        return [f for f in files if f in (target, f"{target}.md")]
-    names = Counter(Path(f).name for f in files)
-    found = [f for f in files if Path(f).name in (target, f"{target}.md")]
-    return found if all(names[Path(f).name] == 1 for f in found) else found * 2  # a name twice: ambiguous
-
-
-def links_of(archive: Path) -> dict[str, list[str]]:
-    """Every ``[[...]]`` in every Markdown file of the archive, by the file (from the root) that holds it."""
-    out = {}
-    for path in sorted(archive.rglob("*.md")):
-        found = _LINK.findall(path.read_text(encoding="utf-8"))
-        if found:
-            out[path.relative_to(archive).as_posix()] = found
-    return out
 
 
 def _session(sid: str, day: str, hhmm: str, *texts: str) -> Session:
@@ -107,10 +78,9 @@ def test_every_link_in_the_archive_resolves_to_exactly_one_file(home):
     result = nightly(now=NOW, home=str(home.paths.home))
     assert result["summarize"]["summarized"] == 5
     archive = home.paths.archive
+    assert unresolved_links(archive) == []
     files = sorted(p.relative_to(archive).as_posix() for p in archive.rglob("*") if p.is_file())
     found = links_of(archive)
-    unresolved = [(f, link) for f, links in found.items() for link in links if len(resolve(link, files)) != 1]
-    assert unresolved == []
     # every kind of link kenang writes is there, so the check above cannot pass on an empty archive
     every = [(f, link) for f, links in found.items() for link in links]
     targets = [resolve(link, files)[0] for _, link in every]
@@ -163,3 +133,15 @@ def test_the_layout_names_a_day_folder_per_user_and_an_index_per_user():
 )
 def test_a_link_names_the_path_without_md_or_is_not_written_at_all(path, alias, link):
     assert vault.link(path, alias) == link
+
+
+def test_the_resolver_refuses_a_link_to_no_file_and_a_name_two_files_share(tmp_path):
+    day = tmp_path / "daily_sessions" / "2026-07-19"
+    (day / "rina").mkdir(parents=True)
+    (day / "2026-07-19.summary.md").write_text("x")
+    (day / "rina" / "2026-07-19.summary.md").write_text("x")
+    (tmp_path / "MEMORY_INDEX.md").write_text(
+        "- [[2026-07-19]] the old link\n- [[2026-07-19.summary|2026-07-19]] a name two notes share\n"
+        "- [[daily_sessions/2026-07-19/rina/2026-07-19.summary|2026-07-19]] a path\n"
+    )
+    assert [link for _, link in unresolved_links(tmp_path)] == ["2026-07-19", "2026-07-19.summary|2026-07-19"]
