@@ -294,3 +294,10 @@ def test_a_malformed_note_body_is_refused_with_what_is_wrong(breakage, why):
 
 def test_an_importance_of_a_superscript_digit_is_invalid_not_an_error():
     assert normalise_importance("²") is None and normalise_importance(" 7 ") == 7
+
+
+def test_a_wiki_link_quoted_from_a_transcript_never_becomes_a_link_of_the_note():
+    assert normalise_title("Notes on [[2026-07-01]]") == "Notes on [2026-07-01]"
+    assert normalise_items("decisions", ["Keep [[[[MEMORY_INDEX]]]] short."]) == ("Keep [MEMORY_INDEX] short.",)
+    assert normalise_summary("Rina pasted [[Sahur plan]] in the chat.") == "Rina pasted [Sahur plan] in the chat."
+    assert normalise_list("people", ["[[Dimas]]"]) == ("[Dimas]",)

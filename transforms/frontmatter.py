@@ -138,11 +138,22 @@ class DaySummary:
 
 
 def clean_text(value: object) -> str | None:
-    """One line of text, stripped and whitespace-collapsed; None if empty or not text."""
+    """One line of text, stripped, whitespace-collapsed and ``unlinked``; None if empty or not text."""
     if not isinstance(value, str):
         return None
-    text = _SPACE.sub(" ", value).strip()
+    text = unlinked(_SPACE.sub(" ", value).strip())
     return text or None
+
+
+def unlinked(text: str) -> str:
+    """``text`` with no wiki link in it: ``[[`` and ``]]`` become single brackets.
+
+    A note's links are kenang's own, each resolving in the vault (``transforms.vault``);
+    a ``[[...]]`` quoted from a transcript would point nowhere.
+    """
+    while "[[" in text or "]]" in text:
+        text = text.replace("[[", "[").replace("]]", "]")
+    return text
 
 
 def normalise_list(name: str, items: Iterable[object], canonical: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -231,7 +242,7 @@ def normalise_summary(value: object) -> str | None:
     """
     if not isinstance(value, str):
         return None
-    text = value.replace("\r", " ")
+    text = unlinked(value.replace("\r", " "))
     if _CONTROL.search(text.replace("\n", " ")):
         return None
     paragraphs = [_SPACE.sub(" ", p).strip() for p in re.split(r"\n[ \t]*\n", text.strip())]

@@ -70,6 +70,7 @@ from transforms.frontmatter import (
     normalise_summary,
     normalise_title,
     session_file,
+    unlinked,
 )
 from transforms.injection import flag_injection, quote_for_prompt
 
@@ -190,9 +191,8 @@ def session_lines(day: DayInput) -> tuple[SessionLine, ...]:
         start = s.started_at.astimezone(tz).strftime("%H:%M") if s.started_at else ""
         end = s.ended_at.astimezone(tz).strftime("%H:%M") if s.ended_at and s.started_at else ""
         file = session_file(s.archive_path.rsplit("/", 1)[-1])
-        out.append(
-            SessionLine(s.session_id, start, end if start else "", s.message_count, topic.replace("\n", " "), file)
-        )
+        topic = unlinked(topic.replace("\n", " "))
+        out.append(SessionLine(s.session_id, start, end if start else "", s.message_count, topic, file))
     return tuple(out)
 
 
