@@ -12,7 +12,14 @@ Normalisation rules:
 - ``people`` and ``projects`` that arrive all lower-case are title-cased;
   ``technologies`` take their canonical gazetteer spelling where one is known;
   ``tags`` become lower-case kebab-case;
-- ``related_dates`` are real dates, never the day itself, never after ``today``.
+- ``related_dates`` are real dates, never the day itself, never after ``today``;
+- no text holds ``[[`` or ``]]`` (``unlinked``): the note's only links are its own.
+
+Links: every ``[[...]]`` the note holds is a path from the vault's root with a short
+alias (``transforms.vault``), written from ``DaySummary.folder``: up to the user's
+MEMORY_INDEX, to the related days that have a note (``related_notes``), to the day a
+carried item was raised, and to each session's archived file (``SessionLine.file``).
+``parse_summary`` reads each of these lines back and refuses one kenang would not write.
 """
 
 from __future__ import annotations
@@ -367,17 +374,11 @@ def session_link(day: dt.date, folder: str, s: SessionLine) -> str:
 
 def _linked(file: str) -> bool:
     """Whether a session's file gets a link that reads back as the same name: a .jsonl, or a .md not named *.jsonl.md."""
-    return (
-        "/" not in file
-        and vault.linkable(file)
-        and (
-            file.endswith(".jsonl")
-            and len(file) > 6
-            or file.endswith(".md")
-            and len(file) > 3
-            and not file[:-3].endswith(".jsonl")
-        )
-    )
+    if "/" in file or not vault.linkable(file):
+        return False
+    if file.endswith(".jsonl"):
+        return len(file) > len(".jsonl")
+    return file.endswith(".md") and len(file) > len(".md") and not file.removesuffix(".md").endswith(".jsonl")
 
 
 def session_file(name: str) -> str:
@@ -385,7 +386,7 @@ def session_file(name: str) -> str:
     return name if _linked(name) else ""
 
 
-#: "(raised [[2026-07-15]])" after a carried item, per language.
+#: "(raised [[<path>|2026-07-15]])" after a carried item, per language.
 _RAISED = {"en": "raised", "id": "sejak"}
 _RELATED = {"en": "Related", "id": "Terkait"}
 _INDEX_LABEL = {"en": "Memory index", "id": "Indeks memori"}
