@@ -82,7 +82,7 @@ def year_corpus(
             index += 1
             session = Session(sid, None, agents[index % 3], "markdown" if fmt == "md" else "jsonl", tuple(messages))
             if fmt == "md":
-                data = render_markdown(session, parent_day=day).encode()
+                data = render_markdown(session, parent_day=day, folder="" if user == DEMO_USER else user).encode()
             else:
                 data = render_jsonl(session).encode()
             name = f"{sid}.{fmt}"

@@ -6,6 +6,8 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -248,3 +250,38 @@ def grep_home(settings: Settings, needle: bytes) -> list[Path]:
     return [
         p for p in settings.paths.home.rglob("*") if p.is_file() and not p.is_symlink() and needle in p.read_bytes()
     ]
+
+
+_WIKI_LINK = re.compile(r"\[\[([^\]\n]+)\]\]")
+
+
+def resolve(link: str, files: list[str]) -> list[str]:
+    """The files of a vault an Obsidian ``[[link]]`` opens (exactly one when it resolves).
+
+    As Obsidian resolves: the target is what comes before ``|`` (the alias) and ``#`` (a
+    heading); a target holding ``/`` is a path from the vault's root; any other is a
+    file's name, which must be unique in the vault. A Markdown file is named without
+    ``.md``, any other file with its extension. ``files``: every file, from the root.
+    """
+    target = link.split("|", 1)[0].split("#", 1)[0]
+    if "/" in target:
+        return [f for f in files if f in (target, f"{target}.md")]
+    names = Counter(Path(f).name for f in files)
+    found = [f for f in files if Path(f).name in (target, f"{target}.md")]
+    return found if all(names[Path(f).name] == 1 for f in found) else found * 2  # a name twice: ambiguous
+
+
+def links_of(archive: Path) -> dict[str, list[str]]:
+    """Every ``[[...]]`` in every Markdown file of the archive, by the file (from the root) that holds it."""
+    out = {}
+    for path in sorted(archive.rglob("*.md")):
+        found = _WIKI_LINK.findall(path.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            out[path.relative_to(archive).as_posix()] = found
+    return out
+
+
+def unresolved_links(archive: Path) -> list[tuple[str, str]]:
+    """(file, link) for each link of the archive that does not resolve to exactly one of its files."""
+    files = sorted(p.relative_to(archive).as_posix() for p in archive.rglob("*") if p.is_file())
+    return [(f, link) for f, links in links_of(archive).items() for link in links if len(resolve(link, files)) != 1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from fakes import AxisEmbedder, QueueModel, reply
-from helpers import kenang
+from helpers import kenang, unresolved_links
 
 from flows.cli.demo import DEMO_QUERIES
 from flows.config import load_settings
@@ -56,6 +56,7 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     assert settings.summarizer.backend == "llama"  # the home is left on the default backend
     assert len(list(settings.paths.archive.rglob("*.summary.md"))) >= 30
     assert (settings.paths.archive / "MEMORY_INDEX.md").is_file()
+    assert unresolved_links(settings.paths.archive) == []  # the demo's archive opens as an Obsidian vault
     assert model.prompts  # the last night really went through the model backend
     # indexed, then recalled: each demo query embedded in order (an Indonesian one also as its English gloss)
     assert fake.passages and [q for q in fake.queries if q in DEMO_QUERIES] == list(DEMO_QUERIES)

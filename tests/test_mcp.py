@@ -83,14 +83,18 @@ def test_every_tool_answers_in_memory_with_structured_output(loaded):
             )
             day = await call(c, "memory_day", date="2026-07-19")
             assert day["user"] == "rina" and "sahur" in day["body"] and day["sessions"][0]["session_id"] == "chat"
+            note = day["summary"]
+            assert note["title"] and note["language"] in ("en", "id") and isinstance(note["open_items"], list)
             trend = await call(c, "memory_analyze", intent="mood_timeseries", by="day")
             assert trend["intent"] == "mood_timeseries" and trend["rows"] and trend["definition"] == {"by": "day"}
             prod = await call(c, "memory_analyze", intent="productivity")
             assert "productive when its mood is one of" in prod["definition"]["rule"]
             snap = (await c.call_tool("memory_snapshot", {})).data
-            assert snap.startswith("MEMORY [0% — 0/2,200 chars]") and "RECENT DAYS" in snap and "[[2026-07-19]]" in snap
+            assert (
+                snap.startswith("MEMORY [0% — 0/2,200 chars]") and "RECENT DAYS" in snap and "\n- 2026-07-19 " in snap
+            )
             summary = (await c.read_resource("kenang://summary/2026-07-19"))[0].text
-            assert summary.startswith("# 2026-07-19") and "sahur" in summary
+            assert summary.startswith(f"# 2026-07-19 · {note['title']}\n") and "sahur" in summary
             index = (await c.read_resource("kenang://memory-index"))[0].text
             assert index.startswith("# Memory index: rina")
 

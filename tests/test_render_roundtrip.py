@@ -130,7 +130,10 @@ def test_markdown_has_no_frontmatter_when_no_field_is_set():
 
 def test_markdown_frontmatter_holds_only_the_fields_that_are_set():
     text = render_markdown(example_session(session_id="2026-07-19-1037", agent="zed"), parent_day=date(2026, 7, 19))
-    assert text.startswith("---\nsession_id: 2026-07-19-1037\nagent: zed\n---\nParent Day: [[2026-07-19]]\n\n## user")
+    assert text.startswith(
+        "---\nsession_id: 2026-07-19-1037\nagent: zed\n---\n"
+        "Parent Day: [[daily_sessions/2026-07-19/2026-07-19.summary|2026-07-19]]\n\n## user"
+    )
 
 
 def test_a_session_id_that_yaml_would_read_as_a_date_is_quoted():

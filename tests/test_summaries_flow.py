@@ -49,9 +49,10 @@ def test_every_loaded_day_gets_a_read_only_summary_a_table_row_and_an_index_line
     }
     assert rows[("default", dt.date(2026, 7, 19))]["summary"] == doc.summary
     index = (home.paths.archive / "MEMORY_INDEX.md").read_text()
-    assert "## 2026-07" in index and "[[2026-07-19]]" in index
-    assert "[[2026-07-18]]" not in index  # gading's day is in gading's own index
-    assert "[[2026-07-18]]" in (home.paths.archive / "MEMORY_INDEX.gading.md").read_text()
+    assert "## 2026-07" in index and "[[daily_sessions/2026-07-19/2026-07-19.summary|2026-07-19]]" in index
+    assert "|2026-07-18]]" not in index  # gading's day is in gading's own index
+    gading = (home.paths.archive / "MEMORY_INDEX.gading.md").read_text()
+    assert "[[daily_sessions/2026-07-18/gading/2026-07-18.summary|2026-07-18]]" in gading
 
 
 def test_summaries_are_not_originals_so_verify_stays_clean(home):
@@ -91,8 +92,8 @@ def test_a_run_that_died_after_its_summaries_gets_its_memory_index_from_the_next
     assert table(home, "daily_summaries") and not (home.paths.archive / "MEMORY_INDEX.md").exists()
     again = night(home)
     assert again["summarize"]["days"] == 0  # nothing left to summarize, and yet:
-    assert "[[2026-07-19]]" in (home.paths.archive / "MEMORY_INDEX.md").read_text()
-    assert "[[2026-07-18]]" in (home.paths.archive / "MEMORY_INDEX.gading.md").read_text()
+    assert "|2026-07-19]]" in (home.paths.archive / "MEMORY_INDEX.md").read_text()
+    assert "|2026-07-18]]" in (home.paths.archive / "MEMORY_INDEX.gading.md").read_text()
 
 
 def test_a_day_whose_model_crashed_is_failed_shown_in_status_and_retried_next_night(home, monkeypatch):

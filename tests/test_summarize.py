@@ -63,10 +63,15 @@ def day_input(*extra: DayMessage) -> DayInput:
     )
     sessions = (
         SessionMeta(
-            "2026-07-19-1037", at("10:37"), at(extra[-1].ts.strftime("%H:%M")) if extra else at("10:46"), len(msgs)
+            "2026-07-19-1037",
+            at("10:37"),
+            at(extra[-1].ts.strftime("%H:%M")) if extra else at("10:46"),
+            len(msgs),
+            "daily_sessions/2026-07-19/gading/2026-07-19-1037.md",
         ),
     )
-    return DayInput(DayText("gading", DAY, JKT, msgs), sessions, TODAY, ("Homelab",))
+    noted = frozenset({DAY - dt.timedelta(days=1), DAY})  # 2026-07-18 has a note; "besok" (07-20) has none
+    return DayInput(DayText("gading", DAY, JKT, msgs), sessions, TODAY, ("Homelab",), folder="gading", noted_days=noted)
 
 
 def summarizer(model) -> LlmSummarizer:

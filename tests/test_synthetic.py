@@ -186,7 +186,9 @@ def test_markdown_sessions_carry_a_session_id_and_a_parent_day():
         if f.expect == "ok" and f.relpath.endswith(".md"):
             text = f.data.decode()
             assert f"session_id: {file_name(f)[:-3]}\n" in text
-            assert f"Parent Day: [[{file_name(f)[:10]}]]" in text
+            day, user = file_name(f)[:10], f.relpath.split("/")[0] if "/" in f.relpath else ""
+            note = f"{day}/{user}/{day}.summary" if user else f"{day}/{day}.summary"
+            assert f"Parent Day: [[daily_sessions/{note}|{day}]]" in text  # the day's note, by its path
 
 
 def test_the_demo_speaks_indonesian_and_english_and_names_people_and_dates():

@@ -12,7 +12,14 @@ Normalisation rules:
 - ``people`` and ``projects`` that arrive all lower-case are title-cased;
   ``technologies`` take their canonical gazetteer spelling where one is known;
   ``tags`` become lower-case kebab-case;
-- ``related_dates`` are real dates, never the day itself, never after ``today``.
+- ``related_dates`` are real dates, never the day itself, never after ``today``;
+- no text holds ``[[`` or ``]]`` (``unlinked``): the note's only links are its own.
+
+Links: every ``[[...]]`` the note holds is a path from the vault's root with a short
+alias (``transforms.vault``), written from ``DaySummary.folder``: up to the user's
+MEMORY_INDEX, to the related days that have a note (``related_notes``), to the day a
+carried item was raised, and to each session's archived file (``SessionLine.file``).
+``parse_summary`` reads each of these lines back and refuses one kenang would not write.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from schemas.frontmatter import (
     TITLE_MAX_CHARS,
 )
 from schemas.lexicon import is_placeholder
-from transforms import yamls
+from transforms import vault, yamls
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SPACE = re.compile(r"\s+")
@@ -70,6 +77,7 @@ class SessionLine:
     end: str
     messages: int
     topic: str
+    file: str = ""  # the archived transcript's name in the day folder; "" when unknown (no link)
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,11 @@ class DaySummary:
     open_items: tuple[str, ...] = ()
     still_open: tuple[CarriedItem, ...] = ()
     closed: tuple[CarriedItem, ...] = ()
+    #: Where the user's notes live in the vault: "" for the default user, else the user's
+    #: folder inside each day folder (``transforms.vault.user_folder``). Links are written by it.
+    folder: str = ""
+    #: The related dates that have a note of their own: linked; the others are written as plain dates.
+    related_notes: tuple[dt.date, ...] = ()
 
     def record(self) -> dict:
         """The frontmatter fields (but the generator) and the summary text as plain values."""
@@ -133,11 +146,22 @@ class DaySummary:
 
 
 def clean_text(value: object) -> str | None:
-    """One line of text, stripped and whitespace-collapsed; None if empty or not text."""
+    """One line of text, stripped, whitespace-collapsed and ``unlinked``; None if empty or not text."""
     if not isinstance(value, str):
         return None
-    text = _SPACE.sub(" ", value).strip()
+    text = unlinked(_SPACE.sub(" ", value).strip())
     return text or None
+
+
+def unlinked(text: str) -> str:
+    """``text`` with no wiki link in it: ``[[`` and ``]]`` become single brackets.
+
+    A note's links are kenang's own, each resolving in the vault (``transforms.vault``);
+    a ``[[...]]`` quoted from a transcript would point nowhere.
+    """
+    while "[[" in text or "]]" in text:
+        text = text.replace("[[", "[").replace("]]", "]")
+    return text
 
 
 def normalise_list(name: str, items: Iterable[object], canonical: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -226,7 +250,7 @@ def normalise_summary(value: object) -> str | None:
     """
     if not isinstance(value, str):
         return None
-    text = value.replace("\r", " ")
+    text = unlinked(value.replace("\r", " "))
     if _CONTROL.search(text.replace("\n", " ")):
         return None
     paragraphs = [_SPACE.sub(" ", p).strip() for p in re.split(r"\n[ \t]*\n", text.strip())]
@@ -326,27 +350,83 @@ def _scalar_yaml(value: object) -> str:
     return text[: -len("\n...")] if text.endswith("\n...") else text.removesuffix(" ...").strip()
 
 
-def day_link(doc: DaySummary, day: dt.date) -> str:
-    """A wiki link to ``day``'s note of ``doc``'s user."""
-    return f"[[{day.isoformat()}]]"
+def _yaml_entry(key: str, value: object, indent: str = "") -> list[str]:
+    """One frontmatter key as Obsidian writes properties: a list as a block list, a mapping as a block."""
+    if isinstance(value, dict):
+        return [f"{indent}{key}:", *(ln for k, v in value.items() for ln in _yaml_entry(k, v, indent + "  "))]
+    if isinstance(value, list) and value:
+        return [f"{indent}{key}:", *(f"{indent}  - {_scalar_yaml(v)}" for v in value)]
+    return [f"{indent}{key}: {_scalar_yaml(value)}"]
 
 
-def session_link(doc: DaySummary, session_id: str) -> str:
-    """A wiki link to one of the day's sessions."""
-    return f"[[{session_id}]]"
+def day_link(folder: str, day: dt.date) -> str:
+    """A wiki link to ``day``'s note of the user whose notes live in ``folder``: its path, the date as alias."""
+    found = vault.link(vault.summary_path(day, folder), day.isoformat())
+    if found is None:  # a user id is never unlinkable (USER_ID_RE); a folder that is gives the plain date
+        return day.isoformat()
+    return found
 
 
-#: "(raised [[2026-07-15]])" after a carried item, per language.
+def session_link(day: dt.date, folder: str, s: SessionLine) -> str:
+    """A wiki link to a session's archived transcript, the session id as alias; the bare id when it has none."""
+    found = vault.link(f"{vault.day_folder(day, folder)}/{s.file}", s.session_id) if _linked(s.file) else None
+    return found or s.session_id
+
+
+def _linked(file: str) -> bool:
+    """Whether a session's file gets a link that reads back as the same name: a .jsonl, or a .md not named *.jsonl.md."""
+    if "/" in file or not vault.linkable(file):
+        return False
+    if file.endswith(".jsonl"):
+        return len(file) > len(".jsonl")
+    return file.endswith(".md") and len(file) > len(".md") and not file.removesuffix(".md").endswith(".jsonl")
+
+
+def session_file(name: str) -> str:
+    """The archived file name a ``SessionLine`` keeps: ``name`` when a link can name it, else "" (no link)."""
+    return name if _linked(name) else ""
+
+
+#: "(raised [[<path>|2026-07-15]])" after a carried item, per language.
 _RAISED = {"en": "raised", "id": "sejak"}
 _RELATED = {"en": "Related", "id": "Terkait"}
+_INDEX_LABEL = {"en": "Memory index", "id": "Indeks memori"}
 _PEOPLE_LABELS = {"en": ("People", "Projects"), "id": ("Orang", "Proyek")}
+_TIME_UNKNOWN = {"en": "time unknown", "id": "waktu tidak diketahui"}
+
+
+def _messages(n: int, language: str) -> str:
+    return f"{n} pesan" if language == "id" else f"{n} message{'s' if n != 1 else ''}"
+
+
+def _nav_line(folder: str, language: str, related: tuple[dt.date, ...], noted: tuple[dt.date, ...]) -> str:
+    """The line under the heading: a link up to the user's MEMORY_INDEX, then the related days (linked if noted)."""
+    index = vault.link(vault.index_of_folder(folder), _INDEX_LABEL[language])
+    parts = [index or _INDEX_LABEL[language]]
+    if related:
+        days = (day_link(folder, d) if d in noted else d.isoformat() for d in related)
+        parts.append(f"{_RELATED[language]}: " + ", ".join(days))
+    return " · ".join(parts)
+
+
+def _session_text(day: dt.date, folder: str, language: str, s: SessionLine) -> str:
+    span = f"{s.start}–{s.end}" if s.start else _TIME_UNKNOWN[language]
+    topic = f" · {s.topic}" if s.topic else ""
+    return f"- {session_link(day, folder, s)} {span} · {_messages(s.messages, language)}{topic}"
+
+
+def _carried_text(folder: str, language: str, it: CarriedItem) -> str:
+    return f"- {it.text} ({_RAISED[language]} {day_link(folder, it.raised_on)})"
 
 
 def render_summary(doc: DaySummary) -> str:
     """The Markdown file, frontmatter first; the same doc always renders the same bytes.
 
-    The body: ``# <date> · <title>``, a line of related days, then the sections in
-    ``HEADINGS`` order, in the note's language; an empty section is left out.
+    The frontmatter is written the way Obsidian writes properties (lists as block lists),
+    so the vault shows every field. The body: ``# <date> · <title>``, a line linking up to
+    the user's MEMORY_INDEX and to the related days that have a note, then the sections
+    in ``HEADINGS`` order, in the note's language; an empty section is left out. Every
+    link is a path from the vault's root (``transforms.vault``).
     """
     gen = doc.generator
     values = {
@@ -360,20 +440,17 @@ def render_summary(doc: DaySummary) -> str:
             "fallback_fields": list(gen.fallback_fields),
         },
     }
-    lines = ["---"] + [f"{k}: {_scalar_yaml(values[k])}" for k in FIELDS] + ["---"]
+    lines = ["---", *(ln for k in FIELDS for ln in _yaml_entry(k, values[k])), "---"]
     day = doc.date.isoformat()
     heads = HEADINGS[doc.language]
-    lines.append(f"# {day} · {doc.title}")
-    if doc.related_dates:
-        lines.append(f"{_RELATED[doc.language]}: " + " · ".join(day_link(doc, d) for d in doc.related_dates))
+    lines += [f"# {day} · {doc.title}", _nav_line(doc.folder, doc.language, doc.related_dates, doc.related_notes)]
     lines += ["", f"## {heads['summary']}", doc.summary]
     for name in ("decisions", "open_items"):
         if getattr(doc, name):
             lines += ["", f"## {heads[name]}", *(f"- {item}" for item in getattr(doc, name))]
     for name in ("still_open", "closed"):
         if getattr(doc, name):
-            raised = _RAISED[doc.language]
-            items = (f"- {it.text} ({raised} {day_link(doc, it.raised_on)})" for it in getattr(doc, name))
+            items = (_carried_text(doc.folder, doc.language, it) for it in getattr(doc, name))
             lines += ["", f"## {heads[name]}", *items]
     people_label, projects_label = _PEOPLE_LABELS[doc.language]
     who = [
@@ -383,11 +460,7 @@ def render_summary(doc: DaySummary) -> str:
         lines += ["", f"## {heads['people']}", *who]
     if doc.session_lines:
         lines += ["", f"## {heads['sessions']}"]
-        for s in doc.session_lines:
-            span = f"{s.start}–{s.end}" if s.start else "time unknown"
-            topic = f" · {s.topic}" if s.topic else ""
-            n = f"{s.messages} message{'s' if s.messages != 1 else ''}"
-            lines.append(f"- {session_link(doc, s.session_id)} {span} · {n}{topic}")
+        lines += [_session_text(doc.date, doc.folder, doc.language, s) for s in doc.session_lines]
     return "\n".join(lines) + "\n"
 
 
@@ -397,6 +470,12 @@ _SESSION_LINE = re.compile(
 )
 _CARRIED = re.compile(rf"^- (?P<text>.+) \((?P<word>raised|sejak) {_LINK}\)$")
 _DATE_IN_LINK = re.compile(r"(\d{4}-\d\d-\d\d)(?:\.summary)?$")
+_SESSION_LINE_V2 = re.compile(
+    rf"^- (?:{_LINK}|(?P<plain>.+?)) (?:(?P<start>\d\d:\d\d)–(?P<end>\d\d:\d\d)|time unknown|waktu tidak diketahui)"
+    r" · (?P<n>\d+) (?:messages?|pesan)(?: · (?P<topic>.*))?$"
+)
+_INDEX_LINK = re.compile(r"^\[\[(?P<target>[^\]|\n]+)\|[^\]\n]+\]\]")
+_ALIASES = re.compile(_LINK)
 
 
 def parse_summary(text: str, *, today: dt.date | None = None) -> DaySummary:
@@ -462,7 +541,7 @@ def parse_summary(text: str, *, today: dt.date | None = None) -> DaySummary:
             raise FrontmatterError(f"language must be one of {', '.join(LANGUAGES)}")
     body = text[end + len("\n---\n") :].split("\n")
     if version == SCHEMA_VERSION:
-        sections = _parse_sections(body, day, title, language)
+        sections = _parse_sections(body, day, title, language, str(meta["user_id"]), dates)
     else:
         summary_v1, lines_v1 = _parse_body_v1(body, day)
         sections = {"summary": summary_v1, "sessions": lines_v1}
@@ -507,7 +586,54 @@ def parse_summary(text: str, *, today: dt.date | None = None) -> DaySummary:
         open_items=open_items,
         still_open=still_open,
         closed=closed,
+        folder=sections.get("folder", ""),
+        related_notes=tuple(sections.get("related_notes", ())),
     )
+
+
+def _bad_line(what: str, line: str) -> FrontmatterError:
+    from transforms.redact import redact_reason  # on the error path only
+
+    return FrontmatterError(f"bad {what}: {redact_reason(line, 80)!r}")
+
+
+def _session_line_v2(line: str, day: dt.date, folder: str, language: str) -> SessionLine:
+    """A version-2 session line: its link names the archived file; it must read as kenang writes it."""
+    m = _SESSION_LINE_V2.match(line)
+    if not m:
+        raise _bad_line("session line", line)
+    file = ""
+    if m["target"] is not None:
+        base = vault.day_folder(day, folder) + "/"
+        if not m["target"].startswith(base):
+            raise _bad_line("session link (not a file of the day's folder)", line)
+        file = m["target"][len(base) :]
+        file = file if file.endswith(".jsonl") else file + ".md"
+    sid = m["plain"] if m["target"] is None else (m["alias"] or m["target"])
+    found = SessionLine(sid, m["start"] or "", m["end"] or "", int(m["n"]), m["topic"] or "", file)
+    if _session_text(day, folder, language, found) != line:
+        raise _bad_line("session line", line)
+    return found
+
+
+def _carried_v2(line: str, folder: str, language: str) -> CarriedItem:
+    found = _carried(line, language)
+    if _carried_text(folder, language, found) != line:
+        raise FrontmatterError("a carried item must read '- <text> (raised <link to its day's note>)'")
+    return found
+
+
+def _nav(line: str, user_id: str, language: str, related: tuple[dt.date, ...]) -> tuple[str, tuple[dt.date, ...]]:
+    """The line under the heading read back: the notes' folder (from the index link) and the related days linked."""
+    m = _INDEX_LINK.match(line)
+    folder = vault.folder_of_index(m["target"] + ".md") if m else None
+    if folder is None or folder not in ("", user_id):
+        raise FrontmatterError("the line under the heading must start with a link to the user's MEMORY_INDEX")
+    linked = {a["alias"] for a in _ALIASES.finditer(line) if a["alias"]}
+    noted = tuple(d for d in related if d.isoformat() in linked)
+    if _nav_line(folder, language, related, noted) != line:
+        raise FrontmatterError("the line under the heading must read '<index link> · <related>: <days>'")
+    return folder, noted
 
 
 def _session_line(line: str) -> SessionLine:
@@ -531,12 +657,17 @@ def _carried(line: str, language: str) -> CarriedItem:
         raise FrontmatterError(f"a carried item's day is not a date: {exc}") from exc
 
 
-def _parse_sections(body: list[str], day: dt.date, title: str, language: str) -> dict:
-    """The version-2 body: the heading line, the related line, then ``## `` sections."""
+def _parse_sections(
+    body: list[str], day: dt.date, title: str, language: str, user_id: str, related: tuple[dt.date, ...]
+) -> dict:
+    """The version-2 body: the heading line, the index and related line, then ``## `` sections."""
     if not body or body[0] != f"# {day.isoformat()} · {title}":
         raise FrontmatterError("body must start with '# <date> · <title>'")
+    if len(body) < 2:
+        raise FrontmatterError("the heading must be followed by the line linking the user's MEMORY_INDEX")
+    folder, noted = _nav(body[1], user_id, language, related)
     names = {heading: name for name, heading in HEADINGS[language].items()}
-    out: dict = {}
+    out: dict = {"folder": folder, "related_notes": noted}
     current: str | None = None
     lines: list[str] = []
 
@@ -553,9 +684,9 @@ def _parse_sections(body: list[str], day: dt.date, title: str, language: str) ->
             return
         items = [ln for ln in content if ln.strip()]
         if current == "sessions":
-            out[current] = [_session_line(ln) for ln in items]
+            out[current] = [_session_line_v2(ln, day, folder, language) for ln in items]
         elif current in ("still_open", "closed"):
-            out[current] = [_carried(ln, language) for ln in items]
+            out[current] = [_carried_v2(ln, folder, language) for ln in items]
         elif current == "people":
             out[current] = items  # derived from the frontmatter: checked by the read-back, not kept
         else:
@@ -563,7 +694,7 @@ def _parse_sections(body: list[str], day: dt.date, title: str, language: str) ->
                 raise FrontmatterError(f"section {HEADINGS[language][current]!r} must be a list of '- ' items")
             out[current] = [ln[2:] for ln in items]
 
-    for line in body[1:]:
+    for line in body[2:]:
         if line.startswith("## "):
             close()
             current = names.get(line[3:])
@@ -571,7 +702,8 @@ def _parse_sections(body: list[str], day: dt.date, title: str, language: str) ->
                 raise FrontmatterError(f"unknown section {line[3:]!r}")
             lines = []
         elif current is None:
-            continue  # the related line and blank lines before the first section
+            if line.strip():
+                raise FrontmatterError("text before the first section: every line must belong to a '## ' section")
         else:
             lines.append(line)
     close()

@@ -1,10 +1,15 @@
 """MEMORY_INDEX.md: one line per summarized day, a section per month, newest first.
 
-Each line is ``- [[date]] importance/10 · mood · top tags — first sentence``, so an
-assistant (or a person) can scan months of memory at a glance and follow the
-``[[date]]`` link to the day's summary. The index is rendered from the
+Each line is ``- [[<note's path>|date]] importance/10 · mood · title — first sentence``,
+so an assistant (or a person) can scan months of memory at a glance and follow the link
+to the day's note: the link is the note's path from the archive's root, which Obsidian
+opens when the archive is its vault (``transforms.vault``). A day without a title (a
+version-1 note) shows its top tags instead. The index is rendered from the
 ``daily_summaries`` rows alone and holds no timestamp, so the same summaries always
 render the same bytes and a rerun leaves the file alone.
+
+The snapshot an agent reads, and the line recall indexes, are the same lines with the
+plain date in place of the link: they live outside the vault.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from transforms import vault
 from transforms.frontmatter import sentences
 
 TOP_TAGS = 3
@@ -26,6 +32,8 @@ class IndexEntry:
     mood: str
     tags: tuple[str, ...]
     summary: str
+    title: str = ""
+    path: str = ""  # the note, from the archive's root (``daily_summaries.path``); "" links nothing
 
 
 def render_memory_index(user_id: str, entries: Iterable[IndexEntry]) -> str:
@@ -45,27 +53,32 @@ def render_memory_index(user_id: str, entries: Iterable[IndexEntry]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def entry_line(e: IndexEntry) -> str:
-    """One day's line: ``- [[date]] importance/10 · mood · top tags — first sentence``."""
-    tags = ", ".join(e.tags[:TOP_TAGS]) or "no tags"
+def entry_line(e: IndexEntry, *, link: bool = True) -> str:
+    """One day's line: ``- [[path|date]] importance/10 · mood · title — first sentence``; ``link=False``: the plain date."""
+    what = e.title or ", ".join(e.tags[:TOP_TAGS]) or "no tags"
     first = (sentences(e.summary) or [""])[0]
     if len(first) > FIRST_SENTENCE_MAX:
         first = first[: FIRST_SENTENCE_MAX - 1].rstrip() + "…"
-    return f"- [[{e.date.isoformat()}]] {e.importance}/10 · {e.mood} · {tags} — {first}"
+    day = e.date.isoformat()
+    shown = (vault.link(e.path, day) if link and e.path else None) or day
+    return f"- {shown} {e.importance}/10 · {e.mood} · {what} — {first}"
 
 
 #: The ``daily_summaries`` columns ``entry_of`` reads (a reader of every day asks for these alone).
-ENTRY_COLUMNS = ("date", "importance", "mood", "tags", "summary")
+ENTRY_COLUMNS = ("date", "importance", "mood", "tags", "summary", "title", "path")
 
 
 def entry_of(row: dict) -> IndexEntry:
     """The entry for a ``daily_summaries`` row."""
-    return IndexEntry(row["date"], row["importance"], row["mood"], tuple(row["tags"]), row["summary"])
-
-
-def index_name(user_id: str, default_user: str) -> str:
-    """MEMORY_INDEX.md for the default user, MEMORY_INDEX.<user>.md for everyone else."""
-    return "MEMORY_INDEX.md" if user_id == default_user else f"MEMORY_INDEX.{user_id}.md"
+    return IndexEntry(
+        row["date"],
+        row["importance"],
+        row["mood"],
+        tuple(row["tags"]),
+        row["summary"],
+        row.get("title") or "",
+        row.get("path") or "",
+    )
 
 
 def render_snapshot(user_id: str, entries: Iterable[IndexEntry], budget: int) -> str:
@@ -78,7 +91,7 @@ def render_snapshot(user_id: str, entries: Iterable[IndexEntry], budget: int) ->
     lines: list[str] = []
     used = 0
     for e in entries:
-        line = entry_line(e)
+        line = entry_line(e, link=False)
         if used + len(line) + 1 > budget and lines:
             break
         lines.append(line[:budget])

@@ -691,9 +691,7 @@ def _with_context(u: Unit, before: tuple[Unit, ...], voices: _Voices) -> Unit:
 
 def _closed_later(u: Unit, later: tuple[Unit, ...]) -> bool:
     """An item raised and settled in the same thread ("belum jalan" ... "udah jalan") is not open."""
-    return any(
-        closes(u.text, v.text, role=v.role, share=IN_THREAD_SHARE) for v in later if v.turn != u.turn
-    )
+    return any(closes(u.text, v.text, role=v.role, share=IN_THREAD_SHARE) for v in later if v.turn != u.turn)
 
 
 def _unanswered(u: Unit, t: Thread, speaker_of_turn: list[str], next_other: list[int]) -> bool:

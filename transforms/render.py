@@ -2,7 +2,7 @@
 
 ``render_markdown`` writes the format an agent's ``session_write`` tool writes: an
 optional YAML frontmatter with the non-``None`` ids and the ``people`` list, an optional ``Parent Day:``
-preamble, then one ``## <role> · <iso time>`` header per message followed by its
+preamble (a link to the day's note, by its path in the vault: ``transforms.vault``), then one ``## <role> · <iso time>`` header per message followed by its
 content and a blank line. ``render_jsonl`` writes one JSON object per message, with
 ``session_id``/``user_id``/``agent``/``people`` on the first line only.
 
@@ -39,16 +39,20 @@ from datetime import date
 
 import yaml
 
+from transforms import vault
 from transforms.model import Session
 
 _FRONTMATTER_KEYS = ("session_id", "user_id", "agent")
 
 
-def render_markdown(session: Session, *, parent_day: date | None = None, title: str | None = None) -> str:
+def render_markdown(
+    session: Session, *, parent_day: date | None = None, folder: str = "", title: str | None = None
+) -> str:
     """The session as ``session_write`` markdown; see the module docstring for the contract.
 
     ``title`` goes into the frontmatter too (parsers keep only the three ids; the
-    archived file keeps the title for people who read it).
+    archived file keeps the title for people who read it). ``folder`` is the user's
+    folder in the vault's day folders (``vault.user_folder``), for the parent day's link.
     """
     parts: list[str] = []
     fields = [(k, getattr(session, k)) for k in _FRONTMATTER_KEYS if getattr(session, k) is not None]
@@ -60,7 +64,8 @@ def render_markdown(session: Session, *, parent_day: date | None = None, title: 
             body += "people:\n" + "".join(f"  - {_yaml_scalar(p)}\n" for p in session.people)
         parts.append(f"---\n{body}---\n")
     if parent_day is not None:
-        parts.append(f"Parent Day: [[{parent_day.isoformat()}]]\n\n")
+        note = vault.link(vault.summary_path(parent_day, folder), parent_day.isoformat())
+        parts.append(f"Parent Day: {note or parent_day.isoformat()}\n\n")
     for m in session.messages:
         header = f"## {m.role}" if m.ts is None else f"## {m.role} · {m.ts.isoformat()}"
         parts.append(f"{header}\n{m.content}\n\n" if m.content else f"{header}\n\n")

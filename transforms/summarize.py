@@ -69,6 +69,8 @@ from transforms.frontmatter import (
     normalise_mood,
     normalise_summary,
     normalise_title,
+    session_file,
+    unlinked,
 )
 from transforms.injection import flag_injection, quote_for_prompt
 from transforms.note import write_note
@@ -107,6 +109,7 @@ class SessionMeta:
     started_at: dt.datetime | None
     ended_at: dt.datetime | None
     message_count: int
+    archive_path: str = ""  # the archived transcript, from the archive's root ("" when unknown)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,8 @@ class DayInput:
     today: dt.date
     known_projects: tuple[str, ...] = ()
     summary_chars: int = DEFAULT_MAX_CHARS  # the extractive summary's budget (summarizer.summary_chars)
+    folder: str = ""  # the user's folder in each day folder of the vault (``transforms.vault.user_folder``)
+    noted_days: frozenset[dt.date] = frozenset()  # the user's days that have a note: related days link to them
 
 
 @dataclass(frozen=True)
@@ -203,7 +208,9 @@ def session_lines(day: DayInput) -> tuple[SessionLine, ...]:
             topic = _clip(first[0], 60) if first else ""
         start = s.started_at.astimezone(tz).strftime("%H:%M") if s.started_at else ""
         end = s.ended_at.astimezone(tz).strftime("%H:%M") if s.ended_at and s.started_at else ""
-        out.append(SessionLine(s.session_id, start, end if start else "", s.message_count, topic.replace("\n", " ")))
+        file = session_file(s.archive_path.rsplit("/", 1)[-1])
+        topic = unlinked(topic.replace("\n", " "))
+        out.append(SessionLine(s.session_id, start, end if start else "", s.message_count, topic, file))
     return tuple(out)
 
 
@@ -243,6 +250,8 @@ def build_doc(day: DayInput, fields: dict, generator: Generator) -> DaySummary:
         language=language,
         decisions=normalise_items("decisions", fields.get("decisions", ())),
         open_items=normalise_items("open_items", fields.get("open_items", ())),
+        folder=day.folder,
+        related_notes=tuple(d for d in fields["related_dates"] if d in day.noted_days),
     )
 
 

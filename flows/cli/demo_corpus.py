@@ -44,6 +44,7 @@ from random import Random
 
 import yaml
 
+from transforms import vault
 from transforms.model import Message, Session
 from transforms.render import render_jsonl, render_markdown
 
@@ -351,6 +352,11 @@ def _relpath(user: str, name: str) -> str:
     return name if user == DEMO_USER else f"{user}/{name}"
 
 
+def _folder(user: str) -> str:
+    """The user's folder in the archive's day folders, for a transcript's link to its day's note."""
+    return vault.user_folder(user, DEMO_USER)
+
+
 def _pick_variant(rng: Random, variants: Variants, english: float) -> str:
     if len(variants) == 1:
         return variants[0]
@@ -435,7 +441,7 @@ def _jsonl_bytes(session: Session, tags: frozenset[str]) -> bytes:
 def _file(rng: Random, plan: _Plan) -> SyntheticFile:
     session, last = _build(rng, plan)
     if plan.fmt == "md":
-        data = render_markdown(session, parent_day=plan.start.date()).encode()
+        data = render_markdown(session, parent_day=plan.start.date(), folder=_folder(plan.user)).encode()
     else:
         data = _jsonl_bytes(session, plan.tags)
     mtime = None if plan.still_writing else (last + timedelta(minutes=5)).timestamp()
@@ -541,7 +547,7 @@ def _broken(
     plan = planted(spec)
     if kind == "no_messages":
         session = Session(plan.session_id, None, spec["agent"], "markdown", ())
-        data = render_markdown(session, parent_day=plan.start.date()).encode()
+        data = render_markdown(session, parent_day=plan.start.date(), folder=_folder(plan.user)).encode()
         return SyntheticFile(plan.relpath, data, (plan.start + timedelta(minutes=5)).timestamp(), expect=kind)
     good = _file(rng, plan)
     if kind == "bad_utf8":

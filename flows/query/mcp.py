@@ -103,6 +103,10 @@ class AnalyzeResult(BaseModel):
 
 
 class DaySummaryFields(BaseModel):
+    title: str = Field(description="the note's one-line title")
+    language: str = Field(description="the language the note is written in: en or id")
+    decisions: list[str] = Field(description="what was settled that day")
+    open_items: list[str] = Field(description="questions left open, things someone said they would do")
     people: list[str]
     projects: list[str]
     tags: list[str]

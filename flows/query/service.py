@@ -38,6 +38,7 @@ from flows.query.analyze import INTENTS, Analytics
 from flows.query.recall import Recaller
 from flows.store import compact, core_memory, warehouse
 from flows.store.fsio import fsync_dir
+from schemas.frontmatter import HEADINGS
 from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
 from transforms.core_memory import Refused
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
@@ -182,6 +183,8 @@ class MemoryService:
         if summary:
             row = summary[0]
             out["summary"] = {k: row[k] for k in ("people", "projects", "tags", "technologies", "importance", "mood")}
+            out["summary"] |= {"title": row.get("title") or "", "language": row.get("language") or "en"}
+            out["summary"] |= {k: list(row.get(k) or ()) for k in ("decisions", "open_items")}
             out["summary"]["related_dates"] = [d.isoformat() for d in row["related_dates"] or ()]
             out["body"] = row["summary"]
         out["sessions"] = [
@@ -204,11 +207,18 @@ class MemoryService:
         if d["summary"] is None:
             return f"# {d['date']}\n\n(not summarized yet)\n"
         s = d["summary"]
+        heads = HEADINGS.get(s["language"], HEADINGS["en"])
         lines = [
-            f"# {d['date']}",
+            f"# {d['date']} · {s['title']}" if s["title"] else f"# {d['date']}",
             "",
             d["body"],
             "",
+            *(
+                ln
+                for k in ("decisions", "open_items")
+                if s[k]
+                for ln in (f"## {heads[k]}", *(f"- {item}" for item in s[k]), "")
+            ),
             f"importance {s['importance']}/10 · {s['mood']}",
             *(
                 f"{k}: {', '.join(map(str, s[k]))}"

@@ -24,7 +24,8 @@ from flows.store.archive_files import marker
 from flows.store.fsio import atomic_write_bytes
 from flows.store.ledger import DayKey
 from transforms.ids import fingerprint
-from transforms.memory_file import ENTRY_COLUMNS, entry_of, index_name, render_memory_index
+from transforms.memory_file import ENTRY_COLUMNS, entry_of, render_memory_index
+from transforms.vault import index_name
 
 
 def stale_users(settings: Settings, rows: Mapping[DayKey, Mapping]) -> set[str]:

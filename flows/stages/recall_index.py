@@ -67,7 +67,19 @@ def is_fresh(row: Mapping, embedder_id: str) -> bool:
 
 
 #: What ``chunks_of`` reads of a day's summary row (its chunk and its MEMORY_INDEX line).
-_SUMMARY_COLUMNS = ("date", "summary", "people", "projects", "tags", "technologies", "importance", "mood")
+_SUMMARY_COLUMNS = (
+    "date",
+    "summary",
+    "people",
+    "projects",
+    "tags",
+    "technologies",
+    "importance",
+    "mood",
+    "title",
+    "decisions",
+    "open_items",
+)
 
 
 def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
@@ -97,9 +109,10 @@ def chunks_of(text: tuple) -> list[Chunk]:
         turns = sorted(by_session[sid], key=lambda t: t.seq)
         chunks += session_chunks(user_id, day, sid, turns)
     for row in summaries:
-        fields = {k: row[k] for k in ("people", "projects", "tags", "technologies")}
-        chunks.append(summary_chunk(user_id, day, row["summary"], fields))
-        chunks.append(index_chunk(user_id, day, entry_line(entry_of(row))))
+        fields = {k: row[k] or () for k in ("people", "projects", "tags", "technologies", "decisions", "open_items")}
+        note = "\n".join(t for t in (row["title"], row["summary"]) if t)  # the title is the note's first line
+        chunks.append(summary_chunk(user_id, day, note, fields))
+        chunks.append(index_chunk(user_id, day, entry_line(entry_of(row), link=False)))
     seen: set[str] = set()
     unique: list[Chunk] = []
     for c in chunks:

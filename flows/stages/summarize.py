@@ -44,6 +44,7 @@ from flows.store.archive_files import day_dir, marker
 from flows.store.fsio import READ_ONLY, atomic_write_bytes
 from flows.store.ledger import DayKey
 from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
+from transforms import vault
 from transforms.candidates import Candidate, scan_day
 from transforms.errors import ModelUnavailable
 from transforms.extract import DayMessage, DayText
@@ -69,8 +70,10 @@ def is_fresh(row: Mapping) -> bool:
 _LAST = dt.datetime.max.replace(tzinfo=dt.UTC)
 
 
-def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) -> DayInput:
-    """A day's redacted messages and sessions, from the warehouse."""
+def day_input(
+    settings: Settings, user_id: str, day: dt.date, today: dt.date, noted: frozenset[dt.date] = frozenset()
+) -> DayInput:
+    """A day's redacted messages and sessions, from the warehouse; ``noted``: the user's days that have a note."""
     wh = settings.paths.warehouse
     m = warehouse.read_columns(
         warehouse.partition_file(wh, MESSAGES, day, user_id),
@@ -80,10 +83,10 @@ def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) ->
     s = warehouse.read_columns(
         warehouse.partition_file(wh, SESSIONS, day, user_id),
         SESSIONS,
-        ("session_id", "started_at", "ended_at", "message_count", "people"),
+        ("session_id", "started_at", "ended_at", "message_count", "archive_path", "people"),
     )
     sess = sorted(
-        zip(s["session_id"], s["started_at"], s["ended_at"], s["message_count"], strict=False),
+        zip(s["session_id"], s["started_at"], s["ended_at"], s["message_count"], s["archive_path"], strict=False),
         key=lambda r: (r[1] or _LAST, r[0]),
     )
     declared = dict(zip(s["session_id"], s["people"], strict=False))
@@ -103,7 +106,8 @@ def day_input(settings: Settings, user_id: str, day: dt.date, today: dt.date) ->
         user_name=settings.display_name(user_id),
     )
     sessions = tuple(SessionMeta(*r) for r in sess)
-    return DayInput(text, sessions, today, settings.projects, settings.summarizer.summary_chars)
+    folder = vault.user_folder(user_id, settings.default_user)
+    return DayInput(text, sessions, today, settings.projects, settings.summarizer.summary_chars, folder, noted)
 
 
 #: What a summary outcome counts; StageResult.counts sums them for the run report.
@@ -126,8 +130,18 @@ def summarize_days(
     order, while the workers make the next days. A model runs in this process.
     """
     keys = list(keys)
+    noted = noted_days(ledger_rows)
     jobs = [
-        (settings, summarizer, user_id, day, today, ledger_rows[(user_id, day)]["content_fingerprint"], run_id)
+        (
+            settings,
+            summarizer,
+            user_id,
+            day,
+            today,
+            ledger_rows[(user_id, day)]["content_fingerprint"],
+            run_id,
+            noted.get(user_id, frozenset()),
+        )
         for user_id, day in keys
     ]
     remote = getattr(summarizer, "backend", None) == "openai"
@@ -155,6 +169,15 @@ def summarize_days(
         out.append(outcome)
         faults.checkpoint("summarize.day_done")
     return StageResult(tuple(out))
+
+
+def noted_days(ledger_rows: Mapping[DayKey, Mapping]) -> dict[str, frozenset[dt.date]]:
+    """Per user, the loaded days: each has a note, or gets one in this run (a day that fails gets it on a later run)."""
+    out: dict[str, set[dt.date]] = {}
+    for (user, day), row in ledger_rows.items():
+        if row.get("status") == "loaded":
+            out.setdefault(user, set()).add(day)
+    return {u: frozenset(days) for u, days in out.items()}
 
 
 def _in_flight(jobs: list, concurrency: int):
@@ -228,10 +251,11 @@ def summarize_day(args) -> Summarized:
     """Read one day, summarize it, and make its file and partition bytes; writes nothing. The day's
     candidates for core memory are found in the same pass.
 
-    ``args``: (settings, summarizer, user, day, today, the day's content fingerprint, run id).
+    ``args``: (settings, summarizer, user, day, today, the day's content fingerprint, run id, the user's
+    days that have a note).
     """
-    settings, summarizer, user_id, day, today, content_fingerprint, run_id = args
-    inp = day_input(settings, user_id, day, today)
+    settings, summarizer, user_id, day, today, content_fingerprint, run_id, noted = args
+    inp = day_input(settings, user_id, day, today, noted)
     result, text = written((summarizer, inp, today))
     path = day_dir(settings, user_id, day) / f"{day.isoformat()}.summary.md"
     doc = result.doc

@@ -25,8 +25,8 @@ from flows.config import Settings
 from flows.store import faults, ledger, remote, warehouse
 from flows.store.fsio import READ_ONLY, atomic_write_bytes, sha256_file
 from schemas.tables import ARCHIVE_FILES, PURGE_LOG
-
-DAILY = "daily_sessions"
+from transforms import vault
+from transforms.vault import DAILY, IMPORTS
 
 
 def marker(settings: Settings) -> Path:
@@ -37,20 +37,17 @@ def marker(settings: Settings) -> Path:
 
 
 def day_dir(settings: Settings, user_id: str, day: dt.date) -> Path:
-    base = settings.paths.archive / DAILY / day.isoformat()
-    return base if user_id == settings.default_user else base / user_id
+    """The (user, day) folder, by the layout ``transforms.vault`` declares."""
+    return settings.paths.archive / vault.day_folder(day, vault.user_folder(user_id, settings.default_user))
 
 
 def rel(settings: Settings, path: Path) -> str:
     return path.relative_to(settings.paths.archive).as_posix()
 
 
-IMPORTS = "imports"
-
-
 def imports_dir(settings: Settings, user_id: str) -> Path:
-    base = settings.paths.archive / IMPORTS
-    return base if user_id == settings.default_user else base / user_id
+    folder = vault.user_folder(user_id, settings.default_user)
+    return settings.paths.archive / IMPORTS / folder if folder else settings.paths.archive / IMPORTS
 
 
 def record(settings: Settings, rows: list[dict]) -> int:

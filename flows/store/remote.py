@@ -56,10 +56,10 @@ from flows.store import faults
 from flows.store.fsio import READ_ONLY, TMP_PREFIX, atomic_write_bytes, fsync_dir, sha256_file, tmp_name
 from schemas.config import s3_url
 from transforms.errors import ArchiveError, ArchiveUnreachable
+from transforms.vault import DAILY, IMPORTS
 
 STATE = ".kenang-remote.json"
 MARKER = ".kenang-archive"  # flows.store.mount.MARKER: the same name in the bucket and in the copy
-DAILY, IMPORTS = "daily_sessions", "imports"
 MANIFEST = ".kenang-files.json"
 _CHUNK = 8 << 20
 #: Seconds to connect, and to wait for an answer; botocore's standard retry mode retries 5xx and throttling.
