@@ -133,7 +133,7 @@ def test_decisions_and_open_items_come_from_cues_in_the_third_person():
     note = write_note(day)
     assert note is not None
     assert any("restic" in d for d in note.decisions)
-    assert any("restore test-nya belum jalan" in o for o in note.open_items)
+    assert any("restore test-nya belum jalan" in o.lower() for o in note.open_items)
     assert not any("nanti saya" in o for o in note.open_items)  # "saya" is the speaker
 
 

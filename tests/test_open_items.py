@@ -1,8 +1,8 @@
 """Open items carry over: the pure chain, then real nightly runs, the table, the CLI, the MCP tool, a backfill, a rerun.
 
-Whether a later sentence closes an item is ``transforms.cues.closes``; the nightly tests
-use ``shares_words`` in its place, a stand-in that keeps the promise the cue API makes
-(a done cue and the item's content words), so they test the carrying, not the matcher.
+The pure-chain tests inject ``shares_words`` as the matcher, so they test the carrying
+alone. The nightly tests run kenang's own path: the extractive note writes the day's
+open items, and ``transforms.cues.closes`` decides which later sentence closes them.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
 from transforms import cues
 from transforms.chunk import terms_of
 from transforms.extract import DayMessage
-from transforms.frontmatter import CarriedItem, normalise_items, parse_summary, render_summary, sentences
+from transforms.frontmatter import CarriedItem, parse_summary, render_summary
 from transforms.open_items import OPEN_DAYS, Carried, ChainDay, chain, item_id, resolutions, window_start
-from transforms.summarize import ExtractiveSummarizer
 
 D = dt.date(2026, 7, 1)
 
@@ -177,32 +176,15 @@ def test_a_flagged_message_gives_no_resolution_and_no_thread_context():
 # --- through real nightly runs ------------------------------------------------------------
 
 
-class NotingSummarizer(ExtractiveSummarizer):
-    """The extractive summarizer, with the user's sentences that carry an "open" cue as the day's open items
-    when it finds none itself (the note writer's cue detection is another part's)."""
-
-    def summarize(self, day):
-        out = super().summarize(day)
-        if out.doc.open_items:
-            return out
-        found = [
-            s for m in day.text.messages if m.role == "user" for s in sentences(m.content) if "open" in cues.cues_of(s)
-        ]
-        return replace(out, doc=replace(out.doc, open_items=normalise_items("open_items", found)))
-
-
 @pytest.fixture
 def noting(monkeypatch):
-    from flows.models import llm
-
-    monkeypatch.setattr(llm, "make_summarizer", lambda settings: NotingSummarizer())
-    monkeypatch.setattr(cues, "closes", shares_words)
     monkeypatch.setenv("KENANG_WORKERS", "1")
 
 
-ITEM = "TODO: check the restic snapshots on the NAS."
+TODO = "TODO: check the restic snapshots on the NAS."
+ITEM = "The user will check the restic snapshots on the NAS."  # what the note makes of TODO
 DAYS = {
-    1: [("user", ITEM), ("assistant", "Sure, run restic snapshots against the NAS repository.")],
+    1: [("user", TODO), ("assistant", "Sure, run restic snapshots against the NAS repository.")],
     2: [("user", "How do I set the Proxmox boot order?"), ("assistant", "Use the VM options and set the order.")],
     3: [("user", "The restic snapshots on the NAS are fixed now."), ("assistant", "Great, the repository is healthy.")],
     4: [("user", "What should I cook tonight?"), ("assistant", "Nasi goreng is quick.")],
@@ -233,11 +215,12 @@ def test_an_item_raised_on_day_one_is_still_open_on_day_two_closed_on_day_three_
     home, noting, prefect_api
 ):
     nights(home)
-    item = CarriedItem(day(1), "TODO: check the restic snapshots on the NAS.")
+    item = CarriedItem(day(1), ITEM)
     assert note(home, 1)[1].open_items == (item.text,)
     path, two = note(home, 2)
     assert two.still_open == (item,) and two.closed == ()
-    assert "## Still open\n- TODO: check the restic snapshots on the NAS. (raised [[2026-07-01]])" in path.read_text()
+    link = "[[daily_sessions/2026-07-01/2026-07-01.summary|2026-07-01]]"  # the vault's path to day 1's note
+    assert f"## Still open\n- {ITEM} (raised {link})" in path.read_text()
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
     _, three = note(home, 3)
     assert three.still_open == () and three.closed == (item,)
@@ -283,7 +266,7 @@ def test_the_open_items_table_answers_kenang_sql(home, noting, prefect_api):
         {
             "user_id": "default",
             "raised_on": "2026-07-01",
-            "text": "TODO: check the restic snapshots on the NAS.",
+            "text": ITEM,
             "closed_on": "2026-07-03",
             "closed_by": "The restic snapshots on the NAS are fixed now.",
         }
@@ -334,7 +317,7 @@ def test_the_mcp_tool_lists_the_served_users_open_items_only(home, noting, prefe
             assert [(i["text"], i["raised_on"], i["days_open"]) for i in got["items"]] == [(ITEM, "2026-07-01", 2)]
         async with Client(build_server(home, user="rina")) as c:
             got = (await c.call_tool("memory_open_items", {"now": "2026-07-03"})).structured_content
-            assert [i["text"] for i in got["items"]] == ["TODO: renew the domain for rina.dev."]
+            assert [i["text"] for i in got["items"]] == ["The user will renew the domain for rina.dev."]
 
     asyncio.run(go())
 
@@ -345,14 +328,21 @@ def test_the_mcp_tool_redacts_what_it_answers(home, noting, prefect_api):
     drop(
         home,
         "day1.md",
-        md(day(1).isoformat(), "1000", ("user", f"TODO: rotate the token {secret} on the NAS."), session_id="s1"),
+        md(
+            day(1).isoformat(),
+            "1000",
+            ("user", f"TODO: rotate the token {secret} on the NAS."),
+            ("user", "TODO: rotate the deploy keys on the NAS."),
+            session_id="s1",
+        ),
     )
     night_after(home, 1)
 
     async def go():
         async with Client(build_server(home, user="default")) as c:
             got = (await c.call_tool("memory_open_items", {"now": "2026-07-02"})).structured_content
-            assert got["items"] and secret not in json.dumps(got)
+            assert "The user will rotate the deploy keys on the NAS." in [i["text"] for i in got["items"]]
+            assert secret not in json.dumps(got)
 
     asyncio.run(go())
 
@@ -414,12 +404,7 @@ def test_forgetting_the_day_that_raised_an_item_takes_it_out_of_the_later_notes_
     assert json.loads(kenang("open-items", "--home", str(home.paths.home), "--all", "--json").stdout) == []
 
 
-def test_a_forgotten_phrase_leaves_the_open_items_table_and_every_note_that_carried_it(
-    home, noting, prefect_api, monkeypatch
-):
-    from flows.stages import forget
-
-    monkeypatch.setattr(forget, "make_summarizer", lambda settings: NotingSummarizer())
+def test_a_forgotten_phrase_leaves_the_open_items_table_and_every_note_that_carried_it(home, noting, prefect_api):
     nights(home)
     assert note(home, 2)[1].still_open  # carried before the forget
     res = kenang("forget", "--home", str(home.paths.home), "--user", "default", "--text", "restic snapshots", "--yes")

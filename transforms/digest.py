@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -144,11 +145,12 @@ def day_language(day_text: DayText) -> str:
     return "id" if words_language(words) == "id" else "en"  # a tie reads as English
 
 
-def units(day_text: DayText, code: bool = False) -> list[Unit]:
+def units(day_text: DayText, code: bool = False, keep: Callable[[str], bool] | None = None) -> list[Unit]:
     """Every quotable sentence of the day's unflagged user and assistant turns, in order.
 
     ``code``: keep inline code in its backticks (a command, an error message), where a
-    quote drops them.
+    quote drops them. ``keep``: a sentence too short to quote that is a unit all the same
+    ("oke nanti aku tanya HR" is an open item).
     """
     out: list[Unit] = []
     per_session: Counter[str] = Counter()
@@ -157,11 +159,19 @@ def units(day_text: DayText, code: bool = False) -> list[Unit]:
     for turn, m in enumerate(readable):
         for speaker, sentence in _speaker_sentences(m, speakers):
             cleaned = _clean_keeping_code(sentence) if code else clean_sentence(sentence)
+            if cleaned is None and keep is not None and "[REDACTED" not in sentence and keep(sentence):
+                cleaned = _short(sentence)
             if cleaned is None:
                 continue
             out.append(Unit(len(out), m.session_id, m.role, speaker, cleaned, m.ts, per_session[m.session_id], turn))
             per_session[m.session_id] += 1
     return out
+
+
+def _short(sentence: str) -> str | None:
+    """A short sentence kept as it is written, on one line, with its stop."""
+    s = " ".join("".join(c for c in sentence if c.isprintable() or c.isspace()).split()).strip(" ,;:-")
+    return (s if s[-1:] in (".", "!", "?") else s + ".") if s else None
 
 
 _TICKED = re.compile(r"`([^`\n]+)`")

@@ -43,14 +43,15 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 
 from schemas.frontmatter import ITEM_BOUNDS, SUMMARY_MAX_CHARS, SUMMARY_PARAGRAPHS, TITLE_MAX_CHARS
 from schemas.lexicon import EXTRACTOR_STOPWORDS, TECHNOLOGIES
 from transforms import digest
-from transforms.cues import as_third_person, closes, cues_of
+from transforms.cues import _shared, _sorts, as_third_person, closes, content_terms, cues_of
 from transforms.digest import DEFAULT_MAX_CHARS, Unit
 from transforms.extract import (
     SPEAKER_PREFIX,
@@ -85,6 +86,11 @@ ANSWER_ROOM = 1.5
 #: the share of the item's content words the settling sentence needs (a few turns later, a quarter).
 CLOSE_WINDOW = 40
 IN_THREAD_SHARE = 0.25
+#: Turns after an open item where the speaker's own "done" sentence sharing one of its content words settles it.
+SETTLED_TURNS = 4
+#: Turns after an open item where the speaker's plan that shares a word with it takes it over ("remnya bunyi" ...
+#: "besok ke bengkel, sekalian cek kampas rem").
+PLAN_TURNS = 6
 #: An open item with fewer content words than this takes the speaker's sentence before it.
 CONTEXT_TERMS = 4
 #: Threads the title names, at most (the busiest).
@@ -657,8 +663,14 @@ kalau kalo terus buat bikin pakai pake ada ini itu yang dan atau tapi karena kay
 # --- decisions and open items ------------------------------------------------------------
 
 
-def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tuple[list[str], list[str]]:
-    """(decisions, open items) of the day's threads, in time order, each a sentence in the third person."""
+def items(
+    ths: list[Thread], voices: _Voices, speaker_of_turn: list[str], every: list[Unit] | None = None
+) -> tuple[list[str], list[str]]:
+    """(decisions, open items) of the day's threads, in time order, each a sentence in the third person.
+
+    ``every``: all the day's units, filler too: "oke nanti aku tanya HR" is too short for a paragraph, but it is
+    an open item.
+    """
     # The next turn by someone else, per turn: a question is answered when it comes inside its thread.
     n = len(speaker_of_turn)
     next_other = [n] * (n + 1)
@@ -666,32 +678,110 @@ def items(ths: list[Thread], voices: _Voices, speaker_of_turn: list[str]) -> tup
         next_other[k] = k + 1 if speaker_of_turn[k + 1] != speaker_of_turn[k] else next_other[k + 1]
     decisions: list[str] = []
     open_items: list[str] = []
-    for t in ths:
-        for j, u in enumerate(t.units):
+    for t, us in zip(ths, _with_filler(ths, every), strict=True):
+        raised: list[tuple[Unit, int]] = []  # this thread's open items: the unit, and its place in open_items
+        for j, u in enumerate(us):
             kinds = cues_of(u.text, role=u.role)
             if "decision" in kinds:
-                decisions.append(_item(u, voices))
-            elif "open" in kinds and u.role != "assistant":
-                if not _closed_later(u, t.units[j + 1 : j + 1 + CLOSE_WINDOW]):
-                    open_items.append(_item(_with_context(u, t.units[:j], voices), voices))
+                context = _context(u, us[max(0, j - CLOSE_WINDOW) : j], voices, set(), answer=True)
+                decisions.append(_item(u, voices, "decision", context=context))
+            # a plan with its time ("besok pagi ke dokter aja") is decided and still to do
+            plan = "decision" not in kinds or "promise" in _sorts(u.text, u.role)
+            if "open" in kinds and u.role != "assistant" and plan:
+                if _closed_later(u, us[j + 1 : j + 1 + CLOSE_WINDOW]):
+                    continue
+                before = us[max(0, j - CLOSE_WINDOW) : j]
+                if (same := _follows(u, raised, voices)) is not None:  # "... masih merah di CI. besok aku benerin"
+                    prev, at = same
+                    open_items[at] = _item(u, voices, "open", context=prev)
+                    raised[raised.index(same)] = (u, at)
+                    continue
+                context = _context(u, before, voices, {id(r) for r, _ in raised})
+                raised.append((u, len(open_items)))
+                open_items.append(_item(u, voices, "open", context=context))
             elif u.text.endswith("?") and u.role == "user" and _unanswered(u, t, speaker_of_turn, next_other):
-                open_items.append(_item(u, voices))
+                if not _is_filler_unit(u):
+                    open_items.append(_item(u, voices, "open"))
     return decisions, open_items
 
 
-def _with_context(u: Unit, before: tuple[Unit, ...], voices: _Voices) -> Unit:
-    """A short item with the speaker's sentence before it: "besok aku benerin" says what only after it."""
-    if len(digest._terms(u.text)) >= CONTEXT_TERMS or not before:
-        return u
-    prev = before[-1]
-    if voices.of(prev) != voices.of(u) or prev.turn < u.turn - 2 or prev.text.endswith("?"):
-        return u
-    return replace(u, text=f"{prev.text.rstrip('.!')}; {u.text[:1].lower()}{u.text[1:]}")
+def _with_filler(ths: list[Thread], every: list[Unit] | None) -> list[tuple[Unit, ...]]:
+    """Each thread's units with the filler between them: a unit belongs to the last thread of its session that
+    opened before it (or the session's first)."""
+    if every is None:
+        return [t.units for t in ths]
+    opens: dict[str, tuple[list[int], list[int]]] = {}
+    for k, t in enumerate(ths):
+        orders, ks = opens.setdefault(t.session_id, ([], []))
+        orders.append(t.units[0].order)
+        ks.append(k)
+    out: list[list[Unit]] = [[] for _ in ths]
+    for u in every:
+        if (found := opens.get(u.session_id)) is not None:
+            orders, ks = found
+            out[ks[max(0, bisect_right(orders, u.order) - 1)]].append(u)
+    return [tuple(us) for us in out]
+
+
+def _is_filler_unit(u: Unit) -> bool:
+    return digest.is_filler(u.text)
+
+
+def _follows(u: Unit, raised: list[tuple[Unit, int]], voices: _Voices) -> tuple[Unit, int] | None:
+    """The speaker's open item just before ``u`` that ``u`` only takes further, if any: a short follow-up ("...
+    masih merah di CI. besok aku benerin"), or a plan for it a few turns on ("remnya bunyi" ... "besok ke bengkel,
+    sekalian cek kampas rem")."""
+    if not raised:
+        return None
+    prev, at = raised[-1]
+    if voices.of(prev) != voices.of(u):
+        return None
+    mine, theirs = content_terms(u.text), content_terms(prev.text)
+    if prev.turn >= u.turn - 2 and len(mine - theirs) < 2:
+        return prev, at
+    plan = prev.turn >= u.turn - PLAN_TURNS and "promise" in _sorts(u.text, u.role)
+    return (prev, at) if plan and _shared(prev.text, u.text)[0] else None
+
+
+def _context(u: Unit, before: tuple[Unit, ...], voices: _Voices, raised: set[int], answer: bool = False) -> Unit | None:
+    """For a short item, what it is about: the speaker's sentence before it ("sensor gerak di garasi baterainya
+    tinggal 5%" ... "nanti beli baterai dulu"), else the other side's sentence just before that shares a word.
+
+    ``answer``: a short choice ("restic aja") takes the other side's sentence first: the options it chose from.
+    """
+    mine = content_terms(u.text)
+    if len(mine) >= CONTEXT_TERMS:
+        return None
+    near = [p for p in reversed(before) if p.turn >= u.turn - 2]
+    other = next((p for p in near if voices.of(p) != voices.of(u) and mine & content_terms(p.text)), None)
+    if answer and other is not None:
+        return other
+    own = next((p for p in near if voices.of(p) == voices.of(u)), None)
+    if own is not None and id(own) not in raised and content_terms(own.text) and not cues_of(own.text, role=own.role):
+        return own  # (a sentence with a cue of its own is an item of its own)
+    return other
+
+
+def _has_item_cue(sentence: str) -> bool:
+    """A sentence too short for a paragraph that is still an item: "oke nanti aku tanya HR"."""
+    return bool(cues_of(sentence) & {"open", "decision"})
 
 
 def _closed_later(u: Unit, later: tuple[Unit, ...]) -> bool:
-    """An item raised and settled in the same thread ("belum jalan" ... "udah jalan") is not open."""
-    return any(closes(u.text, v.text, role=v.role, share=IN_THREAD_SHARE) for v in later if v.turn != u.turn)
+    """An item raised and settled in the same thread ("belum jalan" ... "udah jalan") is not open.
+
+    A few turns later, by the same speaker, one shared content word is enough ("gak bisa ping" ... "nah bisa! ping
+    jalan").
+    """
+    for v in later:
+        if v.turn == u.turn:
+            continue
+        if closes(u.text, v.text, role=v.role, share=IN_THREAD_SHARE):
+            return True
+        near = v.turn <= u.turn + SETTLED_TURNS and v.role == u.role and v.speaker == u.speaker
+        if near and cues_of(v.text, role=v.role) == {"done"} and content_terms(u.text) & content_terms(v.text):
+            return True
+    return False
 
 
 def _unanswered(u: Unit, t: Thread, speaker_of_turn: list[str], next_other: list[int]) -> bool:
@@ -701,8 +791,100 @@ def _unanswered(u: Unit, t: Thread, speaker_of_turn: list[str], next_other: list
     return next_other[u.turn] >= t.end_turn
 
 
-def _item(u: Unit, voices: _Voices) -> str:
-    return _capital(clause(u, voices, item=True).rstrip(" .;,:")) + "."
+# An item opens with its time ("nanti", "besok pagi", "tomorrow"): the note names the speaker first.
+_WHEN = {
+    "id": r"nanti|ntar|entar|nti|besok|lusa|abis ini|habis ini|setelah ini|minggu depan|bulan depan|malam ini|"
+    r"malem ini|sore ini|weekend ini|akhir pekan ini|minggu ini",
+    "en": r"tomorrow|later|tonight|next week|this weekend|after lunch|later today",
+}
+_WHEN_MORE = r"(?:\s+(?:pagi|siang|sore|malam|malem|ini|aja|saja|deh|dulu))*"
+_LATER = frozenset({"nanti", "ntar", "entar", "nti"})  # "later": what "akan" already says
+_ID_MODAL = re.compile(r"(?i)^(?:akan|mau|bakal|bakalan|harus|perlu|musti|mesti|pengen|ingin)\b")
+_TODO = re.compile(r"(?i)^(?:todo|to-do|fixme|tbd|note to self)\b\s*[:\-]?\s*")
+# What opens a sentence of chat but not an item: "tapi", "sama", "hmm", "oh iya".
+_ITEM_OPENERS = re.compile(
+    r"(?i)^(?:(?:jadi|tapi|tetapi|namun|sama|hmm+|btw|eh|oh iya|oh ya|iya|ya|oke|ok|sip|nah|terus|trus|yaudah|ya udah|"
+    r"yasudah|but|and|also|"
+    r"oh|well|so)\b[,.!]?\s+)+"
+)
+_CHOICE = re.compile(r"(?i)\s+(?:aja|saja|deh)(?=[\s,.;:!?]|$)")
+
+
+def _item(u: Unit, voices: _Voices, kind: str, context: Unit | None = None) -> str:
+    """An item as one sentence that names its speaker once: "Gading will check the restic snapshots on the NAS",
+    "Pengguna akan cek harga minyak di aplikasi"; with ``context``, the sentence it takes further, in brackets."""
+    text = _item_sentence(u, voices, kind)
+    if context is not None:
+        who, to = voices.of(context), voices.addressee(context)
+        role = "user" if context.role == "user" and not context.speaker else "assistant"
+        said = _ITEM_OPENERS.sub("", _bare(context.text)[0])
+        said = _tidy(third_person(said, who, to, voices.lang, role), voices.lang)
+        if said:
+            text = f"{text} ({_lower_first(said, voices)})"
+    return _capital(text.rstrip(" .;,:")) + "."
+
+
+def _item_sentence(u: Unit, voices: _Voices, kind: str) -> str:
+    lang = voices.lang
+    who, to = voices.of(u), voices.addressee(u)
+    body, end = _bare(u.text)
+    body = _ITEM_OPENERS.sub("", _OPENERS.sub("", body)) or body
+    todo = _TODO.match(body)
+    if end.startswith("?") or (u.role == "assistant" and not todo):
+        return clause(u, voices)  # "asked whether ...", "suggested ..."
+    if todo:
+        body = body[todo.end() :] or body
+    role = "user" if u.role == "user" and not u.speaker else "assistant"
+    rest = _tidy(third_person(body, who, to, lang, role), lang) or body
+    if lang == "id" and kind == "decision":
+        rest = _CHOICE.sub("", rest).strip(" ,;") or rest
+    low = rest.lower()
+    if low.startswith((who.lower() + " ", who.lower() + "'s ")):
+        return who + rest[len(who) :]  # "I'll swap the cable" is "Gading will swap the cable"
+    if m := re.match(
+        rf"(?i)^(?P<when>(?:{_WHEN[lang]}){_WHEN_MORE})[,]?\s+(?P<who>{re.escape(who)}\s+)?(?P<rest>.+)$", rest
+    ):
+        whole, when, rest = rest, m["when"], m["rest"]
+        if lang == "en":
+            if m["who"]:
+                return f"{who} {rest} {when.lower()}"  # "tomorrow Gading will call": "Gading will call tomorrow"
+            if _starts_with_verb(rest, lang):
+                return f"{who} will {_lower_first(rest, voices)} {when.lower()}"
+            return f"According to {who}, {_lower_first(whole, voices)}"
+        will = "" if _ID_MODAL.match(rest) else "akan "
+        when = "" if when.lower() in _LATER else when.lower() + " "
+        return f"{who} {when}{will}{_lower_first(rest, voices)}"
+    if kind == "open" and (todo or _starts_with_verb(rest, lang)):
+        will = "akan" if lang == "id" else "will"
+        return f"{who} {'' if lang == 'id' and _ID_MODAL.match(rest) else will + ' '}{_lower_first(rest, voices)}"
+    if who.lower() in low:
+        return rest  # "restore-nya belum jalan, nanti Gading cek": the speaker is named already
+    if kind == "decision":
+        if lang == "id":
+            return f"{who} memutuskan {_lower_first(rest, voices)}"
+        if m := re.match(r"(?i)^let's\s+(.+)$", rest):
+            return f"{who} decided to {m[1]}"
+        return f"{who} decided: {_lower_first(rest, voices)}"
+    return f"{'Menurut' if lang == 'id' else 'According to'} {who}, {_lower_first(rest, voices)}"
+
+
+def _starts_with_verb(text: str, lang: str) -> bool:
+    """Whether an item opens with what is to be done ("check the snapshots", "beli baterai")."""
+    return bool(_TODO_VERBS[lang].match(text))
+
+
+_TODO_VERBS = {
+    "id": re.compile(
+        r"(?i)^(?:beli|cek|ngecek|tanya|nanya|tanyain|tes|test|ngetes|coba|ganti|pasang|bayar|kirim|bikin|buat|pesan|"
+        r"pesen|telpon|telepon|hubungi|kabarin|benerin|beresin|perbaiki|install|instal|update|upgrade|backup|bawa|urus|"
+        r"ambil|cari|daftar|jadwalin|siapin|lihat|liat|periksa|baca|catat|ukur|servis|service|restart|migrasi|pindah)\b"
+    ),
+    "en": re.compile(
+        r"(?i)^(?:check|look|fix|test|try|ask|call|buy|order|replace|update|upgrade|install|renew|rotate|book|email|"
+        r"write|send|finish|review|schedule|move|clean|back|migrate|set|add|remove|find|read|pay|file|cancel|follow|"
+        r"debug|investigate|restart|run|verify|confirm)\b"
+    ),
+}
 
 
 def _bounded_items(name: str, found: list[str]) -> tuple[str, ...]:
@@ -722,7 +904,7 @@ def write_note(
     ``people``: the day's ``extract_people``, when the caller has them already.
     """
     lang = digest.day_language(day_text)
-    every = digest.units(day_text, code=True)
+    every = digest.units(day_text, code=True, keep=_has_item_cue)
     people = extract_people(day_text) if people is None else people
     names = frozenset(w.lower() for p in people for w in p.split())
     names |= frozenset(w.lower() for u in every if u.speaker for w in u.speaker.split())
@@ -750,7 +932,7 @@ def write_note(
     readable = readable_messages(day_text)
     speakers = digest._speakers(readable)
     speaker_of_turn = [_turn_speaker(m.content, m.role, speakers) for m in readable]
-    decisions, open_items = items(ths, voices, speaker_of_turn)
+    decisions, open_items = items(ths, voices, speaker_of_turn, every)
     return Note(
         title=title(written, voices.proper, day_text) or day_text.day.isoformat(),
         language=lang,
