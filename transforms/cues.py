@@ -147,6 +147,7 @@ def _matches(sentence: str, role: str) -> list[tuple[_Cue, int]]:
     return found
 
 
+@lru_cache(maxsize=1 << 14)  # a note's items and ``closes`` read the same sentence's cues again
 def cues_of(sentence: str, *, role: str = "user") -> frozenset[Kind]:
     """The kinds of cue ``sentence`` carries, said by the user (``role="user"``) or the assistant."""
     found = _matches(sentence, role)
@@ -159,6 +160,7 @@ def cues_of(sentence: str, *, role: str = "user") -> frozenset[Kind]:
     return frozenset(kinds)
 
 
+@lru_cache(maxsize=1 << 14)
 def _sorts(sentence: str, role: str = "user") -> frozenset[str]:
     return frozenset(cue.sort for cue, _ in _matches(sentence, role))
 

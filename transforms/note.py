@@ -45,6 +45,7 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -680,15 +681,16 @@ def items(
     open_items: list[str] = []
     for t, us in zip(ths, _with_filler(ths, every), strict=True):
         raised: list[tuple[Unit, int]] = []  # this thread's open items: the unit, and its place in open_items
+        every_kinds = [cues_of(u.text, role=u.role) for u in us]
         for j, u in enumerate(us):
-            kinds = cues_of(u.text, role=u.role)
+            kinds = every_kinds[j]
             if "decision" in kinds:
                 context = _context(u, us[max(0, j - CLOSE_WINDOW) : j], voices, set(), answer=True)
                 decisions.append(_item(u, voices, "decision", context=context))
             # a plan with its time ("besok pagi ke dokter aja") is decided and still to do
             plan = "decision" not in kinds or "promise" in _sorts(u.text, u.role)
             if "open" in kinds and u.role != "assistant" and plan:
-                if _closed_later(u, us[j + 1 : j + 1 + CLOSE_WINDOW]):
+                if _closed_later(u, us[j + 1 : j + 1 + CLOSE_WINDOW], every_kinds[j + 1 : j + 1 + CLOSE_WINDOW]):
                     continue
                 before = us[max(0, j - CLOSE_WINDOW) : j]
                 if (same := _follows(u, raised, voices)) is not None:  # "... masih merah di CI. besok aku benerin"
@@ -767,19 +769,20 @@ def _has_item_cue(sentence: str) -> bool:
     return bool(cues_of(sentence) & {"open", "decision"})
 
 
-def _closed_later(u: Unit, later: tuple[Unit, ...]) -> bool:
+def _closed_later(u: Unit, later: tuple[Unit, ...], kinds: Sequence[frozenset[str]]) -> bool:
     """An item raised and settled in the same thread ("belum jalan" ... "udah jalan") is not open.
 
     A few turns later, by the same speaker, one shared content word is enough ("gak bisa ping" ... "nah bisa! ping
-    jalan").
+    jalan"). ``kinds``: the cues of each of ``later``, read once per unit (only a sentence with a done or decision
+    cue, and no open one, can settle anything).
     """
-    for v in later:
-        if v.turn == u.turn:
+    for v, cue in zip(later, kinds, strict=True):
+        if v.turn == u.turn or "open" in cue or not cue & {"done", "decision"}:
             continue
         if closes(u.text, v.text, role=v.role, share=IN_THREAD_SHARE):
             return True
         near = v.turn <= u.turn + SETTLED_TURNS and v.role == u.role and v.speaker == u.speaker
-        if near and cues_of(v.text, role=v.role) == {"done"} and content_terms(u.text) & content_terms(v.text):
+        if near and cue == {"done"} and content_terms(u.text) & content_terms(v.text):
             return True
     return False
 
