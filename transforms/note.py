@@ -29,11 +29,17 @@ quotes:
    then a small local pass for verb agreement and for "you", the other speaker).
 5. **Title**: the threads' topics (technologies first, then each thread's most
    distinctive words), one line of at most ``TITLE_MAX_CHARS``.
-6. **Decisions and open items**: the informative sentences whose cues
-   (``transforms.cues.cues_of``) are "decision" or "open", in the third person; plus
-   a user's question that no later turn of its thread answered. Open items are what the
-   user (or a speaker of a pasted chat) said: an assistant's "I'll explain" inside its
-   own answer, or its "if it still fails ...", is not open work.
+6. **Decisions and open items**: the sentences whose cues (``transforms.cues.cues_of``)
+   are "decision" or "open", filler too ("oke nanti aku tanya HR"), plus a user's
+   question that no later turn of its thread answered. Open items are what the user (or
+   a speaker of a pasted chat) said: an assistant's "I'll explain" inside its own
+   answer, or its "if it still fails ...", is not open work. A plan with its time
+   ("besok pagi ke dokter aja") is both. Each item is one sentence naming its speaker
+   once ("Gading will check the restic snapshots", "Pengguna akan beli baterai dulu"),
+   a short one with what it is about in brackets (the speaker's sentence before it, or
+   the other side's that shares a word); a follow-up ("besok aku benerin") or a plan
+   for the speaker's last item takes that item over; one the thread settles later is
+   dropped. The paragraphs' MMR fill leaves the listed sentences to their lists.
 
 Pure and deterministic. Every output is within ``schemas.frontmatter``'s bounds
 (``normalise_summary``, ``normalise_title``, ``normalise_items``).
@@ -98,7 +104,7 @@ CONTEXT_TERMS = 4
 TITLE_THREADS = 3
 _SLACK = 80  # what a paragraph adds to its clauses' costs: capitals, stops, blank lines
 #: The budget's share of the day's readable characters.
-SHARE = 0.25
+SHARE = 0.3
 #: The shortest budget, whatever the day.
 MIN_CHARS = 140
 #: Clauses in one sentence of a paragraph, and units in one paragraph.
@@ -526,8 +532,14 @@ def paragraph(units: list[Unit], voices: _Voices) -> str:
 # --- picking ----------------------------------------------------------------------------
 
 
-def _pick(ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str]) -> list[list[Unit]]:
-    """Each thread's units for its paragraph: its opening, its answer, the rest of its opening, then MMR."""
+def _pick(
+    ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str], listed: frozenset[int] = frozenset()
+) -> list[list[Unit]]:
+    """Each thread's units for its paragraph: its opening, its answer, the rest of its opening, then MMR.
+
+    ``listed``: the units the note lists as decisions or open items (by order); the rest of the paragraph leaves
+    them to their list and says something else.
+    """
     pool = [u for t in ths for u in t.units[:RANKED_PER_THREAD]]
     if not pool:
         return [[] for _ in ths]
@@ -583,9 +595,9 @@ def _pick(ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str])
     for k in order:  # the rest of the opening turn, when it is short
         openers = [i for i in members[k] if pool[i].turn == pool[members[k][0]].turn][:OPENING_UNITS]
         for i in openers:
-            if i not in chosen and fits(i):
+            if i not in chosen and fits(i) and pool[i].order not in listed:
                 take(i)
-    while (pick := best(range(len(pool)))) is not None:
+    while (pick := best(i for i in range(len(pool)) if pool[i].order not in listed)) is not None:
         take(pick)
     out: list[list[Unit]] = [[] for _ in ths]
     for i in sorted(chosen):
@@ -666,8 +678,9 @@ kalau kalo terus buat bikin pakai pake ada ini itu yang dan atau tapi karena kay
 
 def items(
     ths: list[Thread], voices: _Voices, speaker_of_turn: list[str], every: list[Unit] | None = None
-) -> tuple[list[str], list[str]]:
-    """(decisions, open items) of the day's threads, in time order, each a sentence in the third person.
+) -> tuple[list[str], list[str], frozenset[int]]:
+    """(decisions, open items, the listed units' orders) of the day's threads, in time order, each item a sentence
+    in the third person.
 
     ``every``: all the day's units, filler too: "oke nanti aku tanya HR" is too short for a paragraph, but it is
     an open item.
@@ -679,6 +692,7 @@ def items(
         next_other[k] = k + 1 if speaker_of_turn[k + 1] != speaker_of_turn[k] else next_other[k + 1]
     decisions: list[str] = []
     open_items: list[str] = []
+    listed: set[int] = set()
     for t, us in zip(ths, _with_filler(ths, every), strict=True):
         raised: list[tuple[Unit, int]] = []  # this thread's open items: the unit, and its place in open_items
         every_kinds = [cues_of(u.text, role=u.role) for u in us]
@@ -687,6 +701,7 @@ def items(
             if "decision" in kinds:
                 context = _context(u, us[max(0, j - CLOSE_WINDOW) : j], voices, set(), answer=True)
                 decisions.append(_item(u, voices, "decision", context=context))
+                listed.add(u.order)
             # a plan with its time ("besok pagi ke dokter aja") is decided and still to do
             plan = "decision" not in kinds or "promise" in _sorts(u.text, u.role)
             if "open" in kinds and u.role != "assistant" and plan:
@@ -697,14 +712,16 @@ def items(
                     prev, at = same
                     open_items[at] = _item(u, voices, "open", context=prev)
                     raised[raised.index(same)] = (u, at)
+                    listed.add(u.order)
                     continue
                 context = _context(u, before, voices, {id(r) for r, _ in raised})
                 raised.append((u, len(open_items)))
+                listed.add(u.order)
                 open_items.append(_item(u, voices, "open", context=context))
             elif u.text.endswith("?") and u.role == "user" and _unanswered(u, t, speaker_of_turn, next_other):
                 if not _is_filler_unit(u):
                     open_items.append(_item(u, voices, "open"))
-    return decisions, open_items
+    return decisions, open_items, frozenset(listed)
 
 
 def _with_filler(ths: list[Thread], every: list[Unit] | None) -> list[tuple[Unit, ...]]:
@@ -920,7 +937,11 @@ def write_note(
     limit = _budget(day_text, max_chars)
     if len(written) > 1:  # every thread gets its paragraph
         limit = max(limit, min(SUMMARY_MAX_CHARS - _SLACK, PER_THREAD * len(written)))
-    picked = _pick(written, voices, limit, names)
+    readable = readable_messages(day_text)
+    speakers = digest._speakers(readable)
+    speaker_of_turn = [_turn_speaker(m.content, m.role, speakers) for m in readable]
+    decisions, open_items, listed = items(ths, voices, speaker_of_turn, every)
+    picked = _pick(written, voices, limit, names, listed)
     # A day that says the same words again and again reads as a loop: fewer paragraphs, then one unit each.
     summary = None
     for per in (UNITS_PER_PARAGRAPH, 1):
@@ -932,10 +953,6 @@ def write_note(
             break
     if summary is None:
         return None
-    readable = readable_messages(day_text)
-    speakers = digest._speakers(readable)
-    speaker_of_turn = [_turn_speaker(m.content, m.role, speakers) for m in readable]
-    decisions, open_items = items(ths, voices, speaker_of_turn, every)
     return Note(
         title=title(written, voices.proper, day_text) or day_text.day.isoformat(),
         language=lang,
