@@ -150,6 +150,45 @@ def test_a_question_nobody_answered_is_an_open_item():
     )
 
 
+def test_an_item_is_one_sentence_that_names_its_speaker_once():
+    day = day_of(
+        msg("TODO: check the restic snapshots on the NAS.", ts="21:00"),
+        msg("Sure, run restic snapshots against the NAS repository.", "assistant", "21:01"),
+    )
+    note = write_note(day)
+    assert note is not None and note.open_items == ("The user will check the restic snapshots on the NAS.",)
+
+
+def test_a_short_reply_with_a_cue_is_an_item_that_says_what_it_is_about():
+    day = day_of(
+        msg("Dana darurat aku taruh di reksa dana pasar uang, sudah diputuskan.", ts="20:00"),
+        msg(
+            "BPJS kesehatan dari kantor udah cover rawat inap belum, kalau belum dananya harus lebih gede.", ts="20:01"
+        ),
+        msg("Itu tergantung kebijakan kantor, tanyakan ke bagian personalia.", "assistant", "20:02"),
+        msg("oke nanti aku tanya HR", ts="20:03"),
+    )
+    note = write_note(day)
+    assert note is not None
+    [item] = note.open_items
+    assert item.startswith("Pengguna akan tanya HR (") and "BPJS" in item and ":" not in item
+
+
+def test_a_follow_up_joins_the_item_it_follows_and_a_later_fix_settles_an_item():
+    day = day_of(
+        msg("Test e2e export-nya masih merah di CI, timeout pas generate file gede.", ts="09:00"),
+        msg("Coba kecilkan data uji untuk e2e, atau naikkan timeout khusus tes itu.", "assistant", "09:01"),
+        msg("besok aku benerin", ts="09:02"),
+        msg("Restore test backup restic ke NAS belum jalan.", ts="09:03"),
+        msg("Cek password repository restic-nya dulu.", "assistant", "09:04"),
+        msg("nah udah jalan, restore restic beres.", ts="09:05"),
+    )
+    note = write_note(day)
+    assert note is not None
+    [item] = note.open_items
+    assert item.startswith("Pengguna besok akan benerin (") and "e2e" in item
+
+
 def test_an_answered_question_and_the_assistants_own_promise_are_not_open():
     day = day_of(
         msg("Why does the Grafana alert for the NAS disk never fire?", ts="21:00"),

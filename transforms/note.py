@@ -783,7 +783,7 @@ def _context(u: Unit, before: tuple[Unit, ...], voices: _Voices, raised: set[int
 
 def _has_item_cue(sentence: str) -> bool:
     """A sentence too short for a paragraph that is still an item: "oke nanti aku tanya HR"."""
-    return bool(cues_of(sentence) & {"open", "decision"})
+    return bool(cues_of(sentence) & {"open", "decision"}) and bool(content_terms(sentence))  # not "aku coba dulu"
 
 
 def _closed_later(u: Unit, later: tuple[Unit, ...], kinds: Sequence[frozenset[str]]) -> bool:
