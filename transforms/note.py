@@ -638,8 +638,9 @@ def title(ths: list[Thread], proper: frozenset[str] = frozenset(), day_text: Day
         seen.update(w.lower() for w in words)
         seen.update(digest._stem(x.lower()) for w in words for x in w.split())
         ranked = sorted(bag, key=lambda s: (-(bag[s] * math.log(1 + len(per) / df[s])), s))
+        named = bool(words) and len(biggest) > 1  # on a day of threads, a thread's technologies name it well enough
         for stem in ranked:
-            if len(words) >= size:
+            if len(words) >= size or named:
                 break
             if stem in seen or surface[stem].most_common(1)[0][0].lower() in seen:
                 continue
@@ -666,6 +667,7 @@ def _technologies(t: Thread, day_text: DayText | None) -> tuple[str, ...]:
 
 _TITLE_NOISE = frozenset(
     """
+none null true false
 like just really want need know think make get got going also would could should much many thing things something
 way lot yes yeah okay sure well right one two time day today tomorrow yesterday mau bisa udah sudah aja juga lagi
 kalau kalo terus buat bikin pakai pake ada ini itu yang dan atau tapi karena kayak gitu gini banget dulu nanti
