@@ -268,8 +268,14 @@ def parse_json_object(text: str) -> dict | None:
     try:
         obj, _ = json.JSONDecoder().raw_decode(text)
     except ValueError:
-        obj = _salvage(text)
+        try:  # lenient about whitespace: a raw newline or tab inside a string (the fields refuse other controls)
+            obj, _ = _LENIENT.raw_decode(text)
+        except ValueError:
+            obj = _salvage(text)
     return obj if isinstance(obj, dict) else None
+
+
+_LENIENT = json.JSONDecoder(strict=False)
 
 
 def _salvage(text: str) -> dict | None:
@@ -294,7 +300,7 @@ def _salvage(text: str) -> dict | None:
             cuts.append(i)
     for cut in reversed(cuts):
         try:
-            obj = json.loads(text[:cut] + "}")
+            obj = json.loads(text[:cut] + "}", strict=False)
         except ValueError:
             continue
         return obj if isinstance(obj, dict) else None
@@ -473,12 +479,17 @@ def _polarity(mood: str | None) -> int:
     return -1 if mood in NEGATIVE_MOODS else 1 if mood in POSITIVE_MOODS else 0
 
 
+_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # newlines and tabs are whitespace
+
+
 def summary_problem(value: object, ground: Grounding) -> tuple[str | None, str]:
     """The normalised summary, or None and why it is refused."""
     if not isinstance(value, str):
         return None, "missing"
     if not value.strip():
         return None, "empty"
+    if _CONTROL_CHAR.search(value):
+        return None, "holds a control character"
     summary = normalise_summary(value)
     if summary is None:
         return None, "out of bounds (too long, a loop or no sentence)"

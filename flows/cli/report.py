@@ -138,12 +138,26 @@ def render_models_test(data: dict) -> str:
                 f"  loaded in {sm['load_seconds']:.2f} s; the probe day took {sm['seconds']:.2f} s, "
                 f"{sm['attempts']} call(s), {sm['completion_tokens']} completion tokens, {rate}"
             )
+            n = sm.get("days", 1)
+            if sm["backend"] != "extractive":
+                refused = ", ".join(f"{k} {v}" for k, v in sorted(sm.get("summary_refused", {}).items()))
+                out.append(
+                    f"  valid on the first try: {sm.get('valid_first_try', 0)}/{n} days; "
+                    f"summaries kept (grounded in their day): {sm.get('summaries_kept', 0)}/{n}"
+                    + (f" (refused: {refused})" if refused else "")
+                )
             out.append(
-                f"  schema honoured on the first try: {'yes' if sm['schema_honoured_first_try'] else 'no'}; "
-                f"fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
+                f"  fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
                 f"tokens counted by {sm['tokens_counted_by']}"
             )
-            out.append(f"  summary: {sm['summary']}")
+            if "facts" in sm:
+                f = sm["facts"]
+                out.append(
+                    f"  facts mentioned: {f['model']}/{f['total']} (the extractive path: {f['extractive']}/{f['total']})"
+                )
+            out.append(f"  summary of the first day: {sm['summary']}")
+            if "verdict" in sm:
+                out.append(f"  verdict: {sm['verdict']}")
     em = data.get("embedder")
     if em:
         if "error" in em:
