@@ -99,21 +99,21 @@ class Recorder:
 
 
 def _control_broke_it(text: str) -> bool:
-    """The reply parses only when control characters are allowed inside strings."""
-    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip(), flags=re.MULTILINE)
-    start = body.find("{")
-    if start < 0:
-        return False
-    try:
-        json.JSONDecoder().raw_decode(body[start:])
-        return False
-    except ValueError:
-        pass
-    try:
-        json.JSONDecoder(strict=False).raw_decode(body[start:])
-        return True
-    except ValueError:
-        return bool(re.search(r'"[^"]*[\x00-\x1f][^"]*"', body))
+    """A raw control character inside a string of the reply (strict JSON refuses it)."""
+    in_str = escaped = False
+    for ch in text:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+            elif ord(ch) < 0x20:
+                return True
+        elif ch == '"':
+            in_str = True
+    return False
 
 
 def classify_reply(text: str, day: DayInput) -> str:
@@ -156,17 +156,40 @@ def _note_text(doc) -> str:
     return "\n".join((doc.title or "", doc.summary, *doc.decisions, *doc.open_items))
 
 
-def measure(days: Sequence[NoteDay], summarizer, extractive=None) -> dict:
-    """Run ``summarizer`` over ``days``; the figures per set (see the module docstring)."""
-    extractive = extractive or ExtractiveSummarizer()
-    recorder = None
-    if hasattr(summarizer, "llm"):
-        recorder = Recorder(summarizer.llm)
-        summarizer.llm = recorder
+def note_record(nd: NoteDay, summarizer, extractive, recorder: Recorder | None) -> dict:
+    """One day through ``summarizer``: what its first reply failed, what fell back and why, what the note holds."""
+    before = len(recorder.replies) if recorder else 0
+    t0 = time.perf_counter()
+    outcome = summarizer.summarize(nd.day)
+    seconds = time.perf_counter() - t0
+    ex = extractive.summarize(nd.day).doc
+    doc = outcome.doc
+    replies = recorder.replies[before:] if recorder else []
+    fallback = list(doc.generator.fallback_fields)
+    uses_model = getattr(summarizer, "backend", "extractive") != "extractive"
+    return {
+        "set": nd.set,
+        "day": nd.name,
+        "seconds": round(seconds, 1),
+        "first_try_valid": bool(outcome.first_try_valid),
+        "first_reply": (classify_reply(replies[0], nd.day) if replies else "no reply") if recorder else None,
+        "first_reply_text": replies[0] if replies else None,
+        "fell_back": fallback,
+        "reasons": dict(getattr(outcome, "reasons", None) or {}),
+        "model_summary": uses_model and "summary" not in fallback,
+        "title": doc.title,
+        "summary": doc.summary,
+        "facts": [len(nd.facts), *(sum(mentioned(_note_text(d), f) for f in nd.facts) for d in (doc, ex))],
+        "recall": [recall(_note_text(d), nd.reference) for d in (doc, ex)] if nd.reference else None,
+    }
+
+
+def aggregate(records: Sequence[dict]) -> dict:
+    """The figures per set, from the days' records."""
     out: dict = {}
-    for nd in days:
+    for r in records:
         f = out.setdefault(
-            nd.set,
+            r["set"],
             {
                 "days": 0,
                 "first_try_valid": 0,
@@ -180,42 +203,50 @@ def measure(days: Sequence[NoteDay], summarizer, extractive=None) -> dict:
                 "accepted": [],
             },
         )
-        before = len(recorder.replies) if recorder else 0
-        t0 = time.perf_counter()
-        outcome = summarizer.summarize(nd.day)
-        f["seconds"] += time.perf_counter() - t0
-        ex = extractive.summarize(nd.day)
-        doc = outcome.doc
         f["days"] += 1
-        f["first_try_valid"] += bool(outcome.first_try_valid)
-        if recorder is not None:
-            replies = recorder.replies[before:]
-            f["first_reply"][classify_reply(replies[0], nd.day) if replies else "no reply"] += 1
-        fallback = tuple(doc.generator.fallback_fields)
-        f["fell_back"].update(fallback)
-        for name, why in (getattr(outcome, "reasons", None) or {}).items():
-            f["reasons"][f"{name}: {why}"] += 1
-        if "summary" not in fallback and getattr(summarizer, "backend", "extractive") != "extractive":
+        f["seconds"] += r["seconds"]
+        f["first_try_valid"] += r["first_try_valid"]
+        if r["first_reply"]:
+            f["first_reply"][r["first_reply"]] += 1
+        f["fell_back"].update(r["fell_back"])
+        f["reasons"].update(f"{k}: {re.sub(r' [(].*[)]$', '', v)}" for k, v in r["reasons"].items())
+        if r["model_summary"]:
             f["model_summaries"] += 1
-            f["accepted"].append({"day": nd.name, "title": doc.title, "summary": doc.summary})
-        if nd.facts:
-            f["facts"]["total"] += len(nd.facts)
-            f["facts"]["model"] += sum(mentioned(_note_text(doc), fact) for fact in nd.facts)
-            f["facts"]["extractive"] += sum(mentioned(_note_text(ex.doc), fact) for fact in nd.facts)
-        if nd.reference:
-            f["recall"]["model"].append(recall(_note_text(doc), nd.reference))
-            f["recall"]["extractive"].append(recall(_note_text(ex.doc), nd.reference))
+            f["accepted"].append({"day": r["day"], "title": r["title"], "summary": r["summary"]})
+        for k, v in zip(("total", "model", "extractive"), r["facts"], strict=True):
+            f["facts"][k] += v
+        if r["recall"]:
+            f["recall"]["model"].append(r["recall"][0])
+            f["recall"]["extractive"].append(r["recall"][1])
     for f in out.values():
         for k in ("model", "extractive"):
             vals = f["recall"][k]
             f["recall"][k] = round(sum(vals) / len(vals), 3) if vals else None
-        f["first_reply"] = dict(f["first_reply"])
-        f["fell_back"] = dict(f["fell_back"])
-        f["reasons"] = dict(f["reasons"])
+        for k in ("first_reply", "fell_back", "reasons"):
+            f[k] = dict(f[k])
         f["seconds"] = round(f["seconds"], 1)
-    if recorder is not None:
-        summarizer.llm = recorder.inner
     return out
+
+
+def measure(days: Sequence[NoteDay], summarizer, extractive=None, progress=None) -> dict:
+    """Run ``summarizer`` over ``days``; the figures per set (see the module docstring).
+
+    ``progress(i, record)`` is called after each day (a small model takes minutes a day on 2 cores)."""
+    extractive = extractive or ExtractiveSummarizer()
+    recorder = None
+    if hasattr(summarizer, "llm"):
+        recorder = Recorder(summarizer.llm)
+        summarizer.llm = recorder
+    records = []
+    try:
+        for i, nd in enumerate(days, 1):
+            records.append(note_record(nd, summarizer, extractive, recorder))
+            if progress is not None:
+                progress(i, records[-1])
+    finally:
+        if recorder is not None:
+            summarizer.llm = recorder.inner
+    return aggregate(records)
 
 
 # --- the day sets ----------------------------------------------------------------------
@@ -236,15 +267,16 @@ def _day_input(text: DayText) -> DayInput:
 
 
 def dialogsum_days(n: int = 50) -> list[NoteDay]:
-    """Every tenth DialogSum test dialogue, ``n`` of them, with its first reference summary."""
+    """``n`` DialogSum test dialogues, evenly spaced (50: every tenth), with their first reference summary."""
     from benchmarks.summary_quality import DIALOGSUM, day_of, dialogues
 
     path = next((p for p in (DIALOGSUM, ROOT.parents[1] / DIALOGSUM.relative_to(ROOT.parent)) if p.is_file()), None)
     if path is None:
         return []
-    rows = dialogues(path)[::10][:n]
+    step = max(1, 500 // n) if n else 10
+    rows = dialogues(path)[::step][:n]
     return [
-        NoteDay("dialogsum", f"dialogsum-{i * 10}", _day_input(day_of(r)), (), r["summary1"])
+        NoteDay("dialogsum", f"dialogsum-{i * step}", _day_input(day_of(r)), (), r["summary1"])
         for i, r in enumerate(rows)
     ]
 
@@ -261,63 +293,57 @@ def demo_note_days(n: int = 8) -> list[NoteDay]:
     ]
 
 
-def indonesian_days() -> list[NoteDay]:
-    """The Indonesian dialogues of ``benchmarks/data/`` with their reference notes (none when absent).
+def indonesian_days(path: Path | None = None, n: int = 30) -> list[NoteDay]:
+    """The Indonesian dialogues of ``benchmarks/data/indonesian_notes.yaml`` with their reference notes.
 
-    Each dialogue: ``id``, ``turns`` (``speaker``/``role``, ``text``) and a ``reference``
-    note (its ``summary`` or ``note`` text, decisions and open items).
+    Each dialogue is one day, as ``benchmarks/summary_quality.py`` builds it: its turns a
+    minute apart in the evening (Asia/Jakarta), the user id the typing person's name
+    when the dialogue gives one. None when the file is not there.
     """
     import yaml
 
-    out: list[NoteDay] = []
+    path = path or DATA / "indonesian_notes.yaml"
+    if not path.is_file():
+        return []
     tz = ZoneInfo("Asia/Jakarta")
-    for path in sorted(DATA.glob("*")) if DATA.is_dir() else []:
-        if path.suffix not in (".yaml", ".yml", ".json", ".jsonl"):
-            continue
-        if path.suffix == ".jsonl":
-            items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        else:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-            items = loaded.get("dialogues", loaded) if isinstance(loaded, dict) else loaded
-        for i, item in enumerate(items or []):
-            if not isinstance(item, dict) or not item.get("turns"):
-                continue
-            day = dt.date(2026, 3, 2) + dt.timedelta(days=i)
-            start = dt.datetime.combine(day, dt.time(20), tzinfo=tz)
-            msgs = []
-            for j, turn in enumerate(item["turns"]):
-                if isinstance(turn, dict):
-                    who = turn.get("speaker") or turn.get("name") or ""
-                    role = turn.get("role") or "user"
-                    text = turn.get("text") or turn.get("content") or ""
-                else:
-                    who, role, text = "", "user", str(turn)
-                if who and role == "user":
-                    text = f"{who}: {text}"
-                msgs.append(DayMessage("s1", role, text, start + dt.timedelta(minutes=j)))
-            ref = item.get("reference") or {}
-            if isinstance(ref, dict):
-                parts = [
-                    ref.get("summary") or ref.get("note") or "",
-                    *(ref.get("decisions") or ()),
-                    *(ref.get("open_items") or ()),
-                ]
-                reference = "\n".join(str(p) for p in parts)
-            else:
-                reference = str(ref)
-            name = str(item.get("id", f"{path.stem}-{i}"))
-            out.append(NoteDay("id", name, _day_input(DayText("u1", day, tz, tuple(msgs))), (), reference))
-    return out
+    out: list[NoteDay] = []
+    for i, d in enumerate(yaml.safe_load(path.read_text(encoding="utf-8"))["dialogues"]):
+        day = dt.date(2026, 3, 2) + dt.timedelta(days=i)
+        start = dt.datetime.combine(day, dt.time(20), tzinfo=tz)
+        user = "-".join(str(d.get("user") or "default").lower().split())
+        msgs = tuple(
+            DayMessage("s1", t["role"], t["text"], start + dt.timedelta(minutes=j)) for j, t in enumerate(d["turns"])
+        )
+        reference = "\n".join(
+            [str(d.get("reference") or ""), *map(str, d.get("decisions") or ()), *map(str, d.get("open_items") or ())]
+        )
+        out.append(NoteDay("id", str(d["id"]), _day_input(DayText(user, day, tz, msgs)), (), reference))
+    return out[:: max(1, len(out) // n)][:n] if n else out
 
 
-def load_days(sets: Sequence[str], n_dialogsum: int = 50, n_demo: int = 8) -> list[NoteDay]:
+def load_days(
+    sets: Sequence[str], n_dialogsum: int = 50, n_demo: int = 8, indonesian: Path | None = None, n_id: int = 30
+) -> list[NoteDay]:
     out: list[NoteDay] = []
     if "dialogsum" in sets:
         out += dialogsum_days(n_dialogsum)
     if "demo" in sets:
         out += demo_note_days(n_demo)
     if "id" in sets:
-        out += indonesian_days()
+        out += indonesian_days(indonesian, n_id)
+    return interleave(out)
+
+
+def interleave(days: Sequence[NoteDay]) -> list[NoteDay]:
+    """The sets' days taken in turn, so a run cut short still has figures for every set."""
+    by: dict[str, list[NoteDay]] = {}
+    for d in days:
+        by.setdefault(d.set, []).append(d)
+    out: list[NoteDay] = []
+    while any(by.values()):
+        for queue in by.values():
+            if queue:
+                out.append(queue.pop(0))
     return out
 
 
@@ -360,16 +386,49 @@ def print_figures(figures: dict) -> None:
             print(f"  reference content recall: model {f['recall']['model']}, extractive {f['recall']['extractive']}")
 
 
+def report(
+    sample: int = 50,
+    sets: Sequence[str] = SETS,
+    demo: int = 8,
+    indonesian: Path | None = None,
+    n_id: int = 30,
+    log: Path | None = None,
+) -> dict:
+    """The bundled model on ``sample`` DialogSum dialogues, ``demo`` demo days and the Indonesian set: printed
+    and returned (JSON-able), for ``benchmarks/summary_quality.py``. ``log``: each day's record, as it is done."""
+
+    def progress(i: int, record: dict) -> None:
+        kept = "kept" if record["model_summary"] else "fell back"
+        print(f"[{i}] {record['set']} {record['day']}: summary {kept}", file=sys.stderr, flush=True)
+        if log is not None:
+            with log.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    figures = measure(load_days(sets, sample, demo, indonesian, n_id), bundled_summarizer(), progress=progress)
+    print_figures(figures)
+    return figures
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
-    p.add_argument("--dialogsum", type=int, default=50, help="DialogSum dialogues (every tenth)")
+    p.add_argument("--dialogsum", type=int, default=50, help="DialogSum dialogues (evenly spaced; 50: every tenth)")
     p.add_argument("--demo", type=int, default=8, help="demo days (evenly spaced; 0: all)")
+    p.add_argument("--id", type=int, default=30, help="Indonesian dialogues (evenly spaced)")
+    p.add_argument(
+        "--indonesian", type=Path, help="the Indonesian dialogues (default benchmarks/data/indonesian_notes.yaml)"
+    )
+    p.add_argument("--log", type=Path, help="append each day's record (JSON lines) here as it is done")
+    p.add_argument("--from-log", type=Path, help="print the figures of a log instead of running the model")
     p.add_argument("--json", type=Path, help="also write the figures (with the accepted summaries) here")
     args = p.parse_args(argv)
-    days = load_days([s.strip() for s in args.sets.split(",") if s.strip()], args.dialogsum, args.demo)
-    figures = measure(days, bundled_summarizer())
-    print_figures(figures)
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    if args.from_log:
+        lines = args.from_log.read_text(encoding="utf-8").splitlines()
+        figures = aggregate([json.loads(line) for line in lines if line.strip()])
+        print_figures(figures)
+    else:
+        figures = report(args.dialogsum, sets, args.demo, args.indonesian, args.id, args.log)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False), encoding="utf-8")
 
