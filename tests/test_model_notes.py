@@ -357,3 +357,19 @@ def test_models_test_runs_the_bundled_model_on_five_days_and_gives_a_verdict(hom
     assert sm["days"] == 5 and sm["completion_tokens"] > 0 and 0 <= sm["summaries_kept"] <= 5
     assert isinstance(sm["good_enough"], bool) and sm["verdict"]
     assert len(sm["fallback_reasons"]) == 5
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_the_run_report_says_why_the_models_fields_fell_back(home, monkeypatch):
+    from helpers import NOW, drop, md
+
+    from flows.cli.report import render_run
+    from flows.pipeline import nightly
+
+    drop(home, "a.md", md("2026-07-19", "1000", *ENGLISH))
+    invented = reply(summary="The user bought a new car and drove to Bandung with his friends.", title="A trip")
+    use_model(monkeypatch, QueueModel(default=invented))
+    result = nightly(now=NOW, home=str(home.paths.home))
+    why = result["summarize"]["fallback_reasons"]
+    assert why["summary: not grounded in the day"] == 1 and why["title: not grounded in the day"] == 1
+    assert "fell back: " in render_run(result) and "summary: not grounded in the day (1)" in render_run(result)

@@ -281,6 +281,9 @@ def render_run(r: dict) -> str:
                 f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields",
             )
         )
+        if sm.get("fallback_reasons"):
+            why = "; ".join(f"{k} ({v})" for k, v in sorted(sm["fallback_reasons"].items()))
+            rows.append(("", f"fell back: {why}"))
     cand = sm.get("candidates") or {}
     if cand.get("refused"):
         rows.append(
