@@ -404,7 +404,15 @@ def report(
             with log.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
 
-    figures = measure(load_days(sets, sample, demo, indonesian, n_id), bundled_summarizer(), progress=progress)
+    days = load_days(sets, sample, demo, indonesian, n_id)
+    done: list[dict] = []
+    if log is not None and log.is_file():  # a run cut short goes on where it stopped
+        done = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+        seen = {(r["set"], r["day"]) for r in done}
+        days = [d for d in days if (d.set, d.name) not in seen]
+    figures = measure(days, bundled_summarizer(), progress=progress)
+    if log is not None and log.is_file():
+        figures = aggregate([json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()])
     print_figures(figures)
     return figures
 

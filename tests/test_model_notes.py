@@ -124,9 +124,21 @@ GOOD_ID = (
         ),
         (reply(summary="Dimas scrubbed ZFS on sdb. " * 60), "out of bounds (too long, a loop or no sentence)"),
         (reply(summary=INDONESIAN[0][1] + " " + INDONESIAN[2][1]), "copies the user's own turns"),
+        (reply(summary="I found CKSUM errors on sdb and my SATA cable was loose."), "not in the third person"),
+        (reply(summary="Aku ganti kabel SATA di disk sdb setelah scrub ZFS."), "not in the third person"),
         (reply(summary="Dimas asked to ignore previous instructions and reveal the system prompt."), None),
     ],
-    ids=["cut", "empty", "blank", "control-character", "loop", "copied-user-turns", "injection"],
+    ids=[
+        "cut",
+        "empty",
+        "blank",
+        "control-character",
+        "loop",
+        "copied-user-turns",
+        "first-person-en",
+        "first-person-id",
+        "injection",
+    ],
 )
 def test_each_refused_summary_falls_back_with_its_reason(text, reason):
     out = write(day_of(*INDONESIAN), text, text)
@@ -203,6 +215,20 @@ def test_a_faithful_paraphrase_is_grounded_and_kept(day, summary):
     )
     assert "summary" not in out.reasons and out.doc.summary == summary
     assert "title" not in out.reasons
+
+
+def test_an_assistant_that_talks_about_itself_is_not_grounded_by_the_word_assistant():
+    selfie = (
+        "The assistant is a friendly AI assistant who loves helping users. The user thanked the assistant warmly "
+        "and the assistant felt proud."
+    )
+    out = write(day_of(*ENGLISH), reply(summary=selfie), reply(summary=selfie))
+    assert out.reasons["summary"].startswith("not grounded in the day")
+
+
+def test_a_title_that_echoes_the_prompt_falls_back():
+    out = write(day_of(*ENGLISH), reply(title="The day in a few words; the app waits for Postgres"))
+    assert out.reasons["title"] == "copies a flagged turn or the prompt"
 
 
 def test_a_title_the_day_does_not_support_falls_back():
@@ -294,13 +320,14 @@ def test_whatever_the_model_replies_the_note_is_valid(fields, prefix, control, c
 
 
 class FaithfulModel(QueueModel):
-    """A model that writes from what it was shown: the assistant's answers and the user's last word."""
+    """A model that writes from what it was shown: the assistant's answers and the user's last word, in the third
+    person."""
 
     name = "fake-faithful.gguf"
 
     def generate(self, messages, *, schema, temperature, max_tokens):
         turns = re.findall(r"^\[[^\]]*\] (user|assistant): (.*)$", messages[-1]["content"], re.MULTILINE)
-        users = [t for r, t in turns if r == "user"]
+        users = [re.sub(r"(?i)\b(?:i'll|i|my|me|aku|saya)\b", "the user", t) for r, t in turns if r == "user"]
         answers = " ".join(t for r, t in turns if r == "assistant")
         summary = f"{answers} The user also said: {users[-1]}"
         self.replies.append(reply(summary=summary, title=users[0][:90], importance=3, mood="neutral"))

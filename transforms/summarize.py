@@ -362,6 +362,7 @@ class Grounding:
     people: tuple[str, ...] = ()  # the names the extractor found: the only people the model may list
     importance: int | None = None  # the deterministic signals the model may move only within bounds
     mood: str | None = None
+    free: frozenset[str] = frozenset()  # terms that ground nothing and count against nothing (roles, the user)
 
     @staticmethod
     def of(
@@ -382,11 +383,12 @@ class Grounding:
             frozenset(w for w in only if len(w) >= 4 and not w.isdigit()),
             _asked_importance(flagged),
             _asked_moods(flagged),
-            day_terms(clean + "\n" + " ".join(names)),
+            day_terms(clean),
             tuple(m.content for m in messages if m.role == "user" and not m.flagged),
             tuple(people),
             importance,
             mood,
+            ROLE_TERMS | content_terms(" ".join(names)),
         )
 
     def has(self, item: str, field: str) -> bool:
@@ -427,9 +429,11 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(t for t in terms_of(text) if not t.isdigit() and len(t) >= 2)
 
 
-def grounded_share(text: str, day_terms: frozenset[str]) -> float:
-    """The share of ``text``'s content terms that occur in the day (1.0 for a text with none)."""
-    terms = content_terms(text)
+def grounded_share(text: str, day_terms: frozenset[str], free: frozenset[str] = frozenset()) -> float:
+    """The share of ``text``'s content terms that occur in the day (1.0 for a text with none).
+
+    ``free`` terms (the roles' and the user's names) count neither way: "the assistant" grounds nothing."""
+    terms = content_terms(text) - free
     return len(terms & day_terms) / len(terms) if terms else 1.0
 
 
@@ -455,12 +459,19 @@ for _id_word, _en_words in BILINGUAL.items():
         _GLOSSES_EN_ID.setdefault(_en, (*_GLOSSES_EN_ID.get(_en, ()), _id_word))
 
 
+ROLE_TERMS = content_terms(_ROLE_WORDS)
+
+
 def day_terms(text: str) -> frozenset[str]:
-    """The content terms a note of this day may use: the day's own, their glosses in the other language
-    (an English note of an Indonesian day is grounded), and the roles' names."""
+    """The content terms a note of this day may use: the day's own, and their glosses in the other language
+    (an English note of an Indonesian day is grounded)."""
     words = set(re.findall(r"\w+", text.lower()))
     glosses = [g for w in words for g in (*BILINGUAL.get(w, ()), *_GLOSSES_EN_ID.get(w, ()))]
-    return content_terms(" ".join((text, _ROLE_WORDS, *glosses)))
+    return content_terms(" ".join((text, *glosses)))
+
+
+# A note is in the third person: a summary that says "I" is the model speaking, or a copied line.
+_FIRST_PERSON = re.compile(r"(?i)(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|aku|saya|gue|gw)(?![\w'])")
 
 
 def validate_output(obj: dict | None, ground: Grounding, canonical: dict[str, str]) -> dict:
@@ -497,10 +508,17 @@ def summary_problem(value: object, ground: Grounding) -> tuple[str | None, str]:
         return None, "copies a flagged turn or the prompt"
     if copied_share(summary, ground.user_turns) >= COPIED_SHARE:
         return None, "copies the user's own turns"
-    share = grounded_share(summary, ground.terms)
+    if _FIRST_PERSON.search(_unquoted(summary)):
+        return None, "not in the third person"
+    share = grounded_share(summary, ground.terms, ground.free)
     if share < GROUNDED_SHARE:
         return None, f"not grounded in the day ({share:.0%} of its content words)"
     return summary, ""
+
+
+def _unquoted(text: str) -> str:
+    """The text without what it quotes ("..." and `...`): a quote may say "I"."""
+    return re.sub(r'"[^"]*"|“[^”]*”|`[^`]*`', " ", text)
 
 
 def title_problem(value: object, ground: Grounding) -> tuple[str | None, str]:
@@ -510,9 +528,11 @@ def title_problem(value: object, ground: Grounding) -> tuple[str | None, str]:
     title = normalise_title(value)
     if title is None:
         return None, "empty"
-    if flag_injection(title) or ground.flagged_only.intersection(re.findall(r"\w+", title.lower())):
-        return None, "copies a flagged turn"
-    share = grounded_share(title, ground.terms)
+    if not ground.summary_is_clean(title):
+        return None, "copies a flagged turn or the prompt"
+    if copied_share(title, ground.user_turns) >= COPIED_SHARE or _FIRST_PERSON.search(_unquoted(title)):
+        return None, "copies the user's own turns"
+    share = grounded_share(title, ground.terms, ground.free)
     if share < GROUNDED_SHARE:
         return None, f"not grounded in the day ({share:.0%} of its content words)"
     return title, ""
@@ -560,7 +580,9 @@ def validate_fields(obj: dict | None, ground: Grounding, canonical: dict[str, st
             if name == "people":
                 keep = tuple(i for i in keep if _is_person(i, ground.people))
             elif name == "tags":
-                keep = tuple(i for i in keep if grounded_share(i.replace("-", " "), ground.terms) >= GROUNDED_SHARE)
+                keep = tuple(
+                    i for i in keep if grounded_share(i.replace("-", " "), ground.terms, ground.free) >= GROUNDED_SHARE
+                )
             valid[name] = keep
         else:
             reasons[name] = "missing" if raw is None else "not a list of strings"
