@@ -217,6 +217,15 @@ def test_a_faithful_paraphrase_is_grounded_and_kept(day, summary):
     assert "title" not in out.reasons
 
 
+def test_one_invented_sentence_among_true_ones_is_not_grounded():
+    mixed = (
+        "The user's docker compose app started before Postgres was ready, and the assistant added a healthcheck "
+        "with pg_isready. Later his sister flew in from Surabaya for a wedding."
+    )
+    out = write(day_of(*ENGLISH), reply(summary=mixed), reply(summary=mixed))
+    assert out.reasons["summary"] == "a sentence not grounded in the day" and "Surabaya" not in out.doc.summary
+
+
 def test_an_assistant_that_talks_about_itself_is_not_grounded_by_the_word_assistant():
     selfie = (
         "The assistant is a friendly AI assistant who loves helping users. The user thanked the assistant warmly "

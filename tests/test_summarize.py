@@ -329,11 +329,7 @@ def test_a_reply_cut_off_by_max_tokens_keeps_the_summary_it_wrote_first():
     out = summarizer(model).summarize(day_input())
     assert out.attempts == 1 and out.doc.summary.startswith("Gading set the Proxmox boot order")
     assert out.doc.generator.fallback_fields == ("tags", "importance", "mood")
-    assert out.reasons == {
-        "tags": "missing",
-        "importance": "not an integer from 1 to 10",
-        "mood": "not one of the moods",
-    }
+    assert out.reasons == {"tags": "missing", "importance": "missing", "mood": "missing"}
 
 
 def test_a_summary_echoing_the_prompt_or_starting_mid_sentence_is_rejected():

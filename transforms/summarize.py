@@ -70,6 +70,7 @@ from transforms.frontmatter import (
     normalise_mood,
     normalise_summary,
     normalise_title,
+    sentences,
 )
 from transforms.injection import flag_injection, quote_for_prompt
 
@@ -418,6 +419,10 @@ class Grounding:
 
 #: A summary or title is grounded when at least this share of its content terms occur in the day's unflagged text.
 GROUNDED_SHARE = 0.5
+#: Every sentence of a summary needs at least this share: a grounded summary may not carry one invented sentence.
+SENTENCE_GROUNDED_SHARE = 1 / 3
+#: A title is a few words, each of which should be the day's.
+TITLE_GROUNDED_SHARE = 0.75
 #: A summary that is at least this share verbatim runs (of ``COPY_RUN`` words) of the user's own turns is a copy.
 COPIED_SHARE = 0.5
 COPY_RUN = 6
@@ -513,6 +518,9 @@ def summary_problem(value: object, ground: Grounding) -> tuple[str | None, str]:
     share = grounded_share(summary, ground.terms, ground.free)
     if share < GROUNDED_SHARE:
         return None, f"not grounded in the day ({share:.0%} of its content words)"
+    for sentence in sentences(summary.replace("\n", " ")):
+        if grounded_share(sentence, ground.terms, ground.free) < SENTENCE_GROUNDED_SHARE:
+            return None, "a sentence not grounded in the day"  # an invented claim beside true ones
     return summary, ""
 
 
@@ -533,7 +541,7 @@ def title_problem(value: object, ground: Grounding) -> tuple[str | None, str]:
     if copied_share(title, ground.user_turns) >= COPIED_SHARE or _FIRST_PERSON.search(_unquoted(title)):
         return None, "copies the user's own turns"
     share = grounded_share(title, ground.terms, ground.free)
-    if share < GROUNDED_SHARE:
+    if share < TITLE_GROUNDED_SHARE:
         return None, f"not grounded in the day ({share:.0%} of its content words)"
     return title, ""
 
@@ -588,7 +596,9 @@ def validate_fields(obj: dict | None, ground: Grounding, canonical: dict[str, st
             reasons[name] = "missing" if raw is None else "not a list of strings"
     # A value a flagged turn asked for is injected, not judged: the field falls back.
     importance = normalise_importance(obj.get("importance"))
-    if importance is None:
+    if "importance" not in obj:
+        reasons["importance"] = "missing"
+    elif importance is None:
         reasons["importance"] = f"not an integer from {IMPORTANCE_MIN} to {IMPORTANCE_MAX}"
     elif importance in ground.asked_importance:
         reasons["importance"] = "the value a flagged turn asked for"
@@ -599,7 +609,9 @@ def validate_fields(obj: dict | None, ground: Grounding, canonical: dict[str, st
     else:
         valid["importance"] = importance
     mood = normalise_mood(obj.get("mood"))
-    if mood is None:
+    if "mood" not in obj:
+        reasons["mood"] = "missing"
+    elif mood is None:
         reasons["mood"] = "not one of the moods"
     elif mood in ground.asked_moods:
         reasons["mood"] = "the value a flagged turn asked for"
