@@ -135,7 +135,7 @@ def render_models_test(data: dict) -> str:
             rate = f"{sm['tokens_per_second']} tokens/s" if sm.get("tokens_per_second") else "no tokens (no model)"
             out.append(f"summarizer: {sm['backend']} ({sm['model']})")
             out.append(
-                f"  loaded in {sm['load_seconds']:.2f} s; the probe day took {sm['seconds']:.2f} s, "
+                f"  loaded in {sm['load_seconds']:.2f} s; the {sm.get('days', 1)} sample day(s) took {sm['seconds']:.2f} s, "
                 f"{sm['attempts']} call(s), {sm['completion_tokens']} completion tokens, {rate}"
             )
             n = sm.get("days", 1)
