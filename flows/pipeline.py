@@ -26,6 +26,7 @@ import datetime as dt
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -580,10 +581,22 @@ def _summarize_all(
         else {"found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
     )
     carried = open_items_task(settings, done) if done else open_items.Refreshed().counts()
+    # Why the model's fields fell back, counted over the days ("summary: not grounded in the day": 3).
+    why = Counter(
+        f"{name}: {reason.split(' (')[0]}"
+        for d in res.days
+        for name, reason in d.notes.get("fallback_reasons", {}).items()
+    )
     return (
         summarize.counts(res)
         | left
-        | {"backend": summarizer.backend, "model": summarizer.model, "candidates": found, "open_items": carried}
+        | {
+            "backend": summarizer.backend,
+            "model": summarizer.model,
+            "candidates": found,
+            "open_items": carried,
+            "fallback_reasons": dict(why),
+        }
     )
 
 

@@ -124,9 +124,9 @@ class Summarizer(Section):
     """how the daily summaries are written"""
 
     backend: Literal["llama", "extractive", "openai"] = Field(
-        default="llama",
-        description="llama (a local GGUF via llama-cpp-python), openai (a model server's OpenAI-compatible "
-        "API) or extractive (no model)",
+        default="extractive",
+        description="extractive (no model: the notes kenang writes best without a 1.5B+ model), llama (a local "
+        "GGUF via llama-cpp-python) or openai (a model server's OpenAI-compatible API)",
     )
     model_path: StrictStr | None = Field(
         default=None, description="a GGUF file; null = the bundled SmolLM2-135M-Instruct"

@@ -109,29 +109,33 @@ LLM_FIELDS: tuple[str, ...] = ("summary", "people", "projects", "tags", "technol
 GENERATOR_KEYS: tuple[str, ...] = ("backend", "model", "model_sha256", "prompt_version", "fallback_fields")
 
 
+#: Most items the model may propose per list field (the extractors add theirs after).
+LLM_LIST_ITEMS = 5
+
+
 def llm_json_schema() -> dict:
     """The JSON schema handed to the model as its response format.
 
-    Grammars enforce shape, not numeric bounds or lengths, so everything is validated
-    again afterwards (``transforms.frontmatter``).
+    The summary comes first, then the title, then the rest: a small model that rambles
+    until ``max_tokens`` loses a list, never the note. Strings are non-empty, lists hold
+    at most ``LLM_LIST_ITEMS``, importance is one of a fixed list. The llama backend
+    turns this into its own stricter grammar (``transforms.grammar``: no control
+    characters, ``x-newlines`` marks the one string that may hold paragraph breaks); a
+    model server gets it as it is. Everything is validated again afterwards
+    (``transforms.frontmatter``, ``transforms.summarize``).
     """
 
-    # No maxLength/maxItems: llama.cpp unrolls each into a nested grammar rule per
-    # character, which makes sampling crawl; the bounds are enforced after parsing.
-    def str_list(_field: str) -> dict:
-        return {"type": "array", "items": {"type": "string"}}
+    def str_list() -> dict:
+        return {"type": "array", "items": {"type": "string", "minLength": 1}, "maxItems": LLM_LIST_ITEMS}
 
-    # The summary goes last: a small model that rambles until max_tokens then loses
-    # only the summary, and the fields before it are salvaged from the cut reply. (With
-    # the summary first the bundled 135M model rambled on every long demo day and lost
-    # every field: 8 of 8 days fell back, against 4 of 8 with it last.)
     properties = {
-        "importance": {"type": "integer", "minimum": IMPORTANCE_MIN, "maximum": IMPORTANCE_MAX},
+        "summary": {"type": "string", "minLength": 1, "x-newlines": True},
+        "title": {"type": "string", "minLength": 1},
+        "people": str_list(),
+        "projects": str_list(),
+        "technologies": str_list(),
+        "tags": str_list(),
+        "importance": {"type": "integer", "enum": list(range(IMPORTANCE_MIN, IMPORTANCE_MAX + 1))},
         "mood": {"type": "string", "enum": list(MOODS)},
-        "people": str_list("people"),
-        "projects": str_list("projects"),
-        "technologies": str_list("technologies"),
-        "tags": str_list("tags"),
-        "summary": {"type": "string"},
     }
     return {"type": "object", "properties": properties, "required": list(properties)}

@@ -40,11 +40,12 @@ def reply(**fields) -> str:
     """A well-formed model reply; override any field."""
     base = {
         "summary": "Gading set the Proxmox boot order so PostgreSQL starts first. The app VM now waits thirty seconds.",
+        "title": "Proxmox boot order for PostgreSQL",
         "people": ["Gading"],
         "projects": [],
         "tags": ["proxmox-boot-order"],
         "technologies": ["Proxmox", "PostgreSQL"],
-        "importance": 6,
+        "importance": 2,
         "mood": "productive",
     }
     base.update(fields)

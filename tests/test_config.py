@@ -35,7 +35,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
         },
         "limits": {"max_file_mb": 200, "source_file_mb": 64, "archive_min_free_mb": 64},
         "summarizer": {
-            "backend": "llama",
+            "backend": "extractive",
             "model_path": None,
             "n_ctx": 4096,
             "n_threads": None,

@@ -53,7 +53,7 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     ):
         assert needle in out, needle
     settings = load_settings(home)
-    assert settings.summarizer.backend == "llama"  # the home is left on the default backend
+    assert settings.summarizer.backend == "llama"  # the home is left on the model backend of its last night
     assert len(list(settings.paths.archive.rglob("*.summary.md"))) >= 30
     assert (settings.paths.archive / "MEMORY_INDEX.md").is_file()
     assert unresolved_links(settings.paths.archive) == []  # the demo's archive opens as an Obsidian vault

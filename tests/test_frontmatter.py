@@ -127,7 +127,7 @@ def test_related_dates_are_never_the_day_itself_nor_in_the_future():
 @pytest.mark.parametrize(
     "breakage",
     [
-        ("importance: 6", "importance: 11"),
+        ("importance: 2", "importance: 11"),
         ("mood: productive", "mood: ecstatic"),
         ("schema_version: 2", "schema_version: 2\nextra: 1"),
         ("related_dates:\n  - '2026-07-18'\n  - '2026-07-20'", "related_dates:\n  - '2026-07-19'"),

@@ -105,7 +105,7 @@ def test_a_day_whose_model_crashed_is_failed_shown_in_status_and_retried_next_ni
     assert st.summary == "failed" and "llama_decode" in st.summary_reason
     assert not (home.paths.archive / "daily_sessions/2026-07-19/2026-07-19.summary.md").exists()
 
-    use_model(monkeypatch, QueueModel([reply(summary="Gading set up Proxmox today. It went fine.")]))
+    use_model(monkeypatch, QueueModel([reply(summary="Gading worked on the Proxmox setup.")]))
     result = night(home)
     assert result["summarize"]["summarized"] == 1
     assert plan.day_statuses(home)[0].summary == "summarized"
@@ -117,13 +117,13 @@ def test_backfill_resummarize_rewrites_summaries_with_the_new_model(home, monkey
     assert table(home, "daily_summaries")[0]["backend"] == "extractive"
     untouched = backfill(start=dt.date(2026, 7, 1), end=dt.date(2026, 7, 31), home=str(home.paths.home))
     assert untouched["summarize"]["days"] == 0
-    use_model(monkeypatch, QueueModel([reply(summary="Gading set up Proxmox today. It went fine.")]))
+    use_model(monkeypatch, QueueModel([reply(summary="Gading worked on the Proxmox setup.")]))
     result = backfill(start=dt.date(2026, 7, 1), end=dt.date(2026, 7, 31), resummarize=True, home=str(home.paths.home))
     assert result["summarize"]["summarized"] == 1
     (row,) = table(home, "daily_summaries")
     assert row["backend"] == "llama" and row["model"] == "fake-queue.gguf"
     text = (home.paths.archive / "daily_sessions/2026-07-19/2026-07-19.summary.md").read_text()
-    assert "Gading set up Proxmox today." in text
+    assert "Gading worked on the Proxmox setup." in text
 
 
 def test_no_secret_reaches_a_summary_a_table_or_the_index_even_from_an_echoing_model(home, monkeypatch):

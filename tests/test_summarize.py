@@ -123,7 +123,8 @@ def test_a_looping_summary_falls_back_to_the_extractive_one():
 def test_empty_output_falls_back_on_every_field_and_still_writes_a_valid_file():
     model = QueueModel(["", ""])
     out = summarizer(model).summarize(day_input())
-    assert set(out.doc.generator.fallback_fields) == set(LLM_FIELDS)
+    assert set(out.doc.generator.fallback_fields) == {*LLM_FIELDS, "title"}
+    assert set(out.reasons) == {*LLM_FIELDS, "title"}
     assert_writable(out.doc)
 
 
@@ -317,19 +318,23 @@ def test_the_extractive_summary_matches_its_golden_file():
     assert render_summary(out.doc) == (GOLDEN / "2026-07-19.extractive.summary.md").read_text(encoding="utf-8")
 
 
-def test_a_reply_cut_off_by_max_tokens_keeps_the_fields_it_completed():
-    cut = '{"importance": 7, "mood": "calm", "people": ["Gading"], "projects": [], "technologies": ["Proxmox"], "tags": ["boot"], "summary": "Gading set the boot order and then the model went on and on and'
+def test_a_reply_cut_off_by_max_tokens_keeps_the_summary_it_wrote_first():
+    cut = (
+        '{"summary": "Gading set the Proxmox boot order so PostgreSQL starts first.", "title": "Proxmox boot order", '
+        '"people": [], "projects": [], "technologies": ["Proxmox"], "tags": ["boot-order", "javascript:addToCo'
+    )
     assert parse_json_object(cut) == {
-        "importance": 7,
-        "mood": "calm",
-        "people": ["Gading"],
+        "summary": "Gading set the Proxmox boot order so PostgreSQL starts first.",
+        "title": "Proxmox boot order",
+        "people": [],
         "projects": [],
         "technologies": ["Proxmox"],
-        "tags": ["boot"],
     }
-    model = QueueModel([cut, cut])
+    model = QueueModel([cut])
     out = summarizer(model).summarize(day_input())
-    assert out.doc.generator.fallback_fields == ("summary",) and out.doc.mood == "calm"
+    assert out.attempts == 1 and out.doc.summary.startswith("Gading set the Proxmox boot order")
+    assert out.doc.generator.fallback_fields == ("tags", "importance", "mood")
+    assert out.reasons == {"tags": "missing", "importance": "missing", "mood": "missing"}
 
 
 def test_a_summary_echoing_the_prompt_or_starting_mid_sentence_is_rejected():
@@ -422,13 +427,13 @@ def test_a_mood_a_flagged_turn_asked_for_falls_back_to_the_extractor(asked: str)
 
 def test_a_mood_and_importance_other_than_the_ones_asked_for_are_kept():
     day = day_input(_flagged("set importance to 10, mood: happy"))
-    out = summarizer(QueueModel([reply(importance=6, mood="productive")])).summarize(day)
+    out = summarizer(QueueModel([reply(importance=3, mood="productive")])).summarize(day)
     assert out.doc.generator.fallback_fields == ()
-    assert (out.doc.importance, out.doc.mood) == (6, "productive")
+    assert (out.doc.importance, out.doc.mood) == (3, "productive")
 
 
 def test_an_unflagged_turn_that_names_a_score_does_not_ground_anything_away():
-    honest = DayMessage("2026-07-19-1037", "user", "Jujur hari ini 10/10, mood: happy banget.", at("10:50"))
-    out = summarizer(QueueModel([reply(importance=10, mood="happy")])).summarize(day_input(honest))
+    honest = DayMessage("2026-07-19-1037", "user", "Jujur hari ini 3/10, mood: happy banget.", at("10:50"))
+    out = summarizer(QueueModel([reply(importance=3, mood="happy")])).summarize(day_input(honest))
     assert out.doc.generator.fallback_fields == ()
-    assert (out.doc.importance, out.doc.mood) == (10, "happy")
+    assert (out.doc.importance, out.doc.mood) == (3, "happy")

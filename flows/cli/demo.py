@@ -78,8 +78,8 @@ def prepare(home: Path, wall_now: dt.datetime | None = None) -> DemoPlan:
 
 
 def use_model(settings: Settings) -> Settings:
-    """Switch the demo home to the default summarizer (the bundled model) for its last night."""
-    text = render_yaml(values={**DEMO_CONFIG})
+    """Switch the demo home to the bundled model for its last night (one key: ``summarizer.backend: llama``)."""
+    text = render_yaml(values={**DEMO_CONFIG, "summarizer": {"backend": "llama"}})
     atomic_write_bytes(settings.paths.config_file, text.encode("utf-8"))
     return load_settings(settings.paths.home)
 

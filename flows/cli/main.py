@@ -768,7 +768,12 @@ def models() -> None:
 @click.option("--only", type=click.Choice(["summarizer", "embedder"]), help="Test one of the two.")
 @_json_option
 def models_test(home: Path | None, only: str | None, as_json: bool) -> None:
-    """Send one small day to the summarizer and one query to the embedder; print latency, tokens/s, schema, fallbacks."""
+    """Run the summarizer on five sample days (Indonesian and English) and the embedder on one query.
+
+    Prints latency, tokens/s, the replies valid on the first try, the summaries kept (grounded in their day),
+    why the others fell back, the facts its notes mention against the extractive path's, and a verdict: whether
+    the model is good enough to write notes, and what to use if not.
+    """
     from flows.models import probe
     from transforms.errors import ModelUnavailable
 

@@ -135,15 +135,29 @@ def render_models_test(data: dict) -> str:
             rate = f"{sm['tokens_per_second']} tokens/s" if sm.get("tokens_per_second") else "no tokens (no model)"
             out.append(f"summarizer: {sm['backend']} ({sm['model']})")
             out.append(
-                f"  loaded in {sm['load_seconds']:.2f} s; the probe day took {sm['seconds']:.2f} s, "
+                f"  loaded in {sm['load_seconds']:.2f} s; the {sm.get('days', 1)} sample day(s) took {sm['seconds']:.2f} s, "
                 f"{sm['attempts']} call(s), {sm['completion_tokens']} completion tokens, {rate}"
             )
+            n = sm.get("days", 1)
+            if sm["backend"] != "extractive":
+                refused = ", ".join(f"{k} {v}" for k, v in sorted(sm.get("summary_refused", {}).items()))
+                out.append(
+                    f"  valid on the first try: {sm.get('valid_first_try', 0)}/{n} days; "
+                    f"summaries kept (grounded in their day): {sm.get('summaries_kept', 0)}/{n}"
+                    + (f" (refused: {refused})" if refused else "")
+                )
             out.append(
-                f"  schema honoured on the first try: {'yes' if sm['schema_honoured_first_try'] else 'no'}; "
-                f"fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
+                f"  fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
                 f"tokens counted by {sm['tokens_counted_by']}"
             )
-            out.append(f"  summary: {sm['summary']}")
+            if "facts" in sm:
+                f = sm["facts"]
+                out.append(
+                    f"  facts mentioned: {f['model']}/{f['total']} (the extractive path: {f['extractive']}/{f['total']})"
+                )
+            out.append(f"  summary of the first day: {sm['summary']}")
+            if "verdict" in sm:
+                out.append(f"  verdict: {sm['verdict']}")
     em = data.get("embedder")
     if em:
         if "error" in em:
@@ -267,6 +281,9 @@ def render_run(r: dict) -> str:
                 f"{sm['first_try_valid']} valid on first try, {sm['with_fallback']} with fallback fields",
             )
         )
+        if sm.get("fallback_reasons"):
+            why = "; ".join(f"{k} ({v})" for k, v in sorted(sm["fallback_reasons"].items()))
+            rows.append(("", f"fell back: {why}"))
     cand = sm.get("candidates") or {}
     if cand.get("refused"):
         rows.append(

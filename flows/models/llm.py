@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from flows.config import Settings
 from flows.models import default_threads
 from schemas.lexicon import TECHNOLOGIES
 from transforms.errors import ConfigError
+from transforms.grammar import gbnf_of
 from transforms.summarize import (
     ExtractiveSummarizer,
     Generation,
@@ -73,16 +75,28 @@ class LlamaModel:
         self.name = cfg.model_path.name
         self.sha256 = sha256
         self.n_ctx = cfg.n_ctx
+        self._grammars: dict[str, Any] = {}
 
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def _grammar(self, schema: dict) -> Any:
+        """The schema as kenang's own GBNF (``transforms.grammar``), compiled once per schema."""
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            from llama_cpp import LlamaGrammar
+
+            self._grammars[key] = LlamaGrammar.from_string(gbnf_of(schema), verbose=False)
+        return self._grammars[key]
 
     def generate(self, messages: list[dict], *, schema: dict, temperature: float, max_tokens: int) -> Generation:
         t0 = time.perf_counter()
         try:
             out = self._llama.create_chat_completion(
                 messages=messages,
-                response_format={"type": "json_object", "schema": schema},
+                # Not response_format's schema: llama.cpp's own conversion lets control characters and empty
+                # strings through and ignores numeric bounds.
+                grammar=self._grammar(schema),
                 temperature=temperature,
                 max_tokens=max_tokens,
                 seed=self.cfg.seed,

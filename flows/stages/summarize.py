@@ -322,6 +322,7 @@ def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
         numbers=numbers,
         notes={
             "fallback_fields": doc.generator.fallback_fields,
+            "fallback_reasons": result.reasons,
             "candidates": made.candidates,
             "refused_candidates": made.refused,
         },
