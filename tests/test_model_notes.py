@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from schemas.frontmatter import LLM_LIST_ITEMS, MOODS, llm_json_schema
 from schemas.lexicon import TECHNOLOGIES
-from transforms.extract import DayMessage, DayText
+from transforms.extract import DayMessage, DayText, day_signals
 from transforms.frontmatter import parse_summary, render_summary
 from transforms.grammar import gbnf_of
 from transforms.summarize import (
@@ -258,16 +258,18 @@ def test_people_are_only_the_names_the_extractor_found_never_a_sentence():
     assert all(len(p.split()) <= 3 for p in out.doc.people)
 
 
-def test_importance_moves_at_most_two_from_the_days_signal():
+def test_importance_moves_at_most_two_from_the_days_signal_and_never_below_its_floor():
     day = day_of(*INDONESIAN)
     signal = extract_all(day).importance
+    low, high = day_signals(day.text).importance_range
     near = signal + 2 if signal <= 8 else signal - 2
     far = 1 if signal >= 4 else 10
     kept = write(day, reply(summary=GOOD_ID, importance=near))
     assert kept.doc.importance == near and "importance" not in kept.reasons
     refused = write(day, reply(summary=GOOD_ID, importance=far))
     assert refused.doc.importance == signal
-    assert refused.reasons["importance"] == f"{far} is more than 2 from the day's signal ({signal})"
+    assert refused.reasons["importance"] == f"{far} is outside what the day's signals allow ({low}-{high})"
+    assert high - signal <= 2 and signal - low <= 2
 
 
 def test_a_frustrated_day_cannot_be_written_up_as_happy():
@@ -275,7 +277,7 @@ def test_a_frustrated_day_cannot_be_written_up_as_happy():
     signal = extract_all(day).mood
     assert signal in NEGATIVE_MOODS
     out = write(day, reply(summary=GOOD_ID, mood="happy"))
-    assert out.doc.mood == signal and out.reasons["mood"] == f"happy flips the day's signal ({signal})"
+    assert out.doc.mood == signal and out.reasons["mood"] == f"happy is not a mood the day's signals allow ({signal})"
     calm = write(day, reply(summary=GOOD_ID, mood="focused"))
     assert calm.doc.mood == "focused"
 

@@ -228,7 +228,7 @@ def test_models_test_reports_latency_schema_and_fallbacks(home, llama_server):
 # --- a stub server for the faults ----------------------------------------------------------------
 
 GOOD = {
-    "importance": 2,
+    "importance": 3,
     "mood": "productive",
     "people": [],
     "projects": [],
@@ -370,7 +370,7 @@ def test_transient_faults_are_retried_and_the_day_is_summarized_as_if_nothing_ha
         out = summarize_probe(home, stub.url, timeout_s=1.5)
     assert len(stub.seen) == requests
     assert out.first_try_valid and out.doc.generator.fallback_fields == ()
-    assert out.doc.summary.startswith("The Proxmox backup") and out.doc.importance == 2
+    assert out.doc.summary.startswith("The Proxmox backup") and out.doc.importance == 3
     assert stub.seen[0]["response_format"]["type"] == "json_schema"
     assert stub.seen[0]["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
     if script == ["429"]:

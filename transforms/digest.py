@@ -140,9 +140,16 @@ class Unit:
 
 
 def day_language(day_text: DayText) -> str:
-    """``id`` or ``en``: which language's function words the day's readable text uses more."""
-    words = (w.lower() for m in readable_messages(day_text) for w in _WORD.findall(m.content))
-    return "id" if words_language(words) == "id" else "en"  # a tie reads as English
+    """``id`` or ``en``: the language the person mostly wrote in that day, by its function words.
+
+    The user's own turns decide (the note speaks to them); a day where they wrote no
+    function word of either language goes by all its readable text. A tie reads as English.
+    """
+    readable = readable_messages(day_text)
+    mine = words_language(w.lower() for m in readable if m.role == "user" for w in _WORD.findall(m.content))
+    if mine is None:
+        mine = words_language(w.lower() for m in readable for w in _WORD.findall(m.content))
+    return "id" if mine == "id" else "en"
 
 
 def units(day_text: DayText, code: bool = False, keep: Callable[[str], bool] | None = None) -> list[Unit]:

@@ -92,6 +92,16 @@ def recalls(settings: Settings) -> list[tuple[str, list]]:
     return [(q, r.search(q, top_k=3)) for q in DEMO_QUERIES]
 
 
+def _example(notes: Sequence[Path], language: str) -> Path | None:
+    """The newest note in ``language``, preferring one that lists decisions or open items."""
+    texts = {p: p.read_text(encoding="utf-8") for p in notes}
+    of_language = [p for p in notes if f"\nlanguage: {language}\n" in texts[p]]
+    items = {"id": ("## Keputusan", "## Belum selesai"), "en": ("## Decisions", "## Open items")}[language]
+    rich = [p for p in of_language if all(h in texts[p] for h in items)]
+    some = [p for p in of_language if any(h in texts[p] for h in items)]
+    return next(iter(rich or some or of_language), None)
+
+
 def render(
     settings: Settings, history: dict, result: dict, seconds: float, found: Sequence[tuple[str, list]] = ()
 ) -> str:
@@ -118,13 +128,9 @@ def render(
         )
     home = settings.paths.home
     summaries = sorted(settings.paths.archive.rglob("*.summary.md"), key=lambda p: p.name, reverse=True)
-    by_model = [p for p in summaries if "backend: llama" in p.read_text(encoding="utf-8")][:1]
-    summaries = (
-        by_model
-        + [p for p in summaries if p not in by_model and "backend: extractive" in p.read_text(encoding="utf-8")][:1]
-    )
+    shown_notes = [p for p in (_example(summaries, "id"), _example(summaries, "en")) if p is not None]
     shown: list[str] = []
-    for path in summaries:
+    for path in shown_notes:
         shown += [
             "",
             f"── {path.relative_to(settings.paths.archive)} " + "─" * 20,
@@ -144,7 +150,7 @@ def render(
         f"{result['ingest']['waiting_day'] + result['ingest']['waiting_quiet']} file(s)",
         f"quarantined on night 1: {history.get('quarantine', {}).get('moved', 0)} file(s), see above",
         "",
-        f"one model-written and one extractive summary of the {len(list(settings.paths.archive.rglob('*.summary.md')))} "
+        f"one Indonesian and one English note of the {len(summaries)} "
         f"(all under {settings.paths.archive}/daily_sessions/, indexes in MEMORY_INDEX*.md):",
         *shown,
         "",
@@ -156,6 +162,8 @@ def render(
         f"  kenang verify --home {home}",
         f'  kenang sql --home {home} "SELECT user_id, date, count(*) AS messages FROM messages GROUP BY ALL ORDER BY date DESC LIMIT 10"',
         f'  kenang recall --home {home} "apa kesepakatan soal sahur?" --user gading',
+        f"  kenang open-items --home {home} --user gading",
+        f"  kenang models test --home {home}      # is the bundled model good enough to write notes?",
         f"  kenang run --home {home}        # a second run changes nothing",
     ]
     return "\n".join(lines)
