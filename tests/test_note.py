@@ -269,3 +269,16 @@ def test_chat_particles_and_emoji_are_left_out_of_the_note():
     assert note is not None
     assert "DEGRADED, sdb FAULTED" in note.summary
     assert " nih" not in note.summary and "😅" not in note.summary
+
+
+def test_a_plan_with_its_time_is_listed_once_as_still_to_do():
+    day = day_of(
+        msg("Mau akses Home Assistant dari luar tanpa buka port. Tailscale cukup?", ts="10:00"),
+        msg("Cukup. Pasang Tailscale di satu mesin di LAN sebagai subnet router.", "assistant", "10:01"),
+        msg("Oke, lusa aku setting buat Bu Ani, jadi pakai Tailscale aja.", ts="10:02"),
+        user="gading",
+    )
+    note = write_note(day)
+    assert note is not None
+    assert any("Bu Ani" in o for o in note.open_items)
+    assert not any("Bu Ani" in d for d in note.decisions)

@@ -34,7 +34,7 @@ quotes:
    question that no later turn of its thread answered. Open items are what the user (or
    a speaker of a pasted chat) said: an assistant's "I'll explain" inside its own
    answer, or its "if it still fails ...", is not open work. A plan with its time
-   ("besok pagi ke dokter aja") is both. Each item is one sentence naming its speaker
+   ("besok pagi ke dokter aja") is an open item, listed once. Each item is one sentence naming its speaker
    once ("Gading will check the restic snapshots", "Pengguna akan beli baterai dulu"),
    a short one with what it is about in brackets (the speaker's sentence before it, or
    the other side's that shares a word); a follow-up ("besok aku benerin") or a plan
@@ -909,6 +909,12 @@ _TODO_VERBS = {
 }
 
 
+def _same_item(item: str, others: list[frozenset[str]]) -> bool:
+    """Whether ``item`` says what one of ``others`` (their content terms) says: nearly the same words."""
+    mine = content_terms(item)
+    return any(mine and len(mine & t) >= 0.8 * len(mine | t) for t in others)
+
+
 def _bounded_items(name: str, found: list[str]) -> tuple[str, ...]:
     most, longest = ITEM_BOUNDS[name]
     fitting = [f if len(f) <= longest else f[: longest - 4].rsplit(" ", 1)[0] + " ..." for f in found]
@@ -955,12 +961,15 @@ def write_note(
             break
     if summary is None:
         return None
+    opened = _bounded_items("open_items", open_items)
+    open_terms = [content_terms(item) for item in opened]
     return Note(
         title=title(written, voices.proper, day_text) or day_text.day.isoformat(),
         language=lang,
         summary=summary,
-        decisions=_bounded_items("decisions", decisions),
-        open_items=_bounded_items("open_items", open_items),
+        # a plan with its time is listed once, as still to do
+        decisions=tuple(d for d in _bounded_items("decisions", decisions) if not _same_item(d, open_terms)),
+        open_items=opened,
     )
 
 
