@@ -40,7 +40,7 @@ import pyarrow as pa
 from flows.config import Settings
 from flows.store import faults, ledger, warehouse
 from flows.store.archive_files import marker
-from flows.store.fsio import READ_ONLY, atomic_write_bytes, fsync_dir
+from flows.store.fsio import READ_ONLY, atomic_write_bytes, durable_batch, fsync_dir
 from flows.store.ledger import DayKey
 from schemas.frontmatter import SCHEMA_VERSION
 from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
@@ -127,12 +127,13 @@ def _refresh_user(settings: Settings, user: str, since: dt.date, until: dt.date)
     wrote = _write_table(wh, table_file, [it.row() for it in result.items], start)
     faults.checkpoint("open_items.table_written")
     written: list[dict] = []
-    for day, row in days:
-        if not since <= day <= last:
-            continue
-        sha = _rewrite_note(settings, settings.paths.archive / row["path"], result.carried[day])
-        if sha is not None:
-            written.append({"user_id": user, "date": day, "summary_sha256": sha})
+    with durable_batch():  # the notes are made durable together, before the ledger records their new sha256
+        for day, row in days:
+            if not since <= day <= last:
+                continue
+            sha = _rewrite_note(settings, settings.paths.archive / row["path"], result.carried[day])
+            if sha is not None:
+                written.append({"user_id": user, "date": day, "summary_sha256": sha})
     return len(written), wrote, written
 
 
