@@ -390,8 +390,7 @@ class Grounding:
     terms: frozenset[str] = frozenset()  # the day's content terms, with their glosses in the other language
     user_turns: tuple[str, ...] = ()  # the user's own unflagged turns (a summary may not be a copy of them)
     people: tuple[str, ...] = ()  # the names the extractor found: the only people the model may list
-    importance: int | None = None  # the deterministic signals the model may move only within bounds
-    mood: str | None = None
+    mood: str | None = None  # the day's mood signal, named when the model's mood is refused
     free: frozenset[str] = frozenset()  # terms that ground nothing and count against nothing (roles, the user)
     importance_range: tuple[int, int] | None = None  # what the day's signals allow (``extract.day_signals``)
     moods: frozenset[str] | None = None
@@ -402,7 +401,6 @@ class Grounding:
         *,
         people: Sequence[str] = (),
         names: Sequence[str] = (),
-        importance: int | None = None,
         mood: str | None = None,
         signals: DaySignals | None = None,
     ) -> Grounding:
@@ -419,7 +417,6 @@ class Grounding:
             day_terms(clean),
             tuple(m.content for m in messages if m.role == "user" and not m.flagged),
             tuple(people),
-            importance,
             mood,
             ROLE_TERMS | content_terms(" ".join(names)),
             signals.importance_range if signals else None,
@@ -521,8 +518,6 @@ def validate_output(obj: dict | None, ground: Grounding, canonical: dict[str, st
 #: The moods on either side: a day whose signal is on one side cannot be written up as the other.
 NEGATIVE_MOODS = frozenset({"tired", "stressed", "anxious", "frustrated", "sad"})
 POSITIVE_MOODS = frozenset({"productive", "happy", "grateful", "excited"})
-#: How far the model may move importance from the day's signal (``extract_importance``).
-IMPORTANCE_STEP = 2
 
 
 def _polarity(mood: str | None) -> int:
@@ -596,8 +591,9 @@ def validate_fields(obj: dict | None, ground: Grounding, canonical: dict[str, st
     """The fields that pass their checks, normalised, and why each other field was refused.
 
     A list keeps its grounded items (an ungrounded item is dropped, the extractors'
-    items follow); ``importance`` may move at most ``IMPORTANCE_STEP`` from the signal
-    and ``mood`` may not flip the signal's polarity, when the ground carries signals.
+    items follow); ``importance`` and ``mood`` must be what the day's signals allow
+    (``extract.day_signals``: at most 2 from the signal, never below a problem's floor), and
+    ``mood`` may not flip the signal's polarity, when the ground carries signals.
     """
     if obj is None:
         why = "unparseable or cut before the summary"
@@ -641,10 +637,6 @@ def validate_fields(obj: dict | None, ground: Grounding, canonical: dict[str, st
     ):
         low, high = ground.importance_range
         reasons["importance"] = f"{importance} is outside what the day's signals allow ({low}-{high})"
-    elif ground.importance is not None and abs(importance - ground.importance) > IMPORTANCE_STEP:
-        reasons["importance"] = (
-            f"{importance} is more than {IMPORTANCE_STEP} from the day's signal ({ground.importance})"
-        )
     else:
         valid["importance"] = importance
     mood = normalise_mood(obj.get("mood"))
@@ -756,7 +748,6 @@ class LlmSummarizer:
             day.text.messages,
             people=ex.people,
             names=(display_name(day.text) or "", day.text.user_id),
-            importance=ex.importance,
             mood=ex.mood,
             signals=day_signals(day.text),
         )
