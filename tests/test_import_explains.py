@@ -68,8 +68,9 @@ def test_a_jsonl_export_cut_short_imports_every_line_it_can_and_says_which_it_co
     split = "Apa kabar, kapten? 🏴‍☠️".encode()
     garbled = tmp_path / "training.jsonl"  # two unreadable lines: one not JSON, one cut inside a character
     garbled.write_bytes(b"".join(lines[:5]) + b"not json\n" + b"".join(lines[5:]) + b'{"messages": "' + split[:-2])
-    r = kenang(*args(home, "--date", "2026-07-01", str(cut), str(garbled)))
+    r = kenang(*args(home, "--date", "2026-07-01", "--json", str(cut), str(garbled)))
     assert r.exit_code == 0, r.stderr
+    assert [f["unreadable_lines"] for f in json.loads(r.stdout)["import_files"]] == [[9], [6, 12]]
     assert said(r.stderr, cut) == [f"  {cut}: 1 line could not be read and was skipped (line 9); the rest is imported"]
     assert f"  {garbled}: 2 lines could not be read and were skipped (lines 6, 12); the rest is imported" in r.stderr
     rows = table(home, "messages")

@@ -567,7 +567,8 @@ def import_(
 
     t0 = time.perf_counter()
     result = _with_progress(nightly, now=now, home=str(settings.paths.home))
-    _finish({**result, "import_skipped": skipped} if skipped else result, as_json, time.perf_counter() - t0)
+    said = {"import_files": placed, **({"import_skipped": skipped} if skipped else {})}
+    _finish({**result, **said}, as_json, time.perf_counter() - t0)
     if skipped:
         _err(f"kenang: the import was partial: {len(skipped)} file(s) skipped (listed above), the others imported")
         sys.exit(EXIT_PARTIAL)
