@@ -10,7 +10,8 @@ and each skipped one is returned with its reason (the CLI lists them and exits 4
 never touched). A name taken by other bytes, or by something that is no regular file
 (a pipe, a link), gets a sha-suffixed name; identical bytes already waiting are
 recognised. ``--date`` sets the copy's modification time to noon
-of that day, which is the date the importer gives messages without timestamps.
+of that day: the file's date, which messages take when nothing in the file dates them
+(``transforms.imports.undated_days``).
 A leading dot is dropped from the name (``.aider.chat.history.md``), since kenang
 skips hidden files in active/.
 
@@ -20,6 +21,12 @@ cuts every conversation into the day transcripts ingest would archive
 (``parse_transcript``, ``session_message_ids``). It says, per conversation, its title,
 day span, message count and how many of its messages the ``messages`` table does not
 hold yet (ids are content hashes, so this is exact).
+
+Both say of each file what it could not take as it is (``_explain``): the numbers of
+the lines its importer could not read, and how many messages without a time took which
+day, by which rule (``transforms.imports.dating``). A ``.json`` file no importer claims
+is skipped with the nightly quarantine's own reason (``ingest.not_an_export``: where
+the JSON breaks).
 """
 
 from __future__ import annotations
@@ -133,6 +140,8 @@ def _explain(settings: Settings, export: Export, mtime: float, date: dt.date | N
 
 def _unknown(f: Path, data: bytes) -> str:
     """Why no importer claims a file: where JSON breaks, as the nightly quarantine says it, else the formats tried."""
+    if not data.strip():
+        return "the file is empty; nothing to import"
     if f.suffix.lower() == ".json" or data[:1024].removeprefix(b"\xef\xbb\xbf").lstrip().startswith((b"{", b"[")):
         why = not_an_export(data)
         if why.kind != "unknown_format":
