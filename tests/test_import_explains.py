@@ -142,3 +142,22 @@ def test_import_help_lists_every_format_the_registry_holds():
     for f in FORMATS:
         assert f.label in text, f.name
     assert "Gemini (Google Takeout)" in text and "{formats}" not in text
+
+
+def test_an_undated_conversation_takes_the_nearest_dated_one_before_it_else_after_else_the_file_date():
+    from transforms.imports import Conversation, ImportedMessage, undated_days
+
+    def conv(*days: int | None) -> Conversation:
+        msgs = [ImportedMessage("user", "x", dt.datetime(2026, 7, d, 9, tzinfo=JAKARTA) if d else None) for d in days]
+        return Conversation("c", None, tuple(msgs))
+
+    file_day = dt.date(2026, 7, 30)
+    convs = (conv(None), conv(3, 5), conv(None, None), conv(8), conv(None))
+    assert [(d.day, by) for d, by in undated_days(convs, JAKARTA, file_day)] == [
+        (3, "neighbour"),  # nothing before it: the first dated conversation after
+        (3, "conversation"),
+        (5, "neighbour"),  # the last day of the one before
+        (8, "conversation"),
+        (8, "neighbour"),
+    ]
+    assert undated_days((conv(None),), JAKARTA, file_day) == [(file_day, "file")]

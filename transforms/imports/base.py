@@ -94,11 +94,19 @@ def undated_days(
     undated messages never hold a whole import back to the day it was copied.
     """
     spans = [sorted({m.ts.astimezone(tz).date() for m in c.messages if m.ts is not None}) for c in conversations]
+    before: list[dt.date | None] = []  # the last day of the nearest dated conversation before each (one pass each way)
+    last: dt.date | None = None
+    for span in spans:
+        before.append(last)
+        last = span[-1] if span else last
+    after: list[dt.date | None] = [None] * len(spans)
+    first: dt.date | None = None
+    for i in reversed(range(len(spans))):
+        after[i] = first
+        first = spans[i][0] if spans[i] else first
     out = []
-    for i, span in enumerate(spans):
-        before = next((s[-1] for s in reversed(spans[:i]) if s), None)
-        after = next((s[0] for s in spans[i + 1 :] if s), None)
-        near = before or after
+    for span, prev, nxt in zip(spans, before, after, strict=True):
+        near = prev or nxt
         out.append((span[0], BY_CONVERSATION) if span else (near, BY_NEIGHBOUR) if near else (file_day, BY_FILE))
     return out
 
