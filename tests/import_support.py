@@ -21,6 +21,7 @@ ALL_FORMATS = (
     "claude_ai",
     "claude_code",
     "codex",
+    "gemini",
     "grok",
     "openai_messages",
     "openwebui",

@@ -333,7 +333,9 @@ def test_parse_export_without_a_known_format_is_unknown_format_naming_the_format
     with pytest.raises(ParseError) as info:
         parse_export(b'{"hello": "world"}', fmt=fmt, tz=JAKARTA)
     assert info.value.kind == "unknown_format"
-    tried = "aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern"
+    tried = (
+        "aider, chatgpt, claude_ai, claude_code, codex, gemini, grok, openai_messages, openwebui, sharegpt, sillytavern"
+    )
     assert f"tried: {tried}" in info.value.reason
 
 

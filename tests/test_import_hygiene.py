@@ -46,7 +46,7 @@ def _package_imports(path) -> set[str]:
 def test_the_importers_are_listed_sorted_by_name_and_none_imports_another():
     """detect asks FORMATS in order, so that order is the name order; nothing registers, so there is no circle."""
     names = [f.name for f in FORMATS]
-    assert names == sorted(names) and len(set(names)) == len(names) == 10
+    assert names == sorted(names) and len(set(names)) == len(names) == 11
     assert formats() == tuple(names)
     for path in sorted((Path(transforms.__file__).parent / "imports").glob("*.py")):
         if path.name != "__init__.py":

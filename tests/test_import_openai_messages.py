@@ -80,7 +80,7 @@ def test_a_given_default_date_dates_every_message_and_the_conversation_is_one_da
     export = parse(PIRATE, default_ts=JULY_1)
 
     assert {m.ts for c in export.conversations for m in c.messages} == {JULY_1}
-    assert export.notes == ("no timestamps; dated by the given default date 2026-07-01T12:00:00+07:00",)
+    assert export.notes == () and export.file_dated == 30
     [(day, session)] = sessions_by_day(export.conversations[0], JAKARTA, "openai_messages")
     assert day.isoformat() == "2026-07-01" and [m.flags for m in session.messages] == [("hidden",), (), ()]
 

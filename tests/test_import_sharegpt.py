@@ -63,7 +63,7 @@ def test_a_given_default_date_dates_every_message_and_says_so():
     [conv] = export.conversations
     assert {m.ts for m in conv.messages} == {JULY_19}
     assert conv.created == JULY_19
-    assert export.notes == ("no timestamps; dated by the given default date 2026-07-19T00:00:00+07:00",)
+    assert export.notes == () and export.file_dated == 12
     [(day, session)] = sessions_by_day(conv, JAKARTA, "sharegpt")
     assert day.isoformat() == "2026-07-19" and len(session.messages) == 12
 

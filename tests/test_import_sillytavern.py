@@ -155,7 +155,7 @@ def test_a_chat_without_any_date_takes_the_default_date_with_a_note():
     assert {m.ts for m in undated.conversations[0].messages} == {None}
     assert undated.notes == ("no message has a time and no default date was given: every message is undated",)
     assert {m.ts for m in dated.conversations[0].messages} == {JULY_19}
-    assert dated.notes == ("no message has a time; dated by the given default date 2026-07-19T12:00:00+07:00",)
+    assert dated.notes == () and dated.file_dated == 2
     [(day, session)] = sessions_by_day(dated.conversations[0], JAKARTA, "sillytavern")
     assert day.isoformat() == "2026-07-19" and len(session.messages) == 2
 

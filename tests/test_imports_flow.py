@@ -133,7 +133,9 @@ def test_exports_that_are_not_conversations_go_to_quarantine_with_the_formats_tr
     res = night(home)
     items = {Path(i[0]).name: i for i in res["quarantine"]["items"]}
     assert len(items) == 3
-    tried = "aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern"
+    tried = (
+        "aider, chatgpt, claude_ai, claude_code, codex, gemini, grok, openai_messages, openwebui, sharegpt, sillytavern"
+    )
     for name in ("projects.json", "random.json"):
         _file, kind, reason = items[name]
         assert kind == "unknown_format"

@@ -489,7 +489,17 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
         click.echo(report.render_rows(cols, rows))
 
 
-@cli.command(name="import")
+class _ImportCommand(click.Command):
+    """``kenang import``, whose help lists the importers' registry (read only when the help is shown)."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from transforms.imports import labels
+
+        self.help = (self.help or "").replace("{formats}", ", ".join(labels()))
+        super().format_help_text(ctx, formatter)
+
+
+@cli.command(name="import", cls=_ImportCommand)
 @_home_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--user", help="Whose conversations these are (default: the home's default_user).")
@@ -497,7 +507,7 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
     "--date",
     "date_s",
     type=click.DateTime(["%Y-%m-%d"]),
-    help="Date for messages without timestamps (ShareGPT, a headerless aider log).",
+    help="The file's date, for messages nothing in it dates (ShareGPT, OpenAI messages); default: its mtime.",
 )
 @click.option("--dry-run", is_flag=True, help="Show each conversation and what would be new; change nothing.")
 @click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (for the grace period).")
@@ -513,15 +523,19 @@ def import_(
     now_s: str | None,
     as_json: bool,
 ) -> None:
-    """Import exports: ChatGPT, Claude.ai, Claude Code, Codex, aider, Grok, ShareGPT,
-    OpenAI messages, SillyTavern, Open WebUI.
+    """Import chat exports from other tools.
+
+    Formats: {formats}.
 
     Each file is copied into active/ (the original stays where it is) and the nightly
     flow runs: the export is archived once, and each conversation becomes sessions on
     the days it has messages. Importing the same export again, or a newer one that
-    overlaps it, adds only what is new. A file that is no export kenang can read (or a
-    pipe, a device, a file over limits.max_file_mb) is skipped, with why, and the rest
-    is imported: exit 4.
+    overlaps it, adds only what is new. A message without a time takes the day of the
+    nearest dated message in its conversation, else of the nearest dated conversation
+    in the file, else the file's date (--date, else its modification time); the report
+    says how many took which day, and how many lines of a file could not be read. A
+    file that is no export kenang can read (or a pipe, a device, a file over
+    limits.max_file_mb) is skipped, with why, and the rest is imported: exit 4.
     """
     from flows.cli import report
     from flows.stages import imports
@@ -542,6 +556,8 @@ def import_(
     placed, skipped = imports.stage(settings, files, user, date, now or dt.datetime.now(settings.timezone))
     for p in placed:
         _err(f"copied {p['file']} ({p['format']}) to {p['active']}")
+        for line in report.import_notes(p):
+            _err(f"  {p['file']}: {line}")
     _say_skipped(skipped)
     if not placed:
         _err("kenang: nothing imported: no file given is an export kenang can read (each is listed above)")
@@ -551,7 +567,8 @@ def import_(
 
     t0 = time.perf_counter()
     result = _with_progress(nightly, now=now, home=str(settings.paths.home))
-    _finish({**result, "import_skipped": skipped} if skipped else result, as_json, time.perf_counter() - t0)
+    said = {"import_files": placed, **({"import_skipped": skipped} if skipped else {})}
+    _finish({**result, **said}, as_json, time.perf_counter() - t0)
     if skipped:
         _err(f"kenang: the import was partial: {len(skipped)} file(s) skipped (listed above), the others imported")
         sys.exit(EXIT_PARTIAL)

@@ -438,6 +438,31 @@ def _skipped_words(counts: dict) -> str:
 # --- import ----------------------------------------------------------------------
 
 
+_UNDATED_BY = {
+    "conversation": "the nearest dated message of their conversation",
+    "neighbour": "the nearest dated conversation in the file",
+    "--date": "the date given with --date",
+    "mtime": "the file's modification time (give --date YYYY-MM-DD to choose the day)",
+}
+_LINES_SHOWN = 5
+
+
+def import_notes(f: dict) -> list[str]:
+    """What ``kenang import`` says of one file: lines it could not read, the day undated messages took, notes."""
+    out = []
+    if lines := f.get("unreadable_lines"):
+        n = len(lines)
+        shown = ", ".join(map(str, lines[:_LINES_SHOWN])) + (", ..." if n > _LINES_SHOWN else "")
+        out.append(
+            f"{n} line{'s' if n != 1 else ''} could not be read and {'were' if n != 1 else 'was'} skipped "
+            f"(line{'s' if n != 1 else ''} {shown}); the rest is imported"
+        )
+    for d in f.get("undated", []):
+        n = d["messages"]
+        out.append(f"{n} message{'s' if n != 1 else ''} without a time took {d['day']}: {_UNDATED_BY[d['by']]}")
+    return out + [f"note: {note}" for note in f.get("notes", [])]
+
+
 def render_import_preview(plan: dict) -> str:
     from transforms.redact import redact
 
@@ -446,8 +471,7 @@ def render_import_preview(plan: dict) -> str:
         convs = f["conversations"]
         head = f"{f['file']}: {f['format']}, {len(convs)} conversation{'s' if len(convs) != 1 else ''}"
         out.append(head)
-        for note in f.get("notes", []):
-            out.append(f"  note: {note}")
+        out += [f"  {line}" for line in import_notes(f)]
         rows = [
             (
                 redact(c["title"] or c["id"]).text[:60],

@@ -10,7 +10,8 @@ and each skipped one is returned with its reason (the CLI lists them and exits 4
 never touched). A name taken by other bytes, or by something that is no regular file
 (a pipe, a link), gets a sha-suffixed name; identical bytes already waiting are
 recognised. ``--date`` sets the copy's modification time to noon
-of that day, which is the date the importer gives messages without timestamps.
+of that day: the file's date, which messages take when nothing in the file dates them
+(``transforms.imports.undated_days``).
 A leading dot is dropped from the name (``.aider.chat.history.md``), since kenang
 skips hidden files in active/.
 
@@ -20,6 +21,12 @@ cuts every conversation into the day transcripts ingest would archive
 (``parse_transcript``, ``session_message_ids``). It says, per conversation, its title,
 day span, message count and how many of its messages the ``messages`` table does not
 hold yet (ids are content hashes, so this is exact).
+
+Both say of each file what it could not take as it is (``_explain``): the numbers of
+the lines its importer could not read, and how many messages without a time took which
+day, by which rule (``transforms.imports.dating``). A ``.json`` file no importer claims
+is skipped with the nightly quarantine's own reason (``ingest.not_an_export``: where
+the JSON breaks).
 """
 
 from __future__ import annotations
@@ -31,12 +38,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from flows.config import Settings
-from flows.stages.ingest import export_transcripts, shown_path
+from flows.stages.ingest import export_transcripts, not_an_export, shown_path
 from flows.store import warehouse
 from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regular, open_regular
 from schemas.tables import MESSAGES
 from transforms.errors import ArchiveError, ConfigError, ParseError
-from transforms.imports import Derived, Export, detect, formats
+from transforms.imports import Derived, Export, dating, detect, formats, skipped_lines
+from transforms.imports.base import BY_FILE
 from transforms.model import USER_ID_RE, Session
 from transforms.parse import parse_transcript
 from transforms.redact import redact
@@ -93,7 +101,7 @@ def _examine(
     try:
         fmt = detect(data)
         if fmt is None:
-            raise _Skip(f"not an export kenang can import (tried: {', '.join(formats())})")
+            raise _Skip(_unknown(f, data))
         export, per_conversation = export_transcripts(
             data,
             fmt,
@@ -109,6 +117,37 @@ def _examine(
     except Exception as exc:  # noqa: BLE001 - one file must never stop the import
         raise _Skip(f"kenang could not read it ({type(exc).__name__})") from None
     return data, fmt, mtime, export, per_conversation
+
+
+def _explain(settings: Settings, export: Export, mtime: float, date: dt.date | None) -> dict:
+    """What the report says of a file besides its counts: the lines it could not read (their numbers), the days
+    messages without a time took and why (``by``: conversation, neighbour, --date or mtime), and its other notes."""
+    file_day = dt.datetime.fromtimestamp(mtime, settings.timezone).date()
+    undated = [
+        {
+            "messages": d.messages,
+            "day": d.day.isoformat(),
+            "by": ("--date" if date else "mtime") if d.by == BY_FILE else d.by,
+        }
+        for d in dating(export, settings.timezone, file_day)
+    ]
+    return {
+        "unreadable_lines": list(skipped_lines(export.notes)),
+        "undated": undated,
+        "notes": [n for n in export.notes if not skipped_lines((n,))],
+    }
+
+
+def _unknown(f: Path, data: bytes) -> str:
+    """Why no importer claims a file: where JSON breaks, as the nightly quarantine says it, else the formats tried."""
+    if not data.strip():
+        return "the file is empty; nothing to import"
+    if f.suffix.lower() == ".json" or data[:1024].removeprefix(b"\xef\xbb\xbf").lstrip().startswith((b"{", b"[")):
+        why = not_an_export(data)
+        if why.kind != "unknown_format":
+            cut = "; the file may be cut short: download or export it again" if why.kind == "bad_json" else ""
+            return f"{why.reason}{cut}"
+    return f"not an export kenang can import (tried: {', '.join(formats())})"
 
 
 def _skipped(f: Path, exc: _Skip) -> dict:
@@ -135,7 +174,7 @@ def stage(
     skipped: list[dict] = []
     for f in files:
         try:
-            data, fmt, mtime, _export, _days = _examine(settings, f, user, date, now)
+            data, fmt, mtime, export, _days = _examine(settings, f, user, date, now)
         except _Skip as exc:
             skipped.append(_skipped(f, exc))
             continue
@@ -153,7 +192,7 @@ def stage(
                 f"imported{f', the {len(out)} file(s) copied before it wait there' if out else ''}; "
                 "free space or fix the folder, then import again"
             ) from None
-        out.append({"file": str(f), "format": fmt, "active": str(target)})
+        out.append({"file": str(f), "format": fmt, "active": str(target), **_explain(settings, export, mtime, date)})
     return out, skipped
 
 
@@ -184,7 +223,7 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
 
     for f in files:
         try:
-            _data, fmt, _mtime, export, per_conversation = _examine(settings, f, user, date, now)
+            _data, fmt, mtime, export, per_conversation = _examine(settings, f, user, date, now)
             read_back = [[(d.day, parse_transcript(d.name, d.data, tz=tz)) for d in ds] for ds in per_conversation]
         except _Skip as exc:
             skipped.append(_skipped(f, exc))
@@ -211,6 +250,12 @@ def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date 
                 }
             )
         out.append(
-            {"file": str(f), "format": fmt, "user_id": user, "notes": list(export.notes), "conversations": convs}
+            {
+                "file": str(f),
+                "format": fmt,
+                "user_id": user,
+                **_explain(settings, export, mtime, date),
+                "conversations": convs,
+            }
         )
     return {"files": out, "skipped": skipped}

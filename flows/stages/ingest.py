@@ -36,7 +36,15 @@ from flows.store.fsio import open_regular
 from transforms.collect import segment_of
 from transforms.days import check_day, check_times, day_is_eligible, eligible_from, file_is_quiet
 from transforms.errors import ParseError
-from transforms.imports import Derived, Export, conversation_transcripts, detect, formats, parse_export
+from transforms.imports import (
+    Derived,
+    Export,
+    conversation_transcripts,
+    detect,
+    formats,
+    parse_export,
+    undated_days,
+)
 from transforms.model import USER_ID_RE, ResolvedSession, Session
 from transforms.parse import parse_transcript
 from transforms.redact import printable_name, redact_file_name, redact_reason
@@ -257,7 +265,7 @@ def _classify(settings: Settings, cand: Candidate, st: os.stat_result, now: dt.d
     if fmt is not None:
         return expand_export(settings, cand, data, fmt, now)
     if cand.path.suffix.lower() == ".json":
-        raise _not_an_export(data)
+        raise not_an_export(data)
     session = parse_transcript(cand.path.name, data, tz=settings.timezone)
     check_times((m.ts for m in session.messages), now)
     rs = resolve(
@@ -307,15 +315,17 @@ IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")
 FUTURE_SLACK_S = 86400
 
 
-def _not_an_export(data: bytes) -> ParseError:
-    """Why a .json file no importer claims is refused: broken JSON, or JSON that is no chat export."""
+def not_an_export(data: bytes) -> ParseError:
+    """Why a .json file no importer claims is refused: broken JSON (where it breaks), or JSON that is no chat export.
+
+    ``kenang import`` says the same of a file it skips."""
     try:
         json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         return ParseError(f"not valid UTF-8 at byte {exc.start}", kind="bad_utf8")
     except ValueError as exc:
         where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        return ParseError(f"not valid JSON{where}", kind="bad_json")
+        return ParseError(f"broken JSON{where}", kind="bad_json")
     except RecursionError:
         return ParseError("JSON nested too deeply", kind="bad_json")
     return ParseError(
@@ -352,13 +362,16 @@ def export_transcripts(
     """An export parsed as ``fmt`` and cut into day transcripts, per conversation, every time checked.
 
     The nightly ingest and ``kenang import --dry-run`` both read exports through here.
-    Messages with no time take ``stamp`` (the file's mtime, or ``--date``'s noon).
+    Messages with no time take their conversation's nearest dated message, else the
+    nearest dated conversation's day, else ``stamp`` (the file's mtime, or ``--date``'s
+    noon): ``transforms.imports.undated_days``.
     """
     export = parse_export(data, fmt=fmt, tz=tz, default_ts=stamp)
     check_times((m.ts for c in export.conversations for m in c.messages), now)
+    fallbacks = undated_days(export.conversations, tz, stamp.date())
     per_conversation = [
-        conversation_transcripts(conv, export.format, tz=tz, user_id=user, undated_day=stamp.date())
-        for conv in export.conversations
+        conversation_transcripts(conv, export.format, tz=tz, user_id=user, undated_day=day)
+        for conv, (day, _by) in zip(export.conversations, fallbacks, strict=True)
     ]
     if not any(per_conversation):
         raise ParseError(f"a {export.format} export with no messages", kind="no_messages")

@@ -15,8 +15,9 @@ Pure, like the rest of ``transforms``: bytes in, ``Export`` out, no I/O, no cloc
   counts from them too, through the same ``flows.stages.ingest.export_transcripts``.
 
 Formats live one per module (``aider``, ``chatgpt``, ``claude_ai``, ``claude_code``,
-``codex``, ``grok``, ``openai_messages``, ``openwebui``, ``sharegpt``, ``sillytavern``),
-and ``FORMATS`` lists them, sorted by name: ``detect`` asks them in that order, so each
+``codex``, ``gemini``, ``grok``, ``openai_messages``, ``openwebui``, ``sharegpt``,
+``sillytavern``), and ``FORMATS`` lists them, sorted by name, each with the name people
+know it by (``LABELS``; ``kenang import --help`` lists those): ``detect`` asks them in that order, so each
 sniffer must refuse the others' files (the tests hold every fixture to its own format).
 Each module exposes ``FORMAT`` (its name), ``sniff(data)`` and ``parse(data, tz,
 default_ts)``, and imports only ``base`` and ``_json``: nothing registers itself, so
@@ -37,6 +38,7 @@ from transforms.imports import (
     claude_ai,
     claude_code,
     codex,
+    gemini,
     grok,
     openai_messages,
     openwebui,
@@ -45,10 +47,14 @@ from transforms.imports import (
 )
 from transforms.imports.base import (  # noqa: F401
     Conversation,
+    Dated,
     Derived,
     Export,
     ImportedMessage,
     conversation_transcripts,
+    dating,
+    skipped_lines,
+    undated_days,
 )
 
 
@@ -57,14 +63,41 @@ class Format:
     """One importer: ``sniff`` says whether bytes are its format (never raises), ``parse`` reads them."""
 
     name: str
+    label: str  # the name people know it by, as ``kenang import --help`` lists it
     sniff: Callable[[bytes], bool]
     parse: Callable[[bytes, dt.tzinfo, dt.datetime | None], Export]
 
 
-# Sorted by name, the order detect asks in (a test holds it): a new format goes in its place.
+LABELS = {
+    "aider": "aider",
+    "chatgpt": "ChatGPT",
+    "claude_ai": "Claude.ai",
+    "claude_code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini (Google Takeout)",
+    "grok": "Grok",
+    "openai_messages": "OpenAI messages",
+    "openwebui": "Open WebUI",
+    "sharegpt": "ShareGPT",
+    "sillytavern": "SillyTavern",
+}
+
+# Sorted by name, the order detect asks in (a test holds it): a new format goes in its place, and in LABELS.
 FORMATS: tuple[Format, ...] = tuple(
-    Format(m.FORMAT, m.sniff, m.parse)
-    for m in (aider, chatgpt, claude_ai, claude_code, codex, grok, openai_messages, openwebui, sharegpt, sillytavern)
+    Format(m.FORMAT, LABELS[m.FORMAT], m.sniff, m.parse)
+    for m in (
+        aider,
+        chatgpt,
+        claude_ai,
+        claude_code,
+        codex,
+        gemini,
+        grok,
+        openai_messages,
+        openwebui,
+        sharegpt,
+        sillytavern,
+    )
 )
 _BY_NAME = {f.name: f for f in FORMATS}
 
@@ -72,6 +105,11 @@ _BY_NAME = {f.name: f for f in FORMATS}
 def formats() -> tuple[str, ...]:
     """The format names, sorted: the order ``detect`` tries them in."""
     return tuple(f.name for f in FORMATS)
+
+
+def labels() -> tuple[str, ...]:
+    """The formats as people know them (``ChatGPT``, ``Claude Code``), in ``formats()`` order."""
+    return tuple(f.label for f in FORMATS)
 
 
 def detect(data: bytes) -> str | None:

@@ -115,14 +115,21 @@ def sniff_lines(data: bytes, count: int = 20) -> list[object]:
 NOT_JSON = object()
 
 
-def items(text: str) -> list[tuple[str, object]]:
+def items(data: bytes) -> list[tuple[str, object]]:
     """(position, item) for every object of a file that is one object, a list, or JSON lines.
 
-    A JSON line that is not JSON is kept as ``NOT_JSON``; ParseError when the file is a
-    JSON scalar (``bad_record``) or no line is JSON (``bad_json``).
+    A JSON line that is not JSON, or not UTF-8, is kept as ``NOT_JSON`` (a file cut short
+    loses only its last line); ParseError when the file is a JSON scalar (``bad_record``),
+    empty (``empty``), or no line is JSON (``bad_json``, or ``bad_utf8`` when the file is
+    not UTF-8).
     """
+    undecodable: ParseError | None = None
     try:
-        top = json.loads(text)
+        top = json.loads(decode(data))
+    except ParseError as exc:
+        if exc.kind != "bad_utf8":
+            raise
+        undecodable, top = exc, None
     except (ValueError, RecursionError):
         top = None
     else:
@@ -132,15 +139,15 @@ def items(text: str) -> list[tuple[str, object]]:
             return [(f"item {i}", item) for i, item in enumerate(top)]
         raise ParseError("top level is neither an object, a list nor JSON lines", kind="bad_record")
     found: list[tuple[str, object]] = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+    for lineno, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
+        if not raw.strip():
             continue
         try:
-            found.append((f"line {lineno}", json.loads(line)))
-        except (ValueError, RecursionError):
+            found.append((f"line {lineno}", json.loads(raw.decode("utf-8"))))
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             found.append((f"line {lineno}", NOT_JSON))
     if all(item is NOT_JSON for _, item in found):
-        raise ParseError("not JSON, nor JSON lines", kind="bad_json")
+        raise undecodable or ParseError("not JSON, nor JSON lines", kind="bad_json")
     return found
 
 

@@ -34,7 +34,8 @@ class Conversation:
 class Export:
     format: str
     conversations: tuple[Conversation, ...]
-    notes: tuple[str, ...] = field(default=())  # e.g. "no timestamps: dated 2026-07-19 (--date)"
+    notes: tuple[str, ...] = field(default=())  # e.g. "line 9: invalid JSON (...); line skipped"
+    file_dated: int = 0  # messages with no time of their own that the parser gave ``default_ts`` (the file's date)
 
 
 def day_groups(conv: Conversation, tz: dt.tzinfo) -> list[tuple[dt.date | None, str, list[ImportedMessage]]]:
@@ -65,6 +66,73 @@ def day_groups(conv: Conversation, tz: dt.tzinfo) -> list[tuple[dt.date | None, 
         sid = conv.conversation_id if i == 0 else f"{conv.conversation_id}@{day.isoformat() if day else 'undated'}"
         out.append((day, sid, msgs))
     return out
+
+
+#: How a message with no time of its own got its day (``Dated.by``).
+BY_CONVERSATION = "conversation"  # the nearest dated message of its conversation, before it, else after
+BY_NEIGHBOUR = "neighbour"  # the nearest dated conversation of the file, before it, else after
+BY_FILE = "file"  # the file's date: ``--date``, else its modification time
+
+
+@dataclass(frozen=True, slots=True)
+class Dated:
+    """How many messages had no time of their own, the day they took, and by which rule (``BY_*``)."""
+
+    day: dt.date
+    by: str
+    messages: int
+
+
+def undated_days(
+    conversations: tuple[Conversation, ...], tz: dt.tzinfo, file_day: dt.date
+) -> list[tuple[dt.date, str]]:
+    """(day, rule) per conversation, for its messages when none of them has a time.
+
+    The nearest dated conversation in file order lends its day: the one before (its
+    last day), else the one after (its first day); with none, the file's date. So an
+    aider log that starts mid-session dates its head by the first session, and a few
+    undated messages never hold a whole import back to the day it was copied.
+    """
+    spans = [sorted({m.ts.astimezone(tz).date() for m in c.messages if m.ts is not None}) for c in conversations]
+    before: list[dt.date | None] = []  # the last day of the nearest dated conversation before each (one pass each way)
+    last: dt.date | None = None
+    for span in spans:
+        before.append(last)
+        last = span[-1] if span else last
+    after: list[dt.date | None] = [None] * len(spans)
+    first: dt.date | None = None
+    for i in reversed(range(len(spans))):
+        after[i] = first
+        first = spans[i][0] if spans[i] else first
+    out = []
+    for span, prev, nxt in zip(spans, before, after, strict=True):
+        near = prev or nxt
+        out.append((span[0], BY_CONVERSATION) if span else (near, BY_NEIGHBOUR) if near else (file_day, BY_FILE))
+    return out
+
+
+def dating(export: Export, tz: dt.tzinfo, file_day: dt.date) -> tuple[Dated, ...]:
+    """Every day that messages with no time of their own took, how many, and why; in day order."""
+    counts: dict[tuple[dt.date, str], int] = {}
+    for conv, (fallback, by) in zip(
+        export.conversations, undated_days(export.conversations, tz, file_day), strict=True
+    ):
+        for day, _sid, msgs in day_groups(conv, tz):
+            n = sum(m.ts is None for m in msgs)
+            if n:
+                key = (day, BY_CONVERSATION) if day is not None else (fallback, by)
+                counts[key] = counts.get(key, 0) + n
+    if export.file_dated:
+        counts[(file_day, BY_FILE)] = counts.get((file_day, BY_FILE), 0) + export.file_dated
+    return tuple(Dated(day, by, n) for (day, by), n in sorted(counts.items()))
+
+
+_SKIPPED_LINE = re.compile(r"^line (\d+): .*; line skipped$")
+
+
+def skipped_lines(notes: tuple[str, ...]) -> tuple[int, ...]:
+    """The numbers of the lines a parser could not read and skipped (its ``line N: ...; line skipped`` notes)."""
+    return tuple(int(m[1]) for n in notes if (m := _SKIPPED_LINE.match(n)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,9 @@ A file holds one such object per line (JSONL), one object, or a JSON array of th
 - Ids: the item's ``id`` when it can name a session, else ``openai-messages-`` and the
   first 16 hex digits of the SHA-256 of the item's canonical JSON; a repeated id gets
   ``-2``, ``-3`` ...
-- Times: the format has none. Every message gets ``default_ts`` (``--date``), or none
-  when none is given, and a note says which.
+- Times: the format has none. Every message gets ``default_ts`` (the file's date:
+  ``--date``, else its modification time) and ``Export.file_dated`` counts them; with
+  none given they stay undated and a note says so.
 
 A line that is not JSON, an item without a ``messages`` list, or a turn that is not a
 ``{"role", ...}`` object is skipped with a note naming its position; ``ParseError``
@@ -34,7 +35,6 @@ import json
 from transforms.errors import ParseError
 from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
-from transforms.parse import decode_text
 
 FORMAT = "openai_messages"
 
@@ -81,7 +81,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     ts = default_ts.replace(tzinfo=tz) if default_ts is not None and default_ts.tzinfo is None else default_ts
     conversations = []
     seen: dict[str, int] = {}
-    for where, item in _json.items(decode_text(data)):
+    for where, item in _json.items(data):
         if item is _json.NOT_JSON:
             notes.append(f"{where}: invalid JSON; line skipped")
             continue
@@ -106,9 +106,8 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
         raise ParseError("no conversation with readable messages found", kind="no_messages")
     if ts is None:
         notes.insert(0, "no timestamps; dated by nothing: no default date was given, every message is undated")
-    else:
-        notes.insert(0, f"no timestamps; dated by the given default date {ts.isoformat()}")
-    return Export(FORMAT, tuple(conversations), tuple(notes))
+    file_dated = 0 if ts is None else sum(len(c.messages) for c in conversations)
+    return Export(FORMAT, tuple(conversations), tuple(notes), file_dated=file_dated)
 
 
 def _turn(turn: object, ts: dt.datetime | None) -> list[ImportedMessage] | None:

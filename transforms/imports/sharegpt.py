@@ -11,8 +11,9 @@ A file holds one such object, a JSON list of them, or one per line (JSONL).
   UTF-8), so the same conversation always gets the same id. An id that cannot name a
   session (a ``/``, a line break, over 200 characters) is hashed too, with a note. A
   repeated id gets ``-2``, ``-3`` ...
-- The format has no timestamps. Every message gets ``default_ts`` (the caller's
-  ``--date``), or ``None`` when none is given, and ``Export.notes`` says which.
+- The format has no timestamps. Every message gets ``default_ts`` (the file's date:
+  ``--date``, else its modification time) and ``Export.file_dated`` counts them; with
+  no ``default_ts`` they stay undated and ``Export.notes`` says so.
 - A turn that is not a ``{"from", "value"}`` object, an item without a
   ``conversations`` list, or (in JSONL) a line that is not JSON is skipped with a note
   that names it by position; ``ParseError`` only when nothing readable remains.
@@ -27,7 +28,6 @@ import json
 from transforms.errors import ParseError
 from transforms.imports import _json
 from transforms.imports.base import Conversation, Export, ImportedMessage
-from transforms.parse import decode_text
 
 FORMAT = "sharegpt"
 
@@ -52,11 +52,10 @@ def sniff(data: bytes) -> bool:
     try:
         if b'"conversations"' not in data:
             return False
-        text = data.decode("utf-8").removeprefix("\ufeff").strip()
-        try:
-            first = json.loads(text)
-        except ValueError:
-            first = json.loads(text.split("\n", 1)[0])  # JSONL: its first line is enough
+        first = _json.sniff_load(data)
+        if first is None:  # JSONL: its first line is enough
+            lines = _json.sniff_lines(data, 1)
+            first = lines[0] if lines else None
         if isinstance(first, list):
             first = first[0] if first else None
         return _is_sharegpt(first)
@@ -80,7 +79,7 @@ def _is_sharegpt(item: object) -> bool:
 def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> Export:
     """Every conversation in the file; see the module docstring."""
     notes: list[str] = []
-    items = _json.items(decode_text(data))
+    items = _json.items(data)
     ts = default_ts.replace(tzinfo=tz) if default_ts is not None and default_ts.tzinfo is None else default_ts
     conversations = []
     seen: dict[str, int] = {}
@@ -111,9 +110,8 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
         raise ParseError("no ShareGPT conversation with readable turns found", kind="no_messages")
     if ts is None:
         notes.insert(0, "no timestamps; dated by nothing: no default date was given, every message is undated")
-    else:
-        notes.insert(0, f"no timestamps; dated by the given default date {ts.isoformat()}")
-    return Export(format=FORMAT, conversations=tuple(conversations), notes=tuple(notes))
+    file_dated = 0 if ts is None else sum(len(c.messages) for c in conversations)
+    return Export(format=FORMAT, conversations=tuple(conversations), notes=tuple(notes), file_dated=file_dated)
 
 
 def _message(turn: object, ts: dt.datetime | None) -> ImportedMessage | None:

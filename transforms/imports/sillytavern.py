@@ -24,8 +24,8 @@ a message, ``{"name", "is_user", "is_system", "send_date", "mes", "extra", "swip
   ``2024-07-12@01h31m37s123ms``, or ISO-8601. The non-ISO forms are the local time of
   the machine SillyTavern ran on and are read in ``tz``; an ISO time without an offset
   too. A date that cannot be read leaves its message undated, with a note. When no
-  message has a time, every message takes the header's ``create_date``, else
-  ``default_ts``, and a note says which.
+  message has a time, every message takes the header's ``create_date`` (a note says
+  so), else ``default_ts`` (the file's date, counted in ``Export.file_dated``).
 - Id: ``sillytavern-`` and the first 16 hex digits of the SHA-256 of the header's
   identity (``user_name``, ``character_name``, ``create_date``,
   ``chat_metadata.integrity``), so a chat keeps its id as it grows; a header without
@@ -140,13 +140,14 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
         raise ParseError("no line is a message", kind="no_messages")
     messages = active + swiped
     created = _send_date(header.get("create_date"), tz)
+    file_dated = 0
     if all(m.ts is None for m in messages):
         fallback = created or _aware(default_ts, tz)
         messages = [_dated(m, fallback) for m in messages]
         if created is not None:
             notes.insert(0, f"no message has a time; dated by the chat's create_date {created.isoformat()}")
         elif fallback is not None:
-            notes.insert(0, f"no message has a time; dated by the given default date {fallback.isoformat()}")
+            file_dated = len(messages)
         else:
             notes.insert(0, "no message has a time and no default date was given: every message is undated")
     title = header.get("character_name")
@@ -156,7 +157,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
         messages=tuple(messages),
         created=created or min((m.ts for m in messages if m.ts is not None), default=None),
     )
-    return Export(FORMAT, (conversation,), tuple(notes))
+    return Export(FORMAT, (conversation,), tuple(notes), file_dated=file_dated)
 
 
 def _message(
