@@ -24,6 +24,7 @@ from typing import Any
 
 import click
 
+from flows.cli import config_cmd
 from flows.config import Settings, init_home, load_settings, resolve_home
 from schemas.frontmatter import SCHEMA_VERSION as NOTES_SCHEMA
 from transforms.errors import ConfigError, KenangError, LockHeld
@@ -1329,6 +1330,9 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
         )
         return
     click.echo(demo_mod.render(settings, history, result, seconds, found))
+
+
+cli.add_command(config_cmd.group(_home_option, _json_option, _home))
 
 
 def main(argv: list[str] | None = None) -> None:
