@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from flows.query import charts
-from transforms.periods import label_every, period_for, period_label, period_start
+from transforms.periods import at_least, label_every, period_for, period_label, period_start
 
 matplotlib.use("Agg")
 
@@ -65,6 +65,10 @@ def test_a_period_starts_where_duckdbs_date_trunc_starts_it():
     )
 
 
+def test_a_chart_of_days_per_bar_is_weekly_at_least():
+    assert [at_least(p, "week") for p in ("day", "week", "month")] == ["week", "week", "month"]
+
+
 def test_labels_are_thinned_to_at_most_a_dozen():
     assert [label_every(n) for n in (1, 12, 13, 53, 90, 365)] == [1, 1, 2, 5, 8, 31]
     assert all(-(-n // label_every(n)) <= 12 for n in range(1, 1000))
@@ -82,12 +86,12 @@ def test_a_year_of_moods_is_53_weekly_bars_with_a_dozen_labels():
     fig.canvas.draw()  # it renders
 
 
-def test_two_years_of_moods_are_monthly_bars_and_a_season_stays_daily():
+def test_two_years_of_moods_are_monthly_bars_and_three_weeks_are_weekly_ones():
     fig, wide = charts.mood(year_of_days(D(2025, 1, 1), 730), "gading")
     assert wide.height == 24 and all(len(c) == 24 for c in fig.axes[0].containers)
     assert fig.axes[0].get_xticklabels()[0].get_text() == "2025-01"
     fig, wide = charts.mood(year_of_days(D(2026, 6, 1), 21), "gading")
-    assert wide.height == 21 and fig.axes[0].get_title() == "Mood per day (gading)"
+    assert wide.height == 3 and fig.axes[0].get_title() == "Mood per week (gading)"  # never a strip of 1-day bars
 
 
 def test_a_year_of_importance_plots_one_point_per_week_beside_the_daily_rolling_mean():

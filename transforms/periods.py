@@ -2,7 +2,7 @@
 
 A chart of one bar per day is readable for a season, not for a year. So the notebooks draw
 days for a range of up to ``DAILY_DAYS`` days, weeks up to ``WEEKLY_DAYS`` (a year is 53
-bars at most), and months beyond. A period is named by its first day, as DuckDB's
+bars at most), and months beyond; a chart that counts days per bar (mood) starts at weeks. A period is named by its first day, as DuckDB's
 ``date_trunc`` names it (``flows.query.analyze`` groups by that): a week starts on Monday.
 """
 
@@ -24,6 +24,12 @@ def period_for(first: dt.date, last: dt.date) -> Period:
     if days <= DAILY_DAYS:
         return "day"
     return "week" if days <= WEEKLY_DAYS else "month"
+
+
+def at_least(by: Period, floor: Period) -> Period:
+    """``by``, or ``floor`` when that is the longer period (a stacked count per day says nothing: weeks at least)."""
+    order: tuple[Period, ...] = ("day", "week", "month")
+    return max(by, floor, key=order.index)
 
 
 def period_start(day: dt.date, by: Period) -> dt.date:

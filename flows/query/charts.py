@@ -1,7 +1,7 @@
 """The trends notebook's charts, drawn with matplotlib from the frames ``flows.query.analyze`` returns.
 
 A chart over a long range switches from days to weeks or months (``transforms.periods``): a year
-of moods reads as 53 stacked bars, not 365, and two years as 24. Axis labels are thinned to about
+of moods reads as 53 stacked weekly bars with a dozen labels, and two years as 24 monthly ones. Axis labels are thinned to about
 a dozen, and a bar carries its count only while there are few. Each function takes frames and
 returns the figure, reading nothing itself, so a test renders a year with matplotlib's Agg
 backend and counts the bars. matplotlib comes with the ``notebooks`` extra; it is imported here
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from transforms.periods import Period, label_every, period_for, period_label, period_start
+from transforms.periods import Period, at_least, label_every, period_for, period_label, period_start
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -39,14 +39,14 @@ def bucketed(frame: pl.DataFrame, by: Period, column: str = "date") -> pl.DataFr
 
 
 def mood(days: pl.DataFrame, user: str) -> tuple[Figure, pl.DataFrame]:
-    """Days per mood, stacked, per day, week or month by the range; ``days`` has a ``date`` and ``mood`` per day.
+    """Days per mood, stacked, per week (per month past a year); ``days`` has a ``date`` and ``mood`` per day.
 
     Returns the figure and the table it draws (a period per row, a column per mood).
     """
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    by = chart_period(days)
+    by = at_least(chart_period(days), "week")  # a day holds one mood: a count per day would be a strip of 1s
     counts = bucketed(days, by).group_by("period", "mood").agg(pl.len().alias("days"))
     wide = counts.pivot(on="mood", index="period", values="days").fill_null(0).sort("period")
     moods = sorted((c for c in wide.columns if c != "period"), key=lambda m: (-wide[m].sum(), m))
