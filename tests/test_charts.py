@@ -117,3 +117,33 @@ def test_productivity_annotates_a_dozen_months_but_not_53_weeks():
     assert len(by_week.patches) == 53 and len(by_week.texts) == 0
     assert len(by_week.get_xticklabels()) <= 12
     fig.canvas.draw()
+
+
+def test_a_year_of_day_states_is_a_square_per_week_and_a_failed_day_still_shows_red():
+    first = D(2026, 1, 1)
+    days = pl.DataFrame(
+        [
+            {
+                "user": user,
+                "date": first + dt.timedelta(days=i),
+                "state": "failed" if (user, i) == ("rina", 100) else "loaded",
+                "summary": "summarized" if i < 360 else "pending",
+                "index": "indexed",
+            }
+            for user in ("gading", "rina")
+            for i in range(365)
+        ]
+    )
+    fig = charts.day_status(days)
+    ax = fig.axes[0]
+    lanes = ax.collections
+    assert len(lanes) == 6 and all(len(lane.get_offsets()) == 53 for lane in lanes)
+    red = matplotlib.colors.to_rgba("tab:red")
+    rina_load = lanes[3].get_facecolors()
+    failed_week = (period_start(first + dt.timedelta(days=100), "week") - D(2025, 12, 29)).days // 7
+    assert [i for i, c in enumerate(rina_load) if tuple(c) == red] == [failed_week]
+    assert tuple(lanes[1].get_facecolors()[-1]) == matplotlib.colors.to_rgba("tab:orange")  # a pending day's week
+    assert ax.get_title() == "Per-week status: load, summary and index (a square per week: its worst day)"
+    fig = charts.day_status(days.filter(pl.col("date") < D(2026, 2, 1)))
+    assert all(len(lane.get_offsets()) == 31 for lane in fig.axes[0].collections)
+    fig.canvas.draw()

@@ -1,11 +1,12 @@
-"""The trends notebook's charts, drawn with matplotlib from the frames ``flows.query.analyze`` returns.
+"""The notebooks' charts (trends, the backfill audit's timeline), drawn with matplotlib from frames.
 
 A chart over a long range switches from days to weeks or months (``transforms.periods``): a year
-of moods reads as 53 stacked weekly bars with a dozen labels, and two years as 24 monthly ones. Axis labels are thinned to about
-a dozen, and a bar carries its count only while there are few. Each function takes frames and
-returns the figure, reading nothing itself, so a test renders a year with matplotlib's Agg
-backend and counts the bars. matplotlib comes with the ``notebooks`` extra; it is imported here
-only when a chart is drawn.
+of moods reads as 53 stacked weekly bars and two years as 24 monthly ones; the audit timeline
+draws a square per week or month, coloured by its worst day. Axis labels are thinned to about a
+dozen, and a bar carries its count only while there are few. Each function takes frames (as
+``flows.query.analyze`` returns them) and returns the figure, reading nothing itself, so a test
+renders a year with matplotlib's Agg backend and counts bars and points. matplotlib comes with
+the ``notebooks`` extra; it is imported here only when a chart is drawn.
 """
 
 from __future__ import annotations
@@ -129,6 +130,61 @@ def importance(frame: pl.DataFrame, user: str, window_days: int) -> Figure:
     ax.set_xlabel("date")
     ax.set_ylabel("importance (1-10)")
     ax.legend()
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    return fig
+
+
+#: A day's state as the audit timeline colours it, and how bad it is: a week or month shows its worst day.
+STATUS_COLOURS = {
+    "loaded": "tab:green",
+    "summarized": "tab:green",
+    "indexed": "tab:green",
+    "failed": "tab:red",
+    "missing": "tab:orange",
+    "pending": "tab:orange",
+}
+_SEVERITY = {"failed": 3, "missing": 2, "pending": 2}
+_LANES = (("state", "load"), ("summary", "summary"), ("index", "index"))
+
+
+def day_status(days: pl.DataFrame) -> Figure:
+    """The audit timeline: per user three lanes (load, summary, index), a square per day, week or month.
+
+    ``days`` has a ``user``, ``date``, ``state``, ``summary`` and ``index`` per (user, day). Over a long
+    range a square is a week or a month, coloured by its worst day, so one failed day still shows red.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    by = chart_period(days)
+    users = sorted(days["user"].unique().to_list())
+    lanes = [(u, column, name) for u in users for column, name in _LANES]
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(lanes) + 1.6))
+    for y, (user, column, _) in enumerate(lanes):
+        sub = bucketed(days.filter(pl.col("user") == user), by).select(
+            "period", pl.col(column).alias("status"), pl.col(column).replace_strict(_SEVERITY, default=0).alias("bad")
+        )
+        worst = sub.sort("bad", descending=True).group_by("period", maintain_order=True).first().sort("period")
+        ax.scatter(
+            worst["period"].to_list(),
+            [y] * worst.height,
+            marker="s",
+            s=70,
+            c=[STATUS_COLOURS.get(v, "tab:gray") for v in worst["status"].to_list()],
+        )
+    ax.set_yticks(range(len(lanes)), [f"{u} · {name}" for u, _, name in lanes])
+    ax.invert_yaxis()
+    handles = [
+        Line2D([], [], marker="s", linestyle="", color=c, label=label)
+        for label, c in (("done", "tab:green"), ("failed", "tab:red"), ("missing / pending", "tab:orange"))
+    ]
+    ax.legend(handles=handles, bbox_to_anchor=(1.01, 1), loc="upper left")
+    worst_day = "" if by == "day" else f" (a square per {by}: its worst day)"
+    ax.set_title(f"Per-{by} status: load, summary and index{worst_day}")
+    ax.set_xlabel("date")
+    ax.set_ylabel("user · stage")
+    ax.grid(axis="x", alpha=0.3)
     fig.autofmt_xdate()
     fig.tight_layout()
     return fig
