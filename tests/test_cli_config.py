@@ -64,10 +64,14 @@ def test_config_show_reads_back_as_the_config_in_effect_with_secrets_masked(home
 
 def test_config_show_json_gives_the_config_and_the_keys_at_their_default(home):
     _tuned(home)
+    edit_config(home.paths.home, lambda d: d.update({"names": {"mcp": "Em Cee"}}))  # a user id that is a section's name
     r = kenang("config", "show", "--json", "--home", str(home.paths.home))
     data = json.loads(r.stdout)
     assert data["config"]["recall"]["top_k"] == 8 and "recall.top_k" not in data["defaults"]
     assert "recall.related_decay" in data["defaults"] and "default_user" not in data["defaults"]
+    assert data["config"]["names"] == {"mcp": "Em Cee"} and data["config"]["mcp"]["tokens"] == {
+        SHA[:12] + "...": "gading"
+    }
     assert SHA not in r.stdout and "hunter2" not in r.stdout
 
 

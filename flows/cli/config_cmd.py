@@ -159,11 +159,16 @@ def _masked_mapping(tokens: Mapping[str, str]) -> dict[str, str]:
     return {sha[:12] + "...": user for sha, user in sorted(tokens.items())}
 
 
-def _masked(data: dict) -> dict:
-    """``model_dump()`` with tokens masked and URL credentials hidden."""
-    out = {k: (_masked(v) if isinstance(v, dict) else _no_credentials(v)) for k, v in data.items()}
-    if "mcp" in out:
-        out["mcp"] = {**out["mcp"], "tokens": _masked_mapping(data["mcp"]["tokens"])}
+def _masked(dumped: dict) -> dict:
+    """``Config.model_dump()`` with tokens masked and URL credentials hidden."""
+
+    def clean(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        return [clean(x) for x in v] if isinstance(v, list) else _no_credentials(v)
+
+    out = clean(dumped)
+    out["mcp"]["tokens"] = _masked_mapping(dumped["mcp"]["tokens"])
     return out
 
 
