@@ -514,7 +514,20 @@ _WORDS = {
 
 def describe_error(exc: ValidationError, raw: Any) -> str:
     """The first problem of a failed validation as ``key: value what-was-wrong``."""
-    err = _first(exc.errors())
+    return _describe(_first(exc.errors()), raw)
+
+
+def describe_errors(exc: ValidationError, raw: Any) -> list[str]:
+    """Every problem of a failed validation, one per key, each as ``describe_error`` says it."""
+    seen: dict[tuple, str] = {}
+    for err in exc.errors():
+        where = tuple(_trim([p for p in err["loc"] if isinstance(p, (str, int))]))
+        if where not in seen:  # a union reports one error per member: the first says what was wanted best
+            seen[where] = _describe(err, raw)
+    return list(seen.values())
+
+
+def _describe(err: Mapping[str, Any], raw: Any) -> str:
     path = [p for p in err["loc"] if isinstance(p, (str, int))]
     key = ".".join(str(p) for p in _trim(path)) if path else ""
     value = _lookup(raw, _trim(path))

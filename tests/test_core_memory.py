@@ -221,17 +221,17 @@ def test_remember_for_a_user_the_home_does_not_know_is_refused_and_starts_no_use
     h = str(home.paths.home)
     drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
     said = (
-        "kenang: configuration error: this home has no user 'gadng' (its users: default, gading); check the "
+        "this home has no user 'gadng' (its users: default, gading); check the "
         "spelling, or list a new user under mcp.users in kenang.yaml\n"
     )
-    for args in (
-        ("remember", "--user", "gadng", "Gadng prefers tabs."),
-        ("remember", "--user", "GADNG", "--to", "user", "Prefers tabs."),
-        ("memory", "replace", "--user", "gadng", "tabs", "Prefers spaces."),
-        ("memory", "remove", "--user", "gadng", "tabs"),
+    for command, args in (
+        ("kenang remember", ("remember", "--user", "gadng", "Gadng prefers tabs.")),
+        ("kenang remember", ("remember", "--user", "GADNG", "--to", "user", "Prefers tabs.")),
+        ("kenang memory replace", ("memory", "replace", "--user", "gadng", "tabs", "Prefers spaces.")),
+        ("kenang memory remove", ("memory", "remove", "--user", "gadng", "tabs")),
     ):
         r = kenang(*args, "--home", h)
-        assert (r.exit_code, r.stderr) == (2, said), args
+        assert (r.exit_code, r.stderr) == (2, f"{command}: {said}"), args
     assert not (home.paths.home / "memory" / "gadng").exists()
     assert kenang("mcp", "--user", "gadng", "--home", h).exit_code == 2  # still no user of this home
 

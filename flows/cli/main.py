@@ -24,7 +24,9 @@ from typing import Any
 
 import click
 
+from flows.cli import config_cmd
 from flows.config import Settings, init_home, load_settings, resolve_home
+from schemas.frontmatter import SCHEMA_VERSION as NOTES_SCHEMA
 from transforms.errors import ConfigError, KenangError, LockHeld
 
 EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED, EXIT_LOCKED = 1, 2, 3, 75
@@ -38,6 +40,10 @@ def _home_option(f):
         default=None,
         help="kenang home (default: $KENANG_HOME, else ~/.local/share/kenang).",
     )(f)
+
+
+#: Which user a command serves without --user (``_user_for``), as its help says it.
+_SERVED = "(default: the home's default_user, or its only user with data when that holds nothing)."
 
 
 def _json_option(f):
@@ -68,6 +74,9 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(
+    package_name="kenang", prog_name="kenang", message=f"%(prog)s %(version)s (notes schema {NOTES_SCHEMA})"
+)
 @click.option("-v", "--verbose", is_flag=True, help="Show Prefect's and kenang's logs on stderr.")
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
@@ -583,7 +592,7 @@ def _say_skipped(skipped: list[dict]) -> None:
 @cli.command()
 @_home_option
 @click.argument("query", required=False)
-@click.option("--user", help="Whose memory to search (required when the home has several users).")
+@click.option("--user", help=f"Whose memory to search {_SERVED}")
 @click.option("--top-k", type=click.IntRange(1, 100), default=None, help="Results to show (default: recall.top_k, 5).")
 @click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="Only days from this one, YYYY-MM-DD.")
 @click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Only days up to this one, YYYY-MM-DD.")
@@ -634,7 +643,9 @@ def recall(
     if (query is None) == (queries_file is None):
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
     settings = _settings(home)
-    r = Recaller(settings, user, start=start.date() if start else None, end=end.date() if end else None)
+    r = Recaller(
+        settings, _user_for(settings, user), start=start.date() if start else None, end=end.date() if end else None
+    )
     if r.stale:
         _err(
             f"kenang: {r.stale} chunks were embedded by another embedder and are searched by keyword only; "
@@ -675,7 +686,7 @@ def recall(
 @cli.command()
 @_home_option
 @click.argument("intent", required=False)
-@click.option("--user", help="Whose days (required when the home has several users).")
+@click.option("--user", help=f"Whose days {_SERVED}")
 @click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="First day, YYYY-MM-DD.")
 @click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
 @click.option(
@@ -713,7 +724,7 @@ def analyze(
             sys.exit(EXIT_USAGE)
         return
     settings = _settings(home)
-    res = Analytics(settings, user).run(
+    res = Analytics(settings, _user_for(settings, user)).run(
         intent, start=start.date() if start else None, end=end.date() if end else None, by=by, window=window
     )
     _emit_json(res.as_dict(), gated=True) if as_json else click.echo(report.render_analysis(res))
@@ -722,12 +733,24 @@ def analyze(
 # --- core memory and forgetting ---------------------------------------------------------
 
 
-def _memory_user(settings: Settings, user: str | None) -> str:
-    from transforms.model import USER_ID_RE
+def _user_for(settings: Settings, user: str | None) -> str | None:
+    """The user a command serves: ``--user`` when the home knows them; without it, ``users.served_user``'s.
 
-    who = (user or settings.default_user).strip().lower()
-    if not USER_ID_RE.match(who):
-        raise click.BadParameter(f"{who!r} is not a valid user id", param_hint="--user")
+    A user the home does not know is one line on stderr naming its users, and exit 2 (never "no memories");
+    a note says which user is served when it is not the default user. None: no user holds anything yet.
+    """
+    from flows.store import users
+
+    command = click.get_current_context().command_path
+    try:
+        if user:
+            return users.check_user(settings, user.strip().lower())
+        who, note = users.served_user(settings)
+    except users.UnknownUser as exc:
+        _err(f"{command}: {exc}")
+        sys.exit(EXIT_USAGE)
+    if note:
+        _err(f"{command}: {note}")
     return who
 
 
@@ -745,10 +768,9 @@ def _refused(fn, *args, **kwargs):
 def _write_memory(home: Path | None, user: str | None, target: str, action: str, done: str, **entry) -> None:
     """One CLI core memory write (add, replace, remove) under the rules; says where it went and the usage."""
     from flows.store import core_memory
-    from flows.store.users import check_user
 
     settings = _settings(home)
-    who = check_user(settings, _memory_user(settings, user))  # a misspelt --user never starts a new user
+    who = _user_for(settings, user) or settings.default_user  # a misspelt --user never starts a new user
     state = _refused(core_memory.write, settings, who, target, action, source="cli", **entry)
     click.echo(f"{done} {state.path.name}: {state.usage.header(state.path.stem)}")
     if state.snapshot_error:
@@ -768,7 +790,7 @@ _TARGET = click.option(
 @cli.command()
 @_home_option
 @click.argument("text")
-@click.option("--user", help="Whose memory (default: the home's default_user).")
+@click.option("--user", help=f"Whose memory {_SERVED}")
 @_TARGET
 def remember(home: Path | None, text: str, user: str | None, target: str) -> None:
     """Add a note to core memory (MEMORY.md, or USER.md with --to user), under the memory rules."""
@@ -880,14 +902,14 @@ def memory() -> None:
 
 @memory.command("show")
 @_home_option
-@click.option("--user", help="Whose memory (default: the home's default_user).")
+@click.option("--user", help=f"Whose memory {_SERVED}")
 @_json_option
 def memory_show(home: Path | None, user: str | None, as_json: bool) -> None:
     """Show both files' entries and usage, and anything wrong with a hand edit."""
     from flows.store import core_memory
 
     settings = _settings(home)
-    who = _memory_user(settings, user)
+    who = _user_for(settings, user) or settings.default_user
     states = [core_memory.read(settings, who, t) for t in ("memory", "user")]
     if as_json:
         _emit_json({"user": who, "files": [s.as_dict() for s in states]})
@@ -909,7 +931,7 @@ def memory_show(home: Path | None, user: str | None, as_json: bool) -> None:
 @_home_option
 @click.argument("old")
 @click.argument("new")
-@click.option("--user", help="Whose memory (default: the home's default_user).")
+@click.option("--user", help=f"Whose memory {_SERVED}")
 @_TARGET
 def memory_replace(home: Path | None, old: str, new: str, user: str | None, target: str) -> None:
     """Replace the one entry holding OLD (a substring) with NEW."""
@@ -919,7 +941,7 @@ def memory_replace(home: Path | None, old: str, new: str, user: str | None, targ
 @memory.command("remove")
 @_home_option
 @click.argument("old")
-@click.option("--user", help="Whose memory (default: the home's default_user).")
+@click.option("--user", help=f"Whose memory {_SERVED}")
 @_TARGET
 def memory_remove(home: Path | None, old: str, user: str | None, target: str) -> None:
     """Remove the one entry holding OLD (a substring)."""
@@ -928,7 +950,7 @@ def memory_remove(home: Path | None, old: str, user: str | None, target: str) ->
 
 @memory.command("candidates")
 @_home_option
-@click.option("--user", help="Only this user's.")
+@click.option("--user", help="Only this user's (a user this home knows).")
 @click.option("--all", "show_all", is_flag=True, help="Also accepted and rejected ones.")
 @_json_option
 def memory_candidates(home: Path | None, user: str | None, show_all: bool, as_json: bool) -> None:
@@ -937,6 +959,7 @@ def memory_candidates(home: Path | None, user: str | None, show_all: bool, as_js
     from flows.stages import candidates
 
     settings = _settings(home)
+    user = _user_for(settings, user) if user else None
     rows = [
         r
         for r in candidates.read_all(settings)
@@ -989,7 +1012,7 @@ def memory_reject(home: Path | None, candidate_id: str) -> None:
 
 @cli.command(name="open-items")
 @_home_option
-@click.option("--user", help="Whose items (default: the home's default_user).")
+@click.option("--user", help=f"Whose items {_SERVED}")
 @click.option("--all", "show_all", is_flag=True, help="Also the items a later day closed, and those that expired.")
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="Only items raised from this day, YYYY-MM-DD.")
 @click.option(
@@ -1007,10 +1030,9 @@ def open_items(
     """What is still open: items the daily notes raised that no later day has closed (for up to 30 days)."""
     from flows.cli import report
     from flows.query.service import MemoryService
-    from flows.store.users import check_user
 
     settings = _settings(home)
-    who = check_user(settings, _memory_user(settings, user))
+    who = _user_for(settings, user) or settings.default_user
     rows = MemoryService(settings).open_items(
         who,
         now=now_s.date() if now_s else None,
@@ -1035,7 +1057,7 @@ def open_items(
 
 @cli.command()
 @_home_option
-@click.option("--user", required=True, help="Whose memory to forget from.")
+@click.option("--user", required=True, help="Whose memory to forget from (a user this home knows).")
 @click.option(
     "--text", help="A phrase to forget wherever it was said (- reads it from stdin, kept out of shell history)."
 )
@@ -1072,7 +1094,7 @@ def forget(
     from flows.stages import forget as forget_mod
 
     settings = _settings(home)
-    who = _memory_user(settings, user)
+    who = _user_for(settings, user) or settings.default_user  # --user is required: never None here
     if text == "-":
         text = sys.stdin.read().strip()
     plan = forget_mod.make_plan(
@@ -1325,6 +1347,9 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
         )
         return
     click.echo(demo_mod.render(settings, history, result, seconds, found))
+
+
+cli.add_command(config_cmd.group(_home_option, _json_option, _home))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -69,3 +69,27 @@ def check_user(settings: Settings, user: str) -> str:
             "or list a new user under mcp.users in kenang.yaml"
         )
     return user
+
+
+def served_user(settings: Settings) -> tuple[str | None, str | None]:
+    """The user a command serves when no ``--user`` is given, and a note when that is not the default user.
+
+    The default user, unless they hold nothing and another user does: then that user when there is only one
+    (the note says so), else ``UnknownUser`` naming them. (None, None) when no user holds anything yet, so the
+    command says what to run first.
+    """
+    default = settings.default_user.strip().lower()
+    holding = users_holding_data(settings)
+    if not holding:
+        return None, None
+    if default in holding:
+        return default, None
+    others = sorted(holding)
+    if len(others) == 1:
+        return others[0], (
+            f"serving {others[0]}, the home's only user with data ({default!r}, the default user, holds nothing)"
+        )
+    raise UnknownUser(
+        f"the default user {default!r} holds nothing and this home has {len(others)} other users "
+        f"({', '.join(others)}); choose one with --user"
+    )

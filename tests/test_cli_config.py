@@ -1,0 +1,136 @@
+"""What an admin reaches for first: ``kenang --version``, ``kenang config show`` and ``kenang config check``."""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import version
+
+import yaml
+from helpers import kenang
+
+from flows.config import edit_config
+from flows.store import mount
+from schemas.config import Config
+from schemas.frontmatter import SCHEMA_VERSION
+
+SHA = "3f" * 32
+
+
+def test_kenang_version_names_the_package_version_and_the_notes_schema():
+    r = kenang("--version")
+    assert (r.exit_code, r.stdout) == (0, f"kenang {version('kenang')} (notes schema {SCHEMA_VERSION})\n")
+
+
+def _tuned(home) -> None:
+    def change(d) -> None:
+        d["default_user"] = "gading"
+        d["recall"]["top_k"] = 8
+        d["mcp"]["tokens"] = {SHA: "gading"}
+        d["summarizer"]["base_url"] = "http://bob:hunter2-pass@gpu-box:11434/v1"
+        d["sources"] = [{"name": "notes", "kind": "folder", "path": str(home.paths.home.parent / "inbox")}]
+
+    edit_config(home.paths.home, change)
+
+
+def _line(text: str, key: str) -> str:
+    return next(line for line in text.splitlines() if line.lstrip().startswith(f"{key}:"))
+
+
+def test_config_show_marks_every_value_at_its_default_and_no_other(home):
+    _tuned(home)
+    r = kenang("config", "show", "--home", str(home.paths.home))
+    assert r.exit_code == 0 and r.stderr == ""
+    assert _line(r.stdout, "top_k").split("#")[0].strip() == "top_k: 8" and "# default" not in _line(r.stdout, "top_k")
+    assert _line(r.stdout, "default_user").rstrip() == "default_user: gading"
+    assert _line(r.stdout, "related_decay").endswith("# default")
+    assert _line(r.stdout, "timezone").endswith("# default")  # written by kenang init, at its default
+    assert _line(r.stdout, "warehouse").endswith(f"# default; resolves to {home.paths.warehouse}")
+    assert "  - name: notes" in r.stdout
+
+
+def test_config_show_reads_back_as_the_config_in_effect_with_secrets_masked(home):
+    _tuned(home)
+    r = kenang("config", "show", "--home", str(home.paths.home))
+    shown = yaml.safe_load(r.stdout)
+    assert shown["mcp"]["tokens"] == {SHA[:12] + "...": "gading"}
+    assert shown["summarizer"]["base_url"] == "http://***@gpu-box:11434/v1"
+    effective = Config.model_validate(yaml.safe_load(home.paths.config_file.read_text(encoding="utf-8"))).model_dump()
+    for section in ("mcp", "summarizer"):
+        shown[section].pop("tokens" if section == "mcp" else "base_url")
+        effective[section].pop("tokens" if section == "mcp" else "base_url")
+    assert shown == effective
+    assert SHA not in r.stdout and "hunter2" not in r.stdout
+
+
+def test_config_show_json_gives_the_config_and_the_keys_at_their_default(home):
+    _tuned(home)
+    edit_config(home.paths.home, lambda d: d.update({"names": {"mcp": "Em Cee"}}))  # a user id that is a section's name
+    r = kenang("config", "show", "--json", "--home", str(home.paths.home))
+    data = json.loads(r.stdout)
+    assert data["config"]["recall"]["top_k"] == 8 and "recall.top_k" not in data["defaults"]
+    assert "recall.related_decay" in data["defaults"] and "default_user" not in data["defaults"]
+    assert data["config"]["names"] == {"mcp": "Em Cee"} and data["config"]["mcp"]["tokens"] == {
+        SHA[:12] + "...": "gading"
+    }
+    assert SHA not in r.stdout and "hunter2" not in r.stdout
+
+
+def test_config_check_passes_a_fresh_home(home):
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    assert (r.exit_code, r.stdout) == (0, f"ok: {home.paths.config_file} and the paths it names\n")
+
+
+def test_config_check_lists_every_problem_of_the_file_one_line_each(home):
+    home.paths.config_file.write_text("timezone: 3\ntypo: 1\nsummarizer: {backend: gpt}\n", encoding="utf-8")
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    where = home.paths.config_file
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        f"{where}: timezone: expected text, got 3 (integer)",
+        f"{where}: summarizer.backend: 'gpt' must be one of: llama, extractive, openai",
+        f"{where}: unknown key typo (known here: timezone, grace_period_hours, quiet_period_minutes, default_user, "
+        "paths, limits, summarizer, embedder, recall, analytics, mcp, memory, retention, projects, names, sources)",
+    ]
+
+
+def test_config_check_says_where_broken_yaml_breaks(home):
+    home.paths.config_file.write_text("timezone: Asia/Jakarta\nprojects: [kenang\n", encoding="utf-8")
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    assert r.exit_code == 1 and r.stdout.count("\n") == 1
+    assert r.stdout.startswith(f"{home.paths.config_file}: not valid YAML at line 3, column 1: ")
+
+
+def test_config_check_without_a_kenang_yaml_says_to_run_init(tmp_path):
+    r = kenang("config", "check", "--home", str(tmp_path))
+    assert r.exit_code == 1
+    assert r.stdout == f"{tmp_path}/kenang.yaml: no such file; run `kenang init --home {tmp_path}` to make one\n"
+
+
+def test_config_check_names_each_missing_folder_archive_marker_key_and_source(home, monkeypatch):
+    monkeypatch.delenv("KENANG_TEST_KEY", raising=False)
+    inbox = home.paths.home.parent / "inbox"
+
+    def change(d) -> None:
+        d["embedder"] |= {"backend": "openai", "base_url": "http://gpu-box:11434/v1", "api_key_env": "KENANG_TEST_KEY"}
+        d["summarizer"] |= {"backend": "llama", "model_path": str(home.paths.home.parent / "missing.gguf")}
+        d["sources"] = [{"name": "notes", "kind": "folder", "path": str(inbox)}]
+
+    edit_config(home.paths.home, change)
+    home.paths.quarantine.rmdir()
+    (home.paths.archive / mount.MARKER).unlink()
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        f"paths.quarantine: {home.paths.quarantine} does not exist; run `kenang init` to make it",
+        f"paths.archive: {home.paths.archive} holds no .kenang-archive marker, so it is not mounted; mount it, "
+        "or run `kenang init` once for a new, empty archive",
+        f"summarizer.model_path: {home.paths.home.parent / 'missing.gguf'} is not a file; give the path of a GGUF model",
+        "embedder.model: the openai backend needs the model id the server knows",
+        "embedder.api_key_env: KENANG_TEST_KEY is not set here; export it where kenang runs "
+        "(a systemd unit's Environment=, a compose file's environment:)",
+        f"sources: notes: {inbox} names {inbox}, which does not exist; check the path",
+    ]
+    inbox.mkdir()
+    monkeypatch.setenv("KENANG_TEST_KEY", "sk-test")
+    now = kenang("config", "check", "--home", str(home.paths.home)).stdout
+    assert "sources:" not in now and "api_key_env" not in now

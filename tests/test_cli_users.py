@@ -1,0 +1,100 @@
+"""Which user a CLI query serves: a misspelt --user is refused with the home's users, never answered with nothing.
+
+Every command that reads or writes one user's memory (``recall``, ``analyze``, ``memory``, ``remember``,
+``forget``, ``open-items``) asks ``flows.store.users`` first, as ``kenang mcp`` does. Without --user it
+serves the default user, or the home's only user with data when the default user holds nothing, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import NOW, drop, kenang, md
+
+from flows.config import init_home
+from flows.pipeline import nightly
+from flows.store import mount
+
+REFUSED = (
+    "this home has no user 'gadng' (its users: default, gading); check the spelling, "
+    "or list a new user under mcp.users in kenang.yaml\n"
+)
+SERVING = "serving gading, the home's only user with data ('default', the default user, holds nothing)\n"
+PER_USER = [  # (the command as it names itself, its arguments)
+    ("kenang recall", ("recall", "sahur")),
+    ("kenang analyze", ("analyze", "mood_timeseries")),
+    ("kenang memory show", ("memory", "show")),
+    ("kenang memory candidates", ("memory", "candidates")),
+    ("kenang memory replace", ("memory", "replace", "tabs", "spaces")),
+    ("kenang memory remove", ("memory", "remove", "tabs")),
+    ("kenang remember", ("remember", "Prefers tabs.")),
+    ("kenang forget", ("forget", "--day", "2026-07-18", "--dry-run")),
+    ("kenang open-items", ("open-items",)),
+]
+
+
+@pytest.fixture(scope="module")
+def gadings(tmp_path_factory, prefect_api):
+    """A home whose every day is gading's (the default user, 'default', holds nothing), after one night."""
+    settings, _ = init_home(
+        tmp_path_factory.mktemp("users") / "home",
+        {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}},
+    )
+    mount.claim(settings)
+    drop(
+        settings,
+        "gading/2026-07-18-2340.md",
+        md("2026-07-18", "2340", ("user", "Jadwal sahur besok jam 3 ya?"), ("assistant", "Jam 03.00, siap.")),
+    )
+    nightly(now=NOW, home=str(settings.paths.home))
+    return settings
+
+
+@pytest.mark.parametrize(("command", "args"), PER_USER, ids=[c for c, _ in PER_USER])
+def test_a_user_the_home_does_not_know_is_one_line_naming_its_users_and_exit_2(gadings, command, args):
+    r = kenang(*args, "--user", "gadng", "--home", str(gadings.paths.home))
+    assert (r.exit_code, r.stdout, r.stderr) == (2, "", f"{command}: {REFUSED}")
+    assert not (gadings.paths.memory / "gadng").exists()
+
+
+def test_a_misspelt_user_in_capitals_is_refused_too(gadings):
+    r = kenang("recall", "sahur", "--user", "GADNG", "--home", str(gadings.paths.home))
+    assert (r.exit_code, r.stderr) == (2, f"kenang recall: {REFUSED}")
+
+
+def test_without_a_user_recall_serves_the_only_user_with_data_and_says_so(gadings):
+    r = kenang("recall", "sahur", "--json", "--home", str(gadings.paths.home))
+    assert r.exit_code == 0 and r.stderr == f"kenang recall: {SERVING}"
+    hits = json.loads(r.stdout)
+    assert hits and {h["date"] for h in hits} == {"2026-07-18"}
+
+
+def test_without_a_user_analyze_memory_and_open_items_serve_the_same_user(gadings):
+    h = str(gadings.paths.home)
+    r = kenang("analyze", "mood_timeseries", "--by", "day", "--json", "--home", h)
+    assert (r.exit_code, r.stderr, json.loads(r.stdout)["user"]) == (0, f"kenang analyze: {SERVING}", "gading")
+    r = kenang("memory", "show", "--json", "--home", h)
+    assert (r.exit_code, r.stderr, json.loads(r.stdout)["user"]) == (0, f"kenang memory show: {SERVING}", "gading")
+    r = kenang("open-items", "--home", h)
+    assert (r.exit_code, r.stderr) == (0, f"kenang open-items: {SERVING}")
+
+
+def test_the_default_user_is_served_without_a_note_once_it_holds_data(home):
+    drop(home, "2026-07-18-0900.md", md("2026-07-18", "0900", ("user", "Pagi.")))
+    drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    r = kenang("memory", "show", "--json", "--home", str(home.paths.home))
+    assert (r.exit_code, r.stderr, json.loads(r.stdout)["user"]) == (0, "", "default")
+
+
+def test_without_a_user_a_home_of_two_users_and_an_empty_default_asks_which(home):
+    drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
+    drop(home, "rina/chat.md", md("2026-07-19", "2100", ("user", "Jadwal sahur?")))
+    for args in (("recall", "sahur"), ("analyze", "productivity"), ("memory", "show"), ("open-items",)):
+        r = kenang(*args, "--home", str(home.paths.home))
+        assert r.exit_code == 2 and r.stdout == "", args
+        assert r.stderr.endswith(
+            ": the default user 'default' holds nothing and this home has 2 other users (gading, rina); "
+            "choose one with --user\n"
+        ), args
+        assert r.stderr.count("\n") == 1
