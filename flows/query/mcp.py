@@ -8,8 +8,9 @@ the same exact intents as ``kenang analyze``; there is no free SQL).
 Scoping: a stdio server serves one user (``--user``, else the home's default user). An
 HTTP server serves whoever holds a token: ``Authorization: Bearer <token>``; kenang.yaml
 maps the token's sha256 to a user (``mcp.tokens``) and never holds the token itself. No
-token, or an unknown one, is a 401. A token sees its own user's days only, in every
-tool and resource. ``session_write`` is the only tool that writes, and it writes only
+token, or an unknown one, is a plain bearer 401 whose one line names ``kenang mcp token
+add`` (``PlainHttpErrors``); kenang offers no OAuth, so nothing invites its discovery. A
+token sees its own user's days only, in every tool and resource. ``session_write`` is the only tool that writes, and it writes only
 into ``active/<user>/``.
 
 The users a home knows (``flows.store.users.home_users``) are the ones kenang.yaml names (``default_user``,
@@ -30,6 +31,13 @@ its error for a JSON line that is no message holds a copy of the line per union 
 HTTP, FastMCP's Host/Origin guard refuses a foreign ``Host`` (421) or ``Origin`` (403)
 before auth, the DNS-rebinding defence of the MCP spec: loopback names, the bound
 address, and ``mcp.allowed_hosts``/``mcp.allowed_origins`` pass.
+
+Answers are lean, since every token of them is an agent's context: terse descriptions,
+schemas without what says nothing (``lean_schema``), enums where the values are fixed.
+The structured content is the answer and the text block a short rendering of it, never a
+second copy; a tool that answers with text alone has no output schema. A client's
+mistake (an argument that does not validate, a day with nothing) is a tool error of one
+sentence (``one_sentence``), logged as kenang's one line and never with a traceback.
 
 Each call is logged as one line on stderr, ``mcp <tool> user=<u> <ms> ms [error]``; the
 query text never is.
