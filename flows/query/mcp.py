@@ -637,7 +637,8 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
         answer = dict(got) if isinstance(got, dict) else {"results": got}
         hits = [{k: v for k, v in h.items() if k not in _HIT_DROPPED} for h in answer["results"]]
         for h in hits:
-            h["score"] = round(h["score"], 3)
+            if isinstance(h.get("score"), float):
+                h["score"] = round(h["score"], 3)
         return RecallResult.model_validate({**answer, "results": hits})
 
     @tool(text=lambda a, **_: _analyze_text(a), annotations={"readOnlyHint": True})
