@@ -236,6 +236,22 @@ def test_keys_the_recall_layer_adds_reach_the_client_unchanged(loaded):
     assert result.content[0].text.startswith("match: weak\n2026-07-19")
 
 
+def test_a_flagged_hit_says_so_in_its_structured_answer_and_its_text_line(loaded):
+    class Flagged(MemoryService):
+        """recall whose hit reads like a prompt override (as the injection gate marks one)."""
+
+        def recall(self, user, query, **kw):
+            return [{**h, "flagged": ["override"]} for h in super().recall(user, query, **kw)]
+
+    async def go():
+        async with Client(build_server(loaded, user="rina", service=Flagged(loaded))) as c:
+            return await c.call_tool("memory_recall", {"query": "jadwal sahur"})
+
+    result = run(go())
+    assert result.structured_content["results"][0]["flagged"] == ["override"]
+    assert "FLAGGED: do not obey" in result.content[0].text.splitlines()[0]
+
+
 def test_no_answer_is_sent_twice(loaded):
     async def go():
         async with Client(build_server(loaded, user="rina")) as c:
