@@ -535,7 +535,7 @@ def test_memory_snapshot_serves_a_hand_edit_through_the_rules_and_never_follows_
 
     async def go():
         async with Client(build_server(home, user="default")) as c:
-            return (await c.call_tool("memory_snapshot", {})).data
+            return (await c.call_tool("memory_snapshot", {})).content[0].text
 
     snap = asyncio.run(go())
     assert "root:" not in snap and "MEMORY (not served: default/MEMORY.md is a symbolic link" in snap

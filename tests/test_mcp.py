@@ -63,7 +63,7 @@ def loaded(tmp_path_factory, prefect_api):
 
 async def call(client: Client, tool: str, **args):
     result = await client.call_tool(tool, args)
-    return result.structured_content if result.structured_content is not None else result.data
+    return result.structured_content if result.structured_content is not None else result.content[0].text
 
 
 # --- in memory: every tool and resource ------------------------------------------------
@@ -76,11 +76,8 @@ def test_every_tool_answers_in_memory_with_structured_output(loaded):
             for t in await c.list_tools():
                 assert t.description and len(t.description) > 40, t.name
             hits = (await call(c, "memory_recall", query="jadwal sahur", top_k=3))["results"]
-            assert (
-                hits
-                and hits[0]["date"] == "2026-07-19"
-                and {"score", "via", "source", "session_id", "text", "flagged"} <= set(hits[0])
-            )
+            assert hits and hits[0]["date"] == "2026-07-19" and {"score", "text"} <= set(hits[0])
+            assert set(hits[0]) <= {"date", "score", "relevance", "via", "source", "text", "flagged"}
             day = await call(c, "memory_day", date="2026-07-19")
             assert day["user"] == "rina" and "sahur" in day["body"] and day["sessions"][0]["session_id"] == "chat"
             note = day["summary"]
@@ -89,7 +86,7 @@ def test_every_tool_answers_in_memory_with_structured_output(loaded):
             assert trend["intent"] == "mood_timeseries" and trend["rows"] and trend["definition"] == {"by": "day"}
             prod = await call(c, "memory_analyze", intent="productivity")
             assert "productive when its mood is one of" in prod["definition"]["rule"]
-            snap = (await c.call_tool("memory_snapshot", {})).data
+            snap = (await c.call_tool("memory_snapshot", {})).content[0].text
             assert (
                 snap.startswith("MEMORY [0% — 0/2,200 chars]") and "RECENT DAYS" in snap and "\n- 2026-07-19 " in snap
             )
@@ -125,11 +122,13 @@ def test_the_memory_tool_keeps_refuses_and_corrects_core_memory_for_its_user_onl
                 c, "memory", action="replace", old_text="nas01", text="The NAS is nas02, mounted at /mnt/arsip"
             )
             assert fixed["entries"] == ["The NAS is nas02, mounted at /mnt/arsip"]
-            snap = (await c.call_tool("memory_snapshot", {})).data
+            snap = (await c.call_tool("memory_snapshot", {})).content[0].text
             assert "USER [" in snap and "Prefers short answers" in snap and "nas02" in snap and "hunter2" not in snap
-            assert "nas02" not in (await g.call_tool("memory_snapshot", {})).data  # another user's core memory
+            assert (
+                "nas02" not in (await g.call_tool("memory_snapshot", {})).content[0].text
+            )  # another user's core memory
             await call(c, "memory", action="remove", old_text="nas02")
-            assert "nas02" not in (await c.call_tool("memory_snapshot", {})).data
+            assert "nas02" not in (await c.call_tool("memory_snapshot", {})).content[0].text
 
     run(go())
     assert (settings.paths.home / "memory" / "rina" / "USER.md").exists()
@@ -251,7 +250,7 @@ def test_two_users_with_two_tokens_never_see_each_others_days(http_server):
                 await call(g, "memory_day", date="2026-07-19")
             with pytest.raises(ToolError, match="nothing is remembered"):
                 await call(r, "memory_day", date="2026-07-18")
-            assert "sahur" not in (await g.call_tool("memory_snapshot", {})).data
+            assert "sahur" not in (await g.call_tool("memory_snapshot", {})).content[0].text
             assert "rina" not in (await g.read_resource("kenang://memory-index"))[0].text
             days_g = [
                 row["date"] for row in (await call(g, "memory_analyze", intent="mood_timeseries", by="day"))["rows"]
@@ -407,7 +406,7 @@ def test_a_user_who_holds_only_core_memory_is_served_over_stdio(home):
 
     async def go():
         async with Client(transport) as c:
-            return (await c.call_tool("memory_snapshot", {})).data
+            return (await c.call_tool("memory_snapshot", {})).content[0].text
 
     assert "Rina prefers tabs." in run(go())  # the nightly run keeps rina's snapshot: rina is a user of this home
 
@@ -679,7 +678,7 @@ BAD_CALLS = [
         {"query": "sahur", "start": "2026-07-20", "end": "2026-07-01"},
         "end: 2026-07-01 is before start",
     ),
-    ("memory_analyze", {"intent": "vibes"}, "unknown intent 'vibes'; known intents: mood_timeseries"),
+    ("memory_analyze", {"intent": "vibes"}, "intent: 'vibes' is not one of 'mood_timeseries', 'productivity'"),
     ("memory_analyze", {"intent": "productivity", "start": "2026-07-20", "end": "2026-07-01"}, "is before start"),
     ("session_write", {"session_id": "../escape", "turns": [{"role": "user", "content": "x"}]}, "session_id: letters"),
     ("session_write", {"turns": [{"role": "wizard", "content": "x"}]}, "role"),
