@@ -417,7 +417,9 @@ def render_run(r: dict) -> str:
         out.append("\nfailed days (the next nightly run retries them):")
         out.append(
             table(
-                ["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]
+                ["stage", "user", "day", "reason"],
+                [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures],
+                max_width=None,  # a reason says its cause, then what to do: never cut
             )
         )
     return "\n".join(out)
@@ -561,7 +563,11 @@ def render_status(s: dict) -> str:
     if d["summary_failed"]:
         out.append("\nfailed summaries (retried by the next nightly run):")
         out.append(
-            table(["user", "day", "reason"], [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]])
+            table(
+                ["user", "day", "reason"],
+                [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]],
+                max_width=None,  # a reason says its cause, then what to do: never cut
+            )
         )
     if d["missing"] or d["failed"]:
         out.append("fix: `kenang backfill --start D --end D --only-missing` reloads them from the archive")
