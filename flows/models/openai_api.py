@@ -206,6 +206,17 @@ class Client:
         data = _json_object(r) if r.status_code == 200 else None
         return data is not None and isinstance(data.get("data"), list)
 
+    def listed_models(self, timeout_s: float) -> list[str] | None:
+        """The model ids ``GET /models`` lists; None when it does not answer as an OpenAI-compatible API."""
+        try:
+            r = self._http.get("/models", timeout=min(self.server.timeout_s, timeout_s))
+        except Exception:  # noqa: BLE001 - not answering is the answer
+            return None
+        data = _json_object(r) if r.status_code == 200 else None
+        if data is None or not isinstance(data.get("data"), list):
+            return None
+        return [m["id"] for m in data["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+
     def raw_post(self, url: str, body: dict):
         """One POST to an absolute URL of the same server, without retries (the tokenizer probe)."""
         return self._http.post(url, json=body, timeout=min(self.server.timeout_s, 30.0))
