@@ -556,3 +556,29 @@ def test_a_day_the_server_refuses_in_every_form_fails_with_its_cause_and_the_key
         )
         res = nightly(now=NOW, home=str(home.paths.home))
     assert res["summarize"]["summarized"] == 2 and "response_format" not in stub.seen[0]
+
+
+@pytest.mark.model
+def test_kenang_doctor_finds_the_summarizer_and_the_embedder_on_a_real_server(home, llama_server, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    use_server(home, llama_server)
+    out = kenang("doctor", "--home", str(home.paths.home), "--json")
+    assert out.exit_code == 0, out.stdout
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    assert (
+        checks["summarizer"]["status"] == "ok"
+        and f"{llama_server} answers and serves smollm2" in (checks["summarizer"]["what"])
+    )
+    assert checks["embedder"]["status"] == "ok" and "smollm2-embed" in checks["embedder"]["what"]
+
+
+def test_kenang_doctor_warns_when_the_server_does_not_list_the_configured_model(home, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    with Stub([]) as stub:
+        edit_config(
+            home.paths.home, lambda data: data["summarizer"].update(backend="openai", base_url=stub.url, model="qwen")
+        )
+        out = kenang("doctor", "--home", str(home.paths.home))
+    assert out.exit_code == 0  # a warning, not a failure: the server may still take the id
+    line = next(x for x in out.stdout.splitlines() if x[6:].startswith("summarizer "))
+    assert line.startswith("warn") and "does not list qwen (it lists stub)" in line and "check summarizer.model" in line
