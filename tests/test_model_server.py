@@ -238,6 +238,11 @@ def test_a_server_that_refuses_json_schema_gets_json_object_and_kenang_says_so_o
     said = [r.getMessage() for r in caplog.records if "refused structured_output json_schema" in r.getMessage()]
     assert len(said) == 1  # once a run, not once a day
     assert "summarizer.structured_output: json_object" in said[0]
+    out = kenang("models", "test", "--only", "summarizer", "--home", str(home.paths.home))
+    assert out.exit_code == 0 and (
+        "structured output: json_object (the server refused json_schema: set summarizer.structured_output: "
+        "json_object)" in out.stdout
+    )
 
 
 # --- a stub server for the faults ----------------------------------------------------------------

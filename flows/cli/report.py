@@ -150,6 +150,8 @@ def render_models_test(data: dict) -> str:
                 f"  fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
                 f"tokens counted by {sm['tokens_counted_by']}"
             )
+            if sm.get("structured_output"):
+                out.append(f"  structured output: {sm['structured_output']}")
             if "facts" in sm:
                 f = sm["facts"]
                 out.append(
