@@ -316,7 +316,7 @@ class OpenAIModel:
             try:
                 data = self._complete(body, schema, "json_object")
             except Refused as again:
-                raise ModelRefused(self._reason(again, "json_object", also=True)) from again
+                raise ModelRefused(self._reason(again, "json_object", also=again.form)) from again
             self._fall_back(exc)
         seconds = time.perf_counter() - t0
         try:
