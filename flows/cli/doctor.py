@@ -183,18 +183,8 @@ def check_embedder(settings: Settings) -> Check:
     return _ok("embedder", f"{cfg.backend}: loads and embeds a query")
 
 
-def prefect_api_url() -> str | None:
-    """The Prefect API a kenang run in this environment would use (PREFECT_API_URL, else Prefect's profile)."""
-    url = os.environ.get("PREFECT_API_URL")
-    if url:
-        return url
-    from prefect.settings import get_current_settings
-
-    return get_current_settings().api.url
-
-
-def check_prefect() -> Check:
-    url = prefect_api_url()
+def check_prefect(url: str | None) -> Check:
+    """``url``: the Prefect API a run here would use (PREFECT_API_URL, else Prefect's profile), as the CLI found it."""
     if not url:
         return _ok("prefect", "no Prefect server configured: each run starts a temporary one (slower to start)")
     import httpx
@@ -263,7 +253,7 @@ def check_disk(settings: Settings) -> list[Check]:
     return out
 
 
-def run_checks(home: Path) -> list[Check]:
+def run_checks(home: Path, prefect_url: str | None) -> list[Check]:
     """Every check, in order; a config that does not read is the only check then."""
     try:
         settings = load_settings(home)
@@ -275,6 +265,6 @@ def run_checks(home: Path) -> list[Check]:
         check_archive(settings),
         check_summarizer(settings),
         check_embedder(settings),
-        check_prefect(),
+        check_prefect(prefect_url),
     ]
     return checks + check_sources(settings) + check_disk(settings)

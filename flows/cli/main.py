@@ -1323,7 +1323,7 @@ def doctor(home: Path | None, as_json: bool) -> None:
 
     from flows.cli import doctor as checks
 
-    found = checks.run_checks(_home(home))
+    found = checks.run_checks(_home(home), os.environ.get("PREFECT_API_URL") or _prefect_server())
     failed = any(c.status == "FAIL" for c in found)
     if as_json:
         _emit_json({"ok": not failed, "checks": [asdict(c) for c in found]})
