@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -225,6 +226,25 @@ def test_models_test_reports_latency_schema_and_fallbacks(home, llama_server):
     assert em["dim"] == 576 and len(em["cosine_query_to_passages"]) == 2
 
 
+@pytest.mark.model
+def test_a_server_that_refuses_json_schema_gets_json_object_and_kenang_says_so_once(home, llama_server, caplog):
+    caplog.set_level(logging.INFO, logger="kenang")
+    use_server(home, llama_server, embed=False)
+    edit_config(home.paths.home, lambda data: data["summarizer"].update(structured_output="json_schema"))
+    two_days(home)
+    res = nightly(now=NOW, home=str(home.paths.home))
+    # llama_cpp.server answers a json_schema response_format with an error naming it; json_object it takes
+    assert res["summarize"]["summarized"] == 2 and res["summarize"]["failed"] == 0
+    said = [r.getMessage() for r in caplog.records if "refused structured_output json_schema" in r.getMessage()]
+    assert len(said) == 1  # once a run, not once a day
+    assert "summarizer.structured_output: json_object" in said[0]
+    out = kenang("models", "test", "--only", "summarizer", "--home", str(home.paths.home))
+    assert out.exit_code == 0 and (
+        "structured output: json_object (the server refused json_schema: set summarizer.structured_output: "
+        "json_object)" in out.stdout
+    )
+
+
 # --- a stub server for the faults ----------------------------------------------------------------
 
 GOOD = {
@@ -258,9 +278,13 @@ class Stub:
     up); without it, it answers 501 (a server that is not an API, or is broken).
     ``fail_if``: any request whose body holds this text gets a 500 (completions) or a 400
     (embeddings), whatever the script says: one day the server fails on.
+    ``refuse``: the ``response_format`` types a completion gets a 400 for, naming it (a server that
+    takes no structured output).
     """
 
-    def __init__(self, script: list[str], *, api: bool = True, fail_if: str | None = None) -> None:
+    def __init__(
+        self, script: list[str], *, api: bool = True, fail_if: str | None = None, refuse: tuple[str, ...] = ()
+    ) -> None:
         self.script = list(script)
         self.seen: list[dict] = []
         self.done = threading.Event()  # set when the stub stops: a "slow" answer never comes
@@ -303,6 +327,14 @@ class Stub:
                     return
                 stub.seen.append(body)
                 stub.auth.append(self.headers.get("Authorization"))
+                kind = (body.get("response_format") or {}).get("type")
+                if kind in refuse:
+                    data = json.dumps({"error": {"message": f"response_format {kind} is not supported"}}).encode()
+                    self.send_response(400)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 step = "500" if failing else stub.script.pop(0) if stub.script else "ok"
                 if step == "500":
                     self.send_response(500)
@@ -489,3 +521,69 @@ def test_the_api_key_comes_from_the_environment_and_credentials_never_show(home,
     res = nightly(now=NOW, home=str(home.paths.home))
     assert res["load"]["loaded"] == 2 and res["summarize"]["waiting"] == 2
     assert "KENANG_TEST_KEY" in res["summarize"]["unavailable"]
+
+
+def test_a_server_that_refuses_json_schema_alone_summarizes_every_day_with_json_object(home, caplog):
+    caplog.set_level(logging.INFO, logger="kenang")
+    with Stub([], refuse=("json_schema",)) as stub:
+        edit_config(
+            home.paths.home, lambda data: data["summarizer"].update(backend="openai", base_url=stub.url, model="stub")
+        )
+        two_days(home)
+        res = nightly(now=NOW, home=str(home.paths.home))
+    assert res["summarize"]["summarized"] == 2 and res["summarize"]["failed"] == 0
+    sent = [b["response_format"]["type"] for b in stub.seen]
+    assert sent[:2] == ["json_schema", "json_object"] and set(sent[2:]) == {"json_object"}  # asked once, not daily
+    said = [r.getMessage() for r in caplog.records if "refused structured_output json_schema" in r.getMessage()]
+    assert len(said) == 1 and "summarizer.structured_output: json_object" in said[0]
+
+
+def test_a_day_the_server_refuses_in_every_form_fails_with_its_cause_and_the_key_to_change_uncut(home):
+    with Stub([], refuse=("json_schema", "json_object")) as stub:
+        edit_config(
+            home.paths.home, lambda data: data["summarizer"].update(backend="openai", base_url=stub.url, model="stub")
+        )
+        two_days(home)
+        res = nightly(now=NOW, home=str(home.paths.home))
+    sm = res["summarize"]
+    assert sm["summarized"] == 0 and sm["failed"] == 2
+    reason = sm["failures"][0]["reason"]
+    assert reason.startswith("the model server refused structured_output json_schema, and json_object too (HTTP 400")
+    assert "set summarizer.structured_output: none in kenang.yaml" in reason
+    assert "ModelRefused" not in reason and "is not supported" in reason  # the server's words come last
+    status = kenang("status", "--home", str(home.paths.home))
+    assert "set summarizer.structured_output: none in kenang.yaml; it said:" in status.stdout  # not cut for the table
+    # the key changed as the reason says: the next night summarizes the days
+    with Stub([], refuse=("json_schema", "json_object")) as stub:
+        edit_config(
+            home.paths.home,
+            lambda data: data["summarizer"].update(base_url=stub.url, structured_output="none"),
+        )
+        res = nightly(now=NOW, home=str(home.paths.home))
+    assert res["summarize"]["summarized"] == 2 and "response_format" not in stub.seen[0]
+
+
+@pytest.mark.model
+def test_kenang_doctor_finds_the_summarizer_and_the_embedder_on_a_real_server(home, llama_server, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    use_server(home, llama_server)
+    out = kenang("doctor", "--home", str(home.paths.home), "--json")
+    assert out.exit_code == 0, out.stdout
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    assert (
+        checks["summarizer"]["status"] == "ok"
+        and f"{llama_server} answers and serves smollm2" in (checks["summarizer"]["what"])
+    )
+    assert checks["embedder"]["status"] == "ok" and "smollm2-embed" in checks["embedder"]["what"]
+
+
+def test_kenang_doctor_warns_when_the_server_does_not_list_the_configured_model(home, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    with Stub([]) as stub:
+        edit_config(
+            home.paths.home, lambda data: data["summarizer"].update(backend="openai", base_url=stub.url, model="qwen")
+        )
+        out = kenang("doctor", "--home", str(home.paths.home))
+    assert out.exit_code == 0  # a warning, not a failure: the server may still take the id
+    line = next(x for x in out.stdout.splitlines() if x[6:].startswith("summarizer "))
+    assert line.startswith("warn") and "does not list qwen (it lists stub)" in line and "check summarizer.model" in line

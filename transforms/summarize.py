@@ -46,7 +46,7 @@ from schemas.lexicon import BILINGUAL, MOOD_WORDS
 from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from transforms.chunk import terms_of
 from transforms.digest import DEFAULT_MAX_CHARS, day_language, extractive_summary, plain_summary, select
-from transforms.errors import ModelUnavailable, TransientError
+from transforms.errors import ModelRefused, ModelUnavailable, TransientError
 from transforms.extract import (
     DayMessage,
     DaySignals,
@@ -791,6 +791,8 @@ class LlmSummarizer:
             gen = self.llm.generate(messages, schema=self.schema, temperature=temperature, max_tokens=self.max_tokens)
         except (SummarizeError, ModelUnavailable):  # a server that is down: the stage leaves the day waiting
             raise
+        except ModelRefused as exc:  # its reason says the cause and what to change, first: nothing goes before it
+            raise SummarizeError(str(exc)) from exc
         except Exception as exc:  # a crashing model must fail the day, not the night
             raise SummarizeError(f"model {self.model} failed: {type(exc).__name__}: {exc}") from exc
         stats.add(gen)

@@ -1349,6 +1349,29 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     click.echo(demo_mod.render(settings, history, result, seconds, found))
 
 
+@cli.command()
+@_home_option
+@_json_option
+def doctor(home: Path | None, as_json: bool) -> None:
+    """Check this host for a night: home, archive, models, Prefect, sources, disk.
+
+    One line per check: ok, warn or FAIL, what was checked, and what to do when it
+    fails. Exits 1 if any check fails. Changes nothing.
+    """
+    from dataclasses import asdict
+
+    from flows.cli import doctor as checks
+
+    found = checks.run_checks(_home(home), os.environ.get("PREFECT_API_URL") or _prefect_server())
+    failed = any(c.status == "FAIL" for c in found)
+    if as_json:
+        _emit_json({"ok": not failed, "checks": [asdict(c) for c in found]})
+    else:
+        click.echo("\n".join(c.line() for c in found))
+    if failed:
+        sys.exit(EXIT_FAILED)
+
+
 cli.add_command(config_cmd.group(_home_option, _json_option, _home))
 
 

@@ -150,6 +150,8 @@ def render_models_test(data: dict) -> str:
                 f"  fields that fell back: {', '.join(sm['fallback_fields']) or 'none'}; "
                 f"tokens counted by {sm['tokens_counted_by']}"
             )
+            if sm.get("structured_output"):
+                out.append(f"  structured output: {sm['structured_output']}")
             if "facts" in sm:
                 f = sm["facts"]
                 out.append(
@@ -417,7 +419,9 @@ def render_run(r: dict) -> str:
         out.append("\nfailed days (the next nightly run retries them):")
         out.append(
             table(
-                ["stage", "user", "day", "reason"], [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures]
+                ["stage", "user", "day", "reason"],
+                [(st, f["user_id"], f["date"], f["reason"]) for st, f in failures],
+                max_width=None,  # a reason says its cause, then what to do: never cut
             )
         )
     return "\n".join(out)
@@ -585,7 +589,11 @@ def render_status(s: dict) -> str:
     if d["summary_failed"]:
         out.append("\nfailed summaries (retried by the next nightly run):")
         out.append(
-            table(["user", "day", "reason"], [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]])
+            table(
+                ["user", "day", "reason"],
+                [(x["user_id"], x["date"], x["reason"]) for x in d["summary_failed"]],
+                max_width=None,  # a reason says its cause, then what to do: never cut
+            )
         )
     if d["missing"] or d["failed"]:
         out.append("fix: `kenang backfill --start D --end D --only-missing` reloads them from the archive")

@@ -7,7 +7,11 @@ all answer ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings
   ladder (validate, bound, ground, retry, fall back per field) is the in-process
   backend's code, unchanged; only where the words come from differs. The JSON schema
   goes to the server as ``structured_output`` says: ``json_schema`` (the server
-  constrains the reply to it), ``json_object`` (any JSON object), or ``none``.
+  constrains the reply to it), ``json_object`` (any JSON object), or ``none``. A server
+  that refuses ``json_schema`` (llama-cpp-python's own server answers it with an error
+  that names ``response_format``) is asked again with ``json_object``; once that
+  answers, the model sends ``json_object`` for the rest of the run and says so in one
+  log line.
 - ``OpenAIEmbedder`` is a ``transforms.recall.Embedder``; its batches may be in
   flight ``concurrency`` at a time, and it learns the vector size from the server.
 - **Transient errors** (no connection, a timeout, a reply cut short, 429, 5xx, a 200
@@ -19,6 +23,8 @@ all answer ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings
   index stages leave their remaining days waiting with the reason, and the night goes
   on and ends. A 401, 403 or 404 (a wrong key, model or path) is unavailable at once:
   retrying will not change it. Any other 4xx fails the one day (``ModelRefused``).
+  A reply that refuses the request's ``response_format`` is not retried either: the same
+  request gets the same refusal.
   Queries (recall, the MCP server) do not retry and wait at most ``QUERY_TIMEOUT_S``:
   a person is waiting, and keyword recall still answers.
 - **Identity.** ``shown_url`` is the base URL without credentials or query (and with
@@ -27,6 +33,9 @@ all answer ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings
   summary says what wrote it. The embedder's id is ``openai/<model id>`` and its
   prefixes: the same model served from another host or port does not re-embed the
   index (a tag that now names other weights needs ``kenang backfill --reindex``).
+- **Reasons.** A refusal's reason says what failed first (``HTTP 400 at <url>``), then
+  which key of kenang.yaml to change, and only then quotes the server: a reason cut for
+  a table still says what to do.
 - The API key comes from the environment variable ``api_key_env`` names, never from
   kenang.yaml.
 """
@@ -34,9 +43,11 @@ all answer ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +65,19 @@ BACKOFF_S = 1.0
 MAX_WAIT_S = 30.0
 #: A query's embedding (recall, the MCP server): one attempt, at most this long.
 QUERY_TIMEOUT_S = 10.0
+
+log = logging.getLogger("kenang")
+
+
+class Refused(ModelRefused):
+    """A server's refusal in parts, so a caller can put what to change before what the server said.
+
+    ``form``: the server refused the request's ``response_format`` (its reply names it).
+    """
+
+    def __init__(self, cause: str, where: str, said: str = "", *, form: bool = False) -> None:
+        super().__init__(f"{cause} at {where}" + (f"; it said: {said}" if said else ""))
+        self.cause, self.where, self.said, self.form = cause, where, said, form
 
 
 def shown_url(base_url: str) -> str:
@@ -124,8 +148,12 @@ class Client:
         self._http = httpx.Client(base_url=server.base_url, timeout=server.timeout_s, headers=headers)
         self._httpx = httpx
 
-    def post(self, path: str, body: dict, answers: str) -> dict:
-        """The reply's JSON object, which must hold ``answers`` (``choices``, ``data``); see the module docstring."""
+    def post(self, path: str, body: dict, answers: str, *, form: Callable[[int, str], bool] | None = None) -> dict:
+        """The reply's JSON object, which must hold ``answers`` (``choices``, ``data``); see the module docstring.
+
+        ``form(status, text)``: whether an error reply refuses the request's form (its ``response_format``):
+        raised at once as a ``Refused`` with ``form`` set, never retried.
+        """
         httpx = self._httpx
         why = ""
         for attempt in range(self.server.retries + 1):
@@ -138,6 +166,8 @@ class Client:
             except (httpx.TransportError, httpx.DecodingError) as exc:  # refused, reset, a reply cut short
                 why = f"cannot reach it ({type(exc).__name__})"
             else:
+                if r.status_code >= 400 and form is not None and form(r.status_code, text):
+                    raise Refused(f"HTTP {r.status_code}", f"{self.server.shown}{path}", _said(text), form=True)
                 if r.status_code in (401, 403, 404):
                     raise ModelUnavailable(
                         f"{self.server.shown}{path}: HTTP {r.status_code} ({_said(text)}); "
@@ -148,7 +178,7 @@ class Client:
                     if r.status_code == 429:
                         wait = min(MAX_WAIT_S, _retry_after(r.headers.get("retry-after"), wait))
                 elif r.status_code >= 400:
-                    raise ModelRefused(f"{self.server.shown}{path}: HTTP {r.status_code}: {_said(text)}")
+                    raise Refused(f"HTTP {r.status_code}", f"{self.server.shown}{path}", _said(text))
                 else:
                     data = _json_object(r)
                     if data is not None and answers in data:
@@ -157,9 +187,10 @@ class Client:
             if attempt < self.server.retries:
                 clock.sleep(wait)
         if self.retries_tried() and self._answers_as_api():
-            raise ModelRefused(
-                f"{self.server.shown}{path}: the server answers, but failed on this request: {why} "
-                f"({self.server.retries + 1} attempts)"
+            raise Refused(
+                f"the server answers, but failed on this request {self.server.retries + 1} times",
+                f"{self.server.shown}{path}",
+                why,
             )
         raise ModelUnavailable(f"{self.server.shown}: {why} ({self.server.retries + 1} attempts)")
 
@@ -174,6 +205,17 @@ class Client:
             return False
         data = _json_object(r) if r.status_code == 200 else None
         return data is not None and isinstance(data.get("data"), list)
+
+    def listed_models(self, timeout_s: float) -> list[str] | None:
+        """The model ids ``GET /models`` lists; None when it does not answer as an OpenAI-compatible API."""
+        try:
+            r = self._http.get("/models", timeout=min(self.server.timeout_s, timeout_s))
+        except Exception:  # noqa: BLE001 - not answering is the answer
+            return None
+        data = _json_object(r) if r.status_code == 200 else None
+        if data is None or not isinstance(data.get("data"), list):
+            return None
+        return [m["id"] for m in data["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
     def raw_post(self, url: str, body: dict):
         """One POST to an absolute URL of the same server, without retries (the tokenizer probe)."""
@@ -214,7 +256,9 @@ class OpenAIModel:
         self.name = server.identity
         self.sha256 = hashlib.sha256(server.identity.encode("utf-8")).hexdigest()
         self.n_ctx = n_ctx
-        self.structured_output = structured_output
+        self.structured_output = structured_output  # as configured
+        self.sent = structured_output  # as sent: json_schema becomes json_object once the server refuses it
+        self._switch = threading.Lock()  # days in flight share the model: one of them switches and says so
         self.seed = seed
         self._tokenize: tuple[str, str] | tuple[()] | None = None  # found on first use
 
@@ -262,19 +306,18 @@ class OpenAIModel:
             "seed": self.seed,
             "stream": False,
         }
-        if self.structured_output == "json_schema":
-            # Strict mode (OpenAI's rules) wants every object closed.
-            closed = {**schema, "additionalProperties": False}
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "day_summary", "schema": closed, "strict": True},
-            }
-        elif self.structured_output == "json_object":
-            # llama.cpp's servers (llama-server, llama_cpp.server) constrain a json_object reply to a schema sent
-            # with it; the others take json_object alone and ignore it.
-            body["response_format"] = {"type": "json_object", "schema": schema}
+        sent = self.sent
         t0 = time.perf_counter()
-        data = self.client.post("/chat/completions", body, "choices")
+        try:
+            data = self._complete(body, schema, sent)
+        except Refused as exc:
+            if not (exc.form and sent == "json_schema"):
+                raise ModelRefused(self._reason(exc, sent)) from exc
+            try:
+                data = self._complete(body, schema, "json_object")
+            except Refused as again:
+                raise ModelRefused(self._reason(again, "json_object", also=again.form)) from again
+            self._fall_back(exc)
         seconds = time.perf_counter() - t0
         try:
             content = data["choices"][0]["message"].get("content") or ""
@@ -289,6 +332,62 @@ class OpenAIModel:
             completion_tokens=_int(usage.get("completion_tokens")),
             seconds=seconds,
         )
+
+    def _complete(self, body: dict[str, Any], schema: dict, sent: str) -> dict:
+        """One chat completion with the schema sent as ``sent`` says (``json_schema``, ``json_object``, ``none``)."""
+        body = dict(body)
+        if sent == "json_schema":
+            # Strict mode (OpenAI's rules) wants every object closed.
+            closed = {**schema, "additionalProperties": False}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "day_summary", "schema": closed, "strict": True},
+            }
+        elif sent == "json_object":
+            # llama.cpp's servers (llama-server, llama_cpp.server) constrain a json_object reply to a schema sent
+            # with it; the others take json_object alone and ignore it.
+            body["response_format"] = {"type": "json_object", "schema": schema}
+        form = _refuses_form if sent != "none" else None
+        return self.client.post("/chat/completions", body, "choices", form=form)
+
+    def _fall_back(self, exc: Refused) -> None:
+        """From now on this model sends json_object; said once per model, so once per run."""
+        with self._switch:
+            if self.sent != "json_schema":
+                return
+            self.sent = "json_object"
+        log.warning(
+            "summarizer: %s refused structured_output json_schema (%s); sending json_object for the rest of "
+            "this run. Set summarizer.structured_output: json_object in kenang.yaml to skip the first try",
+            self.server.shown,
+            exc.cause,
+        )
+
+    def _reason(self, exc: Refused, sent: str, *, also: bool = False) -> str:
+        """A day's failure reason: the cause and where, the key to change, then what the server said."""
+        if exc.form:
+            what = "json_schema, and json_object too" if also else sent
+            todo = "set summarizer.structured_output: none in kenang.yaml"
+            cause = f"the model server refused structured_output {what} ({exc.cause} at {exc.where})"
+        else:
+            todo = "check summarizer.model, and that summarizer.n_ctx is at most the server's context size" + {
+                "json_schema": ", or set summarizer.structured_output: json_object",
+                "json_object": ", or set summarizer.structured_output: none",
+            }.get(sent, "")
+            cause = f"the model server refused this day: {exc.cause} at {exc.where}"
+        return f"{cause}; {todo}" + (f"; it said: {exc.said}" if exc.said else "")
+
+
+#: What a server's error reply says when it is the response_format it refuses (llama_cpp.server answers a json_schema
+#: with a 500 whose message names it; others answer 400 or 422 naming response_format or the schema).
+_FORM_WORDS = ("response_format", "json_schema", "json_object")
+
+
+def _refuses_form(status: int, text: str) -> bool:
+    """Whether an error reply refuses the request's response_format."""
+    if status in (401, 403, 404, 429):
+        return False
+    return any(w in text for w in _FORM_WORDS)
 
 
 def _int(value: object) -> int:

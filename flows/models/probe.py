@@ -161,6 +161,7 @@ def test_summarizer(settings: Settings) -> dict:
         "good_enough": good,
         "verdict": verdict,
         "tokens_counted_by": _counted_by(summarizer),
+        "structured_output": _structured_output(settings, summarizer),
         "summary": outs[0].doc.summary,
     }
 
@@ -171,6 +172,15 @@ def _counted_by(summarizer) -> str:
     if way is None and getattr(summarizer, "backend", "") != "openai":
         return "the model" if getattr(summarizer, "backend", "") == "llama" else "-"
     return f"the server ({way[0]})" if way else "an estimate (the server offers no tokenizer kenang knows)"
+
+
+def _structured_output(settings: Settings, summarizer) -> str | None:
+    """openai: how the schema was sent in the end, and whether the server refused what kenang.yaml says."""
+    sent = getattr(getattr(summarizer, "llm", None), "sent", None)
+    if sent is None:
+        return None
+    asked = settings.summarizer.structured_output
+    return sent if sent == asked else f"{sent} (the server refused {asked}: set summarizer.structured_output: {sent})"
 
 
 def test_embedder(settings: Settings) -> dict:

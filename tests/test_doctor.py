@@ -1,0 +1,125 @@
+"""``kenang doctor`` through the CLI: a healthy home passes, and each broken part fails with its line.
+
+Real things only: a real Prefect server (the session's), a port nothing listens on, a
+read-only tmpfs for the archive, a model path that is not there.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+
+import pytest
+from helpers import kenang
+
+from flows.config import edit_config
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def doctor(home, *extra: str):
+    out = kenang("doctor", "--home", str(home.paths.home), *extra)
+    return out, out.stdout.splitlines()
+
+
+def line_of(lines: list[str], name: str) -> str:
+    return next(line for line in lines if line[6:].startswith(name + " "))
+
+
+def test_a_healthy_home_passes_every_check_and_exits_0(home, prefect_api, monkeypatch):
+    monkeypatch.setenv("PREFECT_API_URL", prefect_api)
+    out, lines = doctor(home)
+    assert out.exit_code == 0, out.stdout
+    names = [line[6:18].strip() for line in lines]
+    assert names[:7] == ["config", "home", "archive", "summarizer", "embedder", "prefect", "sources"]
+    assert {line.split()[0] for line in lines} == {"ok"}
+    assert f"the Prefect server at {prefect_api} answers" in line_of(lines, "prefect")
+    assert "extractive: no model to load" in line_of(lines, "summarizer")
+    assert "MiB free" in line_of(lines, "disk home")
+    data = json.loads(doctor(home, "--json")[0].stdout)
+    assert data["ok"] is True and {c["status"] for c in data["checks"]} == {"ok"}
+
+
+def test_a_prefect_server_that_does_not_answer_fails_its_line_and_the_exit_status(home, monkeypatch):
+    url = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    out, lines = doctor(home)
+    assert out.exit_code == 1
+    line = line_of(lines, "prefect")
+    assert line.startswith("FAIL") and url in line and "cannot reach it" in line
+    assert "`prefect server start`" in line and "unset PREFECT_API_URL" in line  # what to do
+    assert line_of(lines, "archive").startswith("ok")  # the other checks still ran
+
+
+def test_a_missing_model_path_fails_the_summarizer_line(home, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    missing = home.paths.home / "models" / "nope.gguf"
+    edit_config(home.paths.home, lambda d: d["summarizer"].update(backend="llama", model_path=str(missing)))
+    out, lines = doctor(home)
+    assert out.exit_code == 1
+    line = line_of(lines, "summarizer")
+    assert line.startswith("FAIL") and f"{missing} is not a file" in line
+    assert "summarizer.backend: extractive" in line
+
+
+def test_an_unreachable_model_server_fails_with_its_url_and_the_key_to_fix(home, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    edit_config(home.paths.home, lambda d: d["summarizer"].update(backend="openai", base_url=url, model="qwen"))
+    out = kenang("doctor", "--home", str(home.paths.home), "--json")
+    assert out.exit_code == 1
+    data = json.loads(out.stdout)
+    check = next(c for c in data["checks"] if c["name"] == "summarizer")
+    assert data["ok"] is False and check["status"] == "FAIL"
+    assert f"{url}/models does not answer" in check["what"] and "summarizer.base_url" in check["todo"]
+
+
+def test_a_source_that_is_not_there_yet_is_a_warning_not_a_failure(home, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    gone = home.paths.home.parent / "no-such-agent"
+    edit_config(home.paths.home, lambda d: d.update(sources=[{"name": "aider", "kind": "aider", "path": str(gone)}]))
+    out, lines = doctor(home)
+    assert out.exit_code == 0
+    line = line_of(lines, "source aider")
+    assert line.startswith("warn") and f"{gone} is not there" in line
+
+
+def test_a_home_that_was_never_initialised_fails_with_what_to_run(tmp_path):
+    out = kenang("doctor", "--home", str(tmp_path / "nowhere"))
+    assert out.exit_code == 1
+    assert out.stdout.startswith("FAIL  config") and "kenang init" in out.stdout
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    where = tmp_path / "smallfs"
+    where.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)], capture_output=True).returncode:
+        pytest.skip("this machine does not let the tests mount a tmpfs (needs CAP_SYS_ADMIN)")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_a_read_only_archive_fails_the_archive_line(home, small_fs, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+
+    def change(d):
+        d["paths"]["archive"] = str(small_fs)
+        d["limits"]["archive_min_free_mb"] = 0  # the tmpfs is small on purpose
+
+    edit_config(home.paths.home, change)
+    assert kenang("init", "--home", str(home.paths.home)).exit_code == 0  # claims the new archive
+    out, lines = doctor(home)
+    assert out.exit_code == 0 and line_of(lines, "disk archive").startswith("warn")  # 2 MiB: a warning, no failure
+    assert subprocess.run(["mount", "-o", "remount,ro", str(small_fs)]).returncode == 0
+    out, lines = doctor(home)
+    assert out.exit_code == 1
+    line = line_of(lines, "archive")
+    assert line.startswith("FAIL") and "read only" in line and "Read-only" in line
+    assert "remount it read-write" in line
+    assert line_of(lines, "home").startswith("ok")
