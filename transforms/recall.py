@@ -130,12 +130,12 @@ class RecallParams:
     #: cosine weight); ``relevance_keyword`` is the same without the cosine, for a search without a vector arm.
     #: Fitted on the tune halves and the tune half of the unrelated questions (benchmarks/recall_match.py), and
     #: frozen here: tests/test_recall_match.py checks them against that run's output.
-    relevance_hybrid: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    relevance_keyword: tuple[float, float] = (0.0, 0.0)
+    relevance_hybrid: tuple[float, float, float] = (-24.786, 2.166, 41.339)
+    relevance_keyword: tuple[float, float] = (-1.983, 5.864)
     #: An answer's ``match``: strong when its best hit's relevance reaches match_strong, weak when it reaches
     #: match_weak, none below (chosen on the same tune halves).
-    match_strong: float = 0.5
-    match_weak: float = 0.2
+    match_strong: float = 0.941
+    match_weak: float = 0.141
 
     def __post_init__(self):
         object.__setattr__(self, "slack", MappingProxyType(dict(self.slack)))
