@@ -55,6 +55,15 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    and 7; not when no row holds, as written, any word the gloss brings (an archive in
    one language, unless the gloss brings a loan word of the list that it holds).
 
+9. **Relevance and match**: each hit also carries a ``relevance`` in [0, 1] that no step
+   above changes (no scaling over the loaded chunks, no boost, no decay, no lift), so it
+   means the same in any query: the logistic of the shown chunk's ``coverage`` (the
+   idf-weighted share of the query's terms it holds, its gloss included) and its raw
+   cosine with the query (``relevance_hybrid``; ``relevance_keyword`` without a vector
+   arm). A related day keeps its own chunk's relevance. ``match_of`` reads an answer's
+   best hit: ``strong`` from ``match_strong``, ``weak`` from ``match_weak``, else ``none``.
+   The constants were fitted on the tune halves (``benchmarks/recall_match.py``).
+
 The knobs named here in lower case are the fields of ``RecallParams``, handed to each call (a ``Recaller``
 builds its own from the config); no module global is read or written at search time.
 """

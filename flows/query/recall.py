@@ -452,7 +452,7 @@ def recall(
     end: dt.date | None = None,
     mode: str = "hybrid",
 ) -> list[dict]:
-    """One query, as plain dicts (what ``kenang recall --json`` prints). For notebooks."""
+    """One query's hits, as plain dicts (the ``results`` of ``kenang recall --json``). For notebooks."""
     import os
 
     settings = load_settings(resolve_home(home, os.environ))
