@@ -659,9 +659,10 @@ def test_a_warm_server_sees_a_new_night_without_a_restart(home):
 
     svc = MemoryService(home, embedder=None)
     scenario(home)
-    assert svc.recall("rina", "sahur") == []  # loaded now, before any night: nothing indexed yet
+    nothing = {"match": "none", "results": []}
+    assert svc.recall("rina", "sahur") == nothing  # loaded now, before any night: nothing indexed yet
     nightly(now=NOW, home=str(home.paths.home))
-    assert [h["date"] for h in svc.recall("rina", "sahur")] == ["2026-07-19"]  # the same service, reloaded
+    assert [h["date"] for h in svc.recall("rina", "sahur")["results"]] == ["2026-07-19"]  # the same service, reloaded
 
 
 # --- bad input: a clear error, and nothing written ------------------------------------------

@@ -169,12 +169,12 @@ def test_days_are_summarized_and_embedded_through_a_real_server_and_say_what_wro
     assert chunks and {c["embedder_id"] for c in chunks} == {"openai/smollm2-embed/q=''/p=''"}
     assert {len(c["embedding"]) for c in chunks} == {576}
     out = kenang("recall", "backup NAS", "--mode", "vector", "--home", str(home.paths.home), "--json")
-    assert out.exit_code == 0 and json.loads(out.stdout)  # hits, by the vector arm alone
+    assert out.exit_code == 0 and json.loads(out.stdout)["results"]  # hits, by the vector arm alone
     # the embedding server goes away: recall still answers, by keyword, and says why
     dead = f"http://127.0.0.1:{free_port()}/v1"
     edit_config(home.paths.home, lambda data: data["embedder"].update(base_url=dead, timeout_s=2))
     out = kenang("recall", "backup NAS", "--home", str(home.paths.home), "--json")
-    assert out.exit_code == 0 and json.loads(out.stdout) and "keyword only" in out.stderr
+    assert out.exit_code == 0 and json.loads(out.stdout)["results"] and "keyword only" in out.stderr
 
 
 @pytest.mark.model

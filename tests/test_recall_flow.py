@@ -186,8 +186,8 @@ def test_cli_recall_prints_json_and_reads_a_queries_file(home, fake, tmp_path):
     night(home)
     res = kenang("recall", "--home", str(home.paths.home), "--user", "gading", "cadangan", "--json")
     assert res.exit_code == 0
-    out = json.loads(res.stdout)
-    assert {"date", "score", "via", "source", "session_id", "text"} <= set(out[0])
+    out = json.loads(res.stdout)["results"]
+    assert {"date", "score", "relevance", "via", "source", "session_id", "text"} <= set(out[0])
     assert any(r["via"] == "related:2026-07-18" for r in out)
     qf = tmp_path / "q.txt"
     qf.write_text("proxmox boot\n\nsahur rina\n")

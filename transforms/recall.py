@@ -55,6 +55,15 @@ A search runs over one user's chunks (``ChunkSet``), already filtered by date ra
    and 7; not when no row holds, as written, any word the gloss brings (an archive in
    one language, unless the gloss brings a loan word of the list that it holds).
 
+9. **Relevance and match**: each hit also carries a ``relevance`` in [0, 1] that no step
+   above changes (no scaling over the loaded chunks, no boost, no decay, no lift), so it
+   means the same in any query: the logistic of the shown chunk's ``coverage`` (the
+   idf-weighted share of the query's terms it holds, its gloss included) and its raw
+   cosine with the query (``relevance_hybrid``; ``relevance_keyword`` without a vector
+   arm). A related day keeps its own chunk's relevance. ``match_of`` reads an answer's
+   best hit: ``strong`` from ``match_strong``, ``weak`` from ``match_weak``, else ``none``.
+   The constants were fitted on the tune halves (``benchmarks/recall_match.py``).
+
 The knobs named here in lower case are the fields of ``RecallParams``, handed to each call (a ``Recaller``
 builds its own from the config); no module global is read or written at search time.
 """
@@ -70,7 +79,7 @@ from typing import Protocol
 
 import numpy as np
 
-from transforms import timeq
+from transforms import chunk, timeq
 from transforms.chunk import query_terms, surface_words, terms_of
 
 K1 = 1.2
@@ -125,6 +134,17 @@ class RecallParams:
     #: terms, chunker 4); False: only the chunks' own words (an ablation of the benchmarks). Query-side only:
     #: the chunks' glossed terms are stored either way.
     gloss_terms: bool = True
+    #: Relevance (``relevance``): a logistic of two signals of a chunk that no boost touches, the query's terms it
+    #: holds (``coverage``) and the raw cosine of its embedding with the query's, as (intercept, coverage weight,
+    #: cosine weight); ``relevance_keyword`` is the same without the cosine, for a search without a vector arm.
+    #: Fitted on the tune halves and the tune half of the unrelated questions (benchmarks/recall_match.py), and
+    #: frozen here: tests/test_recall_match.py checks them against that run's output.
+    relevance_hybrid: tuple[float, float, float] = (-24.786, 2.166, 41.339)
+    relevance_keyword: tuple[float, float] = (-1.983, 5.864)
+    #: An answer's ``match``: strong when its best hit's relevance reaches match_strong, weak when it reaches
+    #: match_weak, none below (chosen on the same tune halves).
+    match_strong: float = 0.941
+    match_weak: float = 0.141
 
     def __post_init__(self):
         object.__setattr__(self, "slack", MappingProxyType(dict(self.slack)))
@@ -461,6 +481,45 @@ def time_window(
     return lo, hi
 
 
+def coverage(index, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
+    """Each document's share of the query's terms, each weighed by its BM25 idf, in [0, 1]; a term no document
+    holds weighs as much as a term can. ``glossed``: a document's gloss of a term (``GLOSS_MARK``) holds it too.
+
+    Unlike BM25 scaled by the query's best document, the share is the same for the same match whatever else
+    the index holds or the query asks: a question whose words are nowhere scores near 0 everywhere.
+    """
+    n = index.n_docs
+    held = np.zeros(n, dtype=np.float64)
+    total = 0.0
+    for term in dict.fromkeys(terms_of(query)):
+        docs = index.docs_with(term)
+        if glossed:
+            docs = np.union1d(docs, index.docs_with(chunk.GLOSS_MARK + term))
+        weight = float(np.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5)))
+        total += weight
+        held[docs] += weight
+    return held / total if total > 0 else held
+
+
+def relevance(cover: np.ndarray, cosine: np.ndarray | None, params: RecallParams = DEFAULTS) -> np.ndarray:
+    """Each row's relevance in [0, 1], the same for the same match in any query: the logistic of its
+    ``coverage`` and its raw cosine (``params.relevance_hybrid``; ``relevance_keyword`` without a cosine)."""
+    if cosine is None:
+        b0, b_cov = params.relevance_keyword
+        z = b0 + b_cov * cover
+    else:
+        b0, b_cov, b_cos = params.relevance_hybrid
+        z = b0 + b_cov * cover + b_cos * np.asarray(cosine, dtype=np.float64)
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def match_of(hits: Sequence[Hit], params: RecallParams = DEFAULTS) -> str:
+    """'strong', 'weak' or 'none': how well the best of an answer's hits matches (``params.match_strong`` and
+    ``match_weak``); an answer without hits is 'none'."""
+    best = max((h.relevance for h in hits), default=0.0)
+    return "strong" if best >= params.match_strong else "weak" if best >= params.match_weak else "none"
+
+
 def scale(x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
     """``x`` mapped onto [0, 1]: (x - low) / (max - low), low = min(x) unless ``floor`` is given."""
     if not x.size:
@@ -486,15 +545,17 @@ class ChunkRef:
 @dataclass(frozen=True)
 class Hit:
     date: dt.date
-    score: float
-    via: str  # 'direct' | 'related:<date>'
+    score: float  # the rank: boosts (time, identifiers, related days) count; comparable within one query only
+    via: str  # 'direct' | 'related:<date>' | 'cited:<date>'
     chunk: ChunkRef
+    relevance: float = 0.0  # the shown chunk's ``relevance``, in [0, 1]: no boost counts; comparable across queries
 
     def as_dict(self, query: str = "") -> dict:
         c = self.chunk
         return {
             "date": self.date.isoformat(),
             "score": round(self.score, 6),
+            "relevance": round(self.relevance, 3),
             "via": self.via,
             "source": c.source,
             "session_id": c.session_id,
@@ -567,6 +628,7 @@ def select(
     is_key: np.ndarray | None = None,
     key_weight: float | None = None,
     params: RecallParams = DEFAULTS,
+    relevance: np.ndarray | None = None,
 ) -> list[Hit]:
     """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score.
 
@@ -575,8 +637,13 @@ def select(
     day's keys (step 4); without it a day scores as its best row. ``cited_first`` (a *when* question):
     a day a direct hit cites is lifted just above it when it scores at least ``params.when_min`` of
     it on its own, or when the hit's chunk names it by date (``named_days``). ``decay`` defaults to
-    ``params.related_decay``.
+    ``params.related_decay``. ``relevance``: every row's (``relevance``); each hit carries its shown row's, which no
+    lift or decay changes.
     """
+
+    def rel(row: int) -> float:
+        return float(relevance[row]) if relevance is not None else 0.0
+
     if not len(refs) or top_k < 1:
         return []
     decay = params.related_decay if decay is None else decay
@@ -587,7 +654,7 @@ def select(
     else:  # a day scores as its best row
         ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
     best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
-    hits = {day: Hit(day, score, "direct", refs[row]) for day, (score, row) in ranked.items() if score > 0}
+    hits = {day: Hit(day, score, "direct", refs[row], rel(row)) for day, (score, row) in ranked.items() if score > 0}
     if cited_first:
         for parent in list(hits.values())[:top_k]:
             cited = related.get(parent.date, ())
@@ -595,7 +662,7 @@ def select(
             for day in cited:
                 own = hits.get(day)
                 if own is None and day in named and day in best_row:  # no score of its own: shown by its best row
-                    own = Hit(day, 0.0, "direct", refs[best_row[day]])
+                    own = Hit(day, 0.0, "direct", refs[best_row[day]], rel(best_row[day]))
                 if (
                     day < parent.date
                     and own is not None
@@ -603,7 +670,13 @@ def select(
                     and (own.score >= params.when_min * parent.score or day in named)
                     and own.score < parent.score * params.when_lift
                 ):
-                    hits[day] = Hit(day, parent.score * params.when_lift, f"cited:{parent.date.isoformat()}", own.chunk)
+                    hits[day] = Hit(
+                        day,
+                        parent.score * params.when_lift,
+                        f"cited:{parent.date.isoformat()}",
+                        own.chunk,
+                        own.relevance,
+                    )
     if expand:
         direct_top = [h for h in hits.values() if h.via == "direct"][:top_k]
         for parent in direct_top:
@@ -613,7 +686,8 @@ def select(
                     continue
                 current = hits.get(day)
                 if current is None or pulled > current.score:
-                    hits[day] = Hit(day, pulled, f"related:{parent.date.isoformat()}", refs[best_row[day]])
+                    row = best_row[day]
+                    hits[day] = Hit(day, pulled, f"related:{parent.date.isoformat()}", refs[row], rel(row))
     ordered = sorted(hits.values(), key=lambda h: (-h.score, h.date))
     return ordered[:top_k]
 

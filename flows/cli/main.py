@@ -639,6 +639,7 @@ def recall(
     """
     from flows.cli import report
     from flows.query.recall import Recaller
+    from transforms.recall import match_of
 
     if (query is None) == (queries_file is None):
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
@@ -662,7 +663,14 @@ def recall(
                 extra = {"understood": timeq.as_dict(r.understand(q, now))} if explain else {}
                 click.echo(
                     json.dumps(
-                        {"query": q, **extra, "results": [h.as_dict(q) for h in hits]}, ensure_ascii=False, default=str
+                        {
+                            "query": q,
+                            **extra,
+                            "match": match_of(hits, r.params),
+                            "results": [h.as_dict(q) for h in hits],
+                        },
+                        ensure_ascii=False,
+                        default=str,
                     )
                 )
         return
@@ -673,14 +681,12 @@ def recall(
     if r.unavailable:
         _err(f"kenang: the embedding server could not be used ({r.unavailable}); these results are by keyword only")
     if as_json:
+        extra = {"understood": timeq.as_dict(r.understand(query, now))} if explain else {}
         _emit_json(
-            {"understood": timeq.as_dict(r.understand(query, now)), "results": [h.as_dict(query) for h in hits]}
-            if explain
-            else [h.as_dict(query) for h in hits],
-            gated=True,
+            {**extra, "match": match_of(hits, r.params), "results": [h.as_dict(query) for h in hits]}, gated=True
         )
     else:
-        click.echo(report.render_recall(query, r.user, hits, color=sys.stdout.isatty()))
+        click.echo(report.render_recall(query, r.user, hits, match=match_of(hits, r.params), color=sys.stdout.isatty()))
 
 
 @cli.command()

@@ -495,17 +495,24 @@ def render_import_preview(plan: dict) -> str:
 # --- recall ----------------------------------------------------------------------
 
 
-def render_recall(query: str, user: str, hits: Sequence[Any], *, color: bool = False) -> str:
-    """Readable recall results: date, score, via, source, then the snippet around the match."""
+def render_recall(query: str, user: str, hits: Sequence[Any], *, match: str = "strong", color: bool = False) -> str:
+    """Readable recall results: how well they match, then date, score, relevance, via, source and the snippet."""
     from transforms.recall import snippet
 
     if not hits:
-        return f"no memories of {user} match {query!r}"
-    out = [f"{len(hits)} result{'s' if len(hits) != 1 else ''} for {query!r} ({user})"]
+        return f"nothing matches {query!r}: no memories of {user}"
+    n = f"{len(hits)} result{'s' if len(hits) != 1 else ''}"
+    if match == "none":
+        first = f"nothing matches {query!r} ({user}); the nearest day{'s' if len(hits) != 1 else ''}, not relevant:"
+    elif match == "weak":
+        first = f"{n} for {query!r} ({user}), a weak match: read them with care"
+    else:
+        first = f"{n} for {query!r} ({user})"
+    out = [first]
     for i, h in enumerate(hits, 1):
         c = h.chunk
         where = c.source + (f" {c.session_id}" if c.session_id else "")
-        head = f"{i}. {h.date.isoformat()}  score {h.score:.3f}  {h.via}  {where}"
+        head = f"{i}. {h.date.isoformat()}  score {h.score:.3f}  relevance {h.relevance:.2f}  {h.via}  {where}"
         if c.flagged:
             head += f"  [flagged: {', '.join(c.flagged)}; not instructions]"
         out += ["", click.style(head, bold=True) if color else head, "   " + snippet(c.text, query)]

@@ -93,7 +93,7 @@ class RecallHit(BaseModel):
 
     date: str
     score: float
-    relevance: float | None = None
+    relevance: float
     via: str = "direct"
     source: str = "transcript"
     text: str
@@ -103,7 +103,7 @@ class RecallHit(BaseModel):
 class RecallResult(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    match: Literal["strong", "weak", "none"] | None = None
+    match: Literal["strong", "weak", "none"]
     results: list[RecallHit]
 
 

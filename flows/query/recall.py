@@ -52,8 +52,10 @@ from transforms.recall import (
     anchors,
     boost_anchors,
     boost_time,
+    coverage,
     fuse,
     keyword_weight,
+    relevance,
     select,
     time_window,
 )
@@ -258,6 +260,10 @@ class Recaller:
         The query glossed into the other language (``transforms.translate``) is searched too, and each chunk's
         two fused scores are joined (``params.gloss_fusion``, the gloss's weighed by ``params.gloss_weight``).
         """
+        return self._scored(query, mode, meaning)[0]
+
+    def _scored(self, query: str, mode: str, meaning: str | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """(``scores``, each chunk's raw cosine with what the query embeds; None without a vector arm)."""
         weight = self.params.gloss_weight
         other = translate.gloss(query) if weight else None
         if other and not any(self._data.keyword.has(t) for t in set(terms_of(other)) - set(terms_of(query))):
@@ -268,13 +274,14 @@ class Recaller:
         if other and (glossed_meaning := translate.gloss(meaning) if meaning else other):
             texts.append(glossed_meaning)
         cos = self._cosines(texts, mode)
-        own = self._fused(query, None if cos is None else cos[0], mode)
+        raw = None if cos is None else cos[0]
+        own = self._fused(query, raw, mode)
         if not other:
-            return own
+            return own, raw
         glossed = self._fused(other, None if cos is None else cos[-1], mode)
         if self.params.gloss_fusion == "max":
-            return np.maximum(own, weight * glossed)
-        return (own + weight * glossed) / (1.0 + weight)
+            return np.maximum(own, weight * glossed), raw
+        return (own + weight * glossed) / (1.0 + weight), raw
 
     def _cosines(self, texts: list[str], mode: str) -> list[np.ndarray] | None:
         """Each loaded chunk's cosine with each text (a matrix-vector product each: faster here than one
@@ -351,13 +358,20 @@ class Recaller:
         # A past time is embedded without its words (its days are boosted instead); the keywords keep them, so a
         # name that reads like a time ("June Carter", "a song called Yesterday") is still found by its words.
         # A future time ("next week") stays in both: plans are made on earlier days.
-        scores = self.scores(query, mode, meaning=(rest or query) if past else None)
+        scores, cos = self._scored(query, mode, (rest or query) if past else None)
+        # Relevance reads what the query asks without the time it names (the time boosts its days instead)
+        # and no boost: the same match scores the same in any query. A query that is only a time is matched
+        # by the days of that time.
+        asked = rest if past and rest is not None else query
+        cover = coverage(self._data.keyword, asked, glossed=p.gloss_terms)
         if past:  # one boost over the whole span named ("between May and July" takes June too)
             named = (min(r.start for r in past), max(r.end for r in past))
             lo, hi = time_window(*named, min((r.precision for r in past), key=lambda x: p.slack.get(x, 1)), p)
             inside = (self._data.dates >= np.datetime64(lo)) & (self._data.dates <= np.datetime64(hi))
             if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
                 scores = np.where(inside & self._data.is_key, 1e-3, scores)
+            if not terms_of(asked):
+                cover = np.where(inside, 1.0, cover)
             scores = boost_time(scores, self._data.dates, lo, hi, named=named, params=p)
         if mode != "vector" and (terms := anchors(rest if rest is not None else query)):
             scores = boost_anchors(scores, self._data.keyword, terms, params=p)
@@ -379,6 +393,7 @@ class Recaller:
             cited_first=tq is not None and tq.asks_when,
             is_key=self._data.is_key,
             params=p,
+            relevance=relevance(cover, cos, p),
         )
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
@@ -437,7 +452,7 @@ def recall(
     end: dt.date | None = None,
     mode: str = "hybrid",
 ) -> list[dict]:
-    """One query, as plain dicts (what ``kenang recall --json`` prints). For notebooks."""
+    """One query's hits, as plain dicts (the ``results`` of ``kenang recall --json``). For notebooks."""
     import os
 
     settings = load_settings(resolve_home(home, os.environ))

@@ -44,6 +44,7 @@ from transforms.core_memory import Refused
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.memory_file import ENTRY_COLUMNS, entry_of
 from transforms.model import USER_ID_RE
+from transforms.recall import match_of
 from transforms.render import render_markdown
 from transforms.turns import Limits, check_session, check_title
 
@@ -129,7 +130,8 @@ class MemoryService:
         end: dt.date | None = None,
         mode: str = "hybrid",
         now: dt.date | None = None,
-    ) -> list[dict]:
+    ) -> dict:
+        """The best days for a query, as ``{"match": strong|weak|none, "results": [hit, ...]}``."""
         user = self._user(user)
         cfg = self.settings.mcp
         if not isinstance(query, str) or not query.strip():
@@ -147,7 +149,10 @@ class MemoryService:
             raise RequestError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
         r = self._warm(self._recallers, user, lambda: Recaller(self.settings, user, embedder=self.embedder()))
         hits = r.search(query, top_k=top_k, mode=mode, start=start, end=end, now=now)
-        return [{**h.as_dict(query), "flagged": list(h.chunk.flagged)} for h in hits]
+        return {
+            "match": match_of(hits, r.params),
+            "results": [{**h.as_dict(query), "flagged": list(h.chunk.flagged)} for h in hits],
+        }
 
     def analyze(
         self,
