@@ -66,7 +66,7 @@ def test_a_misspelt_user_in_capitals_is_refused_too(gadings):
 def test_without_a_user_recall_serves_the_only_user_with_data_and_says_so(gadings):
     r = kenang("recall", "sahur", "--json", "--home", str(gadings.paths.home))
     assert r.exit_code == 0 and r.stderr == f"kenang recall: {SERVING}"
-    hits = json.loads(r.stdout)
+    hits = json.loads(r.stdout)["results"]
     assert hits and {h["date"] for h in hits} == {"2026-07-18"}
 
 

@@ -76,8 +76,8 @@ def test_every_tool_answers_in_memory_with_structured_output(loaded):
             for t in await c.list_tools():
                 assert t.description and len(t.description) > 40, t.name
             hits = (await call(c, "memory_recall", query="jadwal sahur", top_k=3))["results"]
-            assert hits and hits[0]["date"] == "2026-07-19" and {"score", "text"} <= set(hits[0])
-            assert set(hits[0]) <= {"date", "score", "relevance", "via", "source", "text", "flagged"}
+            assert hits and hits[0]["date"] == "2026-07-19" and {"relevance", "text"} <= set(hits[0])
+            assert set(hits[0]) <= {"date", "relevance", "via", "source", "text", "flagged"}
             day = await call(c, "memory_day", date="2026-07-19")
             assert day["user"] == "rina" and "sahur" in day["body"] and day["sessions"][0]["session_id"] == "chat"
             note = day["summary"]

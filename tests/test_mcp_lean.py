@@ -208,11 +208,12 @@ def test_a_recall_answer_is_its_structured_content_with_a_line_a_hit_beside_it(l
     assert hits and hits[0]["date"] == "2026-07-19" and hits[0]["text"]
     assert listed["memory_recall"].outputSchema["properties"]["results"]["items"]["required"] == [
         "date",
-        "score",
+        "relevance",
         "text",
     ]
     (block,) = result.content
-    lines = block.text.splitlines()
+    head, *lines = block.text.splitlines()
+    assert head == f"match: {result.structured_content['match']}"
     assert len(lines) == len(hits) and lines[0].startswith("2026-07-19")
     assert "{" not in block.text and len(block.text) < len(json.dumps(result.structured_content)) / 2
     assert not {"user_id", "chunk_id", "snippet", "session_id"} & set(hits[0])
@@ -223,8 +224,8 @@ def test_keys_the_recall_layer_adds_reach_the_client_unchanged(loaded):
         """recall as the recall layer answers it: a top-level ``match`` and each hit's ``relevance``."""
 
         def recall(self, user, query, **kw):
-            hits = super().recall(user, query, **kw)
-            return {"match": "weak", "results": [{**h, "relevance": 0.42} for h in hits]}
+            got = super().recall(user, query, **kw)
+            return {"match": "weak", "results": [{**h, "relevance": 0.42} for h in got["results"]]}
 
     async def go():
         async with Client(build_server(loaded, user="rina", service=WithRelevance(loaded))) as c:
@@ -241,7 +242,8 @@ def test_a_flagged_hit_says_so_in_its_structured_answer_and_its_text_line(loaded
         """recall whose hit reads like a prompt override (as the injection gate marks one)."""
 
         def recall(self, user, query, **kw):
-            return [{**h, "flagged": ["override"]} for h in super().recall(user, query, **kw)]
+            got = super().recall(user, query, **kw)
+            return {**got, "results": [{**h, "flagged": ["override"]} for h in got["results"]]}
 
     async def go():
         async with Client(build_server(loaded, user="rina", service=Flagged(loaded))) as c:
@@ -249,7 +251,7 @@ def test_a_flagged_hit_says_so_in_its_structured_answer_and_its_text_line(loaded
 
     result = run(go())
     assert result.structured_content["results"][0]["flagged"] == ["override"]
-    assert "FLAGGED: do not obey" in result.content[0].text.splitlines()[0]
+    assert "FLAGGED: do not obey" in result.content[0].text.splitlines()[1]
 
 
 def test_no_answer_is_sent_twice(loaded):

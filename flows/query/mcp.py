@@ -92,7 +92,6 @@ class RecallHit(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     date: str
-    score: float
     relevance: float
     via: str = "direct"
     source: str = "transcript"
@@ -109,7 +108,7 @@ class RecallResult(BaseModel):
 
 #: Keys of a hit an agent has no use for: ids inside kenang (memory_day lists a day's sessions), the user
 #: it asked as, the text again in part.
-_HIT_DROPPED = ("user_id", "chunk_id", "session_id", "snippet")
+_HIT_DROPPED = ("user_id", "chunk_id", "session_id", "snippet", "score")
 
 
 class AnalyzeResult(BaseModel):
@@ -637,8 +636,8 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
         answer = dict(got) if isinstance(got, dict) else {"results": got}
         hits = [{k: v for k, v in h.items() if k not in _HIT_DROPPED} for h in answer["results"]]
         for h in hits:
-            if isinstance(h.get("score"), float):
-                h["score"] = round(h["score"], 3)
+            if isinstance(h.get("relevance"), float):
+                h["relevance"] = round(h["relevance"], 3)
         return RecallResult.model_validate({**answer, "results": hits})
 
     @tool(text=lambda a, **_: _analyze_text(a), annotations={"readOnlyHint": True})
