@@ -717,17 +717,19 @@ def _index_all(
     }
 
 
-def quiet(settings: Settings) -> bool:
-    """True when a nightly run would find nothing to do: nothing in active/, no sources or S3 archive to look at, no
-    retention, no day owed a load, a summary, an index entry or its open items.
+def quiet(settings: Settings, now: dt.datetime | None = None) -> bool:
+    """True when a nightly run at ``now`` would find nothing to do: no source with anything new (a dry collect),
+    nothing in active/, no S3 archive, no retention, no day owed a load, a summary, an index entry or its open items.
 
-    Such a run may go ``plain`` (without Prefect, which would spend seconds starting for it). It is cautious: whatever
+    ``kenang run`` runs such a night ``plain`` (without Prefect, whose start-up would be most of it). It is cautious: whatever
     it cannot rule out cheaply sends the run through Prefect. A plain run still runs the same body, so a file that
     lands meanwhile is handled all the same (only without Prefect's retries)."""
-    if settings.config.sources or settings.paths.remote_archive:
+    if settings.paths.remote_archive or settings.retention.archive_days or settings.retention.messages_days:
         return False
-    if settings.retention.archive_days or settings.retention.messages_days:
-        return False
+    if settings.config.sources:
+        found = collect.collect(settings, now or ledger.utcnow(), time.time(), dry_run=True)
+        if any(r.written or r.moved or r.changed for r in found):
+            return False
     for _, _, files in os.walk(settings.paths.active):
         if files:
             return False

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import NOW, drop, kenang, md, table
+from helpers import NOW, OLD, drop, kenang, md, table
 
 from flows.pipeline import nightly, nightly_run, quiet
 from flows.store.lock import holder
@@ -51,6 +51,27 @@ def test_a_loaded_home_with_nothing_new_is_quiet(home):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
     nightly(now=NOW, home=str(home.paths.home))
     assert quiet(home)
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_source_with_nothing_new_leaves_the_home_quiet_and_a_new_file_in_it_does_not(home, tmp_path):
+    from flows.config import edit_config, load_settings
+
+    src = tmp_path / "exports"
+    src.mkdir()
+    (src / "a.md").write_bytes(md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    os.utime(src / "a.md", (OLD, OLD))
+    edit_config(
+        home.paths.home,
+        lambda d: d.setdefault("sources", []).append({"name": "notes", "kind": "folder", "path": str(src)}),
+    )
+    settings = load_settings(home.paths.home)
+    assert not quiet(settings, NOW)  # the folder's file is new
+    nightly(now=NOW, home=str(home.paths.home))
+    assert quiet(settings, NOW)
+    (src / "b.md").write_bytes(md("2026-07-19", "1100", ("user", "z")))
+    os.utime(src / "b.md", (OLD, OLD))
+    assert not quiet(settings, NOW)
 
 
 @pytest.mark.usefixtures("prefect_api")

@@ -276,8 +276,9 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     from flows.pipeline import nightly, nightly_run, quiet
 
     t0 = time.perf_counter()
-    # Nothing to do and no Prefect server: the same body without Prefect, which would take seconds to start for it.
-    plain = not _prefect_server() and quiet(settings)
+    # Nothing to do: the same body without Prefect, whose start-up (a temporary server, or a flow run's round trips
+    # to one) would be most of the run. Such a run is in `kenang status`, not in the Prefect UI.
+    plain = quiet(settings, now)
     flow = (lambda **kw: nightly_run(**kw, plain=True)) if plain else nightly
     result = _with_progress(flow, now=now, home=str(settings.paths.home), wait_seconds=wait_s)
     _finish(result, as_json, time.perf_counter() - t0, hint=not plain)
