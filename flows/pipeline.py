@@ -18,6 +18,15 @@ embedder are each loaded once per run, and only when there is work for them.
 
 Every run takes the run lock and writes a ``runs`` row when it starts and when it
 ends; a failure is re-raised as ``StageFailed`` naming the stage and the run id.
+
+A flow run publishes kenang's own run report as Prefect artifacts (``kenang-<flow>-report``,
+``kenang-<flow>-users``) and ends its log with a one-line summary. Each flow's body is a
+plain function (``nightly_run``, ``backfill_run``) that calls its tasks through
+``RunState.call``: ``kenang run`` runs a night with nothing to do (``quiet``) as that
+function with ``plain=True``, the tasks called as the functions they wrap, so it never
+waits for Prefect to start; the lock, the runs row and the crash sweep are the same.
+A backfill's range given the wrong way round ends the run Failed with a one-line
+message, before anything runs.
 """
 
 from __future__ import annotations

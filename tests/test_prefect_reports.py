@@ -89,6 +89,23 @@ def test_a_reversed_range_ends_the_backfill_failed_with_one_line_and_nothing_run
     assert not any(home.paths.warehouse.glob("runs/**/*.parquet"))  # no run was started
 
 
+def test_a_failed_night_still_publishes_a_report_that_says_where_it_failed(home, monkeypatch):
+    from flows.stages import archive
+    from transforms.errors import ArchiveError
+
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
+
+    def broken(*args, **kwargs):
+        raise ArchiveError("disk full")
+
+    monkeypatch.setattr(archive, "archive_batch", broken)
+    state = nightly(now=NOW, home=str(home.paths.home), return_state=True)
+    assert state.is_failed()
+    got = artifacts(state.state_details.flow_run_id)
+    text = str(got["kenang-nightly-report"].data)
+    assert "nightly run failed" in text and "archive" in text and "disk full" in text
+
+
 @pytest.fixture
 def served(prefect_api, tmp_path):
     """``python -m flows.serve`` in a child process against the session's server; yields (process, log path)."""
