@@ -733,6 +733,13 @@ def quiet(settings: Settings, now: dt.datetime | None = None) -> bool:
     ``kenang run`` runs such a night ``plain`` (without Prefect, whose start-up would be most of it). It is cautious: whatever
     it cannot rule out cheaply sends the run through Prefect. A plain run still runs the same body, so a file that
     lands meanwhile is handled all the same (only without Prefect's retries)."""
+    try:
+        return _quiet(settings, now)
+    except Exception:  # noqa: BLE001 - what could not be read is the flow's to report, stage by stage
+        return False
+
+
+def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
     if settings.paths.remote_archive or settings.retention.archive_days or settings.retention.messages_days:
         return False
     if settings.config.sources:

@@ -75,6 +75,17 @@ def test_a_source_with_nothing_new_leaves_the_home_quiet_and_a_new_file_in_it_do
 
 
 @pytest.mark.usefixtures("prefect_api")
+def test_a_ledger_that_cannot_be_read_is_not_quiet_so_the_flow_reports_it(home):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    nightly(now=NOW, home=str(home.paths.home))
+    assert quiet(home, NOW)
+    ledger_file = home.paths.warehouse / "days.parquet"
+    ledger_file.chmod(0o644)
+    ledger_file.write_bytes(b"not parquet")
+    assert not quiet(home, NOW)
+
+
+@pytest.mark.usefixtures("prefect_api")
 def test_a_plain_run_reports_what_a_prefect_run_with_nothing_to_do_reports(home):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
     nightly(now=NOW, home=str(home.paths.home))
