@@ -156,12 +156,25 @@ def timed_nightly(home: Path, now: dt.datetime) -> tuple[dict, float]:
 
 def cli_noop_seconds(home: Path, now: dt.datetime) -> float:
     """Wall time of one ``kenang run`` as a new process against this script's Prefect server."""
+    return cli_noop(home, now)[0]
+
+
+def cli_noop(home: Path, now: dt.datetime, *, server: bool = True) -> tuple[float, float]:
+    """(wall, CPU) seconds of one ``kenang run`` as a new process: against this script's Prefect server, or
+    (``server=False``) with no PREFECT_API_URL at all, as a cron job on a host without a server runs it. CPU is the
+    child's user + system time: on a machine shared with other work it is what the run itself cost."""
+    import resource
     import subprocess
     import sys
 
     from prefect.settings import PREFECT_API_URL
 
-    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    if server:
+        env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    else:
+        env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+        env["PREFECT_HOME"] = str(home.parent / "prefect-home-no-server")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(
         [sys.executable, "-m", "flows.cli", "run", "--home", str(home), "--now", now.isoformat()],
@@ -171,9 +184,10 @@ def cli_noop_seconds(home: Path, now: dt.datetime) -> float:
         cwd=Path(__file__).resolve().parent.parent,
     )
     seconds = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         raise RuntimeError(f"kenang run failed ({r.returncode}): {r.stderr[-2000:]}")
-    return seconds
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def work_total(result: dict) -> float:

@@ -15,30 +15,42 @@ and the summarize stage is its own line in the per-stage table.
 
 Target: <= 30 s wall for the first nightly, on 2 cores.
 
+``--noop`` measures only the no-op ``kenang run`` (the home loaded first with one
+nightly, not timed): three runs as new processes against the Prefect server (target
+<= 3 s) and three with no Prefect server configured (target <= 5 s), and prints the
+median of each. Without a server, a run with nothing to do skips Prefect's start-up.
+
 One Prefect test server serves the script; its start-up is excluded from all timings.
 Everything lives in a temp dir under /tmp that is removed at the end.
 
 Run:  .venv/bin/python benchmarks/spine.py                 # the target's size
       .venv/bin/python benchmarks/spine.py --days 10 --sessions 4 --messages 10   # smoke
+      .venv/bin/python benchmarks/spine.py --noop --days 30       # no-op runs, with and without a server
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 
 import _common as c
 
 TARGET_SECONDS = 30.0
 NOOP_TARGET_SECONDS = 3.0
+NOOP_NO_SERVER_TARGET_SECONDS = 5.0
 START = dt.date(2025, 1, 1)
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--days", type=int, default=365, help="days of transcripts (default 365)")
+    p.add_argument("--noop", action="store_true", help="time only no-op `kenang run`s, with and without a server")
     c.size_args(p)
     args = p.parse_args(argv)
+    if args.noop:
+        noop(args)
+        return
 
     last = START + dt.timedelta(days=args.days - 1)
     now = c.run_after(last)
@@ -89,6 +101,36 @@ def main(argv: list[str] | None = None) -> None:
         f"{'' if n == c.TARGET_CORES else f'; not {c.TARGET_CORES} cores, so only indicative'}"
         f"{'' if args.days == 365 and args.sessions == 10 and args.messages == 40 else '; reduced size'})"
     )
+
+
+def _median_line(what: str, runs: list[tuple[float, float]], target: float) -> str:
+    walls = [w for w, _ in runs]
+    med = sorted(walls)[len(walls) // 2]
+    cpu = sorted(c for _, c in runs)[len(runs) // 2]
+    return (
+        f"`kenang run` with nothing to do, {what}: {', '.join(f'{s:.2f}' for s in walls)} s wall "
+        f"(median {med:.2f} s; CPU median {cpu:.2f} s); target <= {target:.0f} s: {c.target_verdict(med <= target)}"
+    )
+
+
+def noop(args: argparse.Namespace) -> None:
+    """Three no-op CLI runs with the Prefect server, three without one; the home is loaded first (not timed)."""
+    last = START + dt.timedelta(days=args.days - 1)
+    now = c.run_after(last)
+    with c.bench_env("spine-noop") as env:
+        home = env.root / "home"
+        settings = c.new_home(home)
+        w = c.write_files(settings.paths.active, c.corpus(START, args.days, args.sessions, args.messages))
+        c.timed_nightly(home, now)
+        print(f"spine --noop: a home of {w.files} files over {args.days} days, loaded (not timed)")
+        print(f"load average before: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        with_server = [c.cli_noop(home, now) for _ in range(3)]
+        print(_median_line("against a running Prefect server", with_server, NOOP_TARGET_SECONDS))
+        without = [c.cli_noop(home, now, server=False) for _ in range(3)]
+        print(_median_line("with no Prefect server configured", without, NOOP_NO_SERVER_TARGET_SECONDS))
+        print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    n = c.cores()
+    print(f"({n} core{'s' * (n != 1)}{'' if n == c.TARGET_CORES else f'; not {c.TARGET_CORES}, so only indicative'})")
 
 
 if __name__ == "__main__":

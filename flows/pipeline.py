@@ -18,6 +18,15 @@ embedder are each loaded once per run, and only when there is work for them.
 
 Every run takes the run lock and writes a ``runs`` row when it starts and when it
 ends; a failure is re-raised as ``StageFailed`` naming the stage and the run id.
+
+A flow run publishes kenang's own run report as Prefect artifacts (``kenang-<flow>-report``,
+``kenang-<flow>-users``) and ends its log with a one-line summary. Each flow's body is a
+plain function (``nightly_run``, ``backfill_run``) that calls its tasks through
+``RunState.call``: ``kenang run`` runs a night with nothing to do (``quiet``) as that
+function with ``plain=True``, the tasks called as the functions they wrap, so it never
+waits for Prefect to start; the lock, the runs row and the crash sweep are the same.
+A backfill's range given the wrong way round ends the run Failed with a one-line
+message, before anything runs.
 """
 
 from __future__ import annotations
@@ -30,11 +39,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import TypedDict, TypeVar
+from typing import Annotated, Any, ParamSpec, TypedDict, TypeVar
 
-from prefect import flow, task
+from prefect import Task, flow, task
 from prefect.cache_policies import NO_CACHE, CachePolicy
+from prefect.states import Failed
 from prefect.utilities.annotations import quote
+from pydantic import Field
 
 from flows.config import Settings, load_settings, resolve_home
 from flows.stages import (
@@ -185,8 +196,8 @@ def _remote_counts(run: RunState, key: str, res: remote.SyncResult) -> None:
 def _archive_state(settings: Settings, run: RunState, need_bytes: int) -> mount.ArchiveState:
     """The archive's state for this run; an archive on S3 fills its local copy first, and a copy the bucket
     could not fill is not written tonight (no name is chosen blind)."""
-    pulled = pull_task(settings) if settings.paths.remote_archive else None
-    disk = mount_task(settings, need_bytes)
+    pulled = run.call(pull_task, settings) if settings.paths.remote_archive else None
+    disk = run.call(mount_task, settings, need_bytes)
     if pulled is not None:
         _remote_counts(run, "pull", pulled)
         if pulled.why and disk.writable:
@@ -198,7 +209,7 @@ def _push_archive(settings: Settings, run: RunState, disk: mount.ArchiveState) -
     """An archive on S3: what the run changed in the local copy goes up when it ends."""
     if settings.paths.remote_archive and disk.writable:
         with run.stage_of("archive"):
-            _remote_counts(run, "push", push_task(settings))
+            _remote_counts(run, "push", run.call(push_task, settings))
 
 
 def _degrade(run: RunState, state: str, reason: str) -> None:
@@ -380,6 +391,13 @@ def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
 
 
 _T = TypeVar("_T")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _unquoted(value: object) -> object:
+    """What a ``quote`` holds (Prefect unwraps it when it calls a task; a plain call must do the same)."""
+    return value.unquote() if isinstance(value, quote) else value
 
 
 def _in_thread(fn: Callable[..., _T], *args: object) -> Callable[[], _T]:
@@ -413,6 +431,27 @@ class RunState:
     stage: str = "start"
     counts: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
+    #: No Prefect: each task is called as the plain function it wraps (``Task.fn``), without retries. A run with
+    #: nothing to do goes this way, so it does not wait for a Prefect API to start.
+    plain: bool = False
+
+    def call(self, t: Task[P, R], *args: Any, **kwargs: Any) -> R:
+        """Call task ``t`` as Prefect's task, or as its plain function when the run is ``plain``."""
+        if not self.plain:
+            return t(*args, **kwargs)
+        fn: Callable[..., R] = t.fn
+        return fn(*(_unquoted(a) for a in args), **{k: _unquoted(v) for k, v in kwargs.items()})
+
+    def tally(self, stage: str, res: StageResult) -> None:
+        """Count this stage's days per user (status, and the days left waiting) for the run report's user table."""
+        by_user = self.counts.setdefault("by_user", {})
+        for d in res.days:
+            row = by_user.setdefault(d.user_id, {})
+            key = d.status if d.status in ("loaded", "summarized", "indexed") else f"{stage}_{d.status}"
+            row[key] = row.get(key, 0) + 1
+        for user, _ in res.waiting:
+            row = by_user.setdefault(user, {})
+            row[f"{stage}_waiting"] = row.get(f"{stage}_waiting", 0) + 1
 
     @contextmanager
     def stage_of(self, name: str) -> Iterator[None]:
@@ -424,11 +463,13 @@ class RunState:
 
 
 @contextmanager
-def pipeline_run(settings: Settings, flow_name: str, parameters: dict, wait_seconds: float) -> Iterator[RunState]:
+def pipeline_run(
+    settings: Settings, flow_name: str, parameters: dict, wait_seconds: float, *, plain: bool = False
+) -> Iterator[RunState]:
     """Lock, record the run as running, and record how it ended."""
     log_gate.install()  # a deployment's run starts here, not in the CLI: its logs pass the gate too
     started = ledger.utcnow()
-    run = RunState(ledger.new_run_id(started), flow_name)
+    run = RunState(ledger.new_run_id(started), flow_name, plain=plain)
     record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts)
     t0 = time.perf_counter()
     _work.clear()
@@ -477,7 +518,9 @@ def _settings(home: str | None) -> Settings:
     return load_settings(resolve_home(home, os.environ))
 
 
-def _in_batches(settings: Settings, items: list, size: int, work: Callable[[list, int], StageResult]) -> StageResult:
+def _in_batches(
+    settings: Settings, run: RunState, items: list, size: int, work: Callable[[list, int], StageResult]
+) -> StageResult:
     """Run ``work(batch, offset)`` over ``items`` batch by batch, recording each batch's days as it lands.
 
     Recording per batch means a long backfill that dies keeps what it finished. A batch
@@ -486,7 +529,7 @@ def _in_batches(settings: Settings, items: list, size: int, work: Callable[[list
     parts = []
     for i in range(0, len(items), size):
         res = work(items[i : i + size], i)
-        ledger_task(settings, quote(res.days))
+        run.call(ledger_task, settings, quote(res.days))
         parts.append(res)
         if res.unavailable:
             parts.append(StageResult(waiting=tuple(items[i + size :])))
@@ -501,9 +544,11 @@ def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, chec
         starts.append(starts[-1] + len(d.paths))
     res = _in_batches(
         settings,
+        run,
         days,
         LOAD_BATCH_DAYS,
-        lambda batch, i: load_task(
+        lambda batch, i: run.call(
+            load_task,
             settings,
             quote(batch),
             quote(ledger_rows),
@@ -516,6 +561,7 @@ def _load_all(settings: Settings, run: RunState, days, ledger_rows, parsed, chec
             today,
         ),
     )
+    run.tally("load", res)
     return load.counts(res)
 
 
@@ -542,10 +588,12 @@ def _summarize_all(
         )
     left: dict[str, int | str | None] = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:  # a crashed run may still owe the chain of days it summarized
-        carried = open_items_task(settings, []) if open_items.owed(settings) else open_items.Refreshed().counts()
+        carried = (
+            run.call(open_items_task, settings, []) if open_items.owed(settings) else open_items.Refreshed().counts()
+        )
         return summarize.counts(StageResult()) | left | {"open_items": carried}
     try:
-        summarizer = model_task(settings)
+        summarizer = run.call(model_task, settings)
     except ModelUnavailable as exc:  # a model server that cannot be used: every day waits, the night goes on
         return summarize.counts(StageResult()) | left | {"waiting": len(waiting) + len(keys), "unavailable": str(exc)}
     # Small batches for a model (progress, and little lost to a crash); the extractive
@@ -566,21 +614,25 @@ def _summarize_all(
     open_items.owe(settings, keys)  # durable before any summary is written: a crash leaves the chain owed
     res = _in_batches(
         settings,
+        run,
         keys,
         size,
-        lambda batch, i: run_batch(settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)),
+        lambda batch, i: run.call(
+            run_batch, settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)
+        ),
     )
     left = {"waiting": len(waiting) + len(res.waiting), "budget_days": limit, "unavailable": res.unavailable}
+    run.tally("summarize", StageResult(days=res.days, waiting=tuple(waiting) + res.waiting))
     done = [(d.user_id, d.date) for d in res.days if d.status == "summarized"]
     # In day order: a candidate found on several days keeps its first day's quote.
     day_found = [c for d in sorted(res.days, key=lambda d: (d.user_id, d.date)) for c in d.notes.get("candidates", ())]
     refused = [k for d in res.days for k in d.notes.get("refused_candidates", ())]
     found = (
-        candidates_task(settings, done, quote(day_found), today, refused)
+        run.call(candidates_task, settings, done, quote(day_found), today, refused)
         if done
         else {"found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
     )
-    carried = open_items_task(settings, done) if done else open_items.Refreshed().counts()
+    carried = run.call(open_items_task, settings, done) if done else open_items.Refreshed().counts()
     # Why the model's fields fell back, counted over the days ("summary: not grounded in the day": 3).
     why = Counter(
         f"{name}: {reason.split(' (')[0]}"
@@ -632,7 +684,7 @@ def _index_all(
             "unavailable": None,
         }
     try:
-        embedder = embedder_task(settings)
+        embedder = run.call(embedder_task, settings)
     except ModelUnavailable as exc:  # an embedding server that is down: every day waits, the night goes on
         return recall_index.counts(StageResult()) | {
             "embedder": eid,
@@ -645,7 +697,8 @@ def _index_all(
     # Small batches for an embedder (progress, and the budget); keyword-only indexing is fast, so load-sized ones.
     size = INDEX_BATCH_DAYS if embedder is not None else LOAD_BATCH_DAYS
     for i in range(0, len(keys), size):
-        res = recall_index_task(
+        res = run.call(
+            recall_index_task,
             settings,
             quote(embedder),
             keys[i : i + size],
@@ -657,13 +710,14 @@ def _index_all(
             redo,
             None if limit is None else limit - spent,
         )
-        ledger_task(settings, quote(res.days))
+        run.call(ledger_task, settings, quote(res.days))
         parts.append(res)
         spent += int(res.total("embedded"))
         if res.waiting or (limit is not None and spent >= limit):  # spent: every later day waits for the next night
             parts.append(StageResult(waiting=tuple(keys[i + size :])))
             break
     res = StageResult.of(parts)
+    run.tally("index", res)
     return recall_index.counts(res) | {
         "embedder": eid,
         "waiting": len(res.waiting),
@@ -672,19 +726,94 @@ def _index_all(
     }
 
 
+def quiet(settings: Settings, now: dt.datetime | None = None) -> bool:
+    """True when a nightly run at ``now`` would find nothing to do: no source with anything new (a dry collect),
+    nothing in active/, no S3 archive, no retention, no day owed a load, a summary, an index entry or its open items.
+
+    ``kenang run`` runs such a night ``plain`` (without Prefect, whose start-up would be most of it). It is cautious: whatever
+    it cannot rule out cheaply sends the run through Prefect. A plain run still runs the same body, so a file that
+    lands meanwhile is handled all the same (only without Prefect's retries)."""
+    try:
+        return _quiet(settings, now)
+    except Exception:  # noqa: BLE001 - what could not be read is the flow's to report, stage by stage
+        return False
+
+
+def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
+    if settings.paths.remote_archive or settings.retention.archive_days or settings.retention.messages_days:
+        return False
+    if settings.config.sources:
+        found = collect.collect(settings, now or ledger.utcnow(), time.time(), dry_run=True)
+        if any(r.written or r.moved or r.changed for r in found):
+            return False
+    for _, _, files in os.walk(settings.paths.active):
+        if files:
+            return False
+    days, rows, checked = plan.pending_days(settings)
+    if days or checked or open_items.owed(settings):
+        return False
+    from flows.models import embed
+
+    eid = embed.configured_id(settings)
+    return not plan.days_needing(rows, summarize.is_fresh) and not plan.days_needing(
+        rows, lambda r: recall_index.is_fresh(r, eid)
+    )
+
+
+def _published(flow_name: str, body: Callable[[], dict]) -> dict:
+    """Run a flow's body, then publish its report where the Prefect UI shows it: a Markdown artifact (kenang's own
+    run report), a table artifact of the days per user, and a one-line summary as the flow's last log line.
+
+    The keys name the flow, so the UI shows each deployment's latest report. Only counts, ids, dates, file names and
+    reasons, all through the redaction gate, ever reach them."""
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+    from prefect.logging import get_run_logger
+
+    from flows.cli import report
+    from transforms.redact import redact_reason, redact_tree
+
+    logger = get_run_logger()
+    try:
+        result = body()
+    except BaseException as exc:
+        line = redact_reason(f"{flow_name} run failed: {type(exc).__name__}: {exc}", 1000)
+        create_markdown_artifact(f"# {flow_name} run failed\n\n{line}\n", key=f"kenang-{flow_name}-report")
+        logger.error(line)
+        raise
+    gated = redact_tree(result)
+    assert isinstance(gated, dict)
+    create_markdown_artifact(
+        report.render_run_markdown(gated), key=f"kenang-{flow_name}-report", description=report.summary_line(gated)
+    )
+    create_table_artifact(
+        report.user_rows(gated) or [{"user": "(none)"}],
+        key=f"kenang-{flow_name}-users",
+        description="days per user: loaded, summarized, indexed, and what failed or waits",
+    )
+    logger.info(report.summary_line(gated))
+    return result
+
+
 @flow(name="nightly", log_prints=False)
 def nightly(now: dt.datetime | None = None, home: str | None = None, wait_seconds: float = 0.0) -> dict:
     """Archive every eligible, quiet transcript in active/ and load its day."""
+    return _published("nightly", lambda: nightly_run(now, home, wait_seconds))
+
+
+def nightly_run(
+    now: dt.datetime | None = None, home: str | None = None, wait_seconds: float = 0.0, *, plain: bool = False
+) -> dict:
+    """The nightly flow's body; ``plain`` calls its tasks without Prefect (see ``quiet``)."""
     settings = _settings(home)
     now = now or ledger.utcnow()
     params = {"now": now.isoformat(), "home": str(settings.paths.home)}
     tombstones.require_key(settings)  # a deployment's run starts here: no tombstone may be ignored
-    with pipeline_run(settings, "nightly", params, wait_seconds) as run:
+    with pipeline_run(settings, "nightly", params, wait_seconds, plain=plain) as run:
         if settings.config.sources:  # agents' own logs: what is new goes into active/ for ingest
             with run.stage_of("collect"):
-                run.counts["collect"] = collect.counts(collect_task(settings, now))
+                run.counts["collect"] = collect.counts(run.call(collect_task, settings, now))
         with run.stage_of("ingest"):
-            found = ingest_task(settings, now)
+            found = run.call(ingest_task, settings, now)
             run.counts["ingest"] = {
                 "ready": len(found.ready),
                 "waiting_quiet": sum(w.why == "not_quiet" for w in found.waiting),
@@ -698,7 +827,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
         with run.stage_of("quarantine"):
             # A task with nothing to do is not called: each call is a few round trips to the Prefect server.
             q = (
-                quarantine_task(settings, quote(found.rejected), run.run_id, now)
+                run.call(quarantine_task, settings, quote(found.rejected), run.run_id, now)
                 if found.rejected
                 else quarantine.QuarantineResult()
             )
@@ -711,7 +840,11 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
         with run.stage_of("archive"):
             disk = _archive_state(settings, run, found.bytes_to_archive)
             if disk.writable:
-                a = archive_task(settings, quote(found.ready), run.run_id) if found.ready else archive.ArchiveResult()
+                a = (
+                    run.call(archive_task, settings, quote(found.ready), run.run_id)
+                    if found.ready
+                    else archive.ArchiveResult()
+                )
             else:
                 a = archive.ArchiveResult(sources_kept=len(found.ready) + len(found.exports))
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
@@ -719,7 +852,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
             if a.upload_error:
                 _degrade(run, "unreachable" if a.unreachable else "refused", f"upload: {a.upload_error}")
             if found.exports and disk.writable:
-                x = exports_task(settings, quote(found.exports), run.run_id)
+                x = run.call(exports_task, settings, quote(found.exports), run.run_id)
                 run.counts["imports"] = {
                     "exports": [
                         {
@@ -750,7 +883,7 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
                     settings, run, days, ledger_rows, found.parsed, False, now.astimezone(settings.timezone).date()
                 )
                 if checked:
-                    settle_task(settings, quote(checked))
+                    run.call(settle_task, settings, quote(checked))
             else:
                 run.counts["load"] = load.counts(StageResult())
         with run.stage_of("summarize"):
@@ -761,22 +894,36 @@ def nightly(now: dt.datetime | None = None, home: str | None = None, wait_second
         with run.stage_of("memory"):
             if disk.writable:
                 run.counts["retention_purged"] = (
-                    retention_task(settings, now.astimezone(settings.timezone).date())
+                    run.call(retention_task, settings, now.astimezone(settings.timezone).date())
                     if settings.retention.archive_days
                     else 0
                 )
         with run.stage_of("catalog"):
-            run.counts["catalog_rebuilt"] = catalog_task(settings)
+            run.counts["catalog_rebuilt"] = run.call(catalog_task, settings)
         with run.stage_of("memory"):  # after the copies: MEMORY_INDEX and the snapshots read one file a month
-            run.counts["core_memory"] = snapshots_task(settings, disk.writable)
+            run.counts["core_memory"] = run.call(snapshots_task, settings, disk.writable)
         _push_archive(settings, run, disk)
     return {"run_id": run.run_id, "flow": "nightly", **run.counts}
 
 
+#: A calendar date, YYYY-MM-DD, as a deployment's parameter schema says it. The server checks a pattern when a run
+#: is submitted (Prefect's server-side check ignores JSON-schema ``format``), so a bad date is refused there;
+#: only a 29 February of a year without one gets past it, to be refused when the run starts.
+ISO_DATE = Annotated[
+    dt.date,
+    Field(
+        json_schema_extra={
+            "pattern": r"^[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+            r"|02-(?:0[1-9]|1[0-9]|2[0-9]))$"
+        }
+    ),
+]
+
+
 @flow(name="backfill", log_prints=False)
 def backfill(
-    start: dt.date,
-    end: dt.date,
+    start: ISO_DATE,
+    end: ISO_DATE,
     only_missing: bool = False,
     resummarize: bool = False,
     home: str | None = None,
@@ -789,6 +936,25 @@ def backfill(
     Summaries and the index take the nightly budgets (newest days first, the rest left for
     later runs) unless ``no_budget``; loading is never budgeted.
     """
+    if end < start:  # a deployment's parameters cannot say this in their schema: refused here, in one line
+        # A Failed state ends the run with this message alone: no traceback in the worker's log.
+        return Failed(message=f"end {end} is before start {start}: nothing was run; submit the range again")  # type: ignore[return-value]
+    return _published(
+        "backfill", lambda: backfill_run(start, end, only_missing, resummarize, home, wait_seconds, reindex, no_budget)
+    )
+
+
+def backfill_run(
+    start: dt.date,
+    end: dt.date,
+    only_missing: bool = False,
+    resummarize: bool = False,
+    home: str | None = None,
+    wait_seconds: float = 0.0,
+    reindex: bool = False,
+    no_budget: bool = False,
+) -> dict:
+    """The backfill flow's body."""
     settings = _settings(home)
     if end < start:
         raise ValueError(f"end {end} is before start {start}")
@@ -811,7 +977,7 @@ def backfill(
             with _timed("plan"):
                 found = plan.survey(settings, start, end, only_missing)
             if (found.restore or found.rewrite) and disk.writable:
-                record_task(settings, quote(found.restore + found.rewrite), run.run_id)
+                run.call(record_task, settings, quote(found.restore + found.rewrite), run.run_id)
             run.counts["survey"] = {
                 "days": len(found.days),
                 "restored_records": len(found.restore),
@@ -824,7 +990,7 @@ def backfill(
             run.counts["load"] = _load_all(
                 settings, run, found.days, found.ledger, {}, True, ledger.utcnow().astimezone(settings.timezone).date()
             )
-            settle_task(settings, quote({(d.user_id, d.date) for d in found.days}))
+            run.call(settle_task, settings, quote({(d.user_id, d.date) for d in found.days}))
         with run.stage_of("summarize"):
             if disk.writable:
                 today = ledger.utcnow().astimezone(settings.timezone).date()
@@ -838,8 +1004,8 @@ def backfill(
                 settings, run, start=start, end=end, reindex=reindex, redo=redo, budget=not no_budget
             )
         with run.stage_of("catalog"):
-            run.counts["catalog_rebuilt"] = catalog_task(settings, check_copies=True)
+            run.counts["catalog_rebuilt"] = run.call(catalog_task, settings, check_copies=True)
         with run.stage_of("memory"):
-            run.counts["core_memory"] = snapshots_task(settings, disk.writable)
+            run.counts["core_memory"] = run.call(snapshots_task, settings, disk.writable)
         _push_archive(settings, run, disk)
     return {"run_id": run.run_id, "flow": "backfill", **run.counts}

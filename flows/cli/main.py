@@ -282,11 +282,15 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     _tombstones_honoured(settings)
     _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
-    from flows.pipeline import nightly
+    from flows.pipeline import nightly, nightly_run, quiet
 
     t0 = time.perf_counter()
-    result = _with_progress(nightly, now=now, home=str(settings.paths.home), wait_seconds=wait_s)
-    _finish(result, as_json, time.perf_counter() - t0)
+    # Nothing to do: the same body without Prefect, whose start-up (a temporary server, or a flow run's round trips
+    # to one) would be most of the run. Such a run is in `kenang status`, not in the Prefect UI.
+    plain = quiet(settings, now)
+    flow = (lambda **kw: nightly_run(**kw, plain=True)) if plain else nightly
+    result = _with_progress(flow, now=now, home=str(settings.paths.home), wait_seconds=wait_s)
+    _finish(result, as_json, time.perf_counter() - t0, hint=not plain)
 
 
 @cli.command()
@@ -349,7 +353,7 @@ def _prefect_server() -> str | None:
     return get_current_settings().api.url
 
 
-def _finish(result: dict, as_json: bool, seconds: float) -> None:
+def _finish(result: dict, as_json: bool, seconds: float, *, hint: bool = True) -> None:
     from flows.cli import report
 
     result = _gated({**result, "cli_seconds": round(seconds, 3)})
@@ -357,7 +361,7 @@ def _finish(result: dict, as_json: bool, seconds: float) -> None:
         _emit_json(result, gated=True)
     else:
         click.echo(report.render_run(result))
-        if not _prefect_server():
+        if hint and not _prefect_server():
             _err(
                 f"hint: this run took {seconds:.1f} s, with a temporary Prefect server started for it alone; with "
                 "`prefect server start` running and PREFECT_API_URL set, runs skip that start-up"

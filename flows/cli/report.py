@@ -427,6 +427,31 @@ def render_run(r: dict) -> str:
     return "\n".join(out)
 
 
+def summary_line(r: dict) -> str:
+    """A run in one line (the flow's last log line): days done, waiting, quarantined, failed, how long."""
+    ld, sm, ix = r.get("load") or {}, r.get("summarize") or {}, r.get("index") or {}
+    failed = sum((r.get(stage) or {}).get("failed", 0) for stage in ("load", "summarize", "index"))
+    text = (
+        f"{r['flow']} run {r['run_id']}: {ld.get('loaded', 0)} day(s) loaded, {sm.get('summarized', 0)} summarized, "
+        f"{ix.get('indexed', 0)} indexed; {sm.get('waiting', 0)} waiting for a summary, "
+        f"{ix.get('waiting', 0)} for the index; {(r.get('quarantine') or {}).get('moved', 0)} quarantined; "
+        f"{failed} failed; {r.get('wall_seconds', 0):.1f} s"
+    )
+    return ("DEGRADED " if r.get("degraded") else "") + text
+
+
+def render_run_markdown(r: dict) -> str:
+    """The run report as Markdown (a Prefect artifact): the summary line, then ``render_run``'s text as it is."""
+    return f"# {r['flow']} run {r['run_id']}\n\n{summary_line(r)}\n\n```text\n{render_run(r)}\n```\n"
+
+
+def user_rows(r: dict) -> list[dict]:
+    """The run's days per user, one row each (a Prefect table artifact): every count the stages tallied."""
+    by_user = r.get("by_user") or {}
+    cols = sorted({k for row in by_user.values() for k in row})
+    return [{"user": user, **{k: row.get(k, 0) for k in cols}} for user, row in sorted(by_user.items())]
+
+
 _SKIP_WORDS = {
     "hidden": "hidden name (starts with a dot)",
     "hidden_folder": "hidden folder, not looked into",

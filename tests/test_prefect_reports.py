@@ -1,0 +1,197 @@
+"""Runs report where the operator looks: Prefect artifacts, a summary line, checked parameters, serve.
+
+Every test here talks to a real Prefect server: the session's test server (``prefect_api``),
+and for ``python -m flows.serve`` and ``prefect deployment run`` a child process pointed
+at it. Each test stops what it started.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import NOW, drop, md, scenario
+
+from flows.pipeline import backfill, nightly
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+ROOT = Path(__file__).resolve().parent.parent
+PREFECT = str(Path(sys.executable).with_name("prefect"))
+
+
+def artifacts(flow_run_id) -> dict:
+    """The artifacts of one flow run, by key."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
+        )
+    return {a.key: a for a in found}
+
+
+def test_a_nightly_run_publishes_its_report_and_its_days_per_user_as_artifacts(home, caplog):
+    scenario(home)
+    caplog.set_level(logging.INFO, logger="prefect.flow_runs")
+    state = nightly(now=NOW, home=str(home.paths.home), return_state=True)
+    result = state.result()
+    got = artifacts(state.state_details.flow_run_id)
+    assert set(got) == {"kenang-nightly-report", "kenang-nightly-users"}
+    report = got["kenang-nightly-report"]
+    assert report.type == "markdown"
+    text = str(report.data)
+    assert result["run_id"] in text
+    assert "broken.jsonl" in text and "quarantined" in text  # the quarantined files, with their reasons
+    assert "load" in text and "summarize" in text and "index" in text  # the stage table
+    # counts, dates, file names and reasons only: no transcript text, no secret
+    for private in ("Proxmox", "sahur", "hunter2", "Masih bangun"):
+        assert private not in text
+    users = got["kenang-nightly-users"]
+    assert users.type == "table"
+    rows = {r["user"]: r for r in _table_rows(users.data)}
+    assert set(rows) == {"default", "gading", "rina"}
+    assert all(r["loaded"] == 1 for r in rows.values())
+    # the flow's last log line (before Prefect's own "Finished in state") is the run in one line
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("prefect.flow_runs")]
+    assert lines[-1].startswith("Finished in state Completed")
+    assert lines[-2].startswith(f"nightly run {result['run_id']}: 3 day(s) loaded, 3 summarized, 3 indexed")
+    assert "3 quarantined" in lines[-2] and "\n" not in lines[-2]
+
+
+def _table_rows(data) -> list[dict]:
+    import json
+
+    return json.loads(data) if isinstance(data, str) else data
+
+
+def test_a_backfill_run_publishes_its_report_under_its_own_key(home):
+    drop(home, "a.md", md("2026-07-19", "1037", ("user", "halo"), ("assistant", "hai")))
+    nightly(now=NOW, home=str(home.paths.home))
+    state = backfill(start=dt.date(2026, 7, 19), end=dt.date(2026, 7, 19), home=str(home.paths.home), return_state=True)
+    got = artifacts(state.state_details.flow_run_id)
+    assert set(got) == {"kenang-backfill-report", "kenang-backfill-users"}
+    assert f"backfill run {state.result()['run_id']}" in str(got["kenang-backfill-report"].data)
+
+
+def test_a_reversed_range_ends_the_backfill_failed_with_one_line_and_nothing_run(home):
+    state = backfill(start=dt.date(2026, 7, 19), end=dt.date(2026, 7, 1), home=str(home.paths.home), return_state=True)
+    assert state.is_failed()
+    assert state.message == "end 2026-07-01 is before start 2026-07-19: nothing was run; submit the range again"
+    assert not any(home.paths.warehouse.glob("runs/**/*.parquet"))  # no run was started
+
+
+def test_a_failed_night_still_publishes_a_report_that_says_where_it_failed(home, monkeypatch):
+    from flows.stages import archive
+    from transforms.errors import ArchiveError
+
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
+
+    def broken(*args, **kwargs):
+        raise ArchiveError("disk full")
+
+    monkeypatch.setattr(archive, "archive_batch", broken)
+    state = nightly(now=NOW, home=str(home.paths.home), return_state=True)
+    assert state.is_failed()
+    got = artifacts(state.state_details.flow_run_id)
+    text = str(got["kenang-nightly-report"].data)
+    assert "nightly run failed" in text and "archive" in text and "disk full" in text
+
+
+@pytest.fixture
+def served(prefect_api, tmp_path):
+    """``python -m flows.serve`` in a child process against the session's server; yields (process, log path)."""
+    log = tmp_path / "serve.log"
+    # DEBUG: the runner says "Starting runner..." once its SIGTERM handling is in place
+    env = {**os.environ, "PREFECT_API_URL": prefect_api, "PREFECT_LOGGING_LEVEL": "DEBUG"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flows.serve", "--home", str(tmp_path / "home")],
+        env=env,
+        cwd=ROOT,
+        stdout=open(log, "wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        yield proc, log
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _deployment(name: str):
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return client.read_deployment_by_name(name)
+
+
+def _wait_for(what, proc, log: Path, seconds: float = 120):
+    """Poll ``what()`` until it is true; the child serving is watched, not slept on by kenang's code."""
+    deadline = time.monotonic() + seconds
+    while not what():
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+        time.sleep(0.5)
+
+
+def test_serve_stopped_by_sigterm_leaves_no_deployment_paused(served):
+    proc, log = served
+
+    def polling() -> bool:  # the runner is up: deployments applied, and its SIGTERM handling in place
+        return "Starting runner..." in log.read_text(errors="replace")
+
+    _wait_for(polling, proc, log)
+    for name in ("nightly/nightly", "backfill/backfill"):
+        assert _deployment(name).paused is False
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(60) == 0, log.read_text()[-3000:]
+    for name in ("nightly/nightly", "backfill/backfill"):
+        d = _deployment(name)
+        assert d.paused is False, name
+        assert all(s.active for s in d.schedules), name
+
+
+def test_a_bad_date_is_refused_when_a_backfill_run_is_submitted(served, prefect_api):
+    proc, log = served
+    _wait_for(lambda: "backfill/backfill" in log.read_text(errors="replace"), proc, log)
+    env = {**os.environ, "PREFECT_API_URL": prefect_api}
+    out = subprocess.run(
+        [PREFECT, "deployment", "run", "backfill/backfill", "-p", "start=2026-13-01", "-p", "end=2026-07-31"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = out.stdout + out.stderr
+    assert out.returncode != 0, said
+    assert "Validation failed for field 'start'" in said and "'2026-13-01' does not match" in said, said
+    assert "Traceback" not in said
+
+
+def test_serve_help_prints_its_usage():
+    out = subprocess.run(
+        [sys.executable, "-m", "flows.serve", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0
+    assert out.stdout.startswith("usage: python -m flows.serve") and "--only" in out.stdout
+
+
+def test_serve_lists_only_the_deployments_it_is_asked_for():
+    out = subprocess.run(
+        [sys.executable, "-m", "flows.serve", "--only", "backfill", "--list"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0 and out.stdout.split() == ["backfill/backfill"]

@@ -1,0 +1,163 @@
+"""A ``kenang run`` with nothing to do and no Prefect server skips Prefect's start-up, and nothing else.
+
+It runs the nightly flow's own body with its tasks called as plain functions: the same run
+report, the same runs row, the same lock and the same crash sweep. The child processes here
+have no PREFECT_API_URL, so a run that went through Prefect would start a temporary server
+(and leave its database in the child's PREFECT_HOME); the quiet one leaves none.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import NOW, OLD, drop, kenang, md, table
+
+from flows.pipeline import nightly, nightly_run, quiet
+from flows.store.lock import holder
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def no_server_env(tmp_path: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env["PREFECT_HOME"] = str(tmp_path / "child-prefect-home")
+    return env
+
+
+def kenang_child(settings, env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "flows.cli", "run", "--home", str(settings.paths.home), "--now", NOW.isoformat(), *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_fresh_home_is_quiet_and_a_file_in_active_is_not(home):
+    assert quiet(home)
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
+    assert not quiet(home)
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_loaded_home_with_nothing_new_is_quiet(home):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    nightly(now=NOW, home=str(home.paths.home))
+    assert quiet(home)
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_source_with_nothing_new_leaves_the_home_quiet_and_a_new_file_in_it_does_not(home, tmp_path):
+    from flows.config import edit_config, load_settings
+
+    src = tmp_path / "exports"
+    src.mkdir()
+    (src / "a.md").write_bytes(md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    os.utime(src / "a.md", (OLD, OLD))
+    edit_config(
+        home.paths.home,
+        lambda d: d.setdefault("sources", []).append({"name": "notes", "kind": "folder", "path": str(src)}),
+    )
+    settings = load_settings(home.paths.home)
+    assert not quiet(settings, NOW)  # the folder's file is new
+    nightly(now=NOW, home=str(home.paths.home))
+    assert quiet(settings, NOW)
+    (src / "b.md").write_bytes(md("2026-07-19", "1100", ("user", "z")))
+    os.utime(src / "b.md", (OLD, OLD))
+    assert not quiet(settings, NOW)
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_ledger_that_cannot_be_read_is_not_quiet_so_the_flow_reports_it(home):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    nightly(now=NOW, home=str(home.paths.home))
+    assert quiet(home, NOW)
+    ledger_file = home.paths.warehouse / "days.parquet"
+    ledger_file.chmod(0o644)
+    ledger_file.write_bytes(b"not parquet")
+    assert not quiet(home, NOW)
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_plain_run_reports_what_a_prefect_run_with_nothing_to_do_reports(home):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    nightly(now=NOW, home=str(home.paths.home))
+    through_prefect = nightly(now=NOW, home=str(home.paths.home))
+    plain = nightly_run(now=NOW, home=str(home.paths.home), plain=True)
+
+    def same(r: dict) -> dict:
+        return {k: v for k, v in r.items() if k not in ("run_id", "seconds", "work_seconds", "wall_seconds")}
+
+    assert same(plain) == same(through_prefect)
+    runs = {r["run_id"]: r for r in table(home, "runs")}
+    assert runs[plain["run_id"]]["status"] == "completed"
+
+
+def test_a_run_with_nothing_to_do_and_no_server_starts_no_prefect_and_records_its_run(home, tmp_path):
+    env = no_server_env(tmp_path)
+    r = kenang_child(home, env, "--json")
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()  # no temporary Prefect server ran
+    (run,) = table(home, "runs")
+    assert run["status"] == "completed" and run["flow"] == "nightly"
+    text = kenang_child(home, env)
+    assert text.returncode == 0 and "nightly run" in text.stdout and "catalog" in text.stdout
+    assert "hint:" not in text.stderr  # no temporary server to hint about
+
+
+def _holding_quiet_child(settings, env: dict) -> subprocess.Popen:
+    """A quiet ``kenang run`` (no server, nothing to do) that holds the lock until a line arrives on its stdin."""
+    code = (
+        "import sys, flows.store.faults as f\n"
+        "f.checkpoint = lambda n: sys.stdin.readline() if n == 'run.locked' else None\n"
+        "from flows.cli.main import main\n"
+        f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 120
+    while holder(settings.paths.lock) is None:
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline, "child never took the lock"
+        time.sleep(0.2)
+    return child
+
+
+@pytest.mark.integration  # the first run is a child process
+def test_a_quiet_run_holds_the_lock_and_a_second_run_is_refused_as_always(home, tmp_path):
+    env = no_server_env(tmp_path)
+    child = _holding_quiet_child(home, env)
+    try:
+        r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat())
+        assert r.exit_code == 75
+        assert "holds" in r.stderr and f"pid {child.pid}" in r.stderr
+        out, err = child.communicate(input=b"go\n", timeout=120)
+        assert child.returncode == 0, err
+    finally:
+        child.kill()
+        child.wait()
+    assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()
+
+
+@pytest.mark.integration  # the run is a child process
+def test_a_quiet_run_after_a_killed_one_finds_the_lock_free_and_sweeps_what_it_left(home, tmp_path):
+    env = no_server_env(tmp_path)
+    child = _holding_quiet_child(home, env)
+    child.kill()
+    child.wait()
+    assert holder(home.paths.lock) is None
+    left = home.paths.warehouse / ".kenang-tmp-0badc0de-runs.parquet.part"  # as a run killed mid-write leaves
+    left.write_bytes(b"half")
+    r = kenang_child(home, env)
+    assert r.returncode == 0, r.stderr
+    assert not left.exists()
+    assert [x["status"] for x in table(home, "runs")] == ["completed"]
+    assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()
