@@ -39,7 +39,7 @@ class QueueModel:
 def reply(**fields) -> str:
     """A well-formed model reply; override any field."""
     base = {
-        "summary": "Gading set the Proxmox boot order so PostgreSQL starts first. The app VM now waits thirty seconds.",
+        "summary": "Gading set the Proxmox boot order so the PostgreSQL VM starts first, with a delay of 30 seconds.",
         "title": "Proxmox boot order for PostgreSQL",
         "people": ["Gading"],
         "projects": [],

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -226,6 +225,51 @@ def test_one_invented_sentence_among_true_ones_is_not_grounded():
     assert out.reasons["summary"] == "a sentence not grounded in the day" and "Surabaya" not in out.doc.summary
 
 
+@pytest.mark.parametrize(
+    "day, summary, reason",
+    [
+        # two words the day never says: a claim it does not support, though every other word is the day's
+        (
+            ENGLISH,
+            "The user's docker compose app started before Postgres was ready. The database is a managed cloud service.",
+            "a sentence not grounded in the day",
+        ),
+        # words the model made up, in an Indonesian that only looks like it
+        (INDONESIAN, "Kabel SATA sabitang melaluke sesuaih di disk sdb.", "a sentence not grounded in the day"),
+        # the model speaking as one of the day's people
+        (
+            ENGLISH,
+            "We added a healthcheck with pg_isready, and the app waits for the database.",
+            "not in the third person",
+        ),
+        (INDONESIAN, "Kita ganti kabel SATA lalu jalankan zpool clear.", "not in the third person"),
+        # the dialogue pasted in, speakers and all
+        (
+            ENGLISH,
+            "user: My docker compose stack fails. assistant: Add a healthcheck with pg_isready.",
+            "pastes the dialogue",
+        ),
+        # the assistant's answer copied out: a quote, not a note
+        (
+            ENGLISH,
+            "Add a healthcheck with pg_isready to the db service and make the app depend on it.",
+            "quotes the day's turns instead of telling them",
+        ),
+    ],
+    ids=["unsupported-claim", "made-up-words", "we", "kita", "pasted-dialogue", "quoted-answer"],
+)
+def test_a_summary_the_day_does_not_support_word_for_word_is_refused(day, summary, reason):
+    out = write(day_of(*day), reply(summary=summary), reply(summary=summary))
+    assert out.reasons["summary"] == reason and out.doc.summary != summary
+
+
+def test_a_day_word_in_another_indonesian_form_is_still_the_days():
+    # the day says "jalankan" and "diganti"; the note "menjalankan" and "mengganti"
+    told = "Pengguna mengganti kabel SATA. Asisten menyarankan menjalankan zpool clear."
+    out = write(day_of(*INDONESIAN), reply(summary=told, title="Kabel SATA dan zpool clear"))
+    assert "summary" not in out.reasons and out.doc.summary == told
+
+
 def test_an_assistant_that_talks_about_itself_is_not_grounded_by_the_word_assistant():
     selfie = (
         "The assistant is a friendly AI assistant who loves helping users. The user thanked the assistant warmly "
@@ -330,18 +374,27 @@ def test_whatever_the_model_replies_the_note_is_valid(fields, prefix, control, c
 # --- kenang models test ------------------------------------------------------------------------------
 
 
+#: What a faithful model writes of each sample day of ``kenang models test``: the day told in its own words, in the
+#: third person, every claim the day's.
+FAITHFUL_NOTES = {
+    "Proxmox": "The Proxmox backup to the NAS failed: after an update, the NFS mount of the Synology was read-only. The user remounted it read-write, ran vzdump again and asked to be reminded to check the ZFS snapshots on Friday.",
+    "CKSUM": "Scrub ZFS di pool tank menemukan 3 error CKSUM di disk sdb. Asisten menyarankan ganti kabel SATA lalu zpool clear. Pengguna sudah ganti kabel dan akan scrub lagi nanti malam.",
+    "restic": "Pengguna mau backup folder foto ke NAS dengan restic tiap malam jam 2. Asisten menyarankan repository restic di NAS dengan systemd timer. Retensi 7 harian dan 4 mingguan.",
+    "Grafana": "The user wanted Grafana to alert on Telegram when the NAS disk is above 85%. The assistant suggested a Telegram contact point and an alert rule on disk usage. The test alert arrived on the phone.",
+    "compose": "The docker compose app started before Postgres was ready. The assistant suggested a healthcheck with pg_isready and depends_on for the app. That fixed it, and the user will move the passwords to an .env file.",
+}
+
+
 class FaithfulModel(QueueModel):
-    """A model that writes from what it was shown: the assistant's answers and the user's last word, in the third
-    person."""
+    """A model that tells each sample day in its own words (``FAITHFUL_NOTES``), never quoting it."""
 
     name = "fake-faithful.gguf"
 
     def generate(self, messages, *, schema, temperature, max_tokens):
-        turns = re.findall(r"^\[[^\]]*\] (user|assistant): (.*)$", messages[-1]["content"], re.MULTILINE)
-        users = [re.sub(r"(?i)\b(?:i'll|i|my|me|aku|saya)\b", "the user", t) for r, t in turns if r == "user"]
-        answers = " ".join(t for r, t in turns if r == "assistant")
-        summary = f"{answers} The user also said: {users[-1]}"
-        self.replies.append(reply(summary=summary, title=users[0][:90], importance=3, mood="neutral"))
+        shown = messages[-1]["content"]
+        key = next(k for k in FAITHFUL_NOTES if k in shown)
+        title = {"CKSUM": "Error CKSUM di ZFS", "restic": "Backup foto dengan restic"}.get(key, f"{key} on the NAS")
+        self.replies.append(reply(summary=FAITHFUL_NOTES[key], title=title, importance=3, mood="neutral"))
         return super().generate(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
 
 
