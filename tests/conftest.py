@@ -18,6 +18,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Tests never assert on time: a Hypothesis example has no deadline (on a loaded 2-core box one can take 0.7 s).
+settings.register_profile("kenang", deadline=None)
+settings.load_profile("kenang")
 
 _PREFECT_HOME = tempfile.mkdtemp(prefix="kenang-test-prefect-")
 os.environ["PREFECT_HOME"] = _PREFECT_HOME
