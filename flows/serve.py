@@ -55,9 +55,9 @@ def deployments(prefect_yaml: Path, only: tuple[str, ...] = (), home: str | None
     return out
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(prog: str = "python -m flows.serve") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m flows.serve",
+        prog=prog,
         description="Serve kenang's Prefect deployments (nightly on its schedule, backfill on demand) from this "
         "process, with no work pool or worker. Needs PREFECT_API_URL pointing at a running `prefect server`. "
         "Stopping it (Ctrl-C, SIGTERM) leaves every deployment unpaused.",
@@ -81,16 +81,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = parser().parse_args(argv)
+def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> None:
+    """Serve the deployments (``kenang serve`` and ``python -m flows.serve`` both land here)."""
+    args = parser(prog).parse_args(argv)
     if args.limit < 1:
-        parser().error("--limit must be 1 or more")
+        parser(prog).error("--limit must be 1 or more")
     try:
         served = deployments(args.prefect_yaml, tuple(args.only or ()), args.home)
     except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
-        parser().error(f"cannot read the deployments in {args.prefect_yaml}: {exc}")
+        parser(prog).error(f"cannot read the deployments in {args.prefect_yaml}: {exc}")
     if not served:
-        parser().error(f"no deployment named {', '.join(args.only)} in {args.prefect_yaml}")
+        parser(prog).error(f"no deployment named {', '.join(args.only)} in {args.prefect_yaml}")
     if args.list:
         for d in served:
             print(f"{d.flow_name}/{d.name}")

@@ -195,3 +195,27 @@ def test_serve_lists_only_the_deployments_it_is_asked_for():
         timeout=120,
     )
     assert out.returncode == 0 and out.stdout.split() == ["backfill/backfill"]
+
+
+def test_kenang_serve_is_the_same_server_with_its_own_usage():
+    out = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "serve", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0
+    assert out.stdout.startswith("usage: kenang serve") and "--only" in out.stdout
+    listed = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "serve", "--only", "nightly", "--list"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (listed.returncode, listed.stdout) == (0, "nightly/nightly\n")
+    wrong = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "serve", "--limit", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert wrong.returncode == 2 and "kenang serve: error: --limit must be 1 or more" in wrong.stderr

@@ -1020,6 +1020,20 @@ def memory_reject(home: Path | None, candidate_id: str) -> None:
     click.echo(f"rejected {row['candidate_id']}")
 
 
+@cli.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def serve(args: tuple[str, ...]) -> None:
+    """Serve the nightly and backfill deployments from this process (no work pool or worker).
+
+    The same as `python -m flows.serve`; `kenang serve --help` lists its options."""
+    from flows import serve as serving
+
+    serving.main(list(args), prog="kenang serve")
+
+
 @cli.command(name="open-items")
 @_home_option
 @click.option("--user", help=f"Whose items {_SERVED}")
