@@ -183,7 +183,7 @@ def test_fixed_values_are_enums_in_the_input_schemas(loaded):
 
     async def go():
         async with Client(build_server(loaded, user="rina")) as c:
-            return {t.name: t.inputSchema for t in await c.list_tools()}
+            return {t.name: t.input_schema for t in await c.list_tools()}
 
     schemas = run(go())
     assert schemas["memory_analyze"]["properties"]["intent"]["enum"] == list(get_args(Intent))
@@ -206,7 +206,7 @@ def test_a_recall_answer_is_its_structured_content_with_a_line_a_hit_beside_it(l
     listed, result = run(go())
     hits = result.structured_content["results"]
     assert hits and hits[0]["date"] == "2026-07-19" and hits[0]["text"]
-    assert listed["memory_recall"].outputSchema["properties"]["results"]["items"]["required"] == [
+    assert listed["memory_recall"].output_schema["properties"]["results"]["items"]["required"] == [
         "date",
         "relevance",
         "text",
