@@ -616,11 +616,8 @@ def title_problem(value: object, ground: Grounding) -> tuple[str | None, str]:
         return None, "empty"
     if not ground.summary_is_clean(title):
         return None, "copies a flagged turn or the prompt"
-    if (
-        copied_share(title, ground.user_turns) >= COPIED_SHARE
-        or copied_share(title, ground.turns) >= COPIED_SHARE
-        or _FIRST_PERSON.search(_unquoted(title))
-    ):
+    # ``turns`` holds the user's own turns too: a copy of either is refused with the same reason
+    if copied_share(title, ground.turns) >= COPIED_SHARE or _FIRST_PERSON.search(_unquoted(title)):
         return None, "copies the user's own turns"
     share = grounded_share(title, ground.terms, ground.free)
     if share < TITLE_GROUNDED_SHARE:
