@@ -305,7 +305,7 @@ def snapshots_task(settings: Settings, archive_writable: bool = True) -> dict:
         rows = ledger.read_days(settings.paths.warehouse)
         stale = memory_file.stale_users(settings, rows)
         if stale and archive_writable:  # MEMORY_INDEX lives in the archive
-            memory_file.write_memory_files(settings, stale)
+            memory_file.write_memory_files(settings, stale, rows)
         users = {u for (u, _), r in rows.items() if r["status"] == "loaded"}
         problems: list[str] = []
         written = 0

@@ -37,20 +37,39 @@ class IndexEntry:
 
 
 def render_memory_index(user_id: str, entries: Iterable[IndexEntry]) -> str:
-    entries = sorted(entries, key=lambda e: e.date, reverse=True)
-    lines = [
-        f"# Memory index: {user_id}",
-        "",
-        f"{len(entries)} day{'s' if len(entries) != 1 else ''} remembered. "
-        "Written by kenang from the daily summaries; edits are overwritten.",
-    ]
-    month = None
+    by_month: dict[str, list[IndexEntry]] = {}
     for e in entries:
-        if (e.date.year, e.date.month) != month:
-            month = (e.date.year, e.date.month)
-            lines += ["", f"## {e.date:%Y-%m}", ""]
-        lines.append(entry_line(e))
-    return "\n".join(lines) + "\n"
+        by_month.setdefault(f"{e.date:%Y-%m}", []).append(e)
+    months = sorted(by_month, reverse=True)
+    return assemble_memory_index(
+        user_id, sum(len(v) for v in by_month.values()), [month_part(by_month[m]) for m in months]
+    )
+
+
+def month_part(entries: Iterable[IndexEntry]) -> str:
+    """One month's section of the index (its heading and its days' lines, newest first), as the file holds it.
+
+    The file is ``assemble_memory_index`` of its months' parts, newest month first, so a
+    run that changed one month renders that month's part alone and joins the others as
+    they were: the bytes are those of a whole render.
+    """
+    entries = sorted(entries, key=lambda e: e.date, reverse=True)
+    if not entries:
+        return ""
+    return "\n".join(["", f"## {entries[0].date:%Y-%m}", "", *(entry_line(e) for e in entries)])
+
+
+def assemble_memory_index(user_id: str, days: int, parts: Iterable[str]) -> str:
+    """The whole file from its months' parts (newest month first) and the number of days they hold."""
+    head = "\n".join(
+        [
+            f"# Memory index: {user_id}",
+            "",
+            f"{days} day{'s' if days != 1 else ''} remembered. "
+            "Written by kenang from the daily summaries; edits are overwritten.",
+        ]
+    )
+    return head + "".join("\n" + p for p in parts if p) + "\n"
 
 
 def entry_line(e: IndexEntry, *, link: bool = True) -> str:

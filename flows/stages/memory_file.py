@@ -9,6 +9,15 @@ ledger (date and summary sha256) with the digest their index was last written fr
 (``_memory_index_sources.json`` in the warehouse). So a run that wrote summaries and
 then died before their index brings the index up to date on the next run, and a run
 writes each index after the compact copies are made, reading one file a month.
+
+By month: each month's part of a user's index (``transforms.memory_file.month_part``)
+is kept in the warehouse, ``_memory_index/<user>/<YYYY-MM>.md``, beside a record of the
+digest of the month's summarized days it was rendered from (``_memory_index/<user>.json``).
+A run renders again only the months whose digest changed (or whose part is missing),
+drops the parts of months with no summary left, and joins the parts into the file: one
+new day reads and renders its own month, whatever the history, and the file has the
+bytes of a whole render. The parts are written before the record, so a crash in between
+leaves months that look changed and are rendered again by the next run.
 """
 
 from __future__ import annotations
@@ -21,11 +30,14 @@ from pathlib import Path
 from flows.config import Settings
 from flows.store import compact, faults, ledger
 from flows.store.archive_files import marker
-from flows.store.fsio import atomic_write_bytes
+from flows.store.fsio import atomic_write_bytes, fsync_dir
 from flows.store.ledger import DayKey
 from transforms.ids import fingerprint
-from transforms.memory_file import ENTRY_COLUMNS, entry_of, render_memory_index
+from transforms.memory_file import ENTRY_COLUMNS, assemble_memory_index, entry_of, month_part
 from transforms.vault import index_name
+
+#: Bumped whenever a line's rendering changes, so parts rendered by an older kenang are rendered again.
+PART_FORMAT = 1
 
 
 def stale_users(settings: Settings, rows: Mapping[DayKey, Mapping]) -> set[str]:
@@ -57,24 +69,26 @@ def _written_from(settings: Settings) -> dict[str, str]:
     return got if isinstance(got, dict) else {}
 
 
-def write_memory_files(settings: Settings, users: Iterable[str]) -> int:
-    """Rebuild MEMORY_INDEX.md for each user from daily_summaries; returns files changed."""
+def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[DayKey, Mapping] | None = None) -> int:
+    """Bring MEMORY_INDEX.md up to date for each user, month by month (see the module); returns files changed.
+
+    ``rows``: the day ledger as the caller just read it (read here when not given)."""
+    wh = settings.paths.warehouse
+    rows = ledger.read_days(wh) if rows is None else rows
     changed = 0
     shas = {}
     users = sorted(set(users))
     for user in users:
-        rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
-        entries = [entry_of(r) for r in rows]
-        data = render_memory_index(user, entries).encode("utf-8")
+        data = _assemble(settings, user, _month_digests(settings, rows, user)).encode("utf-8")
         path = settings.paths.archive / index_name(user, settings.default_user)
         shas[path.name] = hashlib.sha256(data).hexdigest()
         if path.is_file() and path.read_bytes() == data:
             continue
         atomic_write_bytes(path, data, needs=marker(settings))
         changed += 1
-    ledger.record_derived(settings.paths.warehouse, shas)
+    ledger.record_derived(wh, shas)
     faults.checkpoint("memory_file.written")
-    digests = source_digests(ledger.read_days(settings.paths.warehouse))
+    digests = source_digests(rows)
     written = _written_from(settings)
     new = {**written, **{u: digests[u] for u in users if u in digests}}
     for u in users:
@@ -83,3 +97,71 @@ def write_memory_files(settings: Settings, users: Iterable[str]) -> int:
     if new != written:
         atomic_write_bytes(_sources_file(settings), (json.dumps(new, indent=1, sort_keys=True) + "\n").encode())
     return changed
+
+
+def _month_digests(settings: Settings, rows: Mapping[DayKey, Mapping], user: str) -> dict[str, str]:
+    """Per month the user's index may show (a summary in the ledger or a partition of ``daily_summaries``): a
+    digest of its days' summary states in the ledger."""
+    by_month: dict[str, list[str]] = {
+        m: [] for m, _ in compact.user_months(settings.paths.warehouse, "daily_summaries", user)
+    }
+    for (u, day), r in rows.items():
+        if u == user and r.get("summary_status") is not None:
+            by_month.setdefault(f"{day:%Y-%m}", []).append(
+                f"{day.isoformat()}:{r.get('summary_status')}:{r.get('summary_sha256')}"
+            )
+    return {m: fingerprint(sorted(items)) for m, items in by_month.items()}
+
+
+def _parts_folder(settings: Settings, user: str) -> Path:
+    return settings.paths.warehouse / "_memory_index" / user
+
+
+def _parts_record(settings: Settings, user: str) -> Path:
+    return settings.paths.warehouse / "_memory_index" / f"{user}.json"
+
+
+def _read_parts_record(settings: Settings, user: str) -> dict[str, tuple[str, int]]:
+    """month -> (the digest its part was rendered from, its days); empty when missing, unreadable or of an older
+    format."""
+    try:
+        got = json.loads(_parts_record(settings, user).read_text(encoding="utf-8"))
+        if got.get("format") != PART_FORMAT:
+            return {}
+        return {str(m): (str(d), int(n)) for m, (d, n) in got["months"].items()}
+    except (OSError, ValueError, TypeError, AttributeError, KeyError):
+        return {}
+
+
+def _assemble(settings: Settings, user: str, months: Mapping[str, str]) -> str:
+    """The user's index: the months whose summaries changed rendered again, the others' parts as they were."""
+    folder = _parts_folder(settings, user)
+    record = _read_parts_record(settings, user)
+    parts: dict[str, tuple[str, int]] = {}
+    for m, digest in months.items():
+        if m in record and record[m][0] == digest:
+            try:
+                parts[m] = ((folder / f"{m}.md").read_text(encoding="utf-8"), record[m][1])
+            except (OSError, ValueError):  # a part lost or damaged: rendered again below
+                pass
+    stale = sorted(m for m in months if m not in parts)
+    if stale:
+        table = compact.read_user(
+            settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS, months=stale
+        ).to_pylist()
+        by_month: dict[str, list] = {m: [] for m in stale}
+        for r in table:
+            by_month.setdefault(f"{r['date']:%Y-%m}", []).append(entry_of(r))
+        for m in stale:
+            parts[m] = (month_part(by_month[m]), len(by_month[m]))
+            atomic_write_bytes(folder / f"{m}.md", parts[m][0].encode("utf-8"))
+    gone = [m for m in record if m not in months]
+    for m in gone:  # a month whose last summary went (forget): its lines go with it
+        (folder / f"{m}.md").unlink(missing_ok=True)
+    if gone and folder.is_dir():
+        fsync_dir(folder)
+    if stale or gone or not _parts_record(settings, user).is_file():
+        body = {"format": PART_FORMAT, "months": {m: [months[m], parts[m][1]] for m in sorted(months)}}
+        atomic_write_bytes(_parts_record(settings, user), (json.dumps(body, indent=1) + "\n").encode())
+    order = sorted(months, reverse=True)
+    return assemble_memory_index(user, sum(parts[m][1] for m in order), [parts[m][0] for m in order])

@@ -116,13 +116,14 @@ def _in_process(fn: Callable, items: list) -> Iterator:
     return (fn(x) for x in items)
 
 
-def sources(wh: Path, name: str, user: str) -> list[Path]:
-    """What to read for one user's whole history, month by month: the month's copy if it exists, else
-    its partitions (a month changed since the last run's end). ``user`` must match ``USER_ID_RE``."""
-    return [f for _, files in user_months(wh, name, user) for f in files]
+def sources(wh: Path, name: str, user: str, months: Iterable[str] | None = None) -> list[Path]:
+    """What to read for one user's whole history (or for ``months`` of it, ``YYYY-MM``), month by month: the
+    month's copy if it exists, else its partitions (a month changed since the last run's end). ``user`` must match
+    ``USER_ID_RE``."""
+    return [f for _, files in user_months(wh, name, user, months) for f in files]
 
 
-def user_months(wh: Path, name: str, user: str) -> list[tuple[str, list[Path]]]:
+def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = None) -> list[tuple[str, list[Path]]]:
     """(month, what to read of it) for each month in which the user has partitions of a copy's source, in order.
 
     A copy that exists holds exactly its month's partitions (it is dropped before any of
@@ -132,9 +133,12 @@ def user_months(wh: Path, name: str, user: str) -> list[tuple[str, list[Path]]]:
     """
     c = COMPACTS[name]
     root = warehouse.table_dir(wh, c.source)
+    wanted = None if months is None else set(months)
     by_month: dict[str, list[str]] = {}
     for date_dir in _subfolders(root, "date="):
-        by_month.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
+        month = date_dir.removeprefix("date=")[:7]
+        if wanted is None or month in wanted:
+            by_month.setdefault(month, []).append(date_dir)
     out = []
     for month, date_dirs in sorted(by_month.items()):
         copy = warehouse.compact_file(wh, name, user, month)
@@ -148,17 +152,24 @@ def user_months(wh: Path, name: str, user: str) -> list[tuple[str, list[Path]]]:
 
 
 def read_user(
-    wh: Path, name: str, user: str, where: str = "", params=(), columns: Sequence[str] | None = None
+    wh: Path,
+    name: str,
+    user: str,
+    where: str = "",
+    params=(),
+    columns: Sequence[str] | None = None,
+    months: Iterable[str] | None = None,
 ) -> pa.Table:
     """One user's whole history of a copy's columns (or of ``columns``), in day order, from ``sources`` (copies
     where they exist).
 
     What a per-user reader of a whole table reads instead of globbing every partition;
-    ``where`` (SQL over the copy's columns) narrows it.
+    ``where`` (SQL over the copy's columns) narrows it, and ``months`` (``YYYY-MM``) says which
+    months to open at all: a reader of a few recent weeks opens those months' files alone.
     """
     c = COMPACTS[name]
     schema = c.table.schema if columns is None else pa.schema([c.table.schema.field(n) for n in columns])
-    files = sources(wh, name, user) if USER_ID_RE.match(user) else []
+    files = sources(wh, name, user, months) if USER_ID_RE.match(user) else []
     if not files:
         return schema.empty_table()
     got = scan(
