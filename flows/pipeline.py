@@ -484,6 +484,7 @@ def pipeline_run(
                     settings.paths.active,
                 ):
                     sweep_tmp(root)
+            ledger.migrate(settings.paths.warehouse)  # a one-file day ledger of an older kenang: split by month
             ledger.write_run(settings.paths.warehouse, record)
         try:
             yield run

@@ -14,6 +14,9 @@ Layout under ``warehouse/`` (``Table.layout``):
 - ``single``: ``<table>.parquet``. A small ledger rewritten whole.
 - ``user``: ``<table>/user_id=<u>/data.parquet``. One file per user, rewritten whole
   (a table computed over a user's whole history: ``open_items``).
+- ``user_month``: ``<table>/user_id=<u>/month=YYYY-MM/data.parquet``. One file per user
+  and month, rewritten whole when a row of that month changes (the day ledger: a night
+  rewrites its own month, never the history).
 
 Every table carries ``user_id`` except ``runs`` (a run spans users), so every row a
 user can query is scoped by user.
@@ -34,7 +37,7 @@ _TS = pa.timestamp("us", tz="UTC")
 class Table:
     name: str
     schema: pa.Schema
-    layout: str  # 'user_day' | 'date' | 'single' | 'user'
+    layout: str  # 'user_day' | 'date' | 'single' | 'user' | 'user_month'
     doc: str
 
 
@@ -130,7 +133,7 @@ DAYS = Table(
             pa.field("index_run_id", pa.string()),
         ]
     ),
-    "single",
+    "user_month",
     "The day ledger: per (user, day), the last load outcome and the archive state it saw.",
 )
 

@@ -11,6 +11,7 @@ from helpers import NOW, drop, md, scenario, snapshot, table
 
 from flows.pipeline import backfill, nightly
 from flows.stages import plan
+from flows.store import ledger
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -66,7 +67,7 @@ def test_the_nightly_and_the_backfill_derive_identical_rows(home):
     nightly_rows = without(snapshot(home), "active/", "archive/", "quarantine/", "table/quarantine")
     for t in ("sessions", "messages"):
         shutil.rmtree(home.paths.warehouse / t)
-    os.remove(home.paths.warehouse / "days.parquet")
+    shutil.rmtree(home.paths.warehouse / "days")
     fill(home)
     assert without(snapshot(home), "active/", "archive/", "quarantine/", "table/quarantine") == nightly_rows
 
@@ -76,16 +77,16 @@ def test_only_missing_takes_just_the_days_without_a_complete_load(home):
     night(home)
     # Lose one day's load: it is now missing, the others stay loaded.
     shutil.rmtree(home.paths.warehouse / "sessions" / "date=2026-07-18")
-    days = home.paths.warehouse / "days.parquet"
     import pyarrow.parquet as pq
 
-    t = pq.read_table(days).to_pylist()
-    pq.write_table(
-        __import__("pyarrow").Table.from_pylist(
-            [r for r in t if r["date"] != dt.date(2026, 7, 18)], schema=pq.read_schema(days)
-        ),
-        days,
-    )
+    for days in ledger.month_files(home.paths.warehouse):
+        t = pq.read_table(days).to_pylist()
+        pq.write_table(
+            __import__("pyarrow").Table.from_pylist(
+                [r for r in t if r["date"] != dt.date(2026, 7, 18)], schema=pq.read_schema(days)
+            ),
+            days,
+        )
     states = {(d.user_id, d.date): d.state for d in plan.day_statuses(home)}
     assert states[("gading", dt.date(2026, 7, 18))] == "missing"
     result = fill(home, only_missing=True)
@@ -121,7 +122,7 @@ def test_a_day_whose_ledger_was_lost_shows_as_missing_and_only_missing_restores_
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x")))
     night(home)
     rows = snapshot(home)["table/messages"]
-    os.remove(home.paths.warehouse / "days.parquet")  # warehouse damage, not a crash
+    shutil.rmtree(home.paths.warehouse / "days")  # warehouse damage, not a crash
     assert [(d.date, d.state) for d in plan.day_statuses(home)] == [(dt.date(2026, 7, 19), "missing")]
     result = fill(home, only_missing=True)
     assert result["load"]["days"] == 1 and result["load"]["loaded"] == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 
 import pytest
 from helpers import JAKARTA, drop, md, table
@@ -86,6 +87,6 @@ def test_parts_of_an_older_format_are_all_rendered_again(home):
 
 def test_a_lost_ledger_still_renders_every_summary_as_a_whole_render_does(home):
     two_months(home)
-    (home.paths.warehouse / "days.parquet").unlink()
+    shutil.rmtree(home.paths.warehouse / "days")
     memory_file.write_memory_files(home, ["default"])
     assert index_file(home).read_bytes() == whole_render(home)

@@ -18,6 +18,7 @@ import pytest
 from helpers import NOW, OLD, drop, kenang, md, table
 
 from flows.pipeline import nightly, nightly_run, quiet
+from flows.store import ledger
 from flows.store.lock import holder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +80,7 @@ def test_a_ledger_that_cannot_be_read_is_not_quiet_so_the_flow_reports_it(home):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
     nightly(now=NOW, home=str(home.paths.home))
     assert quiet(home, NOW)
-    ledger_file = home.paths.warehouse / "days.parquet"
+    (ledger_file,) = ledger.month_files(home.paths.warehouse)
     ledger_file.chmod(0o644)
     ledger_file.write_bytes(b"not parquet")
     assert not quiet(home, NOW)

@@ -36,10 +36,10 @@ from typing import Any
 from flows.config import Settings
 from flows.query.analyze import INTENTS, Analytics
 from flows.query.recall import Recaller
-from flows.store import compact, core_memory, warehouse
+from flows.store import compact, core_memory, ledger, warehouse
 from flows.store.fsio import fsync_dir
 from schemas.frontmatter import HEADINGS
-from schemas.tables import DAILY_SUMMARIES, DAYS, SESSIONS
+from schemas.tables import DAILY_SUMMARIES, SESSIONS
 from transforms.core_memory import Refused
 from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.memory_file import ENTRY_COLUMNS, entry_of
@@ -82,11 +82,7 @@ class MemoryService:
 
     def version(self) -> tuple:
         """Changes whenever a run records anything: the day ledger is replaced atomically."""
-        try:
-            st = os.stat(warehouse.single_file(self.settings.paths.warehouse, DAYS))
-            return (st.st_mtime_ns, st.st_size, st.st_ino)
-        except FileNotFoundError:
-            return ()
+        return ledger.version(self.settings.paths.warehouse)
 
     def _user_lock(self, user: str) -> threading.Lock:
         with self._lock:

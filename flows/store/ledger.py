@@ -5,6 +5,16 @@
   the archive holds files for it but the ledger has no load of exactly those files.
   The nightly flow, ``backfill --only-missing`` and ``kenang status`` all read this
   one definition (``day_states``).
+- ``days`` is kept by user and month (``days/user_id=<u>/month=YYYY-MM/data.parquet``):
+  a write rewrites the months its rows fall in, each file atomically with its checksum,
+  so a night's write costs its own month, whatever the history. A crash between two
+  months' files leaves each file whole: the first holds its new rows, the second its
+  old ones, and the rows not yet written are written again by the next run (a day whose
+  outcome is not in the ledger is still pending or missing). Readers of a process keep
+  each month's rows until its file is replaced (by its inode, size and mtime), so the
+  many reads of one night convert a month once. A ledger of one file (``days.parquet``,
+  before this layout) is read as it is, under the months, and split into months by the
+  next run (``migrate``) before that file goes.
 - ``runs`` gets one file per run, written as ``running`` when it starts and replaced
   when it ends. A ``running`` row whose lock is free was interrupted.
 """
@@ -13,7 +23,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import secrets
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +33,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from flows.store import faults, warehouse
-from flows.store.fsio import atomic_write_bytes
+from flows.store.fsio import atomic_write_bytes, fsync_dir
 from schemas.tables import ARCHIVE_FILES, DAYS, RUNS
 from transforms.ids import fingerprint
 
@@ -40,23 +52,136 @@ def utcnow() -> dt.datetime:
 # --- days -----------------------------------------------------------------------
 
 
+_LEGACY = "days.parquet"  # the ledger before it was kept by month: read, then split by ``migrate``
+_cache: dict[Path, tuple[tuple[int, int, int], dict[DayKey, dict]]] = {}
+_cache_lock = threading.Lock()
+
+
+def _month_file(wh: Path, user: str, month: str) -> Path:
+    return warehouse.table_dir(wh, DAYS) / f"user_id={user}" / f"month={month}" / "data.parquet"
+
+
+def month_files(wh: Path) -> list[Path]:
+    """Every month file of the ledger, in (user, month) order."""
+    root = warehouse.table_dir(wh, DAYS)
+    out = []
+    for user_dir in _names(root, "user_id="):
+        for month_dir in _names(root / user_dir, "month="):
+            f = root / user_dir / month_dir / "data.parquet"
+            if os.path.isfile(f):
+                out.append(f)
+    return out
+
+
+def _names(folder: Path, prefix: str) -> list[str]:
+    try:
+        with os.scandir(folder) as it:
+            return sorted(e.name for e in it if e.name.startswith(prefix) and e.is_dir(follow_symlinks=False))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _rows_of(path: Path) -> dict[DayKey, dict]:
+    """One file's rows by (user, day), read once per version of the file in this process."""
+    st = os.stat(path)
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        hit = _cache.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    rows = {(r["user_id"], r["date"]): r for r in warehouse.read_file(path, DAYS).to_pylist()}
+    _remember(path, key, rows)
+    return rows
+
+
+def _remember(path: Path, key: tuple[int, int, int], rows: dict[DayKey, dict]) -> None:
+    with _cache_lock:
+        if len(_cache) > 10_000:  # many homes in one process (tests, benchmarks): start again
+            _cache.clear()
+        _cache[path] = (key, rows)
+
+
 def read_days(wh: Path) -> dict[DayKey, dict]:
-    return {(r["user_id"], r["date"]): r for r in warehouse.read(wh, DAYS).to_pylist()}
+    """The whole ledger: (user, day) -> its row (each a fresh dict the caller may change)."""
+    out: dict[DayKey, dict] = {}
+    legacy = wh / _LEGACY
+    for path in ([legacy] if legacy.is_file() else []) + month_files(wh):
+        out.update(_rows_of(path))  # a month file, once written, holds the newer rows
+    return {k: dict(r) for k, r in sorted(out.items())}
+
+
+def version(wh: Path) -> tuple:
+    """Changes whenever the ledger is written (every month file is replaced, never edited in place)."""
+    legacy = wh / _LEGACY
+    out = []
+    for path in ([legacy] if legacy.is_file() else []) + month_files(wh):
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            continue
+        out.append((str(path), st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def users(wh: Path) -> set[str]:
+    """Every user with a row in the ledger."""
+    found = {u.removeprefix("user_id=") for u in _names(warehouse.table_dir(wh, DAYS), "user_id=")}
+    legacy = wh / _LEGACY
+    if legacy.is_file():
+        found.update(warehouse.read_columns(legacy, DAYS, ["user_id"])["user_id"])
+    return found
 
 
 def write_days(wh: Path, updates: Iterable[Mapping]) -> int:
-    """Merge updated (user, day) rows into the ledger and rewrite it whole."""
+    """Merge updated (user, day) rows into the ledger, rewriting only the months they fall in."""
     updates = list(updates)
     if not updates:
         return 0
-    rows = read_days(wh)
+    if (wh / _LEGACY).is_file():
+        migrate(wh)
+    months: dict[tuple[str, str], dict[DayKey, dict]] = {}
     for u in updates:
         key = (u["user_id"], u["date"])
-        rows[key] = {**rows.get(key, {}), **u}  # load and summarize each own their columns
-    ordered = [rows[k] for k in sorted(rows)]
-    warehouse.write_file(warehouse.single_file(wh, DAYS), pa.Table.from_pylist(ordered, schema=DAYS.schema), DAYS)
+        month = months.get((key[0], f"{key[1]:%Y-%m}"))
+        if month is None:
+            path = _month_file(wh, key[0], f"{key[1]:%Y-%m}")
+            month = months[(key[0], f"{key[1]:%Y-%m}")] = dict(_rows_of(path)) if path.is_file() else {}
+        month[key] = {**month.get(key, {}), **u}  # load and summarize each own their columns
+    for (user, m), rows in sorted(months.items()):
+        _write_month(wh, user, m, rows)
     faults.checkpoint("load.ledger_written")
     return len(updates)
+
+
+def _write_month(wh: Path, user: str, month: str, rows: Mapping[DayKey, Mapping]) -> None:
+    ordered = [rows[k] for k in sorted(rows)]
+    path = _month_file(wh, user, month)
+    data = pa.Table.from_pylist(ordered, schema=DAYS.schema)
+    warehouse.write_file(path, data, DAYS)
+    # What this process wrote is what it reads next: no second look at a file whose stat could repeat
+    st = os.stat(path)
+    _remember(path, (st.st_ino, st.st_size, st.st_mtime_ns), {(r["user_id"], r["date"]): r for r in data.to_pylist()})
+
+
+def migrate(wh: Path) -> bool:
+    """Split a one-file ledger (``days.parquet``) into month files, then remove it; returns whether there was one.
+
+    Each month file is written from the old file's rows under any month file already
+    there, so a migration that died halfway is finished by the next one, losing nothing.
+    """
+    legacy = wh / _LEGACY
+    if not legacy.is_file():
+        return False
+    by_month: dict[tuple[str, str], dict[DayKey, dict]] = {}
+    for key, row in read_days(wh).items():
+        by_month.setdefault((key[0], f"{key[1]:%Y-%m}"), {})[key] = row
+    for (user, m), rows in sorted(by_month.items()):
+        _write_month(wh, user, m, rows)
+    faults.checkpoint("ledger.migrated")
+    legacy.unlink()
+    warehouse.checksum_file(legacy).unlink(missing_ok=True)
+    fsync_dir(wh)
+    return True
 
 
 @dataclass(frozen=True)

@@ -29,13 +29,12 @@ def named_users(settings: Settings) -> set[str]:
 
 def users_holding_data(settings: Settings) -> set[str]:
     """Users with a day in the ledger, a file in the archive record, core memory or a transcript in active/."""
-    from flows.store import core_memory, warehouse
-    from schemas.tables import ARCHIVE_FILES, DAYS
+    from flows.store import core_memory, ledger, warehouse
+    from schemas.tables import ARCHIVE_FILES
 
     wh = settings.paths.warehouse
     users: set[str] = set(core_memory.users(settings))  # the nightly run keeps their snapshot: they are a user
-    if warehouse.has_files(wh, DAYS):
-        users.update(warehouse.read_columns(warehouse.single_file(wh, DAYS), DAYS, ["user_id"])["user_id"])
+    users.update(ledger.users(wh))
     root = warehouse.table_dir(wh, ARCHIVE_FILES)
     if root.is_dir():
         users.update(p.name.removeprefix("user_id=") for p in root.glob("date=*/user_id=*"))

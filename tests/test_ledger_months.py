@@ -1,0 +1,148 @@
+"""The day ledger kept by user and month: what a write touches, a crash between months, an older one-file ledger."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+
+import pyarrow as pa
+import pytest
+from helpers import NOW, scenario
+
+from flows.pipeline import nightly
+from flows.stages import plan
+from flows.store import ledger, warehouse
+from schemas.tables import DAYS
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+
+def night(settings):
+    return nightly(now=NOW, home=str(settings.paths.home))
+
+
+def row(user: str, day: dt.date, status: str = "loaded") -> dict:
+    return {
+        "user_id": user,
+        "date": day,
+        "status": status,
+        "archive_fingerprint": f"fp-{day}",
+        "sessions": 1,
+        "messages": 2,
+        "run_id": "r1",
+        "updated_at": dt.datetime(2026, 7, 20, tzinfo=dt.UTC),
+    }
+
+
+def stamps(wh) -> dict:
+    return {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in ledger.month_files(wh)}
+
+
+def as_one_file(settings) -> dict:
+    """Turn the home's ledger into the one file an older kenang kept; returns the rows."""
+    wh = settings.paths.warehouse
+    rows = ledger.read_days(wh)
+    shutil.rmtree(wh / "days")
+    warehouse.write_file(wh / "days.parquet", pa.Table.from_pylist(list(rows.values()), schema=DAYS.schema), DAYS)
+    return rows
+
+
+def test_a_night_keeps_the_ledger_one_file_per_user_and_month(home):
+    scenario(home)
+    night(home)
+    wh = home.paths.warehouse
+    names = {p.relative_to(wh).as_posix() for p in ledger.month_files(wh)}
+    assert names == {
+        "days/user_id=default/month=2026-07/data.parquet",
+        "days/user_id=gading/month=2026-07/data.parquet",
+        "days/user_id=rina/month=2026-07/data.parquet",
+    }
+    assert not (wh / "days.parquet").exists() and all(warehouse.intact(p) for p in ledger.month_files(wh))
+
+
+def test_a_write_rewrites_only_the_months_its_rows_fall_in(tmp_path):
+    wh = tmp_path
+    ledger.write_days(wh, [row("default", dt.date(2024, m, 3)) for m in range(1, 13)])
+    before = stamps(wh)
+    ledger.write_days(wh, [{**row("default", dt.date(2024, 12, 3)), "status": "failed", "reason": "x"}])
+    after = stamps(wh)
+    changed = {p.parent.name for p in after if after[p] != before[p]}
+    assert changed == {"month=2024-12"} and len(after) == 12
+    assert ledger.read_days(wh)[("default", dt.date(2024, 12, 3))]["status"] == "failed"
+    assert ledger.read_days(wh)[("default", dt.date(2024, 11, 3))]["status"] == "loaded"
+
+
+def test_a_crash_between_two_months_leaves_each_file_whole_and_the_rerun_finishes(tmp_path, monkeypatch):
+    wh = tmp_path
+    ledger.write_days(wh, [row("default", dt.date(2024, 1, 3)), row("default", dt.date(2024, 2, 3))])
+    update = [{**row("default", d), "status": "failed"} for d in (dt.date(2024, 1, 3), dt.date(2024, 2, 3))]
+    real = warehouse.write_file
+    calls = []
+
+    def dies_on_the_second_month(path, data, table):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError("power lost")
+        real(path, data, table)
+
+    monkeypatch.setattr(warehouse, "write_file", dies_on_the_second_month)
+    with pytest.raises(OSError, match="power lost"):
+        ledger.write_days(wh, update)
+    monkeypatch.setattr(warehouse, "write_file", real)
+    assert all(warehouse.intact(p) for p in ledger.month_files(wh))
+    got = {d: r["status"] for (_, d), r in ledger.read_days(wh).items()}
+    assert got == {dt.date(2024, 1, 3): "failed", dt.date(2024, 2, 3): "loaded"}
+    ledger.write_days(wh, update)  # the next run writes its outcomes again
+    assert {r["status"] for r in ledger.read_days(wh).values()} == {"failed"}
+
+
+def test_a_one_file_ledger_of_an_older_kenang_reads_the_same_and_the_next_run_splits_it(home):
+    scenario(home)
+    night(home)
+    statuses = plan.day_statuses(home)
+    rows = as_one_file(home)
+    wh = home.paths.warehouse
+    assert ledger.month_files(wh) == [] and ledger.read_days(wh) == rows
+    assert plan.day_statuses(home) == statuses  # kenang status, backfill --only-missing and the plan read these
+    assert ledger.users(wh) == {"default", "gading", "rina"}
+    result = night(home)
+    assert result["load"]["days"] == 0 and result["summarize"]["days"] == 0  # nothing was taken for missing
+    assert not (wh / "days.parquet").exists() and len(ledger.month_files(wh)) == 3
+    assert ledger.read_days(wh) == rows and plan.day_statuses(home) == statuses
+
+
+def test_a_migration_that_died_halfway_is_finished_by_the_next_one_losing_nothing(home, monkeypatch):
+    scenario(home)
+    night(home)
+    wh = home.paths.warehouse
+    rows = ledger.read_days(wh)
+    extra = {("gading", dt.date(2026, 6, 30)): {**rows[("gading", dt.date(2026, 7, 18))], "date": dt.date(2026, 6, 30)}}
+    rows = {**rows, **extra}
+    shutil.rmtree(wh / "days")
+    warehouse.write_file(wh / "days.parquet", pa.Table.from_pylist(list(rows.values()), schema=DAYS.schema), DAYS)
+    real = warehouse.write_file
+    calls = []
+
+    def dies_on_the_second_month(path, data, table):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError("killed")
+        real(path, data, table)
+
+    monkeypatch.setattr(warehouse, "write_file", dies_on_the_second_month)
+    with pytest.raises(OSError, match="killed"):
+        ledger.migrate(wh)
+    monkeypatch.setattr(warehouse, "write_file", real)
+    assert len(ledger.month_files(wh)) == 1 and (wh / "days.parquet").is_file()
+    assert ledger.read_days(wh) == rows
+    assert ledger.migrate(wh) and not ledger.migrate(wh)
+    assert len(ledger.month_files(wh)) == 4 and not (wh / "days.parquet").exists()
+    assert ledger.read_days(wh) == rows
+
+
+def test_a_rerun_rewrites_no_ledger_file(home):
+    scenario(home)
+    night(home)
+    before = stamps(home.paths.warehouse)
+    night(home)
+    assert stamps(home.paths.warehouse) == before
