@@ -6,6 +6,7 @@ Injection text and secrets sit in the same fixture and never become candidates.
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from helpers import JAKARTA, NOW, drop, kenang, md, table
@@ -230,3 +231,30 @@ def test_auto_accept_adds_corrections_only_under_every_rule(tmp_path):
 def test_host_names_stand_alone_or_in_a_url_never_inside_a_path():
     text = "ssh pve1. Mount /volume1/backup on nas.lan, open http://pve2:8006; /dev/sda1 is full"
     assert tc.hosts_in(text) == ["pve1", "nas.lan", "pve2"]
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_days_host_names_are_read_once_and_read_again_when_its_messages_change(home):
+    from flows.stages import candidates
+    from flows.store import warehouse
+    from schemas.tables import MESSAGES
+
+    _drop_days(home)
+    _night(home)
+    kept = home.paths.warehouse / "_candidates" / "default.hosts.json"
+    names = json.loads(kept.read_text())
+    assert sorted(names) == ["2026-07-17", "2026-07-18", "2026-07-19"] and names["2026-07-19"][1] == ["pve1"]
+    # A day whose partition is unchanged is taken from what was kept, not read again...
+    names["2026-07-18"][1] = ["keptonly9"]
+    # ...and one whose partition is not the one the names were read from is read again.
+    names["2026-07-19"] = ["0" * 64, ["stale9"]]
+    kept.write_text(json.dumps(names))
+    day = dt.date(2026, 7, 19)
+    got = candidates._hosts_since(home, "default", dt.date(2026, 6, 19), day)
+    assert got[dt.date(2026, 7, 18)] == ["keptonly9"] and got[day] == ["pve1"]
+    assert json.loads(kept.read_text())["2026-07-19"] == [
+        warehouse.recorded_checksums(warehouse.partition_file(home.paths.warehouse, MESSAGES, day, "default"))[0],
+        ["pve1"],
+    ]
+    candidates.forget_hosts(home, "default")
+    assert not kept.exists()

@@ -4,7 +4,11 @@ Each (user, day) the run summarized is read for corrections and preferences
 (``transforms.candidates.day_candidates``) by the summarize stage, in the same pass as
 its summary; then the user's last
 ``FACT_WINDOW_DAYS`` days of summaries for technologies, projects and hosts that keep
-coming back (``recurring_facts``). A candidate keeps its provenance: the dates, the
+coming back (``recurring_facts``). The window's summaries are read from its months'
+files alone, and each day's host names are read from its messages once, then kept
+(``_candidates/<user>.hosts.json``, by the sha256 kenang recorded for the day's
+partition, and only for the window's days): a night reads its own day's messages, not
+a month of them. ``kenang forget`` drops the user's kept names with the days it rewrites. A candidate keeps its provenance: the dates, the
 session ids and the quote (all redacted). Its status is ``pending`` until a person
 accepts it (``kenang memory accept``), which writes it through the core memory rules,
 or rejects it; a rejected candidate is never proposed again. With
@@ -18,13 +22,16 @@ proposed; a pending one that today's rules refuse, or that a write refuses, beco
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Iterable
+from pathlib import Path
 
 import pyarrow as pa
 
 from flows.config import Settings
 from flows.store import compact, core_memory, warehouse
+from flows.store.fsio import atomic_write_bytes
 from flows.store.ledger import DayKey
 from schemas.tables import MEMORY_CANDIDATES, MESSAGES
 from transforms import candidates as tc
@@ -128,11 +135,11 @@ def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candida
         "date >= ?",
         [since],
         columns=("date", "technologies", "projects"),
+        months=_months(since, today),  # the window's months alone: a night's reads do not grow with the history
     ).to_pylist()
     techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
     projects = {r["date"]: list(r["projects"] or ()) for r in rows}
-    said = _unflagged_since(settings, user, since, today)
-    hosts = tc.hosts_by_day((r["date"], r["content"]) for r in said)
+    hosts = _hosts_since(settings, user, since, today)
     return (
         tc.recurring_facts(user, techs, "Uses")
         + tc.recurring_facts(user, projects, "Works on project")
@@ -140,15 +147,63 @@ def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candida
     )
 
 
-def _unflagged_since(settings: Settings, user: str, since: dt.date, today: dt.date) -> list[dict]:
-    """(date, content) of the user's unflagged messages in [since, today], read from those days' partitions only
-    (globbing the whole table would make a night's cost grow with the history)."""
+def _months(since: dt.date, today: dt.date) -> list[str]:
+    """The ``YYYY-MM`` of every month from ``since`` to ``today``."""
+    out, day = [], since.replace(day=1)
+    while day <= today:
+        out.append(f"{day:%Y-%m}")
+        day = (day + dt.timedelta(days=32)).replace(day=1)
+    return out
+
+
+def _hosts_file(settings: Settings, user: str) -> Path:
+    return settings.paths.warehouse / "_candidates" / f"{user}.hosts.json"
+
+
+def forget_hosts(settings: Settings, user: str) -> None:
+    """Drop the host names kept for the user's days (``kenang forget`` rewrites their messages)."""
+    _hosts_file(settings, user).unlink(missing_ok=True)
+
+
+def _hosts_since(settings: Settings, user: str, since: dt.date, today: dt.date) -> dict[dt.date, list[str]]:
+    """The host names of each day in [since, today] with messages: kept ones whose partition is unchanged, the rest
+    read from their partitions."""
     wh = settings.paths.warehouse
-    files = [
-        f
-        for n in range((today - since).days + 1)
-        if (f := warehouse.partition_file(wh, MESSAGES, since + dt.timedelta(days=n), user)).is_file()
-    ]
+    path = _hosts_file(settings, user)
+    try:
+        kept = {
+            str(d): (str(sha), [str(h) for h in names]) for d, (sha, names) in json.loads(path.read_bytes()).items()
+        }
+    except (OSError, ValueError, TypeError, AttributeError):
+        kept = {}
+    out: dict[dt.date, list[str]] = {}
+    keep: dict[str, tuple[str, list[str]]] = {}
+    todo: dict[dt.date, tuple[Path, str | None]] = {}
+    for n in range((today - since).days + 1):
+        day = since + dt.timedelta(days=n)
+        f = warehouse.partition_file(wh, MESSAGES, day, user)
+        if not f.is_file():
+            continue
+        sums = warehouse.recorded_checksums(f)
+        hit = kept.get(day.isoformat())
+        if sums and hit is not None and hit[0] == sums[0]:
+            out[day] = hit[1]
+            keep[day.isoformat()] = hit
+        else:
+            todo[day] = (f, sums[0] if sums else None)
+    if todo:
+        found = tc.hosts_by_day((r["date"], r["content"]) for r in _unflagged([f for f, _ in todo.values()]))
+        for day, (_, sha) in todo.items():
+            out[day] = found.get(day, [])
+            if sha is not None:
+                keep[day.isoformat()] = (sha, out[day])
+    if keep != kept:
+        atomic_write_bytes(path, json.dumps({d: list(v) for d, v in sorted(keep.items())}).encode())
+    return dict(sorted(out.items()))
+
+
+def _unflagged(files: list[Path]) -> list[dict]:
+    """(date, content) of the unflagged messages in these partitions, in day, session and turn order."""
     if not files:
         return []
     con = warehouse.scratch()

@@ -574,6 +574,7 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
         ledger.write_days(wh, [o.ledger_row for o in ix.days if o.ledger_row])
         indexed = ix.count("indexed")
     memory_file.write_memory_files(settings, [user])
+    candidates.forget_hosts(settings, user)  # the host names kept for its days were read before the forget
     core_memory.write_snapshot(settings, user)
     compact.refresh(settings.paths.warehouse)
     recall_pack.refresh(settings.paths.warehouse, [user])
