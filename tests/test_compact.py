@@ -10,7 +10,7 @@ from helpers import NOW, compacts_match, kenang, scenario, table
 
 from flows.pipeline import nightly
 from flows.query.analyze import INTENTS, Analytics
-from flows.store import compact, warehouse
+from flows.store import compact, ledger, warehouse
 from flows.store.verify import verify
 from schemas.tables import COMPACTS, DAILY_SUMMARIES
 
@@ -123,3 +123,112 @@ def test_a_day_whose_chunks_all_go_takes_its_months_copy_with_it(home):
         for r in warehouse.read_file(f, COMPACTS["memory_chunks"].table).to_pylist()
     }
     compacts_match(home)
+
+
+def _month_of_summaries(wh, user: str, days: list[dt.date]) -> None:
+    def blank(t):
+        if pa.types.is_list(t):
+            return []
+        if pa.types.is_string(t):
+            return ""
+        return False if pa.types.is_boolean(t) else 0
+
+    for d in days:
+        row = {f.name: blank(f.type) for f in DAILY_SUMMARIES.schema}
+        row.update(user_id=user, date=d, summary=f"Hari {d.day}.", importance=d.day % 10, mood="calm")
+        data = pa.Table.from_pylist([row], schema=DAILY_SUMMARIES.schema)
+        warehouse.write_partition(wh, DAILY_SUMMARIES, data, d, user)
+        # as a load does: every day with partitions has its row in the ledger
+        ledger.write_days(
+            wh,
+            [
+                dict(
+                    user_id=user,
+                    date=d,
+                    status="loaded",
+                    archive_fingerprint="f",
+                    sessions=1,
+                    messages=1,
+                    run_id="r",
+                    updated_at=dt.datetime(2026, 7, 20, tzinfo=dt.UTC),
+                )
+            ],
+        )
+
+
+def _copy_rows(wh, user: str, month: str) -> list[dict]:
+    path = compact.path_for(wh, "daily_summaries", user, month)
+    assert path is not None
+    return warehouse.read_file(path, COMPACTS["daily_summaries"].table).to_pylist()
+
+
+def test_a_new_day_sets_the_copy_aside_and_the_next_copy_is_that_base_and_the_day(tmp_path, monkeypatch):
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2, 3)])
+    assert compact.refresh(wh) == 1
+    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
+    base, added = warehouse.compact_base(path)
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 4)])
+    assert not path.exists() and base.is_file() and warehouse.intact(base)
+    assert warehouse.compact_added_days(path) == {dt.date(2026, 7, 4)}
+    read = []
+    real = compact._read
+    monkeypatch.setattr(compact, "_read", lambda files, c: read.append(files) or real(files, c))
+    assert compact.refresh(wh) == 1
+    assert read == []  # not made from the month's partitions...
+    full = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")
+    assert full is not None and _copy_rows(wh, "gading", "2026-07") == full.to_pylist()  # ...and the same rows
+    assert warehouse.intact(path) and not base.exists() and not added.exists()
+
+
+def test_a_rewritten_day_removes_the_copy_and_its_base_so_no_file_keeps_the_old_rows(tmp_path):
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2)])
+    compact.refresh(wh)
+    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
+    base, added = warehouse.compact_base(path)
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 3)])  # a new day: set aside
+    assert base.is_file()
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 2)])  # a day the base holds (a forget, a reload)
+    assert not path.exists() and not base.exists() and not added.exists()
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 1)])
+    compact.refresh(wh)
+    full = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")
+    assert full is not None and _copy_rows(wh, "gading", "2026-07") == full.to_pylist()
+
+
+def test_a_base_that_is_not_the_bytes_kenang_wrote_is_not_used(tmp_path):
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 1)])
+    compact.refresh(wh)
+    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 2)])
+    base, _ = warehouse.compact_base(path)
+    other = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")  # both days: not what it held
+    assert other is not None
+    base.chmod(0o644)
+    base.write_bytes(warehouse.parquet_bytes(other.filter(pa.array([True, False])), COMPACTS["daily_summaries"].table))
+    base.with_name(base.name).touch()
+    compact.refresh(wh)
+    full = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")
+    assert full is not None and _copy_rows(wh, "gading", "2026-07") == full.to_pylist()
+    assert [r["date"] for r in full.to_pylist()] == [dt.date(2026, 7, 1), dt.date(2026, 7, 2)]
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_nights_of_new_days_keep_every_copy_equal_to_its_partitions(home):
+    from helpers import drop, md
+
+    from flows.pipeline import nightly as run
+
+    jakarta = NOW.tzinfo
+    for day in (17, 18, 19):
+        drop(
+            home,
+            f"d{day}.md",
+            md(f"2026-07-{day}", "0900", ("user", f"Setup pve{day} hari ini."), ("assistant", "Oke.")),
+        )
+        run(now=dt.datetime(2026, 7, day + 1, 3, 0, tzinfo=jakarta), home=str(home.paths.home))
+        assert compacts_match(home) == len(COMPACTS)
+    wh = home.paths.warehouse
+    assert not [p for p in (wh / "compact").rglob(".month=*") if ".base." in p.name or p.name.endswith(".added.json")]

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from flows.store import faults, warehouse
+from flows.store import faults, ledger, warehouse
+from flows.store.fsio import fsync_dir
 from schemas.tables import COMPACTS, Compact
 from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
@@ -83,18 +84,23 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
 
     A copy whose partitions are all gone was removed with the last of them. With
     ``check`` (a backfill), a copy whose bytes are not the ones kenang wrote (``kenang
-    verify`` reports it) is made again too. ``map_items`` (the run's process pool,
+    verify`` reports it) is made again too, and every partition folder is listed;
+    otherwise only the months without a copy are looked into (``_missing``), so a
+    night's look costs a stat per user and month, not one per day. A month whose copy
+    was set aside as its base for a new day (``warehouse.drop_compacts``) is made from
+    that base and the added days' partitions. ``map_items`` (the run's process pool,
     ``flows.stages.pool.pure_imap``) makes the copies' bytes on every core; they are
     written here, in order.
     """
     todo = []
     for c in COMPACTS.values():
-        for (user, month), files in parts_of(wh, c).items():
+        found = parts_of(wh, c).items() if check else _missing(wh, c)
+        for (user, month), files in found:
             path = warehouse.compact_file(wh, c.name, user, month)
             if path.is_file() and (not check or warehouse.intact(path)):
                 continue
-            todo.append((c, user, path, files))
-    made = (map_items or _in_process)(copy_bytes, [(c.name, files) for c, _, _, files in todo])
+            todo.append((c, user, path, _appended(c, path, files) or (c.name, files)))
+    made = (map_items or _in_process)(copy_bytes, [args for *_, args in todo])
     for (c, user, path, _), data in zip(todo, made, strict=False):
         if not isinstance(data, bytes):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the compact copy {path}: {data}")
@@ -102,14 +108,88 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
             warehouse.drop_pack(wh, user, path.stem.removeprefix("month="))  # made from what this copy replaces
         warehouse.write_file(path, data, c.table)
         faults.checkpoint("compact.written")
+    _drop_bases(wh)
     return len(todo)
 
 
-def copy_bytes(args: tuple[str, list[Path]]) -> bytes:
-    """The Parquet bytes of one copy (its name, its partitions); writes nothing, so a pool worker may make them."""
-    name, files = args
+def _missing(wh: Path, c: Compact) -> Iterator[tuple[tuple[str, str], list[Path]]]:
+    """((user, month), partitions) for each month of each user with partitions of ``c``'s source and no copy.
+
+    The users are the ledger's and those with copies: a partition is written only for a
+    day the ledger holds (or is about to: that day is loaded again by the next run).
+    """
+    root = warehouse.table_dir(wh, c.source)
+    by_month: dict[str, list[str]] = {}
+    for date_dir in _subfolders(root, "date="):
+        by_month.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
+    users = set(ledger.users(wh))
+    users |= {d.removeprefix("user_id=") for d in _subfolders(wh / "compact" / c.name, "user_id=")}
+    for user in sorted(u for u in users if USER_ID_RE.match(u)):
+        for month, date_dirs in sorted(by_month.items()):
+            if os.path.isfile(warehouse.compact_file(wh, c.name, user, month)):
+                continue
+            files = [f for d in date_dirs if os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")]
+            if files:
+                yield (user, month), files
+
+
+def _appended(c: Compact, path: Path, files: list[Path]) -> tuple | None:
+    """copy_bytes' arguments to make a copy from its base and the days added since, if it has a sound base."""
+    base, _ = warehouse.compact_base(path)
+    added = warehouse.compact_added_days(path)
+    if added is None or not warehouse.intact(base):
+        return None
+    days = {d.isoformat() for d in added}
+    new = [f for f in files if f.parent.parent.name.removeprefix("date=") in days]
+    return c.name, new, (base, sorted(added))
+
+
+def _drop_bases(wh: Path) -> None:
+    """Remove every base left: once the copies are made, each was made from its base or had no partitions left."""
+    for c in COMPACTS.values():
+        root = wh / "compact" / c.name
+        for user_dir in _subfolders(root, "user_id="):
+            folder = root / user_dir
+            gone = [
+                n for n in _names(folder) if n.startswith(".month=") and n.endswith((".base.parquet", ".added.json"))
+            ]
+            for n in gone:
+                (folder / n).unlink(missing_ok=True)
+                if n.endswith(".parquet"):
+                    warehouse.checksum_file(folder / n).unlink(missing_ok=True)
+            if gone:
+                fsync_dir(folder)
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        with os.scandir(folder) as it:
+            return [e.name for e in it]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def copy_bytes(args: tuple) -> bytes:
+    """The Parquet bytes of one copy: (its name, its partitions), or (its name, the added days' partitions, (its
+    base, those days)); writes nothing, so a pool worker may make them."""
+    name, files, *rest = args
     c = COMPACTS[name]
-    return warehouse.parquet_bytes(_read(files, c), c.table)
+    if not rest:
+        return warehouse.parquet_bytes(_read(files, c), c.table)
+    base, added = rest[0]
+    cols = ", ".join(f'"{n}"' for n in c.columns)
+    # The base's rows of the other days are those days' partitions' rows: one sort of all gives a whole build's order.
+    sql = f"SELECT {cols} FROM read_parquet(?, hive_partitioning=false) WHERE NOT list_contains(?, date)"
+    params: list = [[str(base)], added]
+    if files:
+        sql += f" UNION ALL SELECT {cols} FROM read_parquet(?, hive_partitioning=false, union_by_name=true)"
+        params.append([str(f) for f in files])
+    con = warehouse.scratch()
+    try:
+        data = con.sql(sql + " ORDER BY ALL", params=params).to_arrow_table()
+    finally:
+        con.close()
+    return warehouse.parquet_bytes(data, c.table)
 
 
 def _in_process(fn: Callable, items: list) -> Iterator:

@@ -298,11 +298,16 @@ def drop_pack(warehouse: Path, user_id: str, month: str | None = None) -> None:
 
 
 def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.date | None) -> None:
-    """Remove the user's compact copies of ``table`` for the day's month before one of its partitions changes.
+    """Take the user's compact copies of ``table`` for the day's month out of use before one of its partitions changes.
 
-    Removed durably first, so that whatever happens next (a crash, power loss) a copy
+    Done durably first, so that whatever happens next (a crash, power loss) a copy
     that exists never holds older rows than the partitions; ``flows.store.compact``
-    makes it again at the end of the run.
+    makes it again at the end of the run. A day after every day the copy holds (a
+    night's new day) keeps the copy aside as the month's *base*, with the days added
+    since (``compact_base``): the next copy is the base and those days' partitions, so
+    a night appends its day instead of reading the month again. A day the copy
+    already holds (a reload, a forget) removes the copy and any base outright: no file
+    keeps rows a partition no longer has.
     """
     if user_id is None or day is None:
         return
@@ -311,7 +316,60 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
     for c in COMPACTS.values():
         if c.source.name == table.name:
             path = compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")
+            base, added = compact_base(path)
             if path.exists():
-                path.unlink()
-                checksum_file(path).unlink(missing_ok=True)
+                if _holds_only_days_before(path, day):
+                    atomic_write_bytes(added, json.dumps([day.isoformat()]).encode())
+                    os.replace(path, base)  # first: a crash before its checksum follows leaves a base not intact
+                    os.replace(checksum_file(path), checksum_file(base))
+                else:
+                    path.unlink()
+                    checksum_file(path).unlink(missing_ok=True)
+                    _drop_base(path)
                 fsync_dir(path.parent)
+            elif base.exists():
+                days = compact_added_days(path)
+                if days is not None and _holds_only_days_before(base, day):
+                    if day not in days:
+                        atomic_write_bytes(added, json.dumps(sorted(d.isoformat() for d in {*days, day})).encode())
+                else:
+                    _drop_base(path)
+                    fsync_dir(path.parent)
+
+
+def compact_base(path: Path) -> tuple[Path, Path]:
+    """A copy's base (the copy set aside when a new day came) and the list of the days added since: hidden names, so
+    no glob of the warehouse lists them."""
+    stem = path.name.removesuffix(".parquet")
+    return path.with_name(f".{stem}.base.parquet"), path.with_name(f".{stem}.added.json")
+
+
+def compact_added_days(path: Path) -> set[dt.date] | None:
+    """The days added to a copy's month since its base was set aside; None if that list cannot be read."""
+    try:
+        return {dt.date.fromisoformat(d) for d in json.loads(compact_base(path)[1].read_text(encoding="utf-8"))}
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _drop_base(path: Path) -> None:
+    base, added = compact_base(path)
+    base.unlink(missing_ok=True)
+    checksum_file(base).unlink(missing_ok=True)
+    added.unlink(missing_ok=True)
+
+
+def _holds_only_days_before(path: Path, day: dt.date) -> bool:
+    """Whether every row of a copy (sorted by user and date) is dated before ``day``, by its footer alone."""
+    try:
+        meta = pq.ParquetFile(path).metadata
+        col = meta.schema.to_arrow_schema().get_field_index("date")
+        last = None
+        for i in range(meta.num_row_groups):
+            stats = meta.row_group(i).column(col).statistics
+            if stats is None or not stats.has_min_max:
+                return False
+            last = stats.max if last is None else max(last, stats.max)
+        return last is not None and last < day
+    except (OSError, ValueError, pa.ArrowException):
+        return False
