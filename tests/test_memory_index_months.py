@@ -90,3 +90,16 @@ def test_a_lost_ledger_still_renders_every_summary_as_a_whole_render_does(home):
     shutil.rmtree(home.paths.warehouse / "days")
     memory_file.write_memory_files(home, ["default"])
     assert index_file(home).read_bytes() == whole_render(home)
+
+
+@pytest.mark.parametrize("budget", [1, 60, 1500])
+def test_the_snapshot_reads_the_newest_months_and_shows_what_every_summary_would_show(home, budget):
+    from flows.config import edit_config
+    from flows.store import core_memory
+    from transforms.memory_file import render_snapshot
+
+    two_months(home)
+    settings = edit_config(home.paths.home, lambda c: c.setdefault("memory", {}).update(snapshot_days_chars=budget))
+    rows = [r for r in table(home, "daily_summaries") if r["user_id"] == "default"]
+    every = render_snapshot("default", [entry_of(r) for r in rows], budget).split("\n", 2)[-1].strip()
+    assert core_memory.snapshot_text(settings, "default").endswith("RECENT DAYS\n" + every + "\n")

@@ -49,7 +49,7 @@ from flows.store import compact, warehouse
 from flows.store.fsio import atomic_write_bytes
 from schemas.tables import MEMORY_EVENTS
 from transforms import core_memory as cm
-from transforms.memory_file import ENTRY_COLUMNS, entry_of, render_snapshot
+from transforms.memory_file import ENTRY_COLUMNS, entry_line, entry_of, render_snapshot
 from transforms.model import USER_ID_RE
 
 SOURCES = ("cli", "mcp", "nightly", "forget")
@@ -268,13 +268,30 @@ def snapshot_text(settings: Settings, user: str) -> str:
         served = cm.serve(state.entries, state.usage.limit)
         body = cm.render(served.entries).strip() or "(empty)"
         parts.append(f"{state.usage.header(label)}\n{body}" + (f"\n{served.note}" if served.note else ""))
-    rows = compact.read_user(settings.paths.warehouse, "daily_summaries", user, columns=ENTRY_COLUMNS).to_pylist()
-    days = render_snapshot(user, [entry_of(r) for r in rows], max(settings.memory.snapshot_days_chars, 1))
+    budget = max(settings.memory.snapshot_days_chars, 1)
+    rows = _latest_days(settings, user, budget)
+    days = render_snapshot(user, [entry_of(r) for r in rows], budget)
     if settings.memory.snapshot_days_chars:
         parts.append(
             "RECENT DAYS\n" + days.split("\n", 2)[-1].strip() if rows else "RECENT DAYS\n(nothing remembered yet)"
         )
     return "\n\n".join(parts) + "\n"
+
+
+def _latest_days(settings: Settings, user: str, budget: int) -> list[dict]:
+    """The user's summaries of the newest months whose lines fill ``budget`` characters (every month if they do
+    not): what ``render_snapshot`` shows, read without the years before them."""
+    wh = settings.paths.warehouse
+    months = [m for m, _ in compact.user_months(wh, "daily_summaries", user)] if USER_ID_RE.match(user) else []
+    rows: list[dict] = []
+    used = 0
+    for month in reversed(months):
+        got = compact.read_user(wh, "daily_summaries", user, columns=ENTRY_COLUMNS, months=[month]).to_pylist()
+        rows = got + rows
+        used += sum(len(entry_line(entry_of(r), link=False)) + 1 for r in got)
+        if used > budget:
+            break
+    return rows
 
 
 def refresh_snapshot(settings: Settings, user: str) -> str | None:
