@@ -28,6 +28,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import yaml
 
@@ -346,6 +347,22 @@ def _flow(value: object) -> str:
 
 
 def _scalar_yaml(value: object) -> str:
+    if value is None or type(value) in _PLAIN:  # a container may hold 1 and True alike: never cached
+        return _cached_scalar_yaml(value)
+    return _scalar_text(value)
+
+
+_PLAIN = (str, int, bool, float, dt.date)
+
+
+@lru_cache(maxsize=1 << 14, typed=True)
+def _cached_scalar_yaml(value: object) -> str:
+    """Cached: the notes of a run share most of their values (tags, dates, the generator), and PyYAML's dumper is
+    most of what rendering a note costs."""
+    return _scalar_text(value)
+
+
+def _scalar_text(value: object) -> str:
     text = _flow(value)
     return text[: -len("\n...")] if text.endswith("\n...") else text.removesuffix(" ...").strip()
 

@@ -31,6 +31,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -233,22 +234,21 @@ class Ahead:
     def __init__(self, settings: Settings) -> None:
         self._wh = settings.paths.warehouse
         self._carriers: dict[str, Carrier] = {}
-        self._stored: dict[str, list[ChainDay]] = {}  # the user's stored days, oldest first, not stepped yet
+        self._stored: dict[str, deque[ChainDay]] = {}  # the user's stored days, oldest first, not stepped yet
 
     def sections(self, user: str, own: ChainDay) -> Carried | None:
         """The carried sections of ``own``'s note, after the days before it; None if a later day came first."""
         carrier = self._carriers.get(user)
         if carrier is None:
             carrier = self._carriers[user] = Carrier(user)
-            stored = _days(self._wh, user, window_start(own.date))
-            self._stored[user] = [_chain_day(d, row) for d, row in stored]
+            self._stored[user] = deque(_chain_day(d, row) for d, row in _days(self._wh, user, window_start(own.date)))
         elif carrier.last is not None and own.date <= carrier.last:
             return None
-        stored_days = self._stored[user]
-        while stored_days and stored_days[0].date < own.date:
-            stored = stored_days.pop(0)
-            if carrier.last is None or stored.date > carrier.last:
-                carrier.step(stored)
+        stored = self._stored[user]
+        while stored and stored[0].date < own.date:
+            before = stored.popleft()
+            if carrier.last is None or before.date > carrier.last:
+                carrier.step(before)
         return carrier.step(own)
 
 
