@@ -20,38 +20,90 @@ nightly, not timed): three runs as new processes against the Prefect server (tar
 <= 3 s) and three with no Prefect server configured (target <= 5 s), and prints the
 median of each. Without a server, a run with nothing to do skips Prefect's start-up.
 
+``--floor`` first runs ``../shared/bench/floor_spine.py`` (the least a nightly must do for the
+same year, on 2 processes; ``--floor-script`` names another path) as a child process, in the
+same minutes, and reports the first nightly's ratio to it (target <= 3). The no-op
+``kenang run`` is also given as a ratio over ``python -c "import prefect"``, timed three times
+in the same run.
+
+The script ends with ONE line of JSON: ``first_nightly_s``, ``noop_cli_s``,
+``import_prefect_s``, ``noop_ratio`` and, with ``--floor``, ``floor_s`` and ``floor_ratio``
+(``--noop``: ``noop_cli_s``, ``noop_no_server_s``, ``import_prefect_s``, ``noop_ratio``), with
+the load average at the start and the end.
+
 One Prefect test server serves the script; its start-up is excluded from all timings.
 Everything lives in a temp dir under /tmp that is removed at the end.
 
 Run:  .venv/bin/python benchmarks/spine.py                 # the target's size
       .venv/bin/python benchmarks/spine.py --days 10 --sessions 4 --messages 10   # smoke
       .venv/bin/python benchmarks/spine.py --noop --days 30       # no-op runs, with and without a server
+      .venv/bin/python benchmarks/spine.py --floor               # the floor first, then the ratio to it
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import _common as c
 
 TARGET_SECONDS = 30.0
 NOOP_TARGET_SECONDS = 3.0
 NOOP_NO_SERVER_TARGET_SECONDS = 5.0
+FLOOR_TARGET_RATIO = 3.0
 START = dt.date(2025, 1, 1)
+ROOT = Path(__file__).resolve().parent.parent
+FLOOR_SCRIPT = ROOT.parent / "shared" / "bench" / "floor_spine.py"
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def floor_seconds(script: Path) -> float:
+    """Run the floor script as a child process from the checkout's root; the wall seconds it reports."""
+    if not script.is_file():
+        raise SystemExit(f"spine: no floor script at {script}; give its path with --floor-script")
+    r = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True)
+    found = re.search(r"([0-9.]+) s wall", r.stdout)
+    if r.returncode != 0 or found is None:
+        raise SystemExit(f"spine: the floor script failed ({r.returncode}): {(r.stderr or r.stdout)[-500:]}")
+    print(r.stdout.strip())
+    return float(found.group(1))
+
+
+def import_prefect_seconds(runs: int = 3) -> float:
+    """Median wall seconds of ``python -c "import prefect"`` as a new process (the no-op run's yardstick)."""
+    walls = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import prefect"], check=True, cwd=ROOT)
+        walls.append(time.perf_counter() - t0)
+    print(f'`python -c "import prefect"`: {", ".join(f"{w:.2f}" for w in walls)} s wall')
+    return sorted(walls)[len(walls) // 2]
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--days", type=int, default=365, help="days of transcripts (default 365)")
     p.add_argument("--noop", action="store_true", help="time only no-op `kenang run`s, with and without a server")
+    p.add_argument("--floor", action="store_true", help="run the floor script first and report the ratio to it")
+    p.add_argument("--floor-script", type=Path, default=FLOOR_SCRIPT, help=f"the floor script (default {FLOOR_SCRIPT})")
     c.size_args(p)
     args = p.parse_args(argv)
     if args.noop:
         noop(args)
         return
 
+    load_start = _load()
+    floor = floor_seconds(args.floor_script) if args.floor else None
     last = START + dt.timedelta(days=args.days - 1)
     now = c.run_after(last)
     print(
@@ -91,6 +143,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{', '.join(f'{s:.2f}' for s in cli_walls)} s wall (median {sorted(cli_walls)[1]:.2f} s); "
             f"target <= {NOOP_TARGET_SECONDS:.0f} s: {c.target_verdict(sorted(cli_walls)[1] <= NOOP_TARGET_SECONDS)}"
         )
+        prefect_s = import_prefect_seconds()
 
     print(f"\npeak RSS, this process: {rss_self:.0f} MiB (before the first nightly: {rss_before:.0f} MiB)")
     print(f"peak RSS, child processes (Prefect test server, largest reaped child): {c.peak_rss_children_mib():.0f} MiB")
@@ -101,6 +154,21 @@ def main(argv: list[str] | None = None) -> None:
         f"{'' if n == c.TARGET_CORES else f'; not {c.TARGET_CORES} cores, so only indicative'}"
         f"{'' if args.days == 365 and args.sessions == 10 and args.messages == 40 else '; reduced size'})"
     )
+    noop_s = sorted(cli_walls)[1]
+    figures: dict = {
+        "days": args.days,
+        "first_nightly_s": round(wall, 2),
+        "noop_cli_s": round(noop_s, 2),
+        "import_prefect_s": round(prefect_s, 2),
+        "noop_ratio": round(noop_s / prefect_s, 2),
+    }
+    if floor is not None:
+        print(
+            f"ratio to the floor: {wall:.2f} / {floor:.2f} = {wall / floor:.1f}; target <= {FLOOR_TARGET_RATIO:.0f}: "
+            f"{c.target_verdict(wall / floor <= FLOOR_TARGET_RATIO)}"
+        )
+        figures |= {"floor_s": round(floor, 2), "floor_ratio": round(wall / floor, 2)}
+    print(json.dumps(figures | {"load_start": load_start, "load_end": _load()}))
 
 
 def _median_line(what: str, runs: list[tuple[float, float]], target: float) -> str:
@@ -128,9 +196,19 @@ def noop(args: argparse.Namespace) -> None:
         print(_median_line("against a running Prefect server", with_server, NOOP_TARGET_SECONDS))
         without = [c.cli_noop(home, now, server=False) for _ in range(3)]
         print(_median_line("with no Prefect server configured", without, NOOP_NO_SERVER_TARGET_SECONDS))
+        prefect_s = import_prefect_seconds()
         print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     n = c.cores()
     print(f"({n} core{'s' * (n != 1)}{'' if n == c.TARGET_CORES else f'; not {c.TARGET_CORES}, so only indicative'})")
+    noop_s = sorted(w for w, _ in with_server)[1]
+    figures = {
+        "days": args.days,
+        "noop_cli_s": round(noop_s, 2),
+        "noop_no_server_s": round(sorted(w for w, _ in without)[1], 2),
+        "import_prefect_s": round(prefect_s, 2),
+        "noop_ratio": round(noop_s / prefect_s, 2),
+    }
+    print(json.dumps(figures | {"load_end": _load()}))
 
 
 if __name__ == "__main__":

@@ -273,10 +273,10 @@ def model_task(settings: Settings) -> Summarizer:
 
 @task(name="summarize", **_IO)
 def summarize_task(
-    settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int
+    settings: Settings, summarizer, keys, ledger_rows, run_id: str, today: dt.date, offset: int, total: int, ahead=None
 ) -> StageResult:
     with _timed("summarize"), durable_batch():
-        res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today)
+        res = summarize.summarize_days(settings, summarizer, keys, ledger_rows, run_id, today, ahead)
     progress.report("summarize", offset + len(keys), total, 0, unit="days")
     return res
 
@@ -288,10 +288,10 @@ def candidates_task(settings: Settings, keys, found, today: dt.date, refused=())
 
 
 @task(name="open-items", **_IO)
-def open_items_task(settings: Settings, keys) -> dict:
+def open_items_task(settings: Settings, keys, wrote=None) -> dict:
     """The touched users' open-items chains: their notes' carried sections and the open_items table."""
     with _timed("open_items"):
-        return open_items.refresh(settings, keys).counts()
+        return open_items.refresh(settings, keys, wrote).counts()
 
 
 @task(name="snapshots", **_IO)
@@ -612,6 +612,11 @@ def _summarize_all(
     # Only an in-process model takes the ``llm`` tag: a tag costs a concurrency-slot
     # round trip to the server per task call (about 1.7 s here), worth it only for a model.
     run_batch = summarize_task.with_options(tags=["llm"]) if in_process else summarize_task
+    # The extractive backend does every day taken in one go: oldest first, each note is written once, with the
+    # carried sections the open-items chain gives it. A model keeps the newest days first.
+    ahead = open_items.Ahead(settings) if summarizer.backend == "extractive" else None
+    if ahead is not None:
+        keys = sorted(keys, key=lambda k: (k[1], k[0]))
     open_items.owe(settings, keys)  # durable before any summary is written: a crash leaves the chain owed
     res = _in_batches(
         settings,
@@ -619,7 +624,7 @@ def _summarize_all(
         keys,
         size,
         lambda batch, i: run.call(
-            run_batch, settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys)
+            run_batch, settings, quote(summarizer), batch, quote(rows), run.run_id, today, i, len(keys), quote(ahead)
         ),
     )
     left = {"waiting": len(waiting) + len(res.waiting), "budget_days": limit, "unavailable": res.unavailable}
@@ -633,7 +638,8 @@ def _summarize_all(
         if done
         else {"found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
     )
-    carried = run.call(open_items_task, settings, done) if done else open_items.Refreshed().counts()
+    wrote = {(d.user_id, d.date): d.notes["wrote"] for d in res.days if d.notes.get("wrote") is not None}
+    carried = run.call(open_items_task, settings, done, quote(wrote)) if done else open_items.Refreshed().counts()
     # Why the model's fields fell back, counted over the days ("summary: not grounded in the day": 3).
     why = Counter(
         f"{name}: {reason.split(' (')[0]}"

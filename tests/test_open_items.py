@@ -252,6 +252,30 @@ def test_a_day_summarized_late_updates_the_notes_after_it(home, noting, prefect_
     assert [i.raised_on for i in note(home, 4)[1].still_open] == [day(1)]
 
 
+def test_a_first_night_over_several_days_writes_each_note_once_with_the_chains_sections(home, noting, prefect_api):
+    from flows.stages import open_items
+
+    for n in DAYS:
+        drop_day(home, n)
+    result = night_after(home, 4)
+    # Every note was written once, by the summarize stage, already carrying its sections: the chain rewrote none.
+    assert result["summarize"]["open_items"] == {"notes_rewritten": 0, "tables_written": 1}
+    item = CarriedItem(day(1), ITEM)
+    assert note(home, 2)[1].still_open == (item,) and note(home, 3)[1].closed == (item,)
+    assert note(home, 4)[1].still_open == () and note(home, 4)[1].closed == ()
+    rows = ledger.read_days(home.paths.warehouse)
+    for n in DAYS:
+        path, _ = note(home, n)
+        assert rows[("default", day(n))]["summary_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    # The chain recomputed from the notes and tables on disk, as a run that wrote them twice would, changes nothing.
+    before = {n: note(home, n)[0].read_bytes() for n in DAYS}
+    assert open_items.refresh(home, [("default", day(n)) for n in DAYS]).counts() == {
+        "notes_rewritten": 0,
+        "tables_written": 0,
+    }
+    assert {n: note(home, n)[0].read_bytes() for n in DAYS} == before
+
+
 def test_the_open_items_table_answers_kenang_sql(home, noting, prefect_api):
     nights(home)
     res = kenang(

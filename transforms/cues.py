@@ -332,12 +332,20 @@ def _concepts(text: str) -> dict[frozenset[str], frozenset[str]]:
     return out
 
 
+@lru_cache(maxsize=1 << 14)
+def _concept_sets(text: str) -> tuple[tuple[frozenset[str], ...], frozenset[str]]:
+    """A text's concepts (``_concepts``' values) and their union; cached, since a chain meets every open item
+    with the same sentences."""
+    values = tuple(_concepts(text).values())
+    return values, frozenset().union(*values)
+
+
 def _shared(item: str, sentence: str) -> tuple[int, int]:
     """How many of the item's content words the sentence meets, in its own words or across the languages, of how
     many."""
-    mine = _concepts(item)
-    theirs = frozenset().union(*_concepts(sentence).values())
-    return sum(1 for c in mine.values() if c & theirs), len(mine)
+    mine = _concept_sets(item)[0]
+    theirs = _concept_sets(sentence)[1]
+    return sum(1 for c in mine if c & theirs), len(mine)
 
 
 def closes(item: str, sentence: str, *, share: float = 1 / 3, role: str = "user") -> bool:

@@ -28,6 +28,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import yaml
 
@@ -346,6 +347,22 @@ def _flow(value: object) -> str:
 
 
 def _scalar_yaml(value: object) -> str:
+    if value is None or type(value) in _PLAIN:  # a container may hold 1 and True alike: never cached
+        return _cached_scalar_yaml(value)
+    return _scalar_text(value)
+
+
+_PLAIN = (str, int, bool, float, dt.date)
+
+
+@lru_cache(maxsize=1 << 14, typed=True)
+def _cached_scalar_yaml(value: object) -> str:
+    """Cached: the notes of a run share most of their values (tags, dates, the generator), and PyYAML's dumper is
+    most of what rendering a note costs."""
+    return _scalar_text(value)
+
+
+def _scalar_text(value: object) -> str:
     text = _flow(value)
     return text[: -len("\n...")] if text.endswith("\n...") else text.removesuffix(" ...").strip()
 
@@ -428,6 +445,15 @@ def render_summary(doc: DaySummary) -> str:
     in ``HEADINGS`` order, in the note's language; an empty section is left out. Every
     link is a path from the vault's root (``transforms.vault``).
     """
+    before, after = render_parts(doc)
+    return before + carried_sections(doc.folder, doc.language, doc.still_open, doc.closed) + after
+
+
+def render_parts(doc: DaySummary) -> tuple[str, str]:
+    """``render_summary(doc)`` cut where the carried sections go, less them: (before, after).
+
+    So a note's carried sections can be put in without rendering the rest again (``carried_sections``).
+    """
     gen = doc.generator
     values = {
         **doc.record(),
@@ -448,20 +474,29 @@ def render_summary(doc: DaySummary) -> str:
     for name in ("decisions", "open_items"):
         if getattr(doc, name):
             lines += ["", f"## {heads[name]}", *(f"- {item}" for item in getattr(doc, name))]
-    for name in ("still_open", "closed"):
-        if getattr(doc, name):
-            items = (_carried_text(doc.folder, doc.language, it) for it in getattr(doc, name))
-            lines += ["", f"## {heads[name]}", *items]
     people_label, projects_label = _PEOPLE_LABELS[doc.language]
     who = [
         f"- {label}: {', '.join(v)}" for label, v in ((people_label, doc.people), (projects_label, doc.projects)) if v
     ]
+    tail: list[str] = []
     if who:
-        lines += ["", f"## {heads['people']}", *who]
+        tail += ["", f"## {heads['people']}", *who]
     if doc.session_lines:
-        lines += ["", f"## {heads['sessions']}"]
-        lines += [_session_text(doc.date, doc.folder, doc.language, s) for s in doc.session_lines]
-    return "\n".join(lines) + "\n"
+        tail += ["", f"## {heads['sessions']}"]
+        tail += [_session_text(doc.date, doc.folder, doc.language, s) for s in doc.session_lines]
+    return "\n".join(lines), "".join(f"\n{ln}" for ln in tail) + "\n"
+
+
+def carried_sections(
+    folder: str, language: str, still_open: tuple[CarriedItem, ...], closed: tuple[CarriedItem, ...]
+) -> str:
+    """The "Still open" and "Closed" sections as ``render_summary`` writes them between ``render_parts``' two."""
+    heads = HEADINGS[language]
+    lines: list[str] = []
+    for name, carried in (("still_open", still_open), ("closed", closed)):
+        if carried:
+            lines += ["", f"## {heads[name]}", *(_carried_text(folder, language, it) for it in carried)]
+    return "".join(f"\n{ln}" for ln in lines)
 
 
 _LINK = r"\[\[(?P<target>[^\]|\n]+)(?:\|(?P<alias>[^\]\n]+))?\]\]"

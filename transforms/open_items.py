@@ -120,15 +120,30 @@ def window_start(earliest_changed: dt.date) -> dt.date:
 
 def chain(user_id: str, days: Iterable[ChainDay], closes: Closes | None = None) -> Chain:
     """Carry each day's open items through the later days; ``closes`` defaults to ``transforms.cues.closes``."""
-    match = closes or cues.closes
-    ordered = sorted(days, key=lambda d: d.date)
-    carried: dict[dt.date, Carried] = {}
-    done: list[Item] = []
-    open_: list[Item] = []
-    for day in ordered:
-        expired = [it for it in open_ if day.date > it.expires_on]
-        open_ = [it for it in open_ if day.date <= it.expires_on]
-        done += expired
+    carrier = Carrier(user_id, closes)
+    carried = {day.date: carrier.step(day) for day in sorted(days, key=lambda d: d.date)}
+    return Chain(carried, carrier.items())
+
+
+class Carrier:
+    """The chain one day at a time: ``step`` each summarized day in date order, and it gives that day's carried
+    sections; ``items`` is every item raised so far with what became of it (``chain`` is the whole history's
+    steps). A day's sections depend only on the days before it, so a stage can know a note's sections before it
+    writes the note, when it writes the days in date order."""
+
+    def __init__(self, user_id: str, closes: Closes | None = None) -> None:
+        self.user_id = user_id
+        self.last: dt.date | None = None  # the last day stepped
+        self._match = closes or cues.closes
+        self._done: list[Item] = []
+        self._open: list[Item] = []
+
+    def step(self, day: ChainDay) -> Carried:
+        """Day ``day``'s carried sections, after the days stepped before it (each later than the last)."""
+        match = self._match
+        expired = [it for it in self._open if day.date > it.expires_on]
+        open_ = [it for it in self._open if day.date <= it.expires_on]
+        self._done += expired
         still: list[Item] = []
         closed: list[Item] = []
         for it in open_:
@@ -139,17 +154,17 @@ def chain(user_id: str, days: Iterable[ChainDay], closes: Closes | None = None) 
                 closed.append(
                     Item(it.item_id, it.user_id, it.raised_on, it.text, day.date, by, it.expires_on),
                 )
-        carried[day.date] = Carried(
+        carried = Carried(
             normalise_carried("still_open", (CarriedItem(it.raised_on, it.text) for it in still)),
             normalise_carried("closed", (CarriedItem(it.raised_on, it.text) for it in closed)),
         )
-        done += closed
-        open_ = still
-        known = {it.item_id for it in open_}
+        self._done += closed
+        self._open = still
+        known = {it.item_id for it in self._open}
         for text in day.open_items:
             new = Item(
-                item_id(user_id, day.date, text),
-                user_id,
+                item_id(self.user_id, day.date, text),
+                self.user_id,
                 day.date,
                 text,
                 None,
@@ -158,9 +173,13 @@ def chain(user_id: str, days: Iterable[ChainDay], closes: Closes | None = None) 
             )
             if new.item_id not in known:
                 known.add(new.item_id)
-                open_.append(new)
-    done += open_
-    return Chain(carried, tuple(sorted(done, key=lambda it: (it.raised_on, it.text.casefold(), it.item_id))))
+                self._open.append(new)
+        self.last = day.date
+        return carried
+
+    def items(self) -> tuple[Item, ...]:
+        """Every item raised in the days stepped, in (raised_on, text) order."""
+        return tuple(sorted(self._done + self._open, key=lambda it: (it.raised_on, it.text.casefold(), it.item_id)))
 
 
 def is_open(item: Item | dict, today: dt.date) -> bool:

@@ -31,7 +31,8 @@ import datetime as dt
 import hashlib
 import json
 import logging
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -44,8 +45,8 @@ from flows.store.fsio import READ_ONLY, atomic_write_bytes, durable_batch, fsync
 from flows.store.ledger import DayKey
 from schemas.frontmatter import SCHEMA_VERSION
 from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
-from transforms.frontmatter import DaySummary, FrontmatterError, parse_summary, render_summary
-from transforms.open_items import OPEN_DAYS, Carried, ChainDay, chain, window_start
+from transforms.frontmatter import DaySummary, FrontmatterError, carried_sections, parse_summary, render_summary
+from transforms.open_items import OPEN_DAYS, Carried, Carrier, ChainDay, chain, window_start
 
 log = logging.getLogger("kenang")
 
@@ -88,12 +89,25 @@ def owe(settings: Settings, touched: Iterable[DayKey]) -> None:
         atomic_write_bytes(_owed_file(settings), body.encode("utf-8"))
 
 
-def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
+@dataclass(frozen=True)
+class Wrote:
+    """A note the run's summarize stage wrote: its day's chain inputs (as its partition holds them), its path in the
+    archive, and the carried sections it was written with (None: those its file had before, ``with_carried``)."""
+
+    day: ChainDay
+    path: str
+    carried: Carried | None
+
+
+def refresh(settings: Settings, touched: Iterable[DayKey], wrote: Mapping[DayKey, Wrote] | None = None) -> Refreshed:
     """Recompute the chain of every user in ``touched``, and every one a run still owes, from their earliest
     touched day; write what changed, then clear what was owed.
 
-    Each rewritten note's new ``summary_sha256`` is merged into the ledger here, user by user (``ledger_rows``).
+    ``wrote``: the notes this run wrote, so their partitions are not read again and a note written with the
+    chain's sections (``Ahead``) is not read again either. Each rewritten note's new ``summary_sha256`` is merged
+    into the ledger here, user by user (``ledger_rows``).
     """
+    wrote = wrote or {}
     debt = owed(settings)
     earliest: dict[str, dt.date] = dict(debt)
     latest: dict[str, dt.date] = dict.fromkeys(debt, dt.date.max)  # what a crashed run touched after E is not known
@@ -103,10 +117,11 @@ def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
     notes = tables = 0
     rows: list[dict] = []
     for user in sorted(earliest):
-        n, wrote, changed = _refresh_user(settings, user, earliest[user], latest[user])
+        mine = {day: w for (u, day), w in wrote.items() if u == user}
+        n, table, changed = _refresh_user(settings, user, earliest[user], latest[user], mine)
         ledger.write_days(settings.paths.warehouse, changed)
         notes += n
-        tables += int(wrote)
+        tables += int(table)
         rows += changed
     if debt:
         _owed_file(settings).unlink(missing_ok=True)
@@ -114,7 +129,9 @@ def refresh(settings: Settings, touched: Iterable[DayKey]) -> Refreshed:
     return Refreshed(notes, tables, tuple(rows))
 
 
-def _refresh_user(settings: Settings, user: str, since: dt.date, until: dt.date) -> tuple[int, bool, list[dict]]:
+def _refresh_user(
+    settings: Settings, user: str, since: dt.date, until: dt.date, wrote: Mapping[dt.date, Wrote]
+) -> tuple[int, bool, list[dict]]:
     """The chain of ``user`` after days from ``since`` to ``until`` changed: the notes it can change are those of
     the days from ``since`` to ``OPEN_DAYS`` after ``until`` (an item is never carried longer)."""
     wh = settings.paths.warehouse
@@ -122,23 +139,29 @@ def _refresh_user(settings: Settings, user: str, since: dt.date, until: dt.date)
     table_file = warehouse.user_file(wh, OPEN_ITEMS, user)
     # Without a table the window is the whole history: nothing earlier is known.
     start = window_start(since) if table_file.is_file() else dt.date.min
-    days = _days(wh, user, start)
+    days = _days(wh, user, start, wrote)
     result = chain(user, (ChainDay(d, tuple(r["open_items"] or ()), tuple(r["resolutions"] or ())) for d, r in days))
-    wrote = _write_table(wh, table_file, [it.row() for it in result.items], start)
+    table = _write_table(wh, table_file, [it.row() for it in result.items], start)
     faults.checkpoint("open_items.table_written")
     written: list[dict] = []
     with durable_batch():  # the notes are made durable together, before the ledger records their new sha256
         for day, row in days:
             if not since <= day <= last:
                 continue
+            if day in wrote and wrote[day].carried == result.carried[day]:
+                continue  # written in this run with the chain's sections
             sha = _rewrite_note(settings, settings.paths.archive / row["path"], result.carried[day])
             if sha is not None:
                 written.append({"user_id": user, "date": day, "summary_sha256": sha})
-    return len(written), wrote, written
+    return len(written), table, written
 
 
-def _days(wh: Path, user: str, start: dt.date) -> list[tuple[dt.date, dict]]:
-    """(day, its daily_summaries row's chain columns) for each of ``user``'s summarized days from ``start`` on."""
+def _days(
+    wh: Path, user: str, start: dt.date, wrote: Mapping[dt.date, Wrote] | None = None
+) -> list[tuple[dt.date, dict]]:
+    """(day, its daily_summaries row's chain columns) for each of ``user``'s summarized days from ``start`` on;
+    a day in ``wrote`` is taken from there, not read again."""
+    wrote = wrote or {}
     root = warehouse.table_dir(wh, DAILY_SUMMARIES)
     out = []
     for folder in sorted(root.glob("date=*")) if root.is_dir() else ():
@@ -148,6 +171,12 @@ def _days(wh: Path, user: str, start: dt.date) -> list[tuple[dt.date, dict]]:
             continue
         path = folder / f"user_id={user}" / "data.parquet"
         if day < start or not path.is_file():
+            continue
+        if day in wrote:
+            w = wrote[day]
+            out.append(
+                (day, {"date": day, "open_items": w.day.open_items, "resolutions": w.day.resolutions, "path": w.path})
+            )
             continue
         cols = warehouse.read_columns(path, DAILY_SUMMARIES, _COLUMNS)
         if cols["date"]:
@@ -190,6 +219,61 @@ def _rewrite_note(settings: Settings, path: Path, carried: Carried) -> str | Non
     atomic_write_bytes(path, blob, mode=READ_ONLY, needs=marker(settings))
     faults.checkpoint("open_items.note_written")
     return hashlib.sha256(blob).hexdigest()
+
+
+class Ahead:
+    """The carried sections of each note a run writes in date order, known before the note is first written, so
+    that a first night over a long history writes each note once instead of writing it and then its sections.
+
+    Per user, a ``Carrier`` steps through the stored days from ``OPEN_DAYS`` before the user's first day in the
+    run, then through the run's days as they are written and the stored days between them. A day that comes out
+    of order gets None (its note is written as ``with_carried`` has it); ``refresh`` after the stage stays the
+    authority and corrects any note whose sections differ from the chain's.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._wh = settings.paths.warehouse
+        self._carriers: dict[str, Carrier] = {}
+        self._stored: dict[str, deque[ChainDay]] = {}  # the user's stored days, oldest first, not stepped yet
+
+    def sections(self, user: str, own: ChainDay) -> Carried | None:
+        """The carried sections of ``own``'s note, after the days before it; None if a later day came first."""
+        carrier = self._carriers.get(user)
+        if carrier is None:
+            carrier = self._carriers[user] = Carrier(user)
+            self._stored[user] = deque(_chain_day(d, row) for d, row in _days(self._wh, user, window_start(own.date)))
+        elif carrier.last is not None and own.date <= carrier.last:
+            return None
+        stored = self._stored[user]
+        while stored and stored[0].date < own.date:
+            before = stored.popleft()
+            if carrier.last is None or before.date > carrier.last:
+                carrier.step(before)
+        return carrier.step(own)
+
+
+def _chain_day(day: dt.date, row: dict) -> ChainDay:
+    return ChainDay(day, tuple(row["open_items"] or ()), tuple(row["resolutions"] or ()))
+
+
+def with_sections(doc: DaySummary, data: bytes, cut: tuple[int, int], carried: Carried) -> bytes | None:
+    """A newly made note's bytes with ``carried`` in place of its carried sections; None if it would not read back.
+
+    ``cut``: the lengths in bytes of the file before and after its carried sections (``render_parts``).
+    """
+    if doc.schema_version != SCHEMA_VERSION:
+        return None
+    if (doc.still_open, doc.closed) == (carried.still_open, carried.closed):
+        return data
+    new = replace(doc, still_open=carried.still_open, closed=carried.closed)
+    before, after = cut
+    sections = carried_sections(doc.folder, doc.language, carried.still_open, carried.closed)
+    blob = data[:before] + sections.encode("utf-8") + data[len(data) - after :]
+    try:
+        back = parse_summary(blob.decode("utf-8"))
+    except FrontmatterError:
+        return None
+    return blob if back == new else None  # never write what would not read back
 
 
 def with_carried(path: Path, doc: DaySummary, data: bytes) -> bytes:

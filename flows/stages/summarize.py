@@ -48,8 +48,8 @@ from transforms import vault
 from transforms.candidates import Candidate, scan_day
 from transforms.errors import ModelUnavailable
 from transforms.extract import DayMessage, DayText
-from transforms.frontmatter import parse_summary, render_summary
-from transforms.open_items import resolutions
+from transforms.frontmatter import carried_sections, parse_summary, render_parts
+from transforms.open_items import ChainDay, resolutions
 from transforms.summarize import (
     DayInput,
     ExtractiveSummarizer,
@@ -121,6 +121,7 @@ def summarize_days(
     ledger_rows: Mapping[DayKey, Mapping],
     run_id: str,
     today: dt.date,
+    ahead: open_items.Ahead | None = None,
 ) -> StageResult:
     """Summarize each day; a failing day is recorded and the others go on.
 
@@ -128,6 +129,9 @@ def summarize_days(
     Parquet bytes. With the extractive backend (pure, no model) it runs on every core
     (``flows.stages.pool``), and each day's file and partition are written here, in day
     order, while the workers make the next days. A model runs in this process.
+
+    ``ahead``: the days come oldest first, and each note is written with the carried sections the open-items chain
+    gives it (``open_items.Ahead``), so the chain after the stage finds nothing to rewrite.
     """
     keys = list(keys)
     noted = noted_days(ledger_rows)
@@ -155,7 +159,7 @@ def summarize_days(
     for i, job in enumerate(jobs):
         user_id, day = job[2], job[3]
         try:
-            outcome = _write_one(settings, summarize_day(job) if made is None else _raised(next(made)), run_id)
+            outcome = _write_one(settings, summarize_day(job) if made is None else _raised(next(made)), run_id, ahead)
         except ModelUnavailable as exc:  # the server is down: this day and the rest wait, the night goes on
             log.warning("model server unavailable, %d day(s) wait: %s", len(jobs) - i, exc)
             if made is not None and hasattr(made, "close"):
@@ -222,14 +226,17 @@ def _failed(user_id: str, day: dt.date, run_id: str, reason: str) -> DayOutcome:
     return failed("summary", user_id, day, run_id, reason, summary_sha256=None)
 
 
-def written(args: tuple[Summarizer, DayInput, dt.date]) -> tuple[SummaryOutcome, str]:
-    """A day's summary and the text of its file; pure."""
+def written(args: tuple[Summarizer, DayInput, dt.date]) -> tuple[SummaryOutcome, str, tuple[int, int]]:
+    """A day's summary, the text of its file, and the lengths in bytes of the file before and after its carried
+    sections (where ``open_items.with_sections`` puts the chain's); pure."""
     summarizer, inp, today = args
     result = summarizer.summarize(inp)
-    text = render_summary(result.doc)
-    if parse_summary(text, today=today) != result.doc:  # never write what would not read back
+    doc = result.doc
+    before, after = render_parts(doc)
+    text = before + carried_sections(doc.folder, doc.language, doc.still_open, doc.closed) + after
+    if parse_summary(text, today=today) != doc:  # never write what would not read back
         raise SummarizeError(f"rendered summary for {inp.text.day} does not read back as written")
-    return result, text
+    return result, text, (len(before.encode("utf-8")), len(after.encode("utf-8")))
 
 
 @dataclass(frozen=True)
@@ -245,6 +252,8 @@ class Summarized:
     content_fingerprint: str
     candidates: tuple[Candidate, ...]  # for core memory (``flows.stages.candidates``)
     refused: tuple[str, ...] = ()  # the rule that refused each candidate left out (``transforms.candidates.scan_day``)
+    chain_day: ChainDay | None = None  # what the open-items chain needs of the day, as its partition holds it
+    cut: tuple[int, int] = (0, 0)  # bytes of the file before and after its carried sections (``written``)
 
 
 def summarize_day(args) -> Summarized:
@@ -256,7 +265,7 @@ def summarize_day(args) -> Summarized:
     """
     settings, summarizer, user_id, day, today, content_fingerprint, run_id, noted = args
     inp = day_input(settings, user_id, day, today, noted)
-    result, text = written((summarizer, inp, today))
+    result, text, cut = written((summarizer, inp, today))
     path = day_dir(settings, user_id, day) / f"{day.isoformat()}.summary.md"
     doc = result.doc
     table_row = {
@@ -277,23 +286,38 @@ def summarize_day(args) -> Summarized:
         "path": path.relative_to(settings.paths.archive).as_posix(),
         "content_fingerprint": content_fingerprint,
         "run_id": run_id,
-        "resolutions": list(resolutions(inp.text.messages)),
+        "resolutions": list(resolved := resolutions(inp.text.messages)),
     }
     parquet = warehouse.parquet_bytes(pa.Table.from_pylist([table_row], schema=DAILY_SUMMARIES.schema), DAILY_SUMMARIES)
     scan = scan_day(inp.text)
     return Summarized(
-        user_id, day, result, text.encode("utf-8"), path, parquet, content_fingerprint, scan.candidates, scan.refused
+        user_id,
+        day,
+        result,
+        text.encode("utf-8"),
+        path,
+        parquet,
+        content_fingerprint,
+        scan.candidates,
+        scan.refused,
+        ChainDay(day, tuple(doc.open_items), resolved),
+        cut,
     )
 
 
-def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
+def _write_one(settings: Settings, made: Summarized, run_id: str, ahead: open_items.Ahead | None = None) -> DayOutcome:
     """Write a day's summary file (when its bytes changed) and its partition; the ledger row says so.
 
-    The file keeps the "Still open" and "Closed" sections it had (``flows.stages.open_items`` recomputes them
-    after the stage), so a day summarized again from the same content is not rewritten.
+    The file gets the "Still open" and "Closed" sections the chain gives it when ``ahead`` knows them, else it keeps
+    those it had (``flows.stages.open_items`` recomputes them after the stage), so a day summarized again from the
+    same content is not rewritten.
     """
     user_id, day, path, result = made.user_id, made.day, made.path, made.result
-    data = open_items.with_carried(path, result.doc, made.data)
+    carried = ahead.sections(user_id, made.chain_day) if ahead is not None and made.chain_day is not None else None
+    data = open_items.with_sections(result.doc, made.data, made.cut, carried) if carried is not None else None
+    if data is None:
+        carried = None
+        data = open_items.with_carried(path, result.doc, made.data)
     if not path.is_file() or path.read_bytes() != data:
         atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
     faults.checkpoint("summarize.file_written")
@@ -325,6 +349,9 @@ def _write_one(settings: Settings, made: Summarized, run_id: str) -> DayOutcome:
             "fallback_reasons": result.reasons,
             "candidates": made.candidates,
             "refused_candidates": made.refused,
+            "wrote": open_items.Wrote(made.chain_day, made.path.relative_to(settings.paths.archive).as_posix(), carried)
+            if made.chain_day is not None
+            else None,
         },
     )
 
