@@ -5,20 +5,25 @@ build the BM25 posting list and copy the embeddings into a matrix: about 11 s at
 chunks. A pack holds what that produced, one segment per (user, month), made at the end
 of a run from the user's compact copies (``flows.store.compact``):
 
-- ``<id>.meta.parquet``: each chunk's ``chunk_id, user_id, date, session_id, source,
-  text, flagged, embedder_id``, in the order the reader sorts by;
-- ``<id>.kw-{vocab,indptr,postings,tfs,lengths}.npy``: the month's posting list with
-  its raw counts (``transforms.recall.PostingSegment``); BM25 weights need every
-  month's statistics, so the reader makes them per query (``SegmentedIndex``), with
-  the very scores one index over all the chunks gives;
+- ``<id>.rows.arrow``: each chunk's ``chunk_id, user_id, date, session_id, source,
+  text, flagged, embedder_id``, in the order the reader sorts by, as an uncompressed
+  Arrow IPC file (``user_id``, ``source`` and ``embedder_id`` dictionary-encoded). A
+  reader memory-maps it: the per-row masks a search needs come from the dates and the
+  dictionaries' codes, and a chunk's text is read when it is a hit, never held;
+- ``<id>.kw-{hashes,vocab,offsets,indptr,postings,tfs,lengths}.npy``: the month's
+  posting list with its raw counts (``transforms.recall.PostingSegment``: the
+  vocabulary as hash-sorted bytes, no Python object per term), memory-mapped by
+  readers; BM25 weights need every month's statistics, so the reader makes them per
+  query (``SegmentedIndex``), with the very scores one index over all the chunks gives;
 - ``<id>.emb.npy``: the embeddings of the month's embedder as one float32 matrix,
   memory-mapped by readers (rows of another embedder are zeros); absent when no chunk
   has one;
 - ``month=YYYY-MM.json``, written last and atomically, naming the files, the embedder,
   the row count and each file's sha256.
 
-``<id>`` is a hash of the month's chunk ids and the embedder, so the same chunks make
-the same bytes. Each file is written beside its name and renamed in, so a reader that
+``<id>`` is a hash of the month's chunk ids, the embedder and the keyword arrays, so the same
+chunks make the same bytes. A pack of another ``VERSION`` is no pack: the next run makes
+its segments again and removes its files. Each file is written beside its name and renamed in, so a reader that
 mapped an older file keeps reading it.
 
 By month, so a night's cost does not grow with the history: a night that adds a day
@@ -46,7 +51,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
-import pyarrow.parquet as pq
 
 from flows.store import compact, faults, warehouse
 from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name
@@ -54,11 +58,13 @@ from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
 from transforms.recall import KeywordIndex, PostingSegment, SegmentedIndex
 
-VERSION = 2
+VERSION = 3
 META_COLUMNS = ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged", "embedder_id")
+#: Columns of few distinct values, stored as dictionaries: a mask over them reads codes, not strings.
+CODED = ("user_id", "source", "embedder_id")
 #: The reader's order; a pack is in it, so nothing is sorted at load.
 ORDER = "ORDER BY date, source, session_id, seq, chunk_id"
-KW_PARTS = ("vocab", "indptr", "postings", "tfs", "lengths")
+KW_PARTS = ("hashes", "vocab", "offsets", "indptr", "postings", "tfs", "lengths")
 _MANIFEST = re.compile(r"^month=(\d{4}-\d{2})\.json$")
 
 
@@ -79,8 +85,8 @@ class Segment:
     """One month of a user's pack."""
 
     month: str
-    meta: pa.Table
-    keyword: PostingSegment
+    meta: pa.Table  # memory-mapped when loaded
+    keyword: PostingSegment  # memory-mapped when loaded
     embedder_id: str | None
     embeddings: np.ndarray | None  # (rows, dim) float32, memory-mapped when loaded; None: no chunk has one
 
@@ -121,6 +127,22 @@ class Pack:
             if self.segments
             else pa.table({c: pa.array([]) for c in META_COLUMNS})
         )
+
+    def mask(self, column: str, values: Iterable[str]) -> np.ndarray:
+        """Whether each row's ``column`` is one of ``values`` (null: no), read from the dictionaries' codes where
+        the column is coded (``CODED``), so no row's string is made."""
+        wanted = set(values)
+        parts = []
+        for chunk in self.meta[column].chunks:
+            if pa.types.is_dictionary(chunk.type):
+                hit = np.array([v in wanted for v in chunk.dictionary.to_pylist()] + [False], dtype=bool)
+                parts.append(hit[chunk.indices.fill_null(len(chunk.dictionary)).to_numpy(zero_copy_only=False)])
+            else:
+                value_set = pa.array(sorted(wanted), type=pa.string()).cast(chunk.type)
+                parts.append(
+                    pa.compute.is_in(chunk, value_set=value_set).fill_null(False).to_numpy(zero_copy_only=False)
+                )
+        return np.concatenate(parts).astype(bool) if parts else np.zeros(self.meta.num_rows, dtype=bool)
 
     @cached_property
     def keyword(self) -> SegmentedIndex:
@@ -171,14 +193,16 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
         return None
     try:
         base, files = folder(wh, user), info["files"]
-        meta = pq.read_table(base / files["meta"])
+        meta = pa.ipc.open_file(pa.memory_map(str(base / files["rows"]), "r")).read_all()  # zero copy: mapped
+        meta.validate()  # the layout only (reading every offset would page in the whole file)
         kw = PostingSegment.from_arrays(
-            {p: np.load(base / files[f"kw_{p}"], allow_pickle=False) for p in KW_PARTS}, int(info["vocab_size"])
+            {p: np.asarray(np.load(base / files[f"kw_{p}"], mmap_mode="r", allow_pickle=False)) for p in KW_PARTS},
+            int(info["vocab_size"]),
         )
         emb = np.load(base / files["embeddings"], mmap_mode="r") if files.get("embeddings") else None
     except (FileNotFoundError, ValueError, KeyError, OSError):
         return None
-    if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"]:
+    if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"] or meta.column_names != list(META_COLUMNS):
         return None
     return Segment(month, meta, kw, info.get("embedder_id"), emb)
 
@@ -275,8 +299,8 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
         # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
         h.update(np.ascontiguousarray(arrays[part]).view(np.uint8))  # type: ignore[arg-type]
     key = h.hexdigest()[:16]
-    names = {"meta": f"{key}.meta.parquet"}
-    files = {names["meta"]: _bytes(lambda f: pq.write_table(seg.meta, f, compression="zstd"))}
+    names = {"rows": f"{key}.rows.arrow"}
+    files = {names["rows"]: _rows_file(seg.meta)}
     for part in KW_PARTS:
         names[f"kw_{part}"] = f"{key}.kw-{part}.npy"
         files[names[f"kw_{part}"]] = _bytes(lambda f, a=arrays[part]: np.save(f, a))
@@ -289,10 +313,24 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
         "month": month,
         "rows": seg.meta.num_rows,
         "embedder_id": seg.embedder_id,
-        "vocab_size": len(seg.keyword.terms),
+        "vocab_size": seg.keyword.size,
         "files": names,
     }
     return Made(files, info)
+
+
+def _rows_file(meta: pa.Table) -> bytes:
+    """The rows as an uncompressed Arrow IPC file (so a reader maps it, zero copy), ``CODED`` columns as
+    dictionaries; one record batch, so each dictionary is written once."""
+    meta = meta.combine_chunks()
+    cols = [pa.compute.dictionary_encode(meta[c]) if c in CODED else meta[c] for c in META_COLUMNS]
+    table = pa.Table.from_arrays([c.combine_chunks() for c in cols], names=list(META_COLUMNS))
+
+    def write(f) -> None:
+        with pa.ipc.new_file(f, table.schema) as w:
+            w.write_table(table, max_chunksize=max(1, table.num_rows))
+
+    return _bytes(write)
 
 
 def _bytes(write) -> bytes:
