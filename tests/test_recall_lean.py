@@ -9,6 +9,7 @@ read the files' bytes after a forget and a purge, and cut a run while a segment 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import mmap
 from random import Random
 
@@ -179,3 +180,19 @@ def test_a_pack_file_cut_short_is_not_used_and_a_backfill_makes_it_again(home):
     backfill(start=dt.date(2026, 7, 17), end=dt.date(2026, 7, 17), home=str(home.paths.home))
     assert recall_pack.changed(wh, "gading") == [] and recall_pack.load(wh, "gading") is not None
     assert [h.as_dict("postgres") for h in Recaller(home, "gading").search("postgres")] == want
+
+
+def test_a_segment_of_the_previous_layout_is_not_read_and_the_next_night_makes_it_again(home):
+    archive_days(home)
+    night(home)
+    wh = home.paths.warehouse
+    folder = recall_pack.folder(wh, "gading")
+    path = recall_pack.manifest(wh, "gading", "2026-07")
+    old = json.loads(path.read_text())
+    (folder / "0123456789abcdef.meta.parquet").write_bytes(b"PAR1 an old segment's rows PAR1")
+    (folder / "0123456789abcdef.kw-vocab.npy").write_bytes(b"old")
+    path.write_text(json.dumps({**old, "version": 2, "files": {"meta": "0123456789abcdef.meta.parquet"}, "sha256": {}}))
+    assert recall_pack.load(wh, "gading") is None  # never read as this layout
+    night(home)
+    assert json.loads(path.read_text()) == old
+    assert not list(folder.glob("0123456789abcdef.*")) and recall_pack.load(wh, "gading") is not None
