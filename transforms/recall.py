@@ -76,7 +76,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -720,15 +720,17 @@ def select(
     else:  # a day scores as its best row
         ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
     best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
-    hits = {day: Hit(day, score, "direct", refs[row], rel(row)) for day, (score, row) in ranked.items() if score > 0}
+    # Each hit as (date, score, via, row) until the last step: a row's chunk (``refs[row]``: its text, read from
+    # disk with a recall pack) is read only for the hits returned and the parents whose text names days.
+    hits = {day: _Pick(day, score, "direct", row) for day, (score, row) in ranked.items() if score > 0}
     if cited_first:
         for parent in list(hits.values())[:top_k]:
             cited = related.get(parent.date, ())
-            named = named_days(parent.chunk.text, parent.date, cited) if cited and params.when_named else set()
+            named = named_days(refs[parent.row].text, parent.date, cited) if cited and params.when_named else set()
             for day in cited:
                 own = hits.get(day)
                 if own is None and day in named and day in best_row:  # no score of its own: shown by its best row
-                    own = Hit(day, 0.0, "direct", refs[best_row[day]], rel(best_row[day]))
+                    own = _Pick(day, 0.0, "direct", best_row[day])
                 if (
                     day < parent.date
                     and own is not None
@@ -736,13 +738,7 @@ def select(
                     and (own.score >= params.when_min * parent.score or day in named)
                     and own.score < parent.score * params.when_lift
                 ):
-                    hits[day] = Hit(
-                        day,
-                        parent.score * params.when_lift,
-                        f"cited:{parent.date.isoformat()}",
-                        own.chunk,
-                        own.relevance,
-                    )
+                    hits[day] = _Pick(day, parent.score * params.when_lift, f"cited:{parent.date.isoformat()}", own.row)
     if expand:
         direct_top = [h for h in hits.values() if h.via == "direct"][:top_k]
         for parent in direct_top:
@@ -752,10 +748,18 @@ def select(
                     continue
                 current = hits.get(day)
                 if current is None or pulled > current.score:
-                    row = best_row[day]
-                    hits[day] = Hit(day, pulled, f"related:{parent.date.isoformat()}", refs[row], rel(row))
+                    hits[day] = _Pick(day, pulled, f"related:{parent.date.isoformat()}", best_row[day])
     ordered = sorted(hits.values(), key=lambda h: (-h.score, h.date))
-    return ordered[:top_k]
+    return [Hit(h.date, h.score, h.via, refs[h.row], rel(h.row)) for h in ordered[:top_k]]
+
+
+class _Pick(NamedTuple):
+    """A hit before its chunk is read (``select``)."""
+
+    date: dt.date
+    score: float
+    via: str
+    row: int
 
 
 def named_days(text: str, day: dt.date, cited: Sequence[dt.date]) -> set[dt.date]:
