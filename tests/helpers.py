@@ -162,6 +162,7 @@ def compacts_match(settings: Settings) -> int:
         got, want = recall_pack.load(wh, user), recall_pack.contents(wh, user)
         assert got is not None and want is not None, m
         assert got.meta.to_pylist() == want.meta.to_pylist() and got.embedder_id == want.embedder_id, m
+        assert got.table().to_pylist() == want.table().to_pylist(), m
         a, b = got.keyword.arrays(), want.keyword.arrays()
         assert all(np.array_equal(a[k], b[k]) for k in a), m
         assert (got.embeddings is None) == (want.embeddings is None), m

@@ -71,11 +71,12 @@ builds its own from the config); no module global is read or written at search t
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -274,15 +275,25 @@ class PostingSegment:
     to the segment, ``tfs`` each posting's count, ``lengths`` each document's length
     (the sum of its counts). Weights need the statistics of every segment together, so
     ``SegmentedIndex`` makes them at query time.
+
+    The vocabulary holds no Python object per term, so a segment can be memory-mapped
+    whole: term ``i`` is ``vocab[offsets[i]:offsets[i + 1]]`` (UTF-8), the terms sorted
+    by ``hashes`` (``term_hash``, ascending), and a term is found by a binary search of
+    its hash, then a comparison of its bytes (two terms with one hash stay apart).
     """
 
     def __init__(
-        self, vocab: Sequence[str], indptr: np.ndarray, postings: np.ndarray, tfs: np.ndarray, lengths: np.ndarray
+        self,
+        hashes: np.ndarray,
+        vocab: np.ndarray,
+        offsets: np.ndarray,
+        indptr: np.ndarray,
+        postings: np.ndarray,
+        tfs: np.ndarray,
+        lengths: np.ndarray,
     ):
-        self.terms = list(vocab)
-        self.vocab = {t: i for i, t in enumerate(self.terms)}
-        self.indptr, self.postings = np.asarray(indptr), np.asarray(postings)
-        self.tfs, self.lengths = np.asarray(tfs, dtype=np.float32), np.asarray(lengths, dtype=np.float32)
+        self.hashes, self.vocab, self.offsets = hashes, vocab, offsets
+        self.indptr, self.postings, self.tfs, self.lengths = indptr, postings, tfs, lengths
 
     @classmethod
     def build(
@@ -291,19 +302,53 @@ class PostingSegment:
         """From a dictionary-encoded terms column: ``vocab``, each flat term's id, its count, and how many
         distinct terms each document has."""
         n = len(lengths)
-        doc_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        encoded = [t.encode("utf-8", "surrogatepass") for t in vocab]
+        hashes = np.fromiter((_hash_bytes(t) for t in encoded), dtype=np.uint64, count=len(encoded))
+        by_hash = np.lexsort((np.arange(len(encoded)), hashes))  # ties (a collision): the first seen first
+        rank = np.empty(len(encoded), dtype=np.int64)
+        rank[by_hash] = np.arange(len(encoded))
+        sizes = np.fromiter((len(encoded[i]) for i in by_hash), dtype=np.int64, count=len(encoded))
+        doc_of = np.repeat(np.arange(n, dtype=np.int32), lengths)
         tfs = np.asarray(doc_tfs, dtype=np.float32)
-        term_ids = np.asarray(term_ids, dtype=np.int64)
+        term_ids = rank[np.asarray(term_ids, dtype=np.int64)] if len(encoded) else np.zeros(0, dtype=np.int64)
         doc_len = np.bincount(doc_of, weights=tfs, minlength=n).astype(np.float32)
         order = np.argsort(term_ids, kind="stable")
-        df = np.bincount(term_ids, minlength=len(vocab))
-        return cls(vocab, np.concatenate([[0], np.cumsum(df)]), doc_of[order], tfs[order], doc_len)
+        df = np.bincount(term_ids, minlength=len(encoded))
+        return cls(
+            hashes[by_hash],
+            np.frombuffer(b"".join(encoded[i] for i in by_hash), dtype=np.uint8),
+            np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            np.concatenate([[0], np.cumsum(df)]).astype(np.int64),
+            doc_of[order],
+            tfs[order],
+            doc_len,
+        )
+
+    @property
+    def size(self) -> int:
+        """How many distinct terms the segment holds."""
+        return len(self.hashes)
+
+    def term(self, i: int) -> str:
+        return bytes(self.vocab[self.offsets[i] : self.offsets[i + 1]]).decode("utf-8", "surrogatepass")
+
+    def find(self, encoded: Sequence[bytes], hashes: np.ndarray) -> list[int | None]:
+        """Each term's id here (None: not held); ``encoded`` the terms as UTF-8, ``hashes`` their ``term_hash``."""
+        lo = np.searchsorted(self.hashes, hashes, side="left")
+        hi = np.searchsorted(self.hashes, hashes, side="right")
+        out: list[int | None] = []
+        for t, a, b in zip(encoded, lo.tolist(), hi.tolist(), strict=True):
+            out.append(
+                next((i for i in range(a, b) if self.vocab[self.offsets[i] : self.offsets[i + 1]].tobytes() == t), None)
+            )
+        return out
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The segment as plain arrays (``from_arrays`` reads them back): a recall pack stores them."""
-        blob = "\n".join(self.terms).encode("utf-8", "surrogatepass")
         return {
-            "vocab": np.frombuffer(blob, dtype=np.uint8),
+            "hashes": self.hashes,
+            "vocab": self.vocab,
+            "offsets": self.offsets,
             "indptr": self.indptr,
             "postings": self.postings,
             "tfs": self.tfs,
@@ -312,10 +357,27 @@ class PostingSegment:
 
     @classmethod
     def from_arrays(cls, a: Mapping[str, np.ndarray], vocab_size: int) -> PostingSegment:
-        terms = bytes(a["vocab"]).decode("utf-8", "surrogatepass").split("\n") if vocab_size else []
-        if len(terms) != vocab_size or len(a["indptr"]) != vocab_size + 1:
+        """A segment of ``arrays()`` as they are (memory maps stay memory maps), its sizes checked."""
+        if not (
+            len(a["hashes"]) == vocab_size
+            and len(a["offsets"]) == vocab_size + 1
+            and len(a["indptr"]) == vocab_size + 1
+            and int(a["offsets"][-1]) == len(a["vocab"])
+            and int(a["indptr"][-1]) == len(a["postings"]) == len(a["tfs"])
+            and a["hashes"].dtype == np.uint64
+            and a["tfs"].dtype == a["lengths"].dtype == np.float32
+        ):
             raise ValueError("a posting segment whose vocabulary does not match its size")
-        return cls(terms, a["indptr"], a["postings"], a["tfs"], a["lengths"])
+        return cls(a["hashes"], a["vocab"], a["offsets"], a["indptr"], a["postings"], a["tfs"], a["lengths"])
+
+
+def term_hash(term: str) -> int:
+    """A term's 64-bit hash, the same in every process and release (the order of a ``PostingSegment``'s terms)."""
+    return _hash_bytes(term.encode("utf-8", "surrogatepass"))
+
+
+def _hash_bytes(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 class SegmentedIndex:
@@ -335,34 +397,38 @@ class SegmentedIndex:
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"{i}.{k}": v for i, s in enumerate(self.segments) for k, v in s.arrays().items()}
 
+    def _found(self, terms: Sequence[str]) -> list[list[tuple[PostingSegment, int, int, int]]]:
+        """For each term, the (segment, its first document's number, postings start, end) of each segment that
+        holds it."""
+        encoded = [t.encode("utf-8", "surrogatepass") for t in terms]
+        hashes = np.fromiter((_hash_bytes(t) for t in encoded), dtype=np.uint64, count=len(encoded))
+        out: list[list[tuple[PostingSegment, int, int, int]]] = [[] for _ in terms]
+        for s, offset in zip(self.segments, self.offsets.tolist(), strict=False):
+            for j, tid in enumerate(s.find(encoded, hashes)):
+                if tid is not None:
+                    out[j].append((s, offset, int(s.indptr[tid]), int(s.indptr[tid + 1])))
+        return out
+
     def has(self, term: str) -> bool:
         """Whether any document holds ``term``."""
-        return any(term in s.vocab for s in self.segments)
+        return bool(self._found([term])[0])
 
     def docs_with(self, term: str) -> np.ndarray:
         """The documents that hold ``term``, ascending."""
-        found = [
-            s.postings[s.indptr[tid] : s.indptr[tid + 1]] + offset
-            for s, offset in zip(self.segments, self.offsets, strict=False)
-            if (tid := s.vocab.get(term)) is not None
-        ]
+        found = [s.postings[a:b].astype(np.int64) + offset for s, offset, a, b in self._found([term])[0]]
         return np.sort(np.concatenate(found)).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
 
     def scores(self, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
         out = np.zeros(self.n_docs, dtype=np.float32)
         n = self.n_docs
-        for term in query_terms(query, glossed=glossed):
-            hits = []
-            for s, offset in zip(self.segments, self.offsets, strict=False):
-                tid = s.vocab.get(term)
-                if tid is not None:
-                    hits.append((s, int(offset), s.indptr[tid], s.indptr[tid + 1]))
+        terms = list(query_terms(query, glossed=glossed))
+        for hits in self._found(terms):
             if not hits:
                 continue
-            df = np.array([sum(int(b - a) for _, _, a, b in hits)], dtype=np.int64)
+            df = np.array([sum(b - a for _, _, a, b in hits)], dtype=np.int64)
             idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)[0]
             for s, offset, a, b in hits:
-                docs = s.postings[a:b] + offset
+                docs = s.postings[a:b].astype(np.int64) + offset
                 tf = s.tfs[a:b]
                 norm = K1 * (1.0 - B + B * self.doc_len[docs] / (self.avg or 1.0))
                 out[docs] += idf * tf * (K1 + 1.0) / (tf + norm)
@@ -654,15 +720,17 @@ def select(
     else:  # a day scores as its best row
         ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
     best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
-    hits = {day: Hit(day, score, "direct", refs[row], rel(row)) for day, (score, row) in ranked.items() if score > 0}
+    # Each hit as (date, score, via, row) until the last step: a row's chunk (``refs[row]``: its text, read from
+    # disk with a recall pack) is read only for the hits returned and the parents whose text names days.
+    hits = {day: _Pick(day, score, "direct", row) for day, (score, row) in ranked.items() if score > 0}
     if cited_first:
         for parent in list(hits.values())[:top_k]:
             cited = related.get(parent.date, ())
-            named = named_days(parent.chunk.text, parent.date, cited) if cited and params.when_named else set()
+            named = named_days(refs[parent.row].text, parent.date, cited) if cited and params.when_named else set()
             for day in cited:
                 own = hits.get(day)
                 if own is None and day in named and day in best_row:  # no score of its own: shown by its best row
-                    own = Hit(day, 0.0, "direct", refs[best_row[day]], rel(best_row[day]))
+                    own = _Pick(day, 0.0, "direct", best_row[day])
                 if (
                     day < parent.date
                     and own is not None
@@ -670,13 +738,7 @@ def select(
                     and (own.score >= params.when_min * parent.score or day in named)
                     and own.score < parent.score * params.when_lift
                 ):
-                    hits[day] = Hit(
-                        day,
-                        parent.score * params.when_lift,
-                        f"cited:{parent.date.isoformat()}",
-                        own.chunk,
-                        own.relevance,
-                    )
+                    hits[day] = _Pick(day, parent.score * params.when_lift, f"cited:{parent.date.isoformat()}", own.row)
     if expand:
         direct_top = [h for h in hits.values() if h.via == "direct"][:top_k]
         for parent in direct_top:
@@ -686,10 +748,18 @@ def select(
                     continue
                 current = hits.get(day)
                 if current is None or pulled > current.score:
-                    row = best_row[day]
-                    hits[day] = Hit(day, pulled, f"related:{parent.date.isoformat()}", refs[row], rel(row))
+                    hits[day] = _Pick(day, pulled, f"related:{parent.date.isoformat()}", best_row[day])
     ordered = sorted(hits.values(), key=lambda h: (-h.score, h.date))
-    return ordered[:top_k]
+    return [Hit(h.date, h.score, h.via, refs[h.row], rel(h.row)) for h in ordered[:top_k]]
+
+
+class _Pick(NamedTuple):
+    """A hit before its chunk is read (``select``)."""
+
+    date: dt.date
+    score: float
+    via: str
+    row: int
 
 
 def named_days(text: str, day: dt.date, cited: Sequence[dt.date]) -> set[dt.date]:

@@ -6,8 +6,9 @@ so it never blocks, and is never blocked by, a running pipeline. The embedder an
 the keyword index are built once; each ``search`` is then one query embedding, one
 matrix-vector product and a few posting lists (``transforms.recall``). For the whole
 history (no date range) it opens the user's recall pack instead when there is one
-(``flows.store.recall_pack``): the posting list ready-made and the embeddings
-memory-mapped, so nothing is built at load.
+(``flows.store.recall_pack``): the posting list ready-made, and it, the chunks' text and
+the embeddings memory-mapped, so nothing is built at load and the heap holds only a few
+arrays of one number per chunk (dates, key and embedder masks, lengths).
 
 Only chunks embedded by the configured embedder take part in the vector arm; if the
 index holds chunks of another embedder (the config changed and no run has re-indexed
@@ -83,11 +84,16 @@ def choose_user(settings: Settings, user: str | None) -> str:
 
 
 class _Rows(Sequence[ChunkRef]):
-    """The loaded chunks as ``ChunkRef``s, each made when asked for (a search reads a handful of 100k)."""
+    """The loaded chunks as ``ChunkRef``s, each made when asked for (a search reads a handful of 100k): from a
+    table, or from ``row`` (a recall pack's ``Pack.row``: a chunk's text is read from disk when it is a hit)."""
 
-    def __init__(self, tbl):
-        self._cols = {k: tbl[k] for k in ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged")}
-        self._n = tbl.num_rows
+    def __init__(self, tbl=None, *, row=None, n: int = 0):
+        if tbl is not None:
+            cols = {k: tbl[k] for k in ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged")}
+            self._row = lambda i: {k: c[i].as_py() for k, c in cols.items()}
+            self._n = tbl.num_rows
+        else:
+            self._row, self._n = row, n
 
     def __len__(self) -> int:
         return self._n
@@ -101,15 +107,12 @@ class _Rows(Sequence[ChunkRef]):
     def __getitem__(self, i: int | slice) -> ChunkRef | list[ChunkRef]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(self._n))]
-        c = self._cols
+        at = int(i) + self._n if i < 0 else int(i)
+        if not 0 <= at < self._n:
+            raise IndexError(i)
+        c = self._row(at)
         return ChunkRef(
-            c["chunk_id"][i].as_py(),
-            c["user_id"][i].as_py(),
-            c["date"][i].as_py(),
-            c["session_id"][i].as_py(),
-            c["source"][i].as_py(),
-            c["text"][i].as_py(),
-            tuple(c["flagged"][i].as_py() or ()),
+            c["chunk_id"], c["user_id"], c["date"], c["session_id"], c["source"], c["text"], tuple(c["flagged"] or ())
         )
 
     def __iter__(self) -> Iterator[ChunkRef]:
@@ -237,12 +240,7 @@ class Recaller:
         pack = recall_pack.load(self.settings.paths.warehouse, self.user)
         if pack is None:
             return None
-        ids = pack.meta["embedder_id"]
-        current = (
-            pc.fill_null(pc.equal(ids, self.embedder_id), False).to_numpy(zero_copy_only=False)
-            if self.embedder_id is not None
-            else np.zeros(pack.meta.num_rows, dtype=bool)
-        )
+        current = pack.mask("embedder_id", [self.embedder_id] if self.embedder_id is not None else [])
         embeddings: np.ndarray | recall_pack.Stacked | None = None
         if self.embedder is not None:
             if current.any() and pack.embedder_id != self.embedder_id:
@@ -252,7 +250,9 @@ class Recaller:
             else:
                 embeddings = np.zeros((pack.meta.num_rows, self.embedder.dim), dtype=np.float32)
         dates = pack.meta["date"].to_numpy(zero_copy_only=False).astype("datetime64[D]")
-        return _Loaded(_Rows(pack.meta), embeddings, current, pack.keyword, related, dates, _keys(pack.meta["source"]))
+        keys = pack.mask("source", KEY_SOURCES)
+        refs = _Rows(row=pack.row, n=pack.meta.num_rows)
+        return _Loaded(refs, embeddings, current, pack.keyword, related, dates, keys)
 
     def scores(self, query: str, mode: str = "hybrid", *, meaning: str | None = None) -> np.ndarray:
         """Fused score of every loaded chunk for one query; ``meaning``: the text to embed, if not the query.

@@ -5,20 +5,29 @@ build the BM25 posting list and copy the embeddings into a matrix: about 11 s at
 chunks. A pack holds what that produced, one segment per (user, month), made at the end
 of a run from the user's compact copies (``flows.store.compact``):
 
-- ``<id>.meta.parquet``: each chunk's ``chunk_id, user_id, date, session_id, source,
-  text, flagged, embedder_id``, in the order the reader sorts by;
-- ``<id>.kw-{vocab,indptr,postings,tfs,lengths}.npy``: the month's posting list with
-  its raw counts (``transforms.recall.PostingSegment``); BM25 weights need every
-  month's statistics, so the reader makes them per query (``SegmentedIndex``), with
-  the very scores one index over all the chunks gives;
+- ``<id>.rows.arrow``: each chunk's ``chunk_id, user_id, date, session_id, source,
+  text, flagged, embedder_id``, in the order the reader sorts by, as an uncompressed
+  Arrow IPC file in record batches of ``BATCH_ROWS`` rows (``CODED`` columns
+  dictionary-encoded). A reader keeps it open and reads the batch of a row when the
+  row is a hit: a chunk's text is never held;
+- ``<id>.search.arrow``: the same rows' ``SEARCH_COLUMNS`` (date, source, embedder),
+  the few bytes a row that a search needs for every chunk, read whole;
+- ``<id>.kw-{hashes,vocab,offsets,indptr,postings,tfs,lengths}.npy``: the month's
+  posting list with its raw counts (``transforms.recall.PostingSegment``: the
+  vocabulary as hash-sorted bytes, no Python object per term, memory-mapped; the
+  postings and counts read per query term with ``pread``, never mapped or held:
+  ``FileArray``); BM25 weights need every month's statistics, so the reader makes
+  them per query (``SegmentedIndex``), with the very scores one index over all the
+  chunks gives;
 - ``<id>.emb.npy``: the embeddings of the month's embedder as one float32 matrix,
   memory-mapped by readers (rows of another embedder are zeros); absent when no chunk
   has one;
 - ``month=YYYY-MM.json``, written last and atomically, naming the files, the embedder,
   the row count and each file's sha256.
 
-``<id>`` is a hash of the month's chunk ids and the embedder, so the same chunks make
-the same bytes. Each file is written beside its name and renamed in, so a reader that
+``<id>`` is a hash of the month's chunk ids, the embedder and the keyword arrays, so the same
+chunks make the same bytes. A pack of another ``VERSION`` is no pack: the next run makes
+its segments again and removes its files. Each file is written beside its name and renamed in, so a reader that
 mapped an older file keeps reading it.
 
 By month, so a night's cost does not grow with the history: a night that adds a day
@@ -38,15 +47,17 @@ import io
 import json
 import os
 import re
+import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
-import pyarrow.parquet as pq
 
 from flows.store import compact, faults, warehouse
 from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name
@@ -54,11 +65,17 @@ from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
 from transforms.recall import KeywordIndex, PostingSegment, SegmentedIndex
 
-VERSION = 2
+VERSION = 3
 META_COLUMNS = ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged", "embedder_id")
+#: Columns of few distinct values, stored as dictionaries: a mask over them reads codes, not strings.
+CODED = ("user_id", "source", "embedder_id")
+#: The columns a search reads for every row (held: a few bytes a row); the others are read per hit.
+SEARCH_COLUMNS = ("date", "source", "embedder_id")
+#: Rows per record batch of a rows file: a hit reads its batch (a few hundred KB), never the file.
+BATCH_ROWS = 256
 #: The reader's order; a pack is in it, so nothing is sorted at load.
 ORDER = "ORDER BY date, source, session_id, seq, chunk_id"
-KW_PARTS = ("vocab", "indptr", "postings", "tfs", "lengths")
+KW_PARTS = ("hashes", "vocab", "offsets", "indptr", "postings", "tfs", "lengths")
 _MANIFEST = re.compile(r"^month=(\d{4}-\d{2})\.json$")
 
 
@@ -79,10 +96,77 @@ class Segment:
     """One month of a user's pack."""
 
     month: str
-    meta: pa.Table
-    keyword: PostingSegment
+    meta: pa.Table  # SEARCH_COLUMNS of every row
+    keyword: PostingSegment  # postings read per query term when loaded (FileArray), the vocabulary mapped
     embedder_id: str | None
     embeddings: np.ndarray | None  # (rows, dim) float32, memory-mapped when loaded; None: no chunk has one
+    rows: Rows  # every META_COLUMNS column of a row, read when asked for
+
+
+class Rows:
+    """A segment's chunks with every ``META_COLUMNS`` column: the table as it is made, or, loaded, its rows file
+    kept open and read one record batch at a time when a row is asked for (never mapped, never held)."""
+
+    def __init__(self, table: pa.Table | None = None, path: Path | None = None, n: int = 0):
+        self._table = table
+        self._reader = pa.ipc.open_file(pa.OSFile(str(path))) if path is not None else None
+        self._n = table.num_rows if table is not None else n
+        self._lock = threading.Lock()  # one reader, shared by a server's threads
+        if self._reader is not None and self._reader.num_record_batches != -(-n // BATCH_ROWS):
+            raise ValueError(f"{path}: not {n} rows in batches of {BATCH_ROWS}")
+
+    def __len__(self) -> int:
+        return self._n
+
+    def row(self, i: int) -> dict:
+        """Row ``i``'s columns, as Python values."""
+        if self._reader is None:
+            assert self._table is not None
+            return {c: self._table[c][i].as_py() for c in META_COLUMNS}
+        with self._lock:
+            batch = self._reader.get_batch(i // BATCH_ROWS)
+        return {c: batch.column(c)[i % BATCH_ROWS].as_py() for c in META_COLUMNS}
+
+    def table(self) -> pa.Table:
+        """Every row, read whole (checks and tests; a search never needs it)."""
+        if self._reader is None:
+            assert self._table is not None
+            return self._table.select(list(META_COLUMNS))
+        with self._lock:
+            return self._reader.read_all()
+
+
+class FileArray:
+    """A 1-d ``.npy`` array read a slice at a time with ``pread`` from a file kept open: a query reads the
+    postings of its terms, and the process neither maps nor holds the rest."""
+
+    def __init__(self, path: Path):
+        with open(path, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = header(f)
+            self._start = f.tell()
+            size = os.fstat(f.fileno()).st_size
+        if len(shape) != 1 or fortran or dtype.hasobject or size != self._start + shape[0] * dtype.itemsize:
+            raise ValueError(f"{path}: not a whole 1-d array")
+        self.dtype, self.shape = dtype, shape
+        self._fd = os.open(path, os.O_RDONLY)
+        weakref.finalize(self, os.close, self._fd)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, at: slice) -> np.ndarray:
+        a, b, step = at.indices(len(self))
+        if step != 1:
+            raise IndexError("a FileArray is read in plain slices")
+        size = self.dtype.itemsize
+        data = os.pread(self._fd, max(0, b - a) * size, self._start + a * size)
+        return np.frombuffer(data, dtype=self.dtype)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = self[:]
+        return out if dtype is None else out.astype(dtype)
 
 
 class Stacked:
@@ -119,8 +203,38 @@ class Pack:
         return (
             pa.concat_tables([s.meta for s in self.segments])
             if self.segments
-            else pa.table({c: pa.array([]) for c in META_COLUMNS})
+            else pa.table({c: pa.array([]) for c in SEARCH_COLUMNS})
         )
+
+    @cached_property
+    def _starts(self) -> np.ndarray:
+        return np.cumsum([0] + [len(s.rows) for s in self.segments])
+
+    def row(self, i: int) -> dict:
+        """Row ``i`` of the whole pack, every ``META_COLUMNS`` column, read from its segment's rows now."""
+        k = int(np.searchsorted(self._starts, i, side="right")) - 1
+        return self.segments[k].rows.row(i - int(self._starts[k]))
+
+    def table(self) -> pa.Table:
+        """Every row of every segment, read whole (checks and tests; a search never needs it)."""
+        tables = [s.rows.table() for s in self.segments]
+        return pa.concat_tables(tables) if tables else pa.table({c: pa.array([]) for c in META_COLUMNS})
+
+    def mask(self, column: str, values: Iterable[str]) -> np.ndarray:  # column: one of SEARCH_COLUMNS
+        """Whether each row's ``column`` is one of ``values`` (null: no), read from the dictionaries' codes where
+        the column is coded (``CODED``), so no row's string is made."""
+        wanted = set(values)
+        parts = []
+        for chunk in self.meta[column].chunks:
+            if pa.types.is_dictionary(chunk.type):
+                hit = np.array([v in wanted for v in chunk.dictionary.to_pylist()] + [False], dtype=bool)
+                parts.append(hit[chunk.indices.fill_null(len(chunk.dictionary)).to_numpy(zero_copy_only=False)])
+            else:
+                value_set = pa.array(sorted(wanted), type=pa.string()).cast(chunk.type)
+                parts.append(
+                    pa.compute.is_in(chunk, value_set=value_set).fill_null(False).to_numpy(zero_copy_only=False)
+                )
+        return np.concatenate(parts).astype(bool) if parts else np.zeros(self.meta.num_rows, dtype=bool)
 
     @cached_property
     def keyword(self) -> SegmentedIndex:
@@ -171,16 +285,21 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
         return None
     try:
         base, files = folder(wh, user), info["files"]
-        meta = pq.read_table(base / files["meta"])
-        kw = PostingSegment.from_arrays(
-            {p: np.load(base / files[f"kw_{p}"], allow_pickle=False) for p in KW_PARTS}, int(info["vocab_size"])
-        )
+        with pa.OSFile(str(base / files["search"])) as f:
+            meta = pa.ipc.open_file(f).read_all()
+        rows = Rows(path=base / files["rows"], n=int(info["rows"]))
+        arrays: dict[str, Any] = {
+            p: FileArray(path) if p in ("postings", "tfs") else np.asarray(np.load(path, mmap_mode="r"))
+            for p in KW_PARTS
+            for path in [base / files[f"kw_{p}"]]
+        }
+        kw = PostingSegment.from_arrays(arrays, int(info["vocab_size"]))
         emb = np.load(base / files["embeddings"], mmap_mode="r") if files.get("embeddings") else None
     except (FileNotFoundError, ValueError, KeyError, OSError):
         return None
-    if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"]:
+    if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"] or meta.column_names != list(SEARCH_COLUMNS):
         return None
-    return Segment(month, meta, kw, info.get("embedder_id"), emb)
+    return Segment(month, meta, kw, info.get("embedder_id"), emb, rows)
 
 
 def contents(wh: Path, user: str) -> Pack | None:
@@ -215,7 +334,8 @@ def segment_of(wh: Path, user: str, month: str) -> Segment | None:
         dim = len(col[0]) if len(col) else 0
         matrix = np.zeros((n, dim), dtype=np.float32)
         matrix[current.to_numpy(zero_copy_only=False)] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
-    return Segment(month, tbl.select(list(META_COLUMNS)), keyword, embedder, matrix)
+    rows = tbl.select(list(META_COLUMNS))
+    return Segment(month, rows.select(list(SEARCH_COLUMNS)), keyword, embedder, matrix, Rows(rows))
 
 
 def keyword_index(terms: pa.ListArray, tfs: pa.ListArray) -> KeywordIndex:
@@ -269,14 +389,15 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
     # reader of the old manifest may be reading.
     arrays = seg.keyword.arrays()
     h = hashlib.sha256(
-        b"\n".join(c.encode() for c in seg.meta["chunk_id"].to_pylist()) + f"\n{seg.embedder_id}\n{VERSION}".encode()
+        b"\n".join(c.encode() for c in seg.rows.table()["chunk_id"].to_pylist())
+        + f"\n{seg.embedder_id}\n{VERSION}".encode()
     )
     for part in KW_PARTS:
         # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
         h.update(np.ascontiguousarray(arrays[part]).view(np.uint8))  # type: ignore[arg-type]
     key = h.hexdigest()[:16]
-    names = {"meta": f"{key}.meta.parquet"}
-    files = {names["meta"]: _bytes(lambda f: pq.write_table(seg.meta, f, compression="zstd"))}
+    names = {"rows": f"{key}.rows.arrow", "search": f"{key}.search.arrow"}
+    files = {names["rows"]: _arrow_file(seg.rows.table(), BATCH_ROWS), names["search"]: _arrow_file(seg.meta)}
     for part in KW_PARTS:
         names[f"kw_{part}"] = f"{key}.kw-{part}.npy"
         files[names[f"kw_{part}"]] = _bytes(lambda f, a=arrays[part]: np.save(f, a))
@@ -289,10 +410,24 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
         "month": month,
         "rows": seg.meta.num_rows,
         "embedder_id": seg.embedder_id,
-        "vocab_size": len(seg.keyword.terms),
+        "vocab_size": seg.keyword.size,
         "files": names,
     }
     return Made(files, info)
+
+
+def _arrow_file(rows: pa.Table, batch_rows: int | None = None) -> bytes:
+    """The rows as an uncompressed Arrow IPC file in batches of ``batch_rows`` (default: one batch), ``CODED``
+    columns as dictionaries (one for the whole file)."""
+    rows = rows.combine_chunks()
+    cols = [pa.compute.dictionary_encode(rows[c]) if c in CODED else rows[c] for c in rows.column_names]
+    table = pa.Table.from_arrays([c.combine_chunks() for c in cols], names=rows.column_names)
+
+    def write(f) -> None:
+        with pa.ipc.new_file(f, table.schema) as w:
+            w.write_table(table, max_chunksize=batch_rows or max(1, table.num_rows))
+
+    return _bytes(write)
 
 
 def _bytes(write) -> bytes:
