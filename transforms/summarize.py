@@ -39,7 +39,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from schemas.frontmatter import IMPORTANCE_MAX, IMPORTANCE_MIN, LLM_FIELDS, MOODS, llm_json_schema
@@ -176,8 +176,64 @@ class Extracted:
         return getattr(self, name)
 
 
+#: A day bigger than this (messages, or characters of content) is read by the extractors in bounded stretches
+#: (``bounded_text``): one huge day (an agent's 100,000-message log) is noted in seconds, not minutes.
+BIG_DAY_MESSAGES = 3000
+BIG_DAY_CHARS = 1_200_000
+#: How many evenly spread stretches of consecutive messages a big day is read in.
+BIG_DAY_STRETCHES = 40
+
+
+def bounded_text(text: DayText, max_messages: int = BIG_DAY_MESSAGES, max_chars: int = BIG_DAY_CHARS) -> DayText:
+    """The day as the extractors read it: itself, or for a day over the bounds, a bounded part of it.
+
+    A day within ``max_messages`` and ``max_chars`` is returned as it is, so its note is
+    the one it always was. A bigger day keeps ``BIG_DAY_STRETCHES`` stretches of
+    consecutive messages spread evenly from its first message to its last (a question
+    stays beside its answer), at most ``max_messages`` in all, in order; then, if their
+    content still holds more than ``max_chars``, the longest messages are cut (at a
+    space) to one length that fits, so short turns stay whole.
+    """
+    msgs = text.messages
+    if len(msgs) <= max_messages and sum(len(m.content) for m in msgs) <= max_chars:
+        return text
+    kept = msgs if len(msgs) <= max_messages else tuple(msgs[i] for i in _stretches(len(msgs), max_messages))
+    cap = _length_cap([len(m.content) for m in kept], max_chars)
+    if cap is not None:
+        kept = tuple(m if len(m.content) <= cap else replace(m, content=_cut_at_space(m.content, cap)) for m in kept)
+    return replace(text, messages=kept)
+
+
+def _stretches(n: int, most: int) -> list[int]:
+    """Indexes of ``BIG_DAY_STRETCHES`` evenly spread runs of consecutive items among ``n``, ``most`` in all."""
+    runs = max(1, min(BIG_DAY_STRETCHES, most))
+    length = most // runs
+    starts = [round(i * (n - length) / max(runs - 1, 1)) for i in range(runs)]
+    return sorted({j for s in starts for j in range(s, min(s + length, n))})
+
+
+def _length_cap(lengths: list[int], budget: int) -> int | None:
+    """The largest length L with sum(min(x, L)) <= budget; None when every length fits whole."""
+    if sum(lengths) <= budget:
+        return None
+    ordered = sorted(lengths)
+    left, count = budget, len(ordered)
+    for i, x in enumerate(ordered):
+        share = left // (count - i)
+        if x > share:
+            return max(share, 1)
+        left -= x
+    return ordered[-1]
+
+
+def _cut_at_space(text: str, n: int) -> str:
+    head = text[:n]
+    cut = head.rfind(" ")
+    return head[:cut] if cut > n // 2 else head
+
+
 def extract_all(day: DayInput) -> Extracted:
-    t = day.text
+    t = bounded_text(day.text)
     people = extract_people(t)
     note = write_note(t, day.summary_chars, people)
     return Extracted(
@@ -207,9 +263,16 @@ def session_lines(day: DayInput) -> tuple[SessionLine, ...]:
     """One line per session: local start–end, message count, and its technologies or opening words."""
     tz = day.text.tz
     out = []
+    of_session: dict[str, list[DayMessage]] = {}
+    for m in day.text.messages:
+        of_session.setdefault(m.session_id, []).append(m)
+    big = bounded_text(day.text) is not day.text
+    share = max(200, BIG_DAY_MESSAGES // max(len(day.sessions), 1))
     for s in sorted(day.sessions, key=lambda s: (s.started_at or dt.datetime.max.replace(tzinfo=dt.UTC), s.session_id)):
-        msgs = tuple(m for m in day.text.messages if m.session_id == s.session_id)
+        msgs = tuple(of_session.get(s.session_id, ()))
         sub = DayText(day.text.user_id, day.text.day, tz, msgs)
+        if big:  # each session of a big day is read in bounded stretches too
+            sub = bounded_text(sub, share, BIG_DAY_CHARS * share // BIG_DAY_MESSAGES)
         techs = extract_technologies(sub)[:3]
         topic = ", ".join(techs)
         if not topic:
