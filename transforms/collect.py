@@ -32,7 +32,7 @@ import datetime as dt
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 #: What each line-based source kind is, as an import format, and the extension of its segments.
@@ -68,12 +68,41 @@ class Cut:
 
 
 @dataclass(frozen=True, slots=True)
+class Planned:
+    """A segment to write, by where its bytes lie: ``prefix`` then each (start, end) of the new part, in order."""
+
+    session: str
+    day: dt.date
+    prefix: bytes  # the opening record put before its lines, or b""
+    ranges: tuple[tuple[int, int], ...]  # runs of consecutive lines, offsets into the new part
+    offset: int = 0  # where its first line taken starts in the source file
+    first_day: dt.date | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.prefix) + sum(b - a for a, b in self.ranges)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What ``plan`` decides: ``Cut`` with each segment given by where its bytes lie, not by the bytes."""
+
+    segments: tuple[Planned, ...]
+    taken: int
+    context: bytes | None
+    last: tuple[str, str] | None
+    waiting_days: tuple[dt.date, ...]
+    lines: int
+    first_days: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class _Line:
     start: int
     end: int
     session: str | None  # None: joins its neighbour's group
     day: dt.date | None
-    opening: bool  # it is its session's opening record
+    opening: bytes | None  # the line itself when it is its session's opening record
 
 
 def cut(
@@ -101,14 +130,55 @@ def cut(
     ``latest``: a line dated after this day (an impossible time) is taken at once, in a
     segment of its own that ingest quarantines with the reason, so one bad time never
     holds back the lines after it.
+
+    ``plan`` decides the same from the lines alone, for a caller that streams them.
     """
     complete = new[: new.rfind(b"\n") + 1]
+    p = plan(
+        kind,
+        complete.splitlines(keepends=True),
+        context=context,
+        last=last,
+        tz=tz,
+        eligible=eligible,
+        undated_day=undated_day,
+        start=start,
+        latest=latest,
+        first_days=first_days,
+    )
+    segments = tuple(
+        Segment(s.session, s.day, s.prefix + b"".join(complete[a:b] for a, b in s.ranges), s.offset, s.first_day)
+        for s in p.segments
+    )
+    return Cut(segments, p.taken, p.context, p.last, p.waiting_days, p.lines, p.first_days)
+
+
+def plan(
+    kind: str,
+    lines: Iterable[bytes],
+    *,
+    context: bytes | None,
+    last: tuple[str, str] | None,
+    tz: dt.tzinfo,
+    eligible: Callable[[dt.date], bool],
+    undated_day: dt.date,
+    start: int = 0,
+    latest: dt.date | None = None,
+    first_days: dict[str, str] | None = None,
+) -> Plan:
+    """``cut``, from the complete lines of the new part in order (each with its line end), keeping none of them.
+
+    Each line is read once and only its place, session and day are kept (an opening
+    record's bytes too), so a log of any size is planned in memory bounded by its line
+    count; the caller copies each segment's ranges from the file.
+    """
     read = _aider_line if kind == "aider" else _codex_line if kind == "codex" else _claude_code_line
-    lines: list[_Line] = []
+    kept: list[_Line] = []
     ctx = context
     session_of_ctx = _session_of(kind, ctx, tz)
     pos = 0
-    for raw in complete.splitlines(keepends=True):
+    same: dict[object, object] = {}  # one object per distinct session and day: 200,000 lines hold a few
+    for raw in lines:
         session, day, opening = read(raw, tz)
         if opening:
             assert session is not None, "every reader names the session of an opening line"
@@ -119,13 +189,13 @@ def cut(
                 session, day = session_of_ctx or (f"undated-{undated_day.isoformat()}", undated_day)
         if kind == "aider" and day is None:
             day = undated_day  # a header whose time cannot be read: its session is dated like an undated log
-        lines.append(_Line(pos, pos + len(raw), session, day, opening))
+        session, day = same.setdefault(session, session), same.setdefault(day, day)  # type: ignore[assignment]
+        kept.append(_Line(pos, pos + len(raw), session, day, raw if opening else None))
         pos += len(raw)
     taken_now = eligible if latest is None else (lambda d: d > latest or eligible(d))
     return _group(
         kind,
-        complete,
-        lines,
+        kept,
         context=context,
         last=last,
         eligible=taken_now,
@@ -137,7 +207,6 @@ def cut(
 
 def _group(
     kind: str,
-    data: bytes,
     lines: list[_Line],
     *,
     context: bytes | None,
@@ -146,7 +215,7 @@ def _group(
     undated_day: dt.date,
     start: int,
     first_days: dict[str, str],
-) -> Cut:
+) -> Plan:
     groups: dict[tuple[str, dt.date], list[_Line]] = {}
     openings: dict[str, bytes] = {}
     ctx = context
@@ -155,8 +224,8 @@ def _group(
     taken_end = 0
     stop: int | None = None
     for i, line in enumerate(lines):
-        if line.opening:
-            ctx = data[line.start : line.end]
+        if line.opening is not None:
+            ctx = line.opening
         if line.day is not None and line.session is not None:
             key = (line.session, line.day)
         elif line.day is not None and current is not None:
@@ -190,15 +259,17 @@ def _group(
     waiting = tuple(sorted({line.day for line in rest if line.day is not None}))
     segments = []
     for (session, day), members in groups.items():
-        body = b"".join(data[m.start : m.end] for m in members)
         opening = openings.get(session)
-        if kind != "claude_code" and opening is not None and not members[0].opening:
-            body = opening + body
+        prefix = b""
+        if kind != "claude_code" and opening is not None and members[0].opening is None:
+            prefix = opening
         began = dt.date.fromisoformat(first_days.setdefault(session, day.isoformat()))
-        segments.append(Segment(session, day, body, start + members[0].start, began if began < day else None))
-    end_ctx = _context_before(data, [line for line in lines if line.end <= taken_end], context)
+        segments.append(
+            Planned(session, day, prefix, _runs(members), start + members[0].start, began if began < day else None)
+        )
+    end_ctx = _context_before([line for line in lines if line.end <= taken_end], context)
     taken_lines = sum(len(m) for m in groups.values())
-    return Cut(
+    return Plan(
         tuple(segments),
         taken_end,
         end_ctx,
@@ -209,11 +280,22 @@ def _group(
     )
 
 
-def _context_before(data: bytes, lines: list[_Line], context: bytes | None) -> bytes | None:
+def _runs(members: list[_Line]) -> tuple[tuple[int, int], ...]:
+    """The members' byte ranges, each run of adjacent lines as one range."""
+    out: list[list[int]] = []
+    for m in members:
+        if out and out[-1][1] == m.start:
+            out[-1][1] = m.end
+        else:
+            out.append([m.start, m.end])
+    return tuple((a, b) for a, b in out)
+
+
+def _context_before(lines: list[_Line], context: bytes | None) -> bytes | None:
     """The opening record in force after ``lines``: the last one among them, else the one before them."""
     for line in reversed(lines):
-        if line.opening:
-            return data[line.start : line.end]
+        if line.opening is not None:
+            return line.opening
     return context
 
 
@@ -288,7 +370,7 @@ def lineage(path: str, generation: int) -> str:
     return hashlib.sha256(f"{path}\0{generation}".encode("utf-8", "surrogateescape")).hexdigest()[:8]
 
 
-def segment_name(source: str, kind: str, segment: Segment, line: str) -> str:
+def segment_name(source: str, kind: str, segment: Segment | Planned, line: str, sha256: str | None = None) -> str:
     """``collected-<format>-<day>-<source>-<session, cut>-<lineage>-<offset>-<12 hex of the bytes>.<ext>``.
 
     The same bytes from the same place get the same name. The name carries what the
@@ -296,7 +378,11 @@ def segment_name(source: str, kind: str, segment: Segment, line: str) -> str:
     (a segment may hold no dated line), and which reading of which file they come from
     and where (``line``, the ``lineage``, and the offset): the load numbers a session's
     repeated messages across the segments of one reading in file order, as one file.
+    ``sha256``: of the bytes, for a ``Planned`` segment (a ``Segment`` hashes its own).
     """
+    if sha256 is None:
+        assert isinstance(segment, Segment), "a planned segment is named by the sha256 of the bytes written"
+        sha256 = segment.sha256
     fmt, ext = LINE_KINDS[kind]
     label = segment.session.removeprefix("# aider chat started at ") if kind == "aider" else segment.session
     from transforms.redact import redact  # a label may quote a secret: redacted, then cut
@@ -306,7 +392,7 @@ def segment_name(source: str, kind: str, segment: Segment, line: str) -> str:
         label += "@" + segment.first_day.isoformat()
     return (
         f"{SEGMENT_PREFIX}{fmt}-{segment.day.isoformat()}-{source}-{label}-{line}-{segment.offset:012d}-"
-        f"{segment.sha256[:12]}{ext}"
+        f"{sha256[:12]}{ext}"
     )
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from datetime import date, datetime, tzinfo
 
 import yaml
@@ -191,7 +192,7 @@ def _parse_jsonl(text: str, tz: tzinfo) -> Session:
     meta: dict[str, object] = {}
     meta_line: dict[str, int] = {}
     messages: list[Message] = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    for lineno, line in enumerate(_split(text), start=1):
         if not line.strip():
             continue
         try:
@@ -226,6 +227,15 @@ def _parse_jsonl(text: str, tz: tzinfo) -> Session:
         messages=tuple(messages),
         people=_people(meta.get("people"), f"line {meta_line.get('people')}", kind="bad_record"),
     )
+
+
+def _split(text: str) -> Iterator[str]:
+    """``text.split("\\n")``, one line at a time (a day of 100,000 messages is not held twice)."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def _flags(value: object) -> tuple[str, ...]:

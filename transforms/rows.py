@@ -19,6 +19,7 @@ and not rewritten.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -103,7 +104,8 @@ def build_day_rows(
         )
         if len(group) > 1:
             several_files.append((sid, len(group)))
-        for seq, m in enumerate(merged):
+        for seq in range(len(merged)):
+            m, merged[seq] = merged[seq], {}  # each merged message is let go once its row is made
             message_rows.append(
                 {
                     "message_id": m["message_id"],
@@ -206,4 +208,7 @@ def _fingerprint(session_rows: list[dict], message_rows: list[dict]) -> str:
         # A session that declares nobody fingerprints as it did before sessions had people.
         return tuple((k, v) for k, v in row.items() if k != "run_id" and not (k == "people" and not v))
 
-    return row_fingerprint([("s",) + strip(r) for r in session_rows] + [("m",) + strip(r) for r in message_rows])
+    # One row at a time: a day of 100,000 messages is not copied into a list of tuples first.
+    return row_fingerprint(
+        itertools.chain((("s",) + strip(r) for r in session_rows), (("m",) + strip(r) for r in message_rows))
+    )

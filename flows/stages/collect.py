@@ -50,6 +50,7 @@ import logging
 import os
 import sqlite3
 import stat
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,7 @@ from flows.store import collected
 from flows.store.collected import FileState, SourceState
 from flows.store.fsio import (
     NotRegular,
+    atomic_write,
     atomic_write_bytes,
     free_name,
     not_regular,
@@ -69,7 +71,7 @@ from flows.store.fsio import (
     within,
 )
 from schemas.config import Source
-from transforms.collect import LINE_KINDS, cut, lineage, segment_name
+from transforms.collect import LINE_KINDS, Planned, lineage, plan, segment_name
 from transforms.days import FUTURE_SLACK, day_is_eligible, file_is_quiet
 from transforms.redact import redact_reason
 
@@ -370,26 +372,27 @@ def _take_lines(
             prior, hasher = FileState(generation=prior.generation + 1), hashlib.sha256()
         if _too_big(settings, report, f, fresh.st_size - prior.taken):
             return
+        tz = settings.timezone
+        # Streamed: the new part is read line by line and only each line's place, session and day kept; each
+        # segment is then copied from the file by its ranges. A log of any size is taken in bounded memory.
+        result = plan(
+            source.kind,
+            _complete_lines(fh, prior.taken, fresh.st_size - prior.taken),
+            context=prior.context_bytes(),
+            last=tuple(prior.last) if prior.last else None,
+            tz=tz,
+            eligible=lambda d: day_is_eligible(d, now, tz, settings.grace_period),
+            undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date(),
+            start=prior.taken,
+            latest=(now + FUTURE_SLACK).astimezone(tz).date(),
+            first_days=prior.first_days,
+        )
+        mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
+        line = lineage(key, prior.generation)
+        for seg in result.segments:
+            report.written += _place_planned(target, source, line, seg, fh, prior.taken, mtime)
         fh.seek(prior.taken)
-        new = fh.read(fresh.st_size - prior.taken)
-    tz = settings.timezone
-    result = cut(
-        source.kind,
-        new,
-        context=prior.context_bytes(),
-        last=tuple(prior.last) if prior.last else None,
-        tz=tz,
-        eligible=lambda d: day_is_eligible(d, now, tz, settings.grace_period),
-        undated_day=dt.datetime.fromtimestamp(fresh.st_mtime, tz).date(),
-        start=prior.taken,
-        latest=(now + FUTURE_SLACK).astimezone(tz).date(),
-        first_days=prior.first_days,
-    )
-    mtime = min(fresh.st_mtime, wall_now - settings.quiet_period.total_seconds() - 1)
-    line = lineage(key, prior.generation)
-    for seg in result.segments:
-        report.written += _place(target / segment_name(source.name, source.kind, seg, line), seg.data, mtime)
-    hasher.update(new[: result.taken])
+        _hash_into(fh, result.taken, hasher)
     report.bytes += result.taken
     report.waiting_days += len(result.waiting_days)
     state.bytes_taken += result.taken
@@ -408,6 +411,71 @@ def _take_lines(
         generation=prior.generation,
         first_days=result.first_days,
     )
+
+
+def _complete_lines(fh, start: int, n: int) -> Iterator[bytes]:
+    """The complete lines of the ``n`` bytes at ``start``, as ``bytes.splitlines(keepends=True)`` cuts them.
+
+    Read a block at a time: what follows the last line end (a line still being
+    written) is left out, as ``transforms.collect.cut`` leaves it.
+    """
+    fh.seek(start)
+    left = n
+    carry: list[bytes] = []  # a line longer than a block, so far
+    while left > 0:
+        block = fh.read(min(_CHUNK, left))
+        if not block:
+            break
+        left -= len(block)
+        end = block.rfind(b"\n") + 1
+        if not end:
+            carry.append(block)
+            continue
+        head = b"".join([*carry, block[:end]]) if carry else block[:end]
+        carry = [block[end:]] if end < len(block) else []
+        yield from head.splitlines(keepends=True)
+
+
+def _pieces(fh, base: int, ranges: tuple[tuple[int, int], ...]) -> Iterator[bytes]:
+    """The bytes of each (start, end) of the file from ``base``, in blocks."""
+    for a, b in ranges:
+        fh.seek(base + a)
+        left = b - a
+        while left > 0:
+            block = fh.read(min(_CHUNK, left))
+            if not block:
+                raise OSError(
+                    f"the file ended {left} bytes early (truncated while read); the next night reads it again"
+                )
+            left -= len(block)
+            yield block
+
+
+def _place_planned(target: Path, source: Source, line: str, seg: Planned, fh, base: int, mtime: float) -> int:
+    """``_place`` for a planned segment, copied from the open source file by its ranges; 1 if written."""
+    hasher = hashlib.sha256(seg.prefix)
+    for block in _pieces(fh, base, seg.ranges):
+        hasher.update(block)
+    sha = hasher.hexdigest()
+    path = target / segment_name(source.name, source.kind, seg, line, sha)
+    if _is_plain_file(path) and sha256_file(path) == sha:
+        return 0
+    if _dry.get():
+        return 1
+
+    def write(tmp: Path) -> None:
+        check = hashlib.sha256(seg.prefix)
+        with open(tmp, "wb") as out:
+            out.write(seg.prefix)
+            for block in _pieces(fh, base, seg.ranges):
+                check.update(block)
+                out.write(block)
+        if check.hexdigest() != sha:  # the source changed between the two reads: take nothing of it tonight
+            raise OSError("the file changed while it was read; the next night reads it again")
+
+    atomic_write(path, write)
+    os.utime(path, (mtime, mtime))
+    return 1
 
 
 def _changed_under(prior: FileState, st: os.stat_result, fh, hasher) -> str | None:

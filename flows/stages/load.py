@@ -145,6 +145,7 @@ def build_day(args) -> BuiltDay | Unreadable:
     except _DayFailure as exc:
         return Unreadable(str(exc))
     rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id, forgetting=forgetting)
+    del items  # the parsed sessions are in the rows now: a big day is not held twice while its Parquet is made
     return BuiltDay(
         rows.fingerprint,
         rows.sessions.num_rows,

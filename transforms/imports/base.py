@@ -178,8 +178,9 @@ def conversation_transcripts(
                 record["flags"] = flags
             if i == 0:
                 record = {"session_id": sid, "user_id": user_id, "agent": fmt, "title": conv.title, **record}
-            lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
+            lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False).encode("utf-8", "surrogatepass"))
         name = f"{fmt}-{_UNSAFE.sub('_', sid)[:150]}.jsonl"
-        data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+        lines.append(b"")  # the last line's end; each line encoded alone, so a big day is never held twice as text
+        data = b"\n".join(lines)
         out.append(Derived(day or undated_day, sid, name, data, len(msgs)))
     return out

@@ -50,6 +50,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from collections.abc import Iterator
 
 from transforms.errors import ParseError
 from transforms.imports._json import lenient_timestamp
@@ -122,7 +123,8 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
     other_types: dict[str, int] = {}
     readable = 0
     loglines = _loglines(data)
-    for where, record in _records(data, loglines, notes):
+    read_notes: list[str] = []  # the unreadable records' notes come first, as they always have
+    for where, record in _records(data, loglines, read_notes):
         if record is None:
             continue
         readable += 1
@@ -144,6 +146,7 @@ def parse(data: bytes, tz: dt.tzinfo, default_ts: dt.datetime | None = None) -> 
         sessions.setdefault(session_id, []).extend(messages)
         if isinstance(record.get("uuid"), str):
             session_of_uuid[record["uuid"]] = session_id
+    notes = read_notes + notes
     if readable == 0 and loglines is not None:
         raise ParseError("the loglines array holds no record object", kind="no_messages")
     if readable == 0:
@@ -176,24 +179,32 @@ def _session_id(value: object, fallback: str, where: str, notes: list[str]) -> s
     return fallback
 
 
-def _records(data: bytes, lines: list | None, notes: list[str]) -> list[tuple[str, dict | None]]:
+def _records(data: bytes, lines: list | None, notes: list[str]) -> Iterator[tuple[str, dict | None]]:
     """(where, record) in file order: the ``loglines`` items when there are some, else every non-blank line.
 
     ``where`` names the record in notes (``line 3``, ``loglines item 2``); an unreadable
-    one is ``None``, its note already written.
+    one is ``None``, its note already written. One record at a time: a 200 MB log is
+    never held as a list of its lines or of its records.
     """
     if lines is None:
-        return [
-            (f"line {lineno}", _record(raw, lineno, notes))
-            for lineno, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1)
-            if raw.strip()
-        ]
-    out: list[tuple[str, dict | None]] = []
+        for lineno, raw in _split_lines(data):
+            if raw.strip():
+                yield f"line {lineno}", _record(raw, lineno, notes)
+        return
     for i, item in enumerate(lines):
         if not isinstance(item, dict):
             notes.append(f"loglines item {i}: not a JSON object; skipped")
-        out.append((f"loglines item {i}", item if isinstance(item, dict) else None))
-    return out
+        yield f"loglines item {i}", item if isinstance(item, dict) else None
+
+
+def _split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of ``data.removeprefix(BOM).split(b"\\n")``, one at a time."""
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    lineno = 1
+    while (end := data.find(b"\n", start)) >= 0:
+        yield lineno, data[start:end]
+        start, lineno = end + 1, lineno + 1
+    yield lineno, data[start:]
 
 
 def _record(raw: bytes, lineno: int, notes: list[str]) -> dict | None:
