@@ -24,6 +24,10 @@ Each night the collector hands over the bytes after what it took before, and
 
 A segment is one transcript of the day's archive folder, and the load reads it with
 the format's importer (``transforms.segments``).
+
+``plan`` decides the same from the lines alone, one at a time, and gives each segment
+as byte ranges of the new part (``Planned``), so the collector streams a log of any
+size; ``cut`` is ``plan`` over bytes held whole, with each segment's bytes joined.
 """
 
 from __future__ import annotations

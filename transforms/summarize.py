@@ -178,8 +178,8 @@ class Extracted:
 
 #: A day bigger than this (messages, or characters of content) is read by the extractors in bounded stretches
 #: (``bounded_text``): one huge day (an agent's 100,000-message log) is noted in seconds, not minutes.
-BIG_DAY_MESSAGES = 3000
-BIG_DAY_CHARS = 1_200_000
+BIG_DAY_MESSAGES = 2000
+BIG_DAY_CHARS = 800_000
 #: How many evenly spread stretches of consecutive messages a big day is read in.
 BIG_DAY_STRETCHES = 40
 

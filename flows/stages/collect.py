@@ -9,7 +9,10 @@ The nightly flow's first stage. For each source of ``kenang.yaml``'s ``sources:`
   (segments are named by their bytes, so what was taken before is recognised, and
   the load merges sessions by message id). The complete new lines of eligible days
   are cut into one segment per (session, local day) (``transforms.collect``) and
-  written into ``active/[user/]``, where ingest archives them as they are.
+  written into ``active/[user/]``, where ingest archives them as they are. The new
+  part is streamed: read a block at a time to plan the segments (each line's place,
+  session and day), then each segment copied from the file by its byte ranges, so a
+  log of any size is taken in memory bounded by its line count.
 - ``open_webui_db``: the ``chat`` table is read through a read-only connection
   (``mode=ro``), in one short read; each chat with a newer ``updated_at`` whose day
   is eligible is written into ``active/`` as an Open WebUI export of that one chat.
