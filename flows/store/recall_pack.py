@@ -6,8 +6,8 @@ chunks. A pack holds what that produced, one segment per (user, month), made at 
 of a run from the user's compact copies (``flows.store.compact``):
 
 - ``<id>.rows.arrow``: each chunk's ``chunk_id, user_id, date, session_id, source,
-  text, flagged, embedder_id``, in the order the reader sorts by, as an uncompressed
-  Arrow IPC file in record batches of ``BATCH_ROWS`` rows (``CODED`` columns
+  text, flagged, embedder_id``, in the order the reader sorts by, as an Arrow IPC
+  file in zstd-compressed record batches of ``BATCH_ROWS`` rows (``CODED`` columns
   dictionary-encoded). A reader keeps it open and reads the batch of a row when the
   row is a hit: a chunk's text is never held;
 - ``<id>.search.arrow``: the same rows' ``SEARCH_COLUMNS`` (date, source, embedder),
@@ -417,14 +417,14 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
 
 
 def _arrow_file(rows: pa.Table, batch_rows: int | None = None) -> bytes:
-    """The rows as an uncompressed Arrow IPC file in batches of ``batch_rows`` (default: one batch), ``CODED``
-    columns as dictionaries (one for the whole file)."""
+    """The rows as an Arrow IPC file in batches of ``batch_rows`` (default: one batch), each compressed with
+    zstd, ``CODED`` columns as dictionaries (one for the whole file)."""
     rows = rows.combine_chunks()
     cols = [pa.compute.dictionary_encode(rows[c]) if c in CODED else rows[c] for c in rows.column_names]
     table = pa.Table.from_arrays([c.combine_chunks() for c in cols], names=rows.column_names)
 
     def write(f) -> None:
-        with pa.ipc.new_file(f, table.schema) as w:
+        with pa.ipc.new_file(f, table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
             w.write_table(table, max_chunksize=batch_rows or max(1, table.num_rows))
 
     return _bytes(write)
