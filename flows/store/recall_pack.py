@@ -271,12 +271,39 @@ def _info(wh: Path, user: str, month: str) -> dict | None:
 def load(wh: Path, user: str) -> Pack | None:
     """The user's pack, or None when a month has no usable segment (or one was replaced while being opened)."""
     segments = []
-    for month in months(wh, user):
+    have = months(wh, user)
+    _room_for_files(FILES_HELD * len(have))
+    for month in have:
         seg = _load_segment(wh, user, month)
         if seg is None:
             return None
         segments.append(seg)
     return Pack(tuple(segments)) if segments else None
+
+
+#: Files a loaded segment keeps open (its rows, postings and counts).
+FILES_HELD = 3
+
+
+def _room_for_files(n: int) -> None:
+    """Raise the process's soft limit of open files, up to its hard limit, to leave room for ``n`` more: a server
+    holding years of months for a few users passes the usual 1,024."""
+    try:
+        import resource
+    except ImportError:  # not a Unix: nothing to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        used = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        used = 256
+    want = used + n + 256
+    if soft != resource.RLIM_INFINITY and soft < want:
+        cap = want if hard == resource.RLIM_INFINITY else min(want * 2, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, cap), hard))
+        except (ValueError, OSError):  # kept as it was: a segment that cannot be opened reads the slow way
+            pass
 
 
 def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
