@@ -198,3 +198,22 @@ def test_a_segment_of_the_previous_layout_is_not_read_and_the_next_night_makes_i
     night(home)
     assert json.loads(path.read_text()) == old
     assert not list(folder.glob("0123456789abcdef.*")) and recall_pack.load(wh, "gading") is not None
+
+
+def test_loading_a_long_history_raises_the_open_files_limit_it_needs_up_to_the_hard_limit():
+    import subprocess
+    import sys
+
+    code = (
+        "import resource\n"
+        "from flows.store import recall_pack\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))\n"
+        "recall_pack._room_for_files(recall_pack.FILES_HELD * 120)  # ten years of months\n"
+        "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True).stdout
+    soft, hard = (int(x) for x in out.split())
+    wanted = 360 + 64  # the files the months keep open, beyond the 64 allowed
+    assert soft >= wanted if hard < 0 or hard >= wanted else soft == hard  # -1: no hard limit
