@@ -139,6 +139,11 @@ def traces(settings, *, skip: frozenset[str] = frozenset()) -> list[str]:
         if p.suffix == ".parquet":
             rows = con.sql("SELECT * FROM read_parquet(?)", params=[str(p)]).fetchall()
             body = "\n".join(json.dumps(r, default=str, ensure_ascii=False) for r in rows)
+        elif p.suffix == ".arrow":  # a recall pack's rows (compressed batches)
+            import pyarrow as pa
+
+            t = pa.ipc.open_file(pa.OSFile(str(p))).read_all()
+            body = "\n".join(json.dumps(r, default=str, ensure_ascii=False) for r in t.to_pylist())
         elif p.suffix == ".duckdb":
             c = duckdb.connect(str(p), read_only=True)
             try:
@@ -420,6 +425,11 @@ def _decoded(p) -> list[str]:
     out = [raw.decode("utf-8", "replace"), raw.decode("latin-1")]
     if raw[:4] == b"PAR1":
         t = pq.read_table(p)
+        out += list(_strings([t.column(c).to_pylist() for c in t.column_names]))
+    elif raw[:6] == b"ARROW1":  # a recall pack's rows (compressed batches)
+        import pyarrow as pa
+
+        t = pa.ipc.open_file(pa.BufferReader(raw)).read_all()
         out += list(_strings([t.column(c).to_pylist() for c in t.column_names]))
     elif p.suffix == ".npy":
         a = np.load(p, allow_pickle=False)

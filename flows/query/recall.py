@@ -6,9 +6,10 @@ so it never blocks, and is never blocked by, a running pipeline. The embedder an
 the keyword index are built once; each ``search`` is then one query embedding, one
 matrix-vector product and a few posting lists (``transforms.recall``). For the whole
 history (no date range) it opens the user's recall pack instead when there is one
-(``flows.store.recall_pack``): the posting list ready-made, and it, the chunks' text and
-the embeddings memory-mapped, so nothing is built at load and the heap holds only a few
-arrays of one number per chunk (dates, key and embedder masks, lengths).
+(``flows.store.recall_pack``): the posting list ready-made and read per query term, a
+hit's text read from disk when it is shown, the embeddings memory-mapped; nothing is
+built at load, and the heap holds a few numbers per chunk (date, key and embedder
+masks, length).
 
 Only chunks embedded by the configured embedder take part in the vector arm; if the
 index holds chunks of another embedder (the config changed and no run has re-indexed

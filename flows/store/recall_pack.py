@@ -6,8 +6,8 @@ chunks. A pack holds what that produced, one segment per (user, month), made at 
 of a run from the user's compact copies (``flows.store.compact``):
 
 - ``<id>.rows.arrow``: each chunk's ``chunk_id, user_id, date, session_id, source,
-  text, flagged, embedder_id``, in the order the reader sorts by, as an uncompressed
-  Arrow IPC file in record batches of ``BATCH_ROWS`` rows (``CODED`` columns
+  text, flagged, embedder_id``, in the order the reader sorts by, as an Arrow IPC
+  file in zstd-compressed record batches of ``BATCH_ROWS`` rows (``CODED`` columns
   dictionary-encoded). A reader keeps it open and reads the batch of a row when the
   row is a hit: a chunk's text is never held;
 - ``<id>.search.arrow``: the same rows' ``SEARCH_COLUMNS`` (date, source, embedder),
@@ -271,12 +271,39 @@ def _info(wh: Path, user: str, month: str) -> dict | None:
 def load(wh: Path, user: str) -> Pack | None:
     """The user's pack, or None when a month has no usable segment (or one was replaced while being opened)."""
     segments = []
-    for month in months(wh, user):
+    have = months(wh, user)
+    _room_for_files(FILES_HELD * len(have))
+    for month in have:
         seg = _load_segment(wh, user, month)
         if seg is None:
             return None
         segments.append(seg)
     return Pack(tuple(segments)) if segments else None
+
+
+#: Files a loaded segment keeps open (its rows, postings and counts).
+FILES_HELD = 3
+
+
+def _room_for_files(n: int) -> None:
+    """Raise the process's soft limit of open files, up to its hard limit, to leave room for ``n`` more: a server
+    holding years of months for a few users passes the usual 1,024."""
+    try:
+        import resource
+    except ImportError:  # not a Unix: nothing to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        used = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        used = 256
+    want = used + n + 256
+    if soft != resource.RLIM_INFINITY and soft < want:
+        cap = want if hard == resource.RLIM_INFINITY else min(want * 2, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, cap), hard))
+        except (ValueError, OSError):  # kept as it was: a segment that cannot be opened reads the slow way
+            pass
 
 
 def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
@@ -417,14 +444,14 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
 
 
 def _arrow_file(rows: pa.Table, batch_rows: int | None = None) -> bytes:
-    """The rows as an uncompressed Arrow IPC file in batches of ``batch_rows`` (default: one batch), ``CODED``
-    columns as dictionaries (one for the whole file)."""
+    """The rows as an Arrow IPC file in batches of ``batch_rows`` (default: one batch), each compressed with
+    zstd, ``CODED`` columns as dictionaries (one for the whole file)."""
     rows = rows.combine_chunks()
     cols = [pa.compute.dictionary_encode(rows[c]) if c in CODED else rows[c] for c in rows.column_names]
     table = pa.Table.from_arrays([c.combine_chunks() for c in cols], names=rows.column_names)
 
     def write(f) -> None:
-        with pa.ipc.new_file(f, table.schema) as w:
+        with pa.ipc.new_file(f, table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
             w.write_table(table, max_chunksize=batch_rows or max(1, table.num_rows))
 
     return _bytes(write)
