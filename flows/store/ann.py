@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from usearch.index import Index
 
 from transforms.recall import RecallParams
 
@@ -57,6 +56,8 @@ def index_bytes(matrix: np.ndarray, rows: np.ndarray) -> bytes | None:
     """The saved index of ``matrix``'s ``rows`` (keyed by row number), or None when there are none."""
     if not len(rows):
         return None
+    from usearch.index import Index  # here: importing usearch takes longer than a quiet run's whole work
+
     index = Index(
         ndim=matrix.shape[1],
         metric="cos",
@@ -77,6 +78,8 @@ def index_bytes(matrix: np.ndarray, rows: np.ndarray) -> bytes | None:
 
 def open_view(path: Path) -> Any:
     """An index file memory-mapped, read only (``usearch.index.Index``)."""
+    from usearch.index import Index
+
     index = Index.restore(str(path), view=True)
     if index is None:
         raise ValueError(f"{path.name} is not a usearch index")
