@@ -27,6 +27,7 @@ every core): the same vectors make the same bytes. Readers open them memory-mapp
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,8 +162,33 @@ def _score(b: Block, q: np.ndarray, rows: np.ndarray, out: np.ndarray, known: np
     """Exact cosines of a segment's ``rows`` (its own numbering) from its float32 matrix, into ``out``."""
     if b.matrix is None or not len(rows):
         return
-    out[rows + b.offset] = np.asarray(b.matrix[rows] @ q, dtype=np.float32)
+    out[rows + b.offset] = np.asarray(vectors(b.matrix, rows) @ q, dtype=np.float32)
     known[rows + b.offset] = True
+
+
+def vectors(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``matrix[rows]``; from a memory-mapped matrix, read from its file (each run of consecutive rows at once),
+    so its pages are never mapped: a mapped page counts in the reader's RSS, and Linux maps a whole cached
+    folio (up to megabytes) around each page read."""
+    path = getattr(matrix, "filename", None)
+    if not isinstance(matrix, np.memmap) or not path or matrix.dtype != np.float32 or not matrix.flags.c_contiguous:
+        return np.asarray(matrix[rows])
+    rows = np.asarray(rows, dtype=np.int64)
+    width = matrix.shape[1] * 4
+    out = np.empty((len(rows), matrix.shape[1]), dtype=np.float32)
+    # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
+    buf = memoryview(out).cast("B")  # type: ignore[arg-type]
+    starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1)
+    ends = np.append(starts[1:], len(rows))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+            want = (hi - lo) * width
+            if os.preadv(fd, [buf[lo * width : hi * width]], matrix.offset + int(rows[lo]) * width) != want:
+                raise OSError(f"{Path(path).name} is shorter than its header says")
+    finally:
+        os.close(fd)
+    return out
 
 
 def _days(blocks, q, near, also, dates, is_key, budget, out, known) -> None:
