@@ -290,12 +290,14 @@ class Recaller:
         texts = [meaning or query]
         if other and (glossed_meaning := translate.gloss(meaning) if meaning else other):
             texts.append(glossed_meaning)
-        kws: list[np.ndarray | None] = [None, None]
+        kws: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
         also = None
         if self._approximate(mode):
             p = self.params
-            kws = [self._data.keyword.scores(query, glossed=p.gloss_terms)]
-            kws.append(self._data.keyword.scores(other, glossed=p.gloss_terms) if other else None)
+            kws = (
+                self._data.keyword.scores(query, glossed=p.gloss_terms),
+                self._data.keyword.scores(other, glossed=p.gloss_terms) if other else None,
+            )
             also = np.zeros(self.size, dtype=bool) if within is None else within.copy()
             for kw in kws:
                 if kw is not None and (hits := np.flatnonzero(kw > 0)).size:
@@ -313,9 +315,9 @@ class Recaller:
     def _approximate(self, mode: str) -> bool:
         """Whether the vector arm asks the months' ANN indexes (``flows.store.ann``) rather than every vector."""
         return (
-            self.embedder is not None
-            and mode != "keyword"
-            and self._data.ann is not None
+            mode != "keyword"
+            and getattr(self._data, "ann", None) is not None
+            and self.embedder is not None
             and self.size >= self.params.exact_below
         )
 
