@@ -385,7 +385,12 @@ def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
     built = _in_thread(catalog.ensure_catalog, settings.paths.catalog, settings.paths.warehouse)
     with _timed("compact"):
         compact.refresh(settings.paths.warehouse, check=check_copies, map_items=pool.pure_imap)
-        recall_pack.refresh(settings.paths.warehouse, check=check_copies, map_items=pool.pure_imap)
+        recall_pack.refresh(
+            settings.paths.warehouse,
+            check=check_copies,
+            map_items=pool.pure_imap,
+            ann_from=int(settings.recall.exact_below),
+        )
     with _timed("catalog"):
         return built()
 

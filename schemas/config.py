@@ -224,6 +224,9 @@ class Recall(Section):
     related_decay: Number = Field(
         default=0.7, ge=0, le=1, description="a related_dates day scores its parent's score times this"
     )
+    exact_below: StrictInt = Field(
+        default=200_000, ge=0, description="chunks (a user's) below which the vector arm is exact; from it, ANN"
+    )
 
 
 class Analytics(Section):

@@ -110,6 +110,36 @@ class AxisEmbedder:
         return self._vec(text)
 
 
+class HashEmbedder:
+    """A deterministic embedder with meaning enough to rank by: each word's character trigrams hashed onto
+    ``dim`` axes, L2-normalised (two texts that share words, or parts of words, have a cosine above 0).
+
+    Fast, so a test can index a whole evaluation archive; every vector of a text with a word is distinct.
+    """
+
+    def __init__(self, eid: str = "fake-hash@1", dim: int = 384):
+        self.id = eid
+        self.dim = dim
+
+    def _vec(self, text: str):
+        import zlib
+
+        import numpy as np
+
+        grams = [w[i : i + 3] for w in f" {text.lower()} ".split() for i in range(max(1, len(w) - 2))]
+        v = np.bincount([zlib.crc32(g.encode()) % self.dim for g in grams], minlength=self.dim).astype(np.float32)
+        n = np.linalg.norm(v)
+        return v / n if n else v
+
+    def embed_passages(self, texts):
+        import numpy as np
+
+        return np.vstack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text):
+        return self._vec(text)
+
+
 def fails_on_odd(x: int) -> int:
     """For tests of ``flows.stages.pool``: a pure function that raises on odd numbers (workers import it by name)."""
     if x % 2:

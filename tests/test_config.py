@@ -66,7 +66,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
             "timeout_s": 120,
             "concurrency": 1,
         },
-        "recall": {"top_k": 5, "related_decay": 0.7},
+        "recall": {"top_k": 5, "related_decay": 0.7, "exact_below": 200_000},
         "analytics": {"productive_moods": ["productive", "focused"], "productive_min_importance": 5, "rolling_days": 7},
         "mcp": {
             "tokens": {},

@@ -89,8 +89,10 @@ def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monk
     r.params = replace(RecallParams(), gloss_weight=0.75, gloss_fusion="mean")
     r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["run"], ["lari"], ["km"]], [[1], [1], [1]]))
     own, glossed = np.array([0.9, 0.2, 0.0]), np.array([0.1, 1.0, 0.4])
-    monkeypatch.setattr(Recaller, "_cosines", lambda self, texts, mode: None)
-    monkeypatch.setattr(Recaller, "_fused", lambda self, q, cos, mode: own if q.startswith("Kapan") else glossed)
+    monkeypatch.setattr(Recaller, "_cosines", lambda self, texts, mode, also=None: None)
+    monkeypatch.setattr(
+        Recaller, "_fused", lambda self, q, cos, mode, kw=None: own if q.startswith("Kapan") else glossed
+    )
     got = r.scores("Kapan aku lari 24 km?")
     assert got.tolist() == pytest.approx([(0.9 + 0.075) / 1.75, (0.2 + 0.75) / 1.75, 0.3 / 1.75])
     r.params = replace(r.params, gloss_fusion="max")

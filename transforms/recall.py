@@ -103,6 +103,10 @@ class RecallParams:
     keyword_weight: float = 1.0
     vector_weight: float = 2.0
     related_decay: float = 0.7
+    #: A user's chunks from which the vector arm is approximate (``recall.exact_below``): below, every cosine is
+    #: computed; from it, each month's ANN index names ``ann_candidates`` rows to compute (``flows.store.ann``).
+    exact_below: int = 200_000
+    ann_candidates: int = 100
     #: Tuned on the tune halves of both evaluation sets (benchmarks/recall_tune.py); the test halves are read apart.
     time_boost: float = 2.0
     #: Days added on each side of a named time, by its precision: people misremember days, not months.

@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.models import embed
 from flows.stages.recall_index import embedder_key
-from flows.store import compact, recall_pack, warehouse
+from flows.store import ann, compact, recall_pack, warehouse
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms import timeq, translate
 from transforms.chunk import KEY_SOURCES, terms_of
@@ -65,7 +65,11 @@ from transforms.recall import (
 
 def recall_params(settings: Settings) -> RecallParams:
     """The search's knobs: kenang's, with what the config's ``recall:`` section sets."""
-    return replace(RecallParams(), related_decay=float(settings.recall.related_decay))
+    return replace(
+        RecallParams(),
+        related_decay=float(settings.recall.related_decay),
+        exact_below=int(settings.recall.exact_below),
+    )
 
 
 def index_users(settings: Settings) -> list[str]:
@@ -82,6 +86,10 @@ def choose_user(settings: Settings, user: str | None) -> str:
     return pick_user(
         user, lambda: index_users(settings), "the recall index is empty: run `kenang run` (or `kenang backfill`) first"
     )
+
+
+#: The best keyword rows of a query whose cosines stay exact when the vector arm is approximate.
+KEYWORD_ROWS = 1000
 
 
 class _Rows(Sequence[ChunkRef]):
@@ -129,6 +137,7 @@ class _Loaded:
     related: dict[dt.date, tuple[dt.date, ...]]
     dates: np.ndarray  # datetime64[D] of each chunk, for narrowing a search by date
     is_key: np.ndarray  # bool: the chunk is one of its day's keys (summary, index line, facts)
+    ann: list[ann.Block] | None = None  # the pack's segments with their ANN indexes, when every month has one
 
 
 class Recaller:
@@ -243,17 +252,18 @@ class Recaller:
             return None
         current = pack.mask("embedder_id", [self.embedder_id] if self.embedder_id is not None else [])
         embeddings: np.ndarray | recall_pack.Stacked | None = None
+        blocks = None
         if self.embedder is not None:
             if current.any() and pack.embedder_id != self.embedder_id:
                 return None  # the pack holds another embedder's matrix: build this one's
             if pack.embeddings is not None and pack.embeddings.shape[1] == self.embedder.dim:
-                embeddings = pack.embeddings
+                embeddings, blocks = pack.embeddings, pack.ann_blocks
             else:
                 embeddings = np.zeros((pack.meta.num_rows, self.embedder.dim), dtype=np.float32)
         dates = pack.meta["date"].to_numpy(zero_copy_only=False).astype("datetime64[D]")
         keys = pack.mask("source", KEY_SOURCES)
         refs = _Rows(row=pack.row, n=pack.meta.num_rows)
-        return _Loaded(refs, embeddings, current, pack.keyword, related, dates, keys)
+        return _Loaded(refs, embeddings, current, pack.keyword, related, dates, keys, blocks)
 
     def scores(self, query: str, mode: str = "hybrid", *, meaning: str | None = None) -> np.ndarray:
         """Fused score of every loaded chunk for one query; ``meaning``: the text to embed, if not the query.
@@ -263,8 +273,13 @@ class Recaller:
         """
         return self._scored(query, mode, meaning)[0]
 
-    def _scored(self, query: str, mode: str, meaning: str | None) -> tuple[np.ndarray, np.ndarray | None]:
-        """(``scores``, each chunk's raw cosine with what the query embeds; None without a vector arm)."""
+    def _scored(
+        self, query: str, mode: str, meaning: str | None, within: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(``scores``, each chunk's raw cosine with what the query embeds; None without a vector arm).
+
+        ``within``: rows whose cosines must be exact even when the vector arm is approximate (the days a question
+        names); the best keyword rows are too, so a row that ranks by both arms keeps its exact sum."""
         weight = self.params.gloss_weight
         other = translate.gloss(query) if weight else None
         if other and not any(self._data.keyword.has(t) for t in set(terms_of(other)) - set(terms_of(query))):
@@ -274,37 +289,62 @@ class Recaller:
         texts = [meaning or query]
         if other and (glossed_meaning := translate.gloss(meaning) if meaning else other):
             texts.append(glossed_meaning)
-        cos = self._cosines(texts, mode)
+        kws: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        also = None
+        if self._approximate(mode):
+            p = self.params
+            kws = (
+                self._data.keyword.scores(query, glossed=p.gloss_terms),
+                self._data.keyword.scores(other, glossed=p.gloss_terms) if other else None,
+            )
+            also = np.zeros(self.size, dtype=bool) if within is None else within.copy()
+            for kw in kws:
+                if kw is not None and (hits := np.flatnonzero(kw > 0)).size:
+                    also[hits[np.argsort(-kw[hits], kind="stable")[:KEYWORD_ROWS]]] = True
+        cos = self._cosines(texts, mode, also)
         raw = None if cos is None else cos[0]
-        own = self._fused(query, raw, mode)
+        own = self._fused(query, raw, mode, kws[0])
         if not other:
             return own, raw
-        glossed = self._fused(other, None if cos is None else cos[-1], mode)
+        glossed = self._fused(other, None if cos is None else cos[-1], mode, kws[1])
         if self.params.gloss_fusion == "max":
             return np.maximum(own, weight * glossed), raw
         return (own + weight * glossed) / (1.0 + weight), raw
 
-    def _cosines(self, texts: list[str], mode: str) -> list[np.ndarray] | None:
+    def _approximate(self, mode: str) -> bool:
+        """Whether the vector arm asks the months' ANN indexes (``flows.store.ann``) rather than every vector."""
+        return (
+            mode != "keyword"
+            and getattr(self._data, "ann", None) is not None
+            and self.embedder is not None
+            and self.size >= self.params.exact_below
+        )
+
+    def _cosines(self, texts: list[str], mode: str, also: np.ndarray | None = None) -> list[np.ndarray] | None:
         """Each loaded chunk's cosine with each text (a matrix-vector product each: faster here than one
-        matrix product); None: no vector arm."""
+        matrix product; or the ANN indexes' candidates and the ``also`` rows, exact, the rest the least of them);
+        None: no vector arm."""
         d = self._data
         if self.embedder is None or mode == "keyword":
             return None
-        out = []
+        qs = []
         for text in texts:
             try:
-                q = self.embedder.embed_query(text)
+                qs.append(self.embedder.embed_query(text))
             except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
                 self.unavailable = str(exc)
                 return None
-            cos = np.asarray(d.embeddings @ q)
+        if self._approximate(mode) and d.ann is not None:
+            out = ann.approximate(d.ann, qs, also, self.params.ann_candidates, dates=d.dates, is_key=d.is_key)
+        else:
+            out = [np.asarray(d.embeddings @ q) for q in qs]
+        for cos in out:
             cos[~d.current] = 0.0
-            out.append(cos)
         return out
 
-    def _fused(self, query: str, cos: np.ndarray | None, mode: str) -> np.ndarray:
+    def _fused(self, query: str, cos: np.ndarray | None, mode: str, kw: np.ndarray | None = None) -> np.ndarray:
         p = self.params
-        kw = self._data.keyword.scores(query, glossed=p.gloss_terms)
+        kw = self._data.keyword.scores(query, glossed=p.gloss_terms) if kw is None else kw
         return fuse(
             kw, cos, mode=mode, keyword_weight=keyword_weight(kw, p) if cos is not None else p.keyword_weight, params=p
         )
@@ -359,7 +399,16 @@ class Recaller:
         # A past time is embedded without its words (its days are boosted instead); the keywords keep them, so a
         # name that reads like a time ("June Carter", "a song called Yesterday") is still found by its words.
         # A future time ("next week") stays in both: plans are made on earlier days.
-        scores, cos = self._scored(query, mode, (rest or query) if past else None)
+        within = None
+        if self._approximate(mode) and (past or start or end):  # the days asked for are scored exactly
+            dates, within = self._data.dates, np.zeros(self.size, dtype=bool)
+            if past:
+                named = (min(r.start for r in past), max(r.end for r in past))
+                lo, hi = time_window(*named, min((r.precision for r in past), key=lambda x: p.slack.get(x, 1)), p)
+                within |= (dates >= np.datetime64(lo)) & (dates <= np.datetime64(hi))
+            if start or end:
+                within |= (dates >= np.datetime64(start or dt.date.min)) & (dates <= np.datetime64(end or dt.date.max))
+        scores, cos = self._scored(query, mode, (rest or query) if past else None, within)
         # Relevance reads what the query asks without the time it names (the time boosts its days instead)
         # and no boost: the same match scores the same in any query. A query that is only a time is matched
         # by the days of that time.

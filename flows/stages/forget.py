@@ -577,6 +577,6 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
     candidates.forget_hosts(settings, user)  # the host names kept for its days were read before the forget
     core_memory.write_snapshot(settings, user)
     compact.refresh(settings.paths.warehouse)
-    recall_pack.refresh(settings.paths.warehouse, [user])
+    recall_pack.refresh(settings.paths.warehouse, [user], ann_from=int(settings.recall.exact_below))
     catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
     return {"reloaded": len(res.days), "resummarized": summed, "reindexed": indexed}

@@ -22,11 +22,13 @@ of a run from the user's compact copies (``flows.store.compact``):
 - ``<id>.emb.npy``: the embeddings of the month's embedder as one float32 matrix,
   memory-mapped by readers (rows of another embedder are zeros); absent when no chunk
   has one;
+- ``<id>.ann.usearch``: for a user with ``recall.exact_below`` chunks or more, the
+  month's ANN index of those embeddings (``flows.store.ann``), memory-mapped by readers;
 - ``month=YYYY-MM.json``, written last and atomically, naming the files, the embedder,
   the row count and each file's sha256.
 
-``<id>`` is a hash of the month's chunk ids, the embedder and the keyword arrays, so the same
-chunks make the same bytes. A pack of another ``VERSION`` is no pack: the next run makes
+``<id>`` is a hash of the month's chunk ids, the embedder, the keyword arrays and the ANN index's kind,
+so the same chunks make the same bytes. A pack of another ``VERSION`` is no pack: the next run makes
 its segments again and removes its files. Each file is written beside its name and renamed in, so a reader that
 mapped an older file keeps reading it.
 
@@ -58,14 +60,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
+import pyarrow.parquet as pq
 
-from flows.store import compact, faults, warehouse
+from flows.store import ann, compact, faults, warehouse
 from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name
 from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
 from transforms.recall import KeywordIndex, PostingSegment, SegmentedIndex
 
-VERSION = 3
+VERSION = 4
 META_COLUMNS = ("chunk_id", "user_id", "date", "session_id", "source", "text", "flagged", "embedder_id")
 #: Columns of few distinct values, stored as dictionaries: a mask over them reads codes, not strings.
 CODED = ("user_id", "source", "embedder_id")
@@ -101,6 +104,7 @@ class Segment:
     embedder_id: str | None
     embeddings: np.ndarray | None  # (rows, dim) float32, memory-mapped when loaded; None: no chunk has one
     rows: Rows  # every META_COLUMNS column of a row, read when asked for
+    ann: Any = None  # the embeddings' ANN index (flows.store.ann), memory-mapped; None: not made for this month
 
 
 class Rows:
@@ -253,6 +257,18 @@ class Pack:
             return None
         return Stacked([(s.meta.num_rows, s.embeddings) for s in self.segments], dims.pop())
 
+    @cached_property
+    def ann_blocks(self) -> list[ann.Block] | None:
+        """The segments for an approximate search (``flows.store.ann``); None when a month with embeddings has no
+        index, or the months' widths differ."""
+        if self.embeddings is None or any(s.embeddings is not None and s.ann is None for s in self.segments):
+            return None
+        offsets = np.cumsum([0, *(s.meta.num_rows for s in self.segments)])
+        return [
+            ann.Block(int(o), s.meta.num_rows, s.embeddings, s.ann)
+            for o, s in zip(offsets[:-1], self.segments, strict=True)
+        ]
+
 
 def months(wh: Path, user: str) -> list[str]:
     """The months in which the user has chunk partitions, in order."""
@@ -322,11 +338,14 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
         }
         kw = PostingSegment.from_arrays(arrays, int(info["vocab_size"]))
         emb = np.load(base / files["embeddings"], mmap_mode="r") if files.get("embeddings") else None
-    except (FileNotFoundError, ValueError, KeyError, OSError):
+        index = ann.open_view(base / files["ann"]) if files.get("ann") else None
+    except (FileNotFoundError, ValueError, KeyError, OSError, RuntimeError):
         return None
     if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"] or meta.column_names != list(SEARCH_COLUMNS):
         return None
-    return Segment(month, meta, kw, info.get("embedder_id"), emb, rows)
+    if index is not None and (emb is None or index.ndim != emb.shape[1]):
+        return None
+    return Segment(month, meta, kw, info.get("embedder_id"), emb, rows, index)
 
 
 def contents(wh: Path, user: str) -> Pack | None:
@@ -390,6 +409,8 @@ def build(wh: Path, user: str, month: str, made: Made | None = None) -> bool:
     base.mkdir(parents=True, exist_ok=True)
     for name, data in made.files.items():
         _put(base / name, lambda f, data=data: f.write(data))
+        if name == made.info["files"].get("ann"):
+            faults.checkpoint("recall_pack.ann_written")
     fsync_dir(base)
     faults.checkpoint("recall_pack.files")
     info = {**made.info, "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in made.files.items()}}
@@ -405,9 +426,11 @@ class Made:
     info: dict
 
 
-def segment_files(args: tuple[Path, str, str]) -> Made | None:
-    """The files of one (warehouse, user, month)'s segment, as bytes; writes nothing, so a pool worker may make them."""
-    wh, user, month = args
+def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> Made | None:
+    """The files of one (warehouse, user, month[, with its ANN index])'s segment, as bytes; writes nothing, so a
+    pool worker may make them."""
+    wh, user, month = args[:3]
+    with_ann = len(args) > 3 and bool(args[3])
     seg = segment_of(wh, user, month)
     if seg is None:
         return None
@@ -417,7 +440,7 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
     arrays = seg.keyword.arrays()
     h = hashlib.sha256(
         b"\n".join(c.encode() for c in seg.rows.table()["chunk_id"].to_pylist())
-        + f"\n{seg.embedder_id}\n{VERSION}".encode()
+        + f"\n{seg.embedder_id}\n{VERSION}\n{ann.SPEC}".encode()
     )
     for part in KW_PARTS:
         # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
@@ -431,6 +454,14 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
     if seg.embeddings is not None:
         names["embeddings"] = f"{key}.emb.npy"
         files[names["embeddings"]] = _bytes(lambda f: np.save(f, seg.embeddings))
+        # only the rows of the month's embedder: the others are zeros, which no cosine can rank
+        own = pa.compute.equal(seg.meta["embedder_id"], seg.embedder_id).fill_null(False)
+        index = (
+            ann.index_bytes(seg.embeddings, np.flatnonzero(own.to_numpy(zero_copy_only=False))) if with_ann else None
+        )
+        if index is not None:
+            names["ann"] = f"{key}.ann.usearch"
+            files[names["ann"]] = index
     info = {
         "version": VERSION,
         "user_id": user,
@@ -439,6 +470,7 @@ def segment_files(args: tuple[Path, str, str]) -> Made | None:
         "embedder_id": seg.embedder_id,
         "vocab_size": seg.keyword.size,
         "files": names,
+        **({"ann": ann.SPEC} if "ann" in names else {}),
     }
     return Made(files, info)
 
@@ -477,14 +509,17 @@ def _put(path: Path, write) -> None:
         raise
 
 
-def refresh(wh: Path, users: Iterable[str] | None = None, check: bool = False, map_items=None) -> int:
+def refresh(
+    wh: Path, users: Iterable[str] | None = None, check: bool = False, map_items=None, ann_from: int = ann.EXACT_BELOW
+) -> int:
     """Make every missing month segment of every user (or of ``users``); returns how many users' packs changed.
 
     With ``check`` (a backfill), a segment whose files are not the bytes it was written
     with is made again too. Segments of months with no chunks left, and files no
     manifest names (the ones a new segment replaced, a pack of an older version), go.
     ``map_items`` (the run's process pool) makes the segments' bytes on every core;
-    they are written here, in order.
+    they are written here, in order. A user with ``ann_from`` chunks or more (``recall.exact_below``) gets each
+    month's ANN index too; one who reaches it has every month's segment made again, with its index.
     """
     root = wh / "compact" / "memory_chunks"
     if users is None:
@@ -493,14 +528,17 @@ def refresh(wh: Path, users: Iterable[str] | None = None, check: bool = False, m
         users |= {p.name.removeprefix("user_id=") for p in packs.glob("user_id=*")} if packs.is_dir() else set()
     users = [u for u in sorted(users) if USER_ID_RE.match(u)]
     have = {user: months(wh, user) for user in users}
+    big = {user for user in users if _large(wh, user, have[user], ann_from)}
     todo = [
-        (wh, user, month)
+        (wh, user, month, user in big)
         for user in users
         for month in have[user]
-        if not complete(wh, user, month) or (check and changed(wh, user, month))
+        if not complete(wh, user, month)
+        or (check and changed(wh, user, month))
+        or (user in big and not _indexed(wh, user, month))
     ]
     changed_users = set()
-    for (_, user, month), made in zip(todo, (map_items or _in_process)(segment_files, todo), strict=False):
+    for (_, user, month, _), made in zip(todo, (map_items or _in_process)(segment_files, todo), strict=False):
         if made is not None and not isinstance(made, Made):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the recall pack segment {user}/{month}: {made}")
         if build(wh, user, month, made) if made is not None else (drop(wh, user, month) or False):
@@ -509,6 +547,37 @@ def refresh(wh: Path, users: Iterable[str] | None = None, check: bool = False, m
         if _tidy(wh, user, set(have[user])):
             changed_users.add(user)
     return len(changed_users)
+
+
+def _large(wh: Path, user: str, have: list[str], ann_from: int) -> bool:
+    """Whether the user has ``ann_from`` chunks or more: the rows of their segments' manifests, and of the months
+    without one (read from their Parquet footers only when it matters)."""
+    if ann_from <= 0:
+        return True
+    total, unknown = 0, []
+    for month in have:
+        info = _info(wh, user, month)
+        if info is not None and isinstance(info.get("rows"), int):
+            total += info["rows"]
+        else:
+            unknown.append(month)
+    parts: dict[tuple[str, str], list[Path]] | None = None
+    for month in unknown:
+        if total >= ann_from:
+            break
+        copy = compact.path_for(wh, "memory_chunks", user, month)
+        if copy is None and parts is None:
+            parts = compact.parts_of(wh, compact.COMPACTS["memory_chunks"], user)
+        files = [copy] if copy is not None else (parts or {}).get((user, month), [])
+        total += sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    return total >= ann_from
+
+
+def _indexed(wh: Path, user: str, month: str) -> bool:
+    """Whether the month's segment has the ANN index it needs (none is needed without embeddings)."""
+    info = _info(wh, user, month) or {}
+    files = info.get("files") or {}
+    return not files.get("embeddings") or (bool(files.get("ann")) and info.get("ann") == ann.SPEC)
 
 
 def _in_process(fn, items):

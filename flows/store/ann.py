@@ -1,0 +1,217 @@
+"""ANN indexes of recall-pack segments: the vector arm of a large history, read from disk.
+
+Below ``exact_below`` chunks (a user's total; ``recall.exact_below`` in kenang.yaml,
+default ``EXACT_BELOW``) recall's vector arm is exact: one matrix-vector product over
+every segment's memory-mapped float32 matrix (``<id>.emb.npy``). A user with more gets,
+per (user, month) segment, a usearch HNSW index (``<id>.ann.usearch``: cosine, vectors
+stored in 8 bits, made from the segment's stored vectors, never by embedding again),
+written beside the segment's other files by ``flows.store.recall_pack`` under the same
+rules (named by what it holds, written beside its name and renamed in, in the manifest
+with its sha256). usearch was chosen over faiss by ``benchmarks/ann.py``
+(``benchmarks/README.md``).
+
+A query then asks each segment's index for its ``CANDIDATES`` nearest rows and for the
+row farthest from the query (the nearest to its negation), and scores exactly, from the
+memory-mapped float32 matrix, those rows and the ones the caller names (``also``: the
+best keyword rows, the days a question names). Every other row gets the lowest cosine
+so found: ``transforms.recall.scale`` maps a query's cosines from their minimum, so the
+vector arm keeps the weight it has in an exact search, and a row that is not a candidate
+adds nothing to its day. The float32 matrix stays: it makes the exact arm below the
+threshold and the exact cosines of the candidates above it (the 8-bit vectors only
+choose them).
+
+Indexes are built one thread per segment (a run's process pool makes segments on
+every core): the same vectors make the same bytes. Readers open them memory-mapped
+(``Index.restore(path, view=True)``): only the graph nodes a search visits are read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from transforms.recall import RecallParams
+
+#: A user's chunks below which the vector arm is exact (``recall.exact_below``).
+EXACT_BELOW = RecallParams().exact_below
+#: What the index stores and how it links: a change makes new files (it is in the segment's id).
+DTYPE = "i8"
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+#: Nearest rows asked of each segment's index per query, then scored exactly (benchmarks/ann.py).
+CANDIDATES = RecallParams().ann_candidates
+EXPANSION_SEARCH = 128
+#: A segment whose share of ``also`` rows exceeds this is scored whole: one contiguous product beats a gather.
+WHOLE_SHARE = 0.25
+#: Rows of the best candidates' days scored whole per query (the rest of their days: only their keys).
+DAY_ROWS = 4096
+SPEC = f"usearch:{DTYPE}:M{CONNECTIVITY}:ef{EXPANSION_ADD}"
+
+
+def index_bytes(matrix: np.ndarray, rows: np.ndarray) -> bytes | None:
+    """The saved index of ``matrix``'s ``rows`` (keyed by row number), or None when there are none."""
+    if not len(rows):
+        return None
+    from usearch.index import Index  # here: importing usearch takes longer than a quiet run's whole work
+
+    index = Index(
+        ndim=matrix.shape[1],
+        metric="cos",
+        dtype=DTYPE,
+        connectivity=CONNECTIVITY,
+        expansion_add=EXPANSION_ADD,
+        expansion_search=EXPANSION_SEARCH,
+    )
+    vectors = np.ascontiguousarray(matrix[rows], dtype=np.float32)
+    nonzero = np.linalg.norm(vectors, axis=1) > 0  # a zero vector has no direction: cosine 0 with every query
+    if not nonzero.any():
+        return None
+    index.add(rows[nonzero].astype(np.uint64), vectors[nonzero], threads=1)
+    saved = index.save()
+    assert saved is not None  # save() without a path returns the bytes
+    return bytes(saved)
+
+
+def open_view(path: Path) -> Any:
+    """An index file memory-mapped, read only (``usearch.index.Index``)."""
+    from usearch.index import Index
+
+    index = Index.restore(str(path), view=True)
+    if index is None:
+        raise ValueError(f"{path.name} is not a usearch index")
+    # usearch's property has a setter that its type stubs do not declare
+    index.expansion_search = max(EXPANSION_SEARCH, CANDIDATES)  # type: ignore[misc]
+    return index
+
+
+@dataclass(frozen=True)
+class Block:
+    """One segment as the vector arm reads it: its first row in the pack, its rows, its matrix and index."""
+
+    offset: int
+    rows: int
+    matrix: np.ndarray | None  # (rows, dim) float32, memory-mapped; None: no row has an embedding
+    index: Any  # usearch Index (a view), or None: the segment has no index
+
+
+def approximate(
+    blocks: Sequence[Block],
+    queries: Sequence[np.ndarray],
+    also: np.ndarray | None = None,
+    candidates: int = CANDIDATES,
+    *,
+    dates: np.ndarray | None = None,
+    is_key: np.ndarray | None = None,
+    day_rows: int = DAY_ROWS,
+) -> list[np.ndarray]:
+    """Every row's cosine with each query vector: exact for each segment's ``candidates`` nearest rows, the
+    ``also`` rows and the rows of their days (below), the least of those elsewhere (module docstring). ``also``:
+    bool per row. The rows scored for one query are scored for all (a query and its gloss are fused row by row).
+
+    A day scores by its best chunk and its best key together (``transforms.recall.day_scores``), so with
+    ``dates`` (each row's day, ascending, as a pack is) and ``is_key``, the key rows of every day a candidate or an
+    ``also`` row is on are scored too, and every row of the best candidates' days, ``day_rows`` rows at most.
+    """
+    n = sum(b.rows for b in blocks)
+    known = np.zeros(n, dtype=bool)
+    outs = []
+    zero_rows = any(b.matrix is None or (b.index is not None and len(b.index) < b.rows) for b in blocks)
+    for q in queries:
+        out = np.zeros(n, dtype=np.float32)
+        mine = np.zeros(n, dtype=bool)
+        near_rows = []
+        for b in blocks:
+            if b.matrix is None:
+                continue
+            extra = np.flatnonzero(also[b.offset : b.offset + b.rows]) if also is not None else np.zeros(0, np.int64)
+            if b.index is None or len(extra) > WHOLE_SHARE * b.rows:
+                _score(b, q, np.arange(b.rows), out, mine)
+                continue
+            near = b.index.search(q, candidates).keys.astype(np.int64)
+            far = b.index.search(-q, 1).keys.astype(np.int64)  # the row farthest from q: the least cosine
+            _score(b, q, np.unique(np.concatenate([near, far, extra])), out, mine)
+            near_rows.append(near + b.offset)
+        if dates is not None and near_rows:
+            _days(blocks, q, np.concatenate(near_rows), also, dates, is_key, day_rows, out, mine)
+        outs.append((q, out, mine))
+        known |= mine
+    starts = np.asarray([b.offset for b in blocks])
+    result = []
+    for q, out, mine in outs:
+        missing = np.flatnonzero(known & ~mine)
+        if len(missing):  # another query's rows
+            for i in np.unique(np.searchsorted(starts, missing, "right") - 1):
+                b = blocks[int(i)]
+                rows = missing[(missing >= b.offset) & (missing < b.offset + b.rows)]
+                _score(b, q, rows - b.offset, out, mine)
+        floor = float(out[known].min()) if known.any() else 0.0
+        out[~known] = min(floor, 0.0) if zero_rows else floor  # rows without a vector have cosine 0
+        for b in blocks:  # the exact arm's zeros for segments without embeddings
+            if b.matrix is None:
+                out[b.offset : b.offset + b.rows] = 0.0
+        result.append(out)
+    return result
+
+
+def _score(b: Block, q: np.ndarray, rows: np.ndarray, out: np.ndarray, known: np.ndarray) -> None:
+    """Exact cosines of a segment's ``rows`` (its own numbering) from its float32 matrix, into ``out``."""
+    if b.matrix is None or not len(rows):
+        return
+    out[rows + b.offset] = np.asarray(vectors(b.matrix, rows) @ q, dtype=np.float32)
+    known[rows + b.offset] = True
+
+
+def vectors(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``matrix[rows]``; from a memory-mapped matrix, read from its file (each run of consecutive rows at once),
+    so its pages are never mapped: a mapped page counts in the reader's RSS, and Linux maps a whole cached
+    folio (up to megabytes) around each page read."""
+    path = getattr(matrix, "filename", None)
+    if not isinstance(matrix, np.memmap) or not path or matrix.dtype != np.float32 or not matrix.flags.c_contiguous:
+        return np.asarray(matrix[rows])
+    rows = np.asarray(rows, dtype=np.int64)
+    width = matrix.shape[1] * 4
+    out = np.empty((len(rows), matrix.shape[1]), dtype=np.float32)
+    # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
+    buf = memoryview(out).cast("B")  # type: ignore[arg-type]
+    starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1)
+    ends = np.append(starts[1:], len(rows))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+            want = (hi - lo) * width
+            if os.preadv(fd, [buf[lo * width : hi * width]], matrix.offset + int(rows[lo]) * width) != want:
+                raise OSError(f"{Path(path).name} is shorter than its header says")
+    finally:
+        os.close(fd)
+    return out
+
+
+def _days(blocks, q, near, also, dates, is_key, budget, out, known) -> None:
+    """Score the rows of the candidates' days (``approximate``): whole days, best first, within ``budget`` rows,
+    then the key rows of every other day a candidate or an ``also`` row is on."""
+    starts = np.asarray([b.offset for b in blocks])
+    by_cos = near[np.argsort(-out[near], kind="stable")]
+    ranked = list(dict.fromkeys(dates[by_cos].tolist()))
+    if also is not None:
+        seen = set(ranked)
+        ranked += [d for d in dict.fromkeys(dates[also].tolist()) if d not in seen]
+    left = budget
+    for day in ranked:
+        lo, hi = int(np.searchsorted(dates, day, "left")), int(np.searchsorted(dates, day, "right"))
+        if hi <= lo:
+            continue
+        b = blocks[int(np.searchsorted(starts, lo, "right")) - 1]
+        rows = np.arange(lo, hi)
+        if hi - lo <= left:
+            left -= hi - lo
+        elif is_key is not None:
+            rows = rows[is_key[lo:hi]]
+        else:
+            continue
+        rows = rows[~known[rows]]
+        _score(b, q, rows - b.offset, out, known)

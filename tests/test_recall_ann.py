@@ -1,0 +1,195 @@
+"""The vector arm's ANN indexes (``flows.store.ann``): as good as exact search, and as forgetful as the rest.
+
+A home whose ``recall.exact_below`` is 0 gets a usearch index per (user, month) segment
+of its recall pack from its nightly run, and recall asks them instead of every vector.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fakes import HashEmbedder
+from helpers import CRASHED, NOW, compacts_match, kenang
+from test_recall_flow import archive_days, night
+
+from benchmarks import recall_corpus
+from flows.config import init_home
+from flows.models import embed
+from flows.pipeline import nightly
+from flows.query.recall import Recaller
+from flows.store import ann, mount, recall_pack
+
+pytestmark = pytest.mark.usefixtures("prefect_api")
+
+JAKARTA = dt.timezone(dt.timedelta(hours=7))
+
+APPROXIMATE = {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}, "recall": {"exact_below": 0}}
+
+
+def _embed_with(mp: pytest.MonkeyPatch, e: HashEmbedder) -> None:
+    """Every embedder kenang loads is ``e`` (``kenang forget`` re-embeds what it rewrites with its own names)."""
+    from flows.stages import forget
+
+    for module in (embed, forget):
+        mp.setattr(module, "make_embedder", lambda settings, **_: e)
+        mp.setattr(module, "configured_id", lambda settings: e.id)
+
+
+def _approximate_home(root: Path):
+    settings, _ = init_home(root / "home", APPROXIMATE)
+    mount.claim(settings)  # as `kenang init` does
+    return settings
+
+
+@pytest.fixture(scope="module")
+def eval_home(tmp_path_factory, prefect_api):
+    """The recall evaluation archive (benchmarks/recall_corpus.py) run once, every month with its ANN index."""
+    with pytest.MonkeyPatch.context() as mp:
+        _embed_with(mp, HashEmbedder())
+        settings = _approximate_home(tmp_path_factory.mktemp("eval"))
+        files = recall_corpus.corpus()
+        for f in files:
+            p = settings.paths.active / f.relpath
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(f.text, encoding="utf-8")
+            os.utime(p, (0, 0))
+        after = max(f.day for f in files) + dt.timedelta(days=1)
+        nightly(now=dt.datetime.combine(after, dt.time(3, 0), tzinfo=JAKARTA), home=str(settings.paths.home))
+        yield settings
+
+
+@pytest.fixture
+def hashed(monkeypatch) -> HashEmbedder:
+    e = HashEmbedder()
+    _embed_with(monkeypatch, e)
+    return e
+
+
+def _top_days(r: Recaller, query: str, mode: str) -> list:
+    return [h.date for h in r.search(query, top_k=5, mode=mode)]
+
+
+def test_approximate_and_exact_search_agree_on_the_top_five_days_for_the_evaluation_questions(eval_home, hashed):
+    wh = eval_home.paths.warehouse
+    months = recall_pack.months(wh, "gading")
+    infos = [json.loads(recall_pack.manifest(wh, "gading", m).read_text()) for m in months]
+    assert len(months) >= 3 and all(i["ann"] == ann.SPEC and i["files"]["ann"] for i in infos)
+    # the indexes choose: each month holds more chunks than the candidates asked of it
+    assert all(i["rows"] > ann.CANDIDATES for i in infos)
+    approximate = Recaller(eval_home, "gading")
+    exact = approximate.with_params(dataclasses.replace(approximate.params, exact_below=10**9))
+    assert approximate._approximate("hybrid") and not exact._approximate("hybrid")
+    questions = recall_corpus.questions()
+    assert len(questions) >= 100
+    differ = [
+        (q.qid, mode)
+        for q in questions
+        for mode in ("hybrid", "vector")
+        if _top_days(approximate, q.query, mode) != _top_days(exact, q.query, mode)
+    ]
+    assert differ == []
+    # and the indexes really leave rows out: the cosines differ where no candidate was
+    cos = approximate._cosines([questions[0].query], "vector")[0]
+    assert not np.allclose(cos, exact._cosines([questions[0].query], "vector")[0])
+
+
+def _vectors(wh: Path, user: str, needle: str) -> list[bytes]:
+    """The stored bytes of every vector of the user's chunks whose text holds ``needle``: float32 rows of the
+    embedding matrices and 8-bit rows of the ANN indexes."""
+    out = []
+    for month in recall_pack.months(wh, user):
+        seg = recall_pack._load_segment(wh, user, month)
+        assert seg is not None and seg.ann is not None
+        for row, text in enumerate(seg.meta["text"].to_pylist()):
+            if needle in text.lower():
+                out.append(np.asarray(seg.embeddings[row], dtype=np.float32).tobytes())
+                out.append(seg.ann.get(row, dtype=np.int8).tobytes())
+    return out
+
+
+def _pack_bytes(wh: Path, user: str) -> dict[str, bytes]:
+    folder = recall_pack.folder(wh, user)
+    return {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else {}
+
+
+def test_a_forgotten_chunk_leaves_no_trace_in_the_index_files(tmp_path, hashed):
+    settings = _approximate_home(tmp_path)
+    archive_days(settings)
+    night(settings)
+    wh = settings.paths.warehouse
+    gone = _vectors(wh, "gading", "postgres")
+    assert gone and all(any(v in b for b in _pack_bytes(wh, "gading").values()) for v in gone)
+
+    r = kenang("forget", "--user", "gading", "--text", "postgres", "--yes", "--home", str(settings.paths.home))
+    assert r.exit_code == 0, r.stderr
+
+    files = _pack_bytes(wh, "gading")
+    assert any(name.endswith(".ann.usearch") for name in files)  # the month is indexed again, without it
+    assert not [name for name, data in files.items() if any(v in data for v in gone)]
+    assert compacts_match(settings)
+
+
+def test_a_purged_user_leaves_no_index_file(tmp_path, hashed):
+    settings = _approximate_home(tmp_path)
+    archive_days(settings)
+    night(settings)
+    wh = settings.paths.warehouse
+    gone = _vectors(wh, "rina", "")
+    assert gone
+
+    r = kenang(
+        "forget", "--user", "rina", "--before", "2026-08-01", "--purge", "--yes", "--home", str(settings.paths.home)
+    )
+    assert r.exit_code == 0, r.stderr
+
+    assert not [n for n in _pack_bytes(wh, "rina") if n.endswith((".ann.usearch", ".emb.npy"))]
+    everywhere = [p for p in (wh / "compact" / "recall_pack").rglob("*") if p.is_file()]
+    assert not [p for p in everywhere if any(v in p.read_bytes() for v in gone)]
+    assert recall_pack.load(wh, "gading") is not None  # the other user's pack stays
+
+
+def test_a_crash_while_a_segments_index_is_written_heals_on_the_next_run(tmp_path, hashed, prefect_api):
+    settings = _approximate_home(tmp_path)
+    archive_days(settings)
+    tests = Path(__file__).resolve().parent
+    code = (
+        f"import os, sys\nsys.path.insert(0, {str(tests)!r})\n"
+        "import flows.store.faults as f\nfrom flows.models import embed\nfrom fakes import HashEmbedder\n"
+        "e = HashEmbedder()\nembed.make_embedder = lambda settings, **_: e\nembed.configured_id = lambda s: e.id\n"
+        "def checkpoint(name):\n"
+        f"    if name == 'recall_pack.ann_written':\n        os._exit({CRASHED})\n"
+        "f.checkpoint = checkpoint\n"
+        "from flows.cli.main import main\n"
+        f"main(['run', '--home', {str(settings.paths.home)!r}, '--now', {NOW.isoformat()!r}])\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PREFECT_API_URL": prefect_api},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == CRASHED, f"the run never wrote an index: {child.stderr[-2000:]}"
+    wh = settings.paths.warehouse
+    assert recall_pack.load(wh, "gading") is None  # an index without its manifest is never read
+
+    night(settings)
+
+    assert compacts_match(settings)
+    for user in ("gading", "rina"):
+        assert not recall_pack.changed(wh, user)
+        pack = recall_pack.load(wh, user)
+        assert pack is not None and pack.ann_blocks is not None
+        names = set(_pack_bytes(wh, user))
+        named = {n for m in recall_pack.months(wh, user) for n in recall_pack._info(wh, user, m)["files"].values()}
+        assert names - named == {f"month={m}.json" for m in recall_pack.months(wh, user)}  # no file left over
+    r = Recaller(settings, "gading")
+    assert r._approximate("hybrid") and r.search("proxmox boot order")[0].date.isoformat() == "2026-07-17"
