@@ -161,7 +161,7 @@ def part_recall(tmp: Path, chunks: int, days: int, queries: int, threads: int | 
     )
     syn = generate(settings, chunks, days, embedder)
     del embedder
-    build_s = build_index(settings)
+    build_s, _ = build_index(settings)
     print(
         f"wrote {chunks:,} synthetic chunks of user bench over {days} days in {syn.gen_s:.1f} s (benchmarks/recall.py), "
         f"then made the compact copies and the recall pack as a run's end does in {build_s:.1f} s"
