@@ -108,7 +108,7 @@ def _vectors(wh: Path, user: str, needle: str) -> list[bytes]:
     for month in recall_pack.months(wh, user):
         seg = recall_pack._load_segment(wh, user, month)
         assert seg is not None and seg.ann is not None
-        for row, text in enumerate(seg.meta["text"].to_pylist()):
+        for row, text in enumerate(seg.rows.table()["text"].to_pylist()):
             if needle in text.lower():
                 out.append(np.asarray(seg.embeddings[row], dtype=np.float32).tobytes())
                 out.append(seg.ann.get(row, dtype=np.int8).tobytes())
