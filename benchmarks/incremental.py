@@ -50,11 +50,13 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
 
     history = args.years * args.days_per_year
-    new_day = START + dt.timedelta(days=history)
+    # Every day before the real today: a day after it is rejected as from the future, and would be no new day at all.
+    start = min(START, dt.date.today() - dt.timedelta(days=history + 2))
+    new_day = start + dt.timedelta(days=history)
     now = c.run_after(new_day)
     print(
         f"incremental: one new day ({new_day}, {args.sessions} sessions x {args.messages} messages) into "
-        f"A = empty archive vs B = {history} days archived ({START} .. {new_day - dt.timedelta(days=1)}); "
+        f"A = empty archive vs B = {history} days archived ({start} .. {new_day - dt.timedelta(days=1)}); "
         f"now={now.isoformat()}, {args.repeats} repeat(s)"
     )
     with c.bench_env("incremental") as env:
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
 
         # B's history: written, archived and loaded once (not part of the comparison).
         settings_b = c.new_home(home_b)
-        w = c.write_files(settings_b.paths.active, c.corpus(START, history, args.sessions, args.messages))
+        w = c.write_files(settings_b.paths.active, c.corpus(start, history, args.sessions, args.messages))
         setup, setup_wall = c.timed_nightly(home_b, c.run_after(new_day - dt.timedelta(days=1)))
         t0 = time.perf_counter()
         shutil.copytree(home_b, base_b, symlinks=True)

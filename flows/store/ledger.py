@@ -91,14 +91,46 @@ def _rows_of(path: Path) -> dict[DayKey, dict]:
     if hit is not None and hit[0] == key:
         return hit[1]
     data = pq.ParquetFile(path).read()  # half the cost of pq.read_table's dataset machinery, for a small file
+    rows = {(r["user_id"], r["date"]): r for r in _typed(data).to_pylist()}
+    _remember(path, key, rows)
+    return rows
+
+
+def _typed(data: pa.Table) -> pa.Table:
     for f in DAYS.schema:
         if f.name not in data.column_names:  # a file from before a newer column
             data = data.append_column(f.name, pa.nulls(data.num_rows, f.type))
     data = data.select(DAYS.schema.names)
-    data = data.cast(DAYS.schema) if data.schema != DAYS.schema else data
-    rows = {(r["user_id"], r["date"]): r for r in data.to_pylist()}
-    _remember(path, key, rows)
-    return rows
+    return data.cast(DAYS.schema) if data.schema != DAYS.schema else data
+
+
+def _prefetch(paths: list[Path]) -> None:
+    """Read the files this process has not read as they are now in one scan (a process's first read of the
+    ledger: one file per user and month), then keep each one's rows as ``_rows_of`` would."""
+    stale = []
+    for path in paths:
+        st = os.stat(path)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)  # before the read: a file replaced meanwhile is read again
+        with _cache_lock:
+            hit = _cache.get(path)
+        if hit is None or hit[0] != key:
+            stale.append((path, key))
+    if len(stale) < 8:
+        return
+    con = warehouse.scratch()
+    try:
+        got = con.sql(
+            "SELECT * FROM read_parquet(?, hive_partitioning=false, union_by_name=true, filename=true)",
+            params=[[str(p) for p, _ in stale]],
+        ).to_arrow_table()
+    finally:
+        con.close()
+    names = got["filename"].to_pylist()
+    by_file: dict[str, dict[DayKey, dict]] = {}
+    for name, r in zip(names, _typed(got.drop_columns(["filename"])).to_pylist(), strict=True):
+        by_file.setdefault(name, {})[(r["user_id"], r["date"])] = r
+    for path, key in stale:
+        _remember(path, key, by_file.get(str(path), {}))
 
 
 def _remember(path: Path, key: tuple[int, int, int], rows: dict[DayKey, dict]) -> None:
@@ -112,7 +144,9 @@ def read_days(wh: Path) -> dict[DayKey, dict]:
     """The whole ledger: (user, day) -> its row (each a fresh dict the caller may change)."""
     out: dict[DayKey, dict] = {}
     legacy = wh / _LEGACY
-    for path in ([legacy] if legacy.is_file() else []) + month_files(wh):
+    months = month_files(wh)
+    _prefetch(months)
+    for path in ([legacy] if legacy.is_file() else []) + months:
         out.update(_rows_of(path))  # a month file, once written, holds the newer rows
     return {k: dict(r) for k, r in sorted(out.items())}
 
