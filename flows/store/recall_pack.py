@@ -47,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import mmap
 import os
 import re
 import threading
@@ -173,6 +174,14 @@ class FileArray:
         return out if dtype is None else out.astype(dtype)
 
 
+def unmap_pages(matrix: np.ndarray) -> None:
+    """Drop a memory-mapped matrix's pages from this process once read: they stay in the page cache for the next
+    product, but a page mapped into the process counts in its RSS, and an exact search reads every page."""
+    mapped = getattr(matrix, "_mmap", None)
+    if mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
+        mapped.madvise(mmap.MADV_DONTNEED)
+
+
 class Stacked:
     """The segments' embedding matrices as one (rows, dim) matrix, never copied into one: ``@`` runs per segment."""
 
@@ -181,9 +190,13 @@ class Stacked:
         self.shape = (sum(n for n, _ in self.blocks), dim)
 
     def __matmul__(self, q: np.ndarray) -> np.ndarray:
-        parts = [
-            m @ q if m is not None else np.zeros(n, dtype=np.result_type(q.dtype, np.float32)) for n, m in self.blocks
-        ]
+        parts = []
+        for n, m in self.blocks:
+            if m is None:
+                parts.append(np.zeros(n, dtype=np.result_type(q.dtype, np.float32)))
+                continue
+            parts.append(m @ q)
+            unmap_pages(m)
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
