@@ -242,7 +242,9 @@ def build_index(settings) -> tuple[float, float]:
     cpu0 = sum(me.cpu_times()[:2])
     t0 = time.perf_counter()
     try:
-        compact.refresh(wh, map_items=pool.pure_imap)
+        # check=True: every partition folder is listed, as a backfill does (a night looks only at the ledger's
+        # users, and these synthetic days have no ledger rows)
+        compact.refresh(wh, check=True, map_items=pool.pure_imap)
         recall_pack.refresh(wh, map_items=pool.pure_imap)
         wall = time.perf_counter() - t0
         cpu = sum(me.cpu_times()[:2]) - cpu0

@@ -34,7 +34,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from random import Random
 
 HERE = Path(__file__).resolve().parent
 # This folder holds mcp.py, which would shadow the `mcp` SDK that fastmcp imports: it leaves sys.path.
@@ -58,7 +57,7 @@ import psutil  # noqa: E402
 import yaml  # noqa: E402
 from fastmcp import Client  # noqa: E402
 
-from benchmarks.recall import QUERIES, build_index  # noqa: E402
+from benchmarks.recall import QUERIES, generate  # noqa: E402
 from flows.config import init_home, load_settings  # noqa: E402
 from flows.models.embed import make_embedder  # noqa: E402
 from flows.store import compact, mount, recall_pack, warehouse  # noqa: E402
@@ -179,10 +178,10 @@ def main() -> None:
         wh = settings.paths.warehouse
         if not warehouse.has_files(wh, MEMORY_CHUNKS):
             e = make_embedder(settings)
-            s = build_index(settings, ARGS.chunks, e.dim, e.id, Random(7))
+            s = generate(settings, ARGS.chunks, 1000, e).gen_s
             del e
             print(f"built {ARGS.chunks:,} chunks over 1,000 days in {s:.1f} s")
-        compact.refresh(wh)
+        compact.refresh(wh, check=True)  # every partition, as a backfill does: the synthetic days have no ledger
         t0 = time.perf_counter()
         recall_pack.refresh(wh)
         build_s = time.perf_counter() - t0
