@@ -112,7 +112,7 @@ def test_the_extractive_note_of_a_twenty_thousand_message_day_is_written():
     bounded = bounded_text(day.text)
     assert len(bounded.messages) < len(day.text.messages)
     assert bounded.messages[0] == day.text.messages[0] and bounded.messages[-1] == day.text.messages[-1]
-    result, text = written((ExtractiveSummarizer(), day, day.today))
+    result, text, _ = written((ExtractiveSummarizer(), day, day.today))
     assert result.doc.summary and result.doc.session_lines[0].messages == 20_000
     assert "module" in text
 
