@@ -196,10 +196,11 @@ def _days(blocks, q, near, also, dates, is_key, budget, out, known) -> None:
     then the key rows of every other day a candidate or an ``also`` row is on."""
     starts = np.asarray([b.offset for b in blocks])
     by_cos = near[np.argsort(-out[near], kind="stable")]
-    ranked = list(dict.fromkeys(dates[by_cos].tolist()))
+    # numpy's own day values: a Python date makes searchsorted convert all of ``dates`` at each call
+    ranked = list(dict.fromkeys(dates[by_cos]))
     if also is not None:
         seen = set(ranked)
-        ranked += [d for d in dict.fromkeys(dates[also].tolist()) if d not in seen]
+        ranked += [d for d in dict.fromkeys(dates[also]) if d not in seen]
     left = budget
     for day in ranked:
         lo, hi = int(np.searchsorted(dates, day, "left")), int(np.searchsorted(dates, day, "right"))
