@@ -395,6 +395,9 @@ def main() -> None:
     ap.add_argument("--embedder", default="e5+use", help="embedder.backend of the home (default e5+use)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--keep", type=Path, help="make the home in DIR and keep it (run again with it: reuse its chunks)")
+    ap.add_argument(
+        "--serve-only", action="store_true", help="with --keep: reuse the kept index as it is (build_s is then 0)"
+    )
     ap.add_argument("--build-only", action="store_true", help="stop once the index is built")
     ap.add_argument("--cap-mib", type=float, default=8192, help="kill a server or recall past this VmRSS (MiB)")
     ap.add_argument("--throughput-chunks", type=int, default=0, help="also time embedders on N real demo chunks")
@@ -415,16 +418,19 @@ def main() -> None:
         print(
             f"embedder: {embedder.id} ({embedder.dim} dims); free disk {shutil.disk_usage(home).free / 2**30:.0f} GiB"
         )
+        as_kept = syn is not None and args.serve_only  # the kept index is served as it is
         if syn is None:
             syn = generate(settings, args.chunks, args.days, embedder, args.seed)
             if keep is not None:
                 (keep / MARKER).write_text(json.dumps(dataclasses.asdict(syn)))
             print(f"wrote {syn.chunks:,} chunks over {syn.days} days in {syn.gen_s:.1f} s (not counted in the build)")
+        elif args.serve_only:
+            print(f"reusing the {syn.chunks:,} chunks in {home} and the index built from them")
         else:
             shutil.rmtree(settings.paths.warehouse / "compact", ignore_errors=True)
             print(f"reusing the {syn.chunks:,} chunks in {home}; the index is built again from them")
         out["chunks"] = syn.chunks
-        build_s, build_cpu_s = build_index(settings)
+        build_s, build_cpu_s = (0.0, 0.0) if as_kept else build_index(settings)
         disk = sum(f.stat().st_size for f in settings.paths.warehouse.rglob("*") if f.is_file()) / 2**20
         print(
             f"built the index from the stored vectors (compact copies + recall pack) in {build_s:.1f} s, "

@@ -27,6 +27,7 @@ every core): the same vectors make the same bytes. Readers open them memory-mapp
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -155,7 +156,46 @@ def approximate(
             if b.matrix is None:
                 out[b.offset : b.offset + b.rows] = 0.0
         result.append(out)
+    hand_back()
     return result
+
+
+def hand_back(suffix: str = ".ann.usearch") -> None:
+    """Drop the pages of this process's read-only mappings of ``suffix`` files (the indexes' views): they stay
+    in the system's file cache for the next search, but a page mapped into the process counts in its RSS, and
+    Linux maps whole cached folios (up to megabytes) around each page a search reads. usearch keeps its
+    mappings to itself, so they are found in ``/proc/self/maps``; elsewhere this does nothing."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return
+    libc = _libc()
+    if libc is None:
+        return
+    for line in lines:
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or "w" in fields[1] or not fields[5].endswith(suffix):
+            continue  # a writable mapping may hold changes that dropping would lose: never touched
+        lo, hi = (int(x, 16) for x in fields[0].split("-"))
+        libc.madvise(ctypes.c_void_p(lo), ctypes.c_size_t(hi - lo), MADV_DONTNEED)
+
+
+MADV_DONTNEED = 4  # Linux
+
+
+def _libc():
+    global _LIBC
+    if _LIBC is False:
+        try:
+            _LIBC = ctypes.CDLL(None, use_errno=True)
+            _LIBC.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        except (OSError, AttributeError):
+            _LIBC = None
+    return _LIBC
+
+
+_LIBC: Any = False
 
 
 def _score(b: Block, q: np.ndarray, rows: np.ndarray, out: np.ndarray, known: np.ndarray) -> None:

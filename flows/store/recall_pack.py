@@ -307,6 +307,7 @@ def load(wh: Path, user: str) -> Pack | None:
         if seg is None:
             return None
         segments.append(seg)
+    ann.hand_back()  # opening a view reads its pages' headers: handed back, as after a search
     return Pack(tuple(segments)) if segments else None
 
 
