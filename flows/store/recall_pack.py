@@ -307,7 +307,8 @@ def load(wh: Path, user: str) -> Pack | None:
         if seg is None:
             return None
         segments.append(seg)
-    ann.hand_back()  # opening a view reads its pages' headers: handed back, as after a search
+    if any(seg.ann is not None for seg in segments):
+        ann.hand_back()  # opening a view reads its pages' headers: handed back, as after a search
     return Pack(tuple(segments)) if segments else None
 
 
