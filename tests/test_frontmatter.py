@@ -301,3 +301,10 @@ def test_a_wiki_link_quoted_from_a_transcript_never_becomes_a_link_of_the_note()
     assert normalise_items("decisions", ["Keep [[[[MEMORY_INDEX]]]] short."]) == ("Keep [MEMORY_INDEX] short.",)
     assert normalise_summary("Rina pasted [[Sahur plan]] in the chat.") == "Rina pasted [Sahur plan] in the chat."
     assert normalise_list("people", ["[[Dimas]]"]) == ("[Dimas]",)
+
+
+def test_carried_items_keep_their_order_through_a_round_trip_when_cleaning_reorders_them():
+    d = dt.date(2026, 7, 1)
+    got = normalise_carried("closed", [CarriedItem(d, "  zebra crossing"), CarriedItem(d, "apple pie")])
+    assert [i.text for i in got] == ["apple pie", "zebra crossing"]
+    assert normalise_carried("closed", got) == got

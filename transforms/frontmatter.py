@@ -316,12 +316,13 @@ def normalise_carried(name: str, items: Iterable[CarriedItem]) -> tuple[CarriedI
     most, longest = ITEM_BOUNDS[name]
     out: list[CarriedItem] = []
     seen: set[str] = set()
-    for it in sorted(items, key=lambda i: (i.raised_on, i.text)):
-        text = clean_text(it.text)
-        if text is None or _CONTROL.search(text) or len(text) > longest or text.lower() in seen:
+    cleaned = [(it.raised_on, text) for it in items if (text := clean_text(it.text)) is not None]
+    # Sorted by the cleaned text, as a parse of the rendered note sorts it: the order survives a round trip.
+    for raised_on, text in sorted(cleaned):
+        if _CONTROL.search(text) or len(text) > longest or text.lower() in seen:
             continue
         seen.add(text.lower())
-        out.append(CarriedItem(it.raised_on, text))
+        out.append(CarriedItem(raised_on, text))
         if len(out) == most:
             break
     return tuple(out)
