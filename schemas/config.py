@@ -112,6 +112,12 @@ class Limits(Section):
         le=10_000_000,
         description="below this much free space the archive counts as full: nothing is archived",
     )
+    batch_rows: StrictInt = Field(
+        default=20_000,
+        ge=1,
+        le=10_000_000,
+        description="a day of more messages than this is loaded and indexed this many rows at a time (bounds memory)",
+    )
 
 
 def _http_url(v: str | None) -> str | None:

@@ -7,14 +7,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import random
+from collections import Counter
 
+import pyarrow.parquet as pq
 import pytest
 from helpers import JAKARTA, table
 
-from flows.config import edit_config
+from flows.config import edit_config, init_home
 from flows.pipeline import nightly
 from flows.stages import collect
 from flows.stages.summarize import written
+from flows.store import mount, warehouse
+from schemas.tables import MEMORY_CHUNKS
+from transforms.chunk import Turn, iter_session_chunks, session_chunks
 from transforms.collect import cut, plan
 from transforms.extract import DayMessage, DayText
 from transforms.summarize import DayInput, ExtractiveSummarizer, SessionMeta, bounded_text
@@ -134,3 +140,43 @@ def test_a_day_of_few_very_long_messages_keeps_every_message_cut_to_one_length()
     assert len(bounded.messages) == 10
     assert sum(len(m.content) for m in bounded.messages) <= 50_000
     assert all(m.content.startswith(o.content[:100]) for m, o in zip(bounded.messages, long.messages, strict=True))
+
+
+def test_a_session_chunked_as_its_turns_come_gives_the_chunks_of_chunking_it_whole():
+    rng = random.Random(33)
+    words = "I moved the NAS today . we fixed the parser ! saya pindah ke Bandung ? ok".split()
+    for case in range(60):
+        turns = []
+        for seq in range(rng.randint(0, 80)):
+            role = rng.choice(("user", "assistant", "assistant", "tool"))
+            body = " ".join(rng.choice(words) for _ in range(rng.choice((0, 3, 12, 40, 400))))
+            flags = ("injection",) if rng.random() < 0.1 else ()
+            turns.append(Turn(seq, role, body if rng.random() > 0.05 else "   ", flags))
+        whole = session_chunks("u", DAY, f"s{case}", turns)
+        assert list(iter_session_chunks("u", DAY, f"s{case}", iter(turns))) == whole
+
+
+def _rows_but_run_id(settings, name: str) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "run_id"} for r in table(settings, name)]
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_day_bigger_than_a_batch_is_loaded_and_indexed_in_batches_as_it_would_be_whole(home, tmp_path):
+    data, expected = claude_code_log(1500, days=2, padding=5)
+    now = dt.datetime.combine(DAY + dt.timedelta(days=2), dt.time(3, 0), tzinfo=JAKARTA)
+    whole, _ = init_home(tmp_path / "whole", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
+    mount.claim(whole)
+    edit_config(home.paths.home, lambda c: c.setdefault("limits", {}).update(batch_rows=64))
+    for settings in (home, whole):
+        log = settings.paths.active / f"{SESSION}.jsonl"
+        log.write_bytes(data)
+        os.utime(log, (LONG_AGO, LONG_AGO))
+        nightly(now=now, home=str(settings.paths.home))
+    batched = table(home, "messages")
+    assert len(batched) == expected and max(Counter(r["date"] for r in batched).values()) > 5 * 64
+    for name in ("sessions", "messages", "memory_chunks"):
+        assert _rows_but_run_id(home, name) == _rows_but_run_id(whole, name), name
+    chunks = warehouse.partition_file(home.paths.warehouse, MEMORY_CHUNKS, DAY, "default")
+    assert pq.ParquetFile(chunks).metadata.num_row_groups > 1  # written a batch at a time
+    again = nightly(now=now, home=str(home.paths.home))
+    assert again["load"]["loaded"] == 0 and again["index"]["indexed"] == 0

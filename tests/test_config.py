@@ -33,7 +33,7 @@ def test_init_creates_the_folders_and_a_commented_config_with_the_documented_key
             "quarantine": "quarantine",
             "archive_cache": "archive-cache",
         },
-        "limits": {"max_file_mb": 200, "source_file_mb": 64, "archive_min_free_mb": 64},
+        "limits": {"max_file_mb": 200, "source_file_mb": 64, "archive_min_free_mb": 64, "batch_rows": 20_000},
         "summarizer": {
             "backend": "extractive",
             "model_path": None,

@@ -47,11 +47,12 @@ made with (the word lists) is fingerprinted by ``lexicon_key``.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -384,27 +385,62 @@ def pair_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tur
             groups.append([t])
         else:
             groups[-1].append(t)
-    chunks: list[Chunk] = []
-    for group in groups:
-        lines = _lines(group)
-        if sum(size for _, _, size in lines) > MAX_TOKENS:
-            chunks += window_chunks(user_id, day, session_id, group, title=title)
-            continue
-        text = "\n".join(line for _, line, _ in lines)
-        speakers = tuple(dict.fromkeys(t.role for t in group))
-        chunks.append(
-            _make(
-                user_id,
-                day,
-                session_id,
-                "transcript",
-                group[0].seq,
-                text,
-                [f for t in group for f in t.flags],
-                context_header(day, title, speakers),
-            )
+    return [c for group in groups for c in _pair_group(user_id, day, session_id, group, title)]
+
+
+def _pair_group(user_id: str, day: dt.date, session_id: str, group: list[Turn], title: str) -> list[Chunk]:
+    """One pair's chunk, or its windows when it is over MAX_TOKENS."""
+    lines = _lines(group)
+    if sum(size for _, _, size in lines) > MAX_TOKENS:
+        return window_chunks(user_id, day, session_id, group, title=title)
+    text = "\n".join(line for _, line, _ in lines)
+    speakers = tuple(dict.fromkeys(t.role for t in group))
+    return [
+        _make(
+            user_id,
+            day,
+            session_id,
+            "transcript",
+            group[0].seq,
+            text,
+            [f for t in group for f in t.flags],
+            context_header(day, title, speakers),
         )
-    return chunks
+    ]
+
+
+def iter_session_chunks(user_id: str, day: dt.date, session_id: str, turns: Iterable[Turn]) -> Iterator[Chunk]:
+    """``session_chunks`` of one session whose turns come in ``seq`` order, cut as they come.
+
+    Pairs are let go once cut, so a session of any length is chunked in memory bounded by
+    its longest pair (and its facts, which come last); the chunks are the ones
+    ``session_chunks`` gives, in its order. Only the pair granularity streams: the others
+    take the session whole.
+    """
+    if GRANULARITY != "pair":
+        yield from session_chunks(user_id, day, session_id, list(turns))
+        return
+    rest = iter(turns)
+    head: list[Turn] = []
+    title = ""
+    for t in rest:  # the title is the first qualifying user turn: turns wait until it is known
+        head.append(t)
+        title = _title((t,))
+        if title:
+            break
+    found: list[tuple[int, str]] = []
+    group: list[Turn] = []
+    for t in itertools.chain(head, rest):
+        found += _facts_in(t)
+        if not t.content.strip():
+            continue
+        if group and t.role == "user" and any(x.role != "user" for x in group):
+            yield from _pair_group(user_id, day, session_id, group, title)
+            group = []
+        group.append(t)
+    if group:
+        yield from _pair_group(user_id, day, session_id, group, title)
+    yield from _facts_chunks(user_id, day, session_id, found, title)
 
 
 def window_chunks(
@@ -460,28 +496,30 @@ def facts_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tu
     A flagged turn (it read like a prompt override) gives no facts: facts are keys a
     day is found by, and such text is never promoted.
     """
-    found: list[tuple[int, str]] = []
-    for t in turns:
-        if t.role != "user" or t.flags:
-            continue
-        for m in _SENTENCE_RE.finditer(t.content):
-            sentence = " ".join(m.group(0).split())[:FACT_CHARS]
-            if len(sentence) >= 12 and _FIRST_PERSON.search(sentence):
-                found.append((t.seq, sentence))
+    found = [f for t in turns for f in _facts_in(t)]
+    return _facts_chunks(user_id, day, session_id, found, _title(turns))
+
+
+def _facts_in(t: Turn) -> list[tuple[int, str]]:
+    """(seq, sentence) for each first-person sentence of one unflagged user turn."""
+    if t.role != "user" or t.flags:
+        return []
+    found = []
+    for m in _SENTENCE_RE.finditer(t.content):
+        sentence = " ".join(m.group(0).split())[:FACT_CHARS]
+        if len(sentence) >= 12 and _FIRST_PERSON.search(sentence):
+            found.append((t.seq, sentence))
+    return found
+
+
+def _facts_chunks(user_id: str, day: dt.date, session_id: str, found: list[tuple[int, str]], title: str) -> list[Chunk]:
     current: list[str] = []
     chunks, seq = [], 0
     for s, sentence in found:
         if current and sum(len(x) + 1 for x in current) + len(sentence) > FACT_CHARS:
             chunks.append(
                 _make(
-                    user_id,
-                    day,
-                    session_id,
-                    "facts",
-                    seq,
-                    " ".join(current),
-                    (),
-                    context_header(day, _title(turns), ("user",)),
+                    user_id, day, session_id, "facts", seq, " ".join(current), (), context_header(day, title, ("user",))
                 )
             )
             current = []
@@ -490,16 +528,7 @@ def facts_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tu
         current.append(sentence)
     if current:
         chunks.append(
-            _make(
-                user_id,
-                day,
-                session_id,
-                "facts",
-                seq,
-                " ".join(current),
-                (),
-                context_header(day, _title(turns), ("user",)),
-            )
+            _make(user_id, day, session_id, "facts", seq, " ".join(current), (), context_header(day, title, ("user",)))
         )
     return chunks
 

@@ -34,11 +34,24 @@ def fingerprint(items: Iterable[str]) -> str:
 
 def row_fingerprint(rows: Iterable[tuple]) -> str:
     """Fingerprint of rows in order; callers sort them first."""
-    h = hashlib.sha256()
-    for row in rows:
-        h.update(_ENCODE(row).encode("utf-8"))
-        h.update(b"\n")
-    return h.hexdigest()
+    digest = RowDigest()
+    digest.update(rows)
+    return digest.hexdigest()
+
+
+class RowDigest:
+    """``row_fingerprint`` fed rows a batch at a time: the same rows in the same order give the same digest."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+
+    def update(self, rows: Iterable[tuple]) -> None:
+        for row in rows:
+            self._h.update(_ENCODE(row).encode("utf-8"))
+            self._h.update(b"\n")
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
 
 
 def chunk_id(user_id: str, day: object, session_id: str | None, source: str, text: str) -> str:

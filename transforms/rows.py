@@ -19,7 +19,6 @@ and not rewritten.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ import pyarrow as pa
 
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.forget import Forgetting
-from transforms.ids import message_id, row_fingerprint
+from transforms.ids import RowDigest, message_id
 from transforms.injection import flag_injection
 from transforms.model import Message, ResolvedSession
 from transforms.redact import redact, redact_identifier
@@ -51,6 +50,7 @@ class DayRows:
     fingerprint: str
     redactions: int
     merged: tuple[tuple[str, int], ...] = ()  # (session_id, files) for each session read from several files
+    batches: tuple[pa.Table, ...] = ()  # ``messages`` in the batches it was made in
 
 
 def build_day_rows(
@@ -60,14 +60,18 @@ def build_day_rows(
     day: date,
     run_id: str,
     forgetting: Forgetting | None = None,
+    batch_rows: int = 20_000,
 ) -> DayRows:
-    """Rows for one (user, day) partition from its resolved sessions; ``forgetting`` leaves out what was forgotten."""
+    """Rows for one (user, day) partition from its resolved sessions; ``forgetting`` leaves out what was forgotten.
+
+    The message rows are made ``batch_rows`` at a time (``DayRows.batches``), so a huge
+    day never holds them all as Python objects."""
     by_id: dict[str, list[tuple[ResolvedSession, SourceFile]]] = {}
     for rs, src in sorted(items, key=lambda it: (it[0].session_id, it[1].archive_path)):
         by_id.setdefault(rs.session_id, []).append((rs, src))
 
     session_rows: list[dict] = []
-    message_rows: list[dict] = []
+    sessions_merged: list[tuple[str, list[dict]]] = []
     several_files: list[tuple[str, int]] = []
     total_redactions = 0
     for raw_sid, group in by_id.items():
@@ -104,6 +108,15 @@ def build_day_rows(
         )
         if len(group) > 1:
             several_files.append((sid, len(group)))
+        sessions_merged.append((sid, merged))
+
+    # The fingerprint takes every session row, then every message row: the message rows
+    # are made, hashed and turned into Arrow a batch at a time, each batch's dicts let go.
+    digest = RowDigest()
+    digest.update(("s",) + _strip(r) for r in session_rows)
+    batches: list[pa.Table] = []
+    message_rows: list[dict] = []
+    for sid, merged in sessions_merged:
         for seq in range(len(merged)):
             m, merged[seq] = merged[seq], {}  # each merged message is let go once its row is made
             message_rows.append(
@@ -121,10 +134,20 @@ def build_day_rows(
                     "flags": m["flags"],
                 }
             )
+            if len(message_rows) >= batch_rows:
+                batches.append(_message_batch(message_rows, digest))
+                message_rows = []
+    if message_rows or not batches:
+        batches.append(_message_batch(message_rows, digest))
 
     sessions = pa.Table.from_pylist(session_rows, schema=SESSIONS.schema)
-    messages = pa.Table.from_pylist(message_rows, schema=MESSAGES.schema)
-    return DayRows(sessions, messages, _fingerprint(session_rows, message_rows), total_redactions, tuple(several_files))
+    messages = batches[0] if len(batches) == 1 else pa.concat_tables(batches)
+    return DayRows(sessions, messages, digest.hexdigest(), total_redactions, tuple(several_files), tuple(batches))
+
+
+def _message_batch(rows: list[dict], digest: RowDigest) -> pa.Table:
+    digest.update(("m",) + _strip(r) for r in rows)
+    return pa.Table.from_pylist(rows, schema=MESSAGES.schema)
 
 
 def _agent(group: list[tuple[ResolvedSession, SourceFile]], forgetting: Forgetting | None = None) -> str | None:
@@ -203,12 +226,6 @@ def _merge_messages(
     return rows
 
 
-def _fingerprint(session_rows: list[dict], message_rows: list[dict]) -> str:
-    def strip(row: dict) -> tuple:
-        # A session that declares nobody fingerprints as it did before sessions had people.
-        return tuple((k, v) for k, v in row.items() if k != "run_id" and not (k == "people" and not v))
-
-    # One row at a time: a day of 100,000 messages is not copied into a list of tuples first.
-    return row_fingerprint(
-        itertools.chain((("s",) + strip(r) for r in session_rows), (("m",) + strip(r) for r in message_rows))
-    )
+def _strip(row: dict) -> tuple:
+    # A session that declares nobody fingerprints as it did before sessions had people.
+    return tuple((k, v) for k, v in row.items() if k != "run_id" and not (k == "people" and not v))

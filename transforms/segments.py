@@ -41,11 +41,21 @@ def read_segment(name: str, data: bytes, *, tz: dt.tzinfo, user_id: str) -> list
         if exc.kind in ("empty", "no_messages"):  # bookkeeping records only (Codex token counts, ...): nothing to load
             return []
         raise
+    # Each conversation, and each of its day transcripts, is let go once read: a huge
+    # segment is never held as its export, its transcripts and its sessions at once.
+    fmt, conversations = export.format, list(export.conversations)
+    del export
     sessions = []
-    for conv in export.conversations:
-        for d in conversation_transcripts(conv, export.format, tz=tz, user_id=user_id, undated_day=day):
+    while conversations:
+        conv = conversations.pop(0)
+        conv_id = conv.conversation_id
+        derived = conversation_transcripts(conv, fmt, tz=tz, user_id=user_id, undated_day=day)
+        del conv
+        while derived:
+            d = derived.pop(0)
             session = parse_transcript(d.name, d.data, tz=tz)
-            if later and session.session_id == conv.conversation_id:  # as an import names a session's later days
-                session = replace(session, session_id=f"{conv.conversation_id}@{day.isoformat()}")
+            del d
+            if later and session.session_id == conv_id:  # as an import names a session's later days
+                session = replace(session, session_id=f"{conv_id}@{day.isoformat()}")
             sessions.append(session)
     return sessions

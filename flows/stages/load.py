@@ -144,8 +144,20 @@ def build_day(args) -> BuiltDay | Unreadable:
         ]
     except _DayFailure as exc:
         return Unreadable(str(exc))
-    rows = build_day_rows(items, user_id=day.user_id, day=day.date, run_id=run_id, forgetting=forgetting)
+    rows = build_day_rows(
+        items,
+        user_id=day.user_id,
+        day=day.date,
+        run_id=run_id,
+        forgetting=forgetting,
+        batch_rows=settings.limits.batch_rows,
+    )
     del items  # the parsed sessions are in the rows now: a big day is not held twice while its Parquet is made
+    messages = (  # a big day's messages are written a row group a batch, as they were made
+        warehouse.parquet_bytes_of(rows.batches, MESSAGES)
+        if len(rows.batches) > 1
+        else warehouse.parquet_bytes(rows.messages, MESSAGES)
+    )
     return BuiltDay(
         rows.fingerprint,
         rows.sessions.num_rows,
@@ -153,7 +165,7 @@ def build_day(args) -> BuiltDay | Unreadable:
         rows.redactions,
         rows.merged,
         warehouse.parquet_bytes(rows.sessions, SESSIONS),
-        warehouse.parquet_bytes(rows.messages, MESSAGES),
+        messages,
     )
 
 

@@ -14,14 +14,23 @@ embedder or keyword terms (a new chunker may give the same texts new terms, as c
 fails is recorded as failed with its reason, and the others go on.
 
 ``backfill --reindex`` takes every day in range and re-embeds every chunk.
+
+A keyword-only day of more than ``limits.batch_rows`` messages (a huge agent log's
+day) is chunked as its rows are read and written a row group at a time
+(``_streamed``): the same chunks as whole, never all held at once. With an embedder a
+day is still chunked whole.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import itertools
+import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -82,14 +91,15 @@ _SUMMARY_COLUMNS = (
 )
 
 
-def day_text(settings: Settings, user_id: str, day: dt.date) -> tuple:
+def day_text(settings: Settings, user_id: str, day: dt.date, *, messages: bool = True) -> tuple:
     """What ``chunks_of`` needs of a day, read from its partitions: (user, day, turns by session, summary rows)."""
     wh = settings.paths.warehouse
     cols = ("session_id", "seq", "role", "content", "flags")
-    msgs = warehouse.read_columns(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES, cols)
     by_session: dict[str, list[Turn]] = {}
-    for sid, seq, role, content, flags in zip(*(msgs[c] for c in cols), strict=False):
-        by_session.setdefault(sid, []).append(Turn(seq, role, content, tuple(flags or ())))
+    if messages:
+        msgs = warehouse.read_columns(warehouse.partition_file(wh, MESSAGES, day, user_id), MESSAGES, cols)
+        for sid, seq, role, content, flags in zip(*(msgs[c] for c in cols), strict=False):
+            by_session.setdefault(sid, []).append(Turn(seq, role, content, tuple(flags or ())))
     summary_path = warehouse.partition_file(wh, DAILY_SUMMARIES, day, user_id)
     summaries = []
     if summary_path.is_file():
@@ -108,11 +118,7 @@ def chunks_of(text: tuple) -> list[Chunk]:
     for sid in sorted(by_session):
         turns = sorted(by_session[sid], key=lambda t: t.seq)
         chunks += session_chunks(user_id, day, sid, turns)
-    for row in summaries:
-        fields = {k: row[k] or () for k in ("people", "projects", "tags", "technologies", "decisions", "open_items")}
-        note = "\n".join(t for t in (row["title"], row["summary"]) if t)  # the title is the note's first line
-        chunks.append(summary_chunk(user_id, day, note, fields))
-        chunks.append(index_chunk(user_id, day, entry_line(entry_of(row), link=False)))
+    chunks += _summary_chunks(user_id, day, summaries)
     seen: set[str] = set()
     unique: list[Chunk] = []
     for c in chunks:
@@ -122,13 +128,32 @@ def chunks_of(text: tuple) -> list[Chunk]:
     return unique
 
 
+def _summary_chunks(user_id: str, day: dt.date, summaries: list[dict]) -> list[Chunk]:
+    """Each summary row's chunk and its MEMORY_INDEX line's."""
+    chunks = []
+    for row in summaries:
+        fields = {k: row[k] or () for k in ("people", "projects", "tags", "technologies", "decisions", "open_items")}
+        note = "\n".join(t for t in (row["title"], row["summary"]) if t)  # the title is the note's first line
+        chunks.append(summary_chunk(user_id, day, note, fields))
+        chunks.append(index_chunk(user_id, day, entry_line(entry_of(row), link=False)))
+    return chunks
+
+
 @dataclass(frozen=True)
 class ChunkedDay:
-    """What ``chunk_day`` hands back: the day's chunks, its partition as it is, and (keyword-only) the new one's bytes."""
+    """What ``chunk_day`` hands back: the day's chunks, its partition as it is, and (keyword-only) the new one's bytes.
+
+    A streamed day (``_streamed``) hands back no chunks: ``count`` of them and ``digest``
+    (``_digest``) of their ids and terms, and ``old_digest`` of the partition as it is
+    (``None`` when there is none), which is all the unchanged check needs.
+    """
 
     chunks: list[Chunk]
     old: pa.Table | None
     parquet: bytes | None
+    count: int | None = None
+    digest: str | None = None
+    old_digest: str | None = None
 
 
 def chunk_day(args) -> ChunkedDay:
@@ -136,9 +161,14 @@ def chunk_day(args) -> ChunkedDay:
 
     ``args``: (settings, user, day, whether to read the old partition, whether the
     index is keyword-only, run id). A keyword-only day's partition bytes are made
-    here too, since no embedding is needed.
+    here too, since no embedding is needed; one of more than ``limits.batch_rows``
+    messages is streamed (``_streamed``).
     """
     settings, user_id, day, read_old, keyword_only, run_id = args
+    if keyword_only:
+        streamed = _streamed(settings, user_id, day, read_old, run_id)
+        if streamed is not None:
+            return streamed
     chunks = chunks_of(day_text(settings, user_id, day))
     old = _existing(settings, user_id, day) if read_old else None
     parquet = None
@@ -148,6 +178,87 @@ def chunk_day(args) -> ChunkedDay:
         if chunks:
             parquet = warehouse.parquet_bytes(_table(chunks, [None] * len(chunks), None, run_id), MEMORY_CHUNKS)
     return ChunkedDay(chunks, old, parquet)
+
+
+#: The most chunks a streamed day holds at once (one row group of its partition).
+CHUNK_ROWS = 1_000
+
+
+def _streamed(settings: Settings, user_id: str, day: dt.date, read_old: bool, run_id: str) -> ChunkedDay | None:
+    """A keyword-only day of more than ``limits.batch_rows`` messages, chunked as its rows are read.
+
+    The messages are read ``batch_rows`` rows at a time and the chunks written to the
+    partition's bytes a row group of at most ``CHUNK_ROWS`` chunks at a time (a chunk, with
+    its terms, weighs several messages), so no more than a batch of either is held (and no chunk once written): the chunks, and so the bytes
+    once read back, are the ones ``chunks_of`` gives. ``None`` (chunk it whole) for a
+    smaller day, or one whose rows are not in (session, seq) order, as ``load`` writes them.
+    """
+    wh = settings.paths.warehouse
+    path = warehouse.partition_file(wh, MESSAGES, day, user_id)
+    batch = settings.limits.batch_rows
+    if not path.is_file() or warehouse.num_rows(path) <= batch:
+        return None
+    keys = warehouse.read_columns(path, MESSAGES, ("session_id", "seq"))
+    order = list(zip(keys["session_id"], keys["seq"], strict=True))
+    if any(a > b for a, b in itertools.pairwise(order)):
+        return None
+    del keys, order
+    cols = ("session_id", "seq", "role", "content", "flags")
+
+    def turns() -> Iterator[tuple[str, Turn]]:
+        for got in warehouse.iter_columns(path, MESSAGES, cols, batch):
+            for sid, seq, role, content, flags in zip(*(got[c] for c in cols), strict=True):
+                yield sid, Turn(seq, role, content, tuple(flags or ()))
+
+    def chunks() -> Iterator[Chunk]:
+        for sid, rows in itertools.groupby(turns(), key=lambda r: r[0]):
+            yield from chunker.iter_session_chunks(user_id, day, sid, (t for _, t in rows))
+        yield from _summary_chunks(user_id, day, day_text(settings, user_id, day, messages=False)[3])
+
+    def unique() -> Iterator[Chunk]:  # a chunk whose id came before is left out, as ``chunks_of`` does
+        seen: set[str] = set()
+        for c in chunks():
+            if c.chunk_id not in seen:
+                seen.add(c.chunk_id)
+                yield c
+
+    digest = hashlib.sha256()
+    count = 0
+
+    def tables() -> Iterator[pa.Table]:
+        nonlocal count
+        for piece in _batched(unique(), min(batch, CHUNK_ROWS)):
+            digest.update(_digest_lines((c.chunk_id, c.terms, c.tfs) for c in piece))
+            count += len(piece)
+            yield _table(piece, [None] * len(piece), None, run_id)
+
+    parquet = warehouse.parquet_bytes_of(tables(), MEMORY_CHUNKS)
+    old_path = warehouse.partition_file(wh, MEMORY_CHUNKS, day, user_id)
+    old_digest = None
+    if read_old and old_path.is_file():
+        old_digest = _old_digest(old_path, batch)
+    return ChunkedDay([], None, parquet if count else None, count, digest.hexdigest(), old_digest)
+
+
+def _batched(items: Iterable[Chunk], n: int) -> Iterator[list[Chunk]]:
+    it = iter(items)
+    while piece := list(itertools.islice(it, n)):
+        yield piece
+
+
+def _digest_lines(rows: Iterable[tuple[str, Iterable[str], Iterable[int]]]) -> bytes:
+    return b"".join(json.dumps([cid, list(terms), list(tfs)]).encode() + b"\n" for cid, terms, tfs in rows)
+
+
+def _old_digest(path: Path, batch: int) -> str | None:
+    """The digest of a partition's chunks as ``_streamed`` makes it; ``None`` when any came from an embedder."""
+    digest = hashlib.sha256()
+    cols = ("chunk_id", "embedder_id", "terms", "tfs")
+    for got in warehouse.iter_columns(path, MEMORY_CHUNKS, cols, batch):
+        if any(e is not None for e in got["embedder_id"]):
+            return None
+        digest.update(_digest_lines(zip(got["chunk_id"], got["terms"], got["tfs"], strict=True)))
+    return digest.hexdigest()
 
 
 NUMBERS = ("chunks", "embedded")
@@ -217,6 +328,9 @@ def index_days(
             waiting = tuple(keys[i:])
             break
         planned_new += new
+        if got.digest is not None:  # a streamed keyword-only day
+            out.append(_finish_streamed(settings, (user_id, day), got, ledger_rows, run_id, reembed))
+            continue
         if embedder is None:  # nothing to embed: written now, while the workers chunk the next days
             out.append(
                 _finish(
@@ -334,6 +448,38 @@ def _finish(
     return DayOutcome(
         user_id, day, "indexed", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": embedded}
     )
+
+
+def _finish_streamed(
+    settings: Settings,
+    key: DayKey,
+    got: ChunkedDay,
+    ledger_rows: Mapping[DayKey, Mapping],
+    run_id: str,
+    reembed: bool,
+) -> DayOutcome:
+    """``_finish`` for a streamed day: unchanged when the partition's chunks have the same digest."""
+    user_id, day = key
+    ledger_row = {
+        "user_id": user_id,
+        "date": day,
+        "index_status": "indexed",
+        "index_key": index_key(ledger_rows[key], "none"),
+        "index_reason": None,
+        "index_run_id": run_id,
+    }
+    numbers = {"chunks": got.count or 0, "embedded": 0}
+    if not reembed and got.old_digest is not None and got.old_digest == got.digest:
+        return DayOutcome(user_id, day, "unchanged", ledger_row=ledger_row, numbers=numbers)
+    try:
+        if got.parquet is None:
+            warehouse.delete_partition(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
+        else:
+            warehouse.write_partition(settings.paths.warehouse, MEMORY_CHUNKS, got.parquet, day, user_id)
+    except OSError as exc:
+        return failed("index", user_id, day, run_id, f"writing its chunks: {exc}")
+    faults.checkpoint("index.day_done")
+    return DayOutcome(user_id, day, "indexed", ledger_row=ledger_row, numbers=numbers)
 
 
 def _write(

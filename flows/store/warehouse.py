@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import duckdb
@@ -74,6 +74,17 @@ def parquet_bytes(data: pa.Table, table: Table) -> bytes:
     data = data.select(table.schema.names).cast(table.schema)
     sink = pa.BufferOutputStream()
     pq.write_table(data, sink, **_PARQUET_OPTS)
+    return sink.getvalue().to_pybytes()
+
+
+def parquet_bytes_of(batches: Iterable[pa.Table], table: Table) -> bytes:
+    """``parquet_bytes`` of the batches' rows, a row group a batch, each batch let go once written.
+
+    One batch gives the bytes ``parquet_bytes`` gives for it."""
+    sink = pa.BufferOutputStream()
+    with pq.ParquetWriter(sink, table.schema, **_PARQUET_OPTS) as writer:
+        for data in batches:
+            writer.write_table(data.select(table.schema.names).cast(table.schema))
     return sink.getvalue().to_pybytes()
 
 
@@ -254,6 +265,25 @@ def read_columns(path: Path, table: Table, names: Iterable[str]) -> dict[str, li
         col = data[n] if n in have else pa.nulls(data.num_rows, want)
         out[n] = (col.cast(want) if col.type != want else col).to_pylist()
     return out
+
+
+def num_rows(path: Path) -> int:
+    """The rows of one Parquet file, from its footer."""
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def iter_columns(path: Path, table: Table, names: Iterable[str], batch_rows: int) -> Iterator[dict[str, list]]:
+    """``read_columns`` of one Parquet file, ``batch_rows`` rows at a time."""
+    names = list(names)
+    pf = pq.ParquetFile(path)
+    have = [n for n in names if n in set(pf.schema_arrow.names)]
+    for batch in pf.iter_batches(batch_size=batch_rows, columns=have):
+        out = {}
+        for n in names:
+            want = table.schema.field(n).type
+            col = batch.column(n) if n in have else pa.nulls(batch.num_rows, want)
+            out[n] = (col.cast(want) if col.type != want else col).to_pylist()
+        yield out
 
 
 def _conform(data: pa.Table, table: Table) -> pa.Table:
