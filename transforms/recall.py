@@ -73,7 +73,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import NamedTuple, Protocol
@@ -178,6 +178,11 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...  # (n, dim) float32
 
     def embed_query(self, text: str) -> np.ndarray: ...  # (dim,) float32
+
+
+def embedder_key(embedder: Embedder | None) -> str:
+    """The ``embedder_id`` that chunks embedded by ``embedder`` carry ("none": not embedded)."""
+    return embedder.id if embedder is not None else "none"
 
 
 class KeywordIndex:
@@ -685,6 +690,102 @@ def day_scores(
     return out
 
 
+@dataclass(frozen=True)
+class Days:
+    """Each row's day as a number, made once per loaded set (``Days.of``), so that ``select`` groups only the rows
+    that scored: ``days`` the distinct days ascending, ``of_row`` each row's index into them (int32), ``first``
+    each day's first row, ``ascending`` whether the rows are in date order (a recall pack's are)."""
+
+    days: np.ndarray
+    of_row: np.ndarray
+    first: np.ndarray
+    ascending: bool
+
+    @classmethod
+    def of(cls, dates) -> Days:
+        d = np.asarray(dates, dtype="datetime64[D]")
+        if not len(d) or bool((d[1:] >= d[:-1]).all()):  # in date order: no sort
+            starts = np.flatnonzero(np.concatenate([[True], d[1:] != d[:-1]])) if len(d) else np.zeros(0, np.int64)
+            of_row = np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(np.append(starts, len(d))))
+            return cls(d[starts], of_row, starts.astype(np.int64), True)
+        days, first, inv = np.unique(d, return_index=True, return_inverse=True)
+        return cls(days, inv.astype(np.int32), first.astype(np.int64), False)
+
+    def row_of(self, day: dt.date) -> int | None:
+        """A day's first row (None: no row is on that day)."""
+        at = int(np.searchsorted(self.days, np.datetime64(day, "D")))
+        return int(self.first[at]) if at < len(self.days) and self.days[at] == np.datetime64(day, "D") else None
+
+
+def scored_day_scores(
+    scores: np.ndarray,
+    rows: np.ndarray,
+    days: Days,
+    is_key: np.ndarray | None,
+    key_weight: float | None = None,
+    params: RecallParams = DEFAULTS,
+) -> dict[dt.date, tuple[float, int]]:
+    """``day_scores`` (``rank_days`` without ``is_key``) of the days of ``rows`` (ascending), every other row
+    scoring 0: the same scores, best rows and order for every day that scores above 0, in time proportional to
+    ``rows``."""
+    if not len(rows):
+        return {}
+    ids = days.of_row[rows]
+    s = np.maximum(scores[rows].astype(np.float64), 0.0)
+    if days.ascending:  # the rows' days ascend with them: each day's rows are a run
+        starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0)
+    else:
+        order = np.argsort(ids, kind="stable")
+        rows, ids, s = rows[order], ids[order], s[order]
+        starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0)
+    uniq = ids[starts]
+    if is_key is None:
+        fused = np.maximum.reduceat(s, starts)
+    else:
+        key = is_key[rows]
+        window = np.maximum.reduceat(np.where(key, 0.0, s), starts)
+        keys = np.maximum.reduceat(np.where(key, s, 0.0), starts)
+        w = params.key_weight if key_weight is None else key_weight
+        fused = np.maximum(window, w * keys) if params.key_fusion == "max" else (window + w * keys) / (1.0 + w)
+    # each day's best row: its highest score, ties to its lowest row (as ``rank_days``)
+    sizes = np.diff(np.append(starts, len(rows)))
+    top = np.repeat(np.maximum.reduceat(s, starts), sizes)
+    run = np.repeat(np.arange(len(starts)), sizes)
+    at = np.flatnonzero(s == top)
+    if not days.ascending:  # within a run the rows are not in order: the lowest of the ties
+        first = np.full(len(starts), np.iinfo(np.int64).max)
+        np.minimum.at(first, run[at], rows[at])
+    else:
+        first = rows[at[np.flatnonzero(np.diff(run[at], prepend=-1) != 0)]]
+    # days in order of score, ties: the earlier day (``day_scores``) or the earlier best row (``rank_days``)
+    order = np.argsort(-fused, kind="stable") if is_key is not None else np.lexsort((first, -fused))
+    return {days.days[uniq[i]].astype(object): (float(fused[i]), int(first[i])) for i in order}
+
+
+class _BestRows(Mapping[dt.date, int]):
+    """Every day's best row (``select``): those of ``ranked``, else the day's first row (every row of it scores 0)."""
+
+    def __init__(self, ranked: Mapping[dt.date, tuple[float, int]], days: Days):
+        self._ranked, self._days = ranked, days
+
+    def __getitem__(self, day: dt.date) -> int:
+        if day in self._ranked:
+            return self._ranked[day][1]
+        row = self._days.row_of(day)
+        if row is None:
+            raise KeyError(day)
+        return row
+
+    def __contains__(self, day: object) -> bool:
+        return isinstance(day, dt.date) and (day in self._ranked or self._days.row_of(day) is not None)
+
+    def __iter__(self):
+        return (d.astype(object) for d in self._days.days)
+
+    def __len__(self) -> int:
+        return len(self._days.days)
+
+
 def select(
     scores: np.ndarray,
     refs: Sequence[ChunkRef],
@@ -698,7 +799,9 @@ def select(
     is_key: np.ndarray | None = None,
     key_weight: float | None = None,
     params: RecallParams = DEFAULTS,
-    relevance: np.ndarray | None = None,
+    relevance: np.ndarray | Callable[[int], float] | None = None,
+    scored: np.ndarray | None = None,
+    days: Days | None = None,
 ) -> list[Hit]:
     """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score.
 
@@ -707,23 +810,32 @@ def select(
     day's keys (step 4); without it a day scores as its best row. ``cited_first`` (a *when* question):
     a day a direct hit cites is lifted just above it when it scores at least ``params.when_min`` of
     it on its own, or when the hit's chunk names it by date (``named_days``). ``decay`` defaults to
-    ``params.related_decay``. ``relevance``: every row's (``relevance``); each hit carries its shown row's, which no
-    lift or decay changes.
+    ``params.related_decay``. ``relevance``: every row's (``relevance``), or a row's when called; each hit carries
+    its shown row's, which no lift or decay changes. ``scored`` with ``days`` (``Days.of(dates)``): the rows that
+    may score above 0, ascending, every other row scoring 0; days are then grouped over them alone
+    (``scored_day_scores``), with the same hits.
     """
 
     def rel(row: int) -> float:
-        return float(relevance[row]) if relevance is not None else 0.0
+        if relevance is None:
+            return 0.0
+        return float(relevance(row)) if callable(relevance) else float(relevance[row])
 
     if not len(refs) or top_k < 1:
         return []
     decay = params.related_decay if decay is None else decay
     if dates is None:
         dates = np.array([r.date for r in refs], dtype="datetime64[D]")
-    if is_key is not None:
+    best_row: Mapping[dt.date, int]
+    if scored is not None and days is not None:
+        ranked = scored_day_scores(scores, scored, days, is_key, key_weight, params)
+        best_row = _BestRows(ranked, days)
+    elif is_key is not None:
         ranked = day_scores(scores, dates, is_key, key_weight, params=params)
     else:  # a day scores as its best row
         ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
-    best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
+    if scored is None or days is None:
+        best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
     # Each hit as (date, score, via, row) until the last step: a row's chunk (``refs[row]``: its text, read from
     # disk with a recall pack) is read only for the hits returned and the parents whose text names days.
     hits = {day: _Pick(day, score, "direct", row) for day, (score, row) in ranked.items() if score > 0}
