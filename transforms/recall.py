@@ -452,10 +452,12 @@ def fuse(
     keyword_weight: float | None = None,
     vector_weight: float | None = None,
     params: RecallParams = DEFAULTS,
+    _spans: tuple[tuple[float, float], tuple[float, float] | None] | None = None,
 ) -> np.ndarray:
     """The weighted sum in the module docstring; scores are comparable within one query.
 
-    The weights default to ``params``'."""
+    The weights default to ``params``'. ``_spans``: each arm's (low, span) over every row, when ``keyword`` and
+    ``cosine`` are some of the rows."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
     keyword_weight = params.keyword_weight if keyword_weight is None else keyword_weight
@@ -464,12 +466,54 @@ def fuse(
     wv = 0.0 if mode == "keyword" or cosine is None else vector_weight
     if wk + wv == 0:
         raise ValueError("vector mode needs embeddings; this index is keyword only")
+    # A row whose BM25 is 0 and whose cosine is the least scores 0: with few others (a large index searched
+    # approximately, ``flows.query.recall``), the same arithmetic runs over those others alone.
+    support = _scored_rows(keyword if wk else None, cosine if wv else None) if _spans is None else None
+    if support is not None:
+        out = np.zeros(keyword.shape, dtype=np.float64)
+        out[support] = fuse(
+            keyword[support],
+            None if cosine is None else cosine[support],
+            mode=mode,
+            keyword_weight=keyword_weight,
+            vector_weight=vector_weight,
+            params=params,
+            _spans=(_span(keyword, 0.0), _span(cosine, None) if cosine is not None else None),
+        )
+        return out
     total = np.zeros(keyword.shape, dtype=np.float64)
     if wk:
-        total += wk * scale(keyword, floor=0.0)
+        total += wk * scale(keyword, floor=0.0, span=None if _spans is None else _spans[0])
     if wv and cosine is not None:  # wv is 0 without cosines
-        total += wv * scale(cosine)
+        total += wv * scale(cosine, span=None if _spans is None else _spans[1])
     return total / (wk + wv)
+
+
+#: A fusion over more than this share of the rows, or of fewer rows, runs over every row (a gather and a scatter
+#: cost more); not a knob: the scores are the same either way.
+_SPARSE_SHARE, _SPARSE_FROM = 0.2, 10_000
+
+
+def _scored_rows(keyword: np.ndarray | None, cosine: np.ndarray | None) -> np.ndarray | None:
+    """The rows ``fuse`` scores above 0 (BM25 above 0, or a cosine above the least), when they are few; else None."""
+    n = len(keyword) if keyword is not None else len(cosine) if cosine is not None else 0
+    if n < _SPARSE_FROM:
+        return None
+    held = np.zeros(n, dtype=bool)
+    if keyword is not None:
+        held |= keyword != 0
+    if cosine is not None and len(cosine):
+        held |= cosine != cosine.min()
+    rows = np.flatnonzero(held)
+    return rows if len(rows) <= _SPARSE_SHARE * n else None
+
+
+def _span(x: np.ndarray, floor: float | None) -> tuple[float, float]:
+    """``scale``'s (low, span) of ``x``."""
+    if not x.size:
+        return 0.0, 0.0
+    low = float(x.min()) if floor is None else floor
+    return low, float(x.max()) - low
 
 
 def keyword_weight(keyword: np.ndarray, params: RecallParams = DEFAULTS) -> float:
@@ -595,13 +639,13 @@ def match_of(hits: Sequence[Hit], params: RecallParams = DEFAULTS) -> str:
     return "strong" if best >= params.match_strong else "weak" if best >= params.match_weak else "none"
 
 
-def scale(x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
-    """``x`` mapped onto [0, 1]: (x - low) / (max - low), low = min(x) unless ``floor`` is given."""
+def scale(x: np.ndarray, *, floor: float | None = None, span: tuple[float, float] | None = None) -> np.ndarray:
+    """``x`` mapped onto [0, 1]: (x - low) / (max - low), low = min(x) unless ``floor`` is given; ``span``:
+    (low, max - low) as given (``x`` is some of the rows they were read over)."""
     if not x.size:
         return x.astype(np.float64)
-    low = float(x.min()) if floor is None else floor
-    span = float(x.max()) - low
-    return (x.astype(np.float64) - low) / span if span > 0 else np.zeros(x.shape, dtype=np.float64)
+    low, width = _span(x, floor) if span is None else span
+    return (x.astype(np.float64) - low) / width if width > 0 else np.zeros(x.shape, dtype=np.float64)
 
 
 @dataclass(frozen=True)

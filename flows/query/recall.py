@@ -140,6 +140,7 @@ class _Loaded:
     is_key: np.ndarray  # bool: the chunk is one of its day's keys (summary, index line, facts)
     ann: list[ann.Block] | None = None  # the pack's segments with their ANN indexes, when every month has one
     days: Days | None = None  # each row's day as a number, made at the first approximate search
+    newest: dt.date | None = None  # the newest day, read at the first search that asks
 
 
 class Recaller:
@@ -340,7 +341,9 @@ class Recaller:
                 self.unavailable = str(exc)
                 return None
         if self._approximate(mode) and d.ann is not None:
-            out = ann.approximate(d.ann, qs, also, self.params.ann_candidates, dates=d.dates, is_key=d.is_key)
+            out = ann.approximate(
+                d.ann, qs, also, self.params.ann_candidates, dates=d.dates, is_key=d.is_key, days=self._days()
+            )
         else:
             out = [np.asarray(d.embeddings @ q) for q in qs]
         for cos in out:
@@ -361,7 +364,11 @@ class Recaller:
 
     def _newest(self) -> dt.date:
         dates = self._data.dates
-        return dates.max().astype(object) if len(dates) else dt.date.today()
+        if not len(dates):
+            return dt.date.today()
+        if self._data.newest is None:  # read once: a million rows' maximum is milliseconds at every query
+            self._data.newest = dates.max().astype(object)
+        return self._data.newest
 
     def understand(self, query: str, now: dt.date | None = None) -> timeq.TimeQuery:
         """The time a query names, read relative to ``now`` (default: the newest day in the index)."""
