@@ -330,10 +330,10 @@ def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, 
         los, his = np.searchsorted(dates, days.days[ids], "left"), np.searchsorted(dates, days.days[ids], "right")
     owners = np.searchsorted(starts, los, "right") - 1
     left = budget
+    groups: dict[int, list[np.ndarray]] = {}  # each segment's days to score, each day's rows (the pack's numbers)
     for lo, hi, owner in zip(los.tolist(), his.tolist(), owners.tolist(), strict=True):
         if hi <= lo:
             continue
-        b = blocks[owner]
         rows = np.arange(lo, hi)
         if hi - lo <= left:
             left -= hi - lo
@@ -341,5 +341,27 @@ def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, 
             rows = rows[is_key[lo:hi]]
         else:
             continue
-        rows = rows[~known[rows]]
-        _score(b, q, rows - b.offset, out, known, files)
+        rows = rows[~known[rows]]  # the days' rows are apart: scoring one day changes no other day's
+        if len(rows):
+            groups.setdefault(owner, []).append(rows)
+    for owner, days_rows in groups.items():
+        _score_each(blocks[owner], q, days_rows, out, known, files)
+
+
+def _score_each(
+    b: Block, q: np.ndarray, groups: list[np.ndarray], out: np.ndarray, known: np.ndarray, files: _Files | None
+) -> None:
+    """``_score`` of each group of a segment's rows (the pack's numbers), with one read of all their vectors and one
+    product per group size: a product over stacked matrices is each matrix's own, so every cosine is the one a
+    ``_score`` of its group alone gives (a row's cosine depends on the rows it is computed with)."""
+    if b.matrix is None:
+        return
+    every = np.concatenate(groups)
+    vecs = vectors(b.matrix, every - b.offset, files)
+    sizes = np.asarray([len(g) for g in groups])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for k in np.unique(sizes).tolist():
+        first = starts[sizes == k]
+        at = first[:, None] + np.arange(k)  # (groups of k, k): rows of ``every`` and ``vecs``
+        out[every[at]] = np.asarray(vecs[at] @ q, dtype=np.float32)
+        known[every[at]] = True
