@@ -612,12 +612,21 @@ def coverage(index, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.n
     total = 0.0
     for term in dict.fromkeys(terms_of(query)):
         docs = index.docs_with(term)
-        if glossed:
-            docs = np.union1d(docs, index.docs_with(chunk.GLOSS_MARK + term))
+        if glossed and len(more := index.docs_with(chunk.GLOSS_MARK + term)):
+            docs = _union(docs, more)
         weight = float(np.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5)))
         total += weight
         held[docs] += weight
     return held / total if total > 0 else held
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The documents of two ascending, distinct lists, each once (in no particular order): a list's documents that
+    the other holds are found by a binary search of the shorter, not by sorting both."""
+    if len(a) < len(b):
+        a, b = b, a
+    at = np.searchsorted(a, b).clip(max=len(a) - 1)
+    return np.concatenate([a, b[a[at] != b]])
 
 
 def relevance(cover: np.ndarray, cosine: np.ndarray | None, params: RecallParams = DEFAULTS) -> np.ndarray:
