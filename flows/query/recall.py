@@ -450,9 +450,8 @@ class Recaller:
             if end:
                 keep &= dates <= np.datetime64(end)
             scores = np.where(keep, scores, 0.0)
-        sparse = self._sparse and self._approximate(
-            mode
-        )  # few rows scored: days are grouped, and relevance read, over them alone
+        # approximate: few rows scored, so days are grouped, and relevance read, over them alone
+        sparse = self._sparse and self._approximate(mode)
         hits = select(
             scores,
             self._data.refs,

@@ -363,7 +363,9 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
         return None
     if index is not None and (emb is None or index.ndim != emb.shape[1]):
         return None
-    return Segment(month, meta, kw, info.get("embedder_id"), emb, rows, index, base / files["ann"] if index else None)
+    return Segment(
+        month, meta, kw, info.get("embedder_id"), emb, rows, index, base / files["ann"] if index is not None else None
+    )
 
 
 def contents(wh: Path, user: str) -> Pack | None:
