@@ -6,6 +6,7 @@ of its recall pack from its nightly run, and recall asks them instead of every v
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import json
@@ -99,6 +100,26 @@ def test_approximate_and_exact_search_agree_on_the_top_five_days_for_the_evaluat
     # and the indexes really leave rows out: the cosines differ where no candidate was
     cos = approximate._cosines([questions[0].query], "vector")[0]
     assert not np.allclose(cos, exact._cosines([questions[0].query], "vector")[0])
+
+
+def test_above_exact_below_days_grouped_over_the_rows_that_scored_answer_as_over_every_row(eval_home, hashed):
+    sparse = Recaller(eval_home, "gading")
+    dense = copy.copy(sparse)
+    dense._sparse = False  # the grouping below exact_below: every row, every relevance
+    assert sparse._approximate("hybrid")
+    questions = [q.query for q in recall_corpus.questions()]
+    questions += ["kemarin", "what did we talk about in March?", "exit code 137", "kapan terakhir ganti oli?"]
+    asked = 0
+    for query in questions:
+        for mode in ("hybrid", "vector", "keyword"):
+            for top_k, expand in ((5, True), (10, False)):
+                got = sparse.search(query, top_k=top_k, mode=mode, expand=expand)
+                assert got == dense.search(query, top_k=top_k, mode=mode, expand=expand), (query, mode)
+                asked += bool(got)
+    assert asked > 300
+    # and a narrowed search
+    start, end = dt.date(2026, 3, 1), dt.date(2026, 5, 31)
+    assert sparse.search("proxmox", start=start, end=end) == dense.search("proxmox", start=start, end=end)
 
 
 def _vectors(wh: Path, user: str, needle: str) -> list[bytes]:

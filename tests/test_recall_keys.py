@@ -13,6 +13,7 @@ from transforms import chunk as chunker
 from transforms.chunk import Turn, context_header, facts_chunks, session_chunks
 from transforms.recall import (
     ChunkRef,
+    Days,
     KeywordIndex,
     PostingSegment,
     SegmentedIndex,
@@ -51,6 +52,32 @@ def test_a_day_weighs_its_best_window_and_its_best_key_apart_by_hand():
     assert (
         list(got) == [D1, D2] and got[D1][0] == pytest.approx(1.125 / 1.75) and got[D2][0] == pytest.approx(1.1 / 1.75)
     )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_days_grouped_over_the_rows_that_scored_give_the_same_hits_as_over_every_row(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    day_list = [D1 + dt.timedelta(days=int(k)) for k in range(20)]
+    dates = np.array(sorted(rng.choice(day_list[:16], n)), dtype="datetime64[D]")
+    if seed % 2:  # rows out of date order (a table, not a pack)
+        dates = dates[rng.permutation(n)]
+    rows = [ChunkRef(f"c{i}", "u", d, None, "transcript", f"text {i}", ()) for i, d in enumerate(dates.astype(object))]
+    # mostly zeros, and ties within a day and between days
+    scores = np.where(rng.random(n) < 0.8, 0.0, rng.choice([0.1, 0.25, 0.5, 0.7], n))
+    scores[dates >= np.datetime64(day_list[12])] = 0.0  # days that only a related day's pull shows
+    is_key = rng.random(n) < 0.3
+    related = {d: tuple(rng.choice(day_list, 3).tolist()) for d in day_list}  # days without rows too
+    relevance = rng.random(n)
+    scored, days = np.flatnonzero(scores > 0), Days.of(dates)
+    assert days.ascending == (seed % 2 == 0)
+    for keys in (is_key, None):
+        for cited_first in (False, True):
+            for expand in (False, True):
+                kw = dict(top_k=6, dates=dates, is_key=keys, cited_first=cited_first, expand=expand)
+                dense = select(scores, rows, related, relevance=relevance, **kw)
+                sparse = select(scores, rows, related, relevance=lambda r: relevance[r], scored=scored, days=days, **kw)
+                assert dense and sparse == dense
 
 
 def test_a_day_with_keys_only_or_windows_only_scores_by_what_it_has():

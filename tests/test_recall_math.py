@@ -49,6 +49,24 @@ def test_fusion_is_the_documented_weighted_sum():
         fuse(kw, None, mode="vector")
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_fusion_over_the_few_rows_that_scored_is_the_weighted_sum_over_every_row(seed):
+    rng = np.random.default_rng(seed)
+    n = 30_000  # large enough for fuse to run over the rows that scored alone
+    kw = np.where(rng.random(n) < 0.02, rng.random(n) * 5, 0.0).astype(np.float32)
+    cos = np.full(n, np.float32(-0.3))  # an approximate vector arm: the rows not scored hold the least cosine
+    near = rng.random(n) < 0.05
+    cos[near] = rng.random(int(near.sum())).astype(np.float32)
+    for mode in ("hybrid", "keyword", "vector"):
+        for weight in (None, 0.4):
+            wk = 0.0 if mode == "vector" else (1.0 if weight is None else weight)
+            wv = 0.0 if mode == "keyword" else 2.0
+            by_hand = np.zeros(n)
+            by_hand += wk * (kw.astype(np.float64) / float(kw.max()))
+            by_hand += wv * ((cos.astype(np.float64) - float(cos.min())) / (float(cos.max()) - float(cos.min())))
+            assert np.array_equal(fuse(kw, cos, mode=mode, keyword_weight=weight), by_hand / (wk + wv))
+
+
 def test_rrf_adds_reciprocal_ranks():
     a = np.array([3.0, 2.0, 1.0])
     b = np.array([1.0, 2.0, 3.0])

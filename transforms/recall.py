@@ -73,7 +73,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import NamedTuple, Protocol
@@ -178,6 +178,11 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...  # (n, dim) float32
 
     def embed_query(self, text: str) -> np.ndarray: ...  # (dim,) float32
+
+
+def embedder_key(embedder: Embedder | None) -> str:
+    """The ``embedder_id`` that chunks embedded by ``embedder`` carry ("none": not embedded)."""
+    return embedder.id if embedder is not None else "none"
 
 
 class KeywordIndex:
@@ -447,10 +452,12 @@ def fuse(
     keyword_weight: float | None = None,
     vector_weight: float | None = None,
     params: RecallParams = DEFAULTS,
+    _spans: tuple[tuple[float, float], tuple[float, float] | None] | None = None,
 ) -> np.ndarray:
     """The weighted sum in the module docstring; scores are comparable within one query.
 
-    The weights default to ``params``'."""
+    The weights default to ``params``'. ``_spans``: each arm's (low, span) over every row, when ``keyword`` and
+    ``cosine`` are some of the rows."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
     keyword_weight = params.keyword_weight if keyword_weight is None else keyword_weight
@@ -459,12 +466,54 @@ def fuse(
     wv = 0.0 if mode == "keyword" or cosine is None else vector_weight
     if wk + wv == 0:
         raise ValueError("vector mode needs embeddings; this index is keyword only")
+    # A row whose BM25 is 0 and whose cosine is the least scores 0: with few others (a large index searched
+    # approximately, ``flows.query.recall``), the same arithmetic runs over those others alone.
+    support = _scored_rows(keyword if wk else None, cosine if wv else None) if _spans is None else None
+    if support is not None:
+        out = np.zeros(keyword.shape, dtype=np.float64)
+        out[support] = fuse(
+            keyword[support],
+            None if cosine is None else cosine[support],
+            mode=mode,
+            keyword_weight=keyword_weight,
+            vector_weight=vector_weight,
+            params=params,
+            _spans=(_span(keyword, 0.0), _span(cosine, None) if cosine is not None else None),
+        )
+        return out
     total = np.zeros(keyword.shape, dtype=np.float64)
     if wk:
-        total += wk * scale(keyword, floor=0.0)
+        total += wk * scale(keyword, floor=0.0, span=None if _spans is None else _spans[0])
     if wv and cosine is not None:  # wv is 0 without cosines
-        total += wv * scale(cosine)
+        total += wv * scale(cosine, span=None if _spans is None else _spans[1])
     return total / (wk + wv)
+
+
+#: A fusion over more than this share of the rows, or of fewer rows, runs over every row (a gather and a scatter
+#: cost more); not a knob: the scores are the same either way.
+_SPARSE_SHARE, _SPARSE_FROM = 0.2, 10_000
+
+
+def _scored_rows(keyword: np.ndarray | None, cosine: np.ndarray | None) -> np.ndarray | None:
+    """The rows ``fuse`` scores above 0 (BM25 above 0, or a cosine above the least), when they are few; else None."""
+    n = len(keyword) if keyword is not None else len(cosine) if cosine is not None else 0
+    if n < _SPARSE_FROM:
+        return None
+    held = np.zeros(n, dtype=bool)
+    if keyword is not None:
+        held |= keyword != 0
+    if cosine is not None and len(cosine):
+        held |= cosine != cosine.min()
+    rows = np.flatnonzero(held)
+    return rows if len(rows) <= _SPARSE_SHARE * n else None
+
+
+def _span(x: np.ndarray, floor: float | None) -> tuple[float, float]:
+    """``scale``'s (low, span) of ``x``."""
+    if not x.size:
+        return 0.0, 0.0
+    low = float(x.min()) if floor is None else floor
+    return low, float(x.max()) - low
 
 
 def keyword_weight(keyword: np.ndarray, params: RecallParams = DEFAULTS) -> float:
@@ -563,12 +612,21 @@ def coverage(index, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.n
     total = 0.0
     for term in dict.fromkeys(terms_of(query)):
         docs = index.docs_with(term)
-        if glossed:
-            docs = np.union1d(docs, index.docs_with(chunk.GLOSS_MARK + term))
+        if glossed and len(more := index.docs_with(chunk.GLOSS_MARK + term)):
+            docs = _union(docs, more)
         weight = float(np.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5)))
         total += weight
         held[docs] += weight
     return held / total if total > 0 else held
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The documents of two ascending, distinct lists, each once (in no particular order): a list's documents that
+    the other holds are found by a binary search of the shorter, not by sorting both."""
+    if len(a) < len(b):
+        a, b = b, a
+    at = np.searchsorted(a, b).clip(max=len(a) - 1)
+    return np.concatenate([a, b[a[at] != b]])
 
 
 def relevance(cover: np.ndarray, cosine: np.ndarray | None, params: RecallParams = DEFAULTS) -> np.ndarray:
@@ -590,13 +648,13 @@ def match_of(hits: Sequence[Hit], params: RecallParams = DEFAULTS) -> str:
     return "strong" if best >= params.match_strong else "weak" if best >= params.match_weak else "none"
 
 
-def scale(x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
-    """``x`` mapped onto [0, 1]: (x - low) / (max - low), low = min(x) unless ``floor`` is given."""
+def scale(x: np.ndarray, *, floor: float | None = None, span: tuple[float, float] | None = None) -> np.ndarray:
+    """``x`` mapped onto [0, 1]: (x - low) / (max - low), low = min(x) unless ``floor`` is given; ``span``:
+    (low, max - low) as given (``x`` is some of the rows they were read over)."""
     if not x.size:
         return x.astype(np.float64)
-    low = float(x.min()) if floor is None else floor
-    span = float(x.max()) - low
-    return (x.astype(np.float64) - low) / span if span > 0 else np.zeros(x.shape, dtype=np.float64)
+    low, width = _span(x, floor) if span is None else span
+    return (x.astype(np.float64) - low) / width if width > 0 else np.zeros(x.shape, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -685,6 +743,102 @@ def day_scores(
     return out
 
 
+@dataclass(frozen=True)
+class Days:
+    """Each row's day as a number, made once per loaded set (``Days.of``), so that ``select`` groups only the rows
+    that scored: ``days`` the distinct days ascending, ``of_row`` each row's index into them (int32), ``first``
+    each day's first row, ``ascending`` whether the rows are in date order (a recall pack's are)."""
+
+    days: np.ndarray
+    of_row: np.ndarray
+    first: np.ndarray
+    ascending: bool
+
+    @classmethod
+    def of(cls, dates) -> Days:
+        d = np.asarray(dates, dtype="datetime64[D]")
+        if not len(d) or bool((d[1:] >= d[:-1]).all()):  # in date order: no sort
+            starts = np.flatnonzero(np.concatenate([[True], d[1:] != d[:-1]])) if len(d) else np.zeros(0, np.int64)
+            of_row = np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(np.append(starts, len(d))))
+            return cls(d[starts], of_row, starts.astype(np.int64), True)
+        days, first, inv = np.unique(d, return_index=True, return_inverse=True)
+        return cls(days, inv.astype(np.int32), first.astype(np.int64), False)
+
+    def row_of(self, day: dt.date) -> int | None:
+        """A day's first row (None: no row is on that day)."""
+        at = int(np.searchsorted(self.days, np.datetime64(day, "D")))
+        return int(self.first[at]) if at < len(self.days) and self.days[at] == np.datetime64(day, "D") else None
+
+
+def scored_day_scores(
+    scores: np.ndarray,
+    rows: np.ndarray,
+    days: Days,
+    is_key: np.ndarray | None,
+    key_weight: float | None = None,
+    params: RecallParams = DEFAULTS,
+) -> dict[dt.date, tuple[float, int]]:
+    """``day_scores`` (``rank_days`` without ``is_key``) of the days of ``rows`` (ascending), every other row
+    scoring 0: the same scores, best rows and order for every day that scores above 0, in time proportional to
+    ``rows``."""
+    if not len(rows):
+        return {}
+    ids = days.of_row[rows]
+    s = np.maximum(scores[rows].astype(np.float64), 0.0)
+    if days.ascending:  # the rows' days ascend with them: each day's rows are a run
+        starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0)
+    else:
+        order = np.argsort(ids, kind="stable")
+        rows, ids, s = rows[order], ids[order], s[order]
+        starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0)
+    uniq = ids[starts]
+    if is_key is None:
+        fused = np.maximum.reduceat(s, starts)
+    else:
+        key = is_key[rows]
+        window = np.maximum.reduceat(np.where(key, 0.0, s), starts)
+        keys = np.maximum.reduceat(np.where(key, s, 0.0), starts)
+        w = params.key_weight if key_weight is None else key_weight
+        fused = np.maximum(window, w * keys) if params.key_fusion == "max" else (window + w * keys) / (1.0 + w)
+    # each day's best row: its highest score, ties to its lowest row (as ``rank_days``)
+    sizes = np.diff(np.append(starts, len(rows)))
+    top = np.repeat(np.maximum.reduceat(s, starts), sizes)
+    run = np.repeat(np.arange(len(starts)), sizes)
+    at = np.flatnonzero(s == top)
+    if not days.ascending:  # within a run the rows are not in order: the lowest of the ties
+        first = np.full(len(starts), np.iinfo(np.int64).max)
+        np.minimum.at(first, run[at], rows[at])
+    else:
+        first = rows[at[np.flatnonzero(np.diff(run[at], prepend=-1) != 0)]]
+    # days in order of score, ties: the earlier day (``day_scores``) or the earlier best row (``rank_days``)
+    order = np.argsort(-fused, kind="stable") if is_key is not None else np.lexsort((first, -fused))
+    return {days.days[uniq[i]].astype(object): (float(fused[i]), int(first[i])) for i in order}
+
+
+class _BestRows(Mapping[dt.date, int]):
+    """Every day's best row (``select``): those of ``ranked``, else the day's first row (every row of it scores 0)."""
+
+    def __init__(self, ranked: Mapping[dt.date, tuple[float, int]], days: Days):
+        self._ranked, self._days = ranked, days
+
+    def __getitem__(self, day: dt.date) -> int:
+        if day in self._ranked:
+            return self._ranked[day][1]
+        row = self._days.row_of(day)
+        if row is None:
+            raise KeyError(day)
+        return row
+
+    def __contains__(self, day: object) -> bool:
+        return isinstance(day, dt.date) and (day in self._ranked or self._days.row_of(day) is not None)
+
+    def __iter__(self):
+        return (d.astype(object) for d in self._days.days)
+
+    def __len__(self) -> int:
+        return len(self._days.days)
+
+
 def select(
     scores: np.ndarray,
     refs: Sequence[ChunkRef],
@@ -698,7 +852,9 @@ def select(
     is_key: np.ndarray | None = None,
     key_weight: float | None = None,
     params: RecallParams = DEFAULTS,
-    relevance: np.ndarray | None = None,
+    relevance: np.ndarray | Callable[[int], float] | None = None,
+    scored: np.ndarray | None = None,
+    days: Days | None = None,
 ) -> list[Hit]:
     """Top ``top_k`` days: direct hits plus 1-hop related_dates at ``decay`` × parent score.
 
@@ -707,23 +863,32 @@ def select(
     day's keys (step 4); without it a day scores as its best row. ``cited_first`` (a *when* question):
     a day a direct hit cites is lifted just above it when it scores at least ``params.when_min`` of
     it on its own, or when the hit's chunk names it by date (``named_days``). ``decay`` defaults to
-    ``params.related_decay``. ``relevance``: every row's (``relevance``); each hit carries its shown row's, which no
-    lift or decay changes.
+    ``params.related_decay``. ``relevance``: every row's (``relevance``), or a row's when called; each hit carries
+    its shown row's, which no lift or decay changes. ``scored`` with ``days`` (``Days.of(dates)``): the rows that
+    may score above 0, ascending, every other row scoring 0; days are then grouped over them alone
+    (``scored_day_scores``), with the same hits.
     """
 
     def rel(row: int) -> float:
-        return float(relevance[row]) if relevance is not None else 0.0
+        if relevance is None:
+            return 0.0
+        return float(relevance(row)) if callable(relevance) else float(relevance[row])
 
     if not len(refs) or top_k < 1:
         return []
     decay = params.related_decay if decay is None else decay
     if dates is None:
         dates = np.array([r.date for r in refs], dtype="datetime64[D]")
-    if is_key is not None:
+    best_row: Mapping[dt.date, int]
+    if scored is not None and days is not None:
+        ranked = scored_day_scores(scores, scored, days, is_key, key_weight, params)
+        best_row = _BestRows(ranked, days)
+    elif is_key is not None:
         ranked = day_scores(scores, dates, is_key, key_weight, params=params)
     else:  # a day scores as its best row
         ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
-    best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
+    if scored is None or days is None:
+        best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
     # Each hit as (date, score, via, row) until the last step: a row's chunk (``refs[row]``: its text, read from
     # disk with a recall pack) is read only for the hits returned and the parents whose text names days.
     hits = {day: _Pick(day, score, "direct", row) for day, (score, row) in ranked.items() if score > 0}

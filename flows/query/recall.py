@@ -37,7 +37,6 @@ import pyarrow.compute as pc
 
 from flows.config import Settings, load_settings, pick_user, resolve_home
 from flows.models import embed
-from flows.stages.recall_index import embedder_key
 from flows.store import ann, compact, recall_pack, warehouse
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms import timeq, translate
@@ -46,6 +45,7 @@ from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
 from transforms.model import USER_ID_RE
 from transforms.recall import (
     ChunkRef,
+    Days,
     Embedder,
     Hit,
     KeywordIndex,
@@ -55,6 +55,7 @@ from transforms.recall import (
     boost_anchors,
     boost_time,
     coverage,
+    embedder_key,
     fuse,
     keyword_weight,
     relevance,
@@ -138,6 +139,8 @@ class _Loaded:
     dates: np.ndarray  # datetime64[D] of each chunk, for narrowing a search by date
     is_key: np.ndarray  # bool: the chunk is one of its day's keys (summary, index line, facts)
     ann: list[ann.Block] | None = None  # the pack's segments with their ANN indexes, when every month has one
+    days: Days | None = None  # each row's day as a number, made at the first approximate search
+    newest: dt.date | None = None  # the newest day, read at the first search that asks
 
 
 class Recaller:
@@ -170,6 +173,9 @@ class Recaller:
         self.embedder = embedder
         self.embedder_id = embedder_key(self.embedder)
         self._data = self._load()
+        #: Above ``exact_below``, days are grouped and relevance read over the rows that scored alone (False: over
+        #: every row, as below it; the answers are the same, which tests check).
+        self._sparse = True
 
     def with_params(self, params: RecallParams) -> Recaller:
         """This recaller's loaded index searched with other knobs (shared, not loaded again); this one is unchanged."""
@@ -300,7 +306,7 @@ class Recaller:
             also = np.zeros(self.size, dtype=bool) if within is None else within.copy()
             for kw in kws:
                 if kw is not None and (hits := np.flatnonzero(kw > 0)).size:
-                    also[hits[np.argsort(-kw[hits], kind="stable")[:KEYWORD_ROWS]]] = True
+                    also[_best(hits, kw[hits], KEYWORD_ROWS)] = True
         cos = self._cosines(texts, mode, also)
         raw = None if cos is None else cos[0]
         own = self._fused(query, raw, mode, kws[0])
@@ -335,7 +341,9 @@ class Recaller:
                 self.unavailable = str(exc)
                 return None
         if self._approximate(mode) and d.ann is not None:
-            out = ann.approximate(d.ann, qs, also, self.params.ann_candidates, dates=d.dates, is_key=d.is_key)
+            out = ann.approximate(
+                d.ann, qs, also, self.params.ann_candidates, dates=d.dates, is_key=d.is_key, days=self._days()
+            )
         else:
             out = [np.asarray(d.embeddings @ q) for q in qs]
         for cos in out:
@@ -349,9 +357,18 @@ class Recaller:
             kw, cos, mode=mode, keyword_weight=keyword_weight(kw, p) if cos is not None else p.keyword_weight, params=p
         )
 
+    def _days(self) -> Days:
+        if self._data.days is None:
+            self._data.days = Days.of(self._data.dates)
+        return self._data.days
+
     def _newest(self) -> dt.date:
         dates = self._data.dates
-        return dates.max().astype(object) if len(dates) else dt.date.today()
+        if not len(dates):
+            return dt.date.today()
+        if self._data.newest is None:  # read once: a million rows' maximum is milliseconds at every query
+            self._data.newest = dates.max().astype(object)
+        return self._data.newest
 
     def understand(self, query: str, now: dt.date | None = None) -> timeq.TimeQuery:
         """The time a query names, read relative to ``now`` (default: the newest day in the index)."""
@@ -433,6 +450,8 @@ class Recaller:
             if end:
                 keep &= dates <= np.datetime64(end)
             scores = np.where(keep, scores, 0.0)
+        # approximate: few rows scored, so days are grouped, and relevance read, over them alone
+        sparse = self._sparse and self._approximate(mode)
         hits = select(
             scores,
             self._data.refs,
@@ -443,11 +462,29 @@ class Recaller:
             cited_first=tq is not None and tq.asks_when,
             is_key=self._data.is_key,
             params=p,
-            relevance=relevance(cover, cos, p),
+            relevance=_relevance_of(cover, cos, p) if sparse else relevance(cover, cos, p),
+            scored=np.flatnonzero(scores > 0) if sparse else None,
+            days=self._days() if sparse else None,
         )
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
         return hits[: top_k or cfg.top_k]
+
+
+def _best(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` rows of the highest values, ties to the earlier rows (a stable sort's first ``k``), without
+    sorting them all."""
+    if len(rows) <= k:
+        return rows
+    neg = -values
+    kth = np.partition(neg, k - 1)[k - 1]
+    better = rows[neg < kth]
+    return np.concatenate([better, rows[neg == kth][: k - len(better)]])
+
+
+def _relevance_of(cover: np.ndarray, cos: np.ndarray | None, p: RecallParams):
+    """One row's ``relevance``, computed when a hit asks for it (the same arithmetic as over every row)."""
+    return lambda row: float(relevance(cover[row : row + 1], None if cos is None else cos[row : row + 1], p)[0])
 
 
 def _keys(source) -> np.ndarray:

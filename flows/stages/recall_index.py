@@ -46,13 +46,9 @@ from transforms.chunk import CHUNKER_VERSION, Chunk, Turn, index_chunk, session_
 from transforms.errors import ModelRefused, ModelUnavailable
 from transforms.ids import fingerprint
 from transforms.memory_file import entry_line, entry_of
-from transforms.recall import Embedder
+from transforms.recall import Embedder, embedder_key
 
 log = logging.getLogger("kenang")
-
-
-def embedder_key(embedder: Embedder | None) -> str:
-    return embedder.id if embedder is not None else "none"
 
 
 def index_key(row: Mapping, embedder_id: str) -> str:

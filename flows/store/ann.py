@@ -27,16 +27,18 @@ every core): the same vectors make the same bytes. Readers open them memory-mapp
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from transforms.recall import RecallParams
+from transforms.recall import Days, RecallParams
 
 #: A user's chunks below which the vector arm is exact (``recall.exact_below``).
 EXACT_BELOW = RecallParams().exact_below
@@ -52,6 +54,8 @@ WHOLE_SHARE = 0.25
 #: Rows of the best candidates' days scored whole per query (the rest of their days: only their keys).
 DAY_ROWS = 4096
 SPEC = f"usearch:{DTYPE}:M{CONNECTIVITY}:ef{EXPANSION_ADD}"
+#: Segments searched at once by a query: the cores this process may run on (at most 8).
+SEARCH_THREADS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def index_bytes(matrix: np.ndarray, rows: np.ndarray) -> bytes | None:
@@ -98,6 +102,9 @@ class Block:
     rows: int
     matrix: np.ndarray | None  # (rows, dim) float32, memory-mapped; None: no row has an embedding
     index: Any  # usearch Index (a view), or None: the segment has no index
+    #: The index view's read-only mappings in this process, (start, end) addresses, found once (``views``) so a
+    #: search hands their pages back without reading ``/proc/self/maps``; empty: not found, it is read then.
+    pages: tuple[tuple[int, int], ...] = ()
 
 
 def approximate(
@@ -109,6 +116,7 @@ def approximate(
     dates: np.ndarray | None = None,
     is_key: np.ndarray | None = None,
     day_rows: int = DAY_ROWS,
+    days: Days | None = None,
 ) -> list[np.ndarray]:
     """Every row's cosine with each query vector: exact for each segment's ``candidates`` nearest rows, the
     ``also`` rows and the rows of their days (below), the least of those elsewhere (module docstring). ``also``:
@@ -117,47 +125,78 @@ def approximate(
     A day scores by its best chunk and its best key together (``transforms.recall.day_scores``), so with
     ``dates`` (each row's day, ascending, as a pack is) and ``is_key``, the key rows of every day a candidate or an
     ``also`` row is on are scored too, and every row of the best candidates' days, ``day_rows`` rows at most.
+    ``days``: ``Days.of(dates)``, when the caller keeps one.
     """
     n = sum(b.rows for b in blocks)
     known = np.zeros(n, dtype=bool)
     outs = []
     zero_rows = any(b.matrix is None or (b.index is not None and len(b.index) < b.rows) for b in blocks)
-    for q in queries:
-        out = np.zeros(n, dtype=np.float32)
-        mine = np.zeros(n, dtype=bool)
-        near_rows = []
-        for b in blocks:
-            if b.matrix is None:
-                continue
-            extra = np.flatnonzero(also[b.offset : b.offset + b.rows]) if also is not None else np.zeros(0, np.int64)
-            if b.index is None or len(extra) > WHOLE_SHARE * b.rows:
-                _score(b, q, np.arange(b.rows), out, mine)
-                continue
-            near = b.index.search(q, candidates).keys.astype(np.int64)
-            far = b.index.search(-q, 1).keys.astype(np.int64)  # the row farthest from q: the least cosine
-            _score(b, q, np.unique(np.concatenate([near, far, extra])), out, mine)
-            near_rows.append(near + b.offset)
-        if dates is not None and near_rows:
-            _days(blocks, q, np.concatenate(near_rows), also, dates, is_key, day_rows, out, mine)
-        outs.append((q, out, mine))
-        known |= mine
-    starts = np.asarray([b.offset for b in blocks])
-    result = []
-    for q, out, mine in outs:
-        missing = np.flatnonzero(known & ~mine)
-        if len(missing):  # another query's rows
-            for i in np.unique(np.searchsorted(starts, missing, "right") - 1):
-                b = blocks[int(i)]
-                rows = missing[(missing >= b.offset) & (missing < b.offset + b.rows)]
-                _score(b, q, rows - b.offset, out, mine)
-        floor = float(out[known].min()) if known.any() else 0.0
-        out[~known] = min(floor, 0.0) if zero_rows else floor  # rows without a vector have cosine 0
-        for b in blocks:  # the exact arm's zeros for segments without embeddings
-            if b.matrix is None:
-                out[b.offset : b.offset + b.rows] = 0.0
-        result.append(out)
-    hand_back()
+    # Each segment's index is asked once for every query (a batch), its nearest rows and the row farthest from
+    # each (the nearest to its negation: the least cosine), the segments on every core (usearch lets go of the
+    # GIL while it searches); the rows are then scored query by query.
+    workers = min(len(blocks), SEARCH_THREADS)
+    if workers > 1:
+        with ThreadPoolExecutor(workers, thread_name_prefix="kenang-ann") as pool:
+            asked = list(pool.map(lambda b: _ask(b, queries, also, candidates), blocks))
+    else:
+        asked = [_ask(b, queries, also, candidates) for b in blocks]
+    with _Files() as files:
+        for j, q in enumerate(queries):
+            out = np.zeros(n, dtype=np.float32)
+            mine = np.zeros(n, dtype=bool)
+            near_rows = []
+            for b, got in zip(blocks, asked, strict=True):
+                if got is None:
+                    continue
+                if isinstance(got, str):  # scored whole
+                    _score(b, q, np.arange(b.rows), out, mine, files)
+                    continue
+                near, far, extra = got[0][j], got[1][j], got[2]
+                _score(b, q, np.unique(np.concatenate([near, far, extra])), out, mine, files)
+                near_rows.append(near + b.offset)
+            if dates is not None and near_rows:
+                _days(blocks, q, np.concatenate(near_rows), also, dates, is_key, day_rows, out, mine, files, days)
+            outs.append((q, out, mine))
+            known |= mine
+        starts = np.asarray([b.offset for b in blocks])
+        result = []
+        for q, out, mine in outs:
+            missing = np.flatnonzero(known & ~mine)
+            if len(missing):  # another query's rows
+                for i in np.unique(np.searchsorted(starts, missing, "right") - 1):
+                    b = blocks[int(i)]
+                    rows = missing[(missing >= b.offset) & (missing < b.offset + b.rows)]
+                    _score(b, q, rows - b.offset, out, mine, files)
+            floor = float(out[known].min()) if known.any() else 0.0
+            out[~known] = min(floor, 0.0) if zero_rows else floor  # rows without a vector have cosine 0
+            for b in blocks:  # the exact arm's zeros for segments without embeddings
+                if b.matrix is None:
+                    out[b.offset : b.offset + b.rows] = 0.0
+            result.append(out)
+    if all(b.pages or b.index is None for b in blocks):
+        drop([p for b in blocks for p in b.pages])
+    else:
+        hand_back()
     return result
+
+
+def _ask(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int):
+    """What ``approximate`` scores of a segment: None (no vectors), "whole", or each query's nearest rows, each
+    query's farthest row and the segment's ``also`` rows (its own numbering)."""
+    if b.matrix is None:
+        return None
+    extra = np.flatnonzero(also[b.offset : b.offset + b.rows]) if also is not None else np.zeros(0, np.int64)
+    if b.index is None or len(extra) > WHOLE_SHARE * b.rows:
+        return "whole"
+    batch = np.stack(queries)
+    near, far = b.index.search(batch, candidates, threads=1), b.index.search(-batch, 1, threads=1)
+    if len(queries) == 1:
+        return [near.keys.astype(np.int64)], [far.keys.astype(np.int64)], extra
+    return (
+        [near[i].keys.astype(np.int64) for i in range(len(queries))],
+        [far[i].keys.astype(np.int64) for i in range(len(queries))],
+        extra,
+    )
 
 
 def hand_back(suffix: str = ".ann.usearch") -> None:
@@ -165,20 +204,39 @@ def hand_back(suffix: str = ".ann.usearch") -> None:
     in the system's file cache for the next search, but a page mapped into the process counts in its RSS, and
     Linux maps whole cached folios (up to megabytes) around each page a search reads. usearch keeps its
     mappings to itself, so they are found in ``/proc/self/maps``; elsewhere this does nothing."""
+    drop([r for path, ranges in _mappings().items() if path.endswith(suffix) for r in ranges])
+
+
+def views(paths: Sequence[Path | str]) -> list[tuple[tuple[int, int], ...]]:
+    """Each file's read-only mappings in this process (``Block.pages``), read from ``/proc/self/maps`` once."""
+    found = _mappings()
+    return [tuple(found.get(os.path.realpath(p), ())) for p in paths]
+
+
+def drop(ranges: Sequence[tuple[int, int]]) -> None:
+    """Hand back the pages of these read-only mappings (``hand_back``)."""
+    libc = _libc()
+    if libc is None:
+        return
+    for lo, hi in ranges:
+        libc.madvise(ctypes.c_void_p(lo), ctypes.c_size_t(hi - lo), MADV_DONTNEED)
+
+
+def _mappings() -> dict[str, list[tuple[int, int]]]:
+    """The read-only file mappings of this process, by path (none where ``/proc/self/maps`` cannot be read)."""
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError:
-        return
-    libc = _libc()
-    if libc is None:
-        return
+        return {}
+    out: dict[str, list[tuple[int, int]]] = {}
     for line in lines:
         fields = line.split(maxsplit=5)
-        if len(fields) < 6 or "w" in fields[1] or not fields[5].endswith(suffix):
+        if len(fields) < 6 or "w" in fields[1] or not fields[5].startswith("/"):
             continue  # a writable mapping may hold changes that dropping would lose: never touched
         lo, hi = (int(x, 16) for x in fields[0].split("-"))
-        libc.madvise(ctypes.c_void_p(lo), ctypes.c_size_t(hi - lo), MADV_DONTNEED)
+        out.setdefault(fields[5], []).append((lo, hi))
+    return out
 
 
 MADV_DONTNEED = 4  # Linux
@@ -198,18 +256,40 @@ def _libc():
 _LIBC: Any = False
 
 
-def _score(b: Block, q: np.ndarray, rows: np.ndarray, out: np.ndarray, known: np.ndarray) -> None:
+def _score(
+    b: Block, q: np.ndarray, rows: np.ndarray, out: np.ndarray, known: np.ndarray, files: _Files | None = None
+) -> None:
     """Exact cosines of a segment's ``rows`` (its own numbering) from its float32 matrix, into ``out``."""
     if b.matrix is None or not len(rows):
         return
-    out[rows + b.offset] = np.asarray(vectors(b.matrix, rows) @ q, dtype=np.float32)
+    out[rows + b.offset] = np.asarray(vectors(b.matrix, rows, files) @ q, dtype=np.float32)
     known[rows + b.offset] = True
 
 
-def vectors(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+class _Files:
+    """The matrices' files a search reads, each opened once and closed when the search ends."""
+
+    def __init__(self) -> None:
+        self._fds: dict[str, int] = {}
+
+    def fd(self, path: str) -> int:
+        if path not in self._fds:
+            self._fds[path] = os.open(path, os.O_RDONLY)
+        return self._fds[path]
+
+    def __enter__(self) -> _Files:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+def vectors(matrix: np.ndarray, rows: np.ndarray, files: _Files | None = None) -> np.ndarray:
     """``matrix[rows]``; from a memory-mapped matrix, read from its file (each run of consecutive rows at once),
     so its pages are never mapped: a mapped page counts in the reader's RSS, and Linux maps a whole cached
-    folio (up to megabytes) around each page read."""
+    folio (up to megabytes) around each page read. ``files``: the open files to read from (else opened here)."""
     path = getattr(matrix, "filename", None)
     if not isinstance(matrix, np.memmap) or not path or matrix.dtype != np.float32 or not matrix.flags.c_contiguous:
         return np.asarray(matrix[rows])
@@ -220,33 +300,40 @@ def vectors(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
     buf = memoryview(out).cast("B")  # type: ignore[arg-type]
     starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1)
     ends = np.append(starts[1:], len(rows))
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
-            want = (hi - lo) * width
-            if os.preadv(fd, [buf[lo * width : hi * width]], matrix.offset + int(rows[lo]) * width) != want:
+    at = (matrix.offset + rows[starts] * width).tolist()
+    with _Files() if files is None else contextlib.nullcontext(files) as opened:
+        fd = opened.fd(path)
+        for lo, hi, offset in zip(starts.tolist(), ends.tolist(), at, strict=True):
+            if os.preadv(fd, [buf[lo * width : hi * width]], offset) != (hi - lo) * width:
                 raise OSError(f"{Path(path).name} is shorter than its header says")
-    finally:
-        os.close(fd)
     return out
 
 
-def _days(blocks, q, near, also, dates, is_key, budget, out, known) -> None:
+def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, days: Days | None = None) -> None:
     """Score the rows of the candidates' days (``approximate``): whole days, best first, within ``budget`` rows,
-    then the key rows of every other day a candidate or an ``also`` row is on."""
+    then the key rows of every other day a candidate or an ``also`` row is on. ``days``: ``Days.of(dates)``, made
+    once by the caller."""
+    days = Days.of(dates) if days is None else days
     starts = np.asarray([b.offset for b in blocks])
     by_cos = near[np.argsort(-out[near], kind="stable")]
-    # numpy's own day values: a Python date makes searchsorted convert all of ``dates`` at each call
-    ranked = list(dict.fromkeys(dates[by_cos]))
+    ranked = list(dict.fromkeys(days.of_row[by_cos].tolist()))
     if also is not None:
         seen = set(ranked)
-        ranked += [d for d in dict.fromkeys(dates[also]) if d not in seen]
+        ranked += [d for d in dict.fromkeys(days.of_row[also].tolist()) if d not in seen]
+    if not ranked:
+        return
+    ids = np.asarray(ranked, dtype=np.int64)
+    if days.ascending:
+        bounds = np.append(days.first, len(dates))
+        los, his = bounds[ids], bounds[ids + 1]
+    else:  # not a pack's order: as the days' searches always read
+        los, his = np.searchsorted(dates, days.days[ids], "left"), np.searchsorted(dates, days.days[ids], "right")
+    owners = np.searchsorted(starts, los, "right") - 1
     left = budget
-    for day in ranked:
-        lo, hi = int(np.searchsorted(dates, day, "left")), int(np.searchsorted(dates, day, "right"))
+    groups: dict[int, list[np.ndarray]] = {}  # each segment's days to score, each day's rows (the pack's numbers)
+    for lo, hi, owner in zip(los.tolist(), his.tolist(), owners.tolist(), strict=True):
         if hi <= lo:
             continue
-        b = blocks[int(np.searchsorted(starts, lo, "right")) - 1]
         rows = np.arange(lo, hi)
         if hi - lo <= left:
             left -= hi - lo
@@ -254,5 +341,27 @@ def _days(blocks, q, near, also, dates, is_key, budget, out, known) -> None:
             rows = rows[is_key[lo:hi]]
         else:
             continue
-        rows = rows[~known[rows]]
-        _score(b, q, rows - b.offset, out, known)
+        rows = rows[~known[rows]]  # the days' rows are apart: scoring one day changes no other day's
+        if len(rows):
+            groups.setdefault(owner, []).append(rows)
+    for owner, days_rows in groups.items():
+        _score_each(blocks[owner], q, days_rows, out, known, files)
+
+
+def _score_each(
+    b: Block, q: np.ndarray, groups: list[np.ndarray], out: np.ndarray, known: np.ndarray, files: _Files | None
+) -> None:
+    """``_score`` of each group of a segment's rows (the pack's numbers), with one read of all their vectors and one
+    product per group size: a product over stacked matrices is each matrix's own, so every cosine is the one a
+    ``_score`` of its group alone gives (a row's cosine depends on the rows it is computed with)."""
+    if b.matrix is None:
+        return
+    every = np.concatenate(groups)
+    vecs = vectors(b.matrix, every - b.offset, files)
+    sizes = np.asarray([len(g) for g in groups])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for k in np.unique(sizes).tolist():
+        first = starts[sizes == k]
+        at = first[:, None] + np.arange(k)  # (groups of k, k): rows of ``every`` and ``vecs``
+        out[every[at]] = np.asarray(vecs[at] @ q, dtype=np.float32)
+        known[every[at]] = True

@@ -106,6 +106,7 @@ class Segment:
     embeddings: np.ndarray | None  # (rows, dim) float32, memory-mapped when loaded; None: no chunk has one
     rows: Rows  # every META_COLUMNS column of a row, read when asked for
     ann: Any = None  # the embeddings' ANN index (flows.store.ann), memory-mapped; None: not made for this month
+    ann_path: Path | None = None  # the index's file
 
 
 class Rows:
@@ -277,8 +278,10 @@ class Pack:
         if self.embeddings is None or any(s.embeddings is not None and s.ann is None for s in self.segments):
             return None
         offsets = np.cumsum([0, *(s.meta.num_rows for s in self.segments)])
+        indexed = {id(s): s.ann_path for s in self.segments if s.ann is not None and s.ann_path is not None}
+        pages = dict(zip(indexed, ann.views(list(indexed.values())), strict=True))
         return [
-            ann.Block(int(o), s.meta.num_rows, s.embeddings, s.ann)
+            ann.Block(int(o), s.meta.num_rows, s.embeddings, s.ann, pages.get(id(s), ()))
             for o, s in zip(offsets[:-1], self.segments, strict=True)
         ]
 
@@ -360,7 +363,9 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
         return None
     if index is not None and (emb is None or index.ndim != emb.shape[1]):
         return None
-    return Segment(month, meta, kw, info.get("embedder_id"), emb, rows, index)
+    return Segment(
+        month, meta, kw, info.get("embedder_id"), emb, rows, index, base / files["ann"] if index is not None else None
+    )
 
 
 def contents(wh: Path, user: str) -> Pack | None:
