@@ -114,7 +114,7 @@ def test_a_day_whose_chunks_all_go_takes_its_months_copy_with_it(home):
     row = next(r for r in table(home, "memory_chunks") if r["user_id"] == "gading")
     month = f"{row['date']:%Y-%m}"
     assert compact.path_for(wh, "memory_chunks", "gading", month) is not None
-    recall_index._write(home, "gading", row["date"], [], [], None, "r")  # e.g. every message forgotten
+    recall_index._write(home, "gading", row["date"], None)  # no chunks left: e.g. every message forgotten
     assert compact.path_for(wh, "memory_chunks", "gading", month) is None
     compact.refresh(wh)
     assert row["date"] not in {

@@ -414,14 +414,7 @@ def _finish(
 ) -> DayOutcome:
     """Write a day's partition unless its chunks are the ones it holds; the ledger row says it is indexed."""
     user_id, day = key
-    ledger_row = {
-        "user_id": user_id,
-        "date": day,
-        "index_status": "indexed",
-        "index_key": index_key(ledger_rows[key], eid or "none"),
-        "index_reason": None,
-        "index_run_id": run_id,
-    }
+    ledger_row = _indexed_row(key, ledger_rows, eid, run_id)
     unchanged = (
         old is not None
         and not embedded
@@ -437,7 +430,8 @@ def _finish(
             user_id, day, "unchanged", ledger_row=ledger_row, numbers={"chunks": len(chunks), "embedded": 0}
         )
     try:
-        _write(settings, user_id, day, chunks, embeddings, eid, run_id, parquet)
+        data = (parquet if parquet is not None else _table(chunks, embeddings, eid, run_id)) if chunks else None
+        _write(settings, user_id, day, data)
     except OSError as exc:
         return failed("index", user_id, day, run_id, f"writing its chunks: {exc}")
     faults.checkpoint("index.day_done")
@@ -456,42 +450,36 @@ def _finish_streamed(
 ) -> DayOutcome:
     """``_finish`` for a streamed day: unchanged when the partition's chunks have the same digest."""
     user_id, day = key
-    ledger_row = {
-        "user_id": user_id,
-        "date": day,
-        "index_status": "indexed",
-        "index_key": index_key(ledger_rows[key], "none"),
-        "index_reason": None,
-        "index_run_id": run_id,
-    }
+    ledger_row = _indexed_row(key, ledger_rows, None, run_id)
     numbers = {"chunks": got.count or 0, "embedded": 0}
     if not reembed and got.old_digest is not None and got.old_digest == got.digest:
         return DayOutcome(user_id, day, "unchanged", ledger_row=ledger_row, numbers=numbers)
     try:
-        if got.parquet is None:
-            warehouse.delete_partition(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
-        else:
-            warehouse.write_partition(settings.paths.warehouse, MEMORY_CHUNKS, got.parquet, day, user_id)
+        _write(settings, user_id, day, got.parquet)
     except OSError as exc:
         return failed("index", user_id, day, run_id, f"writing its chunks: {exc}")
     faults.checkpoint("index.day_done")
     return DayOutcome(user_id, day, "indexed", ledger_row=ledger_row, numbers=numbers)
 
 
-def _write(
-    settings: Settings,
-    user_id: str,
-    day: dt.date,
-    chunks: list[Chunk],
-    embeddings: list,
-    eid: str | None,
-    run_id: str,
-    parquet: bytes | None = None,
-) -> None:
-    if not chunks:  # through delete_partition: its checksum and the month's compact copy go with it
+def _indexed_row(key: DayKey, ledger_rows: Mapping[DayKey, Mapping], eid: str | None, run_id: str) -> dict:
+    """The ledger row of a day the index stage has done (``eid``: its embedder, None when keyword-only)."""
+    user_id, day = key
+    return {
+        "user_id": user_id,
+        "date": day,
+        "index_status": "indexed",
+        "index_key": index_key(ledger_rows[key], eid or "none"),
+        "index_reason": None,
+        "index_run_id": run_id,
+    }
+
+
+def _write(settings: Settings, user_id: str, day: dt.date, data: pa.Table | bytes | None) -> None:
+    """The day's chunks partition as ``data``, or none when it has no chunks."""
+    if data is None:  # through delete_partition: its checksum and the month's compact copy go with it
         warehouse.delete_partition(settings.paths.warehouse, MEMORY_CHUNKS, day, user_id)
         return
-    data = parquet if parquet is not None else _table(chunks, embeddings, eid, run_id)
     warehouse.write_partition(settings.paths.warehouse, MEMORY_CHUNKS, data, day, user_id)
 
 
