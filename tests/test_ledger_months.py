@@ -72,20 +72,26 @@ def test_a_write_rewrites_only_the_months_its_rows_fall_in(tmp_path):
     assert ledger.read_days(wh)[("default", dt.date(2024, 11, 3))]["status"] == "loaded"
 
 
-def test_a_crash_between_two_months_leaves_each_file_whole_and_the_rerun_finishes(tmp_path, monkeypatch):
-    wh = tmp_path
-    ledger.write_days(wh, [row("default", dt.date(2024, 1, 3)), row("default", dt.date(2024, 2, 3))])
-    update = [{**row("default", d), "status": "failed"} for d in (dt.date(2024, 1, 3), dt.date(2024, 2, 3))]
+def _dies_on_the_second_file(monkeypatch, why: str) -> None:
+    """``warehouse.write_file`` writes the first file, then raises OSError(why): a crash between two months."""
     real = warehouse.write_file
     calls = []
 
     def dies_on_the_second_month(path, data, table):
         calls.append(path)
         if len(calls) == 2:
-            raise OSError("power lost")
+            raise OSError(why)
         real(path, data, table)
 
     monkeypatch.setattr(warehouse, "write_file", dies_on_the_second_month)
+
+
+def test_a_crash_between_two_months_leaves_each_file_whole_and_the_rerun_finishes(tmp_path, monkeypatch):
+    wh = tmp_path
+    ledger.write_days(wh, [row("default", dt.date(2024, 1, 3)), row("default", dt.date(2024, 2, 3))])
+    update = [{**row("default", d), "status": "failed"} for d in (dt.date(2024, 1, 3), dt.date(2024, 2, 3))]
+    real = warehouse.write_file
+    _dies_on_the_second_file(monkeypatch, "power lost")
     with pytest.raises(OSError, match="power lost"):
         ledger.write_days(wh, update)
     monkeypatch.setattr(warehouse, "write_file", real)
@@ -121,15 +127,7 @@ def test_a_migration_that_died_halfway_is_finished_by_the_next_one_losing_nothin
     shutil.rmtree(wh / "days")
     warehouse.write_file(wh / "days.parquet", pa.Table.from_pylist(list(rows.values()), schema=DAYS.schema), DAYS)
     real = warehouse.write_file
-    calls = []
-
-    def dies_on_the_second_month(path, data, table):
-        calls.append(path)
-        if len(calls) == 2:
-            raise OSError("killed")
-        real(path, data, table)
-
-    monkeypatch.setattr(warehouse, "write_file", dies_on_the_second_month)
+    _dies_on_the_second_file(monkeypatch, "killed")
     with pytest.raises(OSError, match="killed"):
         ledger.migrate(wh)
     monkeypatch.setattr(warehouse, "write_file", real)
