@@ -785,12 +785,10 @@ def scored_day_scores(
         return {}
     ids = days.of_row[rows]
     s = np.maximum(scores[rows].astype(np.float64), 0.0)
-    if days.ascending:  # the rows' days ascend with them: each day's rows are a run
-        starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0)
-    else:
+    if not days.ascending:  # else the rows' days ascend with them: each day's rows are already a run
         order = np.argsort(ids, kind="stable")
         rows, ids, s = rows[order], ids[order], s[order]
-        starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0)
+    starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0)
     uniq = ids[starts]
     if is_key is None:
         fused = np.maximum.reduceat(s, starts)
@@ -883,11 +881,11 @@ def select(
     if scored is not None and days is not None:
         ranked = scored_day_scores(scores, scored, days, is_key, key_weight, params)
         best_row = _BestRows(ranked, days)
-    elif is_key is not None:
-        ranked = day_scores(scores, dates, is_key, key_weight, params=params)
-    else:  # a day scores as its best row
-        ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
-    if scored is None or days is None:
+    else:
+        if is_key is not None:
+            ranked = day_scores(scores, dates, is_key, key_weight, params=params)
+        else:  # a day scores as its best row
+            ranked = {d: (float(scores[row]), row) for d, row in rank_days(scores, dates).items()}
         best_row = {d: row for d, (_, row) in ranked.items()}  # every day's best chunk, in score order
     # Each hit as (date, score, via, row) until the last step: a row's chunk (``refs[row]``: its text, read from
     # disk with a recall pack) is read only for the hits returned and the parents whose text names days.

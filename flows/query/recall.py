@@ -416,39 +416,39 @@ class Recaller:
         # A past time is embedded without its words (its days are boosted instead); the keywords keep them, so a
         # name that reads like a time ("June Carter", "a song called Yesterday") is still found by its words.
         # A future time ("next week") stays in both: plans are made on earlier days.
+        dates = self._data.dates
+        inside = keep = None  # the rows of the past time named (widened), and of the range asked for
+        if past:  # one window over the whole span named ("between May and July" takes June too)
+            named = (min(r.start for r in past), max(r.end for r in past))
+            lo, hi = time_window(*named, min((r.precision for r in past), key=lambda x: p.slack.get(x, 1)), p)
+            inside = (dates >= np.datetime64(lo)) & (dates <= np.datetime64(hi))
+        if start or end:
+            keep = np.ones(len(dates), dtype=bool)
+            if start:
+                keep &= dates >= np.datetime64(start)
+            if end:
+                keep &= dates <= np.datetime64(end)
         within = None
-        if self._approximate(mode) and (past or start or end):  # the days asked for are scored exactly
-            dates, within = self._data.dates, np.zeros(self.size, dtype=bool)
-            if past:
-                named = (min(r.start for r in past), max(r.end for r in past))
-                lo, hi = time_window(*named, min((r.precision for r in past), key=lambda x: p.slack.get(x, 1)), p)
-                within |= (dates >= np.datetime64(lo)) & (dates <= np.datetime64(hi))
-            if start or end:
-                within |= (dates >= np.datetime64(start or dt.date.min)) & (dates <= np.datetime64(end or dt.date.max))
+        if self._approximate(mode) and (inside is not None or keep is not None):  # their rows are scored exactly
+            within = np.zeros(self.size, dtype=bool)
+            for rows in (inside, keep):
+                if rows is not None:
+                    within |= rows
         scores, cos = self._scored(query, mode, (rest or query) if past else None, within)
         # Relevance reads what the query asks without the time it names (the time boosts its days instead)
         # and no boost: the same match scores the same in any query. A query that is only a time is matched
         # by the days of that time.
         asked = rest if past and rest is not None else query
         cover = coverage(self._data.keyword, asked, glossed=p.gloss_terms)
-        if past:  # one boost over the whole span named ("between May and July" takes June too)
-            named = (min(r.start for r in past), max(r.end for r in past))
-            lo, hi = time_window(*named, min((r.precision for r in past), key=lambda x: p.slack.get(x, 1)), p)
-            inside = (self._data.dates >= np.datetime64(lo)) & (self._data.dates <= np.datetime64(hi))
+        if inside is not None:  # one boost over the whole span named
             if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
                 scores = np.where(inside & self._data.is_key, 1e-3, scores)
             if not terms_of(asked):
                 cover = np.where(inside, 1.0, cover)
-            scores = boost_time(scores, self._data.dates, lo, hi, named=named, params=p)
+            scores = boost_time(scores, dates, lo, hi, named=named, params=p)
         if mode != "vector" and (terms := anchors(rest if rest is not None else query)):
             scores = boost_anchors(scores, self._data.keyword, terms, params=p)
-        if start or end:
-            dates = self._data.dates
-            keep = np.ones(len(dates), dtype=bool)
-            if start:
-                keep &= dates >= np.datetime64(start)
-            if end:
-                keep &= dates <= np.datetime64(end)
+        if keep is not None:
             scores = np.where(keep, scores, 0.0)
         # approximate: few rows scored, so days are grouped, and relevance read, over them alone
         sparse = self._sparse and self._approximate(mode)

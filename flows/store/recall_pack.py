@@ -277,12 +277,11 @@ class Pack:
         index, or the months' widths differ."""
         if self.embeddings is None or any(s.embeddings is not None and s.ann is None for s in self.segments):
             return None
-        offsets = np.cumsum([0, *(s.meta.num_rows for s in self.segments)])
         indexed = {id(s): s.ann_path for s in self.segments if s.ann is not None and s.ann_path is not None}
         pages = dict(zip(indexed, ann.views(list(indexed.values())), strict=True))
         return [
             ann.Block(int(o), s.meta.num_rows, s.embeddings, s.ann, pages.get(id(s), ()))
-            for o, s in zip(offsets[:-1], self.segments, strict=True)
+            for o, s in zip(self._starts[:-1], self.segments, strict=True)
         ]
 
 
