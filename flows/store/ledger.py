@@ -66,20 +66,12 @@ def month_files(wh: Path) -> list[Path]:
     """Every month file of the ledger, in (user, month) order."""
     root = warehouse.table_dir(wh, DAYS)
     out = []
-    for user_dir in _names(root, "user_id="):
-        for month_dir in _names(root / user_dir, "month="):
+    for user_dir in warehouse.subfolders(root, "user_id="):
+        for month_dir in warehouse.subfolders(root / user_dir, "month="):
             f = root / user_dir / month_dir / "data.parquet"
             if os.path.isfile(f):
                 out.append(f)
     return out
-
-
-def _names(folder: Path, prefix: str) -> list[str]:
-    try:
-        with os.scandir(folder) as it:
-            return sorted(e.name for e in it if e.name.startswith(prefix) and e.is_dir(follow_symlinks=False))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
 
 
 def _rows_of(path: Path) -> dict[DayKey, dict]:
@@ -166,7 +158,7 @@ def version(wh: Path) -> tuple:
 
 def users(wh: Path) -> set[str]:
     """Every user with a row in the ledger."""
-    found = {u.removeprefix("user_id=") for u in _names(warehouse.table_dir(wh, DAYS), "user_id=")}
+    found = {u.removeprefix("user_id=") for u in warehouse.subfolders(warehouse.table_dir(wh, DAYS), "user_id=")}
     legacy = wh / _LEGACY
     if legacy.is_file():
         found.update(warehouse.read_columns(legacy, DAYS, ["user_id"])["user_id"])

@@ -33,6 +33,17 @@ def table_dir(warehouse: Path, table: Table) -> Path:
     return warehouse / table.name
 
 
+def subfolders(folder: Path, prefix: str) -> list[str]:
+    """The names of ``folder``'s subfolders that start with ``prefix``, sorted (none when it is not a folder).
+
+    ``os.scandir``, not ``Path.glob``: partitions are listed several times a night, and this is 3-4x faster."""
+    try:
+        with os.scandir(folder) as it:
+            return sorted(e.name for e in it if e.name.startswith(prefix) and e.is_dir(follow_symlinks=False))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
 def partition_file(warehouse: Path, table: Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
     """Where a partition lives: user_day -> date=/user_id=/data.parquet, date -> date=/<name>.parquet."""
     base = table_dir(warehouse, table) / f"date={day.isoformat()}"
@@ -257,12 +268,17 @@ def read_columns(path: Path, table: Table, names: Iterable[str]) -> dict[str, li
     column reads as NULLs); far cheaper than ``read_file(...).to_pylist()`` when a reader needs a few."""
     names = list(names)
     pf = pq.ParquetFile(path)
-    have = set(pf.schema_arrow.names)
-    data = pf.read(columns=[n for n in names if n in have])
+    have = [n for n in names if n in set(pf.schema_arrow.names)]
+    return _typed_lists(pf.read(columns=have), table, names)
+
+
+def _typed_lists(data: pa.Table | pa.RecordBatch, table: Table, names: list[str]) -> dict[str, list]:
+    """``names`` of ``data`` as Python lists typed as ``table`` declares them; a column ``data`` lacks reads as
+    NULLs."""
     out = {}
     for n in names:
         want = table.schema.field(n).type
-        col = data[n] if n in have else pa.nulls(data.num_rows, want)
+        col = data.column(n) if n in data.schema.names else pa.nulls(data.num_rows, want)
         out[n] = (col.cast(want) if col.type != want else col).to_pylist()
     return out
 
@@ -278,12 +294,7 @@ def iter_columns(path: Path, table: Table, names: Iterable[str], batch_rows: int
     pf = pq.ParquetFile(path)
     have = [n for n in names if n in set(pf.schema_arrow.names)]
     for batch in pf.iter_batches(batch_size=batch_rows, columns=have):
-        out = {}
-        for n in names:
-            want = table.schema.field(n).type
-            col = batch.column(n) if n in have else pa.nulls(batch.num_rows, want)
-            out[n] = (col.cast(want) if col.type != want else col).to_pylist()
-        yield out
+        yield _typed_lists(batch, table, names)
 
 
 def _conform(data: pa.Table, table: Table) -> pa.Table:
