@@ -377,15 +377,21 @@ def pair_chunks(user_id: str, day: dt.date, session_id: str, turns: Sequence[Tur
     user turn (an opening message of the assistant) is a chunk of its own.
     """
     title = _title(turns)
-    groups: list[list[Turn]] = []
+    return [c for group in _pairs(turns) for c in _pair_group(user_id, day, session_id, group, title)]
+
+
+def _pairs(turns: Iterable[Turn]) -> Iterator[list[Turn]]:
+    """``pair_chunks``' groups of turns, each given once the next one opens (empty turns left out)."""
+    group: list[Turn] = []
     for t in turns:
         if not t.content.strip():
             continue
-        if not groups or (t.role == "user" and any(x.role != "user" for x in groups[-1])):
-            groups.append([t])
-        else:
-            groups[-1].append(t)
-    return [c for group in groups for c in _pair_group(user_id, day, session_id, group, title)]
+        if group and t.role == "user" and any(x.role != "user" for x in group):
+            yield group
+            group = []
+        group.append(t)
+    if group:
+        yield group
 
 
 def _pair_group(user_id: str, day: dt.date, session_id: str, group: list[Turn], title: str) -> list[Chunk]:
@@ -429,16 +435,13 @@ def iter_session_chunks(user_id: str, day: dt.date, session_id: str, turns: Iter
         if title:
             break
     found: list[tuple[int, str]] = []
-    group: list[Turn] = []
-    for t in itertools.chain(head, rest):
-        found += _facts_in(t)
-        if not t.content.strip():
-            continue
-        if group and t.role == "user" and any(x.role != "user" for x in group):
-            yield from _pair_group(user_id, day, session_id, group, title)
-            group = []
-        group.append(t)
-    if group:
+
+    def noting_facts(ts: Iterable[Turn]) -> Iterator[Turn]:
+        for t in ts:
+            found.extend(_facts_in(t))
+            yield t
+
+    for group in _pairs(noting_facts(itertools.chain(head, rest))):
         yield from _pair_group(user_id, day, session_id, group, title)
     yield from _facts_chunks(user_id, day, session_id, found, title)
 
