@@ -21,7 +21,7 @@ from flows.stages.summarize import written
 from flows.store import mount, warehouse
 from schemas.tables import MEMORY_CHUNKS
 from transforms.chunk import Turn, iter_session_chunks, session_chunks
-from transforms.collect import cut, plan
+from transforms.collect import plan
 from transforms.extract import DayMessage, DayText
 from transforms.summarize import DayInput, ExtractiveSummarizer, SessionMeta, bounded_text
 
@@ -86,11 +86,13 @@ def test_planning_a_log_from_its_streamed_lines_gives_the_segments_of_cutting_it
     src = tmp_path / "log.jsonl"
     src.write_bytes(data)
     args = dict(context=None, last=None, tz=JAKARTA, eligible=lambda d: True, undated_day=DAY, start=0)
-    whole = cut("claude_code", data, **args)
+    complete = data[: data.rfind(b"\n") + 1]
+    whole = plan("claude_code", complete.splitlines(keepends=True), **args)
     with open(src, "rb") as fh:
         planned = plan("claude_code", collect._complete_lines(fh, 0, len(data)), **args)
         streamed = [s.prefix + b"".join(collect._pieces(fh, 0, s.ranges)) for s in planned.segments]
-    assert streamed == [s.data for s in whole.segments] and len(streamed) == 2
+    assert streamed == [s.prefix + b"".join(complete[a:b] for a, b in s.ranges) for s in whole.segments]
+    assert len(streamed) == 2
     assert (planned.taken, planned.lines, planned.last) == (whole.taken, whole.lines, whole.last)
     assert planned.taken == data.rfind(b"\n") + 1
 

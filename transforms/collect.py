@@ -4,8 +4,8 @@ Pure: bytes in, segments out; no I/O, no clock (eligibility is a function the ca
 gives). ``flows.stages.collect`` reads the sources and writes the segments.
 
 An agent's log grows by appending (Claude Code and Codex JSONL, aider's markdown).
-Each night the collector hands over the bytes after what it took before, and
-``cut`` decides what to take now:
+Each night the collector hands over the lines after what it took before, and
+``plan`` decides what to take now:
 
 - Only complete lines: an unterminated last line may still be being written.
 - Lines are grouped by (session, local day) in order of first appearance, so a
@@ -25,9 +25,8 @@ Each night the collector hands over the bytes after what it took before, and
 A segment is one transcript of the day's archive folder, and the load reads it with
 the format's importer (``transforms.segments``).
 
-``plan`` decides the same from the lines alone, one at a time, and gives each segment
-as byte ranges of the new part (``Planned``), so the collector streams a log of any
-size; ``cut`` is ``plan`` over bytes held whole, with each segment's bytes joined.
+``plan`` reads the lines one at a time and gives each segment as byte ranges of the
+new part (``Planned``), so the collector streams a log of any size.
 """
 
 from __future__ import annotations
@@ -48,21 +47,26 @@ _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass(frozen=True, slots=True)
-class Segment:
+class Planned:
+    """A segment to write, by where its bytes lie: ``prefix`` then each (start, end) of the new part, in order."""
+
     session: str  # the session's key in the log (a session id, or an opening record)
     day: dt.date
-    data: bytes  # the opening record if it had to be put before, then the lines taken, in file order
+    prefix: bytes  # the opening record put before its lines, or b""
+    ranges: tuple[tuple[int, int], ...]  # runs of consecutive lines, offsets into the new part
     offset: int = 0  # where its first line taken starts in the source file
     first_day: dt.date | None = None  # the day its session began in this file, when that is an earlier day
 
     @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+    def size(self) -> int:
+        return len(self.prefix) + sum(b - a for a, b in self.ranges)
 
 
 @dataclass(frozen=True, slots=True)
-class Cut:
-    segments: tuple[Segment, ...]
+class Plan:
+    """What ``plan`` decides, each segment given by where its bytes lie."""
+
+    segments: tuple[Planned, ...]
     taken: int  # bytes of the new part consumed (always whole lines)
     context: bytes | None  # the opening record in force at the new offset (Codex session_meta, aider header)
     last: tuple[str, str] | None  # (session, ISO day) of the last line taken, for the next night's undated lines
@@ -72,89 +76,12 @@ class Cut:
 
 
 @dataclass(frozen=True, slots=True)
-class Planned:
-    """A segment to write, by where its bytes lie: ``prefix`` then each (start, end) of the new part, in order."""
-
-    session: str
-    day: dt.date
-    prefix: bytes  # the opening record put before its lines, or b""
-    ranges: tuple[tuple[int, int], ...]  # runs of consecutive lines, offsets into the new part
-    offset: int = 0  # where its first line taken starts in the source file
-    first_day: dt.date | None = None
-
-    @property
-    def size(self) -> int:
-        return len(self.prefix) + sum(b - a for a, b in self.ranges)
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """What ``plan`` decides: ``Cut`` with each segment given by where its bytes lie, not by the bytes."""
-
-    segments: tuple[Planned, ...]
-    taken: int
-    context: bytes | None
-    last: tuple[str, str] | None
-    waiting_days: tuple[dt.date, ...]
-    lines: int
-    first_days: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
 class _Line:
     start: int
     end: int
     session: str | None  # None: joins its neighbour's group
     day: dt.date | None
     opening: bytes | None  # the line itself when it is its session's opening record
-
-
-def cut(
-    kind: str,
-    new: bytes,
-    *,
-    context: bytes | None,
-    last: tuple[str, str] | None,
-    tz: dt.tzinfo,
-    eligible: Callable[[dt.date], bool],
-    undated_day: dt.date,
-    start: int = 0,
-    latest: dt.date | None = None,
-    first_days: dict[str, str] | None = None,
-) -> Cut:
-    """What to take of ``new`` (the bytes after the offset) for a ``kind`` in ``LINE_KINDS``.
-
-    ``context``: the opening record in force at the offset; ``last``: the group the
-    previous night ended in; ``undated_day``: the day of lines with no time at all
-    and no group to join (a headerless aider log): the file's modification day.
-    ``start``: where ``new`` starts in the file (segments record their offsets).
-    ``first_days``: the day each session began in this file, from the nights before; a
-    segment of a later day names it (``Segment.first_day``), so its session is read as
-    ``<id>@<day>``, as ``kenang import`` of the same file names it.
-    ``latest``: a line dated after this day (an impossible time) is taken at once, in a
-    segment of its own that ingest quarantines with the reason, so one bad time never
-    holds back the lines after it.
-
-    ``plan`` decides the same from the lines alone, for a caller that streams them.
-    """
-    complete = new[: new.rfind(b"\n") + 1]
-    p = plan(
-        kind,
-        complete.splitlines(keepends=True),
-        context=context,
-        last=last,
-        tz=tz,
-        eligible=eligible,
-        undated_day=undated_day,
-        start=start,
-        latest=latest,
-        first_days=first_days,
-    )
-    segments = tuple(
-        Segment(s.session, s.day, s.prefix + b"".join(complete[a:b] for a, b in s.ranges), s.offset, s.first_day)
-        for s in p.segments
-    )
-    return Cut(segments, p.taken, p.context, p.last, p.waiting_days, p.lines, p.first_days)
 
 
 def plan(
@@ -170,7 +97,19 @@ def plan(
     latest: dt.date | None = None,
     first_days: dict[str, str] | None = None,
 ) -> Plan:
-    """``cut``, from the complete lines of the new part in order (each with its line end), keeping none of them.
+    """What to take of the new part of a ``kind`` in ``LINE_KINDS``, from its complete lines in order (each
+    with its line end, as ``bytes.splitlines(keepends=True)`` cuts them), keeping none of them.
+
+    ``context``: the opening record in force at the offset; ``last``: the group the
+    previous night ended in; ``undated_day``: the day of lines with no time at all
+    and no group to join (a headerless aider log): the file's modification day.
+    ``start``: where the new part starts in the file (segments record their offsets).
+    ``first_days``: the day each session began in this file, from the nights before; a
+    segment of a later day names it (``Planned.first_day``), so its session is read as
+    ``<id>@<day>``, as ``kenang import`` of the same file names it.
+    ``latest``: a line dated after this day (an impossible time) is taken at once, in a
+    segment of its own that ingest quarantines with the reason, so one bad time never
+    holds back the lines after it.
 
     Each line is read once and only its place, session and day are kept (an opening
     record's bytes too), so a log of any size is planned in memory bounded by its line
@@ -374,7 +313,7 @@ def lineage(path: str, generation: int) -> str:
     return hashlib.sha256(f"{path}\0{generation}".encode("utf-8", "surrogateescape")).hexdigest()[:8]
 
 
-def segment_name(source: str, kind: str, segment: Segment | Planned, line: str, sha256: str | None = None) -> str:
+def segment_name(source: str, kind: str, segment: Planned, line: str, sha256: str) -> str:
     """``collected-<format>-<day>-<source>-<session, cut>-<lineage>-<offset>-<12 hex of the bytes>.<ext>``.
 
     The same bytes from the same place get the same name. The name carries what the
@@ -382,11 +321,8 @@ def segment_name(source: str, kind: str, segment: Segment | Planned, line: str, 
     (a segment may hold no dated line), and which reading of which file they come from
     and where (``line``, the ``lineage``, and the offset): the load numbers a session's
     repeated messages across the segments of one reading in file order, as one file.
-    ``sha256``: of the bytes, for a ``Planned`` segment (a ``Segment`` hashes its own).
+    ``sha256``: of the bytes written.
     """
-    if sha256 is None:
-        assert isinstance(segment, Segment), "a planned segment is named by the sha256 of the bytes written"
-        sha256 = segment.sha256
     fmt, ext = LINE_KINDS[kind]
     label = segment.session.removeprefix("# aider chat started at ") if kind == "aider" else segment.session
     from transforms.redact import redact  # a label may quote a secret: redacted, then cut

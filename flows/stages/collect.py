@@ -420,7 +420,7 @@ def _complete_lines(fh, start: int, n: int) -> Iterator[bytes]:
     """The complete lines of the ``n`` bytes at ``start``, as ``bytes.splitlines(keepends=True)`` cuts them.
 
     Read a block at a time: what follows the last line end (a line still being
-    written) is left out, as ``transforms.collect.cut`` leaves it.
+    written) is left out: ``transforms.collect.plan`` takes complete lines only.
     """
     fh.seek(start)
     left = n
