@@ -195,13 +195,18 @@ def bounded_text(text: DayText, max_messages: int = BIG_DAY_MESSAGES, max_chars:
     space) to one length that fits, so short turns stay whole.
     """
     msgs = text.messages
-    if len(msgs) <= max_messages and sum(len(m.content) for m in msgs) <= max_chars:
+    if not _over(text, max_messages, max_chars):
         return text
     kept = msgs if len(msgs) <= max_messages else tuple(msgs[i] for i in _stretches(len(msgs), max_messages))
     cap = _length_cap([len(m.content) for m in kept], max_chars)
     if cap is not None:
         kept = tuple(m if len(m.content) <= cap else replace(m, content=_cut_at_space(m.content, cap)) for m in kept)
     return replace(text, messages=kept)
+
+
+def _over(text: DayText, max_messages: int = BIG_DAY_MESSAGES, max_chars: int = BIG_DAY_CHARS) -> bool:
+    """Whether a day is over the bounds ``bounded_text`` reads it within."""
+    return len(text.messages) > max_messages or sum(len(m.content) for m in text.messages) > max_chars
 
 
 def _stretches(n: int, most: int) -> list[int]:
@@ -266,7 +271,7 @@ def session_lines(day: DayInput) -> tuple[SessionLine, ...]:
     of_session: dict[str, list[DayMessage]] = {}
     for m in day.text.messages:
         of_session.setdefault(m.session_id, []).append(m)
-    big = bounded_text(day.text) is not day.text
+    big = _over(day.text)
     share = max(200, BIG_DAY_MESSAGES // max(len(day.sessions), 1))
     for s in sorted(day.sessions, key=lambda s: (s.started_at or dt.datetime.max.replace(tzinfo=dt.UTC), s.session_id)):
         msgs = tuple(of_session.get(s.session_id, ()))

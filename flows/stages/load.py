@@ -153,11 +153,8 @@ def build_day(args) -> BuiltDay | Unreadable:
         batch_rows=settings.limits.batch_rows,
     )
     del items  # the parsed sessions are in the rows now: a big day is not held twice while its Parquet is made
-    messages = (  # a big day's messages are written a row group a batch, as they were made
-        warehouse.parquet_bytes_of(rows.batches, MESSAGES)
-        if len(rows.batches) > 1
-        else warehouse.parquet_bytes(rows.messages, MESSAGES)
-    )
+    # a row group a batch, as the rows were made (one batch: the bytes ``parquet_bytes`` gives)
+    messages = warehouse.parquet_bytes_of(rows.batches, MESSAGES)
     return BuiltDay(
         rows.fingerprint,
         rows.sessions.num_rows,
