@@ -25,8 +25,9 @@ plain function (``nightly_run``, ``backfill_run``) that calls its tasks through
 ``RunState.call``: ``kenang run`` runs a night with nothing to do (``quiet``) as that
 function with ``plain=True``, the tasks called as the functions they wrap, so it never
 waits for Prefect to start; the lock, the runs row and the crash sweep are the same.
-A backfill's range given the wrong way round ends the run Failed with a one-line
-message, before anything runs.
+A backfill's range given the wrong way round is refused when it is submitted to a deployment
+that ``kenang serve`` or ``kenang deploy`` registered (flows/serve.py); one that reaches the
+flow all the same ends the run Failed with a one-line message, before anything runs.
 """
 
 from __future__ import annotations
@@ -948,7 +949,7 @@ def backfill(
     Summaries and the index take the nightly budgets (newest days first, the rest left for
     later runs) unless ``no_budget``; loading is never budgeted.
     """
-    if end < start:  # a deployment's parameters cannot say this in their schema: refused here, in one line
+    if end < start:  # kenang's deployments refuse this when it is submitted; plain `prefect deploy` ones, here
         # A Failed state ends the run with this message alone: no traceback in the worker's log.
         return Failed(message=f"end {end} is before start {start}: nothing was run; submit the range again")  # type: ignore[return-value]
     return _published(

@@ -8,25 +8,90 @@ every deployment it served when it stops (Ctrl-C, SIGTERM from ``systemctl stop`
 paused nightly stays paused until someone resumes it by hand, so kenang serves with
 ``pause_on_shutdown=False`` and applies each deployment unpaused when it starts (which
 also resumes one an older ``serve`` left paused). The parameter schema is enforced by the
-server, so a bad date is refused when a run is submitted.
+server, so a bad date, or a backfill range whose end is before its start, is refused when a
+run is submitted.
+
+``kenang deploy`` is the work-pool way: ``prefect deploy --all`` from prefect.yaml, then the
+same parameter checks put on the deployments it registered (``prefect deploy`` builds a
+schema from the flow's signature alone, which cannot compare two parameters).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 from prefect import Flow, serve
+from prefect.deployments.runner import RunnerDeployment
 from prefect.schedules import Cron
+from prefect.utilities.callables import ParameterSchema
+from pydantic import ConfigDict
 
 from flows.pipeline import backfill, nightly
 
 FLOWS: dict[str, Flow[..., Any]] = {"nightly": nightly, "backfill": backfill}
-PREFECT_YAML = Path(__file__).resolve().parent.parent / "prefect.yaml"
+ROOT = Path(__file__).resolve().parent.parent
+PREFECT_YAML = ROOT / "prefect.yaml"
+
+#: The definition a backfill's parameters must not match. The server's message names it, so it says what is wrong.
+REVERSED = "end-is-before-start"
+#: Where the digits of a YYYY-MM-DD date are.
+_DIGITS = (0, 1, 2, 3, 5, 6, 8, 9)
+
+
+def _digit(position: int, digits: str) -> dict:
+    return {"pattern": f"^.{{{position}}}[{digits}]"}
+
+
+def reversed_range() -> dict[str, dict]:
+    """JSON Schema definitions that match parameters whose ``end`` is before their ``start``.
+
+    JSON Schema cannot compare two values, but both dates are YYYY-MM-DD strings (their own
+    pattern is checked too), so end < start is a comparison of digits, left to right: at the
+    first digit where the two differ, end's is the smaller. One definition a digit: end's digit
+    there is the smaller, or both are the same and the next definition holds.
+    """
+    defs: dict[str, dict] = {}
+    for k, at in enumerate(_DIGITS):
+        smaller = [{"properties": {"end": _digit(at, str(c)), "start": _digit(at, f"{c + 1}-9")}} for c in range(9)]
+        either: list[dict] = [{"anyOf": smaller}]
+        if k + 1 < len(_DIGITS):
+            same = [{"properties": {"end": _digit(at, str(c)), "start": _digit(at, str(c))}} for c in range(10)]
+            either.append({"allOf": [{"anyOf": same}, {"$ref": f"#/definitions/{REVERSED}-{k + 1}"}]})
+        defs[f"{REVERSED}-{k}"] = {"anyOf": either}
+    # Only two good dates can be the wrong way round: a bad one is refused for its own field, by name. Both are
+    # there is said without ``required``, which Prefect drops when it checks a deployment's defaults.
+    good = [
+        {"properties": {name: {"$ref": f"#/properties/{name}"}}, "not": {"properties": {name: False}}}
+        for name in ("start", "end")
+    ]
+    defs[REVERSED] = {"allOf": [*good, {"$ref": f"#/definitions/{REVERSED}-0"}]}
+    return defs
+
+
+class _Checked(ParameterSchema):
+    """A flow's parameter schema with checks across its parameters, which Prefect's own model would drop."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def checked(flow: Flow[..., Any], schema: ParameterSchema) -> ParameterSchema:
+    """``schema`` with the checks across ``flow``'s parameters: a backfill range must not end before it starts."""
+    if flow is not backfill:
+        return schema
+    return _Checked.model_validate(
+        {
+            **schema.model_dump(exclude_unset=True),
+            "definitions": {**schema.definitions, **reversed_range()},
+            "not": {"$ref": f"#/definitions/{REVERSED}"},
+        }
+    )
 
 
 def deployments(prefect_yaml: Path, only: tuple[str, ...] = (), home: str | None = None):
@@ -41,17 +106,17 @@ def deployments(prefect_yaml: Path, only: tuple[str, ...] = (), home: str | None
         parameters = dict(d.get("parameters") or {})
         if home is not None:
             parameters["home"] = home
-        out.append(
-            flow.to_deployment(
-                name=d["name"],
-                description=d.get("description"),
-                tags=d.get("tags"),
-                parameters=parameters,
-                schedules=schedules,
-                paused=False,
-                enforce_parameter_schema=True,
-            )
+        deployment: RunnerDeployment = flow.to_deployment(  # type: ignore[assignment]  # sync here, not a coroutine
+            name=d["name"],
+            description=d.get("description"),
+            tags=d.get("tags"),
+            parameters=parameters,
+            schedules=schedules,
+            paused=False,
+            enforce_parameter_schema=True,
         )
+        deployment._parameter_openapi_schema = checked(flow, deployment._parameter_openapi_schema)
+        out.append(deployment)
     return out
 
 
@@ -79,6 +144,55 @@ def parser(prog: str = "python -m flows.serve") -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=1, help="flow runs at a time (default 1: kenang runs one at a time)")
     p.add_argument("--list", action="store_true", help="print the deployments it would serve, and exit")
     return p
+
+
+def deploy_parser(prog: str = "kenang deploy") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Register kenang's deployments with a work pool, for `prefect worker start` to run: "
+        "`prefect deploy --all` from prefect.yaml, then kenang's parameter checks on them, so a backfill whose end is "
+        "before its start is refused when it is submitted. Needs PREFECT_API_URL pointing at a running "
+        "`prefect server` and the work pool prefect.yaml names (`prefect work-pool create kenang --type process`).",
+    )
+    p.add_argument(
+        "--prefect-yaml",
+        type=Path,
+        default=PREFECT_YAML,
+        help="where the deployments are declared (default: the repository's prefect.yaml); its folder is where the "
+        "worker runs the flows",
+    )
+    return p
+
+
+def deploy_main(argv: list[str] | None = None, prog: str = "kenang deploy") -> None:
+    """``prefect deploy --all``, then the parameter checks it cannot make put on what it registered."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import DeploymentUpdate
+
+    args = deploy_parser(prog).parse_args(argv)
+    yaml_path = args.prefect_yaml.resolve()
+    try:
+        declared = deployments(yaml_path)
+    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        deploy_parser(prog).error(f"cannot read the deployments in {yaml_path}: {exc}")
+    folder = yaml_path.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--all", "--prefect-file", str(yaml_path)],
+        cwd=folder,
+        env={**os.environ, "PWD": str(folder)},  # prefect.yaml's pull step runs the flows from {{ $PWD }}
+    )
+    if done.returncode:
+        sys.exit(done.returncode)
+    with get_client(sync_client=True) as client:
+        for d in declared:
+            schema = d._parameter_openapi_schema
+            if not isinstance(schema, _Checked):
+                continue
+            registered = client.read_deployment_by_name(f"{d.flow_name}/{d.name}")
+            client.update_deployment(
+                registered.id, DeploymentUpdate(parameter_openapi_schema=schema.model_dump(exclude_unset=True))
+            )
+            print(f"{d.flow_name}/{d.name}: a range whose end is before its start is refused when it is submitted")
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> None:

@@ -1,9 +1,11 @@
 """The deployments path, end to end, as docs/homelab.md tells a homelab to run it.
 
 A real ``prefect server start`` on a free 127.0.0.1 port, ``prefect work-pool create``,
-``prefect deploy --all`` from this repository's prefect.yaml, and ``prefect worker
-start``; then ``prefect deployment run 'nightly/nightly'`` and ``'backfill/backfill'``
-with parameters, each watched until it ends, and the tables checked. Everything it
+``kenang deploy`` (``prefect deploy --all`` from this repository's prefect.yaml, then
+kenang's parameter checks), and ``prefect worker start``; then ``prefect deployment run
+'nightly/nightly'`` and ``'backfill/backfill'`` with parameters, each watched until it
+ends, and the tables checked. A backfill range given the wrong way round is refused when
+it is submitted. Everything it
 started is stopped at the end. One Prefect upgrade that breaks this path fails here.
 """
 
@@ -27,6 +29,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFECT = str(Path(sys.executable).with_name("prefect"))
+KENANG = str(Path(sys.executable).with_name("kenang"))
 
 
 def free_port() -> int:
@@ -120,8 +123,18 @@ def test_nightly_and_backfill_run_through_a_real_server_and_worker(tmp_path):
             assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "server.log").read_text()[-3000:]
             time.sleep(0.5)
         cli(env, "work-pool", "create", "kenang", "--type", "process")
-        out = cli(env, "--no-prompt", "deploy", "--all")
-        assert "nightly" in out.stdout and "backfill" in out.stdout
+        out = subprocess.run([KENANG, "deploy"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=180)
+        assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+        assert "nightly" in out.stdout and "backfill/backfill: a range whose end is before its start" in out.stdout
+        wrong = subprocess.run(
+            [PREFECT, "deployment", "run", "backfill/backfill", "-p", "start=2026-07-19", "-p", "end=2026-07-18"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert wrong.returncode != 0 and "end-is-before-start" in wrong.stdout + wrong.stderr, wrong.stdout
         worker = start([PREFECT, "worker", "start", "--pool", "kenang"], env, tmp_path / "worker.log")
         home = str(settings.paths.home)
 

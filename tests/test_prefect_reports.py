@@ -178,6 +178,35 @@ def test_a_bad_date_is_refused_when_a_backfill_run_is_submitted(served, prefect_
     assert "Traceback" not in said
 
 
+def _runs_of(name: str) -> int:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
+
+    with get_client(sync_client=True) as client:
+        d = client.read_deployment_by_name(name)
+        return len(client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[d.id]))))
+
+
+def test_a_reversed_range_is_refused_when_a_backfill_run_is_submitted(served, prefect_api):
+    proc, log = served
+    _wait_for(lambda: "backfill/backfill" in log.read_text(errors="replace"), proc, log)
+    env = {**os.environ, "PREFECT_API_URL": prefect_api}
+    before = _runs_of("backfill/backfill")
+    out = subprocess.run(
+        [PREFECT, "deployment", "run", "backfill/backfill", "-p", "start=2026-07-19", "-p", "end=2026-07-01"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = out.stdout + out.stderr
+    assert out.returncode != 0, said
+    assert "Validation failed" in said and "end-is-before-start" in said, said
+    assert "Traceback" not in said
+    assert _runs_of("backfill/backfill") == before  # no run was created
+
+
 def test_serve_help_prints_its_usage():
     out = subprocess.run(
         [sys.executable, "-m", "flows.serve", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120

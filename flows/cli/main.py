@@ -1034,6 +1034,21 @@ def serve(args: tuple[str, ...]) -> None:
     serving.main(list(args), prog="kenang serve")
 
 
+@cli.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def deploy(args: tuple[str, ...]) -> None:
+    """Register the nightly and backfill deployments with a work pool, with kenang's parameter checks.
+
+    `prefect deploy --all`, then a backfill range whose end is before its start refused when it is submitted;
+    `kenang deploy --help` lists its options."""
+    from flows import serve as serving
+
+    serving.deploy_main(list(args), prog="kenang deploy")
+
+
 @cli.command(name="open-items")
 @_home_option
 @click.option("--user", help=f"Whose items {_SERVED}")

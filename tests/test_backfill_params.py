@@ -1,0 +1,81 @@
+"""A backfill's parameter schema refuses a range whose end is before its start.
+
+The schema kenang gives the backfill deployment is checked here with Prefect's own
+validator, the one its server runs when a run is submitted; the refusal through a real
+server is in tests/test_prefect_reports.py and tests/test_deploy_e2e.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from prefect.utilities.schema_tools.validation import ValidationError, validate
+
+from flows.pipeline import nightly
+from flows.serve import PREFECT_YAML, REVERSED, checked, deployments
+
+DATES = st.dates(min_value=dt.date(1970, 1, 1), max_value=dt.date(2199, 12, 31))
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict:
+    (d,) = deployments(PREFECT_YAML, ("backfill",))
+    return d._parameter_openapi_schema.model_dump(exclude_unset=True)
+
+
+def refused(schema: dict, start: str, end: str) -> str | None:
+    try:
+        validate({"start": start, "end": end, "only_missing": False}, schema, raise_on_error=True)
+    except ValidationError as exc:
+        return str(exc)
+    return None
+
+
+@given(start=DATES, end=DATES)
+def test_a_range_is_refused_exactly_when_its_end_is_before_its_start(schema, start, end):
+    said = refused(schema, start.isoformat(), end.isoformat())
+    if end < start:
+        assert said is not None and REVERSED in said
+    else:
+        assert said is None
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [
+        ("2026-07-19", "2026-07-01"),
+        ("2026-01-01", "2025-12-31"),
+        ("2026-10-01", "2026-09-30"),
+        ("2100-01-01", "2099-12-31"),
+        ("2026-07-02", "2026-07-01"),
+    ],
+)
+def test_a_range_one_day_or_more_the_wrong_way_round_is_refused(schema, start, end):
+    assert REVERSED in (refused(schema, start, end) or "")
+
+
+def test_a_one_day_range_is_taken(schema):
+    assert refused(schema, "2026-07-19", "2026-07-19") is None
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "field"), [("2026-07-01", "2026-02-30", "end"), ("2026-13-01", "2026-07-31", "start")]
+)
+def test_a_bad_date_is_refused_for_its_own_field_not_as_a_reversed_range(schema, start, end, field):
+    said = refused(schema, start, end)
+    assert said is not None and f"field {field!r}" in said and REVERSED not in said
+
+
+def test_defaults_without_the_dates_are_not_a_reversed_range(schema):
+    # Prefect checks a deployment's default parameters with every ``required`` removed
+    validate({"home": "/srv/kenang"}, schema, raise_on_error=True, ignore_required=True)
+    validate({"start": "2026-07-19"}, schema, raise_on_error=True, ignore_required=True)
+
+
+def test_the_nightly_schema_is_left_as_prefect_builds_it():
+    (d,) = deployments(PREFECT_YAML, ("nightly",))
+    assert checked(nightly, d._parameter_openapi_schema) is d._parameter_openapi_schema
+    assert "not" not in d._parameter_openapi_schema.model_dump(exclude_unset=True)
