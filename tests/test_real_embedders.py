@@ -89,3 +89,18 @@ def test_the_llama_backend_loads_any_gguf_from_one_config_key(tmp_path):
     P = emb.embed_passages(PASSAGES[:2])
     assert P.shape == (2, emb.dim) and np.allclose(np.linalg.norm(P, axis=1), 1.0, atol=1e-4)
     assert emb.embed_query("proxmox").shape == (emb.dim,)
+
+
+@pytest.mark.parametrize("make", [lambda: E5Embedder(n_threads=1), lambda: UseEmbedder(n_threads=1)], ids=["e5", "use"])
+def test_the_bundled_embedders_embed_queries_on_threads_at_once_as_one_at_a_time(make):
+    # recall embeds a query and its gloss side by side (``concurrent``): each vector is the one it gets alone
+    from concurrent.futures import ThreadPoolExecutor
+
+    e = make()
+    assert e.concurrent
+    texts = [f"{w} backup ke NAS jam {i}" for i, w in enumerate(["pagi", "malam", "restic", "zfs scrub", "sahur"] * 4)]
+    alone = [e.embed_query(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(e.embed_query, texts * 3))
+    assert all(np.array_equal(v, alone[i % len(texts)]) for i, v in enumerate(together))
+    assert EnsembleEmbedder([(e, 1.0)]).concurrent

@@ -214,3 +214,48 @@ def test_a_crash_while_a_segments_index_is_written_heals_on_the_next_run(tmp_pat
         assert names - named == {f"month={m}.json" for m in recall_pack.months(wh, user)}  # no file left over
     r = Recaller(settings, "gading")
     assert r._approximate("hybrid") and r.search("proxmox boot order")[0].date.isoformat() == "2026-07-17"
+
+
+def test_queries_at_once_on_threads_get_the_answers_each_gets_alone(eval_home, hashed):
+    # the HTTP server answers on threads: two searches of one month's index take turns (Block.lock), and each
+    # answer is the one its query gets alone
+    from concurrent.futures import ThreadPoolExecutor
+
+    r = Recaller(eval_home, "gading")
+    assert r._approximate("hybrid")
+    questions = [q.query for q in recall_corpus.questions()][:24]
+    alone = {q: r.search(q, top_k=5) for q in questions}
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda q: (q, r.search(q, top_k=5)), questions * 3))
+    assert all(got == alone[q] for q, got in together)
+
+
+class _Concurrent(HashEmbedder):
+    """A fake that may embed on threads at once, and says on which threads it embedded queries."""
+
+    concurrent = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[str] = set()
+
+    def embed_query(self, text: str):
+        import threading
+
+        self.threads.add(threading.current_thread().name)
+        return super().embed_query(text)
+
+
+def test_a_query_and_its_gloss_embed_side_by_side_only_for_an_embedder_that_allows_it():
+    from flows.query.recall import _embedded
+
+    texts = ["backup ke NAS tiap malam", "backup to the NAS every night"]
+    plain, concurrent = HashEmbedder(), _Concurrent()
+    serial = [plain.embed_query(t) for t in texts]
+    got = _embedded(concurrent, texts)
+    assert all(np.array_equal(a, b) for a, b in zip(got, serial, strict=True))
+    assert concurrent.threads and all(t.startswith("kenang-embed") for t in concurrent.threads)
+    assert all(np.array_equal(a, b) for a, b in zip(_embedded(plain, texts), serial, strict=True))
+    one = _Concurrent()
+    _embedded(one, texts[:1])  # one text: no thread to wait on
+    assert not any(t.startswith("kenang-embed") for t in one.threads)

