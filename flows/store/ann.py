@@ -148,7 +148,8 @@ def approximate(
             mine = np.zeros(n, dtype=bool)
             near_rows = []
             for b, (near, scored) in zip(blocks, asked, strict=True):
-                for rows, cos in scored[j : j + 1]:
+                if scored:
+                    rows, cos = scored[j]
                     out[rows + b.offset] = cos
                     mine[rows + b.offset] = True
                 if near:
