@@ -927,7 +927,8 @@ ISO_DATE = Annotated[
     Field(
         json_schema_extra={
             "pattern": r"^[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
-            r"|02-(?:0[1-9]|1[0-9]|2[0-9]))$"
+            r"|02-(?:0[1-9]|1[0-9]|2[0-9]))$",
+            "maxLength": 10,  # the server's pattern is Python's, whose $ also takes a trailing newline
         }
     ),
 ]

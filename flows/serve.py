@@ -164,6 +164,23 @@ def deploy_parser(prog: str = "kenang deploy") -> argparse.ArgumentParser:
     return p
 
 
+def checks(prefect_yaml: Path) -> list[tuple[str, ParameterSchema]]:
+    """("flow/deployment", its checked schema) for each deployment in ``prefect_yaml`` whose flow has checks
+    across its parameters (the backfill); the others, kenang's or not, are left to ``prefect deploy``."""
+    from prefect.utilities.callables import parameter_schema
+
+    spec = yaml.safe_load(prefect_yaml.read_text(encoding="utf-8"))
+    out: list[tuple[str, ParameterSchema]] = []
+    for d in spec.get("deployments") or ():
+        flow = FLOWS.get(str(d.get("entrypoint", "")).rsplit(":", 1)[-1])
+        if flow is None:
+            continue
+        schema = checked(flow, parameter_schema(flow))
+        if isinstance(schema, _Checked):
+            out.append((f"{flow.name}/{d['name']}", schema))
+    return out
+
+
 def deploy_main(argv: list[str] | None = None, prog: str = "kenang deploy") -> None:
     """``prefect deploy --all``, then the parameter checks it cannot make put on what it registered."""
     from prefect.client.orchestration import get_client
@@ -172,8 +189,8 @@ def deploy_main(argv: list[str] | None = None, prog: str = "kenang deploy") -> N
     args = deploy_parser(prog).parse_args(argv)
     yaml_path = args.prefect_yaml.resolve()
     try:
-        declared = deployments(yaml_path)
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        checked_here = checks(yaml_path)
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
         deploy_parser(prog).error(f"cannot read the deployments in {yaml_path}: {exc}")
     folder = yaml_path.parent
     done = subprocess.run(
@@ -184,15 +201,15 @@ def deploy_main(argv: list[str] | None = None, prog: str = "kenang deploy") -> N
     if done.returncode:
         sys.exit(done.returncode)
     with get_client(sync_client=True) as client:
-        for d in declared:
-            schema = d._parameter_openapi_schema
-            if not isinstance(schema, _Checked):
-                continue
-            registered = client.read_deployment_by_name(f"{d.flow_name}/{d.name}")
-            client.update_deployment(
-                registered.id, DeploymentUpdate(parameter_openapi_schema=schema.model_dump(exclude_unset=True))
-            )
-            print(f"{d.flow_name}/{d.name}: a range whose end is before its start is refused when it is submitted")
+        for name, schema in checked_here:
+            try:
+                registered = client.read_deployment_by_name(name)
+                client.update_deployment(
+                    registered.id, DeploymentUpdate(parameter_openapi_schema=schema.model_dump(exclude_unset=True))
+                )
+            except Exception as exc:  # the server's answer, in one line: what was deployed stays deployed
+                sys.exit(f"{prog}: {name} was deployed, but its parameter checks were not added: {exc}")
+            print(f"{name}: a range whose end is before its start is refused when it is submitted")
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from prefect.utilities.schema_tools.validation import ValidationError, validate
 
 from flows.pipeline import nightly
-from flows.serve import PREFECT_YAML, REVERSED, checked, deployments
+from flows.serve import PREFECT_YAML, REVERSED, checked, checks, deployments
 
 DATES = st.dates(min_value=dt.date(1970, 1, 1), max_value=dt.date(2199, 12, 31))
 
@@ -62,7 +62,12 @@ def test_a_one_day_range_is_taken(schema):
 
 
 @pytest.mark.parametrize(
-    ("start", "end", "field"), [("2026-07-01", "2026-02-30", "end"), ("2026-13-01", "2026-07-31", "start")]
+    ("start", "end", "field"),
+    [
+        ("2026-07-01", "2026-02-30", "end"),
+        ("2026-13-01", "2026-07-31", "start"),
+        ("2026-07-19\n", "2026-07-31", "start"),
+    ],
 )
 def test_a_bad_date_is_refused_for_its_own_field_not_as_a_reversed_range(schema, start, end, field):
     said = refused(schema, start, end)
@@ -79,3 +84,19 @@ def test_the_nightly_schema_is_left_as_prefect_builds_it():
     (d,) = deployments(PREFECT_YAML, ("nightly",))
     assert checked(nightly, d._parameter_openapi_schema) is d._parameter_openapi_schema
     assert "not" not in d._parameter_openapi_schema.model_dump(exclude_unset=True)
+
+
+def test_kenang_deploy_checks_only_the_backfill_and_leaves_other_deployments_to_prefect(tmp_path):
+    spec = tmp_path / "prefect.yaml"
+    spec.write_text(
+        PREFECT_YAML.read_text(encoding="utf-8").replace(
+            "deployments:\n",
+            "deployments:\n  - name: theirs\n    entrypoint: elsewhere/flow.py:their_flow\n"
+            "    schedules:\n      - interval: 3600\n",
+            1,
+        ),
+        encoding="utf-8",
+    )
+    got = checks(spec)
+    assert [name for name, _ in got] == ["backfill/backfill"]
+    assert got[0][1].model_dump(exclude_unset=True)["not"] == {"$ref": f"#/definitions/{REVERSED}"}

