@@ -36,8 +36,7 @@ from pydantic import ConfigDict
 from flows.pipeline import backfill, nightly
 
 FLOWS: dict[str, Flow[..., Any]] = {"nightly": nightly, "backfill": backfill}
-ROOT = Path(__file__).resolve().parent.parent
-PREFECT_YAML = ROOT / "prefect.yaml"
+PREFECT_YAML = Path(__file__).resolve().parent.parent / "prefect.yaml"
 
 #: The definition a backfill's parameters must not match. The server's message names it, so it says what is wrong.
 REVERSED = "end-is-before-start"

@@ -160,20 +160,25 @@ def test_serve_stopped_by_sigterm_leaves_no_deployment_paused(served):
         assert all(s.active for s in d.schedules), name
 
 
-def test_a_bad_date_is_refused_when_a_backfill_run_is_submitted(served, prefect_api):
+def _submit_backfill(served, prefect_api, start: str, end: str) -> tuple[int, str]:
+    """``prefect deployment run backfill/backfill`` with these dates, once ``flows.serve`` has registered it:
+    (its exit status, what it printed)."""
     proc, log = served
     _wait_for(lambda: "backfill/backfill" in log.read_text(errors="replace"), proc, log)
-    env = {**os.environ, "PREFECT_API_URL": prefect_api}
     out = subprocess.run(
-        [PREFECT, "deployment", "run", "backfill/backfill", "-p", "start=2026-13-01", "-p", "end=2026-07-31"],
-        env=env,
+        [PREFECT, "deployment", "run", "backfill/backfill", "-p", f"start={start}", "-p", f"end={end}"],
+        env={**os.environ, "PREFECT_API_URL": prefect_api},
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    said = out.stdout + out.stderr
-    assert out.returncode != 0, said
+    return out.returncode, out.stdout + out.stderr
+
+
+def test_a_bad_date_is_refused_when_a_backfill_run_is_submitted(served, prefect_api):
+    rc, said = _submit_backfill(served, prefect_api, "2026-13-01", "2026-07-31")
+    assert rc != 0, said
     assert "Validation failed for field 'start'" in said and "'2026-13-01' does not match" in said, said
     assert "Traceback" not in said
 
@@ -190,18 +195,9 @@ def _runs_of(name: str) -> int:
 def test_a_reversed_range_is_refused_when_a_backfill_run_is_submitted(served, prefect_api):
     proc, log = served
     _wait_for(lambda: "backfill/backfill" in log.read_text(errors="replace"), proc, log)
-    env = {**os.environ, "PREFECT_API_URL": prefect_api}
     before = _runs_of("backfill/backfill")
-    out = subprocess.run(
-        [PREFECT, "deployment", "run", "backfill/backfill", "-p", "start=2026-07-19", "-p", "end=2026-07-01"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    said = out.stdout + out.stderr
-    assert out.returncode != 0, said
+    rc, said = _submit_backfill(served, prefect_api, "2026-07-19", "2026-07-01")
+    assert rc != 0, said
     assert "Validation failed" in said and "end-is-before-start" in said, said
     assert "Traceback" not in said
     assert _runs_of("backfill/backfill") == before  # no run was created

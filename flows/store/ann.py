@@ -194,16 +194,24 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int):
-    """``_ask``, then the rows it names scored for each query: (each query's nearest rows; each query's (rows,
-    cosines), its own numbering), ([], []) for a segment without vectors, ([], None) for one to score whole. The
-    rows are read once for every query, and each query's product is over its own rows, as ``_score`` of them alone
-    would make it (a row's cosine depends on the rows it is computed with)."""
-    got = _ask(b, queries, also, candidates)
-    if got is None or b.matrix is None:
+    """What ``approximate`` takes of a segment: ([], []) when it has no vectors; ([], None) when it is scored whole
+    (no index, or too many ``also`` rows); else (each query's nearest rows, each query's (rows, cosines)), the rows
+    being its nearest, its farthest and the segment's ``also`` rows, in the segment's own numbering. The rows are
+    read once for every query, and each query's product is over its own rows, as ``_score`` of them alone would
+    make it (a row's cosine depends on the rows it is computed with)."""
+    if b.matrix is None:
         return [], []
-    if isinstance(got, str):
+    extra = np.flatnonzero(also[b.offset : b.offset + b.rows]) if also is not None else np.zeros(0, np.int64)
+    if b.index is None or len(extra) > WHOLE_SHARE * b.rows:
         return [], None
-    near, far, extra = got
+    batch = np.stack(queries)
+    with b.lock:
+        found, farthest = b.index.search(batch, candidates, threads=1), b.index.search(-batch, 1, threads=1)
+    if len(queries) == 1:  # usearch answers one query with Matches, several with BatchMatches
+        near, far = [found.keys.astype(np.int64)], [farthest.keys.astype(np.int64)]
+    else:
+        near = [found[i].keys.astype(np.int64) for i in range(len(queries))]
+        far = [farthest[i].keys.astype(np.int64) for i in range(len(queries))]
     each = [np.unique(np.concatenate([near[j], far[j], extra])) for j in range(len(queries))]
     union = np.unique(np.concatenate(each))
     vecs = vectors(b.matrix, union)
@@ -212,26 +220,6 @@ def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | N
         for rows, q in zip(each, queries, strict=True)
     ]
     return near, scored
-
-
-def _ask(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int):
-    """What ``approximate`` scores of a segment: None (no vectors), "whole", or each query's nearest rows, each
-    query's farthest row and the segment's ``also`` rows (its own numbering)."""
-    if b.matrix is None:
-        return None
-    extra = np.flatnonzero(also[b.offset : b.offset + b.rows]) if also is not None else np.zeros(0, np.int64)
-    if b.index is None or len(extra) > WHOLE_SHARE * b.rows:
-        return "whole"
-    batch = np.stack(queries)
-    with b.lock:
-        near, far = b.index.search(batch, candidates, threads=1), b.index.search(-batch, 1, threads=1)
-    if len(queries) == 1:
-        return [near.keys.astype(np.int64)], [far.keys.astype(np.int64)], extra
-    return (
-        [near[i].keys.astype(np.int64) for i in range(len(queries))],
-        [far[i].keys.astype(np.int64) for i in range(len(queries))],
-        extra,
-    )
 
 
 def hand_back(suffix: str = ".ann.usearch") -> None:
