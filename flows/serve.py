@@ -169,8 +169,11 @@ def checks(prefect_yaml: Path) -> list[tuple[str, ParameterSchema]]:
     from prefect.utilities.callables import parameter_schema
 
     spec = yaml.safe_load(prefect_yaml.read_text(encoding="utf-8"))
+    declared = spec.get("deployments") if isinstance(spec, dict) else None
+    if not isinstance(declared, list) or not all(isinstance(d, dict) and "name" in d for d in declared):
+        raise ValueError("it has no `deployments:` list whose entries each have a `name`")
     out: list[tuple[str, ParameterSchema]] = []
-    for d in spec.get("deployments") or ():
+    for d in declared:
         flow = FLOWS.get(str(d.get("entrypoint", "")).rsplit(":", 1)[-1])
         if flow is None:
             continue
@@ -189,7 +192,7 @@ def deploy_main(argv: list[str] | None = None, prog: str = "kenang deploy") -> N
     yaml_path = args.prefect_yaml.resolve()
     try:
         checked_here = checks(yaml_path)
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, yaml.YAMLError, ValueError) as exc:
         deploy_parser(prog).error(f"cannot read the deployments in {yaml_path}: {exc}")
     folder = yaml_path.parent
     done = subprocess.run(

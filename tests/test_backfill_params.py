@@ -8,6 +8,9 @@ server is in tests/test_prefect_reports.py and tests/test_deploy_e2e.py.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given
@@ -100,3 +103,21 @@ def test_kenang_deploy_checks_only_the_backfill_and_leaves_other_deployments_to_
     got = checks(spec)
     assert [name for name, _ in got] == ["backfill/backfill"]
     assert got[0][1].model_dump(exclude_unset=True)["not"] == {"$ref": f"#/definitions/{REVERSED}"}
+
+
+@pytest.mark.parametrize(
+    "text", ["root:x:0:0:root:/root:/bin/bash\n", "deployments:\n  - entrypoint: flows/pipeline.py:backfill\n", "[]\n"]
+)
+def test_kenang_deploy_refuses_a_file_that_declares_no_deployments_in_one_line_and_deploys_nothing(tmp_path, text):
+    spec = tmp_path / "prefect.yaml"
+    spec.write_text(text, encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "flows.cli.main", "deploy", "--prefect-yaml", str(spec)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"},  # never reached: refused before
+    )
+    assert out.returncode == 2
+    assert "no `deployments:` list whose entries each have a `name`" in out.stderr
+    assert "Traceback" not in out.stderr and "prefect deploy" not in out.stdout
