@@ -33,6 +33,7 @@ import os
 import shutil
 import statistics
 import time
+from pathlib import Path
 
 import _common as c
 
@@ -46,6 +47,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--days-per-year", type=int, default=365, help="days per year (default 365)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs per home; the median is compared (default 3)")
     p.add_argument("--profile", metavar="FILE", help="write cProfile stats of home B's timed calls to FILE.<n>.prof")
+    p.add_argument(
+        "--keep",
+        metavar="DIR",
+        type=Path,
+        help="work in DIR and leave it; a later run with the same sizes reuses B's history from it",
+    )
     c.size_args(p)
     args = p.parse_args(argv)
 
@@ -59,23 +66,37 @@ def main(argv: list[str] | None = None) -> None:
         f"A = empty archive vs B = {history} days archived ({start} .. {new_day - dt.timedelta(days=1)}); "
         f"now={now.isoformat()}, {args.repeats} repeat(s)"
     )
-    with c.bench_env("incremental") as env:
+    with c.bench_env("incremental", args.keep) as env:
         print(f"prefect test server start-up: {env.startup_seconds:.1f} s (excluded from all timings)")
         print(c.QUANTUM_NOTE)
         home_a, home_b, base_b = env.root / "A", env.root / "B", env.root / "B.base"
 
-        # B's history: written, archived and loaded once (not part of the comparison).
-        settings_b = c.new_home(home_b)
-        w = c.write_files(settings_b.paths.active, c.corpus(start, history, args.sessions, args.messages))
-        setup, setup_wall = c.timed_nightly(home_b, c.run_after(new_day - dt.timedelta(days=1)))
-        t0 = time.perf_counter()
-        shutil.copytree(home_b, base_b, symlinks=True)
-        copy_s = time.perf_counter() - t0
-        print(
-            f"setup B (not timed in the comparison): generated {w.files} files ({w.bytes / 2**20:.0f} MiB) "
-            f"in {w.seconds:.1f} s; first nightly {setup_wall:.1f} s; snapshot copy {copy_s:.1f} s"
-        )
-        print(f"  {c.counts_line(setup)}")
+        # B's history: written, archived and loaded once (not part of the comparison), or kept from a run before.
+        size = f"{args.years} {args.days_per_year} {args.sessions} {args.messages}"
+        stamp = env.root / "B.size"
+        if base_b.is_dir() and stamp.is_file() and stamp.read_text() == size:
+            from flows.config import load_settings
+
+            shutil.rmtree(home_b, ignore_errors=True)
+            shutil.copytree(base_b, home_b, symlinks=True)
+            settings_b = load_settings(home_b)
+            print(f"setup B: kept from {base_b}")
+        else:
+            shutil.rmtree(home_b, ignore_errors=True)
+            shutil.rmtree(base_b, ignore_errors=True)
+            stamp.unlink(missing_ok=True)
+            settings_b = c.new_home(home_b)
+            w = c.write_files(settings_b.paths.active, c.corpus(start, history, args.sessions, args.messages))
+            setup, setup_wall = c.timed_nightly(home_b, c.run_after(new_day - dt.timedelta(days=1)))
+            t0 = time.perf_counter()
+            shutil.copytree(home_b, base_b, symlinks=True)
+            copy_s = time.perf_counter() - t0
+            stamp.write_text(size)
+            print(
+                f"setup B (not timed in the comparison): generated {w.files} files ({w.bytes / 2**20:.0f} MiB) "
+                f"in {w.seconds:.1f} s; first nightly {setup_wall:.1f} s; snapshot copy {copy_s:.1f} s"
+            )
+            print(f"  {c.counts_line(setup)}")
 
         new_files = list(c.corpus(new_day, 1, args.sessions, args.messages))
         runs: dict[str, list[tuple[dict, float]]] = {"A": [], "B": []}

@@ -392,6 +392,7 @@ def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
             map_items=pool.pure_imap,
             ann_from=int(settings.recall.exact_below),
         )
+        ledger.refresh_history(settings.paths.warehouse)
     with _timed("catalog"):
         return built()
 

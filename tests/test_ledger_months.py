@@ -10,6 +10,7 @@ import pytest
 from helpers import NOW, scenario
 
 from flows.pipeline import nightly
+from flows.query.sql import connect
 from flows.stages import plan
 from flows.store import ledger, warehouse
 from schemas.tables import DAYS
@@ -144,3 +145,68 @@ def test_a_rerun_rewrites_no_ledger_file(home):
     before = stamps(home.paths.warehouse)
     night(home)
     assert stamps(home.paths.warehouse) == before
+
+
+# --- the history file: the older months' rows in one read ---------------------------------
+
+
+def history_ledger(wh, months: int = 14) -> dict:
+    """Two users' ledgers over ``months`` months, one day a month; returns the rows as written."""
+    rows = [row(u, dt.date(2025, 1, 1) + dt.timedelta(days=31 * i)) for u in ("dimas", "rina") for i in range(months)]
+    ledger.write_days(wh, rows)
+    return ledger.read_days(wh)
+
+
+def test_the_older_months_are_read_from_the_history_file_and_the_recent_ones_from_their_files(tmp_path, monkeypatch):
+    wh = tmp_path / "warehouse"
+    want = history_ledger(wh)
+    assert ledger.refresh_history(wh) and not ledger.refresh_history(wh)  # the second finds it as it should be
+    monkeypatch.setattr(ledger, "_cache", {})  # a new process
+    read = []
+    real = ledger.pq.ParquetFile
+    monkeypatch.setattr(ledger.pq, "ParquetFile", lambda p, *a, **k: read.append(p) or real(p, *a, **k))
+    monkeypatch.setattr(ledger.warehouse, "scratch", lambda: pytest.fail("the months were scanned one by one"))
+    assert ledger.read_days(wh) == want
+    # Of 14 months, the latest two are read from their files (a night writes them); the other 12 from the history.
+    assert sorted(f"{p.parent.parent.name}/{p.parent.name}" for p in read) == [
+        "user_id=dimas/month=2026-01",
+        "user_id=dimas/month=2026-02",
+        "user_id=rina/month=2026-01",
+        "user_id=rina/month=2026-02",
+    ]
+
+
+def test_a_month_rewritten_after_the_history_was_made_is_read_from_its_file(tmp_path, monkeypatch):
+    wh = tmp_path / "warehouse"
+    history_ledger(wh)
+    ledger.refresh_history(wh)
+    ledger.write_days(wh, [row("rina", dt.date(2025, 3, 1), "failed")])  # a backfill of an old month
+    monkeypatch.setattr(ledger, "_cache", {})
+    assert ledger.read_days(wh)[("rina", dt.date(2025, 3, 1))]["status"] == "failed"
+
+
+def test_a_month_whose_checksum_ran_ahead_of_its_bytes_is_read_from_its_file(tmp_path, monkeypatch):
+    """As a crash between a month file's checksum and its rename leaves it: the bytes are the truth."""
+    wh = tmp_path / "warehouse"
+    want = history_ledger(wh)
+    path = next(p for p in ledger.month_files(wh) if "rina" in str(p) and "2025-03" in str(p))
+    old = path.read_bytes()
+    ledger.write_days(wh, [row("rina", dt.date(2025, 3, 4), "failed")])
+    path.chmod(0o644)
+    path.write_bytes(old)  # the bytes of the loaded row; the checksum file already names the failed one's
+    ledger.refresh_history(wh)  # made in that state: from the loaded row, under its own bytes' sha256
+    monkeypatch.setattr(ledger, "_cache", {})
+    assert ledger.read_days(wh)[("rina", dt.date(2025, 3, 4))] == want[("rina", dt.date(2025, 3, 4))]
+    ledger.write_days(wh, [row("rina", dt.date(2025, 3, 4), "failed")])  # the next run writes it whole
+    monkeypatch.setattr(ledger, "_cache", {})
+    assert ledger.read_days(wh)[("rina", dt.date(2025, 3, 4))]["status"] == "failed"
+
+
+def test_the_days_view_does_not_read_the_history_file(home):
+    scenario(home)
+    night(home)
+    wh = home.paths.warehouse
+    ledger.write_days(wh, [row("default", dt.date(2025, m, 1)) for m in range(1, 13)])
+    assert ledger.refresh_history(wh) and (wh / ledger._HISTORY).is_file()
+    n = len(ledger.read_days(wh))
+    assert connect(home).sql("SELECT count(*) FROM days").fetchall() == [(n,)]

@@ -15,6 +15,7 @@ import shutil
 import stat
 from dataclasses import replace
 
+import pyarrow as pa
 import pytest
 from fastmcp import Client
 from helpers import JAKARTA, drop, kenang, md
@@ -28,7 +29,7 @@ from transforms import cues
 from transforms.chunk import terms_of
 from transforms.extract import DayMessage
 from transforms.frontmatter import CarriedItem, parse_summary, render_summary
-from transforms.open_items import OPEN_DAYS, Carried, ChainDay, chain, item_id, resolutions, window_start
+from transforms.open_items import OPEN_DAYS, Carried, Carrier, ChainDay, chain, item_id, resolutions, window_start
 
 D = dt.date(2026, 7, 1)
 
@@ -134,6 +135,23 @@ def test_a_window_from_thirty_days_before_a_change_gives_what_the_whole_history_
         d: c for d, c in whole.carried.items() if d >= changed
     }
     assert list(part.items) == [i for i in whole.items if i.raised_on >= window_start(changed)]
+
+
+def test_a_chain_resumed_from_its_items_after_a_day_gives_what_stepping_every_day_gives():
+    days = [
+        ChainDay(day(n), (f"Item {n} about the NAS disk",), (f"Item {n - 5} about the NAS disk is done.",))
+        for n in range(1, 90)
+        if n % 7  # days without a note between
+    ]
+    whole = chain("dimas", days, shares_words)
+    for k in (3, 40, 58, 88):
+        last = max(d.date for d in days if d.date <= day(k))
+        before = chain("dimas", [d for d in days if d.date <= last], shares_words)
+        start = window_start(last + dt.timedelta(days=1))
+        carrier = Carrier.resumed("dimas", [i for i in before.items if i.raised_on >= start], last, shares_words)
+        carried = {d.date: carrier.step(d) for d in days if d.date > last}
+        assert carried == {d: c for d, c in whole.carried.items() if d > last}
+        assert list(carrier.items()) == [i for i in whole.items if i.raised_on >= start]
 
 
 def test_the_chain_matches_with_the_cue_api_by_default():
@@ -274,6 +292,58 @@ def test_a_first_night_over_several_days_writes_each_note_once_with_the_chains_s
         "tables_written": 0,
     }
     assert {n: note(home, n)[0].read_bytes() for n in DAYS} == before
+
+
+def test_a_night_after_the_last_chained_day_resumes_the_chain_instead_of_reading_its_window(
+    home, noting, prefect_api, monkeypatch
+):
+    from flows.stages import open_items
+
+    for n in (1, 2, 3):
+        drop_day(home, n)
+        night_after(home, n)
+    read_from = []
+    days = open_items._days
+    monkeypatch.setattr(
+        open_items, "_days", lambda wh, u, start, wrote=None: read_from.append(start) or days(wh, u, start, wrote)
+    )
+    drop_day(home, 4)
+    night_after(home, 4)
+    assert read_from and min(read_from) == day(4)  # the summarize stage and the chain after it: day 4 alone
+    item = CarriedItem(day(1), ITEM)
+    assert note(home, 2)[1].still_open == (item,) and note(home, 3)[1].closed == (item,)
+    assert note(home, 4)[1].still_open == () and note(home, 4)[1].closed == ()
+    record = json.loads((home.paths.warehouse / "open_items" / "user_id=default" / "chain.json").read_text())
+    assert record["through"] == day(4).isoformat() and sorted(record["days"]) == [day(n).isoformat() for n in DAYS]
+    # The whole chain computed again from every partition finds nothing to change.
+    monkeypatch.setattr(open_items, "_days", days)
+    assert open_items.refresh(home, [("default", day(1))]).counts() == {"notes_rewritten": 0, "tables_written": 0}
+
+
+def test_a_table_changed_after_the_chain_was_recorded_is_not_resumed_from(home, noting, prefect_api):
+    """As after a crash between the table and its record: the next night reads the window again."""
+    for n in (1, 2, 3):
+        drop_day(home, n)
+        night_after(home, n)
+    table = warehouse.user_file(home.paths.warehouse, OPEN_ITEMS, "default")
+    rows = warehouse.read_file(table, OPEN_ITEMS)
+    warehouse.write_file(table, rows.slice(0, 0), OPEN_ITEMS)
+    drop_day(home, 4)
+    night_after(home, 4)
+    assert warehouse.read_file(table, OPEN_ITEMS).to_pylist() == rows.to_pylist()
+
+
+def test_a_partition_changed_in_the_window_is_not_resumed_from(home, noting, prefect_api):
+    for n in (1, 2, 3):
+        drop_day(home, n)
+        night_after(home, n)
+    path = warehouse.partition_file(home.paths.warehouse, DAILY_SUMMARIES, day(2), "default")
+    data = warehouse.read_file(path, DAILY_SUMMARIES).to_pylist()
+    data[0]["open_items"] = ["Replace the UPS battery in the rack"]
+    warehouse.write_file(path, pa.Table.from_pylist(data, schema=DAILY_SUMMARIES.schema), DAILY_SUMMARIES)
+    drop_day(home, 4)
+    night_after(home, 4)
+    assert [i.text for i in note(home, 4)[1].still_open] == ["Replace the UPS battery in the rack"]
 
 
 def test_the_open_items_table_answers_kenang_sql(home, noting, prefect_api):

@@ -138,6 +138,16 @@ class Carrier:
         self._done: list[Item] = []
         self._open: list[Item] = []
 
+    @classmethod
+    def resumed(cls, user_id: str, items: Iterable[Item], last: dt.date, closes: Closes | None = None) -> Carrier:
+        """The carrier after ``last``, from the items its steps had made by then (the ``open_items`` table's rows
+        raised from some day on): stepping it on gives what stepping every day from that day would."""
+        carrier = cls(user_id, closes)
+        for it in items:
+            (carrier._open if it.closed_on is None else carrier._done).append(it)
+        carrier.last = last
+        return carrier
+
     def step(self, day: ChainDay) -> Carried:
         """Day ``day``'s carried sections, after the days stepped before it (each later than the last)."""
         match = self._match

@@ -578,5 +578,6 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
     core_memory.write_snapshot(settings, user)
     compact.refresh(settings.paths.warehouse)
     recall_pack.refresh(settings.paths.warehouse, [user], ann_from=int(settings.recall.exact_below))
+    ledger.refresh_history(settings.paths.warehouse)
     catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
     return {"reloaded": len(res.days), "resummarized": summed, "reindexed": indexed}

@@ -19,6 +19,14 @@ before a run writes any summary, ``owe`` records the users and days it is about 
 touch in ``open_items/owed.json`` (durably), ``refresh`` takes those in as well, and
 only then removes the record. So the next run finishes what a crashed one owed.
 
+A night whose days all come after the last day the chain was stepped to does not read
+the window again: next to the table, ``chain.json`` records that day, the table's sha256
+and the sha256 of each of the user's partitions in the ``OPEN_DAYS`` before it. When the
+table and every partition of the window still have those bytes, the chain is resumed from
+the table's rows raised in the window (``Carrier.resumed``) and stepped through the new
+days only; any difference (a backfill of an older day, a forgotten day, a crash between
+the table and the record, an older chain version) falls back to reading the window.
+
 A rerun finds every note and the table as the chain wants them and writes nothing. A
 user with no open-items file yet (a new home, a deleted table) has the chain computed
 over the whole history. A version-1 note has no sections to carry items in; it is left
@@ -37,20 +45,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from flows.config import Settings
 from flows.store import faults, ledger, warehouse
 from flows.store.archive_files import marker
-from flows.store.fsio import READ_ONLY, atomic_write_bytes, durable_batch, fsync_dir
+from flows.store.fsio import READ_ONLY, atomic_write_bytes, durable_batch, fsync_dir, sha256_file
 from flows.store.ledger import DayKey
 from schemas.frontmatter import SCHEMA_VERSION
 from schemas.tables import DAILY_SUMMARIES, OPEN_ITEMS
 from transforms.frontmatter import DaySummary, FrontmatterError, carried_sections, parse_summary, render_summary
-from transforms.open_items import OPEN_DAYS, Carried, Carrier, ChainDay, chain, window_start
+from transforms.open_items import OPEN_DAYS, Carried, Carrier, ChainDay, Item, window_start
 
 log = logging.getLogger("kenang")
 
 _COLUMNS = ("date", "open_items", "resolutions", "path")
+#: Bumped when the chain's rules change, so that a table made by the old rules is not resumed from.
+CHAIN_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -139,21 +150,41 @@ def _refresh_user(
     table_file = warehouse.user_file(wh, OPEN_ITEMS, user)
     # Without a table the window is the whole history: nothing earlier is known.
     start = window_start(since) if table_file.is_file() else dt.date.min
-    days = _days(wh, user, start, wrote)
-    result = chain(user, (ChainDay(d, tuple(r["open_items"] or ()), tuple(r["resolutions"] or ())) for d, r in days))
-    table = _write_table(wh, table_file, [it.row() for it in result.items], start)
+    carrier, first = _resume(wh, user, since) or (Carrier(user), start)
+    days = _days(wh, user, first, wrote)
+    carried = {day: carrier.step(_chain_day(day, row)) for day, row in days}
+    table = _write_table(table_file, [it.row() for it in carrier.items()], start)
     faults.checkpoint("open_items.table_written")
+    _record(wh, user, days[-1][0] if days else carrier.last)
     written: list[dict] = []
     with durable_batch():  # the notes are made durable together, before the ledger records their new sha256
         for day, row in days:
             if not since <= day <= last:
                 continue
-            if day in wrote and wrote[day].carried == result.carried[day]:
+            if day in wrote and wrote[day].carried == carried[day]:
                 continue  # written in this run with the chain's sections
-            sha = _rewrite_note(settings, settings.paths.archive / row["path"], result.carried[day])
+            sha = _rewrite_note(settings, settings.paths.archive / row["path"], carried[day])
             if sha is not None:
                 written.append({"user_id": user, "date": day, "summary_sha256": sha})
     return len(written), table, written
+
+
+def _stored(wh: Path, user: str, start: dt.date) -> list[tuple[dt.date, Path]]:
+    """(day, its daily_summaries partition) for each of ``user``'s summarized days from ``start`` on, in order."""
+    root = warehouse.table_dir(wh, DAILY_SUMMARIES)
+    first = f"date={start.isoformat()}" if start > dt.date.min else "date="
+    out = []
+    for name in warehouse.subfolders(root, "date="):
+        if name < first:
+            continue
+        try:
+            day = dt.date.fromisoformat(name.removeprefix("date="))
+        except ValueError:
+            continue
+        path = root / name / f"user_id={user}" / "data.parquet"
+        if path.is_file():
+            out.append((day, path))
+    return out
 
 
 def _days(
@@ -162,16 +193,8 @@ def _days(
     """(day, its daily_summaries row's chain columns) for each of ``user``'s summarized days from ``start`` on;
     a day in ``wrote`` is taken from there, not read again."""
     wrote = wrote or {}
-    root = warehouse.table_dir(wh, DAILY_SUMMARIES)
     out = []
-    for folder in sorted(root.glob("date=*")) if root.is_dir() else ():
-        try:
-            day = dt.date.fromisoformat(folder.name.removeprefix("date="))
-        except ValueError:
-            continue
-        path = folder / f"user_id={user}" / "data.parquet"
-        if day < start or not path.is_file():
-            continue
+    for day, path in _stored(wh, user, start):
         if day in wrote:
             w = wrote[day]
             out.append(
@@ -184,19 +207,86 @@ def _days(
     return out
 
 
-def _write_table(wh: Path, path: Path, items: list[dict], start: dt.date) -> bool:
-    """The user's open_items file: the rows raised before ``start`` as they were, then ``items``; written if changed."""
-    old = warehouse.read_file(path, OPEN_ITEMS).to_pylist() if path.is_file() else []
-    rows = [r for r in old if r["raised_on"] < start] + items
-    rows.sort(key=lambda r: (r["raised_on"], r["text"].casefold(), r["item_id"]))
-    if rows == old:
+def _record_file(wh: Path, user: str) -> Path:
+    return warehouse.user_file(wh, OPEN_ITEMS, user).with_name("chain.json")
+
+
+def _record(wh: Path, user: str, through: dt.date | None) -> None:
+    """Record what the user's table was made from: the last day stepped, the table's bytes, and the bytes of each
+    partition of the window before that day, so that the next run can resume the chain from the table."""
+    table_file, path = warehouse.user_file(wh, OPEN_ITEMS, user), _record_file(wh, user)
+    if through is None or not table_file.is_file():
+        if path.exists():
+            path.unlink()
+            fsync_dir(path.parent)
+        return
+    body = {
+        "version": CHAIN_VERSION,
+        "open_days": OPEN_DAYS,
+        "through": through.isoformat(),
+        "table_sha256": sha256_file(table_file),
+        "days": {d.isoformat(): sha256_file(p) for d, p in _stored(wh, user, window_start(through)) if d <= through},
+    }
+    data = (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    atomic_write_bytes(path, data)
+
+
+def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | None:
+    """The user's chain as its table left it, and the first day to step it from, when every day from ``since`` on
+    is after the last day it was stepped to and nothing it was made from has changed since; else None (read the
+    window)."""
+    table_file = warehouse.user_file(wh, OPEN_ITEMS, user)
+    try:
+        body = json.loads(_record_file(wh, user).read_text(encoding="utf-8"))
+        if (body["version"], body["open_days"]) != (CHAIN_VERSION, OPEN_DAYS):
+            return None
+        through = dt.date.fromisoformat(body["through"])
+        recorded: dict = body["days"]
+        if since <= through or sha256_file(table_file) != body["table_sha256"]:
+            return None
+        start = window_start(since)
+        stored = {d.isoformat(): p for d, p in _stored(wh, user, start) if d <= through}
+        if stored.keys() != {d for d in recorded if d >= start.isoformat()}:
+            return None
+        if any(sha256_file(p) != recorded[d] for d, p in stored.items()):
+            return None
+        rows = _rows_from(table_file, start)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return Carrier.resumed(user, (Item(**r) for r in rows), through), through + dt.timedelta(days=1)
+
+
+def _rows_from(path: Path, start: dt.date) -> list[dict]:
+    """The rows of a user's open_items file raised from ``start`` on."""
+    data = warehouse.read_file(path, OPEN_ITEMS)
+    return data.filter(pc.greater_equal(data["raised_on"], pa.scalar(start, pa.date32()))).to_pylist()
+
+
+def _write_table(path: Path, items: list[dict], start: dt.date) -> bool:
+    """The user's open_items file: the rows raised before ``start`` as they were, then ``items`` (raised from
+    ``start`` on, in the table's order); written if changed."""
+    new = pa.Table.from_pylist(items, schema=OPEN_ITEMS.schema)
+    if path.is_file():
+        old = warehouse.read_file(path, OPEN_ITEMS)
+        before = pc.less(old["raised_on"], pa.scalar(start, pa.date32()))
+        if old.filter(pc.invert(before)).to_pylist() == items:
+            return False
+        rows = pa.concat_tables([old.filter(before), new])
+    elif not items:
         return False
-    if not rows:
+    else:
+        rows = new
+    if not rows.num_rows:
         path.unlink()
         warehouse.checksum_file(path).unlink(missing_ok=True)
         fsync_dir(path.parent)
         return True
-    warehouse.write_file(path, pa.Table.from_pylist(rows, schema=OPEN_ITEMS.schema), OPEN_ITEMS)
+    warehouse.write_file(path, rows, OPEN_ITEMS)
     return True
 
 
@@ -240,8 +330,9 @@ class Ahead:
         """The carried sections of ``own``'s note, after the days before it; None if a later day came first."""
         carrier = self._carriers.get(user)
         if carrier is None:
-            carrier = self._carriers[user] = Carrier(user)
-            self._stored[user] = deque(_chain_day(d, row) for d, row in _days(self._wh, user, window_start(own.date)))
+            carrier, first = _resume(self._wh, user, own.date) or (Carrier(user), window_start(own.date))
+            self._carriers[user] = carrier
+            self._stored[user] = deque(_chain_day(d, row) for d, row in _days(self._wh, user, first))
         elif carrier.last is not None and own.date <= carrier.last:
             return None
         stored = self._stored[user]

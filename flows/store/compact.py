@@ -43,9 +43,20 @@ def parts_of(wh: Path, c: Compact, user: str = "*") -> dict[tuple[str, str], lis
     return out
 
 
+def month_parts(wh: Path, c: Compact, user: str, month: str) -> list[Path]:
+    """The user's source partitions of one month (``YYYY-MM``), sorted: the month's day folders alone are looked
+    into."""
+    root = warehouse.table_dir(wh, c.source)
+    return [
+        f
+        for d in warehouse.subfolders(root, f"date={month}-")
+        if os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")
+    ]
+
+
 def build(wh: Path, c: Compact, user: str, month: str) -> pa.Table | None:
     """The rows of the user's partitions of that month, sorted, with the copy's columns; None if none."""
-    files = parts_of(wh, c, user).get((user, month))
+    files = month_parts(wh, c, user, month)
     return _read(files, c) if files else None
 
 

@@ -12,7 +12,15 @@
   old ones, and the rows not yet written are written again by the next run (a day whose
   outcome is not in the ledger is still pending or missing). Readers of a process keep
   each month's rows until its file is replaced (by its inode, size and mtime), so the
-  many reads of one night convert a month once. A ledger of one file (``days.parquet``,
+  many reads of one night convert a month once.
+- A process's first read does not open every month file: at the end of a run,
+  ``refresh_history`` gathers the rows of the months before last month (which a night
+  no longer writes) into one Arrow file, ``warehouse/_ledger_history.arrow`` (outside
+  ``days/``, so the ``days`` view never reads it twice), whose metadata
+  records each month file's sha256. A reader takes a month's rows from it while that
+  month file's recorded checksum is still the one it was made from, and reads the month
+  file itself otherwise (a backfill or a forget rewrote it since); so a night's first
+  read costs the history file, a checksum per month and the recent months. A ledger of one file (``days.parquet``,
   before this layout) is read as it is, under the months, and split into months by the
   next run (``migrate``) before that file goes.
 - ``runs`` gets one file per run, written as ``running`` when it starts and replaced
@@ -34,7 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flows.store import faults, warehouse
-from flows.store.fsio import atomic_write_bytes, fsync_dir
+from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file
 from schemas.tables import ARCHIVE_FILES, DAYS, RUNS
 from transforms.ids import fingerprint
 
@@ -54,6 +62,8 @@ def utcnow() -> dt.datetime:
 
 
 _LEGACY = "days.parquet"  # the ledger before it was kept by month: read, then split by ``migrate``
+_HISTORY = "_ledger_history.arrow"  # the older months' rows in one file (``refresh_history``), in the warehouse
+_HISTORY_KEY = b"kenang.ledger.months"  # its metadata: month file (relative to days/) -> sha256 it was made from
 _cache: dict[Path, tuple[tuple[int, int, int], dict[DayKey, dict]]] = {}
 _cache_lock = threading.Lock()
 
@@ -132,11 +142,89 @@ def _remember(path: Path, key: tuple[int, int, int], rows: dict[DayKey, dict]) -
         _cache[path] = (key, rows)
 
 
+def _from_history(wh: Path, paths: list[Path]) -> None:
+    """Keep the rows of each month file in ``paths`` that the history file holds as it is now (``_rows_of``
+    finds them kept), so that they are not read one file at a time."""
+    root = warehouse.table_dir(wh, DAYS)
+    history = wh / _HISTORY
+    stale = []
+    for path in paths:
+        st = os.stat(path)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)  # before the read: a file replaced meanwhile is read again
+        with _cache_lock:
+            hit = _cache.get(path)
+        if hit is None or hit[0] != key:
+            stale.append((path, key))
+    if len(stale) < 8 or not history.is_file():
+        return
+    try:
+        reader = pa.ipc.open_file(pa.memory_map(str(history)))
+        made_from = json.loads((reader.schema.metadata or {})[_HISTORY_KEY])
+        same = [
+            (path, key)
+            for path, key in stale
+            if (sha := made_from.get(path.relative_to(root).as_posix()))
+            and sha in warehouse.recorded_checksums(path)[:1]
+        ]
+        if not same:
+            return
+        rows: dict[str, dict[DayKey, dict]] = {}
+        for r in _typed(reader.read_all()).to_pylist():
+            rows.setdefault(f"user_id={r['user_id']}/month={r['date']:%Y-%m}/data.parquet", {})[
+                (r["user_id"], r["date"])
+            ] = r
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        return  # read the month files themselves
+    for path, key in same:
+        _remember(path, key, rows.get(path.relative_to(root).as_posix(), {}))
+
+
+def refresh_history(wh: Path) -> bool:
+    """Gather the rows of the month files of every month before the latest two into the history file, if they are
+    not what it holds; returns whether it was written. Called at the end of a run, never by a reader.
+
+    Each month file is recorded by the sha256 of its bytes as read here (not its checksum file, which a crash can
+    leave ahead of the bytes), so a reader takes nothing from the history for a month rewritten since."""
+    root = warehouse.table_dir(wh, DAYS)
+    files = month_files(wh)
+    latest = max((p.parent.name for p in files), default="month=")
+    if latest == "month=":
+        before = latest
+    else:
+        first = dt.date.fromisoformat(latest.removeprefix("month=") + "-01")
+        before = f"month={first - dt.timedelta(days=1):%Y-%m}"
+    old = [p for p in files if p.parent.name < before]
+    want = {p.relative_to(root).as_posix(): sha256_file(p) for p in old}
+    history = wh / _HISTORY
+    try:
+        if json.loads((pa.ipc.open_file(pa.memory_map(str(history))).schema.metadata or {})[_HISTORY_KEY]) == want:
+            return False
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        pass
+    if not want:
+        if history.exists():
+            history.unlink()
+            fsync_dir(wh)
+        return False
+    _from_history(wh, old)
+    _prefetch(old)
+    rows = [r for p in old for _, r in sorted(_rows_of(p).items())]
+    data = pa.Table.from_pylist(rows, schema=DAYS.schema).replace_schema_metadata(
+        {_HISTORY_KEY: json.dumps(want, sort_keys=True).encode()}
+    )
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, data.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
+        w.write_table(data)
+    atomic_write_bytes(history, sink.getvalue().to_pybytes())
+    return True
+
+
 def read_days(wh: Path) -> dict[DayKey, dict]:
     """The whole ledger: (user, day) -> its row (each a fresh dict the caller may change)."""
     out: dict[DayKey, dict] = {}
     legacy = wh / _LEGACY
     months = month_files(wh)
+    _from_history(wh, months)
     _prefetch(months)
     for path in ([legacy] if legacy.is_file() else []) + months:
         out.update(_rows_of(path))  # a month file, once written, holds the newer rows

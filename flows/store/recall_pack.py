@@ -375,7 +375,7 @@ def contents(wh: Path, user: str) -> Pack | None:
 
 def segment_of(wh: Path, user: str, month: str) -> Segment | None:
     """One month's segment, made from its compact copy or its partitions now (None: no chunks)."""
-    files = compact.parts_of(wh, compact.COMPACTS["memory_chunks"], user).get((user, month))
+    files = compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
     if not files:
         return None
     copy = compact.path_for(wh, "memory_chunks", user, month)
