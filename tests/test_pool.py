@@ -70,6 +70,37 @@ def test_a_night_on_every_core_writes_what_one_process_writes(tmp_path, monkeypa
     assert snapshot(many) == snapshot(one)
 
 
+def test_two_heavy_days_go_to_the_workers_and_write_what_one_process_writes(tmp_path, monkeypatch):
+    """Under ``MIN_ITEMS`` days the pool is not worth starting, unless the days are big (an agent's huge log)."""
+    one, many = home_at(tmp_path / "one"), home_at(tmp_path / "many")
+    many_days(one, 2)
+    many_days(many, 2)
+    monkeypatch.setenv("KENANG_WORKERS", "1")
+    nightly(now=NOW, home=str(one.paths.home))
+    monkeypatch.setattr(pool, "HEAVY_BYTES", 1)  # these two small days count as big
+    monkeypatch.setattr(pool, "HEAVY_MESSAGES", 1)
+    wide = []
+    monkeypatch.setattr(pool, "_start", lambda n, start=pool._start: wide.append(n) or start(n))
+    calls = []
+    imap = pool.pure_imap
+
+    def recorded(fn, items, **kw):
+        if kw.get("heavy") or kw.get("nbytes", 0) >= pool.HEAVY_BYTES:
+            calls.append(fn.__name__)
+        return imap(fn, items, **kw)
+
+    monkeypatch.setattr(pool, "pure_imap", recorded)
+    monkeypatch.setenv("KENANG_WORKERS", "2")
+    result = nightly(now=NOW, home=str(many.paths.home))
+    assert result["load"]["loaded"] == 2 and result["summarize"]["summarized"] == 2
+    # each stage's two days, and the copies and month segments, by their messages or the bytes they read
+    assert calls == ["build_day", "summarize_day", "chunk_day", "copy_bytes", "segment_files"]
+    assert wide and not pool._broken  # the pool started, and was not given up
+    assert snapshot(many) == snapshot(one)
+    monkeypatch.setattr(pool, "HEAVY_MESSAGES", 2**40)
+    assert not pool.heavy([10_000, None]) and pool.heavy([2**40, None])
+
+
 def test_a_worker_exception_is_that_items_failure_and_the_others_come_back(monkeypatch):
     monkeypatch.setenv("KENANG_WORKERS", "2")
     got = pool.pure_map(fails_on_odd, range(10))

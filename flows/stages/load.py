@@ -90,6 +90,7 @@ def load_days(
             )
             for d in todo
         ],
+        nbytes=sum(_archived_bytes(settings, d) for d in todo),
     )
     for i, day in enumerate(days, 1):
         try:
@@ -108,6 +109,17 @@ def load_days(
         if progress:
             progress(i, len(days), files_done)
     return StageResult(tuple(out))
+
+
+def _archived_bytes(settings: Settings, day: ArchivedDay) -> int:
+    """The size of a day's archived files (0 for one that cannot be looked at here: an archive in a bucket)."""
+    total = 0
+    for p in day.paths:
+        try:
+            total += (settings.paths.archive / p).stat().st_size
+        except (OSError, ValueError):
+            pass
+    return total
 
 
 @dataclass(frozen=True)

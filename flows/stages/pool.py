@@ -12,7 +12,10 @@ Results stream back in order (``pure_imap``): the stage writes day 1 while the w
 still work on the days after it, so its I/O overlaps their CPU.
 
 - Workers: ``KENANG_WORKERS`` if set, else the cores this process may use (at most 4).
-  With one worker, or fewer than ``MIN_ITEMS`` items, the work runs in-process.
+  With one worker, or fewer than ``MIN_ITEMS`` items, the work runs in-process, unless
+  the stage says its items are ``heavy`` (days of ``HEAVY_MESSAGES`` messages or
+  ``HEAVY_BYTES`` of archived files in all: an agent's huge log): then even two items
+  go to two workers, since each takes far longer than the pool takes to start.
 - The pool starts with the ``forkserver`` method, so no worker is forked from a process
   that holds Prefect's or DuckDB's threads, and it is started once, on first use, then
   shut down when the run ends (``shutdown``) or the process exits.
@@ -42,6 +45,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_ITEMS = 8
+#: Items heavy enough for the pool however few: this many messages (``heavy``), or bytes of files read, in all.
+HEAVY_MESSAGES = 20_000
+HEAVY_BYTES = 16 * 2**20
 MAX_WORKERS = 4
 _PRELOAD = ["flows.stages.ingest", "flows.stages.load", "flows.stages.recall_index", "flows.stages.summarize"]
 
@@ -97,25 +103,33 @@ def _call(args):
     return _guarded(fn, item)
 
 
+def heavy(messages: Iterable[int | None]) -> bool:
+    """Whether days of these many messages (None: not known) reach ``HEAVY_MESSAGES`` in all."""
+    return sum(c or 0 for c in messages) >= HEAVY_MESSAGES
+
+
 def pure_map(fn: Callable[[T], R], items: Iterable[T]) -> list[R | Failed]:
     """``[fn(x) for x in items]``, on every core when there is enough work; a raised exception is a ``Failed``."""
     return list(pure_imap(fn, items))
 
 
 def pure_imap(
-    fn: Callable[[T], R], items: Iterable[T], chunksize: int | None = None
+    fn: Callable[[T], R], items: Iterable[T], chunksize: int | None = None, heavy: bool = False, nbytes: int = 0
 ) -> Generator[R | Failed, None, None]:
     """``fn(x) for x in items``, lazily and in order, on every core when there is enough work.
 
     A raised exception is that item's ``Failed``. The workers run ahead of the caller
     (every item is submitted at once), so the caller's writes overlap their work.
     ``chunksize``: items sent to a worker at once (default: small, so results come
-    back soon; cheap items take bigger chunks).
+    back soon; cheap items take bigger chunks). ``heavy``: the items are few but big
+    (``heavy()``), so two of them are already enough work for the pool; so are items that read ``nbytes`` of
+    files in all, from ``HEAVY_BYTES`` on.
     """
     global _broken
     items = list(items)
+    heavy = heavy or nbytes >= HEAVY_BYTES
     n = workers()
-    if n < 2 or len(items) < MIN_ITEMS or _broken:
+    if n < 2 or len(items) < (2 if heavy else MIN_ITEMS) or _broken:
         yield from (_guarded(fn, x) for x in items)
         return
     done = 0

@@ -301,6 +301,7 @@ def index_days(
     made = pool.pure_imap(
         chunk_day,
         [(settings, user_id, day, (user_id, day) not in untrusted, embedder is None, run_id) for user_id, day in keys],
+        heavy=pool.heavy((ledger_rows.get(k) or {}).get("messages") for k in keys),
     )
     for i, (user_id, day) in enumerate(keys):
         try:

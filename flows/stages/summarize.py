@@ -150,7 +150,7 @@ def summarize_days(
     ]
     remote = getattr(summarizer, "backend", None) == "openai"
     if isinstance(summarizer, ExtractiveSummarizer):
-        made = pool.pure_imap(summarize_day, jobs)
+        made = pool.pure_imap(summarize_day, jobs, heavy=pool.heavy(ledger_rows[k].get("messages") for k in keys))
     elif remote and settings.summarizer.concurrency > 1:
         made = _in_flight(jobs, settings.summarizer.concurrency)
     else:

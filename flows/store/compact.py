@@ -77,7 +77,7 @@ def scan(files: list[Path], columns: str, tail: str = "", params=()) -> pa.Table
         con.close()
 
 
-Mapper = Callable[[Callable, list], Iterable]
+Mapper = Callable[..., Iterable]  # (fn, items, nbytes=...): flows.stages.pool.pure_imap
 
 
 def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> int:
@@ -101,7 +101,8 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
             if path.is_file() and (not check or warehouse.intact(path)):
                 continue
             todo.append((c, user, path, _appended(c, path, files) or (c.name, files)))
-    made = (map_items or _in_process)(copy_bytes, [args for *_, args in todo])
+    items = [args for *_, args in todo]
+    made = map_items(copy_bytes, items, nbytes=_nbytes(items)) if map_items else _in_process(copy_bytes, items)
     for (c, user, path, _), data in zip(todo, made, strict=False):
         if not isinstance(data, bytes):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the compact copy {path}: {data}")
@@ -111,6 +112,18 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
         faults.checkpoint("compact.written")
     _drop_bases(wh)
     return len(todo)
+
+
+def _nbytes(items: list[tuple]) -> int:
+    """The bytes ``copy_bytes`` reads for these copies: their partitions' and bases' sizes."""
+    total = 0
+    for _, files, *rest in items:
+        for f in [*files, *(rest[0][:1] if rest else ())]:
+            try:
+                total += os.stat(f).st_size
+            except OSError:
+                pass
+    return total
 
 
 def _missing(wh: Path, c: Compact) -> Iterator[tuple[tuple[str, str], list[Path]]]:

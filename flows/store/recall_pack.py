@@ -557,7 +557,12 @@ def refresh(
         or (user in big and not _indexed(wh, user, month))
     ]
     changed_users = set()
-    for (_, user, month, _), made in zip(todo, (map_items or _in_process)(segment_files, todo), strict=False):
+    made_all = (
+        map_items(segment_files, todo, nbytes=sum(_chunk_bytes(wh, u, m) for _, u, m, _ in todo))
+        if map_items
+        else _in_process(segment_files, todo)
+    )
+    for (_, user, month, _), made in zip(todo, made_all, strict=False):
         if made is not None and not isinstance(made, Made):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the recall pack segment {user}/{month}: {made}")
         if build(wh, user, month, made) if made is not None else (drop(wh, user, month) or False):
@@ -566,6 +571,19 @@ def refresh(
         if _tidy(wh, user, set(have[user])):
             changed_users.add(user)
     return len(changed_users)
+
+
+def _chunk_bytes(wh: Path, user: str, month: str) -> int:
+    """The bytes a month's segment is made from: its copy's, or its partitions'."""
+    copy = compact.path_for(wh, "memory_chunks", user, month)
+    files = [copy] if copy is not None else compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
+    total = 0
+    for f in files:
+        try:
+            total += os.stat(f).st_size
+        except OSError:
+            pass
+    return total
 
 
 def _large(wh: Path, user: str, have: list[str], ann_from: int) -> bool:
