@@ -10,7 +10,7 @@ from helpers import NOW, compacts_match, drop, md
 from test_recall_flow import D17, archive_days, night
 
 from flows.query.recall import Recaller
-from flows.store import recall_pack, warehouse
+from flows.store import compact, recall_pack, warehouse
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
 
@@ -163,3 +163,19 @@ def test_a_pack_of_the_older_whole_history_layout_is_tidied_away(home, fake):
     recall_pack.refresh(wh)
     assert not (folder / "pack.json").exists() and not list(folder.glob("*.kw-weights.npy"))
     same_results(home, "gading")
+
+
+def test_a_segment_made_from_its_months_copy_read_in_order_is_the_one_a_sorted_scan_makes(home, fake, monkeypatch):
+    """The copy is already in the pack's order, so it is read as it is, without the sort's memory: same bytes."""
+    wh, _ = first_night(home)
+    made = {
+        (user, month): recall_pack.segment_files((wh, user, month, True))
+        for user in ("gading", "rina")
+        for month in recall_pack.months(wh, user)
+    }
+    assert all(compact.path_for(wh, "memory_chunks", u, m) for u, m in made)  # every month has its copy
+    monkeypatch.setattr(
+        compact, "read_copy", lambda path, names: compact.scan([path], ", ".join(names), recall_pack.ORDER)
+    )
+    for (user, month), got in made.items():
+        assert got is not None and got.files == recall_pack.segment_files((wh, user, month, True)).files

@@ -14,8 +14,9 @@ still work on the days after it, so its I/O overlaps their CPU.
 - Workers: ``KENANG_WORKERS`` if set, else the cores this process may use (at most 4).
   With one worker, or fewer than ``MIN_ITEMS`` items, the work runs in-process, unless
   the stage says its items are ``heavy`` (days of ``HEAVY_MESSAGES`` messages or
-  ``HEAVY_BYTES`` of archived files in all: an agent's huge log): then even two items
-  go to two workers, since each takes far longer than the pool takes to start.
+  ``HEAVY_BYTES`` of files to read, in all: an agent's huge log): then even one item
+  goes to a worker, since it takes far longer than the pool takes to start, and what
+  it holds while it works is let go with the worker's, not kept in the flow's process.
 - The pool starts with the ``forkserver`` method, so no worker is forked from a process
   that holds Prefect's or DuckDB's threads, and it is started once, on first use, then
   shut down when the run ends (``shutdown``) or the process exits.
@@ -121,15 +122,14 @@ def pure_imap(
     A raised exception is that item's ``Failed``. The workers run ahead of the caller
     (every item is submitted at once), so the caller's writes overlap their work.
     ``chunksize``: items sent to a worker at once (default: small, so results come
-    back soon; cheap items take bigger chunks). ``heavy``: the items are few but big
-    (``heavy()``), so two of them are already enough work for the pool; so are items that read ``nbytes`` of
-    files in all, from ``HEAVY_BYTES`` on.
+    back soon; cheap items take bigger chunks). ``heavy``: the items are few but big (``heavy()``), so even
+    one goes to a worker; so do items that read ``nbytes`` of files in all, from ``HEAVY_BYTES`` on.
     """
     global _broken
     items = list(items)
     heavy = heavy or nbytes >= HEAVY_BYTES
     n = workers()
-    if n < 2 or len(items) < (2 if heavy else MIN_ITEMS) or _broken:
+    if n < 2 or not items or (len(items) < MIN_ITEMS and not heavy) or _broken:
         yield from (_guarded(fn, x) for x in items)
         return
     done = 0

@@ -379,8 +379,11 @@ def segment_of(wh: Path, user: str, month: str) -> Segment | None:
     if not files:
         return None
     copy = compact.path_for(wh, "memory_chunks", user, month)
-    cols = ", ".join(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
-    tbl = compact.scan([copy] if copy is not None else files, cols, ORDER)
+    names = list(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
+    if copy is not None:  # in ORDER already (a copy is sorted by user, date, source, session, seq, chunk id first)
+        tbl = compact.read_copy(copy, names)
+    else:
+        tbl = compact.scan(files, ", ".join(names), ORDER)
     n = tbl.num_rows
     terms, tfs = tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks()
     encoded = pa.compute.dictionary_encode(terms.flatten())
