@@ -284,7 +284,7 @@ def summary_only(args: argparse.Namespace) -> dict:
 
         print(f"load average before: {_loadavg()}")
         t0 = time.perf_counter()
-        result, text = written((ExtractiveSummarizer(), day_input, day_input.today))
+        result, text, _ = written((ExtractiveSummarizer(), day_input, day_input.today))
         took = time.perf_counter() - t0
         scan_day(day_input.text)
         scanned = time.perf_counter() - t0 - took

@@ -62,3 +62,19 @@ def test_the_mcp_benchmark_prints_the_servers_figures_on_its_last_line():
     )
     assert figures["chunks"] == 2000
     assert all(figures[k] is not None for k in MCP_KEYS), figures
+
+
+def test_the_big_day_benchmark_loads_every_message_and_times_one_days_summary():
+    out, figures = bench("benchmarks/big_day.py", "--lines", "400")
+    assert "messages in the warehouse" in out and "(all)" in out, out
+    assert set(figures) == {"messages", "wall_s", "peak_rss_mib", "summarize_s"} and figures["messages"] > 0
+    _, one = bench("benchmarks/big_day.py", "--summary-only", "--messages", "500")
+    assert one["messages"] == 500 and one["summarize_s"] is not None, one
+
+
+def test_the_incremental_benchmark_reuses_a_kept_history(tmp_path):
+    size = ("--years", "1", "--days-per-year", "6", "--sessions", "2", "--messages", "4", "--repeats", "1")
+    out, figures = bench("benchmarks/incremental.py", *size, "--keep", str(tmp_path))
+    assert "setup B (not timed" in out and figures["years"] == 1 and figures["ratio_work"] > 0
+    again, _ = bench("benchmarks/incremental.py", *size, "--keep", str(tmp_path))
+    assert f"setup B: kept from {tmp_path / 'B.base'}" in again
