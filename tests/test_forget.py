@@ -12,7 +12,7 @@ import pytest
 from helpers import JAKARTA, NOW, drop, kenang, md, table
 
 from flows.pipeline import backfill, nightly
-from flows.store import core_memory
+from flows.store import core_memory, ledger
 from flows.store.lock import run_lock
 from flows.store.verify import verify
 from transforms.forget import words
@@ -236,6 +236,30 @@ def test_forget_text_leaves_no_trace_outside_the_archived_originals_and_nothing_
     assert traces(home, skip=frozenset(originals)) == []
     hits = kenang("recall", "kunci gudang bawah pot", "--home", str(home.paths.home), "--json")
     assert not _holds(hits.stdout)
+
+
+def test_forget_text_takes_the_phrase_out_of_the_ledgers_older_months_file_too(home):
+    """The ledger's older months are also kept together in one file (``ledger.refresh_history``)."""
+    _setup(home)
+    old = [
+        {
+            "user_id": "default",
+            "date": dt.date(2026, m, 3),
+            "status": "failed",
+            "reason": f"cannot read {PHRASE}.md",
+            "archive_fingerprint": f"fp-{m}",
+            "sessions": 0,
+            "messages": 0,
+            "run_id": "r0",
+            "updated_at": dt.datetime(2026, m, 4, tzinfo=dt.UTC),
+        }
+        for m in (1, 2, 3)
+    ]
+    ledger.write_days(home.paths.warehouse, old)
+    assert ledger.refresh_history(home.paths.warehouse)
+    assert ledger._HISTORY in " ".join(traces(home))  # the phrase is in it before the forget
+    _forget(home)
+    assert not [t for t in traces(home) if ledger._HISTORY in t]
 
 
 def test_forget_with_purge_deletes_the_originals_logs_them_and_verify_says_purged(home):

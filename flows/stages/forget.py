@@ -403,6 +403,7 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
         if tomb.kind == "text":
             rebuilt["records_scrubbed"] = scrub_records(settings, forgetting, plan.user)
+            ledger.refresh_history(settings.paths.warehouse)  # the ledger's older months, without the phrase
         if settings.paths.remote_archive:  # the rewritten summaries replace the bucket's, their old versions deleted
             rebuilt["archive_remote"] = remote.push(settings).counts()
         record = RunRecord(
