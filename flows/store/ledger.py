@@ -107,9 +107,8 @@ def _typed(data: pa.Table) -> pa.Table:
     return data.cast(DAYS.schema) if data.schema != DAYS.schema else data
 
 
-def _prefetch(paths: list[Path]) -> None:
-    """Read the files this process has not read as they are now in one scan (a process's first read of the
-    ledger: one file per user and month), then keep each one's rows as ``_rows_of`` would."""
+def _stale(paths: list[Path]) -> list[tuple[Path, tuple[int, int, int]]]:
+    """(path, its stat key) for each file this process has not kept the rows of as the file is now."""
     stale = []
     for path in paths:
         st = os.stat(path)
@@ -118,6 +117,13 @@ def _prefetch(paths: list[Path]) -> None:
             hit = _cache.get(path)
         if hit is None or hit[0] != key:
             stale.append((path, key))
+    return stale
+
+
+def _prefetch(paths: list[Path]) -> None:
+    """Read the files this process has not read as they are now in one scan (a process's first read of the
+    ledger: one file per user and month), then keep each one's rows as ``_rows_of`` would."""
+    stale = _stale(paths)
     if len(stale) < 8:
         return
     con = warehouse.scratch()
@@ -148,14 +154,7 @@ def _from_history(wh: Path, paths: list[Path]) -> None:
     finds them kept), so that they are not read one file at a time."""
     root = warehouse.table_dir(wh, DAYS)
     history = wh / _HISTORY
-    stale = []
-    for path in paths:
-        st = os.stat(path)
-        key = (st.st_ino, st.st_size, st.st_mtime_ns)  # before the read: a file replaced meanwhile is read again
-        with _cache_lock:
-            hit = _cache.get(path)
-        if hit is None or hit[0] != key:
-            stale.append((path, key))
+    stale = _stale(paths)
     if len(stale) < 8 or not history.is_file():
         return
     try:
