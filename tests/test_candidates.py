@@ -258,3 +258,23 @@ def test_a_days_host_names_are_read_once_and_read_again_when_its_messages_change
     ]
     candidates.forget_hosts(home, "default")
     assert not kept.exists()
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_the_host_scan_reads_a_days_messages_a_batch_at_a_time_in_the_order_a_sort_gives(home):
+    """A huge day's messages are never all held: read ``batch_rows`` at a time, in (session, turn) order, or sorted
+    whole when a partition is not in it; the same rows either way."""
+    from flows.stages import candidates
+    from flows.store import warehouse
+    from schemas.tables import MESSAGES
+
+    _drop_days(home)
+    _night(home)
+    wh = home.paths.warehouse
+    files = [warehouse.partition_file(wh, MESSAGES, dt.date(2026, 7, d), "default") for d in (17, 18, 19)]
+    files = [f for f in files if f.is_file()]
+    whole = [r for f in files for r in candidates._sorted_unflagged(f)]
+    assert len(whole) > 3 and list(candidates._unflagged(files, 2)) == whole
+    shuffled = warehouse.read_file(files[-1], MESSAGES)
+    warehouse.write_file(files[-1], shuffled.take(list(reversed(range(shuffled.num_rows)))), MESSAGES)
+    assert list(candidates._unflagged(files, 2)) == whole

@@ -22,9 +22,10 @@ proposed; a pending one that today's rules refuse, or that a write refuses, beco
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -192,7 +193,7 @@ def _hosts_since(settings: Settings, user: str, since: dt.date, today: dt.date) 
         else:
             todo[day] = (f, sums[0] if sums else None)
     if todo:
-        found = tc.hosts_by_day((r["date"], r["content"]) for r in _unflagged([f for f, _ in todo.values()]))
+        found = tc.hosts_by_day(_unflagged([f for f, _ in todo.values()], settings.limits.batch_rows))
         for day, (_, sha) in todo.items():
             out[day] = found.get(day, [])
             if sha is not None:
@@ -202,23 +203,37 @@ def _hosts_since(settings: Settings, user: str, since: dt.date, today: dt.date) 
     return dict(sorted(out.items()))
 
 
-def _unflagged(files: list[Path]) -> list[dict]:
-    """(date, content) of the unflagged messages in these partitions, in day, session and turn order."""
-    if not files:
-        return []
+def _unflagged(files: list[Path], batch_rows: int) -> Iterator[tuple[dt.date, str]]:
+    """(date, content) of the unflagged messages in these partitions (one user and day each, in day order), in day,
+    session and turn order, read ``batch_rows`` rows at a time: a huge day is never held whole."""
+    for path in files:
+        keys = warehouse.read_columns(path, MESSAGES, ("session_id", "seq"))
+        in_order = all(a <= b for a, b in itertools.pairwise(zip(keys["session_id"], keys["seq"], strict=True)))
+        del keys
+        if not in_order:  # not as ``load`` writes a day: sorted here, whole
+            yield from _sorted_unflagged(path)
+            continue
+        for got in warehouse.iter_columns(path, MESSAGES, ("date", "content", "flags"), batch_rows):
+            for day, content, flags in zip(got["date"], got["content"], got["flags"], strict=True):
+                if not flags:
+                    yield day, content
+
+
+def _sorted_unflagged(path: Path) -> list[tuple[dt.date, str]]:
     con = warehouse.scratch()
     try:
-        return (
+        rows = (
             con.sql(
                 "SELECT date, content FROM read_parquet(?, hive_partitioning=true, union_by_name=true) "
                 "WHERE len(coalesce(flags, [])) = 0 ORDER BY date, session_id, seq",
-                params=[[str(f) for f in files]],
+                params=[[str(path)]],
             )
             .to_arrow_table()
             .to_pylist()
         )
     finally:
         con.close()
+    return [(r["date"], r["content"]) for r in rows]
 
 
 def decide(
