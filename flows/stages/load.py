@@ -25,6 +25,7 @@ from flows.stages import pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store import faults, remote, tombstones, warehouse
 from flows.store.archive_files import day_dir, rel
+from flows.store.fsio import total_size
 from flows.store.ledger import ArchivedDay, DayKey
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS, MESSAGES, SESSIONS
 from transforms.collect import segment_lineage
@@ -90,7 +91,7 @@ def load_days(
             )
             for d in todo
         ],
-        nbytes=sum(_archived_bytes(settings, d) for d in todo),
+        nbytes=total_size(settings.paths.archive / p for d in todo for p in d.paths),  # 0 where not here
     )
     for i, day in enumerate(days, 1):
         try:
@@ -109,17 +110,6 @@ def load_days(
         if progress:
             progress(i, len(days), files_done)
     return StageResult(tuple(out))
-
-
-def _archived_bytes(settings: Settings, day: ArchivedDay) -> int:
-    """The size of a day's archived files (0 for one that cannot be looked at here: an archive in a bucket)."""
-    total = 0
-    for p in day.paths:
-        try:
-            total += (settings.paths.archive / p).stat().st_size
-        except (OSError, ValueError):
-            pass
-    return total
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flows.store import faults, ledger, warehouse
-from flows.store.fsio import fsync_dir
+from flows.store.fsio import fsync_dir, total_size
 from schemas.tables import COMPACTS, Compact
 from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
@@ -117,14 +117,7 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
 
 def _nbytes(items: list[tuple]) -> int:
     """The bytes ``copy_bytes`` reads for these copies: their partitions' and bases' sizes."""
-    total = 0
-    for _, files, *rest in items:
-        for f in [*files, *(rest[0][:1] if rest else ())]:
-            try:
-                total += os.stat(f).st_size
-            except OSError:
-                pass
-    return total
+    return total_size(f for _, files, *rest in items for f in [*files, *(rest[0][:1] if rest else ())])
 
 
 def _missing(wh: Path, c: Compact) -> Iterator[tuple[tuple[str, str], list[Path]]]:

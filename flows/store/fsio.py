@@ -147,6 +147,17 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def total_size(paths: Iterable[Path]) -> int:
+    """The bytes of these files together; one that cannot be looked at (gone, not here) counts 0."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except (OSError, ValueError):
+            pass
+    return total
+
+
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:

@@ -64,7 +64,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from flows.store import ann, compact, faults, warehouse
-from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name
+from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name, total_size
 from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
 from transforms.recall import KeywordIndex, PostingSegment, SegmentedIndex
@@ -579,14 +579,9 @@ def refresh(
 def _chunk_bytes(wh: Path, user: str, month: str) -> int:
     """The bytes a month's segment is made from: its copy's, or its partitions'."""
     copy = compact.path_for(wh, "memory_chunks", user, month)
-    files = [copy] if copy is not None else compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
-    total = 0
-    for f in files:
-        try:
-            total += os.stat(f).st_size
-        except OSError:
-            pass
-    return total
+    return total_size(
+        [copy] if copy is not None else compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
+    )
 
 
 def _large(wh: Path, user: str, have: list[str], ann_from: int) -> bool:
