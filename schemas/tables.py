@@ -349,6 +349,10 @@ class Compact:
     name: str
     source: Table
     columns: tuple[str, ...]  # user_id and date first: the copy is sorted by all of them, in this order
+    #: The leading columns that tell a day's rows apart (a day's chunk ids are distinct), by which each day is
+    #: sorted when its copy is made; where two rows are alike on them, that day is sorted by every column.
+    #: Empty: the leading columns before the first list.
+    day_key: tuple[str, ...] = ()
 
     @property
     def table(self) -> Table:
@@ -427,6 +431,7 @@ COMPACTS: dict[str, Compact] = {
                 "embedding",
                 "run_id",
             ),
+            day_key=("user_id", "date", "source", "session_id", "seq", "chunk_id"),
         ),
     )
 }

@@ -182,3 +182,30 @@ def test_a_day_bigger_than_a_batch_is_loaded_and_indexed_in_batches_as_it_would_
     assert pq.ParquetFile(chunks).metadata.num_row_groups > 1  # written a batch at a time
     again = nightly(now=now, home=str(home.paths.home))
     assert again["load"]["loaded"] == 0 and again["index"]["indexed"] == 0
+
+
+def test_a_collected_segment_is_counted_in_ingest_without_keeping_its_messages(home, tmp_path):
+    """The load reads a segment again from the archive, so what ingest hands on holds its count, not its
+    messages: a huge log's first session would otherwise stay in the flow's memory all night."""
+    import time
+
+    from flows.stages import ingest
+
+    data, expected = claude_code_log(900, days=2)
+    log = tmp_path / "claude" / "projects" / "demo" / f"{SESSION}.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(data)
+    os.utime(log, (LONG_AGO, LONG_AGO))
+    settings = edit_config(
+        home.paths.home,
+        lambda c: c.setdefault("sources", []).append(
+            {"name": "cc", "kind": "claude_code", "path": str(tmp_path / "claude" / "projects")}
+        ),
+    )
+    now = dt.datetime.combine(DAY + dt.timedelta(days=2), dt.time(3, 0), tzinfo=JAKARTA)
+    collect.collect(settings, now, time.time())
+    got = ingest.scan(settings, now, time.time() + 86400)
+    assert len(got.ready) == 2 and not got.rejected and not got.parsed
+    assert sum(r.messages for r in got.ready) == expected
+    assert all(r.resolved.session.messages == () for r in got.ready)
+    assert {r.resolved.day for r in got.ready} == {DAY, DAY + dt.timedelta(days=1)}

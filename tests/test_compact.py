@@ -232,3 +232,93 @@ def test_nights_of_new_days_keep_every_copy_equal_to_its_partitions(home):
         assert compacts_match(home) == len(COMPACTS)
     wh = home.paths.warehouse
     assert not [p for p in (wh / "compact").rglob(".month=*") if ".base." in p.name or p.name.endswith(".added.json")]
+
+
+def _chunk_rows(day: dt.date, n: int, seed: int, same_key: bool = False) -> pa.Table:
+    """``n`` memory_chunks rows of one user-day in a scrambled order (sessions, sources and seqs mixed)."""
+    import random
+
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        source = rnd.choice(["transcript", "summary", "index", "facts"])
+        rows.append(
+            {
+                "chunk_id": "same" if same_key else f"c{rnd.randrange(10**6):06d}-{i}",
+                "user_id": "gading",
+                "date": day,
+                "session_id": None if source != "transcript" else f"s{rnd.randrange(3)}",
+                "source": source,
+                "seq": 0 if same_key else rnd.randrange(50),
+                "text": f"teks {i} " * rnd.randrange(1, 4),
+                "flagged": [],
+                "terms": sorted({f"t{rnd.randrange(20)}" for _ in range(3)}),
+                "tfs": [1, 2, 1],
+                "embedder_id": None,
+                "embedding": None,
+                "run_id": "r",
+            }
+        )
+    for r in rows:
+        r["tfs"] = r["tfs"][: len(r["terms"])]
+    return pa.Table.from_pylist(rows, schema=COMPACTS["memory_chunks"].source.schema)
+
+
+def _write_day(wh, day: dt.date, rows: pa.Table, row_group: int) -> None:
+    """A partition written in row groups of ``row_group`` rows, as a day streamed in batches is."""
+    import pyarrow.parquet as pq
+
+    c = COMPACTS["memory_chunks"]
+    sink = pa.BufferOutputStream()
+    pq.write_table(rows, sink, row_group_size=row_group)
+    warehouse.write_partition(wh, c.source, sink.getvalue().to_pybytes(), day, "gading")
+
+
+def test_a_copy_is_written_a_row_group_at_a_time_in_the_order_one_sort_of_the_month_gives(tmp_path, monkeypatch):
+    """Each day is sorted on its own and read a row group at a time: the rows are those of one ``ORDER BY ALL``
+    of the month, in row groups of ``ROW_GROUP_ROWS``, and a day whose rows are alike on the key (sorted by every
+    column instead) too; a copy made from its base and a day added between its days is the same file."""
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr(compact, "ROW_GROUP_ROWS", 16)
+    wh, c = tmp_path, COMPACTS["memory_chunks"]
+    days = [dt.date(2026, 7, d) for d in (1, 3, 4)]
+    for i, day in enumerate(days):
+        _write_day(wh, day, _chunk_rows(day, 61, seed=i, same_key=day.day == 4), row_group=7)
+    assert compact.refresh(wh, check=True) == 1  # no ledger here: every folder is looked into
+    path = warehouse.compact_file(wh, "memory_chunks", "gading", "2026-07")
+    want = compact.build(wh, c, "gading", "2026-07")
+    assert want is not None and warehouse.read_file(path, c.table).to_pylist() == want.to_pylist()
+    groups = [pq.ParquetFile(path).metadata.row_group(g).num_rows for g in range(pq.ParquetFile(path).num_row_groups)]
+    assert groups == [16] * 11 + [7]  # 183 rows
+    whole = path.read_bytes()
+    _write_day(wh, dt.date(2026, 7, 5), _chunk_rows(dt.date(2026, 7, 5), 40, seed=9), row_group=5)  # a new day
+    base, _ = warehouse.compact_base(path)
+    assert base.is_file() and base.read_bytes() == whole
+    assert compact.refresh(wh, check=True) == 1
+    appended = path.read_bytes()
+    assert not base.exists()
+    want = compact.build(wh, c, "gading", "2026-07")
+    assert want is not None and warehouse.read_file(path, c.table).to_pylist() == want.to_pylist()
+    files = compact.month_parts(wh, c, "gading", "2026-07")
+    assert compact.copy_bytes(("memory_chunks", files)) == appended  # made whole: the very bytes
+    # a base and a day between its days (not what a night sets aside, but read as well): the whole month's bytes
+    old = tmp_path / "old.parquet"
+    old.write_bytes(whole)
+    middle = dt.date(2026, 7, 2)
+    _write_day(wh, middle, _chunk_rows(middle, 23, seed=5), row_group=4)
+    files = compact.month_parts(wh, c, "gading", "2026-07")
+    in_base = [f for f in files if "2026-07-05" not in str(f) and "2026-07-02" not in str(f)]
+    assert len(in_base) == 3
+    both = compact.copy_bytes(
+        ("memory_chunks", [f for f in files if f not in in_base], (old, [middle, dt.date(2026, 7, 5)]))
+    )
+    assert both == compact.copy_bytes(("memory_chunks", files))
+
+
+def test_rebatched_gives_the_same_batches_however_the_rows_came():
+    rows = pa.table({"n": list(range(23))})
+    one = [t.to_pylist() for t in compact.rebatched([rows], 5)]
+    pieces = [rows.slice(0, 3), rows.slice(3, 0), rows.slice(3, 11), rows.slice(14, 9)]
+    assert [t.to_pylist() for t in compact.rebatched(pieces, 5)] == one
+    assert [len(b) for b in one] == [5, 5, 5, 5, 3]

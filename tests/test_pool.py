@@ -93,8 +93,9 @@ def test_two_heavy_days_go_to_the_workers_and_write_what_one_process_writes(tmp_
     monkeypatch.setenv("KENANG_WORKERS", "2")
     result = nightly(now=NOW, home=str(many.paths.home))
     assert result["load"]["loaded"] == 2 and result["summarize"]["summarized"] == 2
-    # each stage's two days, and the copies and month segments, by their messages or the bytes they read
-    assert calls == ["build_day", "summarize_day", "chunk_day", "copy_bytes", "segment_files"]
+    # the files ingest reads, each stage's two days, and the copies and month segments, by the bytes they read or
+    # their messages
+    assert calls == ["classify", "build_day", "summarize_day", "chunk_day", "copy_bytes", "segment_files"]
     assert wide and not pool._broken  # the pool started, and was not given up
     assert snapshot(many) == snapshot(one)
     monkeypatch.setattr(pool, "HEAVY_MESSAGES", 2**40)
@@ -162,3 +163,16 @@ def test_a_run_killed_with_its_workers_started_leaves_no_worker_behind(tmp_path)
         cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent),
     )
     assert r.returncode == 137, r.stderr[-2000:]
+
+
+def test_the_workers_of_a_few_heavy_items_are_stopped_once_their_results_are_in(monkeypatch):
+    """What an allocator keeps after a huge item goes with its worker: the next map starts new ones."""
+    monkeypatch.setenv("KENANG_WORKERS", "2")
+    got = pool.pure_imap(fails_on_odd, [2, 4], heavy=True)
+    assert next(got) == 4
+    assert pool._pool is not None  # one result is still to come
+    assert next(got) == 16
+    assert pool._pool is None  # stopped before the last result was handed on: a caller's zip never asks again
+    assert [x for x in pool.pure_map(fails_on_odd, range(8)) if not isinstance(x, pool.Failed)] == [0, 4, 16, 36]
+    assert pool._pool is not None and not pool._broken  # a new pool, from the same forkserver
+    pool.shutdown()

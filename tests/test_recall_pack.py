@@ -166,7 +166,8 @@ def test_a_pack_of_the_older_whole_history_layout_is_tidied_away(home, fake):
 
 
 def test_a_segment_made_from_its_months_copy_read_in_order_is_the_one_a_sorted_scan_makes(home, fake, monkeypatch):
-    """The copy is already in the pack's order, so it is read as it is, without the sort's memory: same bytes."""
+    """The copy is already in the pack's order, so it is read as it is, a batch of rows at a time, without the
+    sort's memory: the same bytes as a segment made from the month's partitions, sorted whole."""
     wh, _ = first_night(home)
     made = {
         (user, month): recall_pack.segment_files((wh, user, month, True))
@@ -174,8 +175,12 @@ def test_a_segment_made_from_its_months_copy_read_in_order_is_the_one_a_sorted_s
         for month in recall_pack.months(wh, user)
     }
     assert all(compact.path_for(wh, "memory_chunks", u, m) for u, m in made)  # every month has its copy
+    monkeypatch.setattr(recall_pack, "READ_ROWS", 3)  # many small batches, none on a record batch's edge
+    for (user, month), got in made.items():
+        assert got is not None and got.files == recall_pack.segment_files((wh, user, month, True)).files
+    real = compact.path_for
     monkeypatch.setattr(
-        compact, "read_copy", lambda path, names: compact.scan([path], ", ".join(names), recall_pack.ORDER)
+        compact, "path_for", lambda wh, name, *a: None if name == "memory_chunks" else real(wh, name, *a)
     )
     for (user, month), got in made.items():
         assert got is not None and got.files == recall_pack.segment_files((wh, user, month, True)).files

@@ -314,21 +314,29 @@ class PostingSegment:
         encoded = [t.encode("utf-8", "surrogatepass") for t in vocab]
         hashes = np.fromiter((_hash_bytes(t) for t in encoded), dtype=np.uint64, count=len(encoded))
         by_hash = np.lexsort((np.arange(len(encoded)), hashes))  # ties (a collision): the first seen first
-        rank = np.empty(len(encoded), dtype=np.int64)
-        rank[by_hash] = np.arange(len(encoded))
+        # 32-bit ids and positions where they fit: a big month has millions of postings, and each array of them
+        # is held at once with the others while they are sorted
+        small = max(len(encoded), len(term_ids), n) < 2**31
+        index_type = np.int32 if small else np.int64
+        rank = np.empty(len(encoded), dtype=index_type)
+        rank[by_hash] = np.arange(len(encoded), dtype=index_type)
         sizes = np.fromiter((len(encoded[i]) for i in by_hash), dtype=np.int64, count=len(encoded))
-        doc_of = np.repeat(np.arange(n, dtype=np.int32), lengths)
         tfs = np.asarray(doc_tfs, dtype=np.float32)
-        term_ids = rank[np.asarray(term_ids, dtype=np.int64)] if len(encoded) else np.zeros(0, dtype=np.int64)
+        ids = rank[np.asarray(term_ids)] if len(encoded) else np.zeros(0, dtype=index_type)
+        del rank
+        order = np.argsort(ids, kind="stable")
+        df = np.bincount(ids, minlength=len(encoded))
+        del ids
+        doc_of = np.repeat(np.arange(n, dtype=np.int32), lengths)
         doc_len = np.bincount(doc_of, weights=tfs, minlength=n).astype(np.float32)
-        order = np.argsort(term_ids, kind="stable")
-        df = np.bincount(term_ids, minlength=len(encoded))
+        postings = doc_of[order]
+        del doc_of
         return cls(
             hashes[by_hash],
             np.frombuffer(b"".join(encoded[i] for i in by_hash), dtype=np.uint8),
             np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
             np.concatenate([[0], np.cumsum(df)]).astype(np.int64),
-            doc_of[order],
+            postings,
             tfs[order],
             doc_len,
         )

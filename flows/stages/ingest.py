@@ -76,7 +76,8 @@ class Candidate:
 @dataclass(frozen=True)
 class Ready:
     cand: Candidate
-    resolved: ResolvedSession  # its session's messages are left out when a pool worker read it (``classify``)
+    # its session's messages are left out when a pool worker read it (``classify``), and a segment's always
+    resolved: ResolvedSession
     sha256: str
     messages: int = 0
 
@@ -160,11 +161,12 @@ class IngestResult:
 def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     """Classify every file under active/; nothing one file does can stop the scan.
 
-    With many files they are read, parsed and dated on every core (``classify`` in the
-    process pool); a worker then hands back what the archive needs, not the parsed
-    messages (sending those back costs more than the load parsing them again, on
-    every core, from the archive). With few, they are read here and their sessions
-    kept for the load (``parsed``).
+    With many files, or big ones (``pool.HEAVY_BYTES`` in all: an agent's huge log), they
+    are read, parsed and dated on every core (``classify`` in the process pool), and the
+    flow's process never holds a huge file's parse. A worker then hands back what the
+    archive needs, not the parsed messages (sending those back costs more than the load
+    parsing them again, on every core, from the archive). With few small files, they are
+    read here and their sessions kept for the load (``parsed``).
     """
     ready: list[Ready] = []
     exports: list[ReadyExport] = []
@@ -174,9 +176,10 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     parsed: dict[str, Session] = {}
     entries = list(_walk(settings.paths.active))
     files = [(cand, st) for cand, st, why in entries if why is None]
-    wide = len(files) >= pool.MIN_ITEMS and pool.workers() > 1
+    nbytes = sum(st.st_size for _, st in files)
+    wide = (len(files) >= pool.MIN_ITEMS or nbytes >= pool.HEAVY_BYTES) and pool.workers() > 1
     classified = pool.pure_imap(
-        classify, [(settings, cand, st, now, wall_now, wide) for cand, st in files], chunksize=32
+        classify, [(settings, cand, st, now, wall_now, wide) for cand, st in files], chunksize=32, nbytes=nbytes
     )
     for cand, _st, why in entries:
         if why is not None:
@@ -307,7 +310,11 @@ def _classify_segment(settings: Settings, cand: Candidate, data: bytes, day: dt.
         mtime=cand.mtime,
         fixed_day=day,
     )
-    return Ready(cand, rs, hashlib.sha256(data).hexdigest(), sum(len(s.messages) for s in sessions)), None
+    count = sum(len(s.messages) for s in sessions)
+    # the load reads the segment again from the archive: its messages are not kept (a huge log's first session
+    # would otherwise ride along with its Ready until the night ends)
+    rs = replace(rs, session=replace(first, messages=()))
+    return Ready(cand, rs, hashlib.sha256(data).hexdigest(), count), None
 
 
 IMPORT_SUFFIXES = (".json", ".jsonl", ".md", ".markdown")

@@ -17,6 +17,9 @@ still work on the days after it, so its I/O overlaps their CPU.
   ``HEAVY_BYTES`` of files to read, in all: an agent's huge log): then even one item
   goes to a worker, since it takes far longer than the pool takes to start, and what
   it holds while it works is let go with the worker's, not kept in the flow's process.
+  Those workers are stopped once the map is done (the next map starts new ones from
+  the forkserver, in a few milliseconds), so the memory an allocator keeps after a
+  huge item is not carried into the next stage's work.
 - The pool starts with the ``forkserver`` method, so no worker is forked from a process
   that holds Prefect's or DuckDB's threads, and it is started once, on first use, then
   shut down when the run ends (``shutdown``) or the process exits.
@@ -138,8 +141,10 @@ def pure_imap(
         # Small chunks: the first results come back soon, so the caller starts writing early.
         size = chunksize or max(1, min(4, len(items) // (8 * n)))
         for result in pool.map(_call, [(fn, x) for x in items], chunksize=size):
-            yield result
             done += 1
+            if done == len(items) and heavy and len(items) < MIN_ITEMS:
+                shutdown()  # what a huge item's worker kept of its memory goes with it, not into the next stage's
+            yield result
     except (BrokenProcessPool, OSError, RuntimeError) as exc:
         # A worker died (out of memory, killed) or could not start (a script without
         # ``if __name__ == "__main__":`` that the workers import again): the work is pure,

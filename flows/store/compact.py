@@ -16,11 +16,15 @@ made again by a backfill.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from flows.store import faults, ledger, warehouse
@@ -177,27 +181,109 @@ def _names(folder: Path) -> list[str]:
         return []
 
 
+#: Rows of a copy's row group (the last fewer): a reader of a big month (the recall pack's segment) holds one at a
+#: time, and making a copy holds about one of them besides the day it sorts.
+ROW_GROUP_ROWS = 8_192
+
+
 def copy_bytes(args: tuple) -> bytes:
     """The Parquet bytes of one copy: (its name, its partitions), or (its name, the added days' partitions, (its
-    base, those days)); writes nothing, so a pool worker may make them."""
+    base, those days)); writes nothing, so a pool worker may make them.
+
+    The copy's order, ``ORDER BY ALL`` with user and date first, is each day's rows sorted on their own, a day
+    after another: the base's rows of its other days (already in that order), and each partition sorted
+    (``_sorted_day``). Rows are written ``ROW_GROUP_ROWS`` at a time, so a big month is never held whole."""
     name, files, *rest = args
     c = COMPACTS[name]
-    if not rest:
-        return warehouse.parquet_bytes(_read(files, c), c.table)
-    base, added = rest[0]
-    cols = ", ".join(f'"{n}"' for n in c.columns)
-    # The base's rows of the other days are those days' partitions' rows: one sort of all gives a whole build's order.
-    sql = f"SELECT {cols} FROM read_parquet(?, hive_partitioning=false) WHERE NOT list_contains(?, date)"
-    params: list = [[str(base)], added]
-    if files:
-        sql += f" UNION ALL SELECT {cols} FROM read_parquet(?, hive_partitioning=false, union_by_name=true)"
-        params.append([str(f) for f in files])
-    con = warehouse.scratch()
-    try:
-        data = con.sql(sql + " ORDER BY ALL", params=params).to_arrow_table()
-    finally:
-        con.close()
-    return warehouse.parquet_bytes(data, c.table)
+    base, added = rest[0] if rest else (None, ())
+    rows = _in_order(c, files, base, {d if isinstance(d, str) else d.isoformat() for d in added})
+    return warehouse.parquet_bytes_of(rebatched(rows, ROW_GROUP_ROWS), c.table)
+
+
+def _in_order(c: Compact, files: list[Path], base: Path | None, added: set[str]) -> Iterator[pa.Table]:
+    """The copy's rows in its order, a few at a time: the base's rows of days not in ``added`` and the
+    partitions' rows, day by day."""
+    days = sorted((f.parent.parent.name.removeprefix("date="), f) for f in files)
+    if base is not None:
+        for batch in pq.ParquetFile(base).iter_batches(batch_size=ROW_GROUP_ROWS, columns=list(c.columns)):
+            dates = [d.isoformat() for d in batch.column("date").to_pylist()]  # ascending: the base is a copy
+            keep = pa.array([d not in added for d in dates])
+            t = pa.Table.from_batches([batch]).filter(keep)
+            dates = [d for d in dates if d not in added]
+            while days and dates and days[0][0] <= dates[-1]:
+                cut = bisect.bisect_left(dates, days[0][0])
+                yield t.slice(0, cut)
+                t, dates = t.slice(cut), dates[cut:]
+                yield from _sorted_day(c, days.pop(0)[1])
+            yield t
+    for _, f in days:
+        yield from _sorted_day(c, f)
+
+
+def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
+    """One day's partition in the copy's order, ``ROW_GROUP_ROWS`` rows at a time.
+
+    Its rows are sorted by the copy's ``day_key`` (or its leading columns before the first list), and read a row
+    group at a time in that order, so a big day is never held whole. A day with two rows alike on those is sorted
+    by every column, in DuckDB, as the whole copy once was."""
+    pf = pq.ParquetFile(f)
+    flat = itertools.takewhile(lambda n: not pa.types.is_nested(c.table.schema.field(n).type), c.columns)
+    keys = list(c.day_key or flat)
+    perm = pc.sort_indices(pf.read(columns=keys), [(k, "ascending") for k in keys]) if keys else None
+    if perm is None or (len(keys) < len(c.columns) and _ties(pf.read(columns=keys).take(perm))):
+        whole = scan([f], ", ".join(f'"{n}"' for n in c.columns), "ORDER BY ALL").cast(c.table.schema)
+        yield from rebatched([whole], ROW_GROUP_ROWS)
+        return
+    perm = perm.to_numpy().astype(np.int64)
+    starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
+    held: dict[int, pa.Table] = {}  # the row groups read last: a day's rows are mostly in order already
+    for at in range(0, len(perm), ROW_GROUP_ROWS):
+        want = perm[at : at + ROW_GROUP_ROWS]
+        group = np.searchsorted(starts, want, side="right") - 1
+        parts, where = [], []
+        for g in np.unique(group):
+            if g not in held:
+                held = {k: v for k, v in held.items() if k >= g - 1}
+                held[int(g)] = pf.read_row_group(int(g), columns=list(c.columns))
+            mine = np.flatnonzero(group == g)
+            parts.append(held[int(g)].take(want[mine] - starts[g]))
+            where.append(mine)
+        got = pa.concat_tables(parts)
+        yield got.take(np.argsort(np.concatenate(where)))
+
+
+def _ties(keys: pa.Table) -> bool:
+    """Whether two adjacent rows of a sorted table are alike on every column."""
+    if keys.num_rows < 2:
+        return False
+    same = None
+    for name in keys.column_names:
+        col = keys[name].combine_chunks()
+        a, b = col.slice(0, len(col) - 1), col.slice(1)
+        eq = pc.or_kleene(pc.equal(a, b), pc.and_(pc.is_null(a), pc.is_null(b))).fill_null(False)
+        same = eq if same is None else pc.and_(same, eq)
+    return bool(pc.any(same).as_py())
+
+
+def rebatched(tables: Iterable[pa.Table], size: int) -> Iterator[pa.Table]:
+    """The tables' rows again, ``size`` rows a table (the last one fewer), each in one chunk: the same rows make
+    the same batches however they came."""
+    held: list[pa.Table] = []
+    n = 0
+    for t in tables:
+        if not t.num_rows:
+            continue
+        held.append(t)
+        n += t.num_rows
+        if n < size:
+            continue
+        whole = pa.concat_tables(held)
+        cut = n - n % size
+        for at in range(0, cut, size):
+            yield whole.slice(at, size).combine_chunks()
+        held, n = [whole.slice(cut)], n - cut
+    if n:
+        yield pa.concat_tables(held).combine_chunks()
 
 
 def _in_process(fn: Callable, items: list) -> Iterator:
@@ -272,7 +358,19 @@ def read_user(
 def read_copy(path: Path, columns: Sequence[str]) -> pa.Table:
     """Some columns of one copy, in its order and typed as a ``scan`` of it gives them (every field nullable, a
     list's items named ``l``), without the memory of a sort."""
-    data = pq.ParquetFile(path).read(columns=list(columns))
+    return _scanned(pq.ParquetFile(path).read(columns=list(columns)))
+
+
+def iter_copy(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[pa.Table]:
+    """``read_copy``'s rows a batch at a time: ``batch_rows`` rows (fewer where a row group ends), so a reader
+    of a big month holds one batch of its text and terms, never the month's."""
+    for batch in pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20).iter_batches(
+        batch_size=batch_rows, columns=list(columns), use_threads=False
+    ):
+        yield _scanned(pa.Table.from_batches([batch]))
+
+
+def _scanned(data: pa.Table) -> pa.Table:
     return data.cast(pa.schema([pa.field(f.name, _as_scanned(f.type)) for f in data.schema]))
 
 

@@ -52,7 +52,7 @@ import os
 import re
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -374,36 +374,114 @@ def contents(wh: Path, user: str) -> Pack | None:
 
 
 def segment_of(wh: Path, user: str, month: str) -> Segment | None:
-    """One month's segment, made from its compact copy or its partitions now (None: no chunks)."""
-    files = compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
-    if not files:
+    """One month's segment, made from its compact copy or its partitions now, its rows held (None: no chunks)."""
+    source = _MonthChunks.of(wh, user, month)
+    if source is None:
         return None
-    copy = compact.path_for(wh, "memory_chunks", user, month)
-    names = list(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
-    if copy is not None:  # in ORDER already (a copy is sorted by user, date, source, session, seq, chunk id first)
-        tbl = compact.read_copy(copy, names)
-    else:
-        tbl = compact.scan(files, ", ".join(names), ORDER)
-    n = tbl.num_rows
-    terms, tfs = tbl["terms"].combine_chunks(), tbl["tfs"].combine_chunks()
-    encoded = pa.compute.dictionary_encode(terms.flatten())
-    keyword = PostingSegment.build(
-        encoded.dictionary.to_pylist(),
-        encoded.indices.to_numpy(zero_copy_only=False),
-        tfs.flatten().to_numpy(zero_copy_only=False),
-        np.diff(terms.offsets.to_numpy()) if n else np.zeros(0, np.int64),
-    )
-    ids = [e for e in tbl["embedder_id"].to_pylist() if e]
+    held: list[pa.Table] = []
+    made = _make(source, held.append)
+    rows = pa.concat_tables(held) if held else source.read(META_COLUMNS).slice(0, 0)
+    return Segment(month, made.meta, made.keyword, made.embedder_id, made.embeddings, Rows(rows))
+
+
+#: Rows read at a time from a month's copy: making a segment holds this many rows' text and terms, never the month's.
+READ_ROWS = 16 * BATCH_ROWS
+
+
+class _MonthChunks:
+    """A month's chunks in the pack's ``ORDER``: its compact copy, read a batch at a time, or (no copy yet) its
+    partitions, sorted in memory."""
+
+    def __init__(self, copy: Path | None, files: list[Path]):
+        self.copy, self.files = copy, files
+        self._sorted: pa.Table | None = None
+
+    @classmethod
+    def of(cls, wh: Path, user: str, month: str) -> _MonthChunks | None:
+        files = compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
+        return cls(compact.path_for(wh, "memory_chunks", user, month), files) if files else None
+
+    def _table(self) -> pa.Table:
+        if self._sorted is None:
+            names = list(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
+            self._sorted = compact.scan(self.files, ", ".join(names), ORDER)
+        return self._sorted
+
+    def read(self, columns: Sequence[str]) -> pa.Table:
+        """Some columns of every row (small ones: a search's, the ids)."""
+        # a copy is in ORDER already (sorted by user, date, source, session, seq, chunk id first)
+        return compact.read_copy(self.copy, columns) if self.copy is not None else self._table().select(columns)
+
+    def batches(self, columns: Sequence[str]) -> Iterable[pa.Table]:
+        """Every row of some columns, ``BATCH_ROWS`` rows a table (the last one fewer)."""
+        if self.copy is None:
+            got: Iterable[pa.Table] = [self._table().select(columns)]
+        else:
+            got = compact.iter_copy(self.copy, columns, READ_ROWS)
+        return compact.rebatched(got, BATCH_ROWS)
+
+
+@dataclass(frozen=True)
+class _Made:
+    """What ``_make`` makes of a month besides its rows."""
+
+    meta: pa.Table
+    keyword: PostingSegment
+    embedder_id: str | None
+    embeddings: np.ndarray | None
+    chunk_ids: pa.ChunkedArray
+
+
+def _make(source: _MonthChunks, rows_out: Callable[[pa.Table], None]) -> _Made:
+    """A segment's search columns, posting list and embeddings, made a batch of rows at a time; each batch's
+    ``META_COLUMNS`` go to ``rows_out`` in order. The same rows make the same arrays however they are batched: the
+    vocabulary is in the order each term is first met, as one dictionary encoding of the month's terms gives it."""
+    small = source.read(("chunk_id", *SEARCH_COLUMNS))
+    n = small.num_rows
+    ids = [e for e in small["embedder_id"].to_pylist() if e]
     embedder = max(set(ids), key=lambda e: (ids.count(e), e)) if ids else None
-    matrix = None
-    if embedder is not None:
-        current = pa.compute.equal(tbl["embedder_id"], embedder).fill_null(False).combine_chunks()
-        col = tbl["embedding"].combine_chunks().filter(current)
-        dim = len(col[0]) if len(col) else 0
-        matrix = np.zeros((n, dim), dtype=np.float32)
-        matrix[current.to_numpy(zero_copy_only=False)] = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
-    rows = tbl.select(list(META_COLUMNS))
-    return Segment(month, rows.select(list(SEARCH_COLUMNS)), keyword, embedder, matrix, Rows(rows))
+    current = (
+        pa.compute.equal(small["embedder_id"], embedder)
+        .fill_null(False)
+        .combine_chunks()
+        .to_numpy(zero_copy_only=False)
+        if embedder is not None
+        else None
+    )
+    matrix: np.ndarray | None = None
+    vocab: dict[str, int] = {}
+    term_ids, tfs, lengths = [], [], []
+    at = 0
+    columns = list(dict.fromkeys((*META_COLUMNS, "terms", "tfs", *(("embedding",) if embedder else ()))))
+    for batch in source.batches(columns):
+        terms = batch["terms"].combine_chunks()
+        encoded = pa.compute.dictionary_encode(terms.flatten())
+        remap = np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for t in encoded.dictionary.to_pylist()),
+            dtype=np.int32,
+            count=len(encoded.dictionary),
+        )
+        term_ids.append(remap[encoded.indices.to_numpy(zero_copy_only=False)].astype(np.int32, copy=False))
+        tfs.append(batch["tfs"].combine_chunks().flatten().to_numpy(zero_copy_only=False).astype(np.float32))
+        lengths.append(np.diff(terms.offsets.to_numpy()))
+        if current is not None:
+            mine = current[at : at + batch.num_rows]
+            if mine.any():
+                col = batch["embedding"].combine_chunks().filter(pa.array(mine))
+                if matrix is None:
+                    matrix = np.zeros((n, len(col[0])), dtype=np.float32)
+                vectors = col.flatten().to_numpy(zero_copy_only=False)
+                matrix[at + np.flatnonzero(mine)] = vectors.reshape(-1, matrix.shape[1])
+        rows_out(batch.select(list(META_COLUMNS)))
+        at += batch.num_rows
+    flat_ids = np.concatenate(term_ids) if term_ids else np.zeros(0, np.int32)
+    del term_ids
+    flat_tfs = np.concatenate(tfs) if tfs else np.zeros(0, np.float32)
+    del tfs
+    keyword = PostingSegment.build(
+        list(vocab), flat_ids, flat_tfs, np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
+    )
+    return _Made(small.select(list(SEARCH_COLUMNS)), keyword, embedder, matrix, small["chunk_id"])
 
 
 def keyword_index(terms: pa.ListArray, tfs: pa.ListArray) -> KeywordIndex:
@@ -453,33 +531,52 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
     pool worker may make them."""
     wh, user, month = args[:3]
     with_ann = len(args) > 3 and bool(args[3])
-    seg = segment_of(wh, user, month)
-    if seg is None:
+    source = _MonthChunks.of(wh, user, month)
+    if source is None:
         return None
+    coded = {c: pa.compute.dictionary_encode(source.read([c])[c].combine_chunks()) for c in CODED}
+    rows_file = io.BytesIO()
+    writer: list = []  # the rows file's writer, opened on the first batch (its schema is the batch's)
+    at = 0
+
+    def write_rows(rows: pa.Table) -> None:
+        nonlocal at
+        batch = _coded(rows, coded, at)
+        if not writer:
+            writer.append(pa.ipc.new_file(rows_file, batch.schema, options=_IPC))
+        writer[0].write_table(batch)
+        at += rows.num_rows
+
+    made = _make(source, write_rows)
+    if not writer:  # no rows: the file of an empty table, as before
+        writer.append(
+            pa.ipc.new_file(rows_file, _coded(source.read(META_COLUMNS).slice(0, 0), coded, 0).schema, options=_IPC)
+        )
+    writer[0].close()
     # Named by what they hold (the chunk ids, the embedder and the keyword arrays), so the same chunks make the
     # same files, and the same chunks with new keyword terms (a new chunker keeps ids) never overwrite a file a
     # reader of the old manifest may be reading.
-    arrays = seg.keyword.arrays()
+    arrays = made.keyword.arrays()
     h = hashlib.sha256(
-        b"\n".join(c.encode() for c in seg.rows.table()["chunk_id"].to_pylist())
-        + f"\n{seg.embedder_id}\n{VERSION}\n{ann.SPEC}".encode()
+        b"\n".join(c.encode() for c in made.chunk_ids.to_pylist())
+        + f"\n{made.embedder_id}\n{VERSION}\n{ann.SPEC}".encode()
     )
     for part in KW_PARTS:
         # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
         h.update(np.ascontiguousarray(arrays[part]).view(np.uint8))  # type: ignore[arg-type]
     key = h.hexdigest()[:16]
     names = {"rows": f"{key}.rows.arrow", "search": f"{key}.search.arrow"}
-    files = {names["rows"]: _arrow_file(seg.rows.table(), BATCH_ROWS), names["search"]: _arrow_file(seg.meta)}
+    files = {names["rows"]: rows_file.getvalue(), names["search"]: _arrow_file(made.meta)}
     for part in KW_PARTS:
         names[f"kw_{part}"] = f"{key}.kw-{part}.npy"
         files[names[f"kw_{part}"]] = _bytes(lambda f, a=arrays[part]: np.save(f, a))
-    if seg.embeddings is not None:
+    if made.embeddings is not None:
         names["embeddings"] = f"{key}.emb.npy"
-        files[names["embeddings"]] = _bytes(lambda f: np.save(f, seg.embeddings))
+        files[names["embeddings"]] = _bytes(lambda f: np.save(f, made.embeddings))
         # only the rows of the month's embedder: the others are zeros, which no cosine can rank
-        own = pa.compute.equal(seg.meta["embedder_id"], seg.embedder_id).fill_null(False)
+        own = pa.compute.equal(made.meta["embedder_id"], made.embedder_id).fill_null(False)
         index = (
-            ann.index_bytes(seg.embeddings, np.flatnonzero(own.to_numpy(zero_copy_only=False))) if with_ann else None
+            ann.index_bytes(made.embeddings, np.flatnonzero(own.to_numpy(zero_copy_only=False))) if with_ann else None
         )
         if index is not None:
             names["ann"] = f"{key}.ann.usearch"
@@ -488,27 +585,42 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
         "version": VERSION,
         "user_id": user,
         "month": month,
-        "rows": seg.meta.num_rows,
-        "embedder_id": seg.embedder_id,
-        "vocab_size": seg.keyword.size,
+        "rows": made.meta.num_rows,
+        "embedder_id": made.embedder_id,
+        "vocab_size": made.keyword.size,
         "files": names,
         **({"ann": ann.SPEC} if "ann" in names else {}),
     }
     return Made(files, info)
 
 
-def _arrow_file(rows: pa.Table, batch_rows: int | None = None) -> bytes:
-    """The rows as an Arrow IPC file in batches of ``batch_rows`` (default: one batch), each compressed with
-    zstd, ``CODED`` columns as dictionaries (one for the whole file)."""
+_IPC = pa.ipc.IpcWriteOptions(compression="zstd")
+
+
+def _arrow_file(rows: pa.Table) -> bytes:
+    """The rows as an Arrow IPC file of one record batch, compressed with zstd, ``CODED`` columns as
+    dictionaries."""
     rows = rows.combine_chunks()
-    cols = [pa.compute.dictionary_encode(rows[c]) if c in CODED else rows[c] for c in rows.column_names]
-    table = pa.Table.from_arrays([c.combine_chunks() for c in cols], names=rows.column_names)
+    coded = {c: pa.compute.dictionary_encode(rows[c].combine_chunks()) for c in CODED if c in rows.column_names}
+    table = _coded(rows, coded, 0)
 
     def write(f) -> None:
-        with pa.ipc.new_file(f, table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
-            w.write_table(table, max_chunksize=batch_rows or max(1, table.num_rows))
+        with pa.ipc.new_file(f, table.schema, options=_IPC) as w:
+            w.write_table(table, max_chunksize=max(1, table.num_rows))
 
     return _bytes(write)
+
+
+def _coded(rows: pa.Table, coded: dict[str, pa.DictionaryArray], at: int) -> pa.Table:
+    """``rows`` (rows ``at``.. of their month) with each ``CODED`` column as its month's dictionary codes: one
+    dictionary for the whole file."""
+    cols = [
+        pa.DictionaryArray.from_arrays(coded[c].indices.slice(at, rows.num_rows), coded[c].dictionary)
+        if c in coded and c in rows.column_names
+        else rows[c].combine_chunks()
+        for c in rows.column_names
+    ]
+    return pa.Table.from_arrays(cols, names=rows.column_names)
 
 
 def _bytes(write) -> bytes:
