@@ -379,7 +379,7 @@ def segment_of(wh: Path, user: str, month: str) -> Segment | None:
     if source is None:
         return None
     held: list[pa.Table] = []
-    made = _make(source, held.append)
+    made = _make(source, source.read(_SMALL), held.append)
     rows = pa.concat_tables(held) if held else source.read(META_COLUMNS).slice(0, 0)
     return Segment(month, made.meta, made.keyword, made.embedder_id, made.embeddings, Rows(rows))
 
@@ -432,11 +432,15 @@ class _Made:
     chunk_ids: pa.ChunkedArray
 
 
-def _make(source: _MonthChunks, rows_out: Callable[[pa.Table], None]) -> _Made:
+#: The columns of every row that making a segment reads whole: a few bytes a row.
+_SMALL = ("chunk_id", *dict.fromkeys((*SEARCH_COLUMNS, *CODED)))
+
+
+def _make(source: _MonthChunks, small: pa.Table, rows_out: Callable[[pa.Table], None]) -> _Made:
     """A segment's search columns, posting list and embeddings, made a batch of rows at a time; each batch's
-    ``META_COLUMNS`` go to ``rows_out`` in order. The same rows make the same arrays however they are batched: the
-    vocabulary is in the order each term is first met, as one dictionary encoding of the month's terms gives it."""
-    small = source.read(("chunk_id", *SEARCH_COLUMNS))
+    ``META_COLUMNS`` go to ``rows_out`` in order (``small``: the month's ``_SMALL`` columns, read whole). The same
+    rows make the same arrays however they are batched: the vocabulary is in the order each term is first met, as
+    one dictionary encoding of the month's terms gives it."""
     n = small.num_rows
     ids = [e for e in small["embedder_id"].to_pylist() if e]
     embedder = max(set(ids), key=lambda e: (ids.count(e), e)) if ids else None
@@ -534,7 +538,8 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
     source = _MonthChunks.of(wh, user, month)
     if source is None:
         return None
-    coded = {c: pa.compute.dictionary_encode(source.read([c])[c].combine_chunks()) for c in CODED}
+    small = source.read(_SMALL)
+    coded = {c: pa.compute.dictionary_encode(small[c].combine_chunks()) for c in CODED}
     rows_file = io.BytesIO()
     writer: list = []  # the rows file's writer, opened on the first batch (its schema is the batch's)
     at = 0
@@ -547,7 +552,7 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
         writer[0].write_table(batch)
         at += rows.num_rows
 
-    made = _make(source, write_rows)
+    made = _make(source, small, write_rows)
     if not writer:  # no rows: the file of an empty table, as before
         writer.append(
             pa.ipc.new_file(rows_file, _coded(source.read(META_COLUMNS).slice(0, 0), coded, 0).schema, options=_IPC)
