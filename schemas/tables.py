@@ -353,6 +353,9 @@ class Compact:
     #: sorted when its copy is made; where two rows are alike on them, that day is sorted by every column.
     #: Empty: the leading columns before the first list.
     day_key: tuple[str, ...] = ()
+    #: Rows of a copy's row group: a reader of a month of big rows (the recall pack's segment) holds one at a time,
+    #: and making the copy about as many besides the day it sorts. The default is the Parquet writer's largest.
+    row_group_rows: int = 2**20
 
     @property
     def table(self) -> Table:
@@ -432,6 +435,7 @@ COMPACTS: dict[str, Compact] = {
                 "run_id",
             ),
             day_key=("user_id", "date", "source", "session_id", "seq", "chunk_id"),
+            row_group_rows=8_192,
         ),
     )
 }

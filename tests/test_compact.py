@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import random
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from helpers import NOW, compacts_match, kenang, scenario, table
 
@@ -236,8 +239,6 @@ def test_nights_of_new_days_keep_every_copy_equal_to_its_partitions(home):
 
 def _chunk_rows(day: dt.date, n: int, seed: int, same_key: bool = False) -> pa.Table:
     """``n`` memory_chunks rows of one user-day in a scrambled order (sessions, sources and seqs mixed)."""
-    import random
-
     rnd = random.Random(seed)
     rows = []
     for i in range(n):
@@ -266,8 +267,6 @@ def _chunk_rows(day: dt.date, n: int, seed: int, same_key: bool = False) -> pa.T
 
 def _write_day(wh, day: dt.date, rows: pa.Table, row_group: int) -> None:
     """A partition written in row groups of ``row_group`` rows, as a day streamed in batches is."""
-    import pyarrow.parquet as pq
-
     c = COMPACTS["memory_chunks"]
     sink = pa.BufferOutputStream()
     pq.write_table(rows, sink, row_group_size=row_group)
@@ -276,11 +275,10 @@ def _write_day(wh, day: dt.date, rows: pa.Table, row_group: int) -> None:
 
 def test_a_copy_is_written_a_row_group_at_a_time_in_the_order_one_sort_of_the_month_gives(tmp_path, monkeypatch):
     """Each day is sorted on its own and read a row group at a time: the rows are those of one ``ORDER BY ALL``
-    of the month, in row groups of ``ROW_GROUP_ROWS``, and a day whose rows are alike on the key (sorted by every
-    column instead) too; a copy made from its base and a day added between its days is the same file."""
-    import pyarrow.parquet as pq
-
-    monkeypatch.setattr(compact, "ROW_GROUP_ROWS", 16)
+    of the month, in row groups of the copy's ``row_group_rows``, and a day whose rows are alike on the key
+    (sorted by every column instead) too; a copy made from its base and a day added after its days is the same
+    file."""
+    monkeypatch.setitem(COMPACTS, "memory_chunks", dataclasses.replace(COMPACTS["memory_chunks"], row_group_rows=16))
     wh, c = tmp_path, COMPACTS["memory_chunks"]
     days = [dt.date(2026, 7, d) for d in (1, 3, 4)]
     for i, day in enumerate(days):
@@ -322,3 +320,29 @@ def test_rebatched_gives_the_same_batches_however_the_rows_came():
     pieces = [rows.slice(0, 3), rows.slice(3, 0), rows.slice(3, 11), rows.slice(14, 9)]
     assert [t.to_pylist() for t in compact.rebatched(pieces, 5)] == one
     assert [len(b) for b in one] == [5, 5, 5, 5, 3]
+
+
+def test_a_month_with_a_partition_from_before_a_newer_column_makes_its_copy_with_that_column_null(tmp_path):
+    """``resolutions`` came after the first summaries were written: an older day's partition lacks it, and its
+    copy reads it as NULL, as every reader of a partition does."""
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 1), dt.date(2026, 7, 2)])
+    old = warehouse.partition_file(wh, DAILY_SUMMARIES, dt.date(2026, 7, 1), "gading")
+    data = warehouse.read_file(old, DAILY_SUMMARIES).drop_columns(["resolutions"])
+    assert "resolutions" not in data.column_names
+    warehouse.write_partition(
+        wh,
+        DAILY_SUMMARIES,
+        warehouse.parquet_bytes_of([data], _without(DAILY_SUMMARIES, "resolutions")),
+        dt.date(2026, 7, 1),
+        "gading",
+    )
+    assert compact.refresh(wh) == 1
+    rows = _copy_rows(wh, "gading", "2026-07")
+    assert [(r["date"].day, r["resolutions"]) for r in rows] == [(1, None), (2, [])]
+
+
+def _without(table, column: str):
+    from schemas.tables import Table
+
+    return Table(table.name, pa.schema([f for f in table.schema if f.name != column]), table.layout, table.doc)

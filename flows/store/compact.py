@@ -181,23 +181,20 @@ def _names(folder: Path) -> list[str]:
         return []
 
 
-#: Rows of a copy's row group (the last fewer): a reader of a big month (the recall pack's segment) holds one at a
-#: time, and making a copy holds about one of them besides the day it sorts.
-ROW_GROUP_ROWS = 8_192
-
-
 def copy_bytes(args: tuple) -> bytes:
     """The Parquet bytes of one copy: (its name, its partitions), or (its name, the added days' partitions, (its
     base, those days)); writes nothing, so a pool worker may make them.
 
     The copy's order, ``ORDER BY ALL`` with user and date first, is each day's rows sorted on their own, a day
     after another: the base's rows of its other days (already in that order), and each partition sorted
-    (``_sorted_day``). Rows are written ``ROW_GROUP_ROWS`` at a time, so a big month is never held whole."""
+    (``_sorted_day``). Rows are written ``row_group_rows`` at a time (the copy's declaration), so a month of
+    big rows is never held whole. Every piece is typed as the copy declares (an older partition's missing newer
+    column reads as NULL)."""
     name, files, *rest = args
     c = COMPACTS[name]
     base, added = rest[0] if rest else (None, ())
     rows = _in_order(c, files, base, {d if isinstance(d, str) else d.isoformat() for d in added})
-    return warehouse.parquet_bytes_of(rebatched(rows, ROW_GROUP_ROWS), c.table)
+    return warehouse.parquet_bytes_of(rebatched(rows, c.row_group_rows), c.table)
 
 
 def _in_order(c: Compact, files: list[Path], base: Path | None, added: set[str]) -> Iterator[pa.Table]:
@@ -205,10 +202,11 @@ def _in_order(c: Compact, files: list[Path], base: Path | None, added: set[str])
     partitions' rows, day by day."""
     days = sorted((f.parent.parent.name.removeprefix("date="), f) for f in files)
     if base is not None:
-        for batch in pq.ParquetFile(base).iter_batches(batch_size=ROW_GROUP_ROWS, columns=list(c.columns)):
-            dates = [d.isoformat() for d in batch.column("date").to_pylist()]  # ascending: the base is a copy
-            keep = pa.array([d not in added for d in dates])
-            t = pa.Table.from_batches([batch]).filter(keep)
+        pf = pq.ParquetFile(base)
+        for batch in pf.iter_batches(batch_size=c.row_group_rows, columns=_present(pf, c.columns)):
+            t = warehouse.conformed(pa.Table.from_batches([batch]), c.table)
+            dates = [d.isoformat() for d in t["date"].to_pylist()]  # ascending: the base is a copy
+            t = t.filter(pa.array([d not in added for d in dates]))
             dates = [d for d in dates if d not in added]
             while days and dates and days[0][0] <= dates[-1]:
                 cut = bisect.bisect_left(dates, days[0][0])
@@ -220,36 +218,56 @@ def _in_order(c: Compact, files: list[Path], base: Path | None, added: set[str])
         yield from _sorted_day(c, f)
 
 
-def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
-    """One day's partition in the copy's order, ``ROW_GROUP_ROWS`` rows at a time.
+def _present(pf: pq.ParquetFile, columns: Sequence[str]) -> list[str]:
+    have = set(pf.schema_arrow.names)
+    return [n for n in columns if n in have]
 
-    Its rows are sorted by the copy's ``day_key`` (or its leading columns before the first list), and read a row
-    group at a time in that order, so a big day is never held whole. A day with two rows alike on those is sorted
-    by every column, in DuckDB, as the whole copy once was."""
+
+def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
+    """One day's partition in the copy's order, typed as the copy declares.
+
+    Its rows are sorted by the copy's ``day_key`` (or its leading columns before the first list; a column the
+    file lacks is NULL in every row, so it orders nothing). A copy of big rows (``row_group_rows`` below a
+    million) reads the day a row group at a time, each once, held until the last of its rows is written: a day's
+    rows are mostly in order already, so a big day is not held whole. A day with two rows alike on the key is
+    sorted by every column, in DuckDB, as the whole copy once was."""
     pf = pq.ParquetFile(f)
     flat = itertools.takewhile(lambda n: not pa.types.is_nested(c.table.schema.field(n).type), c.columns)
-    keys = list(c.day_key or flat)
-    perm = pc.sort_indices(pf.read(columns=keys), [(k, "ascending") for k in keys]) if keys else None
+    keys = _present(pf, c.day_key or list(flat))
+    columns = _present(pf, c.columns)
+    order = [(k, "ascending") for k in keys]
+    perm = pc.sort_indices(pf.read(columns=keys), order) if keys else None
     if perm is None or (len(keys) < len(c.columns) and _ties(pf.read(columns=keys).take(perm))):
-        whole = scan([f], ", ".join(f'"{n}"' for n in c.columns), "ORDER BY ALL").cast(c.table.schema)
-        yield from rebatched([whole], ROW_GROUP_ROWS)
+        whole = scan([f], ", ".join(f'"{n}"' for n in columns), "ORDER BY ALL")
+        yield from rebatched([warehouse.conformed(whole, c.table)], c.row_group_rows)
+        return
+    size = c.row_group_rows
+    if pf.metadata.num_rows <= size or size >= WHOLE_DAY_ROWS:
+        whole = pf.read(columns=columns).take(perm)
+        yield from rebatched([warehouse.conformed(whole, c.table)], size)
         return
     perm = perm.to_numpy().astype(np.int64)
     starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
-    held: dict[int, pa.Table] = {}  # the row groups read last: a day's rows are mostly in order already
-    for at in range(0, len(perm), ROW_GROUP_ROWS):
-        want = perm[at : at + ROW_GROUP_ROWS]
-        group = np.searchsorted(starts, want, side="right") - 1
+    group = np.searchsorted(starts, perm, side="right") - 1  # each output row's row group
+    last = np.zeros(pf.num_row_groups, dtype=np.int64)  # the last output batch that needs each row group
+    np.maximum.at(last, group, np.arange(len(perm)) // size)
+    held: dict[int, pa.Table] = {}
+    for b, at in enumerate(range(0, len(perm), size)):
+        want, groups = perm[at : at + size], group[at : at + size]
         parts, where = [], []
-        for g in np.unique(group):
+        for g in np.unique(groups).tolist():
             if g not in held:
-                held = {k: v for k, v in held.items() if k >= g - 1}
-                held[int(g)] = pf.read_row_group(int(g), columns=list(c.columns))
-            mine = np.flatnonzero(group == g)
-            parts.append(held[int(g)].take(want[mine] - starts[g]))
+                held[g] = pf.read_row_group(g, columns=columns)
+            mine = np.flatnonzero(groups == g)
+            parts.append(held[g].take(want[mine] - starts[g]))
             where.append(mine)
         got = pa.concat_tables(parts)
-        yield got.take(np.argsort(np.concatenate(where)))
+        yield warehouse.conformed(got.take(np.argsort(np.concatenate(where))), c.table)
+        held = {g: t for g, t in held.items() if last[g] > b}
+
+
+#: A copy whose row groups are this big (the Parquet writer's largest) has small rows: its days are read whole.
+WHOLE_DAY_ROWS = 2**20
 
 
 def _ties(keys: pa.Table) -> bool:

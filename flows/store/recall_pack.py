@@ -77,6 +77,8 @@ CODED = ("user_id", "source", "embedder_id")
 SEARCH_COLUMNS = ("date", "source", "embedder_id")
 #: Rows per record batch of a rows file: a hit reads its batch (a few hundred KB), never the file.
 BATCH_ROWS = 256
+#: How a rows file's bytes are laid out (its batches written one at a time); part of a segment's file names.
+ROWS_LAYOUT = "batched-1"
 #: The reader's order; a pack is in it, so nothing is sorted at load.
 ORDER = "ORDER BY date, source, session_id, seq, chunk_id"
 KW_PARTS = ("hashes", "vocab", "offsets", "indptr", "postings", "tfs", "lengths")
@@ -558,13 +560,14 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
             pa.ipc.new_file(rows_file, _coded(source.read(META_COLUMNS).slice(0, 0), coded, 0).schema, options=_IPC)
         )
     writer[0].close()
-    # Named by what they hold (the chunk ids, the embedder and the keyword arrays), so the same chunks make the
-    # same files, and the same chunks with new keyword terms (a new chunker keeps ids) never overwrite a file a
-    # reader of the old manifest may be reading.
+    # Named by what they hold (the chunk ids, the embedder and the keyword arrays) and by how the rows file is laid
+    # out, so the same chunks make the same files, and neither the same chunks with new keyword terms (a new
+    # chunker keeps ids) nor a rows file written another way ever overwrite a file that a reader, or ``verify``,
+    # of the old manifest may be reading.
     arrays = made.keyword.arrays()
     h = hashlib.sha256(
         b"\n".join(c.encode() for c in made.chunk_ids.to_pylist())
-        + f"\n{made.embedder_id}\n{VERSION}\n{ann.SPEC}".encode()
+        + f"\n{made.embedder_id}\n{VERSION}\n{ann.SPEC}\n{ROWS_LAYOUT}".encode()
     )
     for part in KW_PARTS:
         # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later

@@ -256,7 +256,11 @@ def read(warehouse: Path, table: Table, where: str = "", params: Iterable = ()) 
 
 def read_file(path: Path, table: Table) -> pa.Table:
     """One Parquet file of a table, typed as declared (missing newer columns read as NULL)."""
-    data = pq.read_table(path)
+    return conformed(pq.read_table(path), table)
+
+
+def conformed(data: pa.Table, table: Table) -> pa.Table:
+    """``data`` with ``table``'s columns, in order and typed as declared: a missing newer column reads as NULL."""
     for f in table.schema:
         if f.name not in data.column_names:
             data = data.append_column(f.name, pa.nulls(data.num_rows, f.type))
