@@ -279,6 +279,7 @@ def test_a_copy_is_written_a_row_group_at_a_time_in_the_order_one_sort_of_the_mo
     (sorted by every column instead) too; a copy made from its base and a day added after its days is the same
     file."""
     monkeypatch.setitem(COMPACTS, "memory_chunks", dataclasses.replace(COMPACTS["memory_chunks"], row_group_rows=16))
+    monkeypatch.setattr(compact, "WHOLE_MONTH_BYTES", 0)  # every month made a day at a time
     wh, c = tmp_path, COMPACTS["memory_chunks"]
     days = [dt.date(2026, 7, d) for d in (1, 3, 4)]
     for i, day in enumerate(days):
@@ -300,6 +301,9 @@ def test_a_copy_is_written_a_row_group_at_a_time_in_the_order_one_sort_of_the_mo
     assert want is not None and warehouse.read_file(path, c.table).to_pylist() == want.to_pylist()
     files = compact.month_parts(wh, c, "gading", "2026-07")
     assert compact.copy_bytes(("memory_chunks", files)) == appended  # made whole: the very bytes
+    monkeypatch.setattr(compact, "WHOLE_MONTH_BYTES", 2**40)
+    assert compact.copy_bytes(("memory_chunks", files)) == appended  # and sorted whole in DuckDB: the same
+    monkeypatch.setattr(compact, "WHOLE_MONTH_BYTES", 0)
     # a base and a day between its days (not what a night sets aside, but read as well): the whole month's bytes
     old = tmp_path / "old.parquet"
     old.write_bytes(whole)
@@ -322,9 +326,13 @@ def test_rebatched_gives_the_same_batches_however_the_rows_came():
     assert [len(b) for b in one] == [5, 5, 5, 5, 3]
 
 
-def test_a_month_with_a_partition_from_before_a_newer_column_makes_its_copy_with_that_column_null(tmp_path):
+@pytest.mark.parametrize("whole_below", [0, 2**40], ids=["day by day", "sorted whole"])
+def test_a_month_with_a_partition_from_before_a_newer_column_makes_its_copy_with_that_column_null(
+    tmp_path, monkeypatch, whole_below
+):
     """``resolutions`` came after the first summaries were written: an older day's partition lacks it, and its
     copy reads it as NULL, as every reader of a partition does."""
+    monkeypatch.setattr(compact, "WHOLE_MONTH_BYTES", whole_below)
     wh = tmp_path
     _month_of_summaries(wh, "gading", [dt.date(2026, 7, 1), dt.date(2026, 7, 2)])
     old = warehouse.partition_file(wh, DAILY_SUMMARIES, dt.date(2026, 7, 1), "gading")

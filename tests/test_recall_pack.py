@@ -169,13 +169,21 @@ def test_a_segment_made_from_its_months_copy_read_in_order_is_the_one_a_sorted_s
     """The copy is already in the pack's order, so it is read as it is, a batch of rows at a time, without the
     sort's memory: the same bytes as a segment made from the month's partitions, sorted whole."""
     wh, _ = first_night(home)
+    monkeypatch.setattr(recall_pack, "BATCH_ROWS", 2)  # rows files of many batches
     made = {
         (user, month): recall_pack.segment_files((wh, user, month, True))
         for user in ("gading", "rina")
         for month in recall_pack.months(wh, user)
     }
     assert all(compact.path_for(wh, "memory_chunks", u, m) for u, m in made)  # every month has its copy
-    monkeypatch.setattr(recall_pack, "READ_ROWS", 3)  # many small batches, none on a record batch's edge
+    monkeypatch.setattr(compact, "WHOLE_MONTH_BYTES", 0)  # every copy read a batch at a time...
+    monkeypatch.setattr(recall_pack, "READ_ROWS", 6)  # ...of a few rows
+    for (user, month), got in made.items():
+        assert got is not None and got.files == recall_pack.segment_files((wh, user, month, True)).files
+    real = compact.path_for
+    monkeypatch.setattr(
+        compact, "path_for", lambda wh, name, *a: None if name == "memory_chunks" else real(wh, name, *a)
+    )
     for (user, month), got in made.items():
         assert got is not None and got.files == recall_pack.segment_files((wh, user, month, True)).files
     real = compact.path_for

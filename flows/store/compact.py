@@ -17,11 +17,13 @@ made again by a backfill.
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -181,20 +183,55 @@ def _names(folder: Path) -> list[str]:
         return []
 
 
+#: A copy made from this many bytes of files or more is made a day at a time (``_in_order``); below, in one
+#: DuckDB sort of the month, which costs less for the many small months of a history.
+WHOLE_MONTH_BYTES = 16 * 2**20
+
+
 def copy_bytes(args: tuple) -> bytes:
     """The Parquet bytes of one copy: (its name, its partitions), or (its name, the added days' partitions, (its
     base, those days)); writes nothing, so a pool worker may make them.
 
-    The copy's order, ``ORDER BY ALL`` with user and date first, is each day's rows sorted on their own, a day
-    after another: the base's rows of its other days (already in that order), and each partition sorted
-    (``_sorted_day``). Rows are written ``row_group_rows`` at a time (the copy's declaration), so a month of
-    big rows is never held whole. Every piece is typed as the copy declares (an older partition's missing newer
-    column reads as NULL)."""
+    The copy's order is ``ORDER BY ALL`` with user and date first. A big month (``WHOLE_MONTH_BYTES``) is made
+    a day at a time, since that order is each day's rows sorted on their own, a day after another: the base's
+    rows of its other days (already in that order), and each partition sorted (``_sorted_day``), so it is never
+    held whole. Rows are written ``row_group_rows`` at a time (the copy's declaration), and typed as the copy
+    declares (an older partition's missing newer column reads as NULL)."""
     name, files, *rest = args
     c = COMPACTS[name]
     base, added = rest[0] if rest else (None, ())
-    rows = _in_order(c, files, base, {d if isinstance(d, str) else d.isoformat() for d in added})
+    days = {d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in added}
+    if total_size([*files, *([base] if base is not None else [])]) < WHOLE_MONTH_BYTES:
+        rows: Iterable[pa.Table] = [warehouse.conformed(_sorted_month(c, files, base, days), c.table)]
+    else:
+        rows = _in_order(c, files, base, {d.isoformat() for d in days})
     return warehouse.parquet_bytes_of(rebatched(rows, c.row_group_rows), c.table)
+
+
+def _sorted_month(c: Compact, files: list[Path], base: Path | None, added: set[dt.date]) -> pa.Table:
+    """The copy's rows, sorted whole in DuckDB: the base's rows of days not in ``added``, and the partitions'."""
+    try:
+        return _sorted_sql(c.columns, files, base, added)
+    except duckdb.BinderException:  # a column no file of the month has yet (older partitions): read as NULL
+        have = {n for f in [*files, *([base] if base is not None else [])] for n in pq.read_schema(f).names}
+        return _sorted_sql([n for n in c.columns if n in have], files, base, added)
+
+
+def _sorted_sql(columns: Sequence[str], files: list[Path], base: Path | None, added: set[dt.date]) -> pa.Table:
+    cols = ", ".join(f'"{n}"' for n in columns)
+    if base is None:
+        return scan(files, cols, "ORDER BY ALL")
+    # The base's rows of the other days are those days' partitions' rows: one sort of all gives a whole build's order.
+    sql = f"SELECT {cols} FROM read_parquet(?, hive_partitioning=false) WHERE NOT list_contains(?, date)"
+    params: list = [[str(base)], sorted(added)]
+    if files:
+        sql += f" UNION ALL SELECT {cols} FROM read_parquet(?, hive_partitioning=false, union_by_name=true)"
+        params.append([str(f) for f in files])
+    con = warehouse.scratch()
+    try:
+        return con.sql(sql + " ORDER BY ALL", params=params).to_arrow_table()
+    finally:
+        con.close()
 
 
 def _in_order(c: Compact, files: list[Path], base: Path | None, added: set[str]) -> Iterator[pa.Table]:
@@ -284,8 +321,8 @@ def _ties(keys: pa.Table) -> bool:
 
 
 def rebatched(tables: Iterable[pa.Table], size: int) -> Iterator[pa.Table]:
-    """The tables' rows again, ``size`` rows a table (the last one fewer), each in one chunk: the same rows make
-    the same batches however they came."""
+    """The tables' rows again, ``size`` rows a table (the last one fewer): the same rows make the same batches
+    however they came."""
     held: list[pa.Table] = []
     n = 0
     for t in tables:
@@ -298,10 +335,10 @@ def rebatched(tables: Iterable[pa.Table], size: int) -> Iterator[pa.Table]:
         whole = pa.concat_tables(held)
         cut = n - n % size
         for at in range(0, cut, size):
-            yield whole.slice(at, size).combine_chunks()
+            yield whole.slice(at, size)
         held, n = [whole.slice(cut)], n - cut
     if n:
-        yield pa.concat_tables(held).combine_chunks()
+        yield pa.concat_tables(held)
 
 
 def _in_process(fn: Callable, items: list) -> Iterator:

@@ -386,7 +386,8 @@ def segment_of(wh: Path, user: str, month: str) -> Segment | None:
     return Segment(month, made.meta, made.keyword, made.embedder_id, made.embeddings, Rows(rows))
 
 
-#: Rows read at a time from a month's copy: making a segment holds this many rows' text and terms, never the month's.
+#: Rows read at a time from a big month's copy: making its segment holds this many rows' text and terms, never the
+#: month's. A whole number of ``BATCH_ROWS``, so each is cut into the rows file's batches on its own.
 READ_ROWS = 16 * BATCH_ROWS
 
 
@@ -415,12 +416,14 @@ class _MonthChunks:
         return compact.read_copy(self.copy, columns) if self.copy is not None else self._table().select(columns)
 
     def batches(self, columns: Sequence[str]) -> Iterable[pa.Table]:
-        """Every row of some columns, ``BATCH_ROWS`` rows a table (the last one fewer)."""
+        """Every row of some columns, in tables of a whole number of ``BATCH_ROWS`` rows (but the last): a big
+        copy (``compact.WHOLE_MONTH_BYTES``) ``READ_ROWS`` at a time, a small one, or the sorted partitions,
+        whole."""
         if self.copy is None:
-            got: Iterable[pa.Table] = [self._table().select(columns)]
-        else:
-            got = compact.iter_copy(self.copy, columns, READ_ROWS)
-        return compact.rebatched(got, BATCH_ROWS)
+            return [self._table().select(columns)]
+        if total_size([self.copy]) < compact.WHOLE_MONTH_BYTES:
+            return [compact.read_copy(self.copy, columns)]
+        return compact.rebatched(compact.iter_copy(self.copy, columns, READ_ROWS), READ_ROWS)
 
 
 @dataclass(frozen=True)
@@ -548,11 +551,12 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
 
     def write_rows(rows: pa.Table) -> None:
         nonlocal at
-        batch = _coded(rows, coded, at)
-        if not writer:
-            writer.append(pa.ipc.new_file(rows_file, batch.schema, options=_IPC))
-        writer[0].write_table(batch)
-        at += rows.num_rows
+        for start in range(0, rows.num_rows, BATCH_ROWS):
+            batch = _coded(_fresh(rows.slice(start, BATCH_ROWS)), coded, at)
+            if not writer:
+                writer.append(pa.ipc.new_file(rows_file, batch.schema, options=_IPC))
+            writer[0].write_table(batch)
+            at += batch.num_rows
 
     made = _make(source, small, write_rows)
     if not writer:  # no rows: the file of an empty table, as before
@@ -617,6 +621,13 @@ def _arrow_file(rows: pa.Table) -> bytes:
             w.write_table(table, max_chunksize=max(1, table.num_rows))
 
     return _bytes(write)
+
+
+def _fresh(rows: pa.Table) -> pa.Table:
+    """The rows in new arrays of their own (a slice of a bigger array, or of several, is written with other
+    padding): a rows file's bytes are then the same however its rows were read, whole or a batch at a time."""
+    at = pa.array(np.arange(rows.num_rows))
+    return pa.Table.from_arrays([pa.compute.take(c, at) for c in rows.columns], names=rows.column_names)
 
 
 def _coded(rows: pa.Table, coded: dict[str, pa.DictionaryArray], at: int) -> pa.Table:
