@@ -69,7 +69,7 @@ def build(wh: Path, c: Compact, user: str, month: str) -> pa.Table | None:
 
 def _read(files: list[Path], c: Compact) -> pa.Table:
     # user_id, date first: ORDER BY ALL is day order, and total
-    return scan(files, ", ".join(f'"{n}"' for n in c.columns), "ORDER BY ALL")
+    return _sorted_month(c, files, None, set())
 
 
 def scan(files: list[Path], columns: str, tail: str = "", params=()) -> pa.Table:
@@ -200,11 +200,11 @@ def copy_bytes(args: tuple) -> bytes:
     name, files, *rest = args
     c = COMPACTS[name]
     base, added = rest[0] if rest else (None, ())
-    days = {d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in added}
     if total_size([*files, *([base] if base is not None else [])]) < WHOLE_MONTH_BYTES:
-        rows: Iterable[pa.Table] = [warehouse.conformed(_sorted_month(c, files, base, days), c.table)]
+        whole = _read(files, c) if base is None else _sorted_month(c, files, base, set(added))
+        rows: Iterable[pa.Table] = [warehouse.conformed(whole, c.table)]
     else:
-        rows = _in_order(c, files, base, {d.isoformat() for d in days})
+        rows = _in_order(c, files, base, {d.isoformat() for d in added})
     return warehouse.parquet_bytes_of(rebatched(rows, c.row_group_rows), c.table)
 
 
@@ -273,11 +273,12 @@ def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
     keys = _present(pf, c.day_key or list(flat))
     columns = _present(pf, c.columns)
     order = [(k, "ascending") for k in keys]
-    perm = pc.sort_indices(pf.read(columns=keys), order) if keys else None
-    if perm is None or (len(keys) < len(c.columns) and _ties(pf.read(columns=keys).take(perm))):
-        whole = scan([f], ", ".join(f'"{n}"' for n in columns), "ORDER BY ALL")
-        yield from rebatched([warehouse.conformed(whole, c.table)], c.row_group_rows)
+    key = pf.read(columns=keys) if keys else None
+    perm = pc.sort_indices(key, order) if key is not None else None
+    if key is None or perm is None or (len(keys) < len(c.columns) and _ties(key.take(perm))):
+        yield from rebatched([warehouse.conformed(_read([f], c), c.table)], c.row_group_rows)
         return
+    del key
     size = c.row_group_rows
     if pf.metadata.num_rows <= size or size >= WHOLE_DAY_ROWS:
         whole = pf.read(columns=columns).take(perm)

@@ -392,37 +392,45 @@ READ_ROWS = 16 * BATCH_ROWS
 
 
 class _MonthChunks:
-    """A month's chunks in the pack's ``ORDER``: its compact copy, read a batch at a time, or (no copy yet) its
-    partitions, sorted in memory."""
+    """A month's chunks in the pack's ``ORDER``: a big compact copy (``compact.WHOLE_MONTH_BYTES``), read a batch at
+    a time; a small one, read once and held; or (no copy yet) its partitions, sorted in memory."""
 
     def __init__(self, copy: Path | None, files: list[Path]):
         self.copy, self.files = copy, files
-        self._sorted: pa.Table | None = None
+        self._held: pa.Table | None = None
 
     @classmethod
     def of(cls, wh: Path, user: str, month: str) -> _MonthChunks | None:
         files = compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
         return cls(compact.path_for(wh, "memory_chunks", user, month), files) if files else None
 
-    def _table(self) -> pa.Table:
-        if self._sorted is None:
+    def _whole(self) -> pa.Table | None:
+        """Every row, held, unless the month is a big copy (None)."""
+        if self._held is None and (self.copy is None or total_size([self.copy]) < compact.WHOLE_MONTH_BYTES):
             names = list(dict.fromkeys((*META_COLUMNS, "terms", "tfs", "embedding")))
-            self._sorted = compact.scan(self.files, ", ".join(names), ORDER)
-        return self._sorted
+            # a copy is in ORDER already (sorted by user, date, source, session, seq, chunk id first)
+            self._held = (
+                compact.scan(self.files, ", ".join(names), ORDER)
+                if self.copy is None
+                else compact.read_copy(self.copy, names)
+            )
+        return self._held
 
     def read(self, columns: Sequence[str]) -> pa.Table:
         """Some columns of every row (small ones: a search's, the ids)."""
-        # a copy is in ORDER already (sorted by user, date, source, session, seq, chunk id first)
-        return compact.read_copy(self.copy, columns) if self.copy is not None else self._table().select(columns)
+        whole = self._whole()
+        if whole is not None:
+            return whole.select(list(columns))
+        assert self.copy is not None
+        return compact.read_copy(self.copy, columns)
 
     def batches(self, columns: Sequence[str]) -> Iterable[pa.Table]:
         """Every row of some columns, in tables of a whole number of ``BATCH_ROWS`` rows (but the last): a big
-        copy (``compact.WHOLE_MONTH_BYTES``) ``READ_ROWS`` at a time, a small one, or the sorted partitions,
-        whole."""
-        if self.copy is None:
-            return [self._table().select(columns)]
-        if total_size([self.copy]) < compact.WHOLE_MONTH_BYTES:
-            return [compact.read_copy(self.copy, columns)]
+        copy ``READ_ROWS`` at a time, any other month whole."""
+        whole = self._whole()
+        if whole is not None:
+            return [whole.select(list(columns))]
+        assert self.copy is not None
         return compact.rebatched(compact.iter_copy(self.copy, columns, READ_ROWS), READ_ROWS)
 
 
