@@ -354,3 +354,25 @@ def _without(table, column: str):
     from schemas.tables import Table
 
     return Table(table.name, pa.schema([f for f in table.schema if f.name != column]), table.layout, table.doc)
+
+
+def test_a_few_months_are_found_without_listing_the_historys_day_folders(home, monkeypatch):
+    """A reader of recent weeks (the candidates' window, one month's snapshot) looks for those months' days alone:
+    the same files as a listing of the whole table finds, a copy or the partitions of a month without one."""
+    scenario(home)
+    nightly(now=NOW, home=str(home.paths.home))
+    wh = home.paths.warehouse
+    for name in COMPACTS:
+        for user in ("gading", "rina"):
+            listed = compact.user_months(wh, name, user)
+            months = [m for m, _ in listed]
+            assert months
+            gone = months[0]
+            warehouse.compact_file(wh, name, user, gone).unlink()  # that month is read from its partitions
+            listed = compact.user_months(wh, name, user)
+            assert any("compact" not in f.parts for m, files in listed if m == gone for f in files)
+            with monkeypatch.context() as m:
+                m.setattr(warehouse, "subfolders", lambda *a: pytest.fail("listed the day folders"))
+                assert compact.user_months(wh, name, user, [*months, "1999-01"]) == listed
+                assert compact.user_months(wh, name, user, months[-1:]) == listed[-1:]
+                assert compact.month_parts(wh, COMPACTS[name], user, gone) == dict(listed)[gone]

@@ -192,3 +192,25 @@ def test_a_segment_made_from_its_months_copy_read_in_order_is_the_one_a_sorted_s
     )
     for (user, month), got in made.items():
         assert got is not None and got.files == recall_pack.segment_files((wh, user, month, True)).files
+
+
+def test_a_nights_look_at_the_pack_reads_each_manifest_once(home, fake, monkeypatch):
+    """What a night with nothing to make reads of the pack: each month's manifest once, and its folder listed once
+    per user, not a file stat per segment file (a history of years has hundreds)."""
+    wh, folder = first_night(home)
+    snap = files_of(folder)
+    read = []
+    real = recall_pack._info
+    monkeypatch.setattr(
+        recall_pack, "_info", lambda wh, user, month: read.append((user, month)) or real(wh, user, month)
+    )
+    assert recall_pack.refresh(wh) == 0
+    months = [(u, m) for u in recall_pack.users(wh) for m in recall_pack.months(wh, u)]
+    assert sorted(read) == sorted(months)
+    assert files_of(folder) == snap
+    # a file removed by hand is still seen from the listing, and its segment made again
+    next(folder.glob("*.kw-vocab.npy")).unlink()
+    read.clear()
+    recall_pack.refresh(wh)
+    assert recall_pack.load(wh, "gading") is not None
+    same_results(home, "gading")

@@ -51,13 +51,20 @@ def parts_of(wh: Path, c: Compact, user: str = "*") -> dict[tuple[str, str], lis
 
 
 def month_parts(wh: Path, c: Compact, user: str, month: str) -> list[Path]:
-    """The user's source partitions of one month (``YYYY-MM``), sorted: the month's day folders alone are looked
-    into."""
-    root = warehouse.table_dir(wh, c.source)
+    """The user's source partitions of one month (``YYYY-MM``), sorted."""
+    return _month_files(warehouse.table_dir(wh, c.source), user, month)
+
+
+def _month_files(root: Path, user: str, month: str) -> list[Path]:
+    """The user's partitions of one month under ``root``, in day order: each of the month's days is looked for, so
+    the table's day folders (thousands, after years) are never listed."""
+    first = dt.date.fromisoformat(f"{month}-01")
+    days = (first + dt.timedelta(days=n) for n in range(31))
     return [
         f
-        for d in warehouse.subfolders(root, f"date={month}-")
-        if os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")
+        for day in days
+        if day.month == first.month
+        and os.path.isfile(f := root / f"date={day.isoformat()}" / f"user_id={user}" / "data.parquet")
     ]
 
 
@@ -363,12 +370,17 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
     """
     c = COMPACTS[name]
     root = warehouse.table_dir(wh, c.source)
-    wanted = None if months is None else set(months)
+    if months is not None:  # a few months: each looked for on its own, the history's day folders never listed
+        out = []
+        for month in sorted(set(months)):
+            copy = warehouse.compact_file(wh, name, user, month)
+            files = [copy] if copy.is_file() else _month_files(root, user, month)
+            if files:
+                out.append((month, files))
+        return out
     by_month: dict[str, list[str]] = {}
     for date_dir in warehouse.subfolders(root, "date="):
-        month = date_dir.removeprefix("date=")[:7]
-        if wanted is None or month in wanted:
-            by_month.setdefault(month, []).append(date_dir)
+        by_month.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
     out = []
     for month, date_dirs in sorted(by_month.items()):
         copy = warehouse.compact_file(wh, name, user, month)

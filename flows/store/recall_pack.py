@@ -689,14 +689,17 @@ def refresh(
         users |= {p.name.removeprefix("user_id=") for p in packs.glob("user_id=*")} if packs.is_dir() else set()
     users = [u for u in sorted(users) if USER_ID_RE.match(u)]
     have = {user: months(wh, user) for user in users}
-    big = {user for user in users if _large(wh, user, have[user], ann_from)}
+    # each manifest read once, and each user's folder listed once, however many months the history has
+    infos = {user: {month: _info(wh, user, month) for month in have[user]} for user in users}
+    names = {user: _names(folder(wh, user)) for user in users}
+    big = {user for user in users if _large(wh, user, have[user], ann_from, infos[user])}
     todo = [
         (wh, user, month, user in big)
         for user in users
         for month in have[user]
-        if not complete(wh, user, month)
+        if not _complete(infos[user][month], names[user])
         or (check and changed(wh, user, month))
-        or (user in big and not _indexed(wh, user, month))
+        or (user in big and not _indexed_info(infos[user][month]))
     ]
     changed_users = set()
     made_all = (
@@ -709,8 +712,10 @@ def refresh(
             raise ArchiveError(f"making the recall pack segment {user}/{month}: {made}")
         if build(wh, user, month, made) if made is not None else (drop(wh, user, month) or False):
             changed_users.add(user)
+    made_months = {(user, month) for _, user, month, _ in todo}
     for user in users:
-        if _tidy(wh, user, set(have[user])):
+        kept = {m: info for m, info in infos[user].items() if (user, m) not in made_months}
+        if _tidy(wh, user, set(have[user]), kept):
             changed_users.add(user)
     return len(changed_users)
 
@@ -723,14 +728,14 @@ def _chunk_bytes(wh: Path, user: str, month: str) -> int:
     )
 
 
-def _large(wh: Path, user: str, have: list[str], ann_from: int) -> bool:
-    """Whether the user has ``ann_from`` chunks or more: the rows of their segments' manifests, and of the months
-    without one (read from their Parquet footers only when it matters)."""
+def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str, dict | None] | None = None) -> bool:
+    """Whether the user has ``ann_from`` chunks or more: the rows of their segments' manifests (``infos``, when
+    read already), and of the months without one (read from their Parquet footers only when it matters)."""
     if ann_from <= 0:
         return True
     total, unknown = 0, []
     for month in have:
-        info = _info(wh, user, month)
+        info = infos[month] if infos is not None and month in infos else _info(wh, user, month)
         if info is not None and isinstance(info.get("rows"), int):
             total += info["rows"]
         else:
@@ -749,7 +754,11 @@ def _large(wh: Path, user: str, have: list[str], ann_from: int) -> bool:
 
 def _indexed(wh: Path, user: str, month: str) -> bool:
     """Whether the month's segment has the ANN index it needs (none is needed without embeddings)."""
-    info = _info(wh, user, month) or {}
+    return _indexed_info(_info(wh, user, month))
+
+
+def _indexed_info(info: dict | None) -> bool:
+    info = info or {}
     files = info.get("files") or {}
     return not files.get("embeddings") or (bool(files.get("ann")) and info.get("ann") == ann.SPEC)
 
@@ -758,8 +767,9 @@ def _in_process(fn, items):
     return (fn(x) for x in items)
 
 
-def _tidy(wh: Path, user: str, have: set[str]) -> bool:
-    """Remove the segments of months without chunks, then every file no manifest names; whether any went."""
+def _tidy(wh: Path, user: str, have: set[str], known: dict[str, dict | None] | None = None) -> bool:
+    """Remove the segments of months without chunks, then every file no manifest names; whether any went.
+    ``known``: manifests already read (month -> manifest), unchanged since."""
     base = folder(wh, user)
     if not base.is_dir():
         return False
@@ -770,8 +780,9 @@ def _tidy(wh: Path, user: str, have: set[str]) -> bool:
             drop(wh, user, m[1])
             gone = True
     named = {"month=" + m + ".json" for m in have}
+    known = known or {}
     for month in have:
-        info = _info(wh, user, month)
+        info = known[month] if month in known else _info(wh, user, month)
         named |= set((info or {}).get("files", {}).values())
     for p in base.iterdir():  # a reader that opened a replaced file keeps it
         if p.name not in named and not p.name.startswith(".") and p.is_file():
@@ -781,11 +792,24 @@ def _tidy(wh: Path, user: str, have: set[str]) -> bool:
 
 def complete(wh: Path, user: str, month: str) -> bool:
     """Whether the month has a segment with every file it names (one removed by hand is made again)."""
-    info = _info(wh, user, month)
+    return _complete(_info(wh, user, month), _names(folder(wh, user)))
+
+
+def _complete(info: dict | None, names: set[str]) -> bool:
+    """``complete`` of a manifest read already, ``names`` being the files of its folder."""
     try:
-        return info is not None and all((folder(wh, user) / name).is_file() for name in info["files"].values())
+        return info is not None and all(name in names for name in info["files"].values())
     except (KeyError, AttributeError, TypeError):
         return False
+
+
+def _names(base: Path) -> set[str]:
+    """The names of the plain files in a pack folder (none when there is no folder)."""
+    try:
+        with os.scandir(base) as it:
+            return {e.name for e in it if e.is_file()}
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
 
 
 def changed(wh: Path, user: str, month: str | None = None) -> list[str]:
