@@ -7,11 +7,13 @@ read-only tmpfs for the archive, a model path that is not there.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
+import sys
 
 import pytest
-from helpers import kenang
+from helpers import drop, kenang, md
 
 from flows.config import edit_config
 
@@ -54,6 +56,26 @@ def test_a_prefect_server_that_does_not_answer_fails_its_line_and_the_exit_statu
     assert line.startswith("FAIL") and url in line and "cannot reach it" in line
     assert "`prefect server start`" in line and "unset PREFECT_API_URL" in line  # what to do
     assert line_of(lines, "archive").startswith("ok")  # the other checks still ran
+
+
+@pytest.mark.parametrize("command", ["run", "backfill"])
+def test_a_run_whose_prefect_server_does_not_answer_says_so_in_one_line(home, command):
+    """A nightly from cron with its server down: one line saying what to do, never Prefect's traceback."""
+    drop(home, "gading/day.md", md("2026-07-17", "0900", ("user", "Proxmox boot order?"), ("assistant", "VM first.")))
+    url = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
+    args = ["--start", "2026-07-17", "--end", "2026-07-17"] if command == "backfill" else []
+    r = subprocess.run(
+        [sys.executable, "-m", "flows.cli.main", command, "--home", str(home.paths.home), *args],
+        env={**os.environ, "PREFECT_API_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"the Prefect server at {url} does not answer" in r.stderr
+    assert "`prefect server start`" in r.stderr and "unset PREFECT_API_URL" in r.stderr
+    assert (home.paths.active / "gading" / "day.md").is_file()  # what waits stays
 
 
 def test_a_missing_model_path_fails_the_summarizer_line(home, monkeypatch):

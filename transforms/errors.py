@@ -62,6 +62,10 @@ class LockHeld(TerminalError):
     """Another kenang run holds the run lock."""
 
 
+class PrefectUnreachable(TransientError):
+    """The Prefect server a run is to report to (PREFECT_API_URL) does not answer: the run does not start."""
+
+
 class StageFailed(KenangError):
     """A stage failed as a whole; carries the stage name and the run id (dlt's PipelineStepFailed)."""
 

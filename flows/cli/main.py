@@ -27,7 +27,7 @@ import click
 from flows.cli import config_cmd
 from flows.config import Settings, init_home, load_settings, resolve_home
 from schemas.frontmatter import SCHEMA_VERSION as NOTES_SCHEMA
-from transforms.errors import ConfigError, KenangError, LockHeld
+from transforms.errors import ConfigError, KenangError, LockHeld, PrefectUnreachable
 
 EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED, EXIT_LOCKED = 1, 2, 3, 75
 EXIT_PARTIAL = 4  # kenang import: some files were skipped (each said, with why), the others imported
@@ -256,6 +256,15 @@ def _with_progress(fn, *args, **kwargs):
     progress.set_reporter(show)
     try:
         return fn(*args, **kwargs)
+    except RuntimeError as exc:  # Prefect's own, before the flow's body runs: one line, not its traceback
+        url = _prefect_server()
+        if url and "Failed to reach API" in str(exc):
+            raise PrefectUnreachable(
+                f"the Prefect server at {url} does not answer, so the run did not start (what waits in active/ "
+                "stays there): start it (`prefect server start`, or its systemd unit), or unset PREFECT_API_URL "
+                "to run with a temporary one"
+            ) from None
+        raise
     finally:
         progress.set_reporter(None)
 
