@@ -287,3 +287,18 @@ def test_an_import_that_cannot_write_into_active_says_so_in_one_line(home):
     assert r.exit_code == 1 and len(r.stderr.splitlines()) == 1, r.stderr
     assert f"cannot copy {FIX / 'sharegpt/list.json'} into {home.paths.active / 'gading'}" in r.stderr
     assert "nothing imported" in r.stderr and table(home, "messages") == []
+
+
+def test_a_coding_agents_note_tells_what_was_said_not_its_tool_calls(home):
+    """docs/summaries.md: what an importer writes in place of content is never a tag, a person or a project, and the
+    note's prose is what the user and the assistant said, never a tool's JSON or Claude Code's command wrapper."""
+    put(home, "claude_code/d-kimuson__claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    night(home)
+    (row,) = [r for r in table(home, "daily_summaries") if r["user_id"] == "gading"]
+    note = (home.paths.archive / row["path"]).read_text(encoding="utf-8")
+    body = note.split("## Sessions")[0]
+    for noise in ("[tool_use", "<command-", '{"', "todos", "activeForm"):
+        assert noise not in body, (noise, body)
+    assert "analyze the codebase" in body  # the assistant's own words
+    assert row["projects"] == [] and "pattern" not in row["tags"] and "tool_use" not in row["title"]
+    assert "29 messages" in note  # the Sessions line still counts every message

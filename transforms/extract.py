@@ -42,7 +42,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, tzinfo
 from functools import lru_cache, partial
 from itertools import groupby
@@ -87,6 +87,29 @@ class DayText:
 
 
 _CONVERSATION_ROLES = frozenset({"user", "assistant"})
+#: A tool call as an importer writes it (``transforms.imports``: ``[tool_use <name>] <input as JSON>``): the whole
+#: message is the call, never something said.
+_TOOL_CALL = re.compile(r"^\s*\[(?:sidechain_)?tool_(?:use|call)\b[^\]\n]*\]")
+#: Claude Code's slash-command line (``<command-message>init is analyzing...</command-message>
+#: <command-name>/init</command-name>``): read as the command typed.
+_COMMAND_WRAPPER = re.compile(r"<command-message>.*?</command-message>|</?command-(?:name|args)>", re.DOTALL)
+
+
+def conversation(messages: Iterable[DayMessage]) -> tuple[DayMessage, ...]:
+    """The messages a day's note is written from: what was said. A tool's calls and results (role ``tool``) and a
+    message that is only placeholders (``[empty message]``, ``[image]``) are left out; Claude Code's slash-command
+    wrapper reads as the command typed (``/init``)."""
+    out = []
+    for m in messages:
+        if m.role == "tool" or _TOOL_CALL.match(m.content):
+            continue
+        text = _COMMAND_WRAPPER.sub(" ", m.content).strip() if "<command-" in m.content else m.content
+        if not PLACEHOLDER_RE.sub(" ", text).strip():
+            continue
+        out.append(m if text is m.content else replace(m, content=text))
+    return tuple(out)
+
+
 _DEFAULT_USER = "default"
 
 

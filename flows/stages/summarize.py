@@ -47,7 +47,7 @@ from schemas.tables import DAILY_SUMMARIES, MESSAGES, SESSIONS
 from transforms import vault
 from transforms.candidates import Candidate, scan_day
 from transforms.errors import ModelUnavailable
-from transforms.extract import DayMessage, DayText
+from transforms.extract import DayMessage, DayText, conversation
 from transforms.frontmatter import carried_sections, parse_summary, render_parts
 from transforms.open_items import ChainDay, resolutions
 from transforms.summarize import (
@@ -101,7 +101,9 @@ def day_input(
         user_id=user_id,
         day=day,
         tz=settings.timezone,
-        messages=tuple(DayMessage(sid, role, content, ts, bool(flags)) for sid, _, role, content, ts, flags in msgs),
+        messages=conversation(
+            DayMessage(sid, role, content, ts, bool(flags)) for sid, _, role, content, ts, flags in msgs
+        ),
         people=people,
         user_name=settings.display_name(user_id),
     )
