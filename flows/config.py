@@ -208,22 +208,30 @@ def load_settings(home: Path) -> Settings:
     return settings_from(home, config_file, config)
 
 
+def value_problems(raw: Mapping[str, Any]) -> list[str]:
+    """What is wrong with the values the schema takes as any string: ``timezone`` (an IANA zone) and
+    ``default_user`` (a user id). ``raw``: the file's top level, read or validated."""
+    out = []
+    zone = raw.get("timezone", Config().timezone)
+    try:
+        ZoneInfo(zone) if isinstance(zone, str) else None
+    except (ZoneInfoNotFoundError, ValueError):
+        out.append(f"timezone: {zone!r} is not an IANA time zone (for example Asia/Jakarta or Europe/Amsterdam)")
+    user = raw.get("default_user", Config().default_user)
+    if isinstance(user, str) and not USER_ID_RE.match(user):
+        out.append(
+            f"default_user: {user!r} is not a valid user id (lower-case letters, digits, '.', '_' or '-', at most 64)"
+        )
+    return out
+
+
 def settings_from(home: Path, config_file: Path, config: Config) -> Settings:
     """Build Settings from a validated config: the zone, the user id and the folder layout checked."""
     where = str(config_file)
-    try:
-        tz = ZoneInfo(config.timezone)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigError(
-            f"{where}: timezone: {config.timezone!r} is not an IANA time zone "
-            f"(for example Asia/Jakarta or Europe/Amsterdam)"
-        ) from exc
+    for problem in value_problems({"timezone": config.timezone, "default_user": config.default_user}):
+        raise ConfigError(f"{where}: {problem}")
+    tz = ZoneInfo(config.timezone)
     user = config.default_user
-    if not USER_ID_RE.match(user):
-        raise ConfigError(
-            f"{where}: default_user: {user!r} is not a valid user id "
-            f"(lower-case letters, digits, '.', '_' or '-', at most 64)"
-        )
 
     def place(key: str) -> Path:
         p = Path(getattr(config.paths, key)).expanduser()

@@ -93,6 +93,24 @@ def test_config_check_lists_every_problem_of_the_file_one_line_each(home):
     ]
 
 
+def test_config_check_lists_a_bad_zone_and_user_id_beside_the_schemas_problems(home):
+    """A zone and a user id are checked after the schema: a file with both kinds of problem gets every one."""
+    home.paths.config_file.write_text(
+        "timezone: Asia/Jakart\ndefault_user: Budi Santoso\ngrace_period_hours: -1\n", encoding="utf-8"
+    )
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    where = home.paths.config_file
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        f"{where}: grace_period_hours: -1 must be >= 0 (allowed: 0 to 744)",
+        f"{where}: timezone: 'Asia/Jakart' is not an IANA time zone (for example Asia/Jakarta or Europe/Amsterdam)",
+        f"{where}: default_user: 'Budi Santoso' is not a valid user id (lower-case letters, digits, '.', '_' or '-', "
+        "at most 64)",
+    ]
+    # a run stops at the first, as before
+    assert kenang("status", "--home", str(home.paths.home)).exit_code == 2
+
+
 def test_config_check_says_where_broken_yaml_breaks(home):
     home.paths.config_file.write_text("timezone: Asia/Jakarta\nprojects: [kenang\n", encoding="utf-8")
     r = kenang("config", "check", "--home", str(home.paths.home))

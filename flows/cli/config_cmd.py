@@ -29,7 +29,7 @@ import click
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from flows.config import CONFIG_NAME, Settings, settings_from
+from flows.config import CONFIG_NAME, Settings, settings_from, value_problems
 from schemas.config import Config, describe_errors
 from transforms.errors import ConfigError
 
@@ -208,7 +208,11 @@ def problems(home: Path, environ: Mapping[str, str]) -> list[str]:
     try:
         parsed = Config.model_validate(raw)
     except ValidationError as exc:
-        return [f"{config_file}: {line}" for line in describe_errors(exc, raw)]
+        # the schema's problems, and the values it could not get to (a zone, a user id): every problem at once
+        found = describe_errors(exc, raw)
+        named = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+        more = value_problems(raw) if isinstance(raw, dict) else []
+        return [f"{config_file}: {line}" for line in found + [m for m in more if m.split(":")[0] not in named]]
     try:
         settings = settings_from(home, config_file, parsed)
     except ConfigError as exc:
