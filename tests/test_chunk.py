@@ -65,7 +65,7 @@ def test_chunk_ids_are_content_hashes():
 def test_each_user_turn_with_its_replies_is_a_chunk_by_default():
     from transforms import chunk
 
-    assert chunk.GRANULARITY == chunk.DEFAULT_GRANULARITY == "pair" and chunk.CHUNKER_VERSION == 4
+    assert chunk.GRANULARITY == chunk.DEFAULT_GRANULARITY == "pair" and chunk.CHUNKER_VERSION == 5
     ts = [
         Turn(0, "assistant", "Halo, ada yang bisa dibantu?"),
         Turn(1, "user", "Boot order Proxmox?"),
@@ -150,3 +150,24 @@ def test_chinese_is_cut_into_character_bigrams_so_a_query_meets_a_chunk():
     chunk = set(terms_of("我昨天和朋友一起去爬山，风景很美。"))
     assert {"爬山", "朋友"} <= chunk and set(terms_of("爬山")) <= chunk
     assert terms_of("pve-02.lan di servernya") == ["pve-02.lan", "pve", "02", "lan", "server"]  # unchanged elsewhere
+
+
+def test_turns_that_are_only_an_importers_bare_placeholders_make_no_chunk_text():
+    """A Claude.ai export writes '[empty message]' for a message without text: nothing to find, never a chunk."""
+    t = [
+        Turn(0, "user", "[empty message]"),
+        Turn(1, "assistant", "[Empty Message]"),
+        Turn(2, "user", "Gimana cara ganti disk ZFS yang rusak?"),
+        Turn(3, "assistant", "[image]"),
+        Turn(4, "assistant", "Pakai zpool replace."),
+        Turn(5, "user", "[attachment: zpool-status.txt]"),
+        Turn(6, "user", "[empty message] [image]"),
+        Turn(7, "assistant", "[empty message]"),
+    ]
+    for how in ("pair", "window", "both"):
+        chunks = session_chunks("gading", DAY, "s1", t, granularity=how)
+        assert chunks and all("[empty message]" not in c.text.lower() and "[image]" not in c.text for c in chunks)
+        text = "\n".join(c.text for c in chunks)
+        assert "zpool replace" in text and "[attachment: zpool-status.txt]" in text  # a named file stays findable
+    only = [Turn(0, "user", "[empty message]"), Turn(1, "assistant", "[empty message]")]
+    assert [c for c in session_chunks("gading", DAY, "s2", only) if c.source == "transcript"] == []

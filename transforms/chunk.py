@@ -56,14 +56,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from schemas.lexicon import BILINGUAL, STOPWORDS_EN, STOPWORDS_ID
+from schemas.lexicon import BILINGUAL, PLACEHOLDERS, STOPWORDS_EN, STOPWORDS_ID
 from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms import translate
 from transforms.ids import chunk_id, fingerprint
 
-CHUNKER_VERSION = 4  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows,
+CHUNKER_VERSION = 5  # 1: windows only; 2: + context headers and the user's facts; 3: pairs instead of windows,
 #                       and Chinese keyword terms as character bigrams; 4: English terms stemmed (Porter2), and
-#                       each chunk's keyword terms also carry its gloss into the other language (GLOSS_MARK)
+#                       each chunk's keyword terms also carry its gloss into the other language (GLOSS_MARK);
+#                       5: a turn of bare placeholders ("[empty message]") is left out of every chunk
 #: How a session's transcript is cut: 'pair' (each user turn with the replies up to the next one) or 'window'
 #: (about TARGET_TOKENS of whole turns, overlapping), or 'both'. benchmarks/recall_eval.py and
 #: recall_memorybank.py measure them (--granularity); pairs won on the tune halves (benchmarks/README.md).
@@ -308,7 +309,7 @@ def context_header(day: dt.date, title: str = "", speakers: Sequence[str] = ()) 
 def _title(turns: Sequence[Turn], limit: int = 80) -> str:
     """The session's first user line, cut at a word within ``limit`` characters."""
     for t in turns:
-        if t.role == "user" and not t.flags and t.content.strip():  # never a flagged, hidden or abandoned turn
+        if t.role == "user" and not t.flags and _said(t.content):  # never a flagged, hidden or abandoned turn
             line = " ".join(t.content.strip().split("\n", 1)[0].split())
             return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] + "…"
     return ""
@@ -336,12 +337,25 @@ def _split_long(text: str, limit: int) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
+#: A placeholder an importer writes for a message with no text (``[empty message]``, ``[image]``), bare: without a
+#: detail (``[attachment: scan.pdf]`` names a file, and ``[tool_use Bash] {...}`` holds the call, so they stay).
+_BARE_PLACEHOLDER = re.compile(
+    r"\[(?:" + "|".join(re.escape(p).replace(r"\ ", r"[ _]") for p in PLACEHOLDERS) + r")\]", re.IGNORECASE
+)
+
+
+def _said(text: str) -> bool:
+    """Whether a turn holds anything to find: not blank, nor only bare placeholders (an export's 547
+    ``[empty message]`` turns made chunks of nothing but them)."""
+    return bool(text.strip()) and ("[" not in text or bool(_BARE_PLACEHOLDER.sub(" ", text).strip()))
+
+
 def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:
     """(turn, rendered line, tokens), with long turns split into several lines."""
     out = []
     for t in turns:
         body = t.content.strip()
-        if not body:
+        if not _said(body):
             continue
         line = f"{t.role}: {body}"
         size = estimate_tokens(line)
@@ -384,7 +398,7 @@ def _pairs(turns: Iterable[Turn]) -> Iterator[list[Turn]]:
     """``pair_chunks``' groups of turns, each given once the next one opens (empty turns left out)."""
     group: list[Turn] = []
     for t in turns:
-        if not t.content.strip():
+        if not _said(t.content):
             continue
         if group and t.role == "user" and any(x.role != "user" for x in group):
             yield group
