@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from schemas import config as schema
 from schemas.config import Config, describe_error, render_yaml
-from transforms.errors import ConfigError
+from transforms.errors import ConfigError, UsageError
 from transforms.model import USER_ID_RE
 
 CONFIG_NAME = "kenang.yaml"
@@ -352,5 +352,5 @@ def pick_user(given: str | None, known: Callable[[], list[str]], nothing_yet: st
     if len(users) == 1:
         return users[0]
     if not users:
-        raise ConfigError(nothing_yet)
-    raise ConfigError(f"this home has {len(users)} users ({', '.join(users)}); choose one with --user")
+        raise UsageError(nothing_yet)
+    raise UsageError(f"this home has {len(users)} users ({', '.join(users)}); choose one with --user")

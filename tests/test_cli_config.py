@@ -152,3 +152,20 @@ def test_config_check_names_each_missing_folder_archive_marker_key_and_source(ho
     monkeypatch.setenv("KENANG_TEST_KEY", "sk-test")
     now = kenang("config", "check", "--home", str(home.paths.home)).stdout
     assert "sources:" not in now and "api_key_env" not in now
+
+
+def test_a_commands_wrong_options_are_not_called_a_configuration_error(home):
+    """kenang.yaml is fine: the line names the command and what to give, exit 2 as for any usage error."""
+    h = str(home.paths.home)
+    r = kenang("forget", "--user", "default", "--dry-run", "--home", h)
+    assert r.exit_code == 2
+    assert r.stderr.strip() == "kenang forget: give exactly one of --text, --session, --day or --before"
+    r = kenang("analyze", "mood_timeseries", "--home", h)
+    assert r.exit_code == 2 and r.stderr.startswith("kenang analyze: nothing is loaded yet: run `kenang run`")
+    r = kenang(
+        "analyze", "mood_timeseries", "--user", "default", "--start", "2025-12-01", "--end", "2025-01-01", "--home", h
+    )
+    assert r.exit_code == 2 and r.stderr.strip() == "kenang analyze: end 2025-01-01 is before start 2025-12-01"
+    home.paths.config_file.write_text("timezone: Asia/Jakart\n", encoding="utf-8")
+    r = kenang("analyze", "mood_timeseries", "--home", h)
+    assert r.exit_code == 2 and r.stderr.startswith("kenang: configuration error: ")  # the file is

@@ -40,6 +40,10 @@ class ConfigError(TerminalError):
     """kenang.yaml or a command-line option is wrong; nothing runs."""
 
 
+class UsageError(ConfigError):
+    """A command's options are wrong (kenang.yaml is not): said as such, never as a configuration error."""
+
+
 class ParseError(TerminalError):
     """A transcript kenang cannot read. ``reason`` is the one line a user sees in quarantine."""
 

@@ -21,7 +21,7 @@ from flows.store.fsio import atomic_write_bytes
 from schemas.config import render_yaml
 from schemas.tables import MESSAGES, SESSIONS
 from transforms.days import eligible_from
-from transforms.errors import ConfigError
+from transforms.errors import UsageError
 
 MARK = ".kenang-demo"
 DEMO_CONFIG = {"timezone": "Asia/Jakarta", "default_user": "gading"}
@@ -48,7 +48,7 @@ class DemoPlan:
 def prepare(home: Path, wall_now: dt.datetime | None = None) -> DemoPlan:
     """Wipe (if a demo home) and rebuild the demo home with its sample files."""
     if home.exists() and any(home.iterdir()) and not (home / MARK).exists():
-        raise ConfigError(f"{home} exists and is not a kenang demo home; pass an empty --home for the demo")
+        raise UsageError(f"{home} exists and is not a kenang demo home; pass an empty --home for the demo")
     if home.exists():
         shutil.rmtree(home)
     home.mkdir(parents=True)

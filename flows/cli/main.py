@@ -27,7 +27,7 @@ import click
 from flows.cli import config_cmd
 from flows.config import Settings, init_home, load_settings, resolve_home
 from schemas.frontmatter import SCHEMA_VERSION as NOTES_SCHEMA
-from transforms.errors import ConfigError, KenangError, LockHeld, PrefectUnreachable
+from transforms.errors import ConfigError, KenangError, LockHeld, PrefectUnreachable, UsageError
 
 EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED, EXIT_LOCKED = 1, 2, 3, 75
 EXIT_PARTIAL = 4  # kenang import: some files were skipped (each said, with why), the others imported
@@ -65,6 +65,9 @@ class _Group(click.Group):
         except LockHeld as exc:
             _err(f"kenang: {exc}")
             ctx.exit(EXIT_LOCKED)
+        except UsageError as exc:  # the command's options, not kenang.yaml
+            _err(f"kenang {ctx.invoked_subcommand or ''}: {exc}".replace(" :", ":"))
+            ctx.exit(EXIT_USAGE)
         except ConfigError as exc:
             _err(f"kenang: configuration error: {exc}")
             ctx.exit(EXIT_USAGE)
@@ -422,7 +425,7 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
             path = Path(p)
             if path.is_absolute():
                 if not path.resolve().is_relative_to(wh):
-                    raise ConfigError(f"{p} is not in this home's warehouse ({wh})")
+                    raise UsageError(f"{p} is not in this home's warehouse ({wh})")
                 rels.append(path.resolve().relative_to(wh).as_posix())
             else:
                 rels.append(path.as_posix().removeprefix("warehouse/"))

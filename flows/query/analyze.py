@@ -32,7 +32,7 @@ from flows.stages.catalog import view_sql
 from flows.store import compact
 from schemas.tables import DAILY_SUMMARIES, DAYS, MESSAGES
 from schemas.views import LIST_VIEWS, derived_view_sql
-from transforms.errors import ConfigError
+from transforms.errors import UsageError
 from transforms.model import USER_ID_RE
 
 PERIODS = ("day", "week", "month")
@@ -151,11 +151,11 @@ class Analytics:
         window: int | None = None,
     ) -> Result:
         if intent not in INTENTS:
-            raise ConfigError(f"unknown intent {intent!r}; known intents: {', '.join(INTENTS)}")
+            raise UsageError(f"unknown intent {intent!r}; known intents: {', '.join(INTENTS)}")
         if by not in PERIODS:
-            raise ConfigError(f"--by must be one of {', '.join(PERIODS)}")
+            raise UsageError(f"--by must be one of {', '.join(PERIODS)}")
         if start and end and end < start:
-            raise ConfigError(f"end {end} is before start {start}")
+            raise UsageError(f"end {end} is before start {start}")
         args = {
             "start": start or dt.date.min,
             "end": end or dt.date.max,

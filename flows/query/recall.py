@@ -42,7 +42,7 @@ from flows.store import ann, compact, recall_pack, warehouse
 from schemas.tables import DAILY_SUMMARIES, MEMORY_CHUNKS
 from transforms import timeq, translate
 from transforms.chunk import KEY_SOURCES, terms_of
-from transforms.errors import ConfigError, ModelRefused, ModelUnavailable
+from transforms.errors import ModelRefused, ModelUnavailable, UsageError
 from transforms.model import USER_ID_RE
 from transforms.recall import (
     ChunkRef,
@@ -402,7 +402,7 @@ class Recaller:
                 if self.embedder is None
                 else f"no chunk was embedded by the configured embedder ({self.embedder_id})"
             )
-            raise ConfigError(
+            raise UsageError(
                 f"--mode vector needs embeddings, and this recall index is keyword-only ({why}); "
                 "use --mode keyword or hybrid, or set embedder.backend in kenang.yaml and run "
                 "`kenang backfill --reindex --start ... --end ...`"

@@ -61,7 +61,7 @@ from flows.store.fsio import atomic_write_bytes
 from flows.store.ledger import ArchivedDay, DayKey, RunRecord
 from flows.store.lock import run_lock
 from schemas.tables import MESSAGES, PURGE_LOG, QUARANTINE, RUNS, SESSIONS
-from transforms.errors import ArchiveError, ConfigError
+from transforms.errors import ArchiveError, UsageError
 from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
 from transforms.model import USER_ID_RE
 
@@ -109,12 +109,12 @@ def make_plan(
 ) -> Plan:
     given = [x is not None for x in (text, session, day, before)]
     if sum(given) != 1:
-        raise ConfigError("give exactly one of --text, --session, --day or --before")
+        raise UsageError("give exactly one of --text, --session, --day or --before")
     key = tombstones.key(settings) or b"\0" * 32  # the real key is made when the tombstone is written
     if text is not None:
         ws = words(text)
         if not ws:
-            raise ConfigError("--text: give the words to forget")
+            raise UsageError("--text: give the words to forget")
         t = Tombstone("", user, "text", phrase_digest(key, ws), len(ws), None, purge)
     elif session is not None:
         t = Tombstone("", user, "session", id_digest(key, session), None, None, purge)
