@@ -524,7 +524,10 @@ def test_malformed_stdio_lines_get_a_json_rpc_error_and_the_server_goes_on(loade
             },
         }
         _send(proc, json.dumps(init).encode() + b"\n")
-        assert _answer(lines)["result"]["serverInfo"]["name"] == "kenang"
+        from importlib.metadata import version
+
+        info = _answer(lines)["result"]["serverInfo"]
+        assert info["name"] == "kenang" and info["version"] == version("kenang")  # kenang's, not the MCP library's
         _send(proc, b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
         _send(proc, b"}{\n")
         assert _answer(lines) == {

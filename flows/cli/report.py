@@ -349,7 +349,8 @@ def render_run(r: dict) -> str:
                 "imports",
                 f"{len(im['exports'])} export(s): "
                 + ", ".join(
-                    f"{e['file']} ({e['format']}, {e['conversations']} conversations, {e['messages']} messages)"
+                    f"{e['file']} ({e['format']}, {_count(e['conversations'], 'conversation')}, "
+                    f"{_count(e['messages'], 'message')})"
                     for e in im["exports"]
                 )
                 + f"; {im['placed']} day transcript(s) written, {im['already_there']} already there"
@@ -774,3 +775,8 @@ def render_adopt(r: dict) -> str:
             + ", ".join(sorted({f"{a['user_id']}/{a['date']}" for a in r["adopted"]}))
         )
     return "\n".join(out) or "nothing to adopt"
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 conversation``, ``2 conversations``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -501,7 +501,9 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
     svc = service or MemoryService(settings)
     live = _LiveSettings(settings)
-    mcp = FastMCP("kenang", instructions=INSTRUCTIONS, auth=None if user else _token_verifier(settings))
+    mcp = FastMCP(
+        "kenang", instructions=INSTRUCTIONS, version=_version(), auth=None if user else _token_verifier(settings)
+    )
     # a client's mistake is logged as kenang's one line, at DEBUG in FastMCP's own log: never with a traceback
     quiet = logging.DEBUG
 
@@ -865,3 +867,13 @@ def _request_id(message: object) -> str | int | None:
         if isinstance(request_id, (str, int)) and not isinstance(request_id, bool):
             return request_id
     return None
+
+
+def _version() -> str:
+    """kenang's version, as the server names itself to a client (not the MCP library's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kenang")
+    except PackageNotFoundError:  # a checkout run without installing
+        return "0+unknown"
