@@ -117,6 +117,16 @@ def test_a_home_that_was_never_initialised_fails_with_what_to_run(tmp_path):
     assert out.stdout.startswith("FAIL  config") and "kenang init" in out.stdout
 
 
+def test_a_home_whose_kenang_yaml_is_wrong_is_told_to_fix_it_not_to_run_init(home):
+    """kenang init refuses a home whose kenang.yaml does not read: the advice is the file and config check."""
+    home.paths.config_file.write_text("timezone: Asia/Jakart\n", encoding="utf-8")
+    out = kenang("doctor", "--home", str(home.paths.home))
+    assert out.exit_code == 1
+    line = out.stdout.splitlines()[0]
+    assert line.startswith("FAIL  config") and "Asia/Jakart" in line
+    assert "kenang config check" in out.stdout and "kenang init" not in out.stdout
+
+
 @pytest.fixture
 def small_fs(tmp_path):
     where = tmp_path / "smallfs"

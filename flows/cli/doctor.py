@@ -258,7 +258,13 @@ def run_checks(home: Path, prefect_url: str | None) -> list[Check]:
     try:
         settings = load_settings(home)
     except ConfigError as exc:
-        return [_fail("config", _first_line(exc), f"fix {home / 'kenang.yaml'}, or run `kenang init --home {home}`")]
+        config = home / "kenang.yaml"
+        todo = (
+            f"fix {config} (`kenang config check --home {home}` lists every problem)"
+            if config.is_file()
+            else f"run `kenang init --home {home}`"
+        )
+        return [_fail("config", _first_line(exc), todo)]
     checks = [
         _ok("config", f"{settings.paths.config_file} reads"),
         check_home(settings),
