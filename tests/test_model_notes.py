@@ -289,6 +289,16 @@ def test_a_title_the_day_does_not_support_falls_back():
     assert out.reasons["title"].startswith("not grounded") and "Bali" not in out.doc.title
 
 
+def test_a_made_up_word_beside_a_compound_is_not_grounded():
+    """The bundled model titled the demo's ZFS day 'Sabitang kabel SATA-nya': 'SATA-nya' counted twice (as itself and
+    as 'sata') carried the made-up word past the title's share. A compound counts once, as its parts."""
+    day = (*INDONESIAN, ("assistant", "Kalau kabel SATA-nya sudah baru, scrub lagi besok."))
+    out = write(day_of(*day), reply(title="Sabitang kabel SATA-nya"))
+    assert out.reasons["title"].startswith("not grounded") and "Sabitang" not in out.doc.title
+    out = write(day_of(*day), reply(title="Ganti kabel SATA-nya"))
+    assert "title" not in out.reasons and out.doc.title == "Ganti kabel SATA-nya"
+
+
 # --- people, importance, mood ------------------------------------------------------------------------
 
 

@@ -536,8 +536,10 @@ COPY_RUN = 6
 
 def content_terms(text: str) -> frozenset[str]:
     """A text's content words, stemmed, in either language (``transforms.chunk.terms_of``; stop words and
-    numbers aside: a date or a count grounds nothing)."""
-    return frozenset(t for t in terms_of(text) if not t.isdigit() and len(t) >= 2)
+    numbers aside: a date or a count grounds nothing). A compound counts as its parts, once: "SATA-nya" is
+    "sata", not "sata" and "sata-nya" (which let a made-up word beside it pass as a quarter of a title)."""
+    terms = {t for t in terms_of(text) if not t.isdigit() and len(t) >= 2}
+    return frozenset(t for t in terms if "-" not in t or not any(p in terms for p in t.split("-")))
 
 
 def grounded_share(text: str, day_terms: frozenset[str], free: frozenset[str] = frozenset()) -> float:
