@@ -72,7 +72,10 @@ def main(argv: list[str] | None = None) -> None:
         home_a, home_b, base_b = env.root / "A", env.root / "B", env.root / "B.base"
 
         # B's history: written, archived and loaded once (not part of the comparison), or kept from a run before.
-        size = f"{args.years} {args.days_per_year} {args.sessions} {args.messages}"
+        # with the chunker's version: a history chunked by another is re-chunked by every timed night
+        from transforms.chunk import CHUNKER_VERSION
+
+        size = f"{args.years} {args.days_per_year} {args.sessions} {args.messages} chunker {CHUNKER_VERSION}"
         stamp = env.root / "B.size"
         if base_b.is_dir() and stamp.is_file() and stamp.read_text() == size:
             from flows.config import load_settings

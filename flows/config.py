@@ -215,7 +215,7 @@ def value_problems(raw: Mapping[str, Any]) -> list[str]:
     zone = raw.get("timezone", Config().timezone)
     try:
         ZoneInfo(zone) if isinstance(zone, str) else None
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # "Asia" is a folder of zones; a long name, an OS error
         out.append(f"timezone: {zone!r} is not an IANA time zone (for example Asia/Jakarta or Europe/Amsterdam)")
     user = raw.get("default_user", Config().default_user)
     if isinstance(user, str) and not USER_ID_RE.match(user):

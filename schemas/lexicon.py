@@ -181,6 +181,11 @@ PLACEHOLDER_RE: re.Pattern[str] = re.compile(
     + r")(?:[:\s][^\]\n]{0,200})?|[a-z]+(?:_[a-z]+)+)\](?![(\]])",
     re.IGNORECASE,
 )
+#: A placeholder written bare, with no detail (``[empty message]``, ``[image]``): a message of nothing but these says
+#: nothing. ``[attachment: scan.pdf]`` names a file and ``[tool_use Bash] {...}`` holds a call, so neither is bare.
+BARE_PLACEHOLDER_RE: re.Pattern[str] = re.compile(
+    r"\[(?:" + "|".join(re.escape(p).replace(r"\ ", r"[ _]") for p in PLACEHOLDERS) + r")\]", re.IGNORECASE
+)
 # A placeholder of two words or more ("empty message", "tool call") reads as one even without its
 # brackets or with other separators ("empty-message"); one word ("image") only in brackets.
 _PLACEHOLDER_KEYS = frozenset(re.sub(r"[\s._-]+", "", p) for p in PLACEHOLDERS if re.search(r"[\s_]", p))

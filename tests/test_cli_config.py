@@ -111,6 +111,13 @@ def test_config_check_lists_a_bad_zone_and_user_id_beside_the_schemas_problems(h
     assert kenang("status", "--home", str(home.paths.home)).exit_code == 2
 
 
+def test_config_check_lists_a_zone_that_is_a_folder_of_zones_without_a_traceback(home):
+    home.paths.config_file.write_text("timezone: Asia\ntypo: 1\n", encoding="utf-8")
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    assert r.exit_code == 1 and len(r.stdout.splitlines()) == 2
+    assert "timezone: 'Asia' is not an IANA time zone" in r.stdout and "unknown key typo" in r.stdout
+
+
 def test_config_check_says_where_broken_yaml_breaks(home):
     home.paths.config_file.write_text("timezone: Asia/Jakarta\nprojects: [kenang\n", encoding="utf-8")
     r = kenang("config", "check", "--home", str(home.paths.home))

@@ -376,3 +376,7 @@ def test_a_few_months_are_found_without_listing_the_historys_day_folders(home, m
                 assert compact.user_months(wh, name, user, [*months, "1999-01"]) == listed
                 assert compact.user_months(wh, name, user, months[-1:]) == listed[-1:]
                 assert compact.month_parts(wh, COMPACTS[name], user, gone) == dict(listed)[gone]
+                # a month string that is no YYYY-MM (a stray folder's name made it) is looked up as listed, no crash
+                m.undo()
+                assert compact.user_months(wh, name, user, ["2026-7-"]) == []
+                assert compact.month_parts(wh, COMPACTS[name], user, "2026-7-") == []

@@ -599,3 +599,34 @@ def test_extractors_give_the_same_answer_when_asked_again():
         (extract_tags(d), extract_technologies(d), extract_people(d), extractive_summary(d)) for d in reversed(days)
     ]
     assert first == again[::-1]
+
+
+def test_the_conversation_a_note_is_written_from_leaves_out_tool_calls_not_replies():
+    """``conversation``: a tool's call (its markers and input) and result go, and bare placeholders; a reply that
+    starts with a tool's markers (a Claude.ai answer after a web search) stays, and so does a named attachment."""
+    from transforms.extract import DayMessage, conversation
+
+    def msg(role: str, text: str) -> DayMessage:
+        return DayMessage("s1", role, text, None)
+
+    said = [
+        msg(
+            "assistant", "[tool_use: web_search]\n[tool_result: web_search]\nThe Proxmox 8.2 notes say it is per guest."
+        ),
+        msg("user", "[attachment: tax_return.pdf]"),
+        msg(
+            "user",
+            "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>",
+        ),
+    ]
+    noise = [
+        msg("assistant", '[tool_use TodoWrite] {"todos": [{"content": "Analyze"}]}'),
+        msg("assistant", "[sidechain_tool_use Grep] []"),
+        msg("tool", "src/main.py:12: def main():"),
+        msg("user", "[empty message]"),
+        msg("assistant", "[Image] [empty message]"),
+    ]
+    got = conversation(noise[:2] + said[:1] + noise[2:] + said[1:])
+    assert [m.content for m in got] == [said[0].content, said[1].content, "/init"]
+    # a day of nothing but a tool's traffic keeps it all: its note still tells what the day held
+    assert conversation(noise[:3]) == tuple(noise[:3])

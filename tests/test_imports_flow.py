@@ -301,4 +301,4 @@ def test_a_coding_agents_note_tells_what_was_said_not_its_tool_calls(home):
         assert noise not in body, (noise, body)
     assert "analyze the codebase" in body  # the assistant's own words
     assert row["projects"] == [] and "pattern" not in row["tags"] and "tool_use" not in row["title"]
-    assert "29 messages" in note  # the Sessions line still counts every message
+    assert "29 messages" in note and row["messages"] == 29  # the Sessions line and the table count every message

@@ -56,7 +56,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from schemas.lexicon import BILINGUAL, PLACEHOLDERS, STOPWORDS_EN, STOPWORDS_ID
+from schemas.lexicon import BARE_PLACEHOLDER_RE, BILINGUAL, STOPWORDS_EN, STOPWORDS_ID
 from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms import translate
 from transforms.ids import chunk_id, fingerprint
@@ -337,17 +337,10 @@ def _split_long(text: str, limit: int) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
-#: A placeholder an importer writes for a message with no text (``[empty message]``, ``[image]``), bare: without a
-#: detail (``[attachment: scan.pdf]`` names a file, and ``[tool_use Bash] {...}`` holds the call, so they stay).
-_BARE_PLACEHOLDER = re.compile(
-    r"\[(?:" + "|".join(re.escape(p).replace(r"\ ", r"[ _]") for p in PLACEHOLDERS) + r")\]", re.IGNORECASE
-)
-
-
 def _said(text: str) -> bool:
     """Whether a turn holds anything to find: not blank, nor only bare placeholders (an export's 547
     ``[empty message]`` turns made chunks of nothing but them)."""
-    return bool(text.strip()) and ("[" not in text or bool(_BARE_PLACEHOLDER.sub(" ", text).strip()))
+    return bool(text.strip()) and ("[" not in text or bool(BARE_PLACEHOLDER_RE.sub(" ", text).strip()))
 
 
 def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:

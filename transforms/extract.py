@@ -53,8 +53,8 @@ from schemas.frontmatter import (
     LIST_BOUNDS,
     MOODS,
 )
-from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from schemas.lexicon import (
+    BARE_PLACEHOLDER_RE,
     IMPORTANCE_MARKERS,
     MOOD_WORDS,
     NEGATIONS,
@@ -64,6 +64,7 @@ from schemas.lexicon import (
     TECHNOLOGIES,
     is_placeholder,
 )
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from transforms import timeq
 
 
@@ -87,27 +88,33 @@ class DayText:
 
 
 _CONVERSATION_ROLES = frozenset({"user", "assistant"})
-#: A tool call as an importer writes it (``transforms.imports``: ``[tool_use <name>] <input as JSON>``): the whole
-#: message is the call, never something said.
-_TOOL_CALL = re.compile(r"^\s*\[(?:sidechain_)?tool_(?:use|call)\b[^\]\n]*\]")
+#: A tool call as an importer writes it (``transforms.imports``: ``[tool_use <name>] <input as JSON>``), led by its
+#: markers; what follows them decides whether the message is the call itself (JSON, or nothing) or a reply that
+#: starts with them (a Claude.ai answer after a web search: ``[tool_use: web_search]\n[tool_result: ...]\nThe ...``).
+_TOOL_MARKERS = re.compile(r"^(?:\s*\[(?:sidechain_)?tool_(?:use|call|result)\b[^\]\n]*\])+\s*")
 #: Claude Code's slash-command line (``<command-message>init is analyzing...</command-message>
 #: <command-name>/init</command-name>``): read as the command typed.
 _COMMAND_WRAPPER = re.compile(r"<command-message>.*?</command-message>|</?command-(?:name|args)>", re.DOTALL)
 
 
 def conversation(messages: Iterable[DayMessage]) -> tuple[DayMessage, ...]:
-    """The messages a day's note is written from: what was said. A tool's calls and results (role ``tool``) and a
-    message that is only placeholders (``[empty message]``, ``[image]``) are left out; Claude Code's slash-command
-    wrapper reads as the command typed (``/init``)."""
+    """The messages a day's note is written from: what was said. A tool's calls (a message that is its markers and
+    its input) and results (role ``tool``), and a message of bare placeholders (``[empty message]``), are left out;
+    Claude Code's slash-command wrapper reads as the command typed (``/init``). A day with nothing else keeps every
+    message, so its note still tells what the day held."""
+    every = tuple(messages)
     out = []
-    for m in messages:
-        if m.role == "tool" or _TOOL_CALL.match(m.content):
+    for m in every:
+        if m.role == "tool":
+            continue
+        lead = _TOOL_MARKERS.match(m.content)
+        if lead and (not (rest := m.content[lead.end() :].lstrip()) or rest[0] in '{["' or rest == "null"):
             continue
         text = _COMMAND_WRAPPER.sub(" ", m.content).strip() if "<command-" in m.content else m.content
-        if not PLACEHOLDER_RE.sub(" ", text).strip():
+        if not BARE_PLACEHOLDER_RE.sub(" ", text).strip():
             continue
         out.append(m if text is m.content else replace(m, content=text))
-    return tuple(out)
+    return tuple(out) if out else every
 
 
 _DEFAULT_USER = "default"

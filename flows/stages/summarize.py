@@ -272,7 +272,7 @@ def summarize_day(args) -> Summarized:
     doc = result.doc
     table_row = {
         **doc.record(),
-        "messages": len(inp.text.messages),
+        "messages": sum(s.message_count for s in inp.sessions),  # every message, as the Sessions lines count them
         "backend": doc.generator.backend,
         "model": doc.generator.model,
         "model_sha256": doc.generator.model_sha256,

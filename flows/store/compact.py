@@ -58,7 +58,15 @@ def month_parts(wh: Path, c: Compact, user: str, month: str) -> list[Path]:
 def _month_files(root: Path, user: str, month: str) -> list[Path]:
     """The user's partitions of one month under ``root``, in day order: each of the month's days is looked for, so
     the table's day folders (thousands, after years) are never listed."""
-    first = dt.date.fromisoformat(f"{month}-01")
+    try:
+        first = dt.date.fromisoformat(f"{month}-01")
+    except ValueError:  # not a YYYY-MM (a stray day folder's name made it): the folders of that name, as listed
+        return [
+            f
+            for d in warehouse.subfolders(root, "date=")
+            if d.removeprefix("date=")[:7] == month
+            and os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")
+        ]
     days = (first + dt.timedelta(days=n) for n in range(31))
     return [
         f
