@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -33,6 +34,9 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     dry = cli_json("run", "--home", h, "--now", NOW.isoformat(), "--dry-run")
     assert len(dry["archive"]) == 3 and len(dry["quarantine"]) == 3 and len(dry["waiting"]) == 2
     assert (home.paths.active / "2026-07-19-1037.md").exists()  # a dry run changes nothing
+    # without --now, the time it says is the home's local time, to the second, as with --now
+    when = dt.datetime.fromisoformat(cli_json("run", "--home", h, "--dry-run")["now"])
+    assert when.utcoffset() == dt.timedelta(hours=7) and when.microsecond == 0
 
     result = cli_json("run", "--home", h, "--now", NOW.isoformat())
     assert result["load"]["loaded"] == 3 and result["quarantine"]["moved"] == 3

@@ -288,7 +288,8 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     if dry_run:
         from flows.cli import facts, report
 
-        plan = _gated(facts.dry_run(settings, now or dt.datetime.now(dt.UTC)))
+        # the home's local time, to the second, as with --now
+        plan = _gated(facts.dry_run(settings, now or dt.datetime.now(settings.timezone).replace(microsecond=0)))
         _emit_json(plan, gated=True) if as_json else click.echo(report.render_dry_run(plan))
         return
     _tombstones_honoured(settings)
