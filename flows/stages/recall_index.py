@@ -355,7 +355,7 @@ def index_days(
 
     new_texts = [c.passage for _, chunks, reuse, _ in plans for c in chunks if c.chunk_id not in reuse]
     try:
-        vectors = iter(embedder.embed_passages(new_texts)) if new_texts else iter(())
+        vectors = iter(embed_reporting(embedder, new_texts)) if new_texts else iter(())
     except ModelUnavailable as exc:  # a model server that is down: these days wait, the night goes on
         log.warning("embedding server unavailable, %d day(s) wait: %s", len(plans) + len(waiting), exc)
         return StageResult(tuple(failed_days + out), tuple(k for k, *_ in plans) + waiting, str(exc))
@@ -371,6 +371,26 @@ def index_days(
                 embedded += 1
         out.append(_finish(settings, key, chunks, embeddings, embedded, old, None, eid, ledger_rows, run_id, reembed))
     return StageResult(tuple(failed_days + out), waiting)
+
+
+#: New chunks embedded between two progress reports (``embed_reporting``): a multiple of the bundled embedders'
+#: batches (16 and 64), so each call makes the batches one call for all would.
+PROGRESS_CHUNKS = 64
+
+
+def embed_reporting(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """``embedder.embed_passages(texts)``, with a progress report (stage ``embed``, in chunks) every
+    ``PROGRESS_CHUNKS``: an import of a big log embeds for minutes, and said nothing meanwhile."""
+    if len(texts) <= PROGRESS_CHUNKS:
+        return embedder.embed_passages(texts)
+    from flows.stages import progress
+
+    progress.start("embed")
+    parts = []
+    for at in range(0, len(texts), PROGRESS_CHUNKS):
+        parts.append(np.asarray(embedder.embed_passages(texts[at : at + PROGRESS_CHUNKS])))
+        progress.report("embed", min(at + PROGRESS_CHUNKS, len(texts)), len(texts), 0, unit="chunks")
+    return np.concatenate(parts)
 
 
 def _day_by_day(
