@@ -66,7 +66,7 @@ class _Group(click.Group):
             _err(f"kenang: {exc}")
             ctx.exit(EXIT_LOCKED)
         except UsageError as exc:  # the command's options, not kenang.yaml
-            _err(f"kenang {ctx.invoked_subcommand or ''}: {exc}".replace(" :", ":"))
+            _err(f"kenang {ctx.invoked_subcommand}: {exc}" if ctx.invoked_subcommand else f"kenang: {exc}")
             ctx.exit(EXIT_USAGE)
         except ConfigError as exc:
             _err(f"kenang: configuration error: {exc}")
