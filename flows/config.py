@@ -212,12 +212,12 @@ def value_problems(raw: Mapping[str, Any]) -> list[str]:
     """What is wrong with the values the schema takes as any string: ``timezone`` (an IANA zone) and
     ``default_user`` (a user id). ``raw``: the file's top level, read or validated."""
     out = []
-    zone = raw.get("timezone", Config().timezone)
+    zone = raw.get("timezone")  # left out: the default, which is one; not text: the schema's problem
     try:
         ZoneInfo(zone) if isinstance(zone, str) else None
     except (ZoneInfoNotFoundError, ValueError, OSError):  # "Asia" is a folder of zones; a long name, an OS error
         out.append(f"timezone: {zone!r} is not an IANA time zone (for example Asia/Jakarta or Europe/Amsterdam)")
-    user = raw.get("default_user", Config().default_user)
+    user = raw.get("default_user")
     if isinstance(user, str) and not USER_ID_RE.match(user):
         out.append(
             f"default_user: {user!r} is not a valid user id (lower-case letters, digits, '.', '_' or '-', at most 64)"
@@ -228,8 +228,8 @@ def value_problems(raw: Mapping[str, Any]) -> list[str]:
 def settings_from(home: Path, config_file: Path, config: Config) -> Settings:
     """Build Settings from a validated config: the zone, the user id and the folder layout checked."""
     where = str(config_file)
-    for problem in value_problems({"timezone": config.timezone, "default_user": config.default_user}):
-        raise ConfigError(f"{where}: {problem}")
+    if problems := value_problems({"timezone": config.timezone, "default_user": config.default_user}):
+        raise ConfigError(f"{where}: {problems[0]}")
     tz = ZoneInfo(config.timezone)
     user = config.default_user
 

@@ -186,6 +186,7 @@ PLACEHOLDER_RE: re.Pattern[str] = re.compile(
 BARE_PLACEHOLDER_RE: re.Pattern[str] = re.compile(
     r"\[(?:" + "|".join(re.escape(p).replace(r"\ ", r"[ _]") for p in PLACEHOLDERS) + r")\]", re.IGNORECASE
 )
+
 # A placeholder of two words or more ("empty message", "tool call") reads as one even without its
 # brackets or with other separators ("empty-message"); one word ("image") only in brackets.
 _PLACEHOLDER_KEYS = frozenset(re.sub(r"[\s._-]+", "", p) for p in PLACEHOLDERS if re.search(r"[\s_]", p))
@@ -202,6 +203,12 @@ def is_placeholder(item: str) -> bool:
     if PLACEHOLDER_RE.fullmatch(text.rstrip(".,;:")):
         return True
     return re.sub(r"[\s._-]+", "", text.strip("[]").lower()) in _PLACEHOLDER_KEYS
+
+
+def says_something(text: str) -> bool:
+    """Whether a message holds anything but blanks and bare placeholders (``BARE_PLACEHOLDER_RE``): an export's
+    ``[empty message]`` says nothing, to a note or to recall."""
+    return bool(text.strip()) and ("[" not in text or bool(BARE_PLACEHOLDER_RE.sub(" ", text).strip()))
 
 
 #: Capitalised words that recur mid-sentence but name no person (places, assistants, brands), lower-case.

@@ -56,7 +56,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from schemas.lexicon import BARE_PLACEHOLDER_RE, BILINGUAL, STOPWORDS_EN, STOPWORDS_ID
+from schemas.lexicon import BILINGUAL, STOPWORDS_EN, STOPWORDS_ID, says_something
 from schemas.lexicon import SEARCH_STOPWORDS as STOPWORDS
 from transforms import translate
 from transforms.ids import chunk_id, fingerprint
@@ -309,7 +309,7 @@ def context_header(day: dt.date, title: str = "", speakers: Sequence[str] = ()) 
 def _title(turns: Sequence[Turn], limit: int = 80) -> str:
     """The session's first user line, cut at a word within ``limit`` characters."""
     for t in turns:
-        if t.role == "user" and not t.flags and _said(t.content):  # never a flagged, hidden or abandoned turn
+        if t.role == "user" and not t.flags and says_something(t.content):  # never a flagged, hidden or abandoned turn
             line = " ".join(t.content.strip().split("\n", 1)[0].split())
             return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] + "…"
     return ""
@@ -337,18 +337,12 @@ def _split_long(text: str, limit: int) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
-def _said(text: str) -> bool:
-    """Whether a turn holds anything to find: not blank, nor only bare placeholders (an export's 547
-    ``[empty message]`` turns made chunks of nothing but them)."""
-    return bool(text.strip()) and ("[" not in text or bool(BARE_PLACEHOLDER_RE.sub(" ", text).strip()))
-
-
 def _lines(turns: Sequence[Turn]) -> list[tuple[Turn, str, int]]:
     """(turn, rendered line, tokens), with long turns split into several lines."""
     out = []
     for t in turns:
         body = t.content.strip()
-        if not _said(body):
+        if not says_something(body):
             continue
         line = f"{t.role}: {body}"
         size = estimate_tokens(line)
@@ -391,7 +385,7 @@ def _pairs(turns: Iterable[Turn]) -> Iterator[list[Turn]]:
     """``pair_chunks``' groups of turns, each given once the next one opens (empty turns left out)."""
     group: list[Turn] = []
     for t in turns:
-        if not _said(t.content):
+        if not says_something(t.content):
             continue
         if group and t.role == "user" and any(x.role != "user" for x in group):
             yield group

@@ -53,8 +53,8 @@ from schemas.frontmatter import (
     LIST_BOUNDS,
     MOODS,
 )
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from schemas.lexicon import (
-    BARE_PLACEHOLDER_RE,
     IMPORTANCE_MARKERS,
     MOOD_WORDS,
     NEGATIONS,
@@ -63,8 +63,8 @@ from schemas.lexicon import (
     SIGNALS,
     TECHNOLOGIES,
     is_placeholder,
+    says_something,
 )
-from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from transforms import timeq
 
 
@@ -111,7 +111,7 @@ def conversation(messages: Iterable[DayMessage]) -> tuple[DayMessage, ...]:
         if lead and (not (rest := m.content[lead.end() :].lstrip()) or rest[0] in '{["' or rest == "null"):
             continue
         text = _COMMAND_WRAPPER.sub(" ", m.content).strip() if "<command-" in m.content else m.content
-        if not BARE_PLACEHOLDER_RE.sub(" ", text).strip():
+        if not says_something(text):
             continue
         out.append(m if text is m.content else replace(m, content=text))
     return tuple(out) if out else every

@@ -29,7 +29,7 @@ import click
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from flows.config import CONFIG_NAME, Settings, load_settings, settings_from, value_problems
+from flows.config import CONFIG_NAME, Settings, settings_from, value_problems
 from schemas.config import Config, describe_errors
 from transforms.errors import ConfigError
 
@@ -58,6 +58,7 @@ def group(
         key's default, and each folder shows the path it resolves to. A token shows only the start of its
         sha256, and a URL's user:password is hidden. --json gives the config, and the keys at their default.
         """
+        from flows.config import load_settings
         from transforms.redact import redact, redact_tree
 
         settings = load_settings(home_of(home))
@@ -83,10 +84,10 @@ def group(
         from transforms.redact import redact_reason
 
         target = home_of(home)
-        found = problems(target, os.environ)
+        found, notes = findings(target, os.environ)
         for line in found:
             click.echo(redact_reason(line))
-        for line in notes(target):  # what is fine for now (a source not there yet), and said
+        for line in notes:  # what is fine for now (a source not there yet), and said
             click.echo(redact_reason(f"note: {line}"))
         if found:
             sys.exit(EXIT_PROBLEMS)
@@ -194,18 +195,19 @@ def _defaults(model: BaseModel, path: tuple[str, ...] = ()) -> list[str]:
 # --- check --------------------------------------------------------------------------------
 
 
-def problems(home: Path, environ: Mapping[str, str]) -> list[str]:
-    """Every problem of ``home``'s kenang.yaml and of what it names, one line each with what to do."""
+def findings(home: Path, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """Every problem of ``home``'s kenang.yaml and of what it names, one line each with what to do; and the notes,
+    said without counting as problems (``_sources``)."""
     config_file = home / CONFIG_NAME
     if not config_file.is_file():
-        return [f"{config_file}: no such file; run `kenang init --home {home}` to make one"]
+        return [f"{config_file}: no such file; run `kenang init --home {home}` to make one"], []
     try:
         raw = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         said = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        return [f"{config_file}: not valid YAML{at}: {said}; fix it (or move it away and run `kenang init`)"]
+        return [f"{config_file}: not valid YAML{at}: {said}; fix it (or move it away and run `kenang init`)"], []
     try:
         parsed = Config.model_validate(raw)
     except ValidationError as exc:
@@ -213,12 +215,13 @@ def problems(home: Path, environ: Mapping[str, str]) -> list[str]:
         found = describe_errors(exc, raw)
         named = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
         more = value_problems(raw) if isinstance(raw, dict) else []
-        return [f"{config_file}: {line}" for line in found + [m for m in more if m.split(":")[0] not in named]]
+        return [f"{config_file}: {line}" for line in found + [m for m in more if m.split(":")[0] not in named]], []
     try:
         settings = settings_from(home, config_file, parsed)
     except ConfigError as exc:
-        return [str(exc)]
-    return _folders(settings) + _archive(settings) + _models(settings, environ) + _sources(settings)
+        return [str(exc)], []
+    sources, notes = _sources(settings)
+    return _folders(settings) + _archive(settings) + _models(settings, environ) + sources, notes
 
 
 def _folders(settings: Settings) -> list[str]:
@@ -281,31 +284,19 @@ def _models(settings: Settings, environ: Mapping[str, str]) -> list[str]:
     return out
 
 
-def _sources(settings: Settings) -> list[str]:
+def _sources(settings: Settings) -> tuple[list[str], list[str]]:
+    """(each source's problem, each source whose folder is not there yet: a note, as `kenang doctor` warns, since
+    a night skips it until it is)."""
     from flows.stages import collect
 
-    out = []
+    out, notes = [], []
     for src in settings.config.sources:
         root = collect.source_root(src)
         if not root.exists():
-            continue  # not there yet (the agent never ran): a note, as `kenang doctor` warns (``notes``)
-        if not os.access(root, os.R_OK):
+            notes.append(
+                f"sources: {src.name}: {src.path} names {root}, which does not exist (yet); a night skips it until "
+                "it does, so check the path if the agent has run"
+            )
+        elif not os.access(root, os.R_OK):
             out.append(f"sources: {src.name}: {root} is not readable by this user; fix its owner or mode")
-    return out
-
-
-def notes(home: Path) -> list[str]:
-    """What ``config check`` says without counting it a problem: each source whose folder is not there yet (a
-    night skips it until it is, as ``kenang doctor`` warns). Nothing when kenang.yaml does not read."""
-    from flows.stages import collect
-
-    try:
-        settings = load_settings(home)
-    except ConfigError:
-        return []
-    return [
-        f"sources: {src.name}: {src.path} names {root}, which does not exist (yet); a night skips it until it "
-        "does, so check the path if the agent has run"
-        for src in settings.config.sources
-        if not (root := collect.source_root(src)).exists()
-    ]
+    return out, notes

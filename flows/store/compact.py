@@ -378,24 +378,24 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
     """
     c = COMPACTS[name]
     root = warehouse.table_dir(wh, c.source)
-    if months is not None:  # a few months: each looked for on its own, the history's day folders never listed
-        out = []
-        for month in sorted(set(months)):
-            copy = warehouse.compact_file(wh, name, user, month)
-            files = [copy] if copy.is_file() else _month_files(root, user, month)
-            if files:
-                out.append((month, files))
-        return out
-    by_month: dict[str, list[str]] = {}
-    for date_dir in warehouse.subfolders(root, "date="):
-        by_month.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
+    # each month's day folders, listed; with ``months``, None: each day looked for, the history never listed
+    by_month: dict[str, list[str] | None] = dict.fromkeys(months) if months is not None else {}
+    if months is None:
+        listed: dict[str, list[str]] = {}
+        for date_dir in warehouse.subfolders(root, "date="):
+            listed.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
+        by_month.update(listed)
     out = []
     for month, date_dirs in sorted(by_month.items()):
         copy = warehouse.compact_file(wh, name, user, month)
         if copy.is_file():
             out.append((month, [copy]))
             continue
-        files = [f for d in date_dirs if os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")]
+        files = (
+            _month_files(root, user, month)
+            if date_dirs is None
+            else [f for d in date_dirs if os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")]
+        )
         if files:
             out.append((month, files))
     return out

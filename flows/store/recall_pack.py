@@ -699,7 +699,7 @@ def refresh(
         for month in have[user]
         if not _complete(infos[user][month], names[user])
         or (check and changed(wh, user, month))
-        or (user in big and not _indexed_info(infos[user][month]))
+        or (user in big and not _indexed(infos[user][month]))
     ]
     changed_users = set()
     made_all = (
@@ -728,14 +728,15 @@ def _chunk_bytes(wh: Path, user: str, month: str) -> int:
     )
 
 
-def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str, dict | None] | None = None) -> bool:
-    """Whether the user has ``ann_from`` chunks or more: the rows of their segments' manifests (``infos``, when
-    read already), and of the months without one (read from their Parquet footers only when it matters)."""
+def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str, dict | None]) -> bool:
+    """Whether the user has ``ann_from`` chunks or more: the rows of their segments' manifests (``infos``, each
+    month's, read once by ``refresh``), and of the months without one (read from their Parquet footers only when
+    it matters)."""
     if ann_from <= 0:
         return True
     total, unknown = 0, []
     for month in have:
-        info = infos[month] if infos is not None and month in infos else _info(wh, user, month)
+        info = infos[month]
         if info is not None and isinstance(info.get("rows"), int):
             total += info["rows"]
         else:
@@ -752,12 +753,8 @@ def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str,
     return total >= ann_from
 
 
-def _indexed(wh: Path, user: str, month: str) -> bool:
-    """Whether the month's segment has the ANN index it needs (none is needed without embeddings)."""
-    return _indexed_info(_info(wh, user, month))
-
-
-def _indexed_info(info: dict | None) -> bool:
+def _indexed(info: dict | None) -> bool:
+    """Whether a month's segment (its manifest) has the ANN index it needs (none is needed without embeddings)."""
     info = info or {}
     files = info.get("files") or {}
     return not files.get("embeddings") or (bool(files.get("ann")) and info.get("ann") == ann.SPEC)
@@ -790,13 +787,9 @@ def _tidy(wh: Path, user: str, have: set[str], known: dict[str, dict | None] | N
     return gone
 
 
-def complete(wh: Path, user: str, month: str) -> bool:
-    """Whether the month has a segment with every file it names (one removed by hand is made again)."""
-    return _complete(_info(wh, user, month), _names(folder(wh, user)))
-
-
 def _complete(info: dict | None, names: set[str]) -> bool:
-    """``complete`` of a manifest read already, ``names`` being the files of its folder."""
+    """Whether a month has a segment (its manifest) with every file it names, ``names`` being the files of its
+    folder (one removed by hand is made again)."""
     try:
         return info is not None and all(name in names for name in info["files"].values())
     except (KeyError, AttributeError, TypeError):
