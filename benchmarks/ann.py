@@ -173,7 +173,8 @@ blocks, offset = [], 0
 for i in range(segments):
     name = built[i % len(built)]
     m = np.load(os.path.join(folder, name.replace(".usearch", ".npy")), mmap_mode="r")
-    blocks.append(ann.Block(offset, len(m), m, ann.open_view(os.path.join(folder, name))))
+    basis = np.load(os.path.join(folder, name.replace(".usearch", ".basis.npy")))
+    blocks.append(ann.Block(offset, len(m), m, ann.open_view(os.path.join(folder, name)), basis))
     offset += len(m)
 def rss():
     for line in open("/proc/self/status"):
@@ -198,10 +199,11 @@ def segmented(args, tmp: str) -> dict:
     for i in range(args.built):
         data = clustered(args.segment_rows, args.dim, seed=100 + i)
         c0 = time.process_time()
-        saved = ann.index_bytes(data, np.arange(len(data)))
+        saved = ann.index_files(data, np.arange(len(data)))
         cpu += time.process_time() - c0
         assert saved is not None
-        Path(tmp, f"m{i:02d}.usearch").write_bytes(saved)
+        Path(tmp, f"m{i:02d}.usearch").write_bytes(saved[0])
+        Path(tmp, f"m{i:02d}.basis.npy").write_bytes(saved[1])
         np.save(Path(tmp, f"m{i:02d}.npy"), data)
     q = queries_of(data, args.queries, seed=1)
     np.save(Path(tmp, "q.npy"), q)

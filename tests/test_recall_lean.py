@@ -96,7 +96,7 @@ def test_a_loaded_pack_neither_maps_nor_holds_its_chunks_text_or_postings(home, 
     assert hits and "boot order" in hits[0].chunk.text.lower()
     mapped = Path("/proc/self/maps").read_text()
     assert ".rows.arrow" not in mapped and ".kw-postings.npy" not in mapped and ".kw-tfs.npy" not in mapped
-    assert ".kw-hashes.npy" in mapped  # the vocabulary is: a term is found in place
+    assert ".kw-hashes.npy" not in mapped and ".kw-vocab.npy" not in mapped  # the vocabulary is read in place
     for seg in pack.segments:
         assert isinstance(seg.keyword.postings, recall_pack.FileArray)
         assert seg.meta.column_names == list(recall_pack.SEARCH_COLUMNS)  # all a search holds of each row

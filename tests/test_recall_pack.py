@@ -214,3 +214,42 @@ def test_a_nights_look_at_the_pack_reads_each_manifest_once(home, fake, monkeypa
     recall_pack.refresh(wh)
     assert recall_pack.load(wh, "gading") is not None
     same_results(home, "gading")
+
+
+@pytest.mark.parametrize("n", [0, 1, 511, 512, 513, 5000])
+def test_a_vocabulary_read_from_its_file_finds_what_the_array_finds(tmp_path, n):
+    """``FileArray.searchsorted`` (a fence, then one block read) is ``np.searchsorted`` of the whole array, for values
+    before, between, on, repeated and after the stored ones; one value is read as ``a[i]`` reads it."""
+    rng = np.random.default_rng(n)
+    values = np.sort(rng.integers(0, 2**63, n, dtype=np.uint64))
+    if n > 3:
+        values[n // 2 : n // 2 + 3] = values[n // 2]  # a run of one hash (a collision)
+    path = tmp_path / "hashes.npy"
+    np.save(path, values)
+    f = recall_pack.FileArray(path)
+    ends = np.array([0, 2**64 - 1], dtype=np.uint64)
+    probe = np.concatenate([values, values + np.uint64(1), ends, rng.integers(0, 2**63, 50, dtype=np.uint64)])
+    for side in ("left", "right"):
+        assert f.searchsorted(probe, side=side).tolist() == np.searchsorted(values, probe, side=side).tolist()
+    if n:
+        assert f[0] == values[0] and f[-1] == values[-1] and f[n // 2] == values[n // 2]
+        with pytest.raises(IndexError):
+            f[n]
+
+
+def test_a_search_looks_each_of_its_terms_up_once_in_each_month(home, fake, monkeypatch):
+    """A query asks for its terms several times (scores, coverage, gloss); within one search each is looked up in a
+    month's vocabulary file once, and the next search looks again (nothing is kept between searches)."""
+    first_night(home)
+    r = Recaller(home, "gading")
+    assert isinstance(r._data.keyword.segments[0].hashes, recall_pack.FileArray)
+    looked: list[int] = []
+    real = recall_pack.FileArray.equal_range
+    monkeypatch.setattr(
+        recall_pack.FileArray, "equal_range", lambda self, v: looked.extend(v.tolist()) or real(self, v)
+    )
+    months = len(r._data.keyword.segments)
+    for _ in range(2):
+        looked.clear()
+        assert r.search("proxmox boot order", mode="hybrid")
+        assert looked and max(looked.count(h) for h in set(looked)) == months

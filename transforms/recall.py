@@ -70,10 +70,12 @@ builds its own from the config); no module global is read or written at search t
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import NamedTuple, Protocol
@@ -256,6 +258,10 @@ class KeywordIndex:
         """Whether any document holds ``term``."""
         return term in self.vocab
 
+    def remembering(self) -> contextlib.AbstractContextManager[None]:
+        """As ``SegmentedIndex.remembering``; a term here is one dictionary look."""
+        return contextlib.nullcontext()
+
     def docs_with(self, term: str) -> np.ndarray:
         """The documents that hold ``term``, ascending."""
         tid = self.vocab.get(term)
@@ -285,8 +291,8 @@ class PostingSegment:
     (the sum of its counts). Weights need the statistics of every segment together, so
     ``SegmentedIndex`` makes them at query time.
 
-    The vocabulary holds no Python object per term, so a segment can be memory-mapped
-    whole: term ``i`` is ``vocab[offsets[i]:offsets[i + 1]]`` (UTF-8), the terms sorted
+    The vocabulary holds no Python object per term, so a segment can be read in place
+    (memory-mapped, or from its files): term ``i`` is ``vocab[offsets[i]:offsets[i + 1]]`` (UTF-8), the terms sorted
     by ``hashes`` (``term_hash``, ascending), and a term is found by a binary search of
     its hash, then a comparison of its bytes (two terms with one hash stay apart).
     """
@@ -350,14 +356,19 @@ class PostingSegment:
         return bytes(self.vocab[self.offsets[i] : self.offsets[i + 1]]).decode("utf-8", "surrogatepass")
 
     def find(self, encoded: Sequence[bytes], hashes: np.ndarray) -> list[int | None]:
-        """Each term's id here (None: not held); ``encoded`` the terms as UTF-8, ``hashes`` their ``term_hash``."""
-        lo = np.searchsorted(self.hashes, hashes, side="left")
-        hi = np.searchsorted(self.hashes, hashes, side="right")
+        """Each term's id here (None: not held); ``encoded`` the terms as UTF-8, ``hashes`` their ``term_hash``.
+        The arrays may be read in place from files (slices only; the hashes with an ``equal_range`` method)."""
+        if hasattr(self.hashes, "equal_range"):
+            lo, hi = self.hashes.equal_range(hashes)
+        else:
+            lo, hi = np.searchsorted(self.hashes, hashes, "left"), np.searchsorted(self.hashes, hashes, "right")
         out: list[int | None] = []
         for t, a, b in zip(encoded, lo.tolist(), hi.tolist(), strict=True):
-            out.append(
-                next((i for i in range(a, b) if self.vocab[self.offsets[i] : self.offsets[i + 1]].tobytes() == t), None)
-            )
+            found = None
+            if b > a:
+                at = self.offsets[a : b + 1].tolist()  # one read for the run's terms (one, but for a collision)
+                found = next((a + k for k in range(b - a) if self.vocab[at[k] : at[k + 1]].tobytes() == t), None)
+            out.append(found)
         return out
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -410,21 +421,43 @@ class SegmentedIndex:
         )
         self.n_docs = int(self.offsets[-1])
         self.avg = float(self.doc_len.mean()) if self.n_docs else 0.0
+        self._memo = threading.local()  # ``remembering``
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"{i}.{k}": v for i, s in enumerate(self.segments) for k, v in s.arrays().items()}
 
+    @contextlib.contextmanager
+    def remembering(self) -> Iterator[None]:
+        """Within, on this thread, each term is looked up in the segments once: a query asks for its terms several
+        times (its scores, its coverage, its gloss), and in a history read from files each look is a few reads per
+        month. Nothing is kept after."""
+        if getattr(self._memo, "found", None) is not None:  # already within
+            yield
+            return
+        self._memo.found, self._memo.docs = {}, {}
+        try:
+            yield
+        finally:
+            self._memo.found = self._memo.docs = None
+
     def _found(self, terms: Sequence[str]) -> list[list[tuple[PostingSegment, int, int, int]]]:
         """For each term, the (segment, its first document's number, postings start, end) of each segment that
         holds it."""
-        encoded = [t.encode("utf-8", "surrogatepass") for t in terms]
+        memo = getattr(self._memo, "found", None)
+        if memo is None:
+            memo = {}
+        new = [t for t in dict.fromkeys(terms) if t not in memo]
+        encoded = [t.encode("utf-8", "surrogatepass") for t in new]
         hashes = np.fromiter((_hash_bytes(t) for t in encoded), dtype=np.uint64, count=len(encoded))
-        out: list[list[tuple[PostingSegment, int, int, int]]] = [[] for _ in terms]
-        for s, offset in zip(self.segments, self.offsets.tolist(), strict=False):
-            for j, tid in enumerate(s.find(encoded, hashes)):
-                if tid is not None:
-                    out[j].append((s, offset, int(s.indptr[tid]), int(s.indptr[tid + 1])))
-        return out
+        found: list[list[tuple[PostingSegment, int, int, int]]] = [[] for _ in new]
+        if new:
+            for s, offset in zip(self.segments, self.offsets.tolist(), strict=False):
+                for j, tid in enumerate(s.find(encoded, hashes)):
+                    if tid is not None:
+                        a, b = s.indptr[tid : tid + 2].tolist()
+                        found[j].append((s, offset, int(a), int(b)))
+        memo.update(zip(new, found, strict=True))
+        return [memo[t] for t in terms]
 
     def has(self, term: str) -> bool:
         """Whether any document holds ``term``."""
@@ -432,8 +465,15 @@ class SegmentedIndex:
 
     def docs_with(self, term: str) -> np.ndarray:
         """The documents that hold ``term``, ascending."""
+        memo = getattr(self._memo, "docs", None)
+        if memo is not None and term in memo:
+            return memo[term]
         found = [s.postings[a:b].astype(np.int64) + offset for s, offset, a, b in self._found([term])[0]]
-        return np.sort(np.concatenate(found)).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+        docs = np.sort(np.concatenate(found)).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+        if memo is not None:
+            docs.flags.writeable = False  # shared by the query's callers
+            memo[term] = docs
+        return docs
 
     def scores(self, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
         out = np.zeros(self.n_docs, dtype=np.float32)

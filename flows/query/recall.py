@@ -393,6 +393,10 @@ class Recaller:
         day a thing happened first (``transforms.recall``, step 6); ``use_time=False``
         turns both off.
         """
+        with self._data.keyword.remembering():  # each of the query's terms looked up once
+            return self._search(query, top_k, mode, expand, start, end, now, use_time)
+
+    def _search(self, query, top_k, mode, expand, start, end, now, use_time) -> list[Hit]:
         cfg, p = self.settings.recall, self.params
         if mode == "vector" and (self.embedder is None or (self._data.refs and not self._data.current.any())):
             why = (

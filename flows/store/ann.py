@@ -3,32 +3,45 @@
 Below ``exact_below`` chunks (a user's total; ``recall.exact_below`` in kenang.yaml,
 default ``EXACT_BELOW``) recall's vector arm is exact: one matrix-vector product over
 every segment's memory-mapped float32 matrix (``<id>.emb.npy``). A user with more gets,
-per (user, month) segment, a usearch HNSW index (``<id>.ann.usearch``: cosine, vectors
-stored in 8 bits, made from the segment's stored vectors, never by embedding again),
+per (user, month) segment, a usearch HNSW index (``<id>.ann.usearch``), made from the
+segment's stored vectors, never by embedding again. The index does not hold the
+vectors themselves: it holds each one projected onto the segment's ``BASIS`` principal
+axes (``<id>.ann-basis.npy``, the (width, BASIS) projection; uncentred, the axes that
+keep most of the vectors' inner products), in 8 bits, linked by inner product. Its only
+task is to choose candidates, which are then scored exactly, so it needs the vectors'
+broad shape, not their last digits: at 256 of the bundled embedder's 896 dimensions an
+index is 40 % of one over the whole vectors, a search reads that much less, and the
+indexes of a million chunks fit in memory beside the server (below). Both files are
 written beside the segment's other files by ``flows.store.recall_pack`` under the same
-rules (named by what it holds, written beside its name and renamed in, in the manifest
-with its sha256). usearch was chosen over faiss by ``benchmarks/ann.py``
+rules (named by what they hold, written beside their names and renamed in, in the
+manifest with their sha256). usearch was chosen over faiss by ``benchmarks/ann.py``
 (``benchmarks/README.md``).
 
-A query then asks each segment's index for its ``CANDIDATES`` nearest rows and for the
-row farthest from the query (the nearest to its negation), and scores exactly, from the
+A query then asks each segment's index for its ``CANDIDATES`` nearest rows and for its
+``FARTHEST`` rows farthest from the query (the nearest to its negation), and scores exactly, from the
 memory-mapped float32 matrix, those rows and the ones the caller names (``also``: the
 best keyword rows, the days a question names). Every other row gets the lowest cosine
 so found: ``transforms.recall.scale`` maps a query's cosines from their minimum, so the
 vector arm keeps the weight it has in an exact search, and a row that is not a candidate
 adds nothing to its day. The float32 matrix stays: it makes the exact arm below the
-threshold and the exact cosines of the candidates above it (the 8-bit vectors only
-choose them).
+threshold and the exact cosines of the candidates above it (the projected 8-bit vectors
+only choose them).
 
 Indexes are built one thread per segment (a run's process pool makes segments on
 every core): the same vectors make the same bytes. Readers open them memory-mapped
 (``Index.restore(path, view=True)``): only the graph nodes a search visits are read.
+The pages a search maps stay mapped for the next one while the process's file-backed
+memory (``RssFile``) is at most ``RESIDENT_MIB`` (a page mapped again costs more than the
+search that reads it). Above it, a search hands back the pages of the memory-mapped
+``.npy`` files (the keyword arrays: a query reads a few of their pages), then, if that is
+not enough (a history whose indexes alone exceed it), the indexes' own.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import os
 import threading
 from collections.abc import Sequence
@@ -50,37 +63,69 @@ EXPANSION_ADD = 128
 #: Nearest rows asked of each segment's index per query, then scored exactly (benchmarks/ann.py).
 CANDIDATES = RecallParams().ann_candidates
 EXPANSION_SEARCH = 128
+#: Rows asked of each segment's index as the farthest from a query, scored exactly: the least of their cosines is
+#: the floor of the query's cosines (the index's vectors are projected, so its farthest is near the least, not it).
+FARTHEST = 16
 #: A segment whose share of ``also`` rows exceeds this is scored whole: one contiguous product beats a gather.
 WHOLE_SHARE = 0.25
 #: Rows of the best candidates' days scored whole per query (the rest of their days: only their keys).
 DAY_ROWS = 4096
-SPEC = f"usearch:{DTYPE}:M{CONNECTIVITY}:ef{EXPANSION_ADD}"
+#: Dimensions an index's vectors are projected to (the segment's principal axes), and the rows the axes are found from.
+BASIS = 256
+BASIS_SAMPLE = 8192
+SPEC = f"usearch:{DTYPE}:M{CONNECTIVITY}:ef{EXPANSION_ADD}:ip:pca{BASIS}"
+#: The file-backed memory (MiB) up to which a search leaves the index pages it read mapped for the next search.
+RESIDENT_MIB = 600
 #: Segments searched at once by a query: the cores this process may run on (at most 8).
 SEARCH_THREADS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
-def index_bytes(matrix: np.ndarray, rows: np.ndarray) -> bytes | None:
-    """The saved index of ``matrix``'s ``rows`` (keyed by row number), or None when there are none."""
+def index_files(matrix: np.ndarray, rows: np.ndarray) -> tuple[bytes, bytes] | None:
+    """The saved index of ``matrix``'s ``rows`` (keyed by row number) and its basis (an ``.npy`` file), or None when
+    no row has a vector."""
     if not len(rows):
         return None
     from usearch.index import Index  # here: importing usearch takes longer than a quiet run's whole work
 
+    vectors = np.ascontiguousarray(matrix[rows], dtype=np.float32)
+    nonzero = np.linalg.norm(vectors, axis=1) > 0  # a zero vector has no direction: cosine 0 with every query
+    if not nonzero.any():
+        return None
+    vectors, keys = vectors[nonzero], rows[nonzero].astype(np.uint64)
+    axes = basis(vectors)
+    projected = vectors @ axes
     index = Index(
-        ndim=matrix.shape[1],
-        metric="cos",
+        ndim=axes.shape[1],
+        metric="ip",
         dtype=DTYPE,
         connectivity=CONNECTIVITY,
         expansion_add=EXPANSION_ADD,
         expansion_search=EXPANSION_SEARCH,
     )
-    vectors = np.ascontiguousarray(matrix[rows], dtype=np.float32)
-    nonzero = np.linalg.norm(vectors, axis=1) > 0  # a zero vector has no direction: cosine 0 with every query
-    if not nonzero.any():
-        return None
-    index.add(rows[nonzero].astype(np.uint64), vectors[nonzero], threads=1)
+    index.add(keys, projected, threads=1)
     saved = index.save()
     assert saved is not None  # save() without a path returns the bytes
-    return bytes(saved)
+    out = io.BytesIO()
+    np.save(out, axes)
+    return bytes(saved), out.getvalue()
+
+
+def basis(vectors: np.ndarray, width: int = BASIS) -> np.ndarray:
+    """The (dim, ``width``) float32 projection of ``vectors`` onto their principal axes, uncentred (the axes that keep
+    most of their inner products: a query's inner product with a row is about its projection's with the row's),
+    found from at most ``BASIS_SAMPLE`` rows spread over them, each axis signed so its largest component is positive,
+    and scaled so the projected rows fill the 8-bit range without leaving it. Fewer dimensions than ``width``: all
+    of them (a rotation, nothing lost)."""
+    take = vectors
+    if len(vectors) > BASIS_SAMPLE:
+        take = vectors[np.linspace(0, len(vectors) - 1, BASIS_SAMPLE).astype(np.int64)]
+    wide = take.astype(np.float64)
+    _, axes = np.linalg.eigh(wide.T @ wide)  # ascending
+    axes = axes[:, ::-1][:, : min(width, vectors.shape[1])]
+    axes *= np.sign(axes[np.abs(axes).argmax(axis=0), np.arange(axes.shape[1])])
+    out = np.ascontiguousarray(axes, dtype=np.float32)
+    top = float(np.abs(vectors @ out).max())
+    return out / np.float32(top) if top > 0 else out
 
 
 def open_view(path: Path) -> Any:
@@ -103,6 +148,7 @@ class Block:
     rows: int
     matrix: np.ndarray | None  # (rows, dim) float32, memory-mapped; None: no row has an embedding
     index: Any  # usearch Index (a view), or None: the segment has no index
+    basis: np.ndarray | None = None  # (dim, width) float32: what a query is projected by for the index (``basis``)
     #: The index view's read-only mappings in this process, (start, end) addresses, found once (``views``) so a
     #: search hands their pages back without reading ``/proc/self/maps``; empty: not found, it is read then.
     pages: tuple[tuple[int, int], ...] = ()
@@ -135,8 +181,8 @@ def approximate(
     known = np.zeros(n, dtype=bool)
     outs = []
     zero_rows = any(b.matrix is None or (b.index is not None and len(b.index) < b.rows) for b in blocks)
-    # Each segment's index is asked once for every query (a batch), its nearest rows and the row farthest from
-    # each (the nearest to its negation: the least cosine), and those rows are scored, the segments on every core
+    # Each segment's index is asked once for every query (a batch), its nearest rows and the rows farthest from
+    # each (the nearest to its negation: the least cosines), and those rows are scored, the segments on every core
     # (usearch and the file reads let go of the GIL).
     if len(blocks) > 1 and SEARCH_THREADS > 1:
         asked = list(_pool().map(lambda b: _ask_and_score(b, queries, also, candidates), blocks))
@@ -175,11 +221,27 @@ def approximate(
                 if b.matrix is None:
                     out[b.offset : b.offset + b.rows] = 0.0
             result.append(out)
-    if all(b.pages or b.index is None for b in blocks):
-        drop([p for b in blocks for p in b.pages])
-    else:
-        hand_back()
+    if _file_rss_mib() > RESIDENT_MIB:  # else the pages read stay mapped for the next search (module docstring)
+        hand_back(".npy")  # first the keyword arrays' (a query reads a few of their pages)
+        if _file_rss_mib() <= RESIDENT_MIB:
+            pass
+        elif all(b.pages or b.index is None for b in blocks):
+            drop([p for b in blocks for p in b.pages])
+        else:
+            hand_back()
     return result
+
+
+def _file_rss_mib() -> float:
+    """This process's file-backed resident memory in MiB (``RssFile``); infinite where it cannot be read."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("RssFile:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return float("inf")
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -205,8 +267,10 @@ def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | N
     if b.index is None or len(extra) > WHOLE_SHARE * b.rows:
         return [], None
     batch = np.stack(queries)
+    if b.basis is not None:
+        batch = batch @ b.basis
     with b.lock:
-        found, farthest = b.index.search(batch, candidates, threads=1), b.index.search(-batch, 1, threads=1)
+        found, farthest = b.index.search(batch, candidates, threads=1), b.index.search(-batch, FARTHEST, threads=1)
     if len(queries) == 1:  # usearch answers one query with Matches, several with BatchMatches
         near, far = [found.keys.astype(np.int64)], [farthest.keys.astype(np.int64)]
     else:

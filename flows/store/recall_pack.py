@@ -14,16 +14,17 @@ of a run from the user's compact copies (``flows.store.compact``):
   the few bytes a row that a search needs for every chunk, read whole;
 - ``<id>.kw-{hashes,vocab,offsets,indptr,postings,tfs,lengths}.npy``: the month's
   posting list with its raw counts (``transforms.recall.PostingSegment``: the
-  vocabulary as hash-sorted bytes, no Python object per term, memory-mapped; the
-  postings and counts read per query term with ``pread``, never mapped or held:
+  vocabulary as hash-sorted bytes, no Python object per term; the vocabulary's entries,
+  postings and counts a query needs read with ``pread``, never mapped or held:
   ``FileArray``); BM25 weights need every month's statistics, so the reader makes
   them per query (``SegmentedIndex``), with the very scores one index over all the
   chunks gives;
 - ``<id>.emb.npy``: the embeddings of the month's embedder as one float32 matrix,
   memory-mapped by readers (rows of another embedder are zeros); absent when no chunk
   has one;
-- ``<id>.ann.usearch``: for a user with ``recall.exact_below`` chunks or more, the
-  month's ANN index of those embeddings (``flows.store.ann``), memory-mapped by readers;
+- ``<id>.ann.usearch`` and ``<id>.ann-basis.npy``: for a user with ``recall.exact_below``
+  chunks or more, the month's ANN index of those embeddings and the projection its
+  vectors are stored in (``flows.store.ann``), the index memory-mapped by readers;
 - ``month=YYYY-MM.json``, written last and atomically, naming the files, the embedder,
   the row count and each file's sha256.
 
@@ -48,6 +49,7 @@ import hashlib
 import io
 import json
 import mmap
+import operator
 import os
 import re
 import threading
@@ -56,7 +58,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -103,12 +105,13 @@ class Segment:
 
     month: str
     meta: pa.Table  # SEARCH_COLUMNS of every row
-    keyword: PostingSegment  # postings read per query term when loaded (FileArray), the vocabulary mapped
+    keyword: PostingSegment  # read per query term when loaded (FileArray): the vocabulary's entries, the postings
     embedder_id: str | None
     embeddings: np.ndarray | None  # (rows, dim) float32, memory-mapped when loaded; None: no chunk has one
     rows: Rows  # every META_COLUMNS column of a row, read when asked for
     ann: Any = None  # the embeddings' ANN index (flows.store.ann), memory-mapped; None: not made for this month
     ann_path: Path | None = None  # the index's file
+    ann_basis: np.ndarray | None = None  # what a query is projected by for the index (``ann.basis``)
 
 
 class Rows:
@@ -146,7 +149,14 @@ class Rows:
 
 class FileArray:
     """A 1-d ``.npy`` array read a slice at a time with ``pread`` from a file kept open: a query reads the
-    postings of its terms, and the process neither maps nor holds the rest."""
+    postings of its terms and the few vocabulary entries it looks up, and the process neither maps nor holds the
+    rest (a mapped page counts in the reader's memory, and Linux maps 64 KiB around each page read, so the binary
+    searches of a query's terms over years of months would map most of the vocabulary).
+
+    A sorted array is searched with ``searchsorted``: a fence of every ``FENCE``-th value, read once, names the
+    block of ``FENCE`` values to read."""
+
+    FENCE = 512
 
     def __init__(self, path: Path):
         with open(path, "rb") as f:
@@ -159,18 +169,47 @@ class FileArray:
             raise ValueError(f"{path}: not a whole 1-d array")
         self.dtype, self.shape = dtype, shape
         self._fd = os.open(path, os.O_RDONLY)
+        self._fence: np.ndarray | None = None
         weakref.finalize(self, os.close, self._fd)
 
     def __len__(self) -> int:
         return self.shape[0]
 
-    def __getitem__(self, at: slice) -> np.ndarray:
+    def __getitem__(self, at: slice | int) -> Any:
+        if not isinstance(at, slice):  # one value
+            i = operator.index(at)
+            i += len(self) if i < 0 else 0
+            if not 0 <= i < len(self):
+                raise IndexError(f"index {at} out of a FileArray of {len(self)}")
+            return self[i : i + 1][0]
         a, b, step = at.indices(len(self))
         if step != 1:
             raise IndexError("a FileArray is read in plain slices")
         size = self.dtype.itemsize
         data = os.pread(self._fd, max(0, b - a) * size, self._start + a * size)
         return np.frombuffer(data, dtype=self.dtype)
+
+    def searchsorted(self, values: np.ndarray, side: Literal["left", "right"] = "left") -> np.ndarray:
+        """``np.searchsorted`` of a sorted FileArray: one block of ``FENCE`` values read per value."""
+        lo, hi = self.equal_range(values)
+        return lo if side == "left" else hi
+
+    def equal_range(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each value's ``searchsorted`` left and right (where its run of equal values starts and ends) in a sorted
+        FileArray, from one read per value: the blocks from the left place's fence to the right one's."""
+        if self._fence is None:
+            self._fence = np.array(self[:][:: self.FENCE])
+        values = np.asarray(values, dtype=self.dtype)  # compared as stored (a Python int to uint64 is a float)
+        left, right = np.searchsorted(self._fence, values, "left"), np.searchsorted(self._fence, values, "right")
+        lo, hi = np.zeros(len(values), dtype=np.int64), np.zeros(len(values), dtype=np.int64)
+        for j, (kl, kr) in enumerate(zip(left.tolist(), right.tolist(), strict=True)):
+            if kr:  # fence[k - 1] is before a place, fence[k] (if any) at or after it; kr == 0: before every value
+                start = max(kl - 1, 0) * self.FENCE
+                block = self[start : min(kr * self.FENCE, len(self))]
+                v = values[j : j + 1]
+                lo[j] = start + int(np.searchsorted(block, v, "left")[0])
+                hi[j] = start + int(np.searchsorted(block, v, "right")[0])
+        return lo, hi
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         out = self[:]
@@ -282,7 +321,7 @@ class Pack:
         indexed = {id(s): s.ann_path for s in self.segments if s.ann is not None and s.ann_path is not None}
         pages = dict(zip(indexed, ann.views(list(indexed.values())), strict=True))
         return [
-            ann.Block(int(o), s.meta.num_rows, s.embeddings, s.ann, pages.get(id(s), ()))
+            ann.Block(int(o), s.meta.num_rows, s.embeddings, s.ann, basis=s.ann_basis, pages=pages.get(id(s), ()))
             for o, s in zip(self._starts[:-1], self.segments, strict=True)
         ]
 
@@ -351,21 +390,30 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
             meta = pa.ipc.open_file(f).read_all()
         rows = Rows(path=base / files["rows"], n=int(info["rows"]))
         arrays: dict[str, Any] = {
-            p: FileArray(path) if p in ("postings", "tfs") else np.asarray(np.load(path, mmap_mode="r"))
+            p: np.asarray(np.load(path, mmap_mode="r")) if p == "lengths" else FileArray(path)
             for p in KW_PARTS
             for path in [base / files[f"kw_{p}"]]
         }
         kw = PostingSegment.from_arrays(arrays, int(info["vocab_size"]))
         emb = np.load(base / files["embeddings"], mmap_mode="r") if files.get("embeddings") else None
         index = ann.open_view(base / files["ann"]) if files.get("ann") else None
+        basis = np.load(base / files["ann_basis"]) if index is not None else None
     except (FileNotFoundError, ValueError, KeyError, OSError, RuntimeError):
         return None
     if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"] or meta.column_names != list(SEARCH_COLUMNS):
         return None
-    if index is not None and (emb is None or index.ndim != emb.shape[1]):
+    if index is not None and (emb is None or basis is None or basis.shape != (emb.shape[1], index.ndim)):
         return None
     return Segment(
-        month, meta, kw, info.get("embedder_id"), emb, rows, index, base / files["ann"] if index is not None else None
+        month,
+        meta,
+        kw,
+        info.get("embedder_id"),
+        emb,
+        rows,
+        index,
+        base / files["ann"] if index is not None else None,
+        basis,
     )
 
 
@@ -596,11 +644,11 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
         # only the rows of the month's embedder: the others are zeros, which no cosine can rank
         own = pa.compute.equal(made.meta["embedder_id"], made.embedder_id).fill_null(False)
         index = (
-            ann.index_bytes(made.embeddings, np.flatnonzero(own.to_numpy(zero_copy_only=False))) if with_ann else None
+            ann.index_files(made.embeddings, np.flatnonzero(own.to_numpy(zero_copy_only=False))) if with_ann else None
         )
         if index is not None:
-            names["ann"] = f"{key}.ann.usearch"
-            files[names["ann"]] = index
+            names["ann"], names["ann_basis"] = f"{key}.ann.usearch", f"{key}.ann-basis.npy"
+            files[names["ann"]], files[names["ann_basis"]] = index
     info = {
         "version": VERSION,
         "user_id": user,
