@@ -247,15 +247,16 @@ class _Concurrent(HashEmbedder):
 
 
 def test_a_query_and_its_gloss_embed_side_by_side_only_for_an_embedder_that_allows_it():
-    from flows.query.recall import _embedded
+    from flows.query.recall import _embedding
 
     texts = ["backup ke NAS tiap malam", "backup to the NAS every night"]
     plain, concurrent = HashEmbedder(), _Concurrent()
     serial = [plain.embed_query(t) for t in texts]
-    got = _embedded(concurrent, texts)
+    got = _embedding(concurrent, texts)()
     assert all(np.array_equal(a, b) for a, b in zip(got, serial, strict=True))
-    assert any(t.startswith("kenang-embed") for t in concurrent.threads)  # the gloss, beside the query
-    assert all(np.array_equal(a, b) for a, b in zip(_embedded(plain, texts), serial, strict=True))
+    assert all(t.startswith("kenang-embed") for t in concurrent.threads)  # while the caller scores keywords
+    later = _embedding(plain, texts)
+    assert all(np.array_equal(a, b) for a, b in zip(later(), serial, strict=True))
     one = _Concurrent()
-    _embedded(one, texts[:1])  # one text: no thread to wait on
-    assert not any(t.startswith("kenang-embed") for t in one.threads)
+    _embedding(one, texts[:1])()
+    assert one.threads and all(t.startswith("kenang-embed") for t in one.threads)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -296,19 +296,20 @@ class Recaller:
         texts = [meaning or query]
         if other and (glossed_meaning := translate.gloss(meaning) if meaning else other):
             texts.append(glossed_meaning)
-        kws: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        # the query's vectors are made on other threads while the keyword arm scores here
+        vectors = _embedding(self.embedder, texts) if self.embedder is not None and mode != "keyword" else None
+        p = self.params
+        kws = (
+            self._data.keyword.scores(query, glossed=p.gloss_terms),
+            self._data.keyword.scores(other, glossed=p.gloss_terms) if other else None,
+        )
         also = None
         if self._approximate(mode):
-            p = self.params
-            kws = (
-                self._data.keyword.scores(query, glossed=p.gloss_terms),
-                self._data.keyword.scores(other, glossed=p.gloss_terms) if other else None,
-            )
             also = np.zeros(self.size, dtype=bool) if within is None else within.copy()
             for kw in kws:
                 if kw is not None and (hits := np.flatnonzero(kw > 0)).size:
                     also[_best(hits, kw[hits], KEYWORD_ROWS)] = True
-        cos = self._cosines(texts, mode, also)
+        cos = self._cosines(texts, mode, also, vectors)
         raw = None if cos is None else cos[0]
         own = self._fused(query, raw, mode, kws[0])
         if not other:
@@ -327,15 +328,17 @@ class Recaller:
             and self.size >= self.params.exact_below
         )
 
-    def _cosines(self, texts: list[str], mode: str, also: np.ndarray | None = None) -> list[np.ndarray] | None:
+    def _cosines(
+        self, texts: list[str], mode: str, also: np.ndarray | None = None, vectors: Callable[[], list] | None = None
+    ) -> list[np.ndarray] | None:
         """Each loaded chunk's cosine with each text (a matrix-vector product each: faster here than one
         matrix product; or the ANN indexes' candidates and the ``also`` rows, exact, the rest the least of them);
-        None: no vector arm."""
+        None: no vector arm. ``vectors``: the texts' vectors, already being made (``_embedding``)."""
         d = self._data
         if self.embedder is None or mode == "keyword":
             return None
         try:
-            qs = _embedded(self.embedder, texts)
+            qs = (vectors or _embedding(self.embedder, texts))()
         except (ModelUnavailable, ModelRefused) as exc:  # the server went away: this query is keyword only
             self.unavailable = str(exc)
             return None
@@ -477,21 +480,17 @@ class Recaller:
 _EMBED_POOL: ThreadPoolExecutor | None = None
 
 
-def _embedded(embedder, texts: list[str]) -> list[np.ndarray]:
-    """Each text's query vector: side by side when there are several and the embedder may run on threads at once
-    (``concurrent``; a query and its gloss then take about the time of one), else one after the other. The first
-    is embedded on the calling thread, the others on a pool's."""
+def _embedding(embedder, texts: list[str]) -> Callable[[], list[np.ndarray]]:
+    """Each text's query vector, handed over when asked. An embedder that may run on threads at once
+    (``concurrent``) starts now, on a pool's threads, side by side (a query and its gloss take about the time of
+    one), and the caller works meanwhile; another embeds them one after the other when they are asked for."""
     global _EMBED_POOL
-    if len(texts) < 2 or not getattr(embedder, "concurrent", False):
-        return [embedder.embed_query(t) for t in texts]
+    if not getattr(embedder, "concurrent", False):
+        return lambda: [embedder.embed_query(t) for t in texts]
     if _EMBED_POOL is None:
         _EMBED_POOL = ThreadPoolExecutor(2, thread_name_prefix="kenang-embed")
-    rest = [_EMBED_POOL.submit(embedder.embed_query, t) for t in texts[1:]]
-    try:
-        first = embedder.embed_query(texts[0])
-    finally:
-        others = [f.result() for f in rest]  # waited on even when the first fails: nothing is left running
-    return [first, *others]
+    started = [_EMBED_POOL.submit(embedder.embed_query, t) for t in texts]
+    return lambda: [f.result() for f in started]
 
 
 def _best(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
