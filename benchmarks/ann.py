@@ -218,7 +218,7 @@ def segmented(args, tmp: str) -> dict:
     m = json.loads(out.stdout)
     t, c = np.asarray(m["times"]) * 1000, np.asarray(m["cpu"]) * 1000
     return {
-        "kind": f"kenang-segmented-{ann.DTYPE}",
+        "kind": f"kenang-segmented-{ann.DTYPE}-pca{ann.BASIS}",
         "chunks": m["rows"],
         "segments": args.segments,
         "dim": args.dim,

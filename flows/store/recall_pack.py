@@ -45,6 +45,7 @@ builds the index the slow way.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import io
 import json
@@ -52,6 +53,7 @@ import mmap
 import operator
 import os
 import re
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Sequence
@@ -147,6 +149,10 @@ class Rows:
             return self._reader.read_all()
 
 
+#: The ``struct`` codes of the little-endian integer dtypes a FileArray searches without numpy (``equal_range``).
+_ITEM_CODES: dict[str, Literal["Q", "q", "I", "i", "B"]] = {"<u8": "Q", "<i8": "q", "<u4": "I", "<i4": "i", "|u1": "B"}
+
+
 class FileArray:
     """A 1-d ``.npy`` array read a slice at a time with ``pread`` from a file kept open: a query reads the
     postings of its terms and the few vocabulary entries it looks up, and the process neither maps nor holds the
@@ -201,15 +207,18 @@ class FileArray:
             self._fence = np.array(self[:][:: self.FENCE])
         values = np.asarray(values, dtype=self.dtype)  # compared as stored (a Python int to uint64 is a float)
         left, right = np.searchsorted(self._fence, values, "left"), np.searchsorted(self._fence, values, "right")
-        lo, hi = np.zeros(len(values), dtype=np.int64), np.zeros(len(values), dtype=np.int64)
-        for j, (kl, kr) in enumerate(zip(left.tolist(), right.tolist(), strict=True)):
+        size, code = self.dtype.itemsize, _ITEM_CODES.get(self.dtype.str) if sys.byteorder == "little" else None
+        lo, hi = [0] * len(values), [0] * len(values)
+        for j, (kl, kr, v) in enumerate(zip(left.tolist(), right.tolist(), values.tolist(), strict=True)):
             if kr:  # fence[k - 1] is before a place, fence[k] (if any) at or after it; kr == 0: before every value
                 start = max(kl - 1, 0) * self.FENCE
-                block = self[start : min(kr * self.FENCE, len(self))]
-                v = values[j : j + 1]
-                lo[j] = start + int(np.searchsorted(block, v, "left")[0])
-                hi[j] = start + int(np.searchsorted(block, v, "right")[0])
-        return lo, hi
+                end = min(kr * self.FENCE, len(self))
+                raw = os.pread(self._fd, (end - start) * size, self._start + start * size)
+                # an integer block is searched as Python ints (exact), without a numpy call per value
+                block: Any = memoryview(raw).cast(code) if code else np.frombuffer(raw, dtype=self.dtype)
+                lo[j] = start + bisect.bisect_left(block, v)
+                hi[j] = start + bisect.bisect_right(block, v, lo[j] - start)
+        return np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         out = self[:]
