@@ -260,3 +260,34 @@ def test_a_query_and_its_gloss_embed_side_by_side_only_for_an_embedder_that_allo
     one = _Concurrent()
     _embedding(one, texts[:1])()
     assert one.threads and all(t.startswith("kenang-embed") for t in one.threads)
+
+
+def test_a_months_index_made_before_projections_is_searched_until_the_next_run_makes_it_again(tmp_path, hashed):
+    """A manifest of the last release names a cosine index of the whole vectors and no basis: the pack still loads
+    and searches it, and the next run remakes the month with its projection."""
+    from usearch.index import Index
+
+    settings = _approximate_home(tmp_path)
+    archive_days(settings)
+    night(settings)
+    wh = settings.paths.warehouse
+    want = {q: _top_days(Recaller(settings, "gading"), q, "hybrid") for q in ("proxmox", "postgres backup")}
+    month = recall_pack.months(wh, "gading")[0]
+    path = recall_pack.manifest(wh, "gading", month)
+    info = json.loads(path.read_text())
+    base = recall_pack.folder(wh, "gading")
+    matrix = np.load(base / info["files"]["embeddings"])
+    old = Index(ndim=matrix.shape[1], metric="cos", dtype="i8", connectivity=16, expansion_add=128)
+    rows = np.flatnonzero(np.linalg.norm(matrix, axis=1) > 0)
+    old.add(rows.astype(np.uint64), matrix[rows], threads=1)
+    (base / info["files"]["ann"]).write_bytes(bytes(old.save()))
+    (base / info["files"].pop("ann_basis")).unlink()
+    info["ann"] = "usearch:i8:M16:ef128"
+    path.write_text(json.dumps(info))
+
+    pack = recall_pack.load(wh, "gading")
+    assert pack is not None and pack.ann_blocks is not None
+    assert [b.basis is None for b in pack.ann_blocks][0]  # the old month, searched as it is
+    assert {q: _top_days(Recaller(settings, "gading"), q, "hybrid") for q in want} == want
+    night(settings)
+    assert "ann_basis" in json.loads(path.read_text())["files"]

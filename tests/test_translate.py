@@ -87,9 +87,10 @@ def test_a_search_keeps_each_chunk_s_own_and_glossed_scores_weighed_by_hand(monk
 
     r = Recaller.__new__(Recaller)
     r.params = replace(RecallParams(), gloss_weight=0.75, gloss_fusion="mean")
+    r.embedder = None
     r._data = SimpleNamespace(keyword=KeywordIndex.from_lists([["run"], ["lari"], ["km"]], [[1], [1], [1]]))
     own, glossed = np.array([0.9, 0.2, 0.0]), np.array([0.1, 1.0, 0.4])
-    monkeypatch.setattr(Recaller, "_cosines", lambda self, texts, mode, also=None: None)
+    monkeypatch.setattr(Recaller, "_cosines", lambda self, texts, mode, also=None, vectors=None: None)
     monkeypatch.setattr(
         Recaller, "_fused", lambda self, q, cos, mode, kw=None: own if q.startswith("Kapan") else glossed
     )

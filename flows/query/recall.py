@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, overload
@@ -490,7 +490,12 @@ def _embedding(embedder, texts: list[str]) -> Callable[[], list[np.ndarray]]:
     if _EMBED_POOL is None:
         _EMBED_POOL = ThreadPoolExecutor(2, thread_name_prefix="kenang-embed")
     started = [_EMBED_POOL.submit(embedder.embed_query, t) for t in texts]
-    return lambda: [f.result() for f in started]
+
+    def vectors() -> list[np.ndarray]:
+        wait(started)  # each, even when one fails: nothing is left running
+        return [f.result() for f in started]
+
+    return vectors
 
 
 def _best(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:

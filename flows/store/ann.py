@@ -7,11 +7,15 @@ per (user, month) segment, a usearch HNSW index (``<id>.ann.usearch``), made fro
 segment's stored vectors, never by embedding again. The index does not hold the
 vectors themselves: it holds each one projected onto the segment's ``BASIS`` principal
 axes (``<id>.ann-basis.npy``, the (width, BASIS) projection; uncentred, the axes that
-keep most of the vectors' inner products), in 8 bits, linked by inner product. Its only
-task is to choose candidates, which are then scored exactly, so it needs the vectors'
-broad shape, not their last digits: at 256 of the bundled embedder's 896 dimensions an
-index is 40 % of one over the whole vectors, a search reads that much less, and the
-indexes of a million chunks fit in memory beside the server (below). Both files are
+keep most of the vectors' inner products), in 8 bits. usearch scales each 8-bit vector,
+and each query, to unit length, so the index ranks rows by the cosine of their
+projections. Its only task is to choose candidates, which are then scored exactly, so it
+needs the vectors' broad shape, not their last digits: at 256 of the bundled embedder's
+896 dimensions an index is 40 % of one over the whole vectors, a search reads that much
+less, and the indexes of a million chunks fit in memory beside the server (below). A
+segment also holds its projection (about 0.9 MiB at 896 dimensions) while it is open.
+An index made before projections (no basis in the manifest) is searched as it is until
+the next run makes it again. Both files are
 written beside the segment's other files by ``flows.store.recall_pack`` under the same
 rules (named by what they hold, written beside their names and renamed in, in the
 manifest with their sha256). usearch was chosen over faiss by ``benchmarks/ann.py``
@@ -32,9 +36,8 @@ every core): the same vectors make the same bytes. Readers open them memory-mapp
 (``Index.restore(path, view=True)``): only the graph nodes a search visits are read.
 The pages a search maps stay mapped for the next one while the process's file-backed
 memory (``RssFile``) is at most ``RESIDENT_MIB`` (a page mapped again costs more than the
-search that reads it). Above it, a search hands back the pages of the memory-mapped
-``.npy`` files (the keyword arrays: a query reads a few of their pages), then, if that is
-not enough (a history whose indexes alone exceed it), the indexes' own.
+search that reads it); above it (a history whose indexes alone come near it), a search
+hands the indexes' pages back.
 """
 
 from __future__ import annotations
@@ -114,8 +117,8 @@ def basis(vectors: np.ndarray, width: int = BASIS) -> np.ndarray:
     """The (dim, ``width``) float32 projection of ``vectors`` onto their principal axes, uncentred (the axes that keep
     most of their inner products: a query's inner product with a row is about its projection's with the row's),
     found from at most ``BASIS_SAMPLE`` rows spread over them, each axis signed so its largest component is positive,
-    and scaled so the projected rows fill the 8-bit range without leaving it. Fewer dimensions than ``width``: all
-    of them (a rotation, nothing lost)."""
+    and scaled so the projected rows' largest value is 1 (usearch scales each row to unit length anyway: the scale
+    changes no ranking). Fewer dimensions than ``width``: all of them (a rotation, nothing lost)."""
     take = vectors
     if len(vectors) > BASIS_SAMPLE:
         take = vectors[np.linspace(0, len(vectors) - 1, BASIS_SAMPLE).astype(np.int64)]
@@ -221,14 +224,12 @@ def approximate(
                 if b.matrix is None:
                     out[b.offset : b.offset + b.rows] = 0.0
             result.append(out)
-    if _file_rss_mib() > RESIDENT_MIB:  # else the pages read stay mapped for the next search (module docstring)
-        hand_back(".npy")  # first the keyword arrays' (a query reads a few of their pages)
-        if _file_rss_mib() <= RESIDENT_MIB:
-            pass
-        elif all(b.pages or b.index is None for b in blocks):
-            drop([p for b in blocks for p in b.pages])
-        else:
-            hand_back()
+    if _file_rss_mib() <= RESIDENT_MIB:
+        pass  # the pages read stay mapped for the next search (module docstring)
+    elif all(b.pages or b.index is None for b in blocks):
+        drop([p for b in blocks for p in b.pages])
+    else:
+        hand_back()
     return result
 
 

@@ -364,8 +364,8 @@ def load(wh: Path, user: str) -> Pack | None:
     return Pack(tuple(segments)) if segments else None
 
 
-#: Files a loaded segment keeps open (its rows, postings and counts).
-FILES_HELD = 3
+#: Files a loaded segment keeps open: its rows, the six keyword arrays read in place (``FileArray``), its index.
+FILES_HELD = 8
 
 
 def _room_for_files(n: int) -> None:
@@ -406,12 +406,16 @@ def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
         kw = PostingSegment.from_arrays(arrays, int(info["vocab_size"]))
         emb = np.load(base / files["embeddings"], mmap_mode="r") if files.get("embeddings") else None
         index = ann.open_view(base / files["ann"]) if files.get("ann") else None
-        basis = np.load(base / files["ann_basis"]) if index is not None else None
-    except (FileNotFoundError, ValueError, KeyError, OSError, RuntimeError):
+        # an index made before projections (a cosine index of the whole vectors) has none: searched as it is
+        basis = np.load(base / files["ann_basis"]) if index is not None and files.get("ann_basis") else None
+    except (FileNotFoundError, ValueError, KeyError, OSError, RuntimeError, EOFError):
         return None
     if meta.num_rows != info["rows"] or len(kw.lengths) != info["rows"] or meta.column_names != list(SEARCH_COLUMNS):
         return None
-    if index is not None and (emb is None or basis is None or basis.shape != (emb.shape[1], index.ndim)):
+    width = basis.shape[1] if basis is not None else emb.shape[1] if emb is not None else None
+    if index is not None and (
+        emb is None or index.ndim != width or (basis is not None and basis.shape[0] != emb.shape[1])
+    ):
         return None
     return Segment(
         month,
