@@ -218,8 +218,9 @@ def test_a_nights_look_at_the_pack_reads_each_manifest_once(home, fake, monkeypa
 
 @pytest.mark.parametrize("n", [0, 1, 511, 512, 513, 5000])
 def test_a_vocabulary_read_from_its_file_finds_what_the_array_finds(tmp_path, n):
-    """``FileArray.searchsorted`` (a fence, then one block read) is ``np.searchsorted`` of the whole array, for values
-    before, between, on, repeated and after the stored ones; one value is read as ``a[i]`` reads it."""
+    """``FileArray.equal_range`` (a fence, then one block read) is ``np.searchsorted`` of the whole array, left and
+    right, for values before, between, on, repeated and after the stored ones; one value is read as ``a[i]`` reads
+    it."""
     rng = np.random.default_rng(n)
     values = np.sort(rng.integers(0, 2**63, n, dtype=np.uint64))
     if n > 3:
@@ -229,8 +230,9 @@ def test_a_vocabulary_read_from_its_file_finds_what_the_array_finds(tmp_path, n)
     f = recall_pack.FileArray(path)
     ends = np.array([0, 2**64 - 1], dtype=np.uint64)
     probe = np.concatenate([values, values + np.uint64(1), ends, rng.integers(0, 2**63, 50, dtype=np.uint64)])
-    for side in ("left", "right"):
-        assert f.searchsorted(probe, side=side).tolist() == np.searchsorted(values, probe, side=side).tolist()
+    lo, hi = f.equal_range(probe)
+    assert lo.tolist() == np.searchsorted(values, probe, side="left").tolist()
+    assert hi.tolist() == np.searchsorted(values, probe, side="right").tolist()
     if n:
         assert f[0] == values[0] and f[-1] == values[-1] and f[n // 2] == values[n // 2]
         with pytest.raises(IndexError):

@@ -97,6 +97,12 @@ def index_files(matrix: np.ndarray, rows: np.ndarray) -> tuple[bytes, bytes] | N
     vectors, keys = vectors[nonzero], rows[nonzero].astype(np.uint64)
     axes = basis(vectors)
     projected = vectors @ axes
+    # scaled so the projected rows' largest value is 1, in the 8-bit range (usearch also scales each row to unit
+    # length: the scale changes no ranking); the query's projection by the same axes carries the same scale
+    top = float(np.abs(projected).max())
+    if top > 0:
+        axes /= np.float32(top)
+        projected /= np.float32(top)
     index = Index(
         ndim=axes.shape[1],
         metric="ip",
@@ -116,9 +122,8 @@ def index_files(matrix: np.ndarray, rows: np.ndarray) -> tuple[bytes, bytes] | N
 def basis(vectors: np.ndarray, width: int = BASIS) -> np.ndarray:
     """The (dim, ``width``) float32 projection of ``vectors`` onto their principal axes, uncentred (the axes that keep
     most of their inner products: a query's inner product with a row is about its projection's with the row's),
-    found from at most ``BASIS_SAMPLE`` rows spread over them, each axis signed so its largest component is positive,
-    and scaled so the projected rows' largest value is 1 (usearch scales each row to unit length anyway: the scale
-    changes no ranking). Fewer dimensions than ``width``: all of them (a rotation, nothing lost)."""
+    found from at most ``BASIS_SAMPLE`` rows spread over them, each axis signed so its largest component is positive.
+    Fewer dimensions than ``width``: all of them (a rotation, nothing lost)."""
     take = vectors
     if len(vectors) > BASIS_SAMPLE:
         take = vectors[np.linspace(0, len(vectors) - 1, BASIS_SAMPLE).astype(np.int64)]
@@ -126,9 +131,7 @@ def basis(vectors: np.ndarray, width: int = BASIS) -> np.ndarray:
     _, axes = np.linalg.eigh(wide.T @ wide)  # ascending
     axes = axes[:, ::-1][:, : min(width, vectors.shape[1])]
     axes *= np.sign(axes[np.abs(axes).argmax(axis=0), np.arange(axes.shape[1])])
-    out = np.ascontiguousarray(axes, dtype=np.float32)
-    top = float(np.abs(vectors @ out).max())
-    return out / np.float32(top) if top > 0 else out
+    return np.ascontiguousarray(axes, dtype=np.float32)
 
 
 def open_view(path: Path) -> Any:

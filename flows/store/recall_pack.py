@@ -159,7 +159,7 @@ class FileArray:
     rest (a mapped page counts in the reader's memory, and Linux maps 64 KiB around each page read, so the binary
     searches of a query's terms over years of months would map most of the vocabulary).
 
-    A sorted array is searched with ``searchsorted``: a fence of every ``FENCE``-th value, read once, names the
+    A sorted array is searched with ``equal_range``: a fence of every ``FENCE``-th value, read once, names the
     block of ``FENCE`` values to read."""
 
     FENCE = 512
@@ -194,11 +194,6 @@ class FileArray:
         size = self.dtype.itemsize
         data = os.pread(self._fd, max(0, b - a) * size, self._start + a * size)
         return np.frombuffer(data, dtype=self.dtype)
-
-    def searchsorted(self, values: np.ndarray, side: Literal["left", "right"] = "left") -> np.ndarray:
-        """``np.searchsorted`` of a sorted FileArray: one block of ``FENCE`` values read per value."""
-        lo, hi = self.equal_range(values)
-        return lo if side == "left" else hi
 
     def equal_range(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each value's ``searchsorted`` left and right (where its run of equal values starts and ends) in a sorted
