@@ -291,3 +291,68 @@ def test_a_months_index_made_before_projections_is_searched_until_the_next_run_m
     assert {q: _top_days(Recaller(settings, "gading"), q, "hybrid") for q in want} == want
     night(settings)
     assert "ann_basis" in json.loads(path.read_text())["files"]
+
+
+def test_a_search_reads_each_row_of_a_matrix_once(tmp_path, monkeypatch):
+    """A query and its gloss score many of the same rows: within one search, a row read from a month's matrix is
+    taken from what was read, and the vectors are the matrix's."""
+    matrix = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+    np.save(tmp_path / "m.npy", matrix)
+    mapped = np.load(tmp_path / "m.npy", mmap_mode="r")
+    read: list[int] = []
+    preadv = os.preadv
+    monkeypatch.setattr(ann.os, "preadv", lambda fd, bufs, at: read.append(at) or preadv(fd, bufs, at))
+    with ann._Files() as files:
+        first = ann.vectors(mapped, np.array([3, 4, 5, 20]), files)
+        reads = len(read)
+        second = ann.vectors(mapped, np.array([20, 5, 30, 3]), files)
+        assert len(read) == reads + 1  # row 30 alone
+        again = ann.vectors(mapped, np.array([30, 4]), files)
+        assert len(read) == reads + 1
+    assert np.array_equal(first, matrix[[3, 4, 5, 20]])
+    assert np.array_equal(second, matrix[[20, 5, 30, 3]])
+    assert np.array_equal(again, matrix[[30, 4]])
+
+
+def test_the_candidates_days_scored_are_the_best_that_fit_the_budget_then_the_others_keys():
+    """``ann._days``, against its rule read one day at a time: the candidates' days, best candidate first, then
+    the ``also`` rows' days; each day whole while it fits the budget, else its key rows; rows already scored
+    are left as they are."""
+    from transforms.recall import Days
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 400))
+        dates = np.sort(rng.integers(0, int(rng.integers(1, 40)), n)).astype("datetime64[D]")
+        firsts = np.flatnonzero(np.concatenate([[True], dates[1:] != dates[:-1]]))
+        cut = np.sort(rng.choice(firsts[1:], size=min(len(firsts) - 1, 2), replace=False)) if len(firsts) > 1 else []
+        bounds = np.concatenate([[0], cut, [n]]).astype(int)
+        matrix = rng.standard_normal((n, 8)).astype(np.float32)
+        blocks = [ann.Block(lo, hi - lo, matrix[lo:hi], None) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+        is_key = rng.random(n) < rng.random()
+        known = rng.random(n) < 0.2
+        out = np.where(known, rng.standard_normal(n), 0).astype(np.float32)
+        near = rng.choice(n, size=min(n, int(rng.integers(1, 30))), replace=False)
+        also = rng.random(n) < 0.05
+        budget = int(rng.integers(0, 200))
+        q = rng.standard_normal(8).astype(np.float32)
+
+        want_out, want_known = out.copy(), known.copy()
+        order = list(dict.fromkeys(dates[near[np.argsort(-out[near], kind="stable")]].tolist()))
+        order += [d for d in dict.fromkeys(dates[also].tolist()) if d not in order]
+        left = budget
+        for day in order:
+            rows = np.flatnonzero(dates == day)
+            if len(rows) <= left:
+                left -= len(rows)
+            else:
+                rows = rows[is_key[rows]]
+            rows = rows[~known[rows]]
+            if len(rows):
+                want_out[rows] = matrix[rows] @ q
+                want_known[rows] = True
+
+        got_out, got_known = out.copy(), known.copy()
+        ann._days(blocks, q, near, also, dates, is_key, budget, got_out, got_known, None, Days.of(dates))
+        assert np.array_equal(got_known, want_known)
+        assert np.allclose(got_out, want_out, rtol=1e-5, atol=1e-5)

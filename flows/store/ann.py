@@ -22,9 +22,10 @@ manifest with their sha256). usearch was chosen over faiss by ``benchmarks/ann.p
 (``benchmarks/README.md``).
 
 A query then asks each segment's index for its ``CANDIDATES`` nearest rows and for its
-``FARTHEST`` rows farthest from the query (the nearest to its negation), and scores exactly, from the
-memory-mapped float32 matrix, those rows and the ones the caller names (``also``: the
-best keyword rows, the days a question names). Every other row gets the lowest cosine
+``FARTHEST`` rows farthest from the query (the nearest to its negation, with a narrower beam: they only set
+the floor below), and scores exactly, from the memory-mapped float32 matrix, those rows and the ones the
+caller names (``also``: the best keyword rows, the days a question names). A row is read from the matrix
+once per search, however many of the search's queries (the question, its gloss) score it. Every other row gets the lowest cosine
 so found: ``transforms.recall.scale`` maps a query's cosines from their minimum, so the
 vector arm keeps the weight it has in an exact search, and a row that is not a candidate
 adds nothing to its day. The float32 matrix stays: it makes the exact arm below the
@@ -42,7 +43,6 @@ hands the indexes' pages back.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import io
 import os
@@ -69,10 +69,12 @@ EXPANSION_SEARCH = 128
 #: Rows asked of each segment's index as the farthest from a query, scored exactly: the least of their cosines is
 #: the floor of the query's cosines (the index's vectors are projected, so its farthest is near the least, not it).
 FARTHEST = 16
+#: The farthest rows' search beam: a wide one finds rows a little farther, at more cost than the nearest rows' search.
+FARTHEST_EXPANSION = 32
 #: A segment whose share of ``also`` rows exceeds this is scored whole: one contiguous product beats a gather.
 WHOLE_SHARE = 0.25
 #: Rows of the best candidates' days scored whole per query (the rest of their days: only their keys).
-DAY_ROWS = 4096
+DAY_ROWS = 2048
 #: Dimensions an index's vectors are projected to (the segment's principal axes), and the rows the axes are found from.
 BASIS = 256
 BASIS_SAMPLE = 8192
@@ -185,25 +187,26 @@ def approximate(
     """
     n = sum(b.rows for b in blocks)
     known = np.zeros(n, dtype=bool)
-    outs = []
     zero_rows = any(b.matrix is None or (b.index is not None and len(b.index) < b.rows) for b in blocks)
     # Each segment's index is asked once for every query (a batch), its nearest rows and the rows farthest from
     # each (the nearest to its negation: the least cosines), and those rows are scored, the segments on every core
     # (usearch and the file reads let go of the GIL).
-    if len(blocks) > 1 and SEARCH_THREADS > 1:
-        asked = list(_pool().map(lambda b: _ask_and_score(b, queries, also, candidates), blocks))
-    else:
-        asked = [_ask_and_score(b, queries, also, candidates) for b in blocks]
     with _Files() as files:
+        if len(blocks) > 1 and SEARCH_THREADS > 1:
+            asked = list(_pool().map(lambda b: _ask_and_score(b, queries, also, candidates, files), blocks))
+        else:
+            asked = [_ask_and_score(b, queries, also, candidates, files) for b in blocks]
+
+        outs = []
         for j, q in enumerate(queries):
             out = np.zeros(n, dtype=np.float32)
             mine = np.zeros(n, dtype=bool)
             near_rows = []
-            for b, (near, scored) in zip(blocks, asked, strict=True):
-                if scored is None:  # scored whole, here: one month's vectors held at a time
-                    _score(b, q, np.arange(b.rows), out, mine, files)
-                elif scored:
-                    rows, cos = scored[j]
+            for b, (near, got) in zip(blocks, asked, strict=True):
+                if got is None:  # scored whole, here: one month's vectors held at a time (not kept)
+                    _score(b, q, np.arange(b.rows), out, mine)
+                elif got:
+                    rows, cos = got[j]
                     out[rows + b.offset] = cos
                     mine[rows + b.offset] = True
                 if near:
@@ -216,7 +219,7 @@ def approximate(
         result = []
         for q, out, mine in outs:
             missing = np.flatnonzero(known & ~mine)
-            if len(missing):  # another query's rows
+            if len(missing):  # another query's rows (read already: taken from ``files``)
                 for i in np.unique(np.searchsorted(starts, missing, "right") - 1):
                     b = blocks[int(i)]
                     rows = missing[(missing >= b.offset) & (missing < b.offset + b.rows)]
@@ -259,7 +262,9 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL
 
 
-def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int):
+def _ask_and_score(
+    b: Block, queries: Sequence[np.ndarray], also: np.ndarray | None, candidates: int, files: _Files | None = None
+):
     """What ``approximate`` takes of a segment: ([], []) when it has no vectors; ([], None) when it is scored whole
     (no index, or too many ``also`` rows); else (each query's nearest rows, each query's (rows, cosines)), the rows
     being its nearest, its farthest and the segment's ``also`` rows, in the segment's own numbering. The rows are
@@ -274,7 +279,10 @@ def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | N
     if b.basis is not None:
         batch = batch @ b.basis
     with b.lock:
-        found, farthest = b.index.search(batch, candidates, threads=1), b.index.search(-batch, FARTHEST, threads=1)
+        found = b.index.search(batch, candidates, threads=1)
+        b.index.expansion_search = FARTHEST_EXPANSION
+        farthest = b.index.search(-batch, FARTHEST, threads=1)
+        b.index.expansion_search = max(EXPANSION_SEARCH, CANDIDATES)
     if len(queries) == 1:  # usearch answers one query with Matches, several with BatchMatches
         near, far = [found.keys.astype(np.int64)], [farthest.keys.astype(np.int64)]
     else:
@@ -282,7 +290,7 @@ def _ask_and_score(b: Block, queries: Sequence[np.ndarray], also: np.ndarray | N
         far = [farthest[i].keys.astype(np.int64) for i in range(len(queries))]
     each = [np.unique(np.concatenate([near[j], far[j], extra])) for j in range(len(queries))]
     union = np.unique(np.concatenate(each))
-    vecs = vectors(b.matrix, union)
+    vecs = vectors(b.matrix, union, files)
     scored = [
         (rows, np.asarray(vecs[np.searchsorted(union, rows)] @ q, dtype=np.float32))
         for rows, q in zip(each, queries, strict=True)
@@ -358,15 +366,36 @@ def _score(
 
 
 class _Files:
-    """The matrices' files a search reads, each opened once and closed when the search ends."""
+    """The matrices' files a search reads, each opened once and closed when the search ends, and the rows read from
+    each, kept until then: a query and its gloss score many of the same rows (their candidates, their best days),
+    and a row read once is not read again."""
 
     def __init__(self) -> None:
         self._fds: dict[str, int] = {}
+        self._opening = threading.Lock()  # a search's threads may read one file at once
+        self._read: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}  # (rows ascending, order, vectors)
 
     def fd(self, path: str) -> int:
-        if path not in self._fds:
-            self._fds[path] = os.open(path, os.O_RDONLY)
-        return self._fds[path]
+        with self._opening:
+            if path not in self._fds:
+                self._fds[path] = os.open(path, os.O_RDONLY)
+            return self._fds[path]
+
+    def recall(self, path: str, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Fill ``out`` (one row each) with the vectors of ``rows`` already read from ``path``; which were."""
+        have = np.zeros(len(rows), dtype=bool)
+        for held, order, vecs in self._read.get(path, ()):
+            at = np.minimum(np.searchsorted(held, rows), len(held) - 1)
+            hit = ~have & (held[at] == rows)
+            out[hit] = vecs[order[at[hit]]]
+            have |= hit
+        return have
+
+    def keep(self, path: str, rows: np.ndarray, vecs: np.ndarray) -> None:
+        """Remember the vectors of ``rows`` (one row each of ``vecs``) read from ``path``."""
+        if len(rows):
+            order = np.argsort(rows, kind="stable")
+            self._read.setdefault(path, []).append((rows[order], order, vecs))
 
     def __enter__(self) -> _Files:
         return self
@@ -375,29 +404,47 @@ class _Files:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        self._read.clear()
 
 
 def vectors(matrix: np.ndarray, rows: np.ndarray, files: _Files | None = None) -> np.ndarray:
     """``matrix[rows]``; from a memory-mapped matrix, read from its file (each run of consecutive rows at once),
     so its pages are never mapped: a mapped page counts in the reader's RSS, and Linux maps a whole cached
-    folio (up to megabytes) around each page read. ``files``: the open files to read from (else opened here)."""
+    folio (up to megabytes) around each page read. ``files``: the open files to read from (else opened here), and
+    the rows the search has read already (taken from there, not read again)."""
     path = getattr(matrix, "filename", None)
     if not isinstance(matrix, np.memmap) or not path or matrix.dtype != np.float32 or not matrix.flags.c_contiguous:
         return np.asarray(matrix[rows])
     rows = np.asarray(rows, dtype=np.int64)
-    width = matrix.shape[1] * 4
     out = np.empty((len(rows), matrix.shape[1]), dtype=np.float32)
+    if files is None:
+        with _Files() as opened:
+            _read_rows(matrix, path, rows, out, opened)
+        return out
+    have = files.recall(path, rows, out) if len(rows) else np.ones(0, dtype=bool)
+    if have.all():
+        return out
+    need = rows[~have]
+    got = out if not have.any() else np.empty((len(need), matrix.shape[1]), dtype=np.float32)
+    _read_rows(matrix, path, need, got, files)
+    if got is not out:
+        out[~have] = got
+    files.keep(path, need, got)
+    return out
+
+
+def _read_rows(matrix: np.memmap, path: str, rows: np.ndarray, out: np.ndarray, files: _Files) -> None:
+    """Read ``rows`` of a memory-mapped float32 matrix from its file into ``out``."""
+    width = matrix.shape[1] * 4
     # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12 and later
     buf = memoryview(out).cast("B")  # type: ignore[arg-type]
     starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1)
     ends = np.append(starts[1:], len(rows))
     at = (matrix.offset + rows[starts] * width).tolist()
-    with _Files() if files is None else contextlib.nullcontext(files) as opened:
-        fd = opened.fd(path)
-        for lo, hi, offset in zip(starts.tolist(), ends.tolist(), at, strict=True):
-            if os.preadv(fd, [buf[lo * width : hi * width]], offset) != (hi - lo) * width:
-                raise OSError(f"{Path(path).name} is shorter than its header says")
-    return out
+    fd = files.fd(path)
+    for lo, hi, offset in zip(starts.tolist(), ends.tolist(), at, strict=True):
+        if os.preadv(fd, [buf[lo * width : hi * width]], offset) != (hi - lo) * width:
+            raise OSError(f"{Path(path).name} is shorter than its header says")
 
 
 def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, days: Days | None = None) -> None:
@@ -420,23 +467,42 @@ def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, 
     else:  # not a pack's order: as the days' searches always read
         los, his = np.searchsorted(dates, days.days[ids], "left"), np.searchsorted(dates, days.days[ids], "right")
     owners = np.searchsorted(starts, los, "right") - 1
+    sizes = his - los
+    whole = np.zeros(len(ids), dtype=bool)  # the days scored whole: best first, each that still fits the budget
     left = budget
+    for k, size in enumerate(sizes.tolist()):
+        if 0 < size <= left:
+            whole[k] = True
+            left -= size
+    day = np.repeat(np.flatnonzero(whole), sizes[whole])  # each row's day (its place in ``ranked``)
+    rows = _ranges(los[whole], sizes[whole])
+    rest = np.flatnonzero(~whole & (sizes > 0))
+    if is_key is not None and len(rest):  # the other days: their key rows
+        keys = np.flatnonzero(is_key)
+        first, last = np.searchsorted(keys, los[rest]), np.searchsorted(keys, his[rest])
+        day = np.concatenate([day, np.repeat(rest, last - first)])
+        rows = np.concatenate([rows, keys[_ranges(first, last - first)]])
+    unknown = ~known[rows]  # the days' rows are apart: scoring one day changes no other day's
+    rows, day = rows[unknown], day[unknown]
+    if not len(rows):
+        return
+    order = np.lexsort((day, owners[day]))  # by segment, then by day in rank order (rows ascending within a day)
+    rows, day = rows[order], day[order]
+    cuts = np.flatnonzero(np.diff(day)) + 1
     groups: dict[int, list[np.ndarray]] = {}  # each segment's days to score, each day's rows (the pack's numbers)
-    for lo, hi, owner in zip(los.tolist(), his.tolist(), owners.tolist(), strict=True):
-        if hi <= lo:
-            continue
-        rows = np.arange(lo, hi)
-        if hi - lo <= left:
-            left -= hi - lo
-        elif is_key is not None:
-            rows = rows[is_key[lo:hi]]
-        else:
-            continue
-        rows = rows[~known[rows]]  # the days' rows are apart: scoring one day changes no other day's
-        if len(rows):
-            groups.setdefault(owner, []).append(rows)
+    for owner, each in zip(owners[day[np.concatenate([[0], cuts])]].tolist(), np.split(rows, cuts), strict=True):
+        groups.setdefault(owner, []).append(each)
     for owner, days_rows in groups.items():
         _score_each(blocks[owner], q, days_rows, out, known, files)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The rows ``starts[i]`` to ``starts[i] + lengths[i]`` of each i, one after the other."""
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    return np.repeat(np.asarray(starts, dtype=np.int64) - before, lengths) + np.arange(total)
 
 
 def _score_each(
