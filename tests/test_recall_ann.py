@@ -356,3 +356,27 @@ def test_the_candidates_days_scored_are_the_best_that_fit_the_budget_then_the_ot
         ann._days(blocks, q, near, also, dates, is_key, budget, got_out, got_known, None, Days.of(dates))
         assert np.array_equal(got_known, want_known)
         assert np.allclose(got_out, want_out, rtol=1e-5, atol=1e-5)
+
+
+def test_a_search_runs_blas_on_one_thread_and_gives_its_threads_back(eval_home, hashed):
+    """A search's products are small and run on its own threads: BLAS's threads would spin between them on the
+    cores the search needs. BLAS has one thread while any search runs, and its own number again after the last."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import ThreadpoolController
+
+    blas = ThreadpoolController().select(user_api="blas")
+    before = [c.num_threads for c in blas.lib_controllers]
+    seen: list[list[int]] = []
+    r = Recaller(eval_home, "gading")
+    search = r._search
+
+    def spying(*args):
+        seen.append([c.num_threads for c in blas.lib_controllers])
+        return search(*args)
+
+    r._search = spying  # type: ignore[method-assign]
+    with ThreadPoolExecutor(3) as pool:
+        list(pool.map(lambda q: r.search(q, top_k=5), ["proxmox", "backup NAS", "kucing", "postgres"] * 3))
+    assert seen and all(n == [1] * len(before) for n in seen)
+    assert [c.num_threads for c in blas.lib_controllers] == before

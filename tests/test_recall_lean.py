@@ -66,6 +66,9 @@ def test_a_segmented_index_scores_bit_for_bit_as_one_keyword_index_over_the_same
     for term in {t for ts, _ in counted for t in ts} | {"zzz", ""}:
         assert segmented.has(term) == whole.has(term)
         assert segmented.docs_with(term).tolist() == whole.docs_with(term).tolist()
+        with segmented.remembering():  # within a search, a term's documents as its scores read them
+            segmented.scores(term, glossed=False)
+            assert segmented.docs_with(term).tolist() == whole.docs_with(term).tolist()
 
 
 def test_a_term_that_shares_its_hash_with_another_is_told_apart_by_its_bytes():

@@ -479,16 +479,25 @@ class SegmentedIndex:
         out = np.zeros(self.n_docs, dtype=np.float32)
         n = self.n_docs
         terms = list(query_terms(query, glossed=glossed))
-        for hits in self._found(terms):
+        memo = getattr(self._memo, "docs", None)
+        for term, hits in zip(terms, self._found(terms), strict=True):
             if not hits:
                 continue
             df = np.array([sum(b - a for _, _, a, b in hits)], dtype=np.int64)
             idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)[0]
+            parts = []
             for s, offset, a, b in hits:
                 docs = s.postings[a:b].astype(np.int64) + offset
                 tf = s.tfs[a:b]
                 norm = K1 * (1.0 - B + B * self.doc_len[docs] / (self.avg or 1.0))
                 out[docs] += idf * tf * (K1 + 1.0) / (tf + norm)
+                parts.append(docs)
+            if memo is not None and term not in memo:  # ``docs_with`` of it, read here already
+                held = np.concatenate(parts)  # ascending as a segment's postings are, the segments in order
+                if len(held) > 1 and not (held[1:] > held[:-1]).all():
+                    held = np.sort(held)
+                held.flags.writeable = False
+                memo[term] = held
         return out
 
 
@@ -858,7 +867,9 @@ def scored_day_scores(
         first = rows[at[np.flatnonzero(np.diff(run[at], prepend=-1) != 0)]]
     # days in order of score, ties: the earlier day (``day_scores``) or the earlier best row (``rank_days``)
     order = np.argsort(-fused, kind="stable") if is_key is not None else np.lexsort((first, -fused))
-    return {days.days[uniq[i]].astype(object): (float(fused[i]), int(first[i])) for i in order}
+    # datetime64[D] values' ``tolist`` are dates; float64 and int64 values' are floats and ints
+    best = zip(fused[order].tolist(), first[order].tolist(), strict=True)
+    return dict(zip(days.days[uniq[order]].tolist(), best, strict=True))
 
 
 class _BestRows(Mapping[dt.date, int]):

@@ -142,6 +142,7 @@ class _Loaded:
     ann: list[ann.Block] | None = None  # the pack's segments with their ANN indexes, when every month has one
     days: Days | None = None  # each row's day as a number, made at the first approximate search
     newest: dt.date | None = None  # the newest day, read at the first search that asks
+    stale: np.ndarray | None = None  # the rows not embedded by the current embedder, found at the first search
 
 
 class Recaller:
@@ -348,8 +349,10 @@ class Recaller:
             )
         else:
             out = [np.asarray(d.embeddings @ q) for q in qs]
+        if d.stale is None:
+            d.stale = np.flatnonzero(~d.current)
         for cos in out:
-            cos[~d.current] = 0.0
+            cos[d.stale] = 0.0
         return out
 
     def _fused(self, query: str, cos: np.ndarray | None, mode: str, kw: np.ndarray | None = None) -> np.ndarray:
@@ -396,7 +399,8 @@ class Recaller:
         day a thing happened first (``transforms.recall``, step 6); ``use_time=False``
         turns both off.
         """
-        with self._data.keyword.remembering():  # each of the query's terms looked up once
+        # each of the query's terms looked up once; BLAS on one thread (``ann.one_blas_thread``)
+        with self._data.keyword.remembering(), ann.one_blas_thread:
             return self._search(query, top_k, mode, expand, start, end, now, use_time)
 
     def _search(self, query, top_k, mode, expand, start, end, now, use_time) -> list[Hit]:

@@ -47,7 +47,7 @@ import ctypes
 import io
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,6 +249,70 @@ def _file_rss_mib() -> float:
     except (OSError, ValueError, IndexError):
         pass
     return float("inf")
+
+
+class _OneBlasThread:
+    """Within, numpy's BLAS runs each product on the calling thread alone (``one_blas_thread``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._saved: list[tuple[Any, int]] = []
+        self._libs: list[Any] | None = None
+
+    def _controllers(self) -> list[Any]:
+        if self._libs is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+
+                self._libs = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+            except Exception:  # noqa: BLE001 - without threadpoolctl, BLAS keeps its threads: only slower
+                self._libs = []
+        return self._libs
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if not self._inside:
+                self._saved = [(c, c.num_threads) for c in self._controllers()]
+                for c, n in self._saved:
+                    if n != 1:
+                        c.set_num_threads(1)
+            self._inside += 1
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self._inside -= 1
+            if not self._inside:
+                for c, n in self._saved:
+                    if n != 1:
+                        c.set_num_threads(n)
+
+
+#: Held by every search (``flows.query.recall``): its products are small (a month's candidates, one month's
+#: vectors), and they run side by side on ``_pool``'s threads; BLAS's own threads would split each small product
+#: between the cores and then spin, waiting for the next, on the cores the search's threads need (at 1M chunks a
+#: query cost 240 ms of CPU with them, 145 ms without). With one thread a product's result is also the same
+#: whatever else runs. Nested and concurrent searches share it: BLAS gets its threads back when the last ends.
+one_blas_thread = _OneBlasThread()
+
+
+def products(
+    matrices: Sequence[np.ndarray | None], q: np.ndarray, after: Callable[[np.ndarray], None] | None = None
+) -> list[np.ndarray | None]:
+    """Each matrix's product with ``q`` (None for None), the matrices on ``_pool``'s threads; ``after``: called
+    with each matrix once its product is made."""
+
+    def each(m: np.ndarray | None) -> np.ndarray | None:
+        if m is None:
+            return None
+        out = m @ q
+        if after is not None:
+            after(m)
+        return out
+
+    if len(matrices) > 1 and SEARCH_THREADS > 1:
+        return list(_pool().map(each, matrices))
+    return [each(m) for m in matrices]
 
 
 _POOL: ThreadPoolExecutor | None = None

@@ -236,14 +236,11 @@ class Stacked:
         self.shape = (sum(n for n, _ in self.blocks), dim)
 
     def __matmul__(self, q: np.ndarray) -> np.ndarray:
-        parts = []
-        for n, m in self.blocks:
-            if m is None:
-                parts.append(np.zeros(n, dtype=np.result_type(q.dtype, np.float32)))
-                continue
-            parts.append(m @ q)
-            unmap_pages(m)
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+        """The product, segment by segment on the search threads (``ann.products``)."""
+        parts = ann.products([m for _, m in self.blocks], q, after=unmap_pages)  # each month dropped once read
+        zeros = lambda n: np.zeros(n, dtype=np.result_type(q.dtype, np.float32))  # noqa: E731
+        out = [zeros(n) if p is None else p for (n, _), p in zip(self.blocks, parts, strict=True)]
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         out = np.zeros(self.shape, dtype=np.float32)
