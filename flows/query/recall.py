@@ -23,6 +23,7 @@ Notebooks::
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
@@ -142,7 +143,8 @@ class _Loaded:
     ann: list[ann.Block] | None = None  # the pack's segments with their ANN indexes, when every month has one
     days: Days | None = None  # each row's day as a number, made at the first approximate search
     newest: dt.date | None = None  # the newest day, read at the first search that asks
-    stale: np.ndarray | None = None  # the rows not embedded by the current embedder, found at the first search
+    not_current: np.ndarray | None = None  # the rows another embedder embedded (or none), found at the first search
+    key_rows: np.ndarray | None = None  # np.flatnonzero(is_key), made at the first approximate search
 
 
 class Recaller:
@@ -279,7 +281,8 @@ class Recaller:
         The query glossed into the other language (``transforms.translate``) is searched too, and each chunk's
         two fused scores are joined (``params.gloss_fusion``, the gloss's weighed by ``params.gloss_weight``).
         """
-        return self._scored(query, mode, meaning)[0]
+        with self._data.keyword.remembering(), ann.one_blas_thread:
+            return self._scored(query, mode, meaning)[0]
 
     def _scored(
         self, query: str, mode: str, meaning: str | None, within: np.ndarray | None = None
@@ -300,10 +303,16 @@ class Recaller:
         # the query's vectors are made on other threads while the keyword arm scores here
         vectors = _embedding(self.embedder, texts) if self.embedder is not None and mode != "keyword" else None
         p = self.params
-        kws = (
-            self._data.keyword.scores(query, glossed=p.gloss_terms),
-            self._data.keyword.scores(other, glossed=p.gloss_terms) if other else None,
-        )
+        try:
+            kws = (
+                self._data.keyword.scores(query, glossed=p.gloss_terms),
+                self._data.keyword.scores(other, glossed=p.gloss_terms) if other else None,
+            )
+        except BaseException:
+            if vectors is not None:  # nothing of this search is left running
+                with contextlib.suppress(Exception):
+                    vectors()
+            raise
         also = None
         if self._approximate(mode):
             also = np.zeros(self.size, dtype=bool) if within is None else within.copy()
@@ -344,15 +353,24 @@ class Recaller:
             self.unavailable = str(exc)
             return None
         if self._approximate(mode) and d.ann is not None:
+            if d.key_rows is None:
+                d.key_rows = np.flatnonzero(d.is_key)
             out = ann.approximate(
-                d.ann, qs, also, self.params.ann_candidates, dates=d.dates, is_key=d.is_key, days=self._days()
+                d.ann,
+                qs,
+                also,
+                self.params.ann_candidates,
+                dates=d.dates,
+                is_key=d.is_key,
+                days=self._days(),
+                key_rows=d.key_rows,
             )
         else:
-            out = [np.asarray(d.embeddings @ q) for q in qs]
-        if d.stale is None:
-            d.stale = np.flatnonzero(~d.current)
+            out = [_product(d.embeddings, q) for q in qs]
+        if d.not_current is None:
+            d.not_current = np.flatnonzero(~d.current)
         for cos in out:
-            cos[d.stale] = 0.0
+            cos[d.not_current] = 0.0
         return out
 
     def _fused(self, query: str, cos: np.ndarray | None, mode: str, kw: np.ndarray | None = None) -> np.ndarray:
@@ -500,6 +518,20 @@ def _embedding(embedder, texts: list[str]) -> Callable[[], list[np.ndarray]]:
         return [f.result() for f in started]
 
     return vectors
+
+
+#: Rows of an in-memory embedding matrix multiplied at a time, the blocks on the search's threads (``_product``).
+PRODUCT_ROWS = 32_768
+
+
+def _product(embeddings, q: np.ndarray) -> np.ndarray:
+    """Every row's cosine with ``q``: a recall pack's months (``recall_pack.Stacked``) or a matrix in memory in
+    blocks of ``PRODUCT_ROWS``, side by side on the search's threads (BLAS keeps to one: ``ann.one_blas_thread``).
+    The blocks are fixed, so a row's cosine is the same from search to search."""
+    if isinstance(embeddings, np.ndarray) and len(embeddings) > PRODUCT_ROWS:
+        blocks = [embeddings[i : i + PRODUCT_ROWS] for i in range(0, len(embeddings), PRODUCT_ROWS)]
+        return np.concatenate([p for p in ann.products(blocks, q) if p is not None])
+    return np.asarray(embeddings @ q)
 
 
 def _best(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:

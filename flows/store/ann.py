@@ -24,8 +24,9 @@ manifest with their sha256). usearch was chosen over faiss by ``benchmarks/ann.p
 A query then asks each segment's index for its ``CANDIDATES`` nearest rows and for its
 ``FARTHEST`` rows farthest from the query (the nearest to its negation, with a narrower beam: they only set
 the floor below), and scores exactly, from the memory-mapped float32 matrix, those rows and the ones the
-caller names (``also``: the best keyword rows, the days a question names). A row is read from the matrix
-once per search, however many of the search's queries (the question, its gloss) score it. Every other row gets the lowest cosine
+caller names (``also``: the best keyword rows, the days a question names). A row a search reads is kept
+until the search ends (``KEPT_MIB`` at most), so the search's other queries (the question, its gloss) take it
+from there; a month scored whole is read for each query. Every other row gets the lowest cosine
 so found: ``transforms.recall.scale`` maps a query's cosines from their minimum, so the
 vector arm keeps the weight it has in an exact search, and a row that is not a candidate
 adds nothing to its day. The float32 matrix stays: it makes the exact arm below the
@@ -48,13 +49,14 @@ import io
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from flows.models import one_blas_thread  # noqa: F401  (``ann.one_blas_thread``: held by every search)
 from transforms.recall import Days, RecallParams
 
 #: A user's chunks below which the vector arm is exact (``recall.exact_below``).
@@ -75,6 +77,8 @@ FARTHEST_EXPANSION = 32
 WHOLE_SHARE = 0.25
 #: Rows of the best candidates' days scored whole per query (the rest of their days: only their keys).
 DAY_ROWS = 2048
+#: The vectors a search keeps of the rows it read, at most (MiB): at 1M chunks a question and its gloss read about 35.
+KEPT_MIB = 64
 #: Dimensions an index's vectors are projected to (the segment's principal axes), and the rows the axes are found from.
 BASIS = 256
 BASIS_SAMPLE = 8192
@@ -175,6 +179,7 @@ def approximate(
     is_key: np.ndarray | None = None,
     day_rows: int = DAY_ROWS,
     days: Days | None = None,
+    key_rows: np.ndarray | None = None,
 ) -> list[np.ndarray]:
     """Every row's cosine with each query vector: exact for each segment's ``candidates`` nearest rows, the
     ``also`` rows and the rows of their days (below), the least of those elsewhere (module docstring). ``also``:
@@ -183,7 +188,7 @@ def approximate(
     A day scores by its best chunk and its best key together (``transforms.recall.day_scores``), so with
     ``dates`` (each row's day, ascending, as a pack is) and ``is_key``, the key rows of every day a candidate or an
     ``also`` row is on are scored too, and every row of the best candidates' days, ``day_rows`` rows at most.
-    ``days``: ``Days.of(dates)``, when the caller keeps one.
+    ``days``: ``Days.of(dates)``, and ``key_rows``: ``np.flatnonzero(is_key)``, when the caller keeps them.
     """
     n = sum(b.rows for b in blocks)
     known = np.zeros(n, dtype=bool)
@@ -193,7 +198,11 @@ def approximate(
     # (usearch and the file reads let go of the GIL).
     with _Files() as files:
         if len(blocks) > 1 and SEARCH_THREADS > 1:
-            asked = list(_pool().map(lambda b: _ask_and_score(b, queries, also, candidates, files), blocks))
+            found = [_pool().submit(_ask_and_score, b, queries, also, candidates, files) for b in blocks]
+            try:
+                asked = [f.result() for f in found]
+            finally:
+                wait(found)  # a segment that fails leaves none of the others reading files about to be closed
         else:
             asked = [_ask_and_score(b, queries, also, candidates, files) for b in blocks]
 
@@ -212,7 +221,8 @@ def approximate(
                 if near:
                     near_rows.append(near[j] + b.offset)
             if dates is not None and near_rows:
-                _days(blocks, q, np.concatenate(near_rows), also, dates, is_key, day_rows, out, mine, files, days)
+                nearest = np.concatenate(near_rows)
+                _days(blocks, q, nearest, also, dates, is_key, day_rows, out, mine, files, days, key_rows)
             outs.append((q, out, mine))
             known |= mine
         starts = np.asarray([b.offset for b in blocks])
@@ -249,51 +259,6 @@ def _file_rss_mib() -> float:
     except (OSError, ValueError, IndexError):
         pass
     return float("inf")
-
-
-class _OneBlasThread:
-    """Within, numpy's BLAS runs each product on the calling thread alone (``one_blas_thread``)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._inside = 0
-        self._saved: list[tuple[Any, int]] = []
-        self._libs: list[Any] | None = None
-
-    def _controllers(self) -> list[Any]:
-        if self._libs is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-
-                self._libs = list(ThreadpoolController().select(user_api="blas").lib_controllers)
-            except Exception:  # noqa: BLE001 - without threadpoolctl, BLAS keeps its threads: only slower
-                self._libs = []
-        return self._libs
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if not self._inside:
-                self._saved = [(c, c.num_threads) for c in self._controllers()]
-                for c, n in self._saved:
-                    if n != 1:
-                        c.set_num_threads(1)
-            self._inside += 1
-
-    def __exit__(self, *exc) -> None:
-        with self._lock:
-            self._inside -= 1
-            if not self._inside:
-                for c, n in self._saved:
-                    if n != 1:
-                        c.set_num_threads(n)
-
-
-#: Held by every search (``flows.query.recall``): its products are small (a month's candidates, one month's
-#: vectors), and they run side by side on ``_pool``'s threads; BLAS's own threads would split each small product
-#: between the cores and then spin, waiting for the next, on the cores the search's threads need (at 1M chunks a
-#: query cost 240 ms of CPU with them, 145 ms without). With one thread a product's result is also the same
-#: whatever else runs. Nested and concurrent searches share it: BLAS gets its threads back when the last ends.
-one_blas_thread = _OneBlasThread()
 
 
 def products(
@@ -344,9 +309,12 @@ def _ask_and_score(
         batch = batch @ b.basis
     with b.lock:
         found = b.index.search(batch, candidates, threads=1)
+        beam = b.index.expansion_search
         b.index.expansion_search = FARTHEST_EXPANSION
-        farthest = b.index.search(-batch, FARTHEST, threads=1)
-        b.index.expansion_search = max(EXPANSION_SEARCH, CANDIDATES)
+        try:
+            farthest = b.index.search(-batch, FARTHEST, threads=1)
+        finally:
+            b.index.expansion_search = beam
     if len(queries) == 1:  # usearch answers one query with Matches, several with BatchMatches
         near, far = [found.keys.astype(np.int64)], [farthest.keys.astype(np.int64)]
     else:
@@ -438,9 +406,13 @@ class _Files:
         self._fds: dict[str, int] = {}
         self._opening = threading.Lock()  # a search's threads may read one file at once
         self._read: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}  # (rows ascending, order, vectors)
+        self._kept = 0  # bytes of vectors kept
+        self._closed = False
 
     def fd(self, path: str) -> int:
         with self._opening:
+            if self._closed:
+                raise ValueError("the search's files are closed")
             if path not in self._fds:
                 self._fds[path] = os.open(path, os.O_RDONLY)
             return self._fds[path]
@@ -456,18 +428,26 @@ class _Files:
         return have
 
     def keep(self, path: str, rows: np.ndarray, vecs: np.ndarray) -> None:
-        """Remember the vectors of ``rows`` (one row each of ``vecs``) read from ``path``."""
-        if len(rows):
-            order = np.argsort(rows, kind="stable")
-            self._read.setdefault(path, []).append((rows[order], order, vecs))
+        """Remember the vectors of ``rows`` (one row each of ``vecs``, made read-only) read from ``path``, while
+        the search keeps at most ``KEPT_MIB`` of them (a time window's rows are many: those are read again)."""
+        if not len(rows):
+            return
+        order = np.argsort(rows, kind="stable")
+        with self._opening:
+            if self._kept + vecs.nbytes <= KEPT_MIB * 2**20:
+                self._kept += vecs.nbytes
+                vecs.flags.writeable = False
+                self._read.setdefault(path, []).append((rows[order], order, vecs))
 
     def __enter__(self) -> _Files:
         return self
 
     def __exit__(self, *exc) -> None:
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds.clear()
+        with self._opening:
+            self._closed = True
+            for fd in self._fds.values():
+                os.close(fd)
+            self._fds.clear()
         self._read.clear()
 
 
@@ -511,10 +491,12 @@ def _read_rows(matrix: np.memmap, path: str, rows: np.ndarray, out: np.ndarray, 
             raise OSError(f"{Path(path).name} is shorter than its header says")
 
 
-def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, days: Days | None = None) -> None:
+def _days(
+    blocks, q, near, also, dates, is_key, budget, out, known, files=None, days: Days | None = None, key_rows=None
+) -> None:
     """Score the rows of the candidates' days (``approximate``): whole days, best first, within ``budget`` rows,
-    then the key rows of every other day a candidate or an ``also`` row is on. ``days``: ``Days.of(dates)``, made
-    once by the caller."""
+    then the key rows of every other day a candidate or an ``also`` row is on. ``days``: ``Days.of(dates)``, and
+    ``key_rows``: ``np.flatnonzero(is_key)``, made once by the caller."""
     days = Days.of(dates) if days is None else days
     starts = np.asarray([b.offset for b in blocks])
     by_cos = near[np.argsort(-out[near], kind="stable")]
@@ -542,7 +524,7 @@ def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, 
     rows = _ranges(los[whole], sizes[whole])
     rest = np.flatnonzero(~whole & (sizes > 0))
     if is_key is not None and len(rest):  # the other days: their key rows
-        keys = np.flatnonzero(is_key)
+        keys = np.flatnonzero(is_key) if key_rows is None else key_rows
         first, last = np.searchsorted(keys, los[rest]), np.searchsorted(keys, his[rest])
         day = np.concatenate([day, np.repeat(rest, last - first)])
         rows = np.concatenate([rows, keys[_ranges(first, last - first)]])
@@ -550,7 +532,10 @@ def _days(blocks, q, near, also, dates, is_key, budget, out, known, files=None, 
     rows, day = rows[unknown], day[unknown]
     if not len(rows):
         return
-    order = np.lexsort((day, owners[day]))  # by segment, then by day in rank order (rows ascending within a day)
+    # by segment (in the order the ranked days first name them), then by day in rank order (rows ascending)
+    segments, first = np.unique(owners, return_index=True)
+    named = np.argsort(np.argsort(first))[np.searchsorted(segments, owners)]  # each day's segment's place
+    order = np.lexsort((day, named[day]))
     rows, day = rows[order], day[order]
     cuts = np.flatnonzero(np.diff(day)) + 1
     groups: dict[int, list[np.ndarray]] = {}  # each segment's days to score, each day's rows (the pack's numbers)
