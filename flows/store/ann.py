@@ -56,7 +56,6 @@ from typing import Any
 
 import numpy as np
 
-from flows.models import one_blas_thread  # noqa: F401  (``ann.one_blas_thread``: held by every search)
 from transforms.recall import Days, RecallParams
 
 #: A user's chunks below which the vector arm is exact (``recall.exact_below``).
@@ -259,6 +258,53 @@ def _file_rss_mib() -> float:
     except (OSError, ValueError, IndexError):
         pass
     return float("inf")
+
+
+class _OneBlasThread:
+    """Within, numpy's BLAS runs each product on the calling thread alone (``one_blas_thread``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._saved: list[tuple[Any, int]] = []
+        self._libs: list[Any] | None = None
+
+    def _controllers(self) -> list[Any]:
+        if self._libs is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+
+                self._libs = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+            except Exception:  # noqa: BLE001 - without threadpoolctl, BLAS keeps its threads: only slower
+                self._libs = []
+        return self._libs
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if not self._inside:
+                self._saved = [(c, c.num_threads) for c in self._controllers()]
+                for c, n in self._saved:
+                    if n != 1:
+                        c.set_num_threads(1)
+            self._inside += 1
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self._inside -= 1
+            if not self._inside:
+                for c, n in self._saved:
+                    if n != 1:
+                        c.set_num_threads(n)
+
+
+#: Held by every search and ``Recaller.scores`` (``flows.query.recall``): their products are small (a month's
+#: candidates, a day's rows) and run side by side on ``_pool``'s threads; BLAS's own threads would split each small
+#: product between the cores and then spin, waiting for the next, on the cores the search's threads need (at 1M
+#: chunks a query cost 240 ms of CPU with them, 145 ms without). Nested and concurrent searches share it: BLAS gets
+#: back the count the first of them found when the last ends. The USE embedder sets the count around each of its
+#: calls too (threadpoolctl) and puts back what it found: a query's embedding, made while its search holds this,
+#: finds and puts back one.
+one_blas_thread = _OneBlasThread()
 
 
 def products(
