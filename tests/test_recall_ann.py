@@ -453,3 +453,15 @@ def test_the_rows_a_search_keeps_change_none_of_its_cosines(eval_home, hashed, m
     kept = {q: r.scores(q) for q in questions}
     monkeypatch.setattr(ann._Files, "keep", lambda self, path, rows, vecs: None)  # every row read from its file
     assert all(np.array_equal(r.scores(q), kept[q]) for q in questions)
+
+
+def test_a_server_process_serves_with_one_blas_thread():
+    code = (
+        "import numpy\n"
+        "from threadpoolctl import ThreadpoolController\n"
+        "from flows.store import ann\n"
+        "ann.serve_on_one_blas_thread()\n"
+        "print([c.num_threads for c in ThreadpoolController().select(user_api='blas').lib_controllers])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[1]"

@@ -1250,6 +1250,9 @@ def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool,
     import logging
 
     from flows.query import mcp as mcp_server
+    from flows.store import ann
+
+    ann.serve_on_one_blas_thread()  # before the server's threads start (flows.store.ann)
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
     logging.getLogger("kenang.mcp").setLevel(logging.INFO)

@@ -44,6 +44,7 @@ hands the indexes' pages back.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import io
 import os
@@ -305,6 +306,25 @@ class _OneBlasThread:
 #: calls too (threadpoolctl) and puts back what it found: a query's embedding, made while its search holds this,
 #: finds and puts back one.
 one_blas_thread = _OneBlasThread()
+
+
+def serve_on_one_blas_thread() -> None:
+    """For a process that answers searches (``kenang mcp``): BLAS on one thread from now on, set once from its main
+    thread before it serves, and freed memory kept for the next search. OpenBLAS takes a count set from another
+    thread unevenly (a server answers on worker threads: at 1M chunks its p50 read 134 to 156 ms with the count set
+    around each search there); ``one_blas_thread`` then finds one and changes nothing. A search's arrays (the rows
+    it reads, its score arrays) are tens of MiB: glibc hands such blocks back to the system when they are freed, and
+    the next search takes them again, a page fault each 4 KiB (128 ms against 118 ms at 1M)."""
+    for c in one_blas_thread._controllers():
+        c.set_num_threads(1)
+    libc = _libc()
+    if libc is not None and hasattr(libc, "mallopt"):
+        with contextlib.suppress(Exception):
+            libc.mallopt(M_MMAP_THRESHOLD, 32 * 2**20)
+            libc.mallopt(M_TRIM_THRESHOLD, 256 * 2**20)
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt
 
 
 def products(
