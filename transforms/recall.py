@@ -399,6 +399,13 @@ class PostingSegment:
         return cls(a["hashes"], a["vocab"], a["offsets"], a["indptr"], a["postings"], a["tfs"], a["lengths"])
 
 
+def _documents(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """A term's documents from each segment's postings of it (int64, the pack's numbers), ascending: as they come
+    when each segment's ascend and the segments follow one another, else sorted."""
+    docs = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return docs if len(docs) < 2 or (docs[1:] > docs[:-1]).all() else np.sort(docs)
+
+
 def term_hash(term: str) -> int:
     """A term's 64-bit hash, the same in every process and release (the order of a ``PostingSegment``'s terms)."""
     return _hash_bytes(term.encode("utf-8", "surrogatepass"))
@@ -468,8 +475,7 @@ class SegmentedIndex:
         memo = getattr(self._memo, "docs", None)
         if memo is not None and term in memo:
             return memo[term]
-        found = [s.postings[a:b].astype(np.int64) + offset for s, offset, a, b in self._found([term])[0]]
-        docs = np.sort(np.concatenate(found)).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+        docs = _documents([s.postings[a:b].astype(np.int64) + offset for s, offset, a, b in self._found([term])[0]])
         if memo is not None:
             docs.flags.writeable = False  # shared by the query's callers
             memo[term] = docs
@@ -493,9 +499,7 @@ class SegmentedIndex:
                 out[docs] += idf * tf * (K1 + 1.0) / (tf + norm)
                 parts.append(docs)
             if memo is not None and term not in memo:  # ``docs_with`` of it, read here already
-                held = np.concatenate(parts)  # ascending as a segment's postings are, the segments in order
-                if len(held) > 1 and not (held[1:] > held[:-1]).all():
-                    held = np.sort(held)
+                held = _documents(parts)
                 held.flags.writeable = False
                 memo[term] = held
         return out

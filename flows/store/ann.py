@@ -599,8 +599,8 @@ def _days(
     if not len(rows):
         return
     # by segment (in the order the ranked days first name them), then by day in rank order (rows ascending)
-    segments, first = np.unique(owners, return_index=True)
-    named = np.argsort(np.argsort(first))[np.searchsorted(segments, owners)]  # each day's segment's place
+    segments, named_at = np.unique(owners, return_index=True)
+    named = np.argsort(np.argsort(named_at))[np.searchsorted(segments, owners)]  # each day's segment's place
     order = np.lexsort((day, named[day]))
     rows, day = rows[order], day[order]
     cuts = np.flatnonzero(np.diff(day)) + 1
