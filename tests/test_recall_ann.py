@@ -377,7 +377,7 @@ def test_a_search_runs_blas_on_one_thread_and_gives_its_threads_back(eval_home, 
         seen.append([c.num_threads for c in blas.lib_controllers])
         return search(*args)
 
-    r._search = spying  # type: ignore[method-assign]
+    r._search = spying  # type: ignore[method-assign]  # a spy on this one recaller, to read BLAS inside a search
     for q in ["proxmox", "backup NAS", "kucing"]:
         r.search(q, top_k=5)
     assert seen == [[1] * len(own)] * 3

@@ -238,8 +238,8 @@ class Stacked:
     def __matmul__(self, q: np.ndarray) -> np.ndarray:
         """The product, segment by segment on the search threads (``ann.products``)."""
         parts = ann.products([m for _, m in self.blocks], q, after=unmap_pages)  # each month dropped once read
-        zeros = lambda n: np.zeros(n, dtype=np.result_type(q.dtype, np.float32))  # noqa: E731
-        out = [zeros(n) if p is None else p for (n, _), p in zip(self.blocks, parts, strict=True)]
+        dtype = np.result_type(q.dtype, np.float32)
+        out = [np.zeros(n, dtype=dtype) if p is None else p for (n, _), p in zip(self.blocks, parts, strict=True)]
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
