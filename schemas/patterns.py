@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from importlib.resources import files
 from re import _constants, _parser  # type: ignore[attr-defined]  # the stdlib's regex parser (3.11+); typeshed has no stubs
 
@@ -75,6 +76,14 @@ _IGNORECASE = _constants.SRE_FLAG_IGNORECASE
 #: matches "k"; tests/test_injection.py checks every code point). A text holding one
 #: of them must skip the prefilter.
 FOLD_UNSAFE = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def fold_unsafe(text: str) -> bool:
+    """Whether ``text`` holds a ``FOLD_UNSAFE`` character."""
+    # All four are non-ASCII, and str.isascii is a flag read, not a scan.
+    return not text.isascii() and FOLD_UNSAFE.search(text) is not None
+
+
 _ZERO_WIDTH = (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT)
 _REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
 _MAX_SPELLINGS = 32  # a run of fixed text with more spellings than this is cut in two
@@ -101,10 +110,24 @@ class Gate:
 
     def admits(self, text: str) -> bool:
         """Whether ``pattern`` could match ``text``: it holds a needed substring, or nothing was derived."""
-        if not self.needs and not self.exact or FOLD_UNSAFE.search(text):
+        if not self.needs and not self.exact or fold_unsafe(text):
             return True
-        low = text.lower()
-        return any(s in low for s in self.needs) or any(s in text for s in self.exact)
+        needs, exact = self._lookups
+        if needs:
+            low = text.lower()
+            for s in needs:
+                if s in low:
+                    return True
+        for s in exact:
+            if s in text:
+                return True
+        return False
+
+    @cached_property
+    def _lookups(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        # A substring that contains another needs no look of its own: "password" is in
+        # no text that lacks "pass". Loops, not any(): admits runs on every message.
+        return _innermost(self.needs), _innermost(self.exact)
 
 
 class Prefilter:
@@ -130,7 +153,7 @@ class Prefilter:
 
     def admitted(self, text: str) -> set[int]:
         """The indices of the gates whose pattern could match ``text``."""
-        if FOLD_UNSAFE.search(text):
+        if fold_unsafe(text):
             return set(range(len(self.gates)))
         low = text.lower()
         out = set(self._always)
@@ -161,16 +184,19 @@ def _by_rare_char(
     return tuple((ch, tuple(group)) for ch, group in out.items())
 
 
+def _innermost(subs: frozenset[str]) -> tuple[str, ...]:
+    """``subs`` less each one that contains another (the shorter is in every text the longer is), sorted."""
+    return tuple(sorted(s for s in subs if not any(o != s and o in s for o in subs)))
+
+
 def _by_substring(
     gates: tuple[Gate, ...], pick: Callable[[Gate], frozenset[str]]
 ) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """Each needed substring, with the indices of the gates that need it."""
     out: dict[str, list[int]] = {}
     for i, g in enumerate(gates):
-        subs = pick(g)
-        for s in subs:
-            if not any(o != s and o in s for o in subs):
-                out.setdefault(s, []).append(i)
+        for s in _innermost(pick(g)):
+            out.setdefault(s, []).append(i)
     return tuple((s, tuple(ids)) for s, ids in out.items())
 
 
@@ -220,7 +246,8 @@ def _needed(items, ignorecase: bool) -> _Spellings | None:
     Consecutive fixed items join into one run; a group, a repeat taken at least once,
     and a branch whose every alternative needs something, need what their insides
     need. Of these candidates the one whose shortest spelling is longest is kept (a
-    case-sensitive spelling counts as longer: "DAN" is rarer than "dan").
+    case-sensitive spelling with a letter counts as longer: "DAN" is rarer than "dan",
+    but a case-sensitive " " is as common as any space).
     """
     candidates: list[_Spellings | None] = []
     run = _EMPTY
@@ -247,7 +274,11 @@ def _needed(items, ignorecase: bool) -> _Spellings | None:
     usable = [c for c in candidates if c and all(text for text, _ in c)]
     if not usable:
         return None
-    return max(usable, key=lambda c: (min(len(text) + 3 * exact for text, exact in c), -len(c)))
+    return max(usable, key=lambda c: (min(len(text) + 3 * (exact and _cased(text)) for text, exact in c), -len(c)))
+
+
+def _cased(text: str) -> bool:
+    return text.lower() != text.upper()
 
 
 def _flags(ignorecase: bool, subpattern_av) -> bool:

@@ -563,6 +563,9 @@ def test_a_gate_needs_what_the_pattern_spells_out():
     assert gate("k", re.compile(r"[<‹][|｜]x", flags)).needs == {"<|x", "<｜x", "‹|x", "‹｜x"}
     assert gate("k", re.compile(r"\bmode\s+(?-i:DAN)\b", flags)).exact == {"DAN"}
     assert gate("k", re.compile(r"(?:foo|\w+)bar|baz", flags)).needs == {"bar", "baz"}
+    # A case-sensitive space is in nearly every text; the word is the rarer need.
+    g = gate("k", re.compile(r"(?i:pin|passcode)[ \t]+[0-9]{4}"))
+    assert g.needs == {"pin", "passcode"} and g.exact == set()
     for bare in (r"^\s*\d+$", r"foo|\w+", r"(?:ab)?c?"):
         nothing = gate("k", re.compile(bare, flags))
         assert nothing.needs == set() and nothing.exact == set(), bare

@@ -754,7 +754,8 @@ def test_str_lower_agrees_with_ignorecase_on_the_needed_characters_but_for_the_f
     # The prefilter looks needed substrings up in text.lower(), as transforms.injection's
     # does; checked over every code point for the characters the redactor's rules need.
     gates = [r.gate for r in (*redact_module._BEFORE_MNEMONICS, *redact_module._CLI_RULES)]
-    gates += [redact_module._ASSIGNMENT_GATE, redact_module._LOOSE_GATE]
+    gates += [r.gate for r in redact_module._EVERYDAY_RULES]
+    gates += [redact_module._ASSIGNMENT_GATE, redact_module._LOOSE_GATE, redact_module._COOKIE_GATE]
     needed = sorted({c for g in gates for s in g.needs | g.exact for c in s})
     assert all(c.isascii() for c in needed)
     every = "".join(map(chr, range(0x110000)))
