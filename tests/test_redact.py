@@ -606,6 +606,20 @@ def test_longer_mnemonics_are_redacted_whole(n: int):
     assert redact(" ".join(words)).text == "[REDACTED:wallet_mnemonic]"
 
 
+def test_the_shortest_possible_mnemonic_is_redacted():
+    # Twelve three-letter words and single spaces: any shorter text is not scanned at all.
+    assert min(map(len, BIP39_ENGLISH)) == 3
+    words = "act add age aim air all any arm art ask bag bar"
+    assert len(words) == redact_module._MNEMONIC_MIN_CHARS
+    assert redact(words).text == "[REDACTED:wallet_mnemonic]"
+    assert redact(words[:-1]).text == words[:-1]
+
+
+def test_a_mnemonic_in_text_that_is_not_ascii_is_redacted_whole():
+    text = "kunci dompet 🔑: " + " ".join(w.upper() for w in MNEMONIC) + " — simpan"
+    assert redact(text).text == "kunci dompet 🔑: [REDACTED:wallet_mnemonic] — simpan"
+
+
 def test_eleven_bip39_words_in_a_row_are_left_alone():
     text = " ".join(MNEMONIC[:11])
     assert redact(text).text == text

@@ -72,6 +72,8 @@ KINDS: tuple[str, ...] = tuple(sorted({*INJECTION_PATTERNS, "long_paste"}))
 _INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 # Every line break str.splitlines knows, which a model reads as one too; re's "^" knows only "\n".
 _LINE_BREAK = re.compile("\r\n?|[\v\f\x1c-\x1e\x85\u2028\u2029]")
+# A line break's first character; one character class, which re scans for far faster.
+_BREAK_STARTS = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 # Markdown quote markers: a quoted line says what it said unquoted.
 _QUOTE_MARKS = re.compile(r"^[ \t]*(?:>[ \t]*)+", re.MULTILINE)
 
@@ -115,8 +117,14 @@ def flag_injection(text: str) -> tuple[str, ...]:
 
 def _normalise(text: str) -> str:
     """The text the patterns are searched in (see the module docstring)."""
-    normal = _LINE_BREAK.sub("\n", _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
-    return _QUOTE_MARKS.sub("", normal)
+    normal = unicodedata.normalize("NFKC", text)
+    # Each substitution is skipped where it cannot match: every invisible character is
+    # non-ASCII, every line break starts with one of _BREAK_STARTS, every quote marker holds ">".
+    if not normal.isascii():
+        normal = _INVISIBLE.sub("", normal)
+    if _BREAK_STARTS.search(normal):
+        normal = _LINE_BREAK.sub("\n", normal)
+    return _QUOTE_MARKS.sub("", normal) if ">" in normal else normal
 
 
 def _pattern_kinds(normal: str) -> set[str]:

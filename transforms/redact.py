@@ -219,6 +219,7 @@ from schemas.wordlists import BIP39_ENGLISH
 _MARKER = "[REDACTED:{}]"
 _NOT_MARKER = r"(?!\[REDACTED:)"
 _MNEMONIC_MIN_WORDS = 12
+_MNEMONIC_MIN_CHARS = _MNEMONIC_MIN_WORDS * 3 + _MNEMONIC_MIN_WORDS - 1  # every BIP39 word has 3+ letters
 # A token starts after a non-word character or at the start of the text, so a whole
 # identifier like "ghp_..." is a token, and so is one after "-" or "_" in a file name
 # ("2026-07-19-sk-proj-..."). Each such pattern either fails within a bounded look at
@@ -1032,18 +1033,22 @@ def redact(text: str) -> Redaction:
 
 def _apply(rules: tuple[_Rule, ...], prefilter: Prefilter, text: str, marker: Callable[[str], str]) -> str:
     """Each rule in turn, on the output of the one before; only the rules the prefilter admits run."""
-    admitted = prefilter.admitted(text)
-    for i, rule in enumerate(rules):
-        if i in admitted:
-            new = _substitute(rule, text, marker)
-            if new is not text:
-                text = new
-                admitted = prefilter.admitted(text)  # a marker is new text: judge it afresh
+    # The admitted indices in order, not a membership test per rule: a text admits few of them.
+    todo = sorted(prefilter.admitted(text), reverse=True)
+    while todo:
+        i = todo.pop()
+        new = _substitute(rules[i], text, marker)
+        if new is not text:
+            text = new
+            # A marker is new text: judge the rules after this one afresh.
+            todo = sorted((j for j in prefilter.admitted(text) if j > i), reverse=True)
     return text
 
 
 def _substitute(rule: _Rule, text: str, marker: Callable[[str], str]) -> str:
     """``text`` with the secret of each match of ``rule`` replaced; ``text`` itself when none."""
+    if rule.gate.pattern.search(text) is None:
+        return text  # most texts a rule is tried on hold no match: skip setting up the scan
     out: list[str] = []
     pos = 0
     matches = rule.matches(text)
@@ -1251,11 +1256,13 @@ def _loose_value(text: str, pos: int) -> Span | None:
 def _redact_mnemonics(text: str, marker: Callable[[str], str]) -> str:
     """Replace each maximal run of 12+ BIP39 words with one marker."""
     # A run needs 12 BIP39 words; most texts do not hold that many in all, and counting is cheap.
-    words = _WORD.findall(text)
-    if (
-        len(words) < _MNEMONIC_MIN_WORDS
-        or sum(map(BIP39_ENGLISH.__contains__, map(str.lower, words))) < _MNEMONIC_MIN_WORDS
-    ):
+    # Shorter than 12 words of 3+ letters and the 11 gaps between them, a text holds no run.
+    if len(text) < _MNEMONIC_MIN_CHARS:
+        return text
+    # On ASCII text str.lower changes letters only, so the words of the lowered text are
+    # the lowered words (not so elsewhere: the Kelvin sign lowers to "k").
+    words = _WORD.findall(text.lower()) if text.isascii() else [w.lower() for w in _WORD.findall(text)]
+    if len(words) < _MNEMONIC_MIN_WORDS or sum(map(BIP39_ENGLISH.__contains__, words)) < _MNEMONIC_MIN_WORDS:
         return text
     runs: list[tuple[int, int]] = []
     run_start = run_end = -1
