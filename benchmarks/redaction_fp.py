@@ -9,13 +9,19 @@ marker's kind), how many spans and words it redacted, then each span in its cont
 so a person can judge which were no secret. A span of the demo that is one of its
 planted fake secrets (``FAKE_*`` in ``flows.cli.demo_corpus``) is marked ``planted``.
 
-    .venv/bin/python benchmarks/redaction_fp.py [--samples DIR] [--quiet]
+    .venv/bin/python benchmarks/redaction_fp.py [--samples DIR] [--quiet] [--time]
+
+``--time`` also prints what redaction and the injection check cost on these texts: the
+CPU microseconds a text of ``redact`` and of ``transforms.injection.flag_injection``, the
+best of three passes over each corpus (its distinct texts only, so that no cache of
+anyone's makes a repeated text look cheap).
 
 To compare with another version of the redactor, run this script with that version's
 checkout first on ``PYTHONPATH`` (``PYTHONPATH=../main .venv/bin/python
 benchmarks/redaction_fp.py``): it uses only ``redact``, the parsers and the demo corpus.
 
-Invariants: reads files, writes nothing; deterministic (the demo corpus is seeded).
+Invariants: reads files, writes nothing; deterministic (the demo corpus is seeded), but for
+``--time``'s figures.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import datetime as dt
 import re
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -34,6 +41,7 @@ if str(ROOT) not in sys.path:
 from flows.cli.demo_corpus import FAKE_GITHUB_TOKEN, FAKE_PASSWORD_LINE, FAKE_PRIVATE_KEY, demo_corpus  # noqa: E402
 from transforms.errors import ParseError  # noqa: E402
 from transforms.imports import detect, parse_export  # noqa: E402
+from transforms.injection import flag_injection  # noqa: E402
 from transforms.parse import parse_transcript  # noqa: E402
 from transforms.redact import redact  # noqa: E402
 
@@ -86,6 +94,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--samples", type=Path, default=Path("/work/shared/samples"))
     parser.add_argument("--quiet", action="store_true", help="the counts only, not each span")
+    parser.add_argument(
+        "--time", action="store_true", help="also the CPU time a text of redaction and the injection check"
+    )
     args = parser.parse_args()
 
     corpora: dict[str, list[tuple[str, str]]] = {"demo": [], "samples": [], "docs": []}
@@ -120,6 +131,25 @@ def main() -> None:
             print(f"  {kind}: {by_kind[kind]} span(s), {words_by_kind[kind]} word(s)")
             if not args.quiet:
                 print("\n".join(shown[kind]))
+        if args.time:
+            print(timing([t for _, t in items]))
+
+
+def timing(texts: list[str]) -> str:
+    """CPU microseconds a text of ``redact`` and of ``flag_injection``, best of three, over the distinct texts."""
+    distinct = list(dict.fromkeys(texts))
+    line = f"  time over {len(distinct)} distinct texts ({sum(map(len, distinct))} characters), best of 3:"
+    for name, fn in (("redact", redact), ("flag_injection", flag_injection)):
+        best = min(_cpu(fn, distinct) for _ in range(3))
+        line += f" {name} {best / max(1, len(distinct)) * 1e6:.1f} us"
+    return line
+
+
+def _cpu(fn, texts: list[str]) -> float:
+    t0 = time.process_time()
+    for t in texts:
+        fn(t)
+    return time.process_time() - t0
 
 
 if __name__ == "__main__":
