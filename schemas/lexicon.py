@@ -170,6 +170,8 @@ IMPORTANCE_MARKERS: tuple[str, ...] = _words(_LEXICON["importance_markers"], "le
 SIGNALS: dict[str, tuple[str, ...]] = _signals(_LEXICON["signals"])
 #: Words that undo a signal or mood word right after them ("no known data errors", "nggak capek").
 NEGATIONS: frozenset[str] = frozenset(_words(_LEXICON["negations"], "lexicon.yaml negations"))
+#: What a question asks beside a time when it asks only what happened then ("what did I do", "ngapain").
+WHAT_HAPPENED: tuple[str, ...] = _words(_LEXICON["what_happened"], "lexicon.yaml what_happened")
 #: What importers write in brackets instead of content ("empty message" for ``[empty message]``), lower-case.
 PLACEHOLDERS: tuple[str, ...] = _words(_LEXICON["placeholders"], "lexicon.yaml placeholders")
 #: A placeholder as written in a message: one of ``PLACEHOLDERS`` in brackets, maybe with a detail after a

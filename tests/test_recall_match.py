@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fakes import HashEmbedder
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from helpers import kenang
@@ -105,6 +106,40 @@ def test_kenang_recall_json_says_whether_anything_matched(indexed):
     assert only_time["match"] != "none" and only_time["results"][0]["date"] == "2026-07-18"
     explained = json.loads(kenang("recall", "--home", h, "--user", "gading", "cadangan", "--explain", "--json").stdout)
     assert {"understood", "match", "results"} == set(explained)
+
+
+def test_a_question_that_is_only_a_time_is_answered_by_the_days_of_that_time(indexed):
+    now = dt.date(2026, 7, 19)
+    # The keyword arm alone, and with a vector arm whose cosines say nothing (the stored chunks were embedded by
+    # another embedder): either way the day named is the answer, at full relevance.
+    for r in (Recaller(indexed, "gading"), Recaller(indexed, "gading", embedder=HashEmbedder())):
+        for q in (
+            "kemarin",
+            "what did I do yesterday?",
+            "ngapain aja kemarin?",
+            "what happened yesterday",
+            "昨天做了什么？",
+        ):
+            hits = r.search(q, top_k=3, now=now)
+            assert hits[0].date == dt.date(2026, 7, 18) and hits[0].relevance == 1.0, (q, hits[0])
+            assert match_of(hits, r.params) == "strong", q
+            assert all(h.relevance < 1.0 for h in hits if h.date != dt.date(2026, 7, 18)), q
+        # a question about a thing on that day is answered by its words, not by the day
+        assert all(h.relevance < 1.0 for h in r.search(f"{UNRELATED} yesterday", top_k=3, now=now))
+
+
+def test_kenang_recall_refuses_an_empty_query_and_a_reversed_range_and_says_what_it_searched(indexed):
+    h = str(indexed.paths.home)
+    empty = kenang("recall", "--home", h, "--user", "gading", "   ")
+    assert empty.exit_code == 2 and "QUERY" in empty.output and "empty" in empty.output
+    reversed_ = kenang(
+        "recall", "--home", h, "--user", "gading", "boot", "--start", "2026-07-19", "--end", "2026-07-17"
+    )
+    assert reversed_.exit_code == 2 and "--end 2026-07-17 is before --start 2026-07-19" in reversed_.output
+    nothing = kenang("recall", "--home", h, "--user", "gading", "boot", "--start", "2020-01-01", "--end", "2020-01-31")
+    assert nothing.exit_code == 0 and nothing.stdout.strip() == "no memories of gading from 2020-01-01 to 2020-01-31"
+    missed = kenang("recall", "--home", h, "--user", "gading", UNRELATED, "--start", "2026-07-17")
+    assert missed.stdout.strip() == f"nothing matches {UNRELATED!r} in the memories of gading from 2026-07-17 on"
 
 
 def test_the_human_output_marks_a_weak_answer_and_a_none_one(indexed):

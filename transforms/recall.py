@@ -82,6 +82,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from schemas import lexicon
 from transforms import chunk, timeq
 from transforms.chunk import query_terms, surface_words, terms_of
 
@@ -659,6 +660,16 @@ def time_window(
     lo = start - dt.timedelta(days=pad) if start > dt.date.min + dt.timedelta(days=pad) else dt.date.min
     hi = end + dt.timedelta(days=pad) if end < dt.date.max - dt.timedelta(days=pad) else dt.date.max
     return lo, hi
+
+
+_WHAT_HAPPENED = frozenset(t for w in lexicon.WHAT_HAPPENED for t in terms_of(w))
+
+
+def only_a_time(rest: str) -> bool:
+    """Whether a query that names a past time asks nothing else of it: ``rest``, the query less that time, holds
+    no term but those that ask what happened then ("what did I do last Saturday?", "ngapain aja kemarin?",
+    "上周做了什么？"). Such a query is answered by the days of that time."""
+    return all(t in _WHAT_HAPPENED for t in terms_of(rest))
 
 
 def coverage(index, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:

@@ -660,6 +660,10 @@ def recall(
 
     if (query is None) == (queries_file is None):
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
+    if query is not None and not query.strip():
+        raise click.BadParameter("it is empty: give the words to look for", param_hint="QUERY")
+    if start and end and end < start:
+        raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
     settings = _settings(home)
     r = Recaller(
         settings, _user_for(settings, user), start=start.date() if start else None, end=end.date() if end else None
@@ -703,7 +707,17 @@ def recall(
             {**extra, "match": match_of(hits, r.params), "results": [h.as_dict(query) for h in hits]}, gated=True
         )
     else:
-        click.echo(report.render_recall(query, r.user, hits, match=match_of(hits, r.params), color=sys.stdout.isatty()))
+        click.echo(
+            report.render_recall(
+                query,
+                r.user,
+                hits,
+                match=match_of(hits, r.params),
+                color=sys.stdout.isatty(),
+                span=(start.date() if start else None, end.date() if end else None),
+                empty=r.size == 0,
+            )
+        )
 
 
 @cli.command()

@@ -521,12 +521,35 @@ def render_import_preview(plan: dict) -> str:
 # --- recall ----------------------------------------------------------------------
 
 
-def render_recall(query: str, user: str, hits: Sequence[Any], *, match: str = "strong", color: bool = False) -> str:
-    """Readable recall results: how well they match, then date, score, relevance, via, source and the snippet."""
+def render_recall(
+    query: str,
+    user: str,
+    hits: Sequence[Any],
+    *,
+    match: str = "strong",
+    color: bool = False,
+    span: tuple[dt.date | None, dt.date | None] = (None, None),
+    empty: bool = False,
+) -> str:
+    """Readable recall results: how well they match, then date, score, relevance, via, source and the snippet.
+
+    ``span``: the days the search was narrowed to (``--start``, ``--end``); ``empty``: it held no memory at all."""
     from transforms.recall import snippet
 
+    first_day, last_day = span
+    within = (
+        f" from {first_day} to {last_day}"
+        if first_day and last_day
+        else f" from {first_day} on"
+        if first_day
+        else f" up to {last_day}"
+        if last_day
+        else ""
+    )
+    if empty:
+        return f"no memories of {user}{within}"
     if not hits:
-        return f"nothing matches {query!r}: no memories of {user}"
+        return f"nothing matches {query!r} in the memories of {user}{within}"
     n = f"{len(hits)} result{'s' if len(hits) != 1 else ''}"
     if match == "none":
         first = f"nothing matches {query!r} ({user}); the nearest day{'s' if len(hits) != 1 else ''}, not relevant:"

@@ -60,6 +60,7 @@ from transforms.recall import (
     embedder_key,
     fuse,
     keyword_weight,
+    only_a_time,
     relevance,
     select,
     time_window,
@@ -468,10 +469,11 @@ class Recaller:
         # by the days of that time.
         asked = rest if past and rest is not None else query
         cover = coverage(self._data.keyword, asked, glossed=p.gloss_terms)
+        timely = inside is not None and only_a_time(asked)  # "what did I do last Saturday?": its days answer it
         if inside is not None:  # one boost over the whole span named
             if not (scores[inside] > 0).any():  # only a time was asked ("kemarin"): its days, by their keys
                 scores = np.where(inside & self._data.is_key, 1e-3, scores)
-            if not terms_of(asked):
+            if timely:
                 cover = np.where(inside, 1.0, cover)
             scores = boost_time(scores, dates, lo, hi, named=named, params=p)
         if mode != "vector" and (terms := anchors(rest if rest is not None else query)):
@@ -496,6 +498,8 @@ class Recaller:
         )
         if start or end:
             hits = [h for h in hits if (not start or h.date >= start) and (not end or h.date <= end)]
+        if timely:  # a day of the time named is the answer, whatever its words; a day near it keeps its own
+            hits = [replace(h, relevance=1.0) if named[0] <= h.date <= named[1] else h for h in hits]
         return hits[: top_k or cfg.top_k]
 
 
