@@ -238,6 +238,24 @@ def test_sources_that_fail_are_named_and_the_others_go_on(home, tmp_path):
     assert out.exit_code == 0 and "matches no file" in out.stdout and "cc" in out.stdout
 
 
+def test_a_source_error_is_logged_once_by_the_night_and_never_by_a_look(home, tmp_path, caplog):
+    import logging
+    import time
+
+    from flows.config import load_settings
+
+    add_source(home, name="nothing", kind="claude_code", path=str(tmp_path / "nowhere" / "*.jsonl"))
+    settings = load_settings(home.paths.home)
+    now = dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA)
+    with caplog.at_level(logging.WARNING, logger="kenang"):
+        looked = collect.collect(settings, now, time.time(), dry_run=True)  # kenang run's check for a quiet night
+        assert "matches no file" in looked[0].errors[0] and not caplog.records
+        collect.collect(settings, now, time.time())
+    assert [r.getMessage() for r in caplog.records if "matches no file" in r.getMessage()] == [
+        f"source nothing: {looked[0].errors[0]}"
+    ]
+
+
 def test_a_source_deleted_after_collection_leaves_the_archive_and_a_backfill_rebuilds_the_same_tables(home, tmp_path):
     log = tmp_path / "cc" / "s.jsonl"
     add_source(home, name="cc", kind="claude_code", path=str(log))

@@ -140,10 +140,10 @@ def collect(settings: Settings, now: dt.datetime, wall_now: float, dry_run: bool
         state.matched = report.files
         state.days_waiting, state.waiting_quiet = report.waiting_days, report.waiting_quiet
         state.skipped = report.skipped
-        if not dry_run:
+        if not dry_run:  # a dry run only looks: its report says what it found, the night logs it once
             collected.write(settings.paths.warehouse, source.name, state)
-        for e in report.errors:
-            log.warning("source %s: %s", source.name, e)
+            for e in report.errors:
+                log.warning("source %s: %s", source.name, e)
         out.append(report)
     return out
 
