@@ -331,6 +331,8 @@ def test_a_clients_mistakes_leave_no_traceback_in_the_server_log(loaded, tmp_pat
                     await c.read_resource(uri)
             with pytest.raises(ToolError):
                 await c.call_tool("memory_day", {"date": "2026-07-01"})
+            unknown = await c.call_tool("nosuchtool", {}, raise_on_error=False)
+            assert unknown.is_error and "nosuchtool" in unknown.content[0].text
             return said
 
     assert run(mistakes(Client(transport))) == [s for _, _, s in MISTAKES]
@@ -341,3 +343,6 @@ def test_a_clients_mistakes_leave_no_traceback_in_the_server_log(loaded, tmp_pat
     for text in (log.read_text(), http_log):
         assert "Traceback" not in text and "validation error" not in text
         assert "mcp memory_recall user=rina" in text and " error" in text
+        # one line a call, kenang's: FastMCP's own warning for the same mistake is not added to it
+        assert "Invalid arguments for tool" not in text
+        assert text.count("mcp unknown tool 'nosuchtool' user=rina") == 1

@@ -487,10 +487,21 @@ def _answer(result: object) -> object:
 # --- the server ---------------------------------------------------------------------------
 
 
+class _NotArgumentsWarning(logging.Filter):
+    """Drops FastMCP's warning about a call's invalid arguments: the call is logged as kenang's one line, and the
+    client gets a one-sentence tool error (``OneSentence``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Invalid arguments for tool")
+
+
+_NOT_ARGUMENTS_WARNING = _NotArgumentsWarning()  # one instance: a logger adds a filter it holds only once
+
+
 def build_server(settings: Settings, *, user: str | None = None, service: MemoryService | None = None):
     """The FastMCP server: for one ``user`` (stdio, in-memory), or, with ``user`` None, per bearer token."""
     from fastmcp import FastMCP
-    from fastmcp.exceptions import ResourceError, ToolError
+    from fastmcp.exceptions import NotFoundError, ResourceError, ToolError
     from fastmcp.exceptions import ValidationError as ArgumentsError
     from fastmcp.server.dependencies import get_access_token
     from fastmcp.server.middleware import Middleware
@@ -555,6 +566,10 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
                 tool, ms = context.message.name, (time.perf_counter() - t0) * 1000
                 log.info("mcp %s user=%s %.1f ms error", tool, _who_or_dash(), ms)
                 raise ToolError(_gated(one_sentence(tool, exc.__cause__ or exc)), log_level=quiet) from None
+            except NotFoundError:  # FastMCP answers it; the log still gets the call's line, the name as sent
+                name, ms = _gated(repr(context.message.name)[:80]), (time.perf_counter() - t0) * 1000
+                log.info("mcp unknown tool %s user=%s %.1f ms error", name, _who_or_dash(), ms)
+                raise
 
     def _who_or_dash() -> str:
         try:
@@ -563,6 +578,8 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
             return "-"
 
     mcp.add_middleware(OneSentence())
+    # FastMCP's own multi-line warning for the same mistake: kenang's line above says it
+    logging.getLogger("fastmcp.server.server").addFilter(_NOT_ARGUMENTS_WARNING)
 
     class LeanTool(FunctionTool):
         """A tool as listed without FastMCP's own ``_meta`` (its tags, empty here): tokens an agent reads for nothing."""
