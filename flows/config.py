@@ -159,6 +159,7 @@ def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
     from ruamel.yaml import YAML
 
     config_file = home / CONFIG_NAME
+    read_config(config_file)  # a broken file is one line saying where, as everywhere, not ruamel's dump
     rt = YAML()  # round-trip: comments, order and styles survive
     rt.preserve_quotes = True
     rt.indent(mapping=2, sequence=4, offset=2)
@@ -195,17 +196,26 @@ def load_settings(home: Path) -> Settings:
         raise ConfigError(
             f"no {CONFIG_NAME} in {home}: run `kenang init --home {home}` first (or `kenang demo` for a sample home)"
         )
-    try:
-        raw = yaml.safe_load(config_file.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{config_file}: not valid YAML: {exc}") from exc
-    if raw is None:
-        raw = {}
+    raw = read_config(config_file)
     try:
         config = Config.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(f"{config_file}: {describe_error(exc, raw)}") from None
     return settings_from(home, config_file, config)
+
+
+def read_config(config_file: Path) -> Any:
+    """kenang.yaml as YAML reads it ({} when empty); ConfigError, one line saying where, when it is not YAML."""
+    try:
+        raw = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        said = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ConfigError(
+            f"{config_file}: not valid YAML{at}: {said}; fix it (or move it away and run `kenang init`)"
+        ) from None
+    return {} if raw is None else raw
 
 
 def value_problems(raw: Mapping[str, Any]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from importlib.metadata import version
 
+import pytest
 import yaml
 from helpers import kenang
 
@@ -123,6 +124,16 @@ def test_config_check_says_where_broken_yaml_breaks(home):
     r = kenang("config", "check", "--home", str(home.paths.home))
     assert r.exit_code == 1 and r.stdout.count("\n") == 1
     assert r.stdout.startswith(f"{home.paths.config_file}: not valid YAML at line 3, column 1: ")
+
+
+@pytest.mark.parametrize(
+    "args", [("run", "--dry-run"), ("status",), ("recall", "tea"), ("mcp", "token", "add", "--user", "default")]
+)
+def test_every_command_says_where_broken_yaml_breaks_in_one_line_as_the_check_does(home, args):
+    home.paths.config_file.write_text("timezone: Asia/Jakarta\nprojects: [kenang\n", encoding="utf-8")
+    checked = kenang("config", "check", "--home", str(home.paths.home)).stdout
+    r = kenang(*args, "--home", str(home.paths.home))
+    assert r.exit_code == 2 and r.stderr == f"kenang: configuration error: {checked}"
 
 
 def test_config_check_without_a_kenang_yaml_says_to_run_init(tmp_path):

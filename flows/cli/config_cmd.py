@@ -29,7 +29,7 @@ import click
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from flows.config import CONFIG_NAME, Settings, settings_from, value_problems
+from flows.config import CONFIG_NAME, Settings, read_config, settings_from, value_problems
 from schemas.config import Config, describe_errors
 from transforms.errors import ConfigError
 
@@ -202,12 +202,9 @@ def findings(home: Path, environ: Mapping[str, str]) -> tuple[list[str], list[st
     if not config_file.is_file():
         return [f"{config_file}: no such file; run `kenang init --home {home}` to make one"], []
     try:
-        raw = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        said = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        return [f"{config_file}: not valid YAML{at}: {said}; fix it (or move it away and run `kenang init`)"], []
+        raw = read_config(config_file)
+    except ConfigError as exc:
+        return [str(exc)], []
     try:
         parsed = Config.model_validate(raw)
     except ValidationError as exc:
