@@ -205,9 +205,27 @@ def load_settings(home: Path) -> Settings:
 
 
 def read_config(config_file: Path) -> Any:
-    """kenang.yaml as YAML reads it ({} when empty); ConfigError, one line saying where, when it is not YAML."""
+    """kenang.yaml as YAML reads it ({} when empty); ConfigError, one line, when it is not YAML or repeats a key."""
+    raw, duplicates = read_config_all(config_file)
+    if duplicates:
+        raise ConfigError(f"{config_file}: {duplicates[0]}")
+    return raw
+
+
+def read_config_all(config_file: Path) -> tuple[Any, list[str]]:
+    """(kenang.yaml as YAML reads it, {} when empty; each key it repeats, one line each naming both lines).
+
+    ConfigError, one line saying where, when it is not YAML. PyYAML keeps a repeated key's last value
+    without a word, so a second ``timezone:`` at the end of the file would silently win: the keys are
+    checked on the parsed nodes, at every level, before anything is built from them.
+    """
     try:
-        raw = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+        loader = yaml.SafeLoader(config_file.read_text(encoding="utf-8"))
+        try:
+            node = loader.get_single_node()
+            raw = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -215,7 +233,34 @@ def read_config(config_file: Path) -> Any:
         raise ConfigError(
             f"{config_file}: not valid YAML{at}: {said}; fix it (or move it away and run `kenang init`)"
         ) from None
-    return {} if raw is None else raw
+    return ({} if raw is None else raw), (_duplicate_keys(node) if node is not None else [])
+
+
+def _duplicate_keys(root: yaml.Node) -> list[str]:
+    """Each mapping key under ``root`` that appears twice in its mapping, as ``duplicate key a.b at lines 3 and 9``."""
+    out: list[tuple[int, str]] = []
+    seen: set[int] = set()  # an alias repeats a node (and may hold itself): each is walked once
+    todo: list[tuple[yaml.Node, tuple[str, ...]]] = [(root, ())]
+    while todo:
+        node, path = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            todo += [(item, (*path, str(i))) for i, item in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, value in node.value:
+                name = key.value if isinstance(key, yaml.ScalarNode) else None
+                if name is not None and key.tag != "tag:yaml.org,2002:merge":
+                    line = key.start_mark.line + 1
+                    if (key.tag, name) in first:
+                        where = f"{'.'.join((*path, name))} at lines {first[key.tag, name]} and {line}"
+                        out.append((line, f"duplicate key {where}; keep one of them"))
+                    else:
+                        first[key.tag, name] = line
+                todo.append((value, (*path, str(name))))
+    return [said for _, said in sorted(out)]
 
 
 def value_problems(raw: Mapping[str, Any]) -> list[str]:

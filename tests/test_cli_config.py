@@ -126,6 +126,24 @@ def test_config_check_says_where_broken_yaml_breaks(home):
     assert r.stdout.startswith(f"{home.paths.config_file}: not valid YAML at line 3, column 1: ")
 
 
+def test_a_key_written_twice_at_any_level_is_an_error_naming_both_lines(home):
+    text = "timezone: Asia/Jakarta\nrecall:\n  top_k: 3\n  top_k: 4\ntimezone: UTC\n"
+    home.paths.config_file.write_text(text, encoding="utf-8")
+    where = home.paths.config_file
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    assert r.exit_code == 1 and r.stdout.splitlines() == [
+        f"{where}: duplicate key recall.top_k at lines 3 and 4; keep one of them",
+        f"{where}: duplicate key timezone at lines 1 and 5; keep one of them",
+    ]
+    for args in (("config", "show"), ("status",)):
+        r = kenang(*args, "--home", str(home.paths.home))
+        assert (r.exit_code, r.stdout) == (2, "")
+        assert (
+            r.stderr
+            == f"kenang: configuration error: {where}: duplicate key recall.top_k at lines 3 and 4; keep one of them\n"
+        )
+
+
 @pytest.mark.parametrize(
     "args", [("run", "--dry-run"), ("status",), ("recall", "tea"), ("mcp", "token", "add", "--user", "default")]
 )

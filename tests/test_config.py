@@ -132,6 +132,8 @@ def test_paths_are_relative_to_the_home_unless_absolute(tmp_path):
         ("names:\n  gading: ''\n", "names: the name of gading must be one line of 1-60 characters"),
         ("names:\n  gading: '  Gading'\n", "names: the name of gading must be one line"),
         ("timezone: [\n", "not valid YAML"),
+        ("timezone: Asia/Jakarta\ntimezone: UTC\n", "duplicate key timezone at lines 1 and 2; keep one of them"),
+        ("recall:\n  top_k: 3\n  top_k: 4\n", "duplicate key recall.top_k at lines 2 and 3"),
     ],
 )
 def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, text, needle):
