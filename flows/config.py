@@ -131,13 +131,18 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
     writes its marker, and is the only code that creates the archive root). Config sits
     below the store, so it never imports it.
     """
-    home.mkdir(parents=True, exist_ok=True)
     config_file = home / CONFIG_NAME
-    created = not config_file.exists()
-    if created:
-        tmp = config_file.with_name(f".{CONFIG_NAME}.tmp")
-        tmp.write_text(render_yaml(values=values), encoding="utf-8")
-        os.replace(tmp, config_file)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        created = not config_file.exists()
+        if created:
+            tmp = config_file.with_name(f".{CONFIG_NAME}.tmp")
+            tmp.write_text(render_yaml(values=values), encoding="utf-8")
+            os.replace(tmp, config_file)
+    except OSError as exc:  # a file on the way, a read-only or virtual folder: the --home given, so a usage error
+        raise UsageError(
+            f"cannot make the home {home}: {_why_not(home, exc)}; choose another --home, in a folder you can write to"
+        ) from None
     settings = load_settings(home)
     if not settings.paths.home_id_file.is_file():
         tmp = settings.paths.home_id_file.with_name(".kenang-id.tmp")
@@ -146,6 +151,14 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
     for p in (settings.paths.active, settings.paths.warehouse, settings.paths.quarantine):
         p.mkdir(parents=True, exist_ok=True)
     return settings, created
+
+
+def _why_not(home: Path, exc: OSError) -> str:
+    """What stops ``home`` being made: a file where a folder must be, else the system's word."""
+    blocker = next((p for p in (*reversed(home.parents), home) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        return f"{blocker} is a file, not a folder"
+    return exc.strerror or str(exc)
 
 
 def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
