@@ -131,13 +131,18 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
     writes its marker, and is the only code that creates the archive root). Config sits
     below the store, so it never imports it.
     """
-    home.mkdir(parents=True, exist_ok=True)
     config_file = home / CONFIG_NAME
-    created = not config_file.exists()
-    if created:
-        tmp = config_file.with_name(f".{CONFIG_NAME}.tmp")
-        tmp.write_text(render_yaml(values=values), encoding="utf-8")
-        os.replace(tmp, config_file)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        created = not config_file.exists()
+        if created:
+            tmp = config_file.with_name(f".{CONFIG_NAME}.tmp")
+            tmp.write_text(render_yaml(values=values), encoding="utf-8")
+            os.replace(tmp, config_file)
+    except OSError as exc:  # a file on the way, a read-only or virtual folder: the --home given, so a usage error
+        raise UsageError(
+            f"cannot make the home {home}: {_why_not(home, exc)}; choose another --home, in a folder you can write to"
+        ) from None
     settings = load_settings(home)
     if not settings.paths.home_id_file.is_file():
         tmp = settings.paths.home_id_file.with_name(".kenang-id.tmp")
@@ -146,6 +151,14 @@ def init_home(home: Path, values: dict[str, Any] | None = None) -> tuple[Setting
     for p in (settings.paths.active, settings.paths.warehouse, settings.paths.quarantine):
         p.mkdir(parents=True, exist_ok=True)
     return settings, created
+
+
+def _why_not(home: Path, exc: OSError) -> str:
+    """What stops ``home`` being made: a file where a folder must be, else the system's word."""
+    blocker = next((p for p in (*reversed(home.parents), home) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        return f"{blocker} is a file, not a folder"
+    return exc.strerror or str(exc)
 
 
 def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
@@ -159,6 +172,7 @@ def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
     from ruamel.yaml import YAML
 
     config_file = home / CONFIG_NAME
+    read_config(config_file)  # a broken file is one line saying where, as everywhere, not ruamel's dump
     rt = YAML()  # round-trip: comments, order and styles survive
     rt.preserve_quotes = True
     rt.indent(mapping=2, sequence=4, offset=2)
@@ -195,17 +209,71 @@ def load_settings(home: Path) -> Settings:
         raise ConfigError(
             f"no {CONFIG_NAME} in {home}: run `kenang init --home {home}` first (or `kenang demo` for a sample home)"
         )
-    try:
-        raw = yaml.safe_load(config_file.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{config_file}: not valid YAML: {exc}") from exc
-    if raw is None:
-        raw = {}
+    raw = read_config(config_file)
     try:
         config = Config.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(f"{config_file}: {describe_error(exc, raw)}") from None
     return settings_from(home, config_file, config)
+
+
+def read_config(config_file: Path) -> Any:
+    """kenang.yaml as YAML reads it ({} when empty); ConfigError, one line, when it is not YAML or repeats a key."""
+    raw, duplicates = read_config_all(config_file)
+    if duplicates:
+        raise ConfigError(f"{config_file}: {duplicates[0]}")
+    return raw
+
+
+def read_config_all(config_file: Path) -> tuple[Any, list[str]]:
+    """(kenang.yaml as YAML reads it, {} when empty; each key it repeats, one line each naming both lines).
+
+    ConfigError, one line saying where, when it is not YAML. PyYAML keeps a repeated key's last value
+    without a word, so a second ``timezone:`` at the end of the file would silently win: the keys are
+    checked on the parsed nodes, at every level, before anything is built from them.
+    """
+    try:
+        loader = yaml.SafeLoader(config_file.read_text(encoding="utf-8"))
+        try:
+            node = loader.get_single_node()
+            raw = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        said = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ConfigError(
+            f"{config_file}: not valid YAML{at}: {said}; fix it (or move it away and run `kenang init`)"
+        ) from None
+    return ({} if raw is None else raw), (_duplicate_keys(node) if node is not None else [])
+
+
+def _duplicate_keys(root: yaml.Node) -> list[str]:
+    """Each mapping key under ``root`` that appears twice in its mapping, as ``duplicate key a.b at lines 3 and 9``."""
+    out: list[tuple[int, str]] = []
+    seen: set[int] = set()  # an alias repeats a node (and may hold itself): each is walked once
+    todo: list[tuple[yaml.Node, tuple[str, ...]]] = [(root, ())]
+    while todo:
+        node, path = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            todo += [(item, (*path, str(i))) for i, item in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, value in node.value:
+                name = key.value if isinstance(key, yaml.ScalarNode) else None
+                if name is not None and key.tag != "tag:yaml.org,2002:merge":
+                    line = key.start_mark.line + 1
+                    if (key.tag, name) in first:
+                        where = f"{'.'.join((*path, name))} at lines {first[key.tag, name]} and {line}"
+                        out.append((line, f"duplicate key {where}; keep one of them"))
+                    else:
+                        first[key.tag, name] = line
+                todo.append((value, (*path, str(name))))
+    return [said for _, said in sorted(out)]
 
 
 def value_problems(raw: Mapping[str, Any]) -> list[str]:

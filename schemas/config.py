@@ -656,7 +656,7 @@ def _lookup(raw: Any, path: list) -> Any:
 
 _HEADER = (
     "# kenang configuration. Every key is optional: a key left out takes its default.",
-    "# Unknown keys are an error, so a typo never passes silently.",
+    "# Unknown keys and keys written twice are errors, so a typo never passes silently.",
 )
 
 

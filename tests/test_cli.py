@@ -84,3 +84,16 @@ def test_queries_never_import_prefect(home, command):
 def test_backfill_rejects_an_end_before_its_start(home):
     r = kenang("backfill", "--home", str(home.paths.home), "--start", "2026-07-10", "--end", "2026-07-01")
     assert r.exit_code == 2 and "before --start" in r.stderr
+
+
+def test_an_error_under_a_command_named_token_keeps_its_words_and_still_hides_a_secret(home):
+    at = ("--home", str(home.paths.home))
+    r = kenang("mcp", "token", "add", *at, "--user", "nobody")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        "kenang mcp token add: this home has no user 'nobody' (its users: default); check the spelling, "
+        "or list a new user under mcp.users in kenang.yaml\n"
+    )
+    r = kenang("mcp", "token", "add", *at, "--user", "password=hunter2-xyz")
+    assert r.exit_code == 2 and "hunter2" not in r.stderr
+    assert r.stderr.startswith("kenang mcp token add: 'password=[REDACTED:password]' is not a valid user id")

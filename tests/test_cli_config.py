@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from importlib.metadata import version
 
+import pytest
 import yaml
 from helpers import kenang
 
@@ -123,6 +124,34 @@ def test_config_check_says_where_broken_yaml_breaks(home):
     r = kenang("config", "check", "--home", str(home.paths.home))
     assert r.exit_code == 1 and r.stdout.count("\n") == 1
     assert r.stdout.startswith(f"{home.paths.config_file}: not valid YAML at line 3, column 1: ")
+
+
+def test_a_key_written_twice_at_any_level_is_an_error_naming_both_lines(home):
+    text = "timezone: Asia/Jakarta\nrecall:\n  top_k: 3\n  top_k: 4\ntimezone: UTC\n"
+    home.paths.config_file.write_text(text, encoding="utf-8")
+    where = home.paths.config_file
+    r = kenang("config", "check", "--home", str(home.paths.home))
+    assert r.exit_code == 1 and r.stdout.splitlines() == [
+        f"{where}: duplicate key recall.top_k at lines 3 and 4; keep one of them",
+        f"{where}: duplicate key timezone at lines 1 and 5; keep one of them",
+    ]
+    for args in (("config", "show"), ("status",)):
+        r = kenang(*args, "--home", str(home.paths.home))
+        assert (r.exit_code, r.stdout) == (2, "")
+        assert (
+            r.stderr
+            == f"kenang: configuration error: {where}: duplicate key recall.top_k at lines 3 and 4; keep one of them\n"
+        )
+
+
+@pytest.mark.parametrize(
+    "args", [("run", "--dry-run"), ("status",), ("recall", "tea"), ("mcp", "token", "add", "--user", "default")]
+)
+def test_every_command_says_where_broken_yaml_breaks_in_one_line_as_the_check_does(home, args):
+    home.paths.config_file.write_text("timezone: Asia/Jakarta\nprojects: [kenang\n", encoding="utf-8")
+    checked = kenang("config", "check", "--home", str(home.paths.home)).stdout
+    r = kenang(*args, "--home", str(home.paths.home))
+    assert r.exit_code == 2 and r.stderr == f"kenang: configuration error: {checked}"
 
 
 def test_config_check_without_a_kenang_yaml_says_to_run_init(tmp_path):

@@ -97,6 +97,23 @@ def test_init_keeps_an_existing_config(tmp_path):
     assert not created and again.timezone.key == "Europe/Amsterdam"
 
 
+def test_init_under_a_file_is_one_line_saying_so_with_exit_status_2(tmp_path):
+    (tmp_path / "f").write_text("not a folder\n")
+    r = kenang("init", "--home", str(tmp_path / "f" / "sub"))
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"kenang init: cannot make the home {tmp_path}/f/sub: {tmp_path}/f is a file, not a folder; "
+        "choose another --home, in a folder you can write to\n"
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_init_in_a_folder_the_system_keeps_is_one_line_with_exit_status_2():
+    r = kenang("init", "--home", "/proc/kenang-home")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.startswith("kenang init: cannot make the home /proc/kenang-home: ") and r.stderr.count("\n") == 1
+
+
 def test_the_home_comes_from_the_flag_then_the_environment_then_the_default(tmp_path):
     assert resolve_home(tmp_path / "a", {"KENANG_HOME": str(tmp_path / "b")}) == tmp_path / "a"
     assert resolve_home(None, {"KENANG_HOME": str(tmp_path / "b")}) == tmp_path / "b"
@@ -132,6 +149,8 @@ def test_paths_are_relative_to_the_home_unless_absolute(tmp_path):
         ("names:\n  gading: ''\n", "names: the name of gading must be one line of 1-60 characters"),
         ("names:\n  gading: '  Gading'\n", "names: the name of gading must be one line"),
         ("timezone: [\n", "not valid YAML"),
+        ("timezone: Asia/Jakarta\ntimezone: UTC\n", "duplicate key timezone at lines 1 and 2; keep one of them"),
+        ("recall:\n  top_k: 3\n  top_k: 4\n", "duplicate key recall.top_k at lines 2 and 3"),
     ],
 )
 def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, text, needle):

@@ -56,6 +56,11 @@ def test_the_usage_header_reads_like_the_hermes_agents():
         ("x" * 501, "the note is 501 characters, over the 500 an entry may hold"),
         ("   ", "the note is empty"),
         ("one\n§\ntwo", "a line holding only '§' separates entries"),
+        ("Gading\x07 likes bells", "the note holds a control character (U+0007)"),
+        ("Likes \x1b[31mred\x1b[0m tea", "the note holds a control character (U+001B)"),
+        ("Likes tea\rLikes coffee", "the note holds a control character (U+000D)"),
+        ("Likes \x9b31m tea", "the note holds a control character (U+009B)"),
+        ("Likes \x7f tea", "the note holds a control character (U+007F)"),
     ],
 )
 def test_a_note_the_rules_refuse_says_why_and_what_to_do(text, reason):
@@ -242,3 +247,18 @@ def test_remember_for_a_user_the_home_does_not_know_is_refused_and_starts_no_use
     r = kenang("remember", "--user", "rina", "--to", "user", "Rina prefers short answers.", "--home", h)
     assert r.exit_code == 0, r.stderr
     assert core_memory.read(home, "rina", "user").entries == ["Rina prefers short answers."]
+
+
+def test_a_control_character_is_refused_through_the_cli_and_never_shown_from_a_hand_edit(home):
+    h = str(home.paths.home)
+    r = kenang("remember", "--home", h, "Gading\x07 likes bells")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.startswith("kenang: refused: the note holds a control character (U+0007). Write it as plain")
+    assert not (home.paths.memory / "default" / "MEMORY.md").exists()
+    assert kenang("remember", "--home", h, "Uses\ttabs, and writes\r\non two lines.").exit_code == 0
+    path = home.paths.memory / "default" / "MEMORY.md"
+    path.write_text(path.read_text(encoding="utf-8") + "§\nGading\x07 rings\x1b[2J a bell\n", encoding="utf-8")
+    r = kenang("memory", "show", "--home", h)
+    assert r.exit_code == 0 and "Uses\ttabs" in r.stdout and "Gading rings[2J a bell" in r.stdout
+    assert "\x07" not in r.stdout and "\x1b" not in r.stdout
+    assert "control character (U+0007)" in r.stdout  # the hand edit's problem, said

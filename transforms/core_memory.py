@@ -18,6 +18,8 @@ refused write changes nothing and says why and what to do (``Refused``):
   "PIN", "kata sandi", ...);
 - no task state ("belum push commit abc123", "deploy hari Senin", "TODO ..."): a
   memory holds what stays true, not what is to be done;
+- no control character but the line break and the tab (a bell, a carriage return, an
+  escape sequence: C0, DEL and C1), which would act on the terminal or prompt showing it;
 - no entry longer than ``ENTRY_CHARS``, no exact or near duplicate of another entry,
   no more than ``max_notes`` entries, and never over the file's character limit (a
   replace is bound by it too).
@@ -65,6 +67,9 @@ _SCHEDULED = re.compile(
     r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
 )
 # ... unless it is a habit ("deploy tiap hari Senin", "releases go out every Friday"): a convention is memory.
+# Control characters (C0, DEL, C1) but the line break and the tab: a bell, a carriage return or an escape
+# sequence in a note would act on the terminal or the prompt that shows it, not be read.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _HABIT = re.compile(r"(?i)\b(?:tiap|setiap|every|each|always|selalu|biasanya|usually)\b")
 
 
@@ -146,6 +151,12 @@ def check_entry(text: str) -> str:
         raise Refused(
             "a line holding only '§' separates entries", "Write it as one entry, or add two entries", "separator"
         )
+    if control := _CONTROL.search(entry):
+        raise Refused(
+            f"the note holds a control character (U+{ord(control.group()):04X})",
+            "Write it as plain text: a note may hold line breaks and tabs, but no other control character",
+            "control",
+        )
     if len(entry) > ENTRY_CHARS:
         raise Refused(
             f"the note is {len(entry)} characters, over the {ENTRY_CHARS} an entry may hold",
@@ -219,7 +230,7 @@ def safe_entry(entry: str) -> tuple[str | None, str | None]:
 
     The why never quotes the entry: it reaches agents (the MCP memory tool's answer), and an order's own words are
     what is withheld. ``problems`` quotes them, for the person."""
-    text = redact(entry).text
+    text = redact(_CONTROL.sub("", entry)).text  # a hand edit's control characters never reach an agent
     unsafe = _unsafe(text)
     if unsafe is not None:
         return None, what(unsafe.kind) or unsafe.reason
@@ -238,7 +249,7 @@ def serve(entries: list[str], limit: int) -> Served:
         if usage([*out, text], limit).chars > limit:
             over = len(entries) - i
             break
-        cut += text != redact(e).text
+        cut += text != redact(_CONTROL.sub("", e)).text
         out.append(text)
     return Served(out, withheld, cut, over)
 

@@ -29,7 +29,7 @@ import click
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from flows.config import CONFIG_NAME, Settings, settings_from, value_problems
+from flows.config import CONFIG_NAME, Settings, read_config_all, settings_from, value_problems
 from schemas.config import Config, describe_errors
 from transforms.errors import ConfigError
 
@@ -202,26 +202,26 @@ def findings(home: Path, environ: Mapping[str, str]) -> tuple[list[str], list[st
     if not config_file.is_file():
         return [f"{config_file}: no such file; run `kenang init --home {home}` to make one"], []
     try:
-        raw = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        said = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        return [f"{config_file}: not valid YAML{at}: {said}; fix it (or move it away and run `kenang init`)"], []
+        raw, duplicates = read_config_all(config_file)
+    except ConfigError as exc:
+        return [str(exc)], []
+    found = [f"{config_file}: {line}" for line in duplicates]
     try:
         parsed = Config.model_validate(raw)
     except ValidationError as exc:
         # the schema's problems, and the values it could not get to (a zone, a user id): every problem at once
-        found = describe_errors(exc, raw)
+        schema = describe_errors(exc, raw)
         named = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
         more = value_problems(raw) if isinstance(raw, dict) else []
-        return [f"{config_file}: {line}" for line in found + [m for m in more if m.split(":")[0] not in named]], []
+        return found + [
+            f"{config_file}: {line}" for line in schema + [m for m in more if m.split(":")[0] not in named]
+        ], []
     try:
         settings = settings_from(home, config_file, parsed)
     except ConfigError as exc:
-        return [str(exc)], []
+        return [*found, str(exc)], []
     sources, notes = _sources(settings)
-    return _folders(settings) + _archive(settings) + _models(settings, environ) + sources, notes
+    return found + _folders(settings) + _archive(settings) + _models(settings, environ) + sources, notes
 
 
 def _folders(settings: Settings) -> list[str]:

@@ -66,7 +66,7 @@ class _Group(click.Group):
             _err(f"kenang: {exc}")
             ctx.exit(EXIT_LOCKED)
         except UsageError as exc:  # the command's options, not kenang.yaml
-            _err(f"kenang {ctx.invoked_subcommand}: {exc}" if ctx.invoked_subcommand else f"kenang: {exc}")
+            _err(str(exc), f"kenang {ctx.invoked_subcommand}" if ctx.invoked_subcommand else "kenang")
             ctx.exit(EXIT_USAGE)
         except ConfigError as exc:
             _err(f"kenang: configuration error: {exc}")
@@ -102,10 +102,15 @@ def _settings(home: Path | None) -> Settings:
     return load_settings(_home(home))
 
 
-def _err(msg: str) -> None:
+def _err(msg: str, command: str = "") -> None:
+    """``msg`` on stderr through the redaction gate, after ``command: `` when given.
+
+    The command path is kenang's own words (click's command names), so it is never redacted: "kenang mcp
+    token add: this home ..." would read to the redactor as a token's value.
+    """
     from transforms.redact import redact_reason
 
-    click.echo(redact_reason(msg), err=True)
+    click.echo(f"{command}: {redact_reason(msg)}" if command else redact_reason(msg), err=True)
 
 
 def _gated_click(exc: click.ClickException) -> click.ClickException:
@@ -491,7 +496,7 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
     try:
         check_read_only(query)
     except QueryRefused as exc:
-        _err(f"kenang sql: {exc}")
+        _err(str(exc), "kenang sql")
         sys.exit(EXIT_USAGE)
     con = connect(settings)
     try:
@@ -505,7 +510,7 @@ def sql(home: Path | None, query: str, as_json: bool) -> None:
         )
         sys.exit(EXIT_USAGE)
     except duckdb.Error as exc:
-        _err(f"kenang sql: {str(exc).splitlines()[0]}")
+        _err(str(exc).splitlines()[0], "kenang sql")
         sys.exit(EXIT_USAGE)
     finally:
         con.close()
@@ -784,10 +789,10 @@ def _user_for(settings: Settings, user: str | None) -> str | None:
             return users.check_user(settings, user.strip().lower())
         who, note = users.served_user(settings)
     except users.UnknownUser as exc:
-        _err(f"{command}: {exc}")
+        _err(str(exc), command)
         sys.exit(EXIT_USAGE)
     if note:
-        _err(f"{command}: {note}")
+        _err(note, command)
     return who
 
 
@@ -1295,10 +1300,10 @@ def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool,
     try:
         who, note = mcp_server.stdio_user(settings, user)
     except mcp_server.UnknownUser as exc:
-        _err(f"kenang mcp: {exc}")
+        _err(str(exc), "kenang mcp")
         sys.exit(EXIT_USAGE)
     if note:
-        _err(f"kenang mcp: {note}")
+        _err(note, "kenang mcp")
     mcp_server.serve_stdio(mcp_server.build_server(settings, user=who), settings)
 
 
@@ -1321,7 +1326,7 @@ def token_add(home: Path | None, user: str) -> None:
     try:
         user = check_user(settings, user.strip().lower())
     except UnknownUser as exc:
-        _err(f"kenang mcp token add: {exc}")
+        _err(str(exc), "kenang mcp token add")
         sys.exit(EXIT_USAGE)
     new = "kenang_" + _secrets.token_urlsafe(32)
 
