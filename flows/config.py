@@ -179,10 +179,16 @@ def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
     rt.representer.add_representer(type(None), lambda r, _v: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     data = rt.load(config_file.read_text(encoding="utf-8")) or {}
     change(data)
+    _flow_empties(data)
     buf = io.StringIO()
     rt.dump(data, buf)
     text = buf.getvalue()
-    raw = yaml.safe_load(text) or {}
+    try:
+        raw = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:  # kenang's own writing went wrong: say so, change nothing
+        raise ConfigError(
+            f"{config_file}: the edit would not read back ({type(exc).__name__}); nothing changed"
+        ) from None
     try:
         config = Config.model_validate(raw)
     except ValidationError as exc:
@@ -192,6 +198,18 @@ def edit_config(home: Path, change: Callable[[dict], None]) -> Settings:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, config_file)
     return load_settings(home)
+
+
+def _flow_empties(node: object) -> None:
+    """Write every mapping and list the edit left empty as ``{}`` or ``[]``: ruamel writes an emptied block mapping
+    (the last token removed, its key's comment kept) as a ``{}`` on a line of its own, which is no YAML."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(node, (CommentedMap, CommentedSeq)):
+        if not node:
+            node.fa.set_flow_style()
+        for child in node.values() if isinstance(node, CommentedMap) else node:
+            _flow_empties(child)
 
 
 def home_id(paths: Paths) -> str | None:

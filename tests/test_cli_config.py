@@ -215,3 +215,15 @@ def test_a_commands_wrong_options_are_not_called_a_configuration_error(home):
     home.paths.config_file.write_text("timezone: Asia/Jakart\n", encoding="utf-8")
     r = kenang("analyze", "mood_timeseries", "--home", h)
     assert r.exit_code == 2 and r.stderr.startswith("kenang: configuration error: ")  # the file is
+
+
+def test_removing_the_last_token_leaves_a_file_that_reads_back(home):
+    h = str(home.paths.home)
+    assert kenang("mcp", "token", "add", "--home", h, "--user", "default").exit_code == 0
+    sha = next(iter(yaml.safe_load((home.paths.home / "kenang.yaml").read_text())["mcp"]["tokens"]))
+    removed = kenang("mcp", "token", "remove", "--home", h, sha[:12])
+    assert removed.exit_code == 0, removed.output
+    text = (home.paths.home / "kenang.yaml").read_text()
+    assert yaml.safe_load(text)["mcp"]["tokens"] == {} and "  tokens: {}" in text
+    assert kenang("config", "check", "--home", h).exit_code == 0
+    assert kenang("mcp", "token", "add", "--home", h, "--user", "default").exit_code == 0  # and it takes one again
