@@ -84,3 +84,10 @@ def test_queries_never_import_prefect(home, command):
 def test_backfill_rejects_an_end_before_its_start(home):
     r = kenang("backfill", "--home", str(home.paths.home), "--start", "2026-07-10", "--end", "2026-07-01")
     assert r.exit_code == 2 and "before --start" in r.stderr
+
+
+def test_removing_a_token_nothing_matches_says_none_does_and_how_to_list_them(home):
+    kenang("mcp", "token", "add", "--home", str(home.paths.home), "--user", "default")
+    r = kenang("mcp", "token", "remove", "--home", str(home.paths.home), "zzzz")
+    assert r.exit_code == 2
+    assert "no token" in r.stderr and "kenang mcp token list" in r.stderr and "0 tokens" not in r.stderr

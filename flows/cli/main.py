@@ -1346,7 +1346,12 @@ def token_remove(home: Path | None, sha256_prefix: str) -> None:
 
     settings = _settings(home)
     matches = [sha for sha in settings.mcp.tokens if sha.startswith(sha256_prefix.lower())]
-    if len(matches) != 1:
+    if not matches:
+        raise click.BadParameter(
+            f"no token's sha256 starts with {sha256_prefix!r}; `kenang mcp token list` shows them",
+            param_hint="SHA256_PREFIX",
+        )
+    if len(matches) > 1:
         raise click.BadParameter(
             f"{len(matches)} tokens start with {sha256_prefix!r}; give more of the sha256", param_hint="SHA256_PREFIX"
         )
