@@ -86,6 +86,21 @@ def test_backfill_rejects_an_end_before_its_start(home):
     assert r.exit_code == 2 and "before --start" in r.stderr
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("run",),
+        ("backfill", "--start", "2026-07-01", "--end", "2026-07-02"),
+        ("adopt", "."),
+        ("forget", "--day", "2026-07-01"),
+    ],
+)
+def test_a_negative_wait_is_refused_before_anything_runs(home, command):
+    extra = ("--user", "default") if command[0] == "forget" else ()
+    r = kenang(*command, *extra, "--home", str(home.paths.home), "--wait", "-5")
+    assert r.exit_code == 2 and "--wait" in r.stderr and "x>=0" in r.stderr
+
+
 def test_removing_a_token_nothing_matches_says_none_does_and_how_to_list_them(home):
     kenang("mcp", "token", "add", "--home", str(home.paths.home), "--user", "default")
     r = kenang("mcp", "token", "remove", "--home", str(home.paths.home), "zzzz")

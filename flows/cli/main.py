@@ -277,7 +277,12 @@ def _with_progress(fn, *args, **kwargs):
 @click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (local zone if no offset).")
 @click.option("--dry-run", is_flag=True, help="Print what would happen and change nothing.")
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for another run's lock.",
 )
 @_json_option
 @click.pass_context
@@ -319,7 +324,12 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     help="Summarize and index the whole range now, past summarizer.max_days_per_run and embedder.max_chunks_per_run.",
 )
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for another run's lock.",
 )
 @_json_option
 @click.pass_context
@@ -449,7 +459,12 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
 @_home_option
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for another run's lock.",
 )
 @_json_option
 def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bool) -> None:
@@ -1120,7 +1135,12 @@ def open_items(
 @click.option("--dry-run", is_flag=True, help="List exactly what would go; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask.")
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for a running night."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for a running night.",
 )
 @_json_option
 def forget(
