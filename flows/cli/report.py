@@ -206,7 +206,7 @@ def render_sources(data: dict) -> str:
     ]
     if said:
         out.append("\nlast night:")
-        out.append(table(["source", "", "what"], said, max_width=None))
+        out.append(table(["source", "type", "what"], said, max_width=None))
     return "\n".join(out)
 
 
@@ -380,7 +380,7 @@ def render_run(r: dict) -> str:
     ]
     if said:
         out.append("\nsources (each goes on without the others):")
-        out.append(table(["source", "", "what"], said, max_width=None))
+        out.append(table(["source", "type", "what"], said, max_width=None))
     bad = (r.get("core_memory") or {}).get("problems") or []
     if bad:
         out.append("\ncore memory files left out of the snapshots (fix them by hand; every other file was served):")
