@@ -47,6 +47,8 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     assert {p["why"] for p in status["pending"]} == {"ready", "not_quiet"}
     assert {q["kind"] for q in status["quarantine"]} == {"bad_json", "bad_utf8", "symlink"}
     assert status["runs"][0]["status"] == "completed"
+    # a run's times in the home's zone (Asia/Jakarta), as the notes and `kenang sql` show times
+    assert dt.datetime.fromisoformat(status["runs"][0]["started_at"]).utcoffset() == dt.timedelta(hours=7)
 
     rows = cli_json("sql", "--home", h, "SELECT user_id, count(*) AS n FROM messages GROUP BY 1 ORDER BY 1")
     assert rows == [{"user_id": "default", "n": 2}, {"user_id": "gading", "n": 3}, {"user_id": "rina", "n": 2}]
@@ -54,6 +56,8 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     assert cli_json("verify", "--home", h)["problems"] == 0
     text = kenang("status", "--home", h).stdout
     assert "days: 3 loaded, 0 failed, 0 missing" in text
+    last_run = text.splitlines()[text.splitlines().index("last runs:") + 3]
+    assert last_run.count("+07:00") == 2 and "+00:00" not in last_run, last_run
 
 
 def test_sql_is_read_only(home):
