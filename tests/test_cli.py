@@ -47,6 +47,8 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     assert {p["why"] for p in status["pending"]} == {"ready", "not_quiet"}
     assert {q["kind"] for q in status["quarantine"]} == {"bad_json", "bad_utf8", "symlink"}
     assert status["runs"][0]["status"] == "completed"
+    # a run's times in the home's zone (Asia/Jakarta), as the notes and `kenang sql` show times
+    assert dt.datetime.fromisoformat(status["runs"][0]["started_at"]).utcoffset() == dt.timedelta(hours=7)
 
     rows = cli_json("sql", "--home", h, "SELECT user_id, count(*) AS n FROM messages GROUP BY 1 ORDER BY 1")
     assert rows == [{"user_id": "default", "n": 2}, {"user_id": "gading", "n": 3}, {"user_id": "rina", "n": 2}]
@@ -54,6 +56,8 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     assert cli_json("verify", "--home", h)["problems"] == 0
     text = kenang("status", "--home", h).stdout
     assert "days: 3 loaded, 0 failed, 0 missing" in text
+    last_run = text.splitlines()[text.splitlines().index("last runs:") + 3]
+    assert last_run.count("+07:00") == 2 and "+00:00" not in last_run, last_run
 
 
 def test_sql_is_read_only(home):
@@ -97,3 +101,25 @@ def test_an_error_under_a_command_named_token_keeps_its_words_and_still_hides_a_
     r = kenang("mcp", "token", "add", *at, "--user", "password=hunter2-xyz")
     assert r.exit_code == 2 and "hunter2" not in r.stderr
     assert r.stderr.startswith("kenang mcp token add: 'password=[REDACTED:password]' is not a valid user id")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("run",),
+        ("backfill", "--start", "2026-07-01", "--end", "2026-07-02"),
+        ("adopt", "."),
+        ("forget", "--day", "2026-07-01"),
+    ],
+)
+def test_a_negative_wait_is_refused_before_anything_runs(home, command):
+    extra = ("--user", "default") if command[0] == "forget" else ()
+    r = kenang(*command, *extra, "--home", str(home.paths.home), "--wait", "-5")
+    assert r.exit_code == 2 and "--wait" in r.stderr and "x>=0" in r.stderr
+
+
+def test_removing_a_token_nothing_matches_says_none_does_and_how_to_list_them(home):
+    kenang("mcp", "token", "add", "--home", str(home.paths.home), "--user", "default")
+    r = kenang("mcp", "token", "remove", "--home", str(home.paths.home), "zzzz")
+    assert r.exit_code == 2
+    assert "no token" in r.stderr and "kenang mcp token list" in r.stderr and "0 tokens" not in r.stderr

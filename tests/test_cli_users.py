@@ -3,11 +3,13 @@
 Every command that reads or writes one user's memory (``recall``, ``analyze``, ``memory``, ``remember``,
 ``forget``, ``open-items``) asks ``flows.store.users`` first, as ``kenang mcp`` does. Without --user it
 serves the default user, or the home's only user with data when the default user holds nothing, and says so.
+``kenang import`` may start a user, so it refuses none: it says in one line when its user is new.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import NOW, drop, kenang, md
@@ -98,3 +100,36 @@ def test_without_a_user_a_home_of_two_users_and_an_empty_default_asks_which(home
             "choose one with --user\n"
         ), args
         assert r.stderr.count("\n") == 1
+
+
+# --- kenang import may start a user: a new one is said, never refused ------------------------------
+
+EXPORT = str(Path(__file__).parent / "fixtures" / "imports" / "sharegpt" / "list.json")
+NEW_USER = "kenang import: gadng is a new user in this home (its users: default, gading); check the spelling\n"
+
+
+def test_an_import_dry_run_for_a_user_the_home_lacks_says_so_in_one_line_and_in_its_json(gadings):
+    h = ("--home", str(gadings.paths.home), "--date", "2026-07-01", "--dry-run", EXPORT)
+    r = kenang("import", "--user", "gadng", *h)
+    assert r.exit_code == 0 and r.stderr == NEW_USER and "8 messages, 8 new" in r.stdout
+    r = kenang("import", "--user", "gadng", "--json", *h)
+    assert r.exit_code == 0 and json.loads(r.stdout)["new_user"] == {
+        "user": "gadng",
+        "home_users": ["default", "gading"],
+        "note": NEW_USER.removeprefix("kenang import: ").rstrip("\n"),
+    }
+    r = kenang("import", "--user", "Gading", "--json", *h)  # a user it has: nothing to say
+    assert r.exit_code == 0 and r.stderr == "" and json.loads(r.stdout)["new_user"] is None
+    assert not (gadings.paths.active / "gadng").exists()
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_an_import_starts_a_new_user_and_says_so_but_a_fresh_homes_first_import_says_nothing(home):
+    h = ("--home", str(home.paths.home), "--date", "2026-07-01", "--now", NOW.isoformat(), "--json", EXPORT)
+    first = kenang("import", "--user", "gading", *h)
+    assert first.exit_code == 0 and "new user" not in first.stderr and json.loads(first.stdout)["new_user"] is None
+    r = kenang("import", "--user", "gadng", *h)
+    assert r.exit_code == 0, r.stderr
+    assert NEW_USER in r.stderr and json.loads(r.stdout)["new_user"]["user"] == "gadng"
+    again = kenang("import", "--user", "gadng", *h)  # gadng is a user now, as the note said it would be
+    assert again.exit_code == 0 and "new user" not in again.stderr

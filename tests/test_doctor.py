@@ -115,6 +115,7 @@ def test_a_home_that_was_never_initialised_fails_with_what_to_run(tmp_path):
     out = kenang("doctor", "--home", str(tmp_path / "nowhere"))
     assert out.exit_code == 1
     assert out.stdout.startswith("FAIL  config") and "kenang init" in out.stdout
+    assert out.stdout.count("kenang init") == 1  # the advice once, not the error's and the todo's
 
 
 def test_a_home_whose_kenang_yaml_is_wrong_is_told_to_fix_it_not_to_run_init(home):

@@ -342,6 +342,22 @@ def test_forget_a_session_a_day_and_before_a_date(home):
     assert {d["status"] for d in table(home, "days") if d["date"] < dt.date(2026, 7, 19)} <= {"forgotten"}
 
 
+def test_a_session_id_no_session_has_is_refused_and_one_forgotten_before_is_not(home):
+    _setup(home)
+    from helpers import snapshot
+
+    before = snapshot(home)
+    h = ("--user", "default", "--home", str(home.paths.home))
+    for extra in (("--dry-run",), ("--yes",), ("--dry-run", "--json")):
+        r = kenang("forget", "--session", "nosuch", *h, *extra)
+        assert r.exit_code == 2 and "no session of default has the id 'nosuch'" in r.stderr, r.stderr
+        assert "kenang sql" in r.stderr and r.stdout == ""
+    assert snapshot(home) == before and table(home, "tombstones") == []
+    assert kenang("forget", "--session", "2026-07-19-2000", "--yes", *h).exit_code == 0
+    again = kenang("forget", "--session", "2026-07-19-2000", "--dry-run", *h)  # forgotten already: no mistake
+    assert again.exit_code == 0 and "0 message(s) in 0 session(s)" in again.stdout, again.stderr
+
+
 def test_forget_takes_the_run_lock_waits_for_a_running_night_or_exits_75(home, clock):
     _setup(home)
     held, release = threading.Event(), threading.Event()

@@ -202,6 +202,29 @@ def test_dry_run_lists_exports_and_a_backfill_rebuilds_imported_days_from_the_ar
     assert sorted(r["message_id"] for r in table(home, "messages")) == before
 
 
+def test_a_night_of_many_exports_keeps_the_run_report_narrow(home):
+    data = json.loads((FIX / "chatgpt/edited_branch.json").read_bytes())
+    for i in range(12):  # each one its own export: a title of its own
+        one = copy.deepcopy(data)
+        for conv in one if isinstance(one, list) else [one]:
+            conv["title"] = f"export {i}"
+        put(home, "chatgpt/edited_branch.json", json.dumps(one).encode())
+        os.replace(
+            home.paths.active / "gading/edited_branch.json", home.paths.active / f"gading/{'x' * 90}-{i:02d}.json"
+        )
+    r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat())
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("imports "))
+    assert "12 export(s)" in lines[first] and "day transcript(s) written" in lines[first]
+    assert sum(line.startswith(" " * 9) and "(chatgpt, " in line for line in lines[first + 1 :]) == 10
+    assert (
+        "x...x" in r.stdout and "x-09.json (chatgpt, " in r.stdout and "-10.json" not in r.stdout
+    )  # cut in the middle
+    assert "... and 2 more export(s)" in r.stdout
+    assert max(len(line) for line in lines) < 160, max(lines, key=len)
+
+
 def test_an_import_skips_what_it_cannot_read_says_why_imports_the_rest_and_exits_partial(home, tmp_path):
     h = str(home.paths.home)
     good = str(FIX / "sharegpt/list.json")

@@ -7,6 +7,7 @@ the HTTP tests start ``kenang mcp --http`` on a free 127.0.0.1 port and stop it 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import gc
 import json
 import os
@@ -154,6 +155,29 @@ def test_a_stdio_subprocess_serves_one_user(loaded):
                 await call(c, "memory_day", date="2026-07-19")  # rina's and default's day, not gading's
 
     run(go())
+
+
+@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
+def test_a_days_session_times_are_in_the_homes_zone_as_kenang_sql_shows_them(loaded):
+    transport = StdioTransport(
+        sys.executable,
+        ["-m", "flows.cli", "mcp", "--home", str(loaded.paths.home), "--user", "gading"],
+        cwd=str(ROOT),
+        env={**os.environ},
+        keep_alive=False,
+    )
+
+    async def go():
+        async with Client(transport) as c:
+            return await call(c, "memory_day", date="2026-07-18")
+
+    sessions = run(go())["sessions"]
+    sql = kenang("sql", "--home", str(loaded.paths.home), "--json", "SELECT session_id, started_at FROM sessions")
+    shown = {r["session_id"]: r["started_at"] for r in json.loads(sql.stdout)}
+    assert sessions and all(s["started_at"].endswith("+07:00") for s in sessions), sessions
+    for s in sessions:  # the same instant as the table holds, written as kenang sql writes it
+        assert dt.datetime.fromisoformat(s["started_at"]) == dt.datetime.fromisoformat(shown[s["session_id"]])
+        assert s["started_at"] == shown[s["session_id"]].replace(" ", "T")
 
 
 # --- HTTP, tokens, and two users that never meet ------------------------------------------

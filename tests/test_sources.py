@@ -256,6 +256,18 @@ def test_a_source_error_is_logged_once_by_the_night_and_never_by_a_look(home, tm
     ]
 
 
+def test_what_a_source_said_is_a_table_with_a_heading_over_every_column(home, tmp_path):
+    add_source(home, name="nothing", kind="claude_code", path=str(tmp_path / "nowhere" / "*.jsonl"))
+    h = ("--home", str(home.paths.home))
+    r = kenang("run", *h, "--now", dt.datetime(2026, 7, 20, 3, 0, tzinfo=JAKARTA).isoformat())
+    s = kenang("sources", *h)
+    for out, title in ((r.stdout, "sources (each goes on without the others):"), (s.stdout, "last night:")):
+        lines = out.splitlines()
+        head, rule, row = lines[lines.index(title) + 1 : lines.index(title) + 4]
+        assert head.split() == ["source", "type", "what"] and len(rule.split()) == 3, out
+        assert row.split()[:2] == ["nothing", "error"] and "matches no file" in row
+
+
 def test_a_source_deleted_after_collection_leaves_the_archive_and_a_backfill_rebuilds_the_same_tables(home, tmp_path):
     log = tmp_path / "cc" / "s.jsonl"
     add_source(home, name="cc", kind="claude_code", path=str(log))

@@ -259,11 +259,10 @@ def run_checks(home: Path, prefect_url: str | None) -> list[Check]:
         settings = load_settings(home)
     except ConfigError as exc:
         config = home / "kenang.yaml"
-        todo = (
-            f"fix {config} (`kenang config check --home {home}` lists every problem)"
-            if config.is_file()
-            else f"run `kenang init --home {home}`"
-        )
+        if not config.is_file():  # the error's own advice would say it twice: the fix goes in the todo alone
+            todo = f"run `kenang init --home {home}` (or `kenang demo --home {home}` for a sample home)"
+            return [_fail("config", f"no kenang.yaml in {home}", todo)]
+        todo = f"fix {config} (`kenang config check --home {home}` lists every problem)"
         return [_fail("config", _first_line(exc), todo)]
     checks = [
         _ok("config", f"{settings.paths.config_file} reads"),

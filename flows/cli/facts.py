@@ -13,7 +13,7 @@ import datetime as dt
 import json
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flows.config import Settings
 
@@ -124,8 +124,16 @@ def status(settings: Settings) -> dict:
         "model_servers": _unavailable(runs),
         "quarantine": q,
         "core_memory": _core_memory_problems(settings),
-        "runs": [{k: r[k] for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")} for r in runs],
+        "runs": [
+            {k: _local(r[k], settings) for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")}
+            for r in runs
+        ],
     }
+
+
+def _local(v: Any, settings: Settings) -> Any:
+    """A stored (UTC) time in the home's time zone, the same instant, as the notes and `kenang sql` show it."""
+    return v.astimezone(settings.timezone) if isinstance(v, dt.datetime) and v.tzinfo else v
 
 
 def _core_memory_problems(settings: Settings) -> list[str]:

@@ -282,7 +282,12 @@ def _with_progress(fn, *args, **kwargs):
 @click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (local zone if no offset).")
 @click.option("--dry-run", is_flag=True, help="Print what would happen and change nothing.")
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for another run's lock.",
 )
 @_json_option
 @click.pass_context
@@ -324,7 +329,12 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     help="Summarize and index the whole range now, past summarizer.max_days_per_run and embedder.max_chunks_per_run.",
 )
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for another run's lock.",
 )
 @_json_option
 @click.pass_context
@@ -454,7 +464,12 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
 @_home_option
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for another run's lock."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for another run's lock.",
 )
 @_json_option
 def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bool) -> None:
@@ -533,7 +548,11 @@ class _ImportCommand(click.Command):
 @cli.command(name="import", cls=_ImportCommand)
 @_home_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--user", help="Whose conversations these are (default: the home's default_user).")
+@click.option(
+    "--user",
+    help="Whose conversations these are (default: the home's default_user). A user the home does not have yet "
+    "is made, and the report says so.",
+)
 @click.option(
     "--date",
     "date_s",
@@ -575,9 +594,14 @@ def import_(
     user = (user or settings.default_user).strip().lower()
     date = date_s.date() if date_s else None
     now = _parse_now(now_s, settings)
+    new_user = _new_user(settings, user)  # before the import: its own copy in active/<user>/ makes them known
     if dry_run:
         plan = _gated(imports.preview(settings, files, user, date, now or dt.datetime.now(settings.timezone)))
-        _emit_json(plan, gated=True) if as_json else click.echo(report.render_import_preview(plan))
+        _emit_json({**plan, "new_user": new_user}, gated=True) if as_json else click.echo(
+            report.render_import_preview(plan)
+        )
+        if new_user:
+            _err(f"kenang import: {new_user['note']}")
         _say_skipped(plan["skipped"])
         if plan["skipped"]:
             sys.exit(EXIT_PARTIAL if plan["files"] else EXIT_USAGE)
@@ -593,16 +617,31 @@ def import_(
     if not placed:
         _err("kenang: nothing imported: no file given is an export kenang can read (each is listed above)")
         sys.exit(EXIT_USAGE)
+    if new_user:
+        _err(f"kenang import: {new_user['note']}")
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly
 
     t0 = time.perf_counter()
     result = _with_progress(nightly, now=now, home=str(settings.paths.home))
-    said = {"import_files": placed, **({"import_skipped": skipped} if skipped else {})}
+    said = {"import_files": placed, "new_user": new_user, **({"import_skipped": skipped} if skipped else {})}
     _finish({**result, **said}, as_json, time.perf_counter() - t0)
     if skipped:
         _err(f"kenang: the import was partial: {len(skipped)} file(s) skipped (listed above), the others imported")
         sys.exit(EXIT_PARTIAL)
+
+
+def _new_user(settings: Settings, user: str) -> dict | None:
+    """When ``kenang import --user`` names a user this home does not have yet, and it has users with data: the
+    user, the home's users and one line that says so. An import may start a user; a misspelt one should not
+    pass unseen, so it is said, never refused. None otherwise (a fresh home's first import included)."""
+    from flows.store import users
+
+    if not users.users_holding_data(settings) or users.knows(settings, user):
+        return None
+    known = users.home_users(settings)
+    note = f"{user} is a new user in this home (its users: {', '.join(known)}); check the spelling"
+    return {"user": user, "home_users": known, "note": note}
 
 
 def _say_skipped(skipped: list[dict]) -> None:
@@ -1139,7 +1178,12 @@ def open_items(
 @click.option("--dry-run", is_flag=True, help="List exactly what would go; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask.")
 @click.option(
-    "--wait", "wait_s", type=float, default=0.0, show_default=True, help="Seconds to wait for a running night."
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for a running night.",
 )
 @_json_option
 def forget(
@@ -1365,7 +1409,12 @@ def token_remove(home: Path | None, sha256_prefix: str) -> None:
 
     settings = _settings(home)
     matches = [sha for sha in settings.mcp.tokens if sha.startswith(sha256_prefix.lower())]
-    if len(matches) != 1:
+    if not matches:
+        raise click.BadParameter(
+            f"no token's sha256 starts with {sha256_prefix!r}; `kenang mcp token list` shows them",
+            param_hint="SHA256_PREFIX",
+        )
+    if len(matches) > 1:
         raise click.BadParameter(
             f"{len(matches)} tokens start with {sha256_prefix!r}; give more of the sha256", param_hint="SHA256_PREFIX"
         )

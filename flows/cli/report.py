@@ -206,7 +206,7 @@ def render_sources(data: dict) -> str:
     ]
     if said:
         out.append("\nlast night:")
-        out.append(table(["source", "", "what"], said, max_width=None))
+        out.append(table(["source", "type", "what"], said, max_width=None))
     return "\n".join(out)
 
 
@@ -343,25 +343,8 @@ def render_run(r: dict) -> str:
         )
     im = r.get("imports")
     if im:
-        rows.insert(
-            3 if "archive" in r else 1,
-            (
-                "imports",
-                f"{len(im['exports'])} export(s): "
-                + ", ".join(
-                    f"{e['file']} ({e['format']}, {_count(e['conversations'], 'conversation')}, "
-                    f"{_count(e['messages'], 'message')})"
-                    for e in im["exports"]
-                )
-                + f"; {im['placed']} day transcript(s) written, {im['already_there']} already there"
-                + (
-                    f"; {im['purged_on_arrival']} export(s) held what a purge deleted: not archived, their "
-                    "day transcripts without it"
-                    if im.get("purged_on_arrival")
-                    else ""
-                ),
-            ),
-        )
+        at = 3 if "archive" in r else 1
+        rows[at:at] = _import_rows(im)
     rows.append(("catalog", "rebuilt" if r.get("catalog_rebuilt") else "unchanged"))
     secs = r.get("seconds", {})
     out = [
@@ -380,7 +363,7 @@ def render_run(r: dict) -> str:
     ]
     if said:
         out.append("\nsources (each goes on without the others):")
-        out.append(table(["source", "", "what"], said, max_width=None))
+        out.append(table(["source", "type", "what"], said, max_width=None))
     bad = (r.get("core_memory") or {}).get("problems") or []
     if bad:
         out.append("\ncore memory files left out of the snapshots (fix them by hand; every other file was served):")
@@ -426,6 +409,51 @@ def render_run(r: dict) -> str:
             )
         )
     return "\n".join(out)
+
+
+#: How many exports the run report names one by one, and how much of each file name it shows.
+_EXPORTS_LISTED, _EXPORT_NAME_WIDTH = 10, 60
+
+
+def _import_rows(im: dict) -> list[tuple[str, str]]:
+    """The imports stage's rows: the counts on one line, then an export a line (the first ten, names cut), so
+    a night of many exports does not widen the whole table."""
+    ex = im["exports"]
+    rows = [
+        (
+            "imports",
+            f"{len(ex)} export(s), {_count(sum(e['conversations'] for e in ex), 'conversation')}, "
+            f"{_count(sum(e['messages'] for e in ex), 'message')}: {im['placed']} day transcript(s) written, "
+            f"{im['already_there']} already there",
+        )
+    ]
+    rows += [
+        (
+            "",
+            f"{_middle_cut(e['file'], _EXPORT_NAME_WIDTH)} ({e['format']}, {_count(e['conversations'], 'conversation')}, "
+            f"{_count(e['messages'], 'message')})",
+        )
+        for e in ex[:_EXPORTS_LISTED]
+    ]
+    if len(ex) > _EXPORTS_LISTED:
+        rows.append(("", f"... and {len(ex) - _EXPORTS_LISTED} more export(s) (`--json` lists every one)"))
+    if im.get("purged_on_arrival"):
+        rows.append(
+            (
+                "",
+                f"{im['purged_on_arrival']} export(s) held what a purge deleted: not archived, their day "
+                "transcripts without it",
+            )
+        )
+    return rows
+
+
+def _middle_cut(name: str, width: int) -> str:
+    """A name cut in its middle to ``width``: its start and its end (the part that tells two apart) stay."""
+    if len(name) <= width:
+        return name
+    head = (width - 3) // 2
+    return name[:head] + "..." + name[len(name) - (width - 3 - head) :]
 
 
 def summary_line(r: dict) -> str:

@@ -188,13 +188,15 @@ class MemoryService:
             out["summary"] |= {k: list(row.get(k) or ()) for k in ("decisions", "open_items")}
             out["summary"]["related_dates"] = [d.isoformat() for d in row["related_dates"] or ()]
             out["body"] = row["summary"]
+        tz = self.settings.timezone
         out["sessions"] = [
             {
                 "session_id": s["session_id"],
                 "agent": s["agent"],
                 "messages": s["message_count"],
-                "started_at": s["started_at"].isoformat() if s["started_at"] else None,
-                "ended_at": s["ended_at"].isoformat() if s["ended_at"] else None,
+                # in the home's zone (the same instant), as the notes and `kenang sql` show them
+                "started_at": s["started_at"].astimezone(tz).isoformat() if s["started_at"] else None,
+                "ended_at": s["ended_at"].astimezone(tz).isoformat() if s["ended_at"] else None,
             }
             for s in sorted(
                 sessions, key=lambda s: (s["started_at"] is None, s["started_at"] or dt.datetime.min, s["session_id"])

@@ -175,7 +175,22 @@ def make_plan(
             max(plan.words, key=len) if plan.words else None,
         )
         plan.days = sorted(set(plan.days) | {d for d, _ in plan.archive_files if d is not None})
+    if t.kind == "session" and not (plan.sessions or plan.archive_files) and not _forgotten(settings, user, session):
+        # an id is exact, unlike a phrase: one that names nothing is a typo, and its tombstone would guard nothing
+        raise UsageError(
+            f"no session of {user} has the id {session!r}; nothing was changed "
+            '(`kenang sql "SELECT DISTINCT session_id FROM sessions"` lists them)'
+        )
     return plan
+
+
+def _forgotten(settings: Settings, user: str, session: str | None) -> bool:
+    """Whether ``user`` already has a tombstone for this session id: forgetting it again is no mistake."""
+    key = tombstones.key(settings)
+    if key is None or session is None:
+        return False
+    digest = id_digest(key, session)
+    return any(t.user_id == user and t.kind == "session" and t.digest == digest for t in tombstones.read(settings))
 
 
 def _names_session(f: Forgetting, s: dict) -> bool:

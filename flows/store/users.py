@@ -5,7 +5,8 @@ archive record, core memory, a transcript waiting in ``active/<user>/``).
 Every way in that could start a user checks here first (``check_user``): the MCP server
 (``flows.query.mcp``), ``kenang remember`` and ``kenang memory``. A misspelt user is
 refused with the users the home has, never made into a new one that tonight's run would
-keep apart from the real one.
+keep apart from the real one. ``kenang import`` is the way a new user starts: it refuses
+none, but says in one line when its user is new to a home that has users.
 """
 
 from __future__ import annotations
