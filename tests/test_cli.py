@@ -101,6 +101,11 @@ def test_an_error_under_a_command_named_token_keeps_its_words_and_still_hides_a_
     r = kenang("mcp", "token", "add", *at, "--user", "password=hunter2-xyz")
     assert r.exit_code == 2 and "hunter2" not in r.stderr
     assert r.stderr.startswith("kenang mcp token add: 'password=[REDACTED:password]' is not a valid user id")
+    # quoted as typed, not lower-cased: a key the gate knows by its capitals is still found
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    for command in (("mcp", "token", "add"), ("mcp",), ("recall", "tea")):
+        r = kenang(*command, *at, "--user", jwt)
+        assert r.exit_code == 2 and "dozjg" not in r.stderr.lower() and "eyjhbg" not in r.stderr.lower(), r.stderr
 
 
 @pytest.mark.parametrize(

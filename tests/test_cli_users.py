@@ -62,7 +62,7 @@ def test_a_user_the_home_does_not_know_is_one_line_naming_its_users_and_exit_2(g
 
 def test_a_misspelt_user_in_capitals_is_refused_too(gadings):
     r = kenang("recall", "sahur", "--user", "GADNG", "--home", str(gadings.paths.home))
-    assert (r.exit_code, r.stderr) == (2, f"kenang recall: {REFUSED}")
+    assert (r.exit_code, r.stderr) == (2, f"kenang recall: {REFUSED.replace(repr('gadng'), repr('GADNG'))}")
 
 
 def test_without_a_user_recall_serves_the_only_user_with_data_and_says_so(gadings):

@@ -236,7 +236,8 @@ def test_remember_for_a_user_the_home_does_not_know_is_refused_and_starts_no_use
         ("kenang memory remove", ("memory", "remove", "--user", "gadng", "tabs")),
     ):
         r = kenang(*args, "--home", h)
-        assert (r.exit_code, r.stderr) == (2, f"{command}: {said}"), args
+        typed = args[args.index("--user") + 1]  # quoted as typed
+        assert (r.exit_code, r.stderr) == (2, f"{command}: {said.replace(repr('gadng'), repr(typed))}"), args
     assert not (home.paths.home / "memory" / "gadng").exists()
     assert kenang("mcp", "--user", "gadng", "--home", h).exit_code == 2  # still no user of this home
 
@@ -262,3 +263,19 @@ def test_a_control_character_is_refused_through_the_cli_and_never_shown_from_a_h
     assert r.exit_code == 0 and "Uses\ttabs" in r.stdout and "Gading rings[2J a bell" in r.stdout
     assert "\x07" not in r.stdout and "\x1b" not in r.stdout
     assert "control character (U+0007)" in r.stdout  # the hand edit's problem, said
+
+
+@pytest.mark.parametrize(
+    "entry,served",
+    [
+        # a control character bounds a token as a space does: the secret after it is found as written
+        ("Deploy key\x1bsk-ant-api03-abcdefghijklmnopqrstuvwxyz012345", "Deploy key[REDACTED:anthropic_key]"),
+        ("deploy\x1bhf_abcdefghijklmnopqrstuvwxyzABCDEF12", "deploy[REDACTED:huggingface_token]"),
+        # and a secret a control character cut in two is found once it is taken out
+        ("token sk-ant-api03-abcdefghij\x07klmnopqrstuvwxyz012345", "token [REDACTED:anthropic_key]"),
+        ("Gading likes\x07 tea", "Gading likes tea"),
+    ],
+)
+def test_a_hand_edited_entry_with_a_control_character_is_served_redacted_without_it(entry, served):
+    assert cm.safe_entry(entry) == (served, None)
+    assert cm.serve([entry], 10_000).entries == [served]

@@ -225,12 +225,21 @@ class Served:
         return ("(trimmed by kenang: " + "; ".join(parts) + "; `kenang memory show` lists them)") if parts else None
 
 
+def _redacted(entry: str) -> str:
+    """A hand-edited entry redacted, without its control characters (they never reach an agent).
+
+    Redacted as written first: a control character bounds a token as a space does, and taking it out first would
+    glue the word before it onto the secret ("key\x1bsk-ant-..."), which no rule would then find. Then again once
+    they are out, for a secret a control character had cut in two."""
+    return redact(_CONTROL.sub("", redact(entry).text)).text
+
+
 def safe_entry(entry: str) -> tuple[str | None, str | None]:
     """(the entry as it may be served: redacted and cut, or None; why it is withheld, or None).
 
     The why never quotes the entry: it reaches agents (the MCP memory tool's answer), and an order's own words are
     what is withheld. ``problems`` quotes them, for the person."""
-    text = redact(_CONTROL.sub("", entry)).text  # a hand edit's control characters never reach an agent
+    text = _redacted(entry)
     unsafe = _unsafe(text)
     if unsafe is not None:
         return None, what(unsafe.kind) or unsafe.reason
@@ -249,7 +258,7 @@ def serve(entries: list[str], limit: int) -> Served:
         if usage([*out, text], limit).chars > limit:
             over = len(entries) - i
             break
-        cut += text != redact(_CONTROL.sub("", e)).text
+        cut += text != _redacted(e)
         out.append(text)
     return Served(out, withheld, cut, over)
 

@@ -825,7 +825,7 @@ def _user_for(settings: Settings, user: str | None) -> str | None:
     command = click.get_current_context().command_path
     try:
         if user:
-            return users.check_user(settings, user.strip().lower())
+            return users.check_user(settings, user)
         who, note = users.served_user(settings)
     except users.UnknownUser as exc:
         _err(str(exc), command)
@@ -1368,7 +1368,7 @@ def token_add(home: Path | None, user: str) -> None:
 
     settings = _settings(home)
     try:
-        user = check_user(settings, user.strip().lower())
+        user = check_user(settings, user)
     except UnknownUser as exc:
         _err(str(exc), "kenang mcp token add")
         sys.exit(EXIT_USAGE)

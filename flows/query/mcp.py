@@ -374,7 +374,7 @@ def stdio_user(settings: Settings, user: str | None) -> tuple[str, str | None]:
     that names them (like ``kenang recall`` on a home of several users).
     """
     if user:
-        return check_user(settings, user.strip().lower()), None
+        return check_user(settings, user), None
     default = settings.default_user.strip().lower()
     holding = users_holding_data(settings)
     if default in holding:
@@ -567,7 +567,7 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
                 log.info("mcp %s user=%s %.1f ms error", tool, _who_or_dash(), ms)
                 raise ToolError(_gated(one_sentence(tool, exc.__cause__ or exc)), log_level=quiet) from None
             except NotFoundError:  # FastMCP answers it; the log still gets the call's line, the name as sent
-                name, ms = _gated(repr(context.message.name)[:80]), (time.perf_counter() - t0) * 1000
+                name, ms = _gated(repr(context.message.name), 80), (time.perf_counter() - t0) * 1000
                 log.info("mcp unknown tool %s user=%s %.1f ms error", name, _who_or_dash(), ms)
                 raise
 

@@ -59,18 +59,21 @@ def knows(settings: Settings, user: str) -> bool:
 
 
 def check_user(settings: Settings, user: str) -> str:
-    """``user`` when the home knows them; else ``UnknownUser`` naming the users it has."""
-    if not USER_ID_RE.match(user):
+    """The user id ``user`` names (trimmed, lower-cased) when the home knows them; else ``UnknownUser`` naming the
+    users it has. The error quotes ``user`` as it was given: lower-cased, a key the redaction gate knows by its
+    capitals (``AKIA...``, ``eyJ...``) would no longer be one it finds."""
+    uid = user.strip().lower()
+    if not USER_ID_RE.match(uid):
         raise UnknownUser(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
-    if user in named_users(settings):  # known without a look at the data (what a cold `kenang recall` waits on)
-        return user
+    if uid in named_users(settings):  # known without a look at the data (what a cold `kenang recall` waits on)
+        return uid
     known = home_users(settings)
-    if user not in known:
+    if uid not in known:
         raise UnknownUser(
             f"this home has no user {user!r} (its users: {', '.join(known)}); check the spelling, "
             "or list a new user under mcp.users in kenang.yaml"
         )
-    return user
+    return uid
 
 
 def served_user(settings: Settings) -> tuple[str | None, str | None]:
