@@ -546,33 +546,44 @@ def _pick(
     scores, vectors = digest.rank(pool, names)
     index = {u.order: i for i, u in enumerate(pool)}
     thread_of = {u.order: k for k, t in enumerate(ths) for u in t.units[:RANKED_PER_THREAD]}
-    costs = [len(clause(u, voices)) + 2 for u in pool]
+    keys = [digest._NON_WORDS.sub(" ", u.text.lower()).strip() for u in pool]
+    costs: dict[int, int] = {}  # a unit's clause is written only when it could be taken: most never are
     chosen: set[int] = set()
+    taken: list[int] = []  # in the order taken
     said: set[str] = set()
+    # A unit's redundancy is its greatest cosine with a taken unit; brought up to date only when it is weighed
+    # (a maximum is the same whatever the order its values come in).
     redundancy = [0.0] * len(pool)
+    seen = [0] * len(pool)  # how many of ``taken`` each unit's redundancy has met
     used = 0
     per_thread = Counter[int]()
 
     room = limit
 
     def fits(i: int) -> bool:
-        k = thread_of[pool[i].order]
-        key = digest._NON_WORDS.sub(" ", pool[i].text.lower()).strip()
-        return used + costs[i] <= room and per_thread[k] < UNITS_PER_PARAGRAPH and key not in said
+        if per_thread[thread_of[pool[i].order]] >= UNITS_PER_PARAGRAPH or keys[i] in said:
+            return False
+        if i not in costs:
+            costs[i] = len(clause(pool[i], voices)) + 2
+        return used + costs[i] <= room
 
     def take(i: int) -> None:
         nonlocal used
         chosen.add(i)
-        said.add(digest._NON_WORDS.sub(" ", pool[i].text.lower()).strip())
-        used += costs[i]
+        taken.append(i)
+        said.add(keys[i])
+        used += costs[i] if i in costs else len(clause(pool[i], voices)) + 2
         per_thread[thread_of[pool[i].order]] += 1
-        for j in range(len(pool)):
-            if j not in chosen:
-                redundancy[j] = max(redundancy[j], digest._cosine(vectors[j], vectors[i]))
+
+    def weighed(i: int) -> float:
+        for t in taken[seen[i] :]:
+            redundancy[i] = max(redundancy[i], digest._cosine(vectors[i], vectors[t]))
+        seen[i] = len(taken)
+        return 0.7 * scores[i] - 0.3 * redundancy[i]
 
     def best(cands) -> int | None:
         fitting = [i for i in cands if i not in chosen and fits(i)]
-        return max(fitting, key=lambda i: (0.7 * scores[i] - 0.3 * redundancy[i], -i)) if fitting else None
+        return max(fitting, key=lambda i: (weighed(i), -i)) if fitting else None
 
     members = [[index[u.order] for u in t.units[:RANKED_PER_THREAD]] for t in ths]
     order = sorted(range(len(ths)), key=lambda k: (-max(scores[i] for i in members[k]), k))

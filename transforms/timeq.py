@@ -917,6 +917,10 @@ _ALL_NEEDED = _NEEDED[True] | _NEEDED[False]
 #: Needed strings with whitespace inside (none today): looked for in the whole text.
 _SPACED = tuple(w for w in _ALL_NEEDED if any(ch.isspace() for ch in w))
 _UNSPACED = tuple(w for w in _ALL_NEEDED if w not in _SPACED)
+#: The unspaced strings by their first character: a run can hold only those that start with one of its own.
+_UNSPACED_BY_FIRST: dict[str, tuple[str, ...]] = {}
+for _w in _UNSPACED:
+    _UNSPACED_BY_FIRST[_w[0]] = (*_UNSPACED_BY_FIRST.get(_w[0], ()), _w)
 
 
 class _ChunkNeeds(dict[str, frozenset[str]]):
@@ -927,7 +931,9 @@ class _ChunkNeeds(dict[str, frozenset[str]]):
     def __missing__(self, chunk: str) -> frozenset[str]:
         if len(self) >= self.LIMIT:
             self.clear()
-        found = self[chunk] = frozenset(w for w in _UNSPACED if w in chunk)
+        found = self[chunk] = frozenset(
+            w for first in set(chunk) for w in _UNSPACED_BY_FIRST.get(first, ()) if w in chunk
+        )
         return found
 
 
