@@ -8,11 +8,15 @@ extractor stays within the frontmatter's bounds on realistic text and never cras
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import subprocess
+import sys
 from collections import defaultdict
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from functools import lru_cache
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -42,6 +46,7 @@ from transforms.frontmatter import normalise_summary
 from transforms.parse import parse_transcript
 from transforms.redact import redact
 
+HERE = Path(__file__).resolve().parent
 WIB = timezone(timedelta(hours=7))
 DAY = date(2026, 7, 19)
 TODAY = date(2026, 7, 20)
@@ -250,6 +255,34 @@ def test_honorifics_name_people_as_written_and_dedupe_case_insensitively():
         "Teh Euis",
         "Uda Rahmat",
     )
+
+
+def test_names_first_met_in_one_message_come_in_the_order_written_in_every_process():
+    # The order once came from a set's: another hash seed, another People line, another note's bytes.
+    texts = (
+        "I had lunch with Zainal and Amelia and Theodore today.",
+        "later on Theodore and Amelia and Zainal called.",
+    )
+    assert extract_people(said(*texts)) == ("Zainal", "Amelia", "Theodore")
+    code = (
+        "import sys; from test_extract import said; from transforms.extract import extract_people; "
+        f"print(extract_people(said(*{texts!r})))"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={
+                **os.environ,
+                "PYTHONHASHSEED": str(seed),
+                "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent)]),
+            },
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert seen == {"('Zainal', 'Amelia', 'Theodore')\n"}
 
 
 def test_bapak_and_pak_with_the_same_name_are_one_person_spelled_as_first_written():

@@ -618,7 +618,12 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
         inside |= mid
         for name in anywhere:
             messages_with.setdefault(name, set()).add(i)
-    for name in sorted(inside, key=lambda n: min(messages_with[n])):
+
+    def first_said(name: str) -> tuple[int, int, str]:  # the message, then where in it: never a set's order
+        i = min(messages_with[name])
+        return i, readable[i].content.find(name), name
+
+    for name in sorted(inside, key=first_said):
         if len(messages_with[name]) >= 2 and name.lower() not in bare:
             add(name)
     return _bounded("people", out)
