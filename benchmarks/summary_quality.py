@@ -30,6 +30,12 @@ the open items.
 Every figure is printed beside its target; ``--json`` prints them as one JSON object
 instead (with the per-dialogue figures of the Indonesian set).
 
+``--time`` also prints what the note writer costs: the CPU milliseconds a day of the
+summarize stage's pure part (``flows.stages.summarize.written``: the note, its readback)
+over each set's days, the best of three passes, every ``lru_cache`` of kenang emptied
+before each pass so that no text is cheap for having been met before. DialogSum's days
+are ten dialogues each (a session apiece, about 100 messages, the size of a busy day).
+
 Run:  .venv/bin/python benchmarks/summary_quality.py                  # all sets, no model
       .venv/bin/python benchmarks/summary_quality.py --sets id,demo    # skip DialogSum
       .venv/bin/python benchmarks/summary_quality.py --model-sample 50 --json > figures.json
@@ -428,6 +434,53 @@ def print_figures(f: dict) -> None:
     print("\nmodel path: " + ("see benchmarks/model_notes.py's report above" if m["available"] else m["why"]))
 
 
+def timing_days(args, sets: set[str]) -> dict[str, list]:
+    """Each set's ``DayInput``s for ``--time``: DialogSum ten dialogues a day, the Indonesian chats and demo days one
+    a day."""
+    out: dict[str, list] = {}
+    if "dialogsum" in sets:
+        rows, days = dialogues(args.data), []
+        for d in range(len(rows) // 10):
+            day, messages = DAY + dt.timedelta(days=d), []
+            for k, row in enumerate(rows[d * 10 : (d + 1) * 10]):
+                start = dt.datetime.combine(day, dt.time(8 + k), tzinfo=UTC)
+                for i, t in enumerate(turns_of(row)):
+                    role = "assistant" if t.startswith("#Person2#") else "user"
+                    messages.append(DayMessage(f"s{k}", role, t, start + dt.timedelta(minutes=i)))
+            days.append(day_input(DayText("u1", day, UTC, tuple(messages))))
+        out["dialogsum"] = days
+    if "id" in sets:
+        out["id"] = [day_input(indonesian_day(x, i)) for i, x in enumerate(indonesian_dialogues(args.indonesian))]
+    if "demo" in sets:
+        out["demo"] = [day_input(t) for t, _ in demo_days()]
+    return out
+
+
+def timing_figures(args, sets: set[str]) -> dict:
+    """CPU ms a day of ``written`` on each set, the best of three passes, kenang's caches emptied before each."""
+    from flows.stages.summarize import written
+    from transforms.summarize import ExtractiveSummarizer
+
+    def cold() -> None:
+        for name, module in list(sys.modules.items()):
+            if name.split(".")[0] in ("transforms", "flows", "schemas"):
+                for v in list(vars(module).values()):
+                    if hasattr(v, "cache_clear"):
+                        v.cache_clear()
+
+    out = {}
+    for name, days in timing_days(args, sets).items():
+        best = float("inf")
+        for _ in range(3):
+            cold()
+            summarizer, t0 = ExtractiveSummarizer(), time.process_time()
+            for inp in days:
+                written((summarizer, inp, inp.today))
+            best = min(best, time.process_time() - t0)
+        out[name] = {"days": len(days), "ms_per_day": round(best / max(1, len(days)) * 1000, 2)}
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, default=DIALOGSUM, help=f"DialogSum test JSONL (default {DIALOGSUM})")
@@ -437,6 +490,7 @@ def main(argv: list[str] | None = None) -> None:
         "--model-sample", type=int, default=0, help="DialogSum dialogues for the model path (model_notes.py; 0: skip)"
     )
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument("--time", action="store_true", help="also the note writer's CPU time a day on each set")
     args = p.parse_args(argv)
     sets = {s.strip() for s in args.sets.split(",") if s.strip()}
     if unknown := sets - set(SETS):
@@ -451,6 +505,11 @@ def main(argv: list[str] | None = None) -> None:
     if "demo" in sets:
         figures["demo"] = demo_figures()
     figures["model"] = model_figures(args.model_sample, quiet=args.json)
+    if args.time:
+        figures["time"] = timing_figures(args, sets)
+        if not args.json:
+            for name, t in figures["time"].items():
+                print(f"note writer, {name}: {t['days']} days, CPU {t['ms_per_day']:.2f} ms a day (best of 3)")
     if args.json:
         print(json.dumps(figures, indent=2, ensure_ascii=False, default=str))
     else:
