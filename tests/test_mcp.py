@@ -136,15 +136,20 @@ def test_the_memory_tool_keeps_refuses_and_corrects_core_memory_for_its_user_onl
     assert not (settings.paths.home / "memory" / "gading" / "MEMORY.md").exists()
 
 
-@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
-def test_a_stdio_subprocess_serves_one_user(loaded):
-    transport = StdioTransport(
+def stdio(settings, user: str) -> StdioTransport:
+    """``kenang mcp --user USER`` over stdio, in a process of its own."""
+    return StdioTransport(
         sys.executable,
-        ["-m", "flows.cli", "mcp", "--home", str(loaded.paths.home), "--user", "gading"],
+        ["-m", "flows.cli", "mcp", "--home", str(settings.paths.home), "--user", user],
         cwd=str(ROOT),
         env={**os.environ},
         keep_alive=False,
     )
+
+
+@pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
+def test_a_stdio_subprocess_serves_one_user(loaded):
+    transport = stdio(loaded, "gading")
 
     async def go():
         async with Client(transport) as c:
@@ -159,13 +164,7 @@ def test_a_stdio_subprocess_serves_one_user(loaded):
 
 @pytest.mark.integration  # `kenang mcp` over stdio, in a process of its own
 def test_a_days_session_times_are_in_the_homes_zone_as_kenang_sql_shows_them(loaded):
-    transport = StdioTransport(
-        sys.executable,
-        ["-m", "flows.cli", "mcp", "--home", str(loaded.paths.home), "--user", "gading"],
-        cwd=str(ROOT),
-        env={**os.environ},
-        keep_alive=False,
-    )
+    transport = stdio(loaded, "gading")
 
     async def go():
         async with Client(transport) as c:

@@ -46,6 +46,11 @@ def _home_option(f):
 _SERVED = "(default: the home's default_user, or its only user with data when that holds nothing)."
 
 
+def _wait_option(what: str):
+    """``--wait SECONDS`` (``wait_s``), never negative; ``what`` is its help."""
+    return click.option("--wait", "wait_s", type=click.FloatRange(min=0), default=0.0, show_default=True, help=what)
+
+
 def _json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")(f)
 
@@ -281,14 +286,7 @@ def _with_progress(fn, *args, **kwargs):
 @_home_option
 @click.option("--now", "now_s", metavar="ISO", help="Pretend it is this time (local zone if no offset).")
 @click.option("--dry-run", is_flag=True, help="Print what would happen and change nothing.")
-@click.option(
-    "--wait",
-    "wait_s",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    show_default=True,
-    help="Seconds to wait for another run's lock.",
-)
+@_wait_option("Seconds to wait for another run's lock.")
 @_json_option
 @click.pass_context
 def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool, wait_s: float, as_json: bool) -> None:
@@ -328,14 +326,7 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     is_flag=True,
     help="Summarize and index the whole range now, past summarizer.max_days_per_run and embedder.max_chunks_per_run.",
 )
-@click.option(
-    "--wait",
-    "wait_s",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    show_default=True,
-    help="Seconds to wait for another run's lock.",
-)
+@_wait_option("Seconds to wait for another run's lock.")
 @_json_option
 @click.pass_context
 def backfill(
@@ -463,14 +454,7 @@ def verify(home: Path | None, accept_paths: tuple[str, ...], as_json: bool) -> N
 @cli.command()
 @_home_option
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--wait",
-    "wait_s",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    show_default=True,
-    help="Seconds to wait for another run's lock.",
-)
+@_wait_option("Seconds to wait for another run's lock.")
 @_json_option
 def adopt(home: Path | None, paths: tuple[Path, ...], wait_s: float, as_json: bool) -> None:
     """Take files found in the archive without a record into the record, on purpose.
@@ -1177,14 +1161,7 @@ def open_items(
 @click.option("--purge", is_flag=True, help="Delete the archived originals too (logged in purge_log; never undone).")
 @click.option("--dry-run", is_flag=True, help="List exactly what would go; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask.")
-@click.option(
-    "--wait",
-    "wait_s",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    show_default=True,
-    help="Seconds to wait for a running night.",
-)
+@_wait_option("Seconds to wait for a running night.")
 @_json_option
 def forget(
     home: Path | None,
