@@ -239,7 +239,11 @@ def safe_entry(entry: str) -> tuple[str | None, str | None]:
 
     The why never quotes the entry: it reaches agents (the MCP memory tool's answer), and an order's own words are
     what is withheld. ``problems`` quotes them, for the person."""
-    text = _redacted(entry)
+    return _served(_redacted(entry))
+
+
+def _served(text: str) -> tuple[str | None, str | None]:
+    """``safe_entry`` of an entry already ``_redacted``."""
     unsafe = _unsafe(text)
     if unsafe is not None:
         return None, what(unsafe.kind) or unsafe.reason
@@ -251,14 +255,15 @@ def serve(entries: list[str], limit: int) -> Served:
     out: list[str] = []
     withheld = cut = over = 0
     for i, e in enumerate(entries):
-        text, _ = safe_entry(e)
+        redacted = _redacted(e)
+        text, _ = _served(redacted)
         if text is None:
             withheld += 1
             continue
         if usage([*out, text], limit).chars > limit:
             over = len(entries) - i
             break
-        cut += text != _redacted(e)
+        cut += text != redacted
         out.append(text)
     return Served(out, withheld, cut, over)
 

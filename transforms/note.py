@@ -572,7 +572,7 @@ def _pick(
         chosen.add(i)
         taken.append(i)
         said.add(keys[i])
-        used += costs[i] if i in costs else len(clause(pool[i], voices)) + 2
+        used += costs[i]  # written by fits(i), which every take follows
         per_thread[thread_of[pool[i].order]] += 1
 
     def weighed(i: int) -> float:

@@ -585,7 +585,7 @@ def import_(
             report.render_import_preview(plan)
         )
         if new_user:
-            _err(f"kenang import: {new_user['note']}")
+            _err(new_user["note"], "kenang import")
         _say_skipped(plan["skipped"])
         if plan["skipped"]:
             sys.exit(EXIT_PARTIAL if plan["files"] else EXIT_USAGE)
@@ -602,7 +602,7 @@ def import_(
         _err("kenang: nothing imported: no file given is an export kenang can read (each is listed above)")
         sys.exit(EXIT_USAGE)
     if new_user:
-        _err(f"kenang import: {new_user['note']}")
+        _err(new_user["note"], "kenang import")
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly
 

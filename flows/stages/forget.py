@@ -175,7 +175,7 @@ def make_plan(
             max(plan.words, key=len) if plan.words else None,
         )
         plan.days = sorted(set(plan.days) | {d for d, _ in plan.archive_files if d is not None})
-    if t.kind == "session" and not (plan.sessions or plan.archive_files) and not _forgotten(settings, user, session):
+    if t.kind == "session" and not (plan.sessions or plan.archive_files) and not _recorded(settings, t):
         # an id is exact, unlike a phrase: one that names nothing is a typo, and its tombstone would guard nothing
         raise UsageError(
             f"no session of {user} has the id {session!r}; nothing was changed "
@@ -184,13 +184,9 @@ def make_plan(
     return plan
 
 
-def _forgotten(settings: Settings, user: str, session: str | None) -> bool:
-    """Whether ``user`` already has a tombstone for this session id: forgetting it again is no mistake."""
-    key = tombstones.key(settings)
-    if key is None or session is None:
-        return False
-    digest = id_digest(key, session)
-    return any(t.user_id == user and t.kind == "session" and t.digest == digest for t in tombstones.read(settings))
+def _recorded(settings: Settings, t: Tombstone) -> bool:
+    """Whether the user already has this tombstone (a session id forgotten before): forgetting again is no mistake."""
+    return any((r.user_id, r.kind, r.digest) == (t.user_id, t.kind, t.digest) for r in tombstones.read(settings))
 
 
 def _names_session(f: Forgetting, s: dict) -> bool:
