@@ -668,7 +668,10 @@ _WHAT_HAPPENED = frozenset(t for w in lexicon.WHAT_HAPPENED for t in terms_of(w)
 def only_a_time(rest: str) -> bool:
     """Whether a query that names a past time asks nothing else of it: ``rest``, the query less that time, holds
     no term but those that ask what happened then ("what did I do last Saturday?", "ngapain aja kemarin?",
-    "上周做了什么？"). Such a query is answered by the days of that time."""
+    "上周做了什么？"). Such a query is answered by the days of that time. A single letter that is no stop word
+    names something ("what did I do with C yesterday?"), though it makes no keyword term."""
+    if any(len(w) == 1 and w.isascii() and w.isalpha() and w not in chunk.STOPWORDS for w in chunk.words(rest)):
+        return False
     return all(t in _WHAT_HAPPENED for t in terms_of(rest))
 
 
