@@ -133,3 +133,18 @@ def test_an_import_starts_a_new_user_and_says_so_but_a_fresh_homes_first_import_
     assert NEW_USER in r.stderr and json.loads(r.stdout)["new_user"]["user"] == "gadng"
     again = kenang("import", "--user", "gadng", *h)  # gadng is a user now, as the note said it would be
     assert again.exit_code == 0 and "new user" not in again.stderr
+
+
+def test_an_import_refuses_a_user_id_that_reads_as_a_secret_as_typed_or_lower_cased(gadings):
+    h = ("--home", str(gadings.paths.home), "--date", "2026-07-01", "--dry-run", EXPORT)
+    # an AWS key id is upper case: lower-cased, it is a valid user id that no case-sensitive rule would redact
+    for typed in ("AKIAIOSFODNN7EXAMPLE", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"):
+        r = kenang("import", "--user", typed, *h)
+        assert r.exit_code == 2 and r.stderr == (
+            "kenang import: --user reads as a secret, not a name: a user id is a short name, such as gading\n"
+        ), typed
+        assert typed.lower() not in r.output and not (gadings.paths.active / typed.lower()).exists()
+    bad = kenang("import", "--user", "Gading Putra", *h)
+    assert bad.exit_code == 2 and bad.stderr == (
+        "kenang import: --user 'gading putra' is not a valid user id (a-z, 0-9, . _ -)\n"
+    )

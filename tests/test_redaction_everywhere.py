@@ -228,3 +228,24 @@ def test_no_planted_secret_survives_anywhere_kenang_writes(home, caplog, capfd):
 
 def _sessions(home) -> list[dict]:
     return warehouse.read(home.paths.warehouse, TABLES["sessions"]).to_pylist()
+
+
+def test_a_user_id_that_is_a_key_in_upper_case_becomes_its_hash_not_the_key_lower_cased(home):
+    """A rule that knows a key by its case (an AWS key id) must see it as written: lower-cased, it is a valid user
+    id that no rule redacts, and it would be written into every row and folder of the user's."""
+    key, other = "AKIA" + "IOSFODNN7EXAMPL1", "AKIA" + "IOSFODNN7EXAMPL2"
+    drop(home, f"{key}/a.md", md("2026-07-19", "1000", ("user", "halo dari folder"), ("assistant", "ok")))
+    drop(
+        home,
+        "b.jsonl",
+        jsonl(
+            {"role": "user", "content": "halo dari baris", "timestamp": "2026-07-19T15:00:00+07:00", "user_id": other},
+            {"role": "assistant", "content": "ok", "timestamp": "2026-07-19T15:01:00+07:00"},
+        ),
+    )
+    r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat())
+    assert r.exit_code == 0, r.output
+    users = {s["user_id"] for s in _sessions(home)}
+    assert users == {redact_identifier(key), redact_identifier(other)}
+    written = _tables_text(home) + "\n".join(str(p) for p in home.paths.home.rglob("*") if "active" not in p.parts)
+    assert key.lower() not in written and other.lower() not in written

@@ -38,6 +38,7 @@ import yaml
 from transforms import yamls
 from transforms.errors import ParseError
 from transforms.model import KNOWN_ROLES, MESSAGE_FLAGS, USER_ID_RE, Message, Session
+from transforms.redact import redact_user_id
 
 _MARKDOWN_EXTS = (".md", ".markdown")
 _JSONL_EXTS = (".jsonl",)
@@ -356,7 +357,7 @@ def _user_id(value: object, where: str) -> str | None:
     if value is None:
         return None
     text = _scalar(value)
-    text = None if text is None else text.strip().lower()
+    text = None if text is None else redact_user_id(text)
     if text is None or not USER_ID_RE.fullmatch(text):
         raise ParseError(
             f"{where}: user_id must be 1-64 of a-z 0-9 . _ - starting with a letter or digit",

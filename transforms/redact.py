@@ -184,6 +184,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -1358,6 +1359,15 @@ def _stable_id(value: str) -> str:
 def redact_identifier(value: str) -> str:
     """``value`` when it holds no secret, else ``redacted-<12 hex of its sha256>``: stable, one per value."""
     return value if redact(value).count == 0 else _stable_id(value)
+
+
+@functools.lru_cache(maxsize=1024)  # a user id repeats on every line of a transcript that carries it
+def redact_user_id(typed: str) -> str:
+    """A user id as kenang keeps it: ``typed`` in lower case, or ``redacted-<12 hex>`` (``redact_identifier``) when
+    it holds a secret as typed or lower-cased: a rule that knows a key by its case must see the case it came in."""
+    typed = typed.strip()
+    user = typed.lower()
+    return _stable_id(typed) if redact(typed).count or redact(user).count else user
 
 
 def printable_name(name: str) -> str:

@@ -19,7 +19,7 @@ from datetime import date, tzinfo
 from transforms.days import session_day
 from transforms.errors import ParseError
 from transforms.model import USER_ID_RE, ResolvedSession, Session
-from transforms.redact import redact_identifier
+from transforms.redact import redact_identifier, redact_user_id
 
 _UNSAFE_ID = re.compile(r"[\[\]\x00-\x1f\x7f]|[\ud800-\udfff]")
 
@@ -28,7 +28,7 @@ def folder_user(name: str | None) -> str | None:
     """The user a folder name gives, validated; None for no folder."""
     if name is None:
         return None
-    user = name.strip().lower()
+    user = redact_user_id(name)
     if not USER_ID_RE.match(user):
         raise ParseError(
             f"folder {name!r} does not name a valid user (lower-case letters, digits, '.', '_' or '-'); "

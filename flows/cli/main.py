@@ -575,7 +575,7 @@ def import_(
     from flows.stages import imports
 
     settings = _settings(home)
-    user = (user or settings.default_user).strip().lower()
+    user = imports.user_id(user or settings.default_user)
     date = date_s.date() if date_s else None
     now = _parse_now(now_s, settings)
     new_user = _new_user(settings, user)  # before the import: its own copy in active/<user>/ makes them known

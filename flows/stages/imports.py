@@ -42,7 +42,7 @@ from flows.stages.ingest import export_transcripts, not_an_export, shown_path
 from flows.store import warehouse
 from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regular, open_regular
 from schemas.tables import MESSAGES
-from transforms.errors import ArchiveError, ConfigError, ParseError
+from transforms.errors import ArchiveError, ConfigError, ParseError, UsageError
 from transforms.imports import Derived, Export, dating, detect, formats, skipped_lines
 from transforms.imports.base import BY_FILE
 from transforms.model import USER_ID_RE, Session
@@ -153,6 +153,18 @@ def _unknown(f: Path, data: bytes) -> str:
 def _skipped(f: Path, exc: _Skip) -> dict:
     """A skipped file as the CLI shows it: a name holding a secret as its hash, the reason redacted."""
     return {"file": shown_path(str(f)), "reason": redact(str(exc)).text}
+
+
+def user_id(typed: str) -> str:
+    """The user id ``kenang import --user`` names, in lower case. Refused: one that reads as a secret, as typed or
+    lower-cased (a user id is written into every row and folder of the user's, where no secret may go), and one
+    that is no valid id."""
+    user = typed.strip().lower()
+    if redact(typed).count or redact(user).count:
+        raise UsageError("--user reads as a secret, not a name: a user id is a short name, such as gading")
+    if not USER_ID_RE.match(user):
+        raise UsageError(f"--user {user!r} is not a valid user id (a-z, 0-9, . _ -)")
+    return user
 
 
 def _check_user(user: str) -> None:

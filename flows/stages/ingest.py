@@ -45,10 +45,10 @@ from transforms.imports import (
     parse_export,
     undated_days,
 )
-from transforms.model import USER_ID_RE, ResolvedSession, Session
+from transforms.model import ResolvedSession, Session
 from transforms.parse import parse_transcript
 from transforms.redact import printable_name, redact_file_name, redact_reason
-from transforms.resolve import resolve
+from transforms.resolve import folder_user, resolve
 from transforms.segments import read_segment
 
 log = logging.getLogger("kenang")
@@ -292,9 +292,7 @@ def _classify_segment(settings: Settings, cand: Candidate, data: bytes, day: dt.
     It is read through the format's importer (``transforms.segments``) to count and check
     it; the load reads it again from the archive, so no session is kept for it here.
     """
-    user = _folder_user(cand) or settings.default_user
-    if not USER_ID_RE.match(user):
-        raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
+    user = folder_user(cand.folder) or settings.default_user
     sessions = read_segment(cand.path.name, data, tz=settings.timezone, user_id=user)
     check_times((m.ts for s in sessions for m in s.messages), now)
     check_day(day, now, "file name")
@@ -350,9 +348,7 @@ def expand_export(
     which ``kenang import --date`` sets.
     """
     tz = settings.timezone
-    user = _folder_user(cand) or settings.default_user
-    if not USER_ID_RE.match(user):
-        raise ParseError(f"folder {cand.folder!r} is not a valid user id", kind="bad_user_id")
+    user = folder_user(cand.folder) or settings.default_user
     stamp = dt.datetime.fromtimestamp(cand.mtime, tz)
     sha = hashlib.sha256(data).hexdigest()
     export, per_conversation = export_transcripts(data, fmt, tz=tz, user=user, stamp=stamp, now=now)
@@ -387,14 +383,12 @@ def export_transcripts(
     return export, per_conversation
 
 
-def _folder_user(cand: Candidate) -> str | None:
-    return cand.folder.lower() if cand.folder else None
-
-
 def _folder_user_or_none(cand: Candidate) -> str | None:
     """The folder's user for a quarantine row, or None when the folder is no valid user id."""
-    user = _folder_user(cand)
-    return user if user and USER_ID_RE.match(user) else None
+    try:
+        return folder_user(cand.folder)
+    except ParseError:
+        return None
 
 
 def shown_path(relpath: str) -> str:
