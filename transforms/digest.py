@@ -270,20 +270,25 @@ def _facts_of(text: str, words: set[str], people: frozenset[str], decision: bool
     return bool(words & _TECH_WORDS) + bool(words & people) + bool(_NUMBER.search(text)) + decision
 
 
-def rank(candidates: list[Unit], people: frozenset[str]) -> tuple[list[float], list[dict[str, float]]]:
-    """(score, unit TF-IDF vector) per candidate: centrality to the day's centroid, boosted by facts."""
-    words = [_lower_words(u.text) for u in candidates]
+def rank(
+    candidates: list[Unit], people: frozenset[str], words: list[list[str]], bags: list[Counter[str]]
+) -> tuple[list[float], list[dict[str, float]]]:
+    """(score, unit TF-IDF vector) per candidate: centrality to the day's centroid, boosted by facts.
+
+    ``words`` and ``bags``: each candidate's ``_lower_words`` and its terms counted (``_terms_of``), read once by the
+    caller for all its passes.
+    """
     facts = [
         _facts_of(u.text, set(w), people, bool(_DECISION.search(u.text)))
         for u, w in zip(candidates, words, strict=False)
     ]
-    return _rank(candidates, words, facts)
+    return _rank(candidates, words, facts, bags)
 
 
 def _rank(
-    candidates: list[Unit], words: list[list[str]], facts: list[int]
+    candidates: list[Unit], words: list[list[str]], facts: list[int], bags: list[Counter[str]] | None = None
 ) -> tuple[list[float], list[dict[str, float]]]:
-    bags = [Counter(_terms_of(w)) for w in words]
+    bags = [Counter(_terms_of(w)) for w in words] if bags is None else bags
     df = Counter(t for bag in bags for t in bag)
     n = len(bags)
     idf = {t: math.log((1 + n) / (1 + c)) + 1.0 for t, c in df.items()}

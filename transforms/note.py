@@ -13,13 +13,15 @@ quotes:
    overlap of the ``BLOCK`` units before and after a user's turn falls under
    ``VALLEY``, with ``MIN_THREAD`` units on either side). At most ``SUMMARY_PARAGRAPHS`` threads are written, the busiest ones.
    Linear in the day's size: a thread sees each unit once, and only each thread's
-   first units are ranked.
+   first units are ranked. Each unit is read once for the whole note (``Reading``): its
+   words and counted terms serve the filler test, the splits and the ranking alike.
 3. **Pick.** Units score by ``digest``'s centrality and facts. Every thread gets the
    best unit of its opening turn (what it is about), then the answer (the best unit of
    the other side's next turn that fits, which may take the budget ``ANSWER_ROOM`` times),
    then the rest of its opening turn, then the day's best units by MMR. The budget is
    ``digest.budget``'s with a floor of ``MIN_CHARS``, and ``PER_THREAD`` characters per
-   thread on a day of several.
+   thread on a day of several. A unit's clause (step 4) is written once, when it is weighed
+   against the budget, and that same clause goes into the paragraph.
 4. **Write.** One paragraph per thread, in time order, in the day's language
    (``digest.day_language``), each unit a clause that names who did what: "Dimas asked
    how to replace a failing disk; the assistant suggested running `zpool replace`."
@@ -51,7 +53,7 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -162,18 +164,38 @@ class Note:
 # --- threads ----------------------------------------------------------------------------
 
 
-def threads(every: list[Unit], names: frozenset[str] = frozenset()) -> list[Thread]:
-    """The informative units of ``every`` in threads: per session, split at gaps and lexical valleys."""
-    # Each unit's words are read once: the filler test and the term bags both use them.
-    by_session: dict[str, list[tuple[Unit, list[str]]]] = {}
+@dataclass(frozen=True)
+class Reading:
+    """Each of the day's units read once, by ``Unit.order``: the threads and the ranking share its words and terms."""
+
+    words: tuple[list[str], ...]  # its lower-case words
+    bags: Mapping[int, Counter[str]]  # an informative (not filler) unit's terms, counted
+
+    @classmethod
+    def of(cls, every: list[Unit], names: frozenset[str] = frozenset()) -> Reading:
+        words = tuple(digest._lower_words(u.text) for u in every)
+        bags = {
+            u.order: Counter(digest._terms_of(w))
+            for u, w in zip(every, words, strict=True)
+            if not digest._is_filler(w, names)
+        }
+        return cls(words, bags)
+
+
+def threads(every: list[Unit], names: frozenset[str] = frozenset(), read: Reading | None = None) -> list[Thread]:
+    """The informative units of ``every`` in threads: per session, split at gaps and lexical valleys.
+
+    ``read``: ``Reading.of(every, names)``, when the caller has it already.
+    """
+    read = Reading.of(every, names) if read is None else read
+    by_session: dict[str, list[tuple[Unit, Counter[str]]]] = {}
     for u in every:
-        words = digest._lower_words(u.text)
-        if not digest._is_filler(words, names):
-            by_session.setdefault(u.session_id, []).append((u, words))
+        if (bag := read.bags.get(u.order)) is not None:
+            by_session.setdefault(u.session_id, []).append((u, bag))
     out: list[Thread] = []
     for sid, pairs in by_session.items():
         us = [u for u, _ in pairs]
-        cuts = _cuts(us, [Counter(digest._terms_of(w)) for _, w in pairs])
+        cuts = _cuts(us, [bag for _, bag in pairs])
         for a, b in zip([0, *cuts], [*cuts, len(us)], strict=True):
             out.append(Thread(sid, tuple(us[a:b]), -1))
     out.sort(key=lambda t: t.units[0].order)
@@ -522,9 +544,8 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def paragraph(units: list[Unit], voices: _Voices) -> str:
-    """A thread's picked units as sentences of at most ``CLAUSES_PER_SENTENCE`` clauses each."""
-    clauses = [clause(u, voices) for u in units]
+def paragraph(clauses: list[str]) -> str:
+    """A thread's picked clauses (``clause``) as sentences of at most ``CLAUSES_PER_SENTENCE`` clauses each."""
     sentences = ["; ".join(clauses[i : i + CLAUSES_PER_SENTENCE]) for i in range(0, len(clauses), CLAUSES_PER_SENTENCE)]
     return " ".join(_capital(s.rstrip(" .;,:")) + "." for s in sentences)
 
@@ -533,9 +554,15 @@ def paragraph(units: list[Unit], voices: _Voices) -> str:
 
 
 def _pick(
-    ths: list[Thread], voices: _Voices, limit: int, names: frozenset[str], listed: frozenset[int] = frozenset()
-) -> list[list[Unit]]:
-    """Each thread's units for its paragraph: its opening, its answer, the rest of its opening, then MMR.
+    ths: list[Thread],
+    voices: _Voices,
+    read: Reading,
+    limit: int,
+    names: frozenset[str],
+    listed: frozenset[int] = frozenset(),
+) -> list[list[str]]:
+    """Each thread's clauses for its paragraph, in time order: its opening, its answer, the rest of its opening, then
+    MMR.
 
     ``listed``: the units the note lists as decisions or open items (by order); the rest of the paragraph leaves
     them to their list and says something else.
@@ -543,11 +570,11 @@ def _pick(
     pool = [u for t in ths for u in t.units[:RANKED_PER_THREAD]]
     if not pool:
         return [[] for _ in ths]
-    scores, vectors = digest.rank(pool, names)
+    scores, vectors = digest.rank(pool, names, [read.words[u.order] for u in pool], [read.bags[u.order] for u in pool])
     index = {u.order: i for i, u in enumerate(pool)}
     thread_of = {u.order: k for k, t in enumerate(ths) for u in t.units[:RANKED_PER_THREAD]}
     keys = [digest._NON_WORDS.sub(" ", u.text.lower()).strip() for u in pool]
-    costs: dict[int, int] = {}  # a unit's clause is written only when it could be taken: most never are
+    clauses: dict[int, str] = {}  # a unit's clause is written only when it could be taken: most never are
     chosen: set[int] = set()
     taken: list[int] = []  # in the order taken
     said: set[str] = set()
@@ -563,16 +590,16 @@ def _pick(
     def fits(i: int) -> bool:
         if per_thread[thread_of[pool[i].order]] >= UNITS_PER_PARAGRAPH or keys[i] in said:
             return False
-        if i not in costs:
-            costs[i] = len(clause(pool[i], voices)) + 2
-        return used + costs[i] <= room
+        if i not in clauses:
+            clauses[i] = clause(pool[i], voices)
+        return used + len(clauses[i]) + 2 <= room
 
     def take(i: int) -> None:
         nonlocal used
         chosen.add(i)
         taken.append(i)
         said.add(keys[i])
-        used += costs[i]  # written by fits(i), which every take follows
+        used += len(clauses[i]) + 2  # written by fits(i), which every take follows
         per_thread[thread_of[pool[i].order]] += 1
 
     def weighed(i: int) -> float:
@@ -610,9 +637,9 @@ def _pick(
                 take(i)
     while (pick := best(i for i in range(len(pool)) if pool[i].order not in listed)) is not None:
         take(pick)
-    out: list[list[Unit]] = [[] for _ in ths]
+    out: list[list[str]] = [[] for _ in ths]
     for i in sorted(chosen):
-        out[thread_of[pool[i].order]].append(pool[i])
+        out[thread_of[pool[i].order]].append(clauses[i])
     return out
 
 
@@ -947,7 +974,8 @@ def write_note(
     people = extract_people(day_text) if people is None else people
     names = frozenset(w.lower() for p in people for w in p.split())
     names |= frozenset(w.lower() for u in every if u.speaker for w in u.speaker.split())
-    ths = threads(every, names)
+    read = Reading.of(every, names)  # the threads and the ranking share it
+    ths = threads(every, names, read)
     if not ths:
         return None
     voices = _voices(day_text, every, lang, people)
@@ -960,11 +988,11 @@ def write_note(
     speakers = digest._speakers(readable)
     speaker_of_turn = [_turn_speaker(m.content, m.role, speakers) for m in readable]
     decisions, open_items, listed = items(ths, voices, speaker_of_turn, every)
-    picked = _pick(written, voices, limit, names, listed)
+    picked = _pick(written, voices, read, limit, names, listed)
     # A day that says the same words again and again reads as a loop: fewer paragraphs, then one unit each.
     summary = None
     for per in (UNITS_PER_PARAGRAPH, 1):
-        paragraphs = [paragraph(us[:per], voices) for us in picked if us]
+        paragraphs = [paragraph(cs[:per]) for cs in picked if cs]
         for k in range(len(paragraphs), 0, -1):
             if summary := normalise_summary("\n\n".join(paragraphs[:k])):
                 break
