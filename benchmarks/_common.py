@@ -34,11 +34,12 @@ from flows.cli.demo_corpus import SyntheticFile
 JAKARTA = dt.timezone(dt.timedelta(hours=7))
 #: Targets are stated for this many cores.
 TARGET_CORES = 2
-#: Prefect 3.9 joins a heartbeat thread that sleeps in 1 s steps when a flow call ends
-#: (prefect/flow_engine.py ``_send_heartbeats``), so flow call walls come out near whole seconds.
+#: Prefect joins a heartbeat thread that sleeps in 1 s steps when a flow call ends (prefect/flow_engine.py
+#: ``_send_heartbeats``), which rounded flow call walls up to whole seconds; kenang's commands turn it off
+#: (``flows.pipeline.heartbeats_as_asked``), and so does ``bench_env``.
 QUANTUM_NOTE = (
-    "note: a Prefect flow call's wall time rounds up to about whole seconds + 0.1 s "
-    "(its heartbeat thread sleeps in 1 s steps and is joined at exit)"
+    "note: flows run as a kenang command runs them, without Prefect's flow-run heartbeats (whose thread, "
+    "joined at a run's end, rounded each flow call up to whole seconds)"
 )
 
 
@@ -70,9 +71,10 @@ def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
         t0 = time.perf_counter()
         with prefect_test_harness(server_startup_timeout=None):
             startup = time.perf_counter() - t0
-            import flows.pipeline  # noqa: F401  (imported here so its cost is not in the first timing)
+            import flows.pipeline  # imported here so its cost is not in the first timing
 
-            yield Env(root, startup)
+            with flows.pipeline.heartbeats_as_asked():
+                yield Env(root, startup)
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)

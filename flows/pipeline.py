@@ -32,6 +32,7 @@ flow all the same ends the run Failed with a one-line message, before anything r
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import threading
@@ -772,6 +773,24 @@ def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
     return not plan.days_needing(rows, summarize.is_fresh) and not plan.days_needing(
         rows, lambda r: recall_index.is_fresh(r, eid)
     )
+
+
+#: The Prefect settings that turn flow-run heartbeats on or off (the second, its older name).
+_HEARTBEAT_SETTINGS = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
+
+
+def heartbeats_as_asked() -> contextlib.AbstractContextManager:
+    """Settings for a flow a kenang command calls in its own process: no flow-run heartbeats, unless the environment
+    or the Prefect profile sets them. Prefect sends them by default, from a thread that sleeps in whole seconds and
+    is waited for when the run ends: up to a second added to every command. A command watches its own run, and
+    kenang's run record tells an interrupted one; a worker's runs keep Prefect's setting."""
+    from prefect.context import get_settings_context
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    profile = {getattr(k, "name", str(k)) for k in get_settings_context().profile.settings}
+    if any(name in os.environ or name in profile for name in _HEARTBEAT_SETTINGS):
+        return contextlib.nullcontext()
+    return temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
 
 
 def _published(flow_name: str, body: Callable[[], dict]) -> dict:

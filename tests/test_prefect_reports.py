@@ -244,3 +244,29 @@ def test_kenang_serve_is_the_same_server_with_its_own_usage():
         timeout=120,
     )
     assert wrong.returncode == 2 and "kenang serve: error: --limit must be 1 or more" in wrong.stderr
+
+
+def test_a_run_a_command_starts_sends_no_heartbeats_unless_the_environment_or_profile_asks(monkeypatch):
+    """Prefect's heartbeat thread sleeps in whole seconds and is waited for at a run's end: a command's run turns
+    it off, unless PREFECT_FLOWS_HEARTBEAT_FREQUENCY (or its older name) is set in the environment or profile."""
+    from prefect.context import use_profile
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+    from prefect.settings.profiles import Profile
+
+    from flows.pipeline import heartbeats_as_asked
+
+    for name in ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"):
+        monkeypatch.delenv(name, raising=False)
+    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: 180}):
+        with heartbeats_as_asked():
+            assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() is None
+        assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 180
+        for name in ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"):
+            monkeypatch.setenv(name, "180")
+            with heartbeats_as_asked():
+                assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 180
+            monkeypatch.delenv(name)
+    asked = Profile(name="kenang-test", settings={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: 60})
+    with use_profile(asked, override_environment_variables=False, include_current_context=True):
+        with heartbeats_as_asked():
+            assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 60

@@ -268,7 +268,10 @@ def _with_progress(fn, *args, **kwargs):
 
     progress.set_reporter(show)
     try:
-        return fn(*args, **kwargs)
+        from flows.pipeline import heartbeats_as_asked
+
+        with heartbeats_as_asked():
+            return fn(*args, **kwargs)
     except RuntimeError as exc:  # Prefect's own, before the flow's body runs: one line, not its traceback
         url = _prefect_server()
         if url and "Failed to reach API" in str(exc):
