@@ -424,6 +424,25 @@ def test_an_unmounted_nas_archives_nothing_deletes_nothing_and_exits_degraded(ho
     assert run(home).exit_code == 0 and not src.exists() and archived(home) == ["daily_sessions/2026-07-19/good.md"]
 
 
+def test_init_writes_no_marker_on_an_empty_mount_point_once_the_home_has_archived(home, tmp_path):
+    drop(home, "good.md", GOOD)
+    assert run(home).exit_code == 0 and archived(home) == ["daily_sessions/2026-07-19/good.md"]
+    mount_point = tmp_path / "nas"  # the NAS is unmounted: its mount point is an empty local folder
+    mount_point.mkdir()
+    cfg = home.paths.config_file
+    cfg.write_text(cfg.read_text().replace("archive: archive", f"archive: {mount_point}"))
+    r = kenang("init", "--home", str(home.paths.home))
+    assert r.exit_code == 2
+    assert f"{mount_point} holds no {MARKER} marker" in r.stderr and "--claim-archive" in r.stderr
+    assert list(mount_point.iterdir()) == []
+    src = drop(home, "next.md", md("2026-07-19", "1300", ("user", "lagi")))
+    code, result = run_json(home)
+    assert code == 3 and result["degraded"]["archive"] == "not_mounted" and src.exists()
+    # Told that the archive really is there now, init takes the folder.
+    assert kenang("init", "--home", str(home.paths.home), "--claim-archive").exit_code == 0
+    assert (mount_point / MARKER).is_file()
+
+
 def test_a_run_never_creates_the_archive_root(home, tmp_path):
     gone = tmp_path / "nowhere" / "archive"
     cfg = home.paths.config_file

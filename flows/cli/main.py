@@ -201,6 +201,13 @@ def init(home: Path | None, claim_archive: bool) -> None:
             "If this home was restored or moved, run `kenang init --claim-archive`."
         )
         sys.exit(EXIT_USAGE)
+    if marker == "unmarked":
+        _err(
+            f"kenang: {settings.paths.archive} holds no {mount.MARKER} marker, but this home has archived files "
+            "already: the archive is not mounted there, so no marker was written. Mount it and run `kenang init` "
+            "again; if the archive really is there now (moved without its marker), run `kenang init --claim-archive`."
+        )
+        sys.exit(EXIT_USAGE)
     _err("next: drop transcripts into active/, then `kenang run` (or schedule the nightly flow; see docs/homelab.md)")
 
 

@@ -5,7 +5,9 @@ is an empty local folder, kenang archives onto the local disk, deletes the origi
 and when the mount comes back the archive lacks them. So:
 
 - ``kenang init`` writes ``<archive>/.kenang-archive``, holding this home's id
-  (``<home>/.kenang-id``). It is the only place that ever creates the archive root.
+  (``<home>/.kenang-id``). It is the only place that ever creates the archive root,
+  and once the home has archived files it writes no marker where there was none
+  (``--claim-archive`` does): that folder is the mount point, not the archive.
 - Every run checks the marker first (``check``). No marker: the archive is *not
   mounted*. A marker naming another home: it is *foreign*. Either way nothing is read
   from it or written to it. An archive that refuses a write is *read_only*; one with
@@ -54,7 +56,10 @@ def claim(settings: Settings, force: bool = False) -> str:
     """Create the archive root if need be and write its marker; returns what was done.
 
     A marker of another home is kept unless ``force`` (``kenang init --claim-archive``):
-    two homes writing one archive would each adopt the other's files.
+    two homes writing one archive would each adopt the other's files. Nor is a folder
+    without a marker claimed (``"unmarked"``) once this home has archived files: it is
+    the empty mount point of a NAS that is not mounted, and a marker there would let the
+    nights archive onto the local disk.
     """
     root, me = settings.paths.archive, home_id(settings.paths)
     if me is None:
@@ -85,9 +90,19 @@ def claim(settings: Settings, force: bool = False) -> str:
         return "kept"
     if current is not None and not force:
         return "foreign"
+    if current is None and not force and _holds_records(settings):
+        return "unmarked"
     root.mkdir(parents=True, exist_ok=True)
     _write_marker(root, body)
     return "claimed" if current is None else "reclaimed"
+
+
+def _holds_records(settings: Settings) -> bool:
+    """This home has archived files already, so an archive folder without a marker is an empty mount point."""
+    from flows.store import warehouse
+    from schemas.tables import ARCHIVE_FILES
+
+    return warehouse.has_files(settings.paths.warehouse, ARCHIVE_FILES)
 
 
 def _write_marker(root, body: dict) -> None:
