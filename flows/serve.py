@@ -33,7 +33,10 @@ from prefect.schedules import Cron
 from prefect.utilities.callables import ParameterSchema
 from pydantic import ConfigDict
 
+from flows.config import load_settings, resolve_home
 from flows.pipeline import backfill, nightly
+from transforms.errors import ConfigError
+from transforms.redact import redact_reason
 
 FLOWS: dict[str, Flow[..., Any]] = {"nightly": nightly, "backfill": backfill}
 PREFECT_YAML = Path(__file__).resolve().parent.parent / "prefect.yaml"
@@ -229,6 +232,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> 
         for d in served:
             print(f"{d.flow_name}/{d.name}")
         return
+    try:  # a home that is not there would fail every run it serves, each night, where only the Prefect UI shows it
+        load_settings(resolve_home(args.home, os.environ))
+    except ConfigError as exc:
+        sys.stderr.write(f"{prog}: configuration error: {redact_reason(str(exc))}; nothing was served\n")
+        sys.exit(2)
     # Prefect's runner takes SIGTERM over once it starts; one that comes before (systemctl stop during start-up) ends
     # the process as cleanly, not as a kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

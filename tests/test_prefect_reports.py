@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import NOW, drop, md, scenario
 
+from flows.config import init_home
 from flows.pipeline import backfill, nightly
 
 pytestmark = pytest.mark.usefixtures("prefect_api")
@@ -110,6 +111,7 @@ def test_a_failed_night_still_publishes_a_report_that_says_where_it_failed(home,
 def served(prefect_api, tmp_path):
     """``python -m flows.serve`` in a child process against the session's server; yields (process, log path)."""
     log = tmp_path / "serve.log"
+    init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}, "embedder": {"backend": "none"}})
     # DEBUG: the runner says "Starting runner..." once its SIGTERM handling is in place
     env = {**os.environ, "PREFECT_API_URL": prefect_api, "PREFECT_LOGGING_LEVEL": "DEBUG"}
     proc = subprocess.Popen(
@@ -220,6 +222,19 @@ def test_serve_lists_only_the_deployments_it_is_asked_for():
         timeout=120,
     )
     assert out.returncode == 0 and out.stdout.split() == ["backfill/backfill"]
+
+
+@pytest.mark.parametrize("how", [["-m", "flows.serve"], ["-m", "flows.cli", "serve"]], ids=["module", "kenang"])
+def test_serve_refuses_a_home_that_is_not_there_in_one_line(tmp_path, how):
+    missing = tmp_path / "srv" / "kenang"  # a typo in --home, or a KENANG_HOME never initialised
+    env = {k: v for k, v in os.environ.items() if k != "KENANG_HOME"}
+    out = subprocess.run(
+        [sys.executable, *how, "--home", str(missing)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert f"no kenang.yaml in {missing}" in out.stderr and "kenang init" in out.stderr
+    assert "nothing was served" in out.stderr and not missing.exists()
 
 
 def test_kenang_serve_is_the_same_server_with_its_own_usage():
