@@ -777,6 +777,7 @@ def test_a_tampered_runs_or_quarantine_record_is_reported_until_accepted(home):
         "verify", "--home", str(home.paths.home), "--accept", "messages/date=2026-07-19/user_id=default/data.parquet"
     )
     assert r.exit_code == 2 and "not a changed record file" in r.stderr  # a rebuildable table is never accepted
+    assert r.stderr.startswith("kenang verify: --accept:") and "configuration error" not in r.stderr
     r = kenang("verify", "--home", str(home.paths.home), *[a for c in changed for a in ("--accept", c)])
     assert r.exit_code == 0 and r.stdout.rstrip().endswith("OK"), r.stdout
     assert all(f"accepted warehouse/{c} as it is now" in r.stderr for c in changed)

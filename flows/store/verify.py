@@ -50,7 +50,7 @@ from flows.store.archive_files import (
 )
 from flows.store.fsio import TMP_PREFIX, sha256_file
 from schemas.tables import ARCHIVE_FILES, MEMORY_CANDIDATES, MEMORY_EVENTS, PURGE_LOG, QUARANTINE, RUNS, TOMBSTONES
-from transforms.errors import ConfigError
+from transforms.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,10 @@ def accept(settings: Settings, relpaths: list[str]) -> list[str]:
     allowed = {r for r in changed if _is_record(r)}
     refused = sorted(set(relpaths) - allowed)
     if refused:
-        raise ConfigError(f"not a changed record file (see `kenang verify`): {', '.join(refused)}")
+        raise UsageError(
+            f"--accept: not a changed record file (`kenang verify` lists those under RECORD CHANGED): "
+            f"{', '.join(refused)}; nothing was accepted"
+        )
     for r in sorted(set(relpaths)):
         warehouse.accept_bytes(wh / r)
     return sorted(set(relpaths))
