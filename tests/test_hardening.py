@@ -419,6 +419,14 @@ def test_an_unmounted_nas_archives_nothing_deletes_nothing_and_exits_degraded(ho
     r = kenang("verify", "--home", str(home.paths.home))
     assert r.exit_code == 1
     assert "ARCHIVE NOT MOUNTED" in r.stdout
+    # `kenang status` shows the nights that exited 3 as degraded, never as a plain "completed".
+    r = kenang("status", "--home", str(home.paths.home), "--json")
+    assert [(x["status"], x["degraded"]) for x in json.loads(r.stdout)["runs"][:2]] == [
+        ("completed", "not_mounted")
+    ] * 2
+    r = kenang("status", "--home", str(home.paths.home))
+    last = r.stdout.split("last runs:")[1]
+    assert last.count("degraded (not mounted)") == 2 and " completed " not in last
     # The mount comes back (here: the real archive, with its marker): the next night archives.
     cfg.write_text(cfg.read_text().replace(f"archive: {mount_point}", "archive: archive"))
     assert run(home).exit_code == 0 and not src.exists() and archived(home) == ["daily_sessions/2026-07-19/good.md"]

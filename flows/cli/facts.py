@@ -125,10 +125,25 @@ def status(settings: Settings) -> dict:
         "quarantine": q,
         "core_memory": _core_memory_problems(settings),
         "runs": [
-            {k: _local(r[k], settings) for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")}
+            {
+                **{
+                    k: _local(r[k], settings)
+                    for k in ("run_id", "flow", "status", "started_at", "finished_at", "error")
+                },
+                "degraded": _degraded(r),
+            }
             for r in runs
         ],
     }
+
+
+def _degraded(run: dict) -> str | None:
+    """The archive's state when the run ended degraded (exit 3: not mounted, foreign, read-only, full, unreachable)."""
+    try:
+        counts = json.loads(run.get("counts") or "{}")
+    except ValueError:
+        return None
+    return (counts.get("degraded") or {}).get("archive") if isinstance(counts, dict) else None
 
 
 def _local(v: Any, settings: Settings) -> Any:

@@ -693,12 +693,19 @@ def render_status(s: dict) -> str:
     out.append(
         table(
             ["run", "flow", "status", "started", "finished"],
-            [(r["run_id"], r["flow"], r["status"], r["started_at"], r["finished_at"]) for r in s["runs"]],
+            [(r["run_id"], r["flow"], _run_status(r), r["started_at"], r["finished_at"]) for r in s["runs"]],
         )
         if s["runs"]
         else "(none yet)"
     )
     return "\n".join(out)
+
+
+def _run_status(r: dict) -> str:
+    """A run that ended with the archive degraded (exit 3) is no plain success: it archived nothing."""
+    if r["status"] == "completed" and r.get("degraded"):
+        return f"degraded ({r['degraded'].replace('_', ' ')})"
+    return r["status"]
 
 
 def _hours(h: float) -> str:
