@@ -230,22 +230,39 @@ def _sessions(home) -> list[dict]:
     return warehouse.read(home.paths.warehouse, TABLES["sessions"]).to_pylist()
 
 
-def test_a_user_id_that_is_a_key_in_upper_case_becomes_its_hash_not_the_key_lower_cased(home):
-    """A rule that knows a key by its case (an AWS key id) must see it as written: lower-cased, it is a valid user
-    id that no rule redacts, and it would be written into every row and folder of the user's."""
-    key, other = "AKIA" + "IOSFODNN7EXAMPL1", "AKIA" + "IOSFODNN7EXAMPL2"
-    drop(home, f"{key}/a.md", md("2026-07-19", "1000", ("user", "halo dari folder"), ("assistant", "ok")))
-    drop(
-        home,
-        "b.jsonl",
-        jsonl(
-            {"role": "user", "content": "halo dari baris", "timestamp": "2026-07-19T15:00:00+07:00", "user_id": other},
-            {"role": "assistant", "content": "ok", "timestamp": "2026-07-19T15:01:00+07:00"},
-        ),
-    )
+def test_a_user_id_that_is_a_key_only_as_typed_becomes_its_hash_and_no_listing_shows_the_key(home):
+    """A rule that knows a key by its case (an AWS key id) must see a transcript's user_id as written: lower-cased,
+    it is a valid user id that no rule redacts, and it would be written into every row of the user's. A key the
+    rules know lower-cased keeps the hash it always had; a folder named by a key is a user by the folder's hash."""
+    from flows.store import users
+
+    key, folder = "AKIA" + "IOSFODNN7EXAMPL2", "AKIA" + "IOSFODNN7EXAMPL1"
+    lower_key = "GHP_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"  # a GitHub token, known in any case
+    for name, who in (("b.jsonl", key), ("c.jsonl", lower_key)):
+        drop(
+            home,
+            name,
+            jsonl(
+                {"role": "user", "content": "halo", "timestamp": "2026-07-19T15:00:00+07:00", "user_id": who},
+                {"role": "assistant", "content": "ok", "timestamp": "2026-07-19T15:01:00+07:00"},
+            ),
+        )
+    drop(home, f"{folder}/a.md", md("2026-07-19", "1000", ("user", "halo dari folder"), ("assistant", "ok")))
+    listed = users.home_users(home)  # before the night: the folder in active/ makes a user
+    assert not any(k.lower() in u for u in listed for k in (key, folder, lower_key)), listed
     r = kenang("run", "--home", str(home.paths.home), "--now", NOW.isoformat())
     assert r.exit_code == 0, r.output
-    users = {s["user_id"] for s in _sessions(home)}
-    assert users == {redact_identifier(key), redact_identifier(other)}
-    written = _tables_text(home) + "\n".join(str(p) for p in home.paths.home.rglob("*") if "active" not in p.parts)
-    assert key.lower() not in written and other.lower() not in written
+    from transforms.resolve import active_folder_user
+
+    assert {s["user_id"] for s in _sessions(home)} == {
+        redact_identifier(key),
+        redact_identifier(lower_key.lower()),  # the hash such an id always had
+        active_folder_user(folder),
+    }
+    written = {
+        "output": r.output,
+        "tables": _tables_text(home),
+        "paths": "\n".join(str(p) for p in home.paths.home.rglob("*") if "active" not in p.parts),
+    }
+    assert [(k, w) for k in (key, folder, lower_key) for w, text in written.items() if k.lower() in text.lower()] == []
+    assert not any(k.lower() in u for u in users.home_users(home) for k in (key, folder, lower_key))

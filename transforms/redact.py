@@ -216,6 +216,7 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from schemas.patterns import Gate, Prefilter, gate
 from schemas.wordlists import BIP39_ENGLISH
+from transforms.model import USER_ID_RE
 
 _MARKER = "[REDACTED:{}]"
 _NOT_MARKER = r"(?!\[REDACTED:)"
@@ -1363,11 +1364,17 @@ def redact_identifier(value: str) -> str:
 
 @functools.lru_cache(maxsize=1024)  # a user id repeats on every line of a transcript that carries it
 def redact_user_id(typed: str) -> str:
-    """A user id as kenang keeps it: ``typed`` in lower case, or ``redacted-<12 hex>`` (``redact_identifier``) when
-    it holds a secret as typed or lower-cased: a rule that knows a key by its case must see the case it came in."""
+    """A user id as kenang keeps it: ``typed`` in lower case, or ``redacted-<12 hex>`` when that valid id holds a
+    secret: lower-cased (the hash ``redact_identifier`` gives it), else as typed (a rule that knows a key by its
+    case must see the case it came in). An id that is no valid user id comes back lower-cased, for its caller to
+    refuse."""
     typed = typed.strip()
     user = typed.lower()
-    return _stable_id(typed) if redact(typed).count or redact(user).count else user
+    if not USER_ID_RE.fullmatch(user):
+        return user
+    if redact(user).count:
+        return _stable_id(user)
+    return _stable_id(typed) if redact(typed).count else user
 
 
 def printable_name(name: str) -> str:

@@ -19,9 +19,18 @@ from datetime import date, tzinfo
 from transforms.days import session_day
 from transforms.errors import ParseError
 from transforms.model import USER_ID_RE, ResolvedSession, Session
-from transforms.redact import redact_identifier, redact_user_id
+from transforms.redact import printable_name, redact_file_name, redact_identifier, redact_user_id
 
 _UNSAFE_ID = re.compile(r"[\[\]\x00-\x1f\x7f]|[\ud800-\udfff]")
+
+
+def active_folder_user(name: str) -> str | None:
+    """The user a folder of active/ holds files for, as ingest reads it (by the folder's name as kenang records it,
+    a name holding a secret as its hash); None when that names no valid user."""
+    try:
+        return folder_user(redact_file_name(printable_name(name)))
+    except ParseError:
+        return None
 
 
 def folder_user(name: str | None) -> str | None:

@@ -63,7 +63,7 @@ from flows.store.lock import run_lock
 from schemas.tables import MESSAGES, PURGE_LOG, QUARANTINE, RUNS, SESSIONS
 from transforms.errors import ArchiveError, UsageError
 from transforms.forget import Forgetting, Tombstone, id_digest, phrase_digest, words
-from transforms.model import USER_ID_RE
+from transforms.resolve import active_folder_user
 
 
 @dataclass
@@ -240,7 +240,7 @@ def _quarantine_owner(settings: Settings, user_id: str | None, original: str | N
     head, sep, _ = original.partition("/")
     if not sep:
         return settings.default_user
-    return head.lower() if USER_ID_RE.match(head.lower()) else None
+    return active_folder_user(head)
 
 
 def _sidecar(settings: Settings, rel: str) -> dict:

@@ -42,12 +42,12 @@ from flows.stages.ingest import export_transcripts, not_an_export, shown_path
 from flows.store import warehouse
 from flows.store.fsio import NotRegular, atomic_write_bytes, free_name, not_regular, open_regular
 from schemas.tables import MESSAGES
-from transforms.errors import ArchiveError, ConfigError, ParseError, UsageError
+from transforms.errors import ArchiveError, ParseError, UsageError
 from transforms.imports import Derived, Export, dating, detect, formats, skipped_lines
 from transforms.imports.base import BY_FILE
 from transforms.model import USER_ID_RE, Session
 from transforms.parse import parse_transcript
-from transforms.redact import redact
+from transforms.redact import redact, redact_user_id
 from transforms.rows import session_message_ids
 
 
@@ -160,16 +160,11 @@ def user_id(typed: str) -> str:
     lower-cased (a user id is written into every row and folder of the user's, where no secret may go), and one
     that is no valid id."""
     user = typed.strip().lower()
-    if redact(typed).count or redact(user).count:
-        raise UsageError("--user reads as a secret, not a name: a user id is a short name, such as gading")
     if not USER_ID_RE.match(user):
         raise UsageError(f"--user {user!r} is not a valid user id (a-z, 0-9, . _ -)")
+    if redact_user_id(typed) != user:
+        raise UsageError("--user reads as a secret, not a name: a user id is a short name, such as gading")
     return user
-
-
-def _check_user(user: str) -> None:
-    if not USER_ID_RE.match(user):
-        raise ConfigError(f"--user {user!r} is not a valid user id (a-z, 0-9, . _ -)")
 
 
 def _noon(settings: Settings, day: dt.date) -> float:
@@ -180,7 +175,7 @@ def stage(
     settings: Settings, files: Iterable[Path], user: str, date: dt.date | None, now: dt.datetime
 ) -> tuple[list[dict], list[dict]]:
     """Copy each export into active/; (what was copied, what was skipped and why)."""
-    _check_user(user)
+    user_id(user)
     folder = settings.paths.active if user == settings.default_user else settings.paths.active / user
     out: list[dict] = []
     skipped: list[dict] = []
@@ -220,7 +215,7 @@ def _quiet_enough(settings: Settings) -> float:
 
 def preview(settings: Settings, files: Iterable[Path], user: str, date: dt.date | None, now: dt.datetime) -> dict:
     """What ``kenang import`` would add, read through the nightly ingest's own ``export_transcripts``."""
-    _check_user(user)
+    user_id(user)
     tz = settings.timezone
     out, skipped = [], []
     known_cache: dict[dt.date, set[str]] = {}

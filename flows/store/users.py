@@ -16,6 +16,7 @@ import os
 from flows.config import Settings
 from transforms.errors import ConfigError
 from transforms.model import USER_ID_RE
+from transforms.resolve import active_folder_user
 
 
 class UnknownUser(ConfigError):
@@ -41,7 +42,7 @@ def users_holding_data(settings: Settings) -> set[str]:
         users.update(p.name.removeprefix("user_id=") for p in root.glob("date=*/user_id=*"))
     for top, dirs, files in os.walk(settings.paths.active):  # as ingest walks it: no dot-names, no linked folders
         rel = os.path.relpath(top, settings.paths.active)
-        owner = settings.default_user if rel == "." else rel.split(os.sep)[0].lower()
+        owner = settings.default_user if rel == "." else active_folder_user(rel.split(os.sep)[0]) or ""
         dirs[:] = [] if rel != "." and owner in users else [d for d in dirs if not d.startswith(".")]
         if any(not f.startswith(".") for f in files):
             users.add(owner)
