@@ -775,20 +775,15 @@ def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
     )
 
 
-#: The Prefect settings that turn flow-run heartbeats on or off (the second, its older name).
-_HEARTBEAT_SETTINGS = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
-
-
 def heartbeats_as_asked() -> contextlib.AbstractContextManager:
-    """Settings for a flow a kenang command calls in its own process: no flow-run heartbeats, unless the environment
-    or the Prefect profile sets them. Prefect sends them by default, from a thread that sleeps in whole seconds and
-    is waited for when the run ends: up to a second added to every command. A command watches its own run, and
-    kenang's run record tells an interrupted one; a worker's runs keep Prefect's setting."""
-    from prefect.context import get_settings_context
-    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+    """Settings for a flow a kenang command calls in its own process: no flow-run heartbeats, unless a Prefect
+    setting source (the environment, the profile, prefect.toml, .env) sets their frequency. Prefect sends them by
+    default, from a thread that sleeps in whole seconds and is waited for when the run ends: up to a second added
+    to every command. A command watches its own run, and kenang's run record tells an interrupted one; a worker's
+    runs keep Prefect's setting."""
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, get_current_settings, temporary_settings
 
-    profile = {getattr(k, "name", str(k)) for k in get_settings_context().profile.settings}
-    if any(name in os.environ or name in profile for name in _HEARTBEAT_SETTINGS):
+    if "heartbeat_frequency" in get_current_settings().flows.model_fields_set:
         return contextlib.nullcontext()
     return temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
 

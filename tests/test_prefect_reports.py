@@ -261,27 +261,26 @@ def test_kenang_serve_is_the_same_server_with_its_own_usage():
     assert wrong.returncode == 2 and "kenang serve: error: --limit must be 1 or more" in wrong.stderr
 
 
-def test_a_run_a_command_starts_sends_no_heartbeats_unless_the_environment_or_profile_asks(monkeypatch):
+def test_a_run_a_command_starts_sends_no_heartbeats_unless_a_prefect_setting_asks(monkeypatch, tmp_path):
     """Prefect's heartbeat thread sleeps in whole seconds and is waited for at a run's end: a command's run turns
-    it off, unless PREFECT_FLOWS_HEARTBEAT_FREQUENCY (or its older name) is set in the environment or profile."""
-    from prefect.context import use_profile
-    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
-    from prefect.settings.profiles import Profile
+    it off, unless a Prefect setting source (the environment, under either name, or prefect.toml) sets it."""
+    from prefect.context import SettingsContext, get_settings_context
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, Settings
 
-    from flows.pipeline import heartbeats_as_asked
+    from flows.cli.main import _with_progress
 
+    def inside(settings: Settings):
+        with SettingsContext(profile=get_settings_context().profile, settings=settings):
+            return _with_progress(PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value)
+
+    monkeypatch.chdir(tmp_path)
     for name in ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"):
         monkeypatch.delenv(name, raising=False)
-    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: 180}):
-        with heartbeats_as_asked():
-            assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() is None
-        assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 180
-        for name in ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"):
-            monkeypatch.setenv(name, "180")
-            with heartbeats_as_asked():
-                assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 180
-            monkeypatch.delenv(name)
-    asked = Profile(name="kenang-test", settings={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: 60})
-    with use_profile(asked, override_environment_variables=False, include_current_context=True):
-        with heartbeats_as_asked():
-            assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 60
+    assert Settings().flows.heartbeat_frequency is not None  # Prefect's default sends them
+    assert inside(Settings()) is None
+    for name in ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"):
+        monkeypatch.setenv(name, "60")
+        assert inside(Settings()) == 60
+        monkeypatch.delenv(name)
+    (tmp_path / "prefect.toml").write_text("[flows]\nheartbeat_frequency = 90\n")
+    assert inside(Settings()) == 90
