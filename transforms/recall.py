@@ -668,11 +668,19 @@ _WHAT_HAPPENED = frozenset(t for w in lexicon.WHAT_HAPPENED for t in terms_of(w)
 def only_a_time(rest: str) -> bool:
     """Whether a query that names a past time asks nothing else of it: ``rest``, the query less that time, holds
     no term but those that ask what happened then ("what did I do last Saturday?", "ngapain aja kemarin?",
-    "上周做了什么？"). Such a query is answered by the days of that time. A single letter that is no stop word
-    names something ("what did I do with C yesterday?"), though it makes no keyword term."""
-    if any(len(w) == 1 and w.isascii() and w.isalpha() and w not in chunk.STOPWORDS for w in chunk.words(rest)):
+    "上周做了什么？"). Such a query is answered by the days of that time. A capital letter standing alone names
+    something ("what did I do with C yesterday?", "上周和A做了什么"), though it makes no keyword term: any but "I",
+    and "A" that opens the question; a lower-case one is chat shorthand ("ngapain y?", "what did u do").
+    """
+    if any(
+        m.group() != "I" and not (m.group() == "A" and not rest[: m.start()].strip()) for m in _A_NAME.finditer(rest)
+    ):
         return False
     return all(t in _WHAT_HAPPENED for t in terms_of(rest))
+
+
+#: A capital ASCII letter with no ASCII letter, digit or apostrophe beside it: a one-letter name, also among Han.
+_A_NAME = re.compile(r"(?<![A-Za-z0-9'’])[A-Z](?![A-Za-z0-9'’])")
 
 
 def coverage(index, query: str, *, glossed: bool = DEFAULTS.gloss_terms) -> np.ndarray:
