@@ -168,24 +168,20 @@ class Note:
 class Reading:
     """Each of the day's units read once, by ``Unit.order``: the threads and the ranking share its words and terms."""
 
-    words: tuple[list[str], ...]  # its lower-case words
+    words: Mapping[int, list[str]]  # its lower-case words
     bags: Mapping[int, Counter[str]]  # an informative (not filler) unit's terms, counted
 
     @classmethod
     def of(cls, every: list[Unit], names: frozenset[str] = frozenset()) -> Reading:
-        words = tuple(digest._lower_words(u.text) for u in every)
-        bags = {
-            u.order: Counter(digest._terms_of(w))
-            for u, w in zip(every, words, strict=True)
-            if not digest._is_filler(w, names)
-        }
+        words = {u.order: digest._lower_words(u.text) for u in every}
+        bags = {order: Counter(digest._terms_of(w)) for order, w in words.items() if not digest._is_filler(w, names)}
         return cls(words, bags)
 
 
 def threads(every: list[Unit], names: frozenset[str] = frozenset(), read: Reading | None = None) -> list[Thread]:
     """The informative units of ``every`` in threads: per session, split at gaps and lexical valleys.
 
-    ``read``: ``Reading.of(every, names)``, when the caller has it already.
+    ``read``: ``Reading.of(every, names)``, when the caller has it already (it was read with ``names``).
     """
     read = Reading.of(every, names) if read is None else read
     by_session: dict[str, list[tuple[Unit, Counter[str]]]] = {}
