@@ -12,6 +12,7 @@ import pytest
 from helpers import NOW, drop, kenang, md, scenario, table
 
 from flows.pipeline import nightly
+from flows.store import fsio
 from flows.store.fsio import remove_source, safe_copy, sha256_file
 from flows.store.verify import verify
 
@@ -44,6 +45,25 @@ def test_a_source_is_not_deleted_if_it_changed_after_archiving(tmp_path):
     placed = safe_copy(src, tmp_path / "arch", "a.md")
     src.write_bytes(b"one and more")  # the writer came back
     assert remove_source(src, placed.sha256) is False and src.exists()
+
+
+def test_a_big_source_is_copied_in_chunks_byte_exact_with_its_times(tmp_path, monkeypatch):
+    monkeypatch.setattr(fsio, "_IN_MEMORY", 4)  # every source here counts as too big to hold
+    src = tmp_path / "big.md"
+    src.write_bytes(b"halo dunia " * 1000)
+    os.utime(src, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    placed = safe_copy(src, tmp_path / "arch", "big.md")
+    assert placed.path.read_bytes() == src.read_bytes() and placed.sha256 == sha256_file(src)
+    assert placed.size == src.stat().st_size and placed.path.stat().st_mtime_ns == src.stat().st_mtime_ns
+
+
+def test_a_source_gone_since_its_copy_is_not_deleted_twice(tmp_path):
+    src = tmp_path / "a.md"
+    src.write_bytes(b"one")
+    placed = safe_copy(src, tmp_path / "arch", "a.md")
+    src.unlink()
+    assert remove_source(src, placed.sha256) is False
+    assert remove_source(tmp_path / "not-a-folder" / "a.md", placed.sha256) is False
 
 
 @pytest.fixture

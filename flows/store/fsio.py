@@ -50,6 +50,8 @@ from transforms.errors import ArchiveError, TerminalError, TransientError
 TMP_PREFIX = ".kenang-tmp-"
 READ_ONLY = 0o444
 _CHUNK = 1 << 20
+#: A source up to this size is read once, hashed and written from memory; a bigger one is read twice, in chunks.
+_IN_MEMORY = 64 << 20
 _O_NOATIME = getattr(os, "O_NOATIME", 0)
 
 #: errnos that a retry may cure (a NAS blinking, a busy server); others are terminal.
@@ -343,18 +345,20 @@ def stage_copy(
 ) -> Staged | Placed:
     """The first half of ``safe_copy``: src's bytes in a temporary file in dest_dir (or the identical copy there).
 
+    A source that fits in memory is read once: the bytes hashed are the bytes written.
+    ``commit_copy`` still reads the copy back from disk to verify it against that hash.
     Outside a ``durable_batch`` the temporary file is fsynced here; inside one, the
     caller calls ``barrier`` before ``commit_copy``, so a batch of copies costs one sync.
     """
     try:
-        sha, size = _hash_and_size(src)
+        sha, size, data, times = _read_source(src)
         _make_folder(dest_dir, needs)
         target = free_name(dest_dir, name, sha)
         if target.exists():
             return Placed(target, sha, size, existed=True)
         tmp = tmp_name(target)
         try:
-            _copy(src, tmp)
+            _copy(src, tmp, data, times)
             batch = _batch.get()
             if batch is None:
                 fsync_dir(dest_dir)
@@ -430,8 +434,9 @@ def _place(staged: Staged, target: Path, on_mismatch: str = "source kept") -> Pl
         # at target, so this rename cannot overwrite; rename (not link) also works
         # on SMB mounts without hard links.
         os.rename(tmp, target)
-    finally:
+    except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
     batch = _batch.get()
     if batch is None:
         fsync_dir(staged.dest_dir)
@@ -456,23 +461,32 @@ def free_name(dest_dir: Path, name: str, sha: str) -> Path:
     raise ArchiveError(f"no free archive name for {name} in {dest_dir}")
 
 
-def _hash_and_size(path: Path) -> tuple[str, int]:
+def _read_source(path: Path) -> tuple[str, int, bytes | None, tuple[int, int]]:
+    """A source's sha256, size, bytes (None when too big to hold: ``_copy`` reads it again) and (atime, mtime) in ns."""
     st = os.stat(path, follow_symlinks=False)
     if not stat.S_ISREG(st.st_mode):
         raise ArchiveError(f"{path} is not a regular file")
-    return sha256_file(path), st.st_size
+    if st.st_size > _IN_MEMORY:
+        return sha256_file(path), st.st_size, None, (st.st_atime_ns, st.st_mtime_ns)
+    with open(path, "rb", buffering=0) as f:
+        data = f.read()
+        st = os.fstat(f.fileno())
+    return hashlib.sha256(data).hexdigest(), len(data), data, (st.st_atime_ns, st.st_mtime_ns)
 
 
-def _copy(src: Path, dst: Path) -> None:
-    """Copy bytes and times; fsynced unless a durable batch will sync it."""
-    with open(src, "rb") as fi, open(dst, "xb") as fo:
-        while chunk := fi.read(_CHUNK):
-            fo.write(chunk)
+def _copy(src: Path, dst: Path, data: bytes | None, times: tuple[int, int]) -> None:
+    """Write ``data`` (None: src's bytes, read again) to dst with src's times; fsynced unless a durable batch will sync it."""
+    with open(dst, "xb") as fo:
+        if data is not None:
+            fo.write(data)
+        else:
+            with open(src, "rb") as fi:
+                while chunk := fi.read(_CHUNK):
+                    fo.write(chunk)
         fo.flush()
         if _batch.get() is None:
             os.fsync(fo.fileno())
-    st = os.stat(src)
-    os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.utime(dst, ns=times)
 
 
 def _write_fsync(data: bytes, dst: Path) -> None:
@@ -485,13 +499,13 @@ def _write_fsync(data: bytes, dst: Path) -> None:
 def remove_source(src: Path, expect_sha: str) -> bool:
     """Delete src only if it still holds the bytes that were archived; returns whether it did."""
     try:
-        if src.is_symlink() or not src.exists():
-            return False
         h = hashlib.sha256()
         try:
             with open_regular(src) as fh:  # a pipe put there since would hang a plain open
                 while chunk := fh.read(_CHUNK):
                     h.update(chunk)
+        except (FileNotFoundError, NotADirectoryError):  # gone since its copy: nothing to delete
+            return False
         except NotRegular:  # swapped for a link, pipe or device since its copy: not what was archived
             return False
         if h.hexdigest() != expect_sha:
