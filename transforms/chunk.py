@@ -202,15 +202,10 @@ def terms_of(text: str) -> list[str]:
     return out
 
 
-def words(text: str) -> list[str]:
-    """A text's words as written (NFKC, lower case), stop words and single letters included."""
-    return _WORD_RE.findall(unicodedata.normalize("NFKC", text).lower())
-
-
 def surface_words(text: str) -> list[str]:
     """A text's words as written (NFKC, lower case), those that make a term (``_term``: no stop word, no single
     letter): what a snippet looks for, since a stem is not always the start of its word ("party" is parti)."""
-    return [w for w in words(text) if _term(w) is not None]
+    return [w for w in _WORD_RE.findall(unicodedata.normalize("NFKC", text).lower()) if _term(w) is not None]
 
 
 def term_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:

@@ -48,7 +48,7 @@ from transforms.imports import (
 from transforms.model import ResolvedSession, Session
 from transforms.parse import parse_transcript
 from transforms.redact import printable_name, redact_file_name, redact_reason
-from transforms.resolve import folder_user, resolve
+from transforms.resolve import active_folder_user, folder_user, resolve
 from transforms.segments import read_segment
 
 log = logging.getLogger("kenang")
@@ -385,10 +385,7 @@ def export_transcripts(
 
 def _folder_user_or_none(cand: Candidate) -> str | None:
     """The folder's user for a quarantine row, or None when the folder is no valid user id."""
-    try:
-        return folder_user(cand.folder)
-    except ParseError:
-        return None
+    return active_folder_user(cand.folder) if cand.folder else None
 
 
 def shown_path(relpath: str) -> str:
