@@ -174,6 +174,11 @@ def test_a_new_day_sets_the_copy_aside_and_the_next_copy_is_that_base_and_the_da
     _month_of_summaries(wh, "gading", [dt.date(2026, 7, 4)])
     assert not path.exists() and base.is_file() and warehouse.intact(base)
     assert warehouse.compact_added_days(path) == {dt.date(2026, 7, 4)}
+    # meanwhile a reader opens the base and the new day's partition, not the month's four partitions
+    sources = compact.sources(wh, "daily_summaries", "gading")
+    assert sources[0] == base and [f.parent.parent.name for f in sources[1:]] == ["date=2026-07-04"]
+    got = compact.read_user(wh, "daily_summaries", "gading", columns=["date"], months=["2026-07"])
+    assert got["date"].to_pylist() == [dt.date(2026, 7, d) for d in (1, 2, 3, 4)]
     read = []
     real = compact._read
     monkeypatch.setattr(compact, "_read", lambda files, c: read.append(files) or real(files, c))
@@ -316,6 +321,40 @@ def test_a_copy_is_written_a_row_group_at_a_time_in_the_order_one_sort_of_the_mo
         ("memory_chunks", [f for f in files if f not in in_base], (old, [middle, dt.date(2026, 7, 5)]))
     )
     assert both == compact.copy_bytes(("memory_chunks", files))
+
+
+def test_a_small_months_copy_is_its_base_and_the_new_day_appended_with_no_sort_of_the_month(tmp_path, monkeypatch):
+    """A night's new day, after every day of the copy, is appended to the base's rows as they are: the rows are
+    those one sort of the month gives, and the month is not sorted again. A day among the base's days sorts it."""
+    wh, c = tmp_path, COMPACTS["memory_chunks"]
+    for i, day in enumerate([dt.date(2026, 7, 1), dt.date(2026, 7, 3)]):
+        _write_day(wh, day, _chunk_rows(day, 61, seed=i), row_group=7)
+    assert compact.refresh(wh, check=True) == 1
+    path = warehouse.compact_file(wh, "memory_chunks", "gading", "2026-07")
+    new = dt.date(2026, 7, 4)
+    _write_day(wh, new, _chunk_rows(new, 40, seed=9, same_key=True), row_group=5)  # its rows alike on the key
+    sorted_months = []
+    real = compact._sorted_month
+    monkeypatch.setattr(
+        compact, "_sorted_month", lambda c, f, base, a: sorted_months.append(base) or real(c, f, base, a)
+    )
+    assert compact.refresh(wh) == 1
+    assert [b for b in sorted_months if b is not None] == []  # (the day alike on the key is sorted on its own)
+    want = compact.build(wh, c, "gading", "2026-07")
+    assert want is not None and warehouse.read_file(path, c.table).to_pylist() == want.to_pylist()
+    # a base and a day among its days (not what a night sets aside, but made as well): the month sorted again
+    old = tmp_path / "old.parquet"
+    old.write_bytes(path.read_bytes())
+    middle = dt.date(2026, 7, 2)
+    _write_day(wh, middle, _chunk_rows(middle, 23, seed=5), row_group=4)
+    files = [f for f in compact.month_parts(wh, c, "gading", "2026-07") if "2026-07-02" in str(f)]
+    made = compact.copy_bytes(("memory_chunks", files, (old, [middle])))
+    assert [b for b in sorted_months if b is not None] == [old]
+    want = compact.build(wh, c, "gading", "2026-07")
+    assert (
+        want is not None
+        and warehouse.conformed(pq.read_table(pa.BufferReader(made)), c.table).to_pylist() == want.to_pylist()
+    )
 
 
 def test_rebatched_gives_the_same_batches_however_the_rows_came():

@@ -210,17 +210,35 @@ def copy_bytes(args: tuple) -> bytes:
     The copy's order is ``ORDER BY ALL`` with user and date first. A big month (``WHOLE_MONTH_BYTES``) is made
     a day at a time, since that order is each day's rows sorted on their own, a day after another: the base's
     rows of its other days (already in that order), and each partition sorted (``_sorted_day``), so it is never
-    held whole. Rows are written ``row_group_rows`` at a time (the copy's declaration), and typed as the copy
+    held whole. A small month with a base and only days after the base's (a night's new day) is the base's rows
+    read as they are and then the days' (``_after_base``), with no sort of the month. Rows are written ``row_group_rows`` at a time (the copy's declaration), and typed as the copy
     declares (an older partition's missing newer column reads as NULL)."""
     name, files, *rest = args
     c = COMPACTS[name]
     base, added = rest[0] if rest else (None, ())
     if total_size([*files, *([base] if base is not None else [])]) < WHOLE_MONTH_BYTES:
-        whole = _read(files, c) if base is None else _sorted_month(c, files, base, set(added))
-        rows: Iterable[pa.Table] = [warehouse.conformed(whole, c.table)]
+        after = _after_base(c, files, base, added) if base is not None else None
+        if after is not None:
+            rows: Iterable[pa.Table] = after
+        else:
+            whole = _read(files, c) if base is None else _sorted_month(c, files, base, set(added))
+            rows = [warehouse.conformed(whole, c.table)]
     else:
         rows = _in_order(c, files, base, {d.isoformat() for d in added})
     return warehouse.parquet_bytes_of(rebatched(rows, c.row_group_rows), c.table)
+
+
+def _after_base(c: Compact, files: list[Path], base: Path, added: Sequence[dt.date]) -> list[pa.Table] | None:
+    """The copy's rows as its base's rows and then the added days' (each day sorted on its own), when every added
+    day comes after the base's last day, as a night's new day does: the base is in the copy's order already, so
+    the month is appended to, not sorted again. None when a day falls among the base's days (sort the month)."""
+    pf = pq.ParquetFile(base)
+    kept = warehouse.conformed(pf.read(columns=_present(pf, c.columns), use_threads=False), c.table)
+    last = pc.max(kept["date"]).as_py() if kept.num_rows else None
+    if last is not None and added and min(added) <= last:
+        return None
+    days = sorted((f.parent.parent.name.removeprefix("date="), f) for f in files)
+    return [kept, *(t for _, f in days for t in _sorted_day(c, f))]
 
 
 def _sorted_month(c: Compact, files: list[Path], base: Path | None, added: set[dt.date]) -> pa.Table:
@@ -288,7 +306,7 @@ def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
     keys = _present(pf, c.day_key or list(flat))
     columns = _present(pf, c.columns)
     order = [(k, "ascending") for k in keys]
-    key = pf.read(columns=keys) if keys else None
+    key = pf.read(columns=keys, use_threads=False) if keys else None
     perm = pc.sort_indices(key, order) if key is not None else None
     if key is None or perm is None or (len(keys) < len(c.columns) and _ties(key.take(perm))):
         yield from rebatched([warehouse.conformed(_read([f], c), c.table)], c.row_group_rows)
@@ -296,7 +314,7 @@ def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
     del key
     size = c.row_group_rows
     if pf.metadata.num_rows <= size or size >= WHOLE_DAY_ROWS:
-        whole = pf.read(columns=columns).take(perm)
+        whole = pf.read(columns=columns, use_threads=False).take(perm)
         yield from rebatched([warehouse.conformed(whole, c.table)], size)
         return
     perm = perm.to_numpy().astype(np.int64)
@@ -310,7 +328,7 @@ def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
         parts, where = [], []
         for g in np.unique(groups).tolist():
             if g not in held:
-                held[g] = pf.read_row_group(g, columns=columns)
+                held[g] = pf.read_row_group(g, columns=columns, use_threads=False)
             mine = np.flatnonzero(groups == g)
             parts.append(held[g].take(want[mine] - starts[g]))
             where.append(mine)
@@ -372,7 +390,8 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
     """(month, what to read of it) for each month in which the user has partitions of a copy's source, in order.
 
     A copy that exists holds exactly its month's partitions (it is dropped before any of
-    them changes), so a month with a copy needs no listing of its days: this costs one
+    them changes, or set aside as the base of a night's new days: ``_with_base``), so a month
+    with a copy needs no listing of its days: this costs one
     listing of the table's date folders and a stat per month, not a look into every
     day's folder, for every whole-history reader.
     """
@@ -397,8 +416,20 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
             else [f for d in date_dirs if os.path.isfile(f := root / d / f"user_id={user}" / "data.parquet")]
         )
         if files:
-            out.append((month, files))
+            out.append((month, _with_base(copy, files)))
     return out
+
+
+def _with_base(copy: Path, files: list[Path]) -> list[Path]:
+    """A month's partitions, or its copy's base (set aside for a night's new days) and the added days' partitions
+    when it has one: the base holds the month's other days, as the copy did, so a reader during a run opens two
+    files where it would open a month of them."""
+    base, _ = warehouse.compact_base(copy)
+    added = warehouse.compact_added_days(copy) if os.path.isfile(base) else None
+    if added is None:
+        return files
+    days = {f"date={d.isoformat()}" for d in added}
+    return [base, *(f for f in files if f.parent.parent.name in days)]
 
 
 def read_user(
@@ -434,7 +465,7 @@ def read_user(
 def read_copy(path: Path, columns: Sequence[str]) -> pa.Table:
     """Some columns of one copy, in its order and typed as a ``scan`` of it gives them (every field nullable, a
     list's items named ``l``), without the memory of a sort."""
-    return _scanned(pq.ParquetFile(path).read(columns=list(columns)))
+    return _scanned(pq.ParquetFile(path).read(columns=list(columns), use_threads=False))
 
 
 def iter_copy(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[pa.Table]:

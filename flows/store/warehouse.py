@@ -255,8 +255,11 @@ def read(warehouse: Path, table: Table, where: str = "", params: Iterable = ()) 
 
 
 def read_file(path: Path, table: Table) -> pa.Table:
-    """One Parquet file of a table, typed as declared (missing newer columns read as NULL)."""
-    return conformed(pq.read_table(path), table)
+    """One Parquet file of a table, typed as declared (missing newer columns read as NULL).
+
+    Read on the calling thread: for the small files kenang's tables are made of, Arrow's thread pool and
+    ``read_table``'s dataset layer cost more than the read (a 140 KB file: 1 ms this way, 2 to 40 ms that way)."""
+    return conformed(pq.ParquetFile(path).read(use_threads=False), table)
 
 
 def conformed(data: pa.Table, table: Table) -> pa.Table:
@@ -273,7 +276,7 @@ def read_columns(path: Path, table: Table, names: Iterable[str]) -> dict[str, li
     names = list(names)
     pf = pq.ParquetFile(path)
     have = [n for n in names if n in set(pf.schema_arrow.names)]
-    return _typed_lists(pf.read(columns=have), table, names)
+    return _typed_lists(pf.read(columns=have, use_threads=False), table, names)
 
 
 def _typed_lists(data: pa.Table | pa.RecordBatch, table: Table, names: list[str]) -> dict[str, list]:
