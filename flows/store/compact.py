@@ -306,7 +306,8 @@ def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
     keys = _present(pf, c.day_key or list(flat))
     columns = _present(pf, c.columns)
     order = [(k, "ascending") for k in keys]
-    key = pf.read(columns=keys, use_threads=False) if keys else None
+    threads = warehouse.threaded(f)
+    key = pf.read(columns=keys, use_threads=threads) if keys else None
     perm = pc.sort_indices(key, order) if key is not None else None
     if key is None or perm is None or (len(keys) < len(c.columns) and _ties(key.take(perm))):
         yield from rebatched([warehouse.conformed(_read([f], c), c.table)], c.row_group_rows)
@@ -314,7 +315,7 @@ def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
     del key
     size = c.row_group_rows
     if pf.metadata.num_rows <= size or size >= WHOLE_DAY_ROWS:
-        whole = pf.read(columns=columns, use_threads=False).take(perm)
+        whole = pf.read(columns=columns, use_threads=threads).take(perm)
         yield from rebatched([warehouse.conformed(whole, c.table)], size)
         return
     perm = perm.to_numpy().astype(np.int64)
@@ -328,7 +329,7 @@ def _sorted_day(c: Compact, f: Path) -> Iterator[pa.Table]:
         parts, where = [], []
         for g in np.unique(groups).tolist():
             if g not in held:
-                held[g] = pf.read_row_group(g, columns=columns, use_threads=False)
+                held[g] = pf.read_row_group(g, columns=columns, use_threads=threads)
             mine = np.flatnonzero(groups == g)
             parts.append(held[g].take(want[mine] - starts[g]))
             where.append(mine)
@@ -465,7 +466,7 @@ def read_user(
 def read_copy(path: Path, columns: Sequence[str]) -> pa.Table:
     """Some columns of one copy, in its order and typed as a ``scan`` of it gives them (every field nullable, a
     list's items named ``l``), without the memory of a sort."""
-    return _scanned(pq.ParquetFile(path).read(columns=list(columns), use_threads=False))
+    return _scanned(pq.ParquetFile(path).read(columns=list(columns), use_threads=warehouse.threaded(path)))
 
 
 def iter_copy(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[pa.Table]:

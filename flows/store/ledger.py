@@ -93,7 +93,7 @@ def _rows_of(path: Path) -> dict[DayKey, dict]:
         hit = _cache.get(path)
     if hit is not None and hit[0] == key:
         return hit[1]
-    data = pq.ParquetFile(path).read(use_threads=False)  # see warehouse.read_file
+    data = pq.ParquetFile(path).read(use_threads=False)  # a small file: see warehouse.THREADED_READ_BYTES
     rows = {(r["user_id"], r["date"]): r for r in _typed(data).to_pylist()}
     _remember(path, key, rows)
     return rows

@@ -254,12 +254,23 @@ def read(warehouse: Path, table: Table, where: str = "", params: Iterable = ()) 
     return _conform(result, table)
 
 
-def read_file(path: Path, table: Table) -> pa.Table:
-    """One Parquet file of a table, typed as declared (missing newer columns read as NULL).
+#: From this size on a Parquet file is read on Arrow's thread pool; a smaller one on the calling thread, since
+#: for the small files kenang's tables are mostly made of the pool costs more than the read (a 140 KB file: 1 ms
+#: on the calling thread, 2 to 40 ms through ``read_table``'s dataset layer and the pool).
+THREADED_READ_BYTES = 16 * 2**20
 
-    Read on the calling thread: for the small files kenang's tables are made of, Arrow's thread pool and
-    ``read_table``'s dataset layer cost more than the read (a 140 KB file: 1 ms this way, 2 to 40 ms that way)."""
-    return conformed(pq.ParquetFile(path).read(use_threads=False), table)
+
+def threaded(path: Path) -> bool:
+    """Whether to read a Parquet file on Arrow's thread pool (``THREADED_READ_BYTES``)."""
+    try:
+        return os.path.getsize(path) >= THREADED_READ_BYTES
+    except OSError:
+        return True  # the read itself says what is wrong
+
+
+def read_file(path: Path, table: Table) -> pa.Table:
+    """One Parquet file of a table, typed as declared (missing newer columns read as NULL)."""
+    return conformed(pq.ParquetFile(path).read(use_threads=threaded(path)), table)
 
 
 def conformed(data: pa.Table, table: Table) -> pa.Table:
@@ -276,7 +287,7 @@ def read_columns(path: Path, table: Table, names: Iterable[str]) -> dict[str, li
     names = list(names)
     pf = pq.ParquetFile(path)
     have = [n for n in names if n in set(pf.schema_arrow.names)]
-    return _typed_lists(pf.read(columns=have, use_threads=False), table, names)
+    return _typed_lists(pf.read(columns=have, use_threads=threaded(path)), table, names)
 
 
 def _typed_lists(data: pa.Table | pa.RecordBatch, table: Table, names: list[str]) -> dict[str, list]:
