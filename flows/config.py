@@ -306,9 +306,38 @@ def value_problems(raw: Mapping[str, Any]) -> list[str]:
     user = raw.get("default_user")
     if isinstance(user, str) and not USER_ID_RE.match(user):
         out.append(
-            f"default_user: {user!r} is not a valid user id (lower-case letters, digits, '.', '_' or '-', at most 64)"
+            f"default_user: {_shown(user)!r} is not a valid user id (lower-case letters, digits, '.', '_' or '-', "
+            "at most 64)"
+        )
+    elif isinstance(user, str) and _reads_as_secret(user):
+        out.append(
+            "default_user: the value reads as a secret (a key or a token), not a name; a user id is written into "
+            "every row and folder of the user's, so choose a short name, such as gading"
         )
     return out
+
+
+#: User ids shorter than this are names: no secret rule takes so short a token, and the check's rules cost an
+#: import (about 0.2 s) that every command reading the config would pay.
+_SECRET_CHECK_CHARS = 16
+
+
+def _reads_as_secret(user: str) -> bool:
+    """Whether a valid user id holds a secret as written (``transforms.redact.redact_user_id`` would not keep it)."""
+    if len(user) < _SECRET_CHECK_CHARS:
+        return False
+    from transforms.redact import redact_user_id
+
+    return redact_user_id(user) != user
+
+
+def _shown(value: str) -> str:
+    """A refused value as an error may show it: with any secret in it redacted."""
+    if len(value) < _SECRET_CHECK_CHARS:
+        return value
+    from transforms.redact import redact
+
+    return redact(value).text
 
 
 def settings_from(home: Path, config_file: Path, config: Config) -> Settings:

@@ -138,6 +138,11 @@ def test_paths_are_relative_to_the_home_unless_absolute(tmp_path):
         ("quiet_period_minutes: true\n", "quiet_period_minutes: expected integer or number"),
         ("grace_period_hours: -1\n", "grace_period_hours: -1 must be >= 0"),
         ("default_user: Gading Putra\n", "default_user: 'Gading Putra' is not a valid user id"),
+        ("default_user: AKIAIOSFODNN7EXAMPLE\n", "default_user: '[REDACTED:aws_access_key]' is not a valid user id"),
+        (
+            "default_user: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+            "default_user: the value reads as a secret (a key or a token), not a name",
+        ),
         ("paths: /mnt\n", "paths must be a mapping"),
         ("- a\n- b\n", "the top level must be a mapping"),
         ("summarizer:\n  backend: gpt4\n", "summarizer.backend: 'gpt4' must be one of: llama, extractive"),
@@ -160,6 +165,7 @@ def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, tex
     with pytest.raises(ConfigError) as err:
         load_settings(home)
     assert needle in str(err.value) and str(home / "kenang.yaml") in str(err.value)
+    assert "AKIA" not in str(err.value) and "ghp_" not in str(err.value)  # a refused value's secret never shown
 
 
 def test_names_give_each_user_the_name_notes_call_them(tmp_path):
