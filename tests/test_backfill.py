@@ -116,6 +116,16 @@ def test_a_backfill_outside_the_archived_range_does_nothing(home):
     before = snapshot(home)
     result = backfill(start=dt.date(2025, 1, 1), end=dt.date(2025, 1, 31), home=str(home.paths.home))
     assert result["survey"]["days"] == 0 and snapshot(home) == before
+    # ...and says which days the archive does hold, so a mistyped range is seen at once
+    held = {day for _, day in ledger.read_days(home.paths.warehouse)}
+    first, last = min(held).isoformat(), max(held).isoformat()
+    assert result["survey"]["archive_holds"] == {"days": len(held), "first": first, "last": last}
+    from flows.cli.report import render_run
+
+    assert f"0 day(s) to derive: none in this range; the archive holds {len(held)} day(s), {first} to {last}" in (
+        render_run(result)
+    )
+    assert "archive_holds" not in fill(home)["survey"]  # a range with days says nothing of the rest
 
 
 def test_a_day_whose_ledger_was_lost_shows_as_missing_and_only_missing_restores_it(home):

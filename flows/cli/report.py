@@ -210,6 +210,15 @@ def render_sources(data: dict) -> str:
     return "\n".join(out)
 
 
+def _held(held: dict | None) -> str:
+    """What a backfill that found no day in its range says of the days the archive holds."""
+    if held is None:
+        return ""
+    if not held["days"]:
+        return ": kenang has no archived day on record"
+    return f": none in this range; the archive holds {held['days']} day(s), {held['first']} to {held['last']}"
+
+
 def render_run(r: dict) -> str:
     rows = []
     if "collect" in r:
@@ -240,6 +249,7 @@ def render_run(r: dict) -> str:
             (
                 "survey",
                 f"{s['days']} day(s) to derive"
+                + _held(s.get("archive_holds"))
                 + (
                     f", {len(s['unrecorded'])} unrecorded file(s) NOT adopted (see below)"
                     if s.get("unrecorded")

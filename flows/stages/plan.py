@@ -53,6 +53,16 @@ class Survey:
     rewrite: tuple[dict, ...] = ()  # the warehouse's rows of days whose manifest says otherwise: rewritten from them
 
 
+def days_held(days_ledger: Mapping[DayKey, Mapping]) -> dict:
+    """How many days the ledger holds (any user's, forgotten ones left out), and the first and last of them."""
+    held = sorted({day for (_, day), row in days_ledger.items() if row.get("status") != "forgotten"})
+    return {
+        "days": len(held),
+        "first": held[0].isoformat() if held else None,
+        "last": held[-1].isoformat() if held else None,
+    }
+
+
 def survey(settings: Settings, start: dt.date, end: dt.date, only_missing: bool) -> Survey:
     """Days in [start, end] whose record holds files, and the files on disk no record knows.
 
