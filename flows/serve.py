@@ -23,6 +23,7 @@ import os
 import signal
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +241,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> 
     # Prefect's runner takes SIGTERM over once it starts; one that comes before (systemctl stop during start-up) ends
     # the process as cleanly, not as a kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # Prefect's own SIGTERM handler calls the runner's stop() inside the runner's event loop, where it makes a
+    # coroutine that nothing awaits, then exits: the runner stops all the same, and the warning would be the last
+    # line of every `systemctl stop`.
+    warnings.filterwarnings("ignore", message="coroutine 'Runner.astop' was never awaited", category=RuntimeWarning)
     serve(*served, pause_on_shutdown=False, limit=args.limit)
 
 

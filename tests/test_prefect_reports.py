@@ -156,6 +156,8 @@ def test_serve_stopped_by_sigterm_leaves_no_deployment_paused(served):
         assert _deployment(name).paused is False
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(60) == 0, log.read_text()[-3000:]
+    said = log.read_text(errors="replace")
+    assert "never awaited" not in said and "Traceback" not in said, said[-3000:]
     for name in ("nightly/nightly", "backfill/backfill"):
         d = _deployment(name)
         assert d.paused is False, name
