@@ -257,8 +257,10 @@ def _lock_free(settings: Settings, wait_s: float) -> None:
         raise LockHeld(held_message(settings.paths.lock, 0))
 
 
-def _with_progress(fn, *args, **kwargs):
-    """Call a flow with progress on stderr: a live line on a terminal, else a line every 5 s."""
+def _with_progress(fn, *args, prefect: bool = True, **kwargs):
+    """Call a flow with progress on stderr: a live line on a terminal, else a line every 5 s. ``prefect``: the
+    flow talks to a Prefect API (without one set, a temporary server is started first, with a watcher that stops
+    it if this process is killed: ``temporary_server``)."""
     from flows.stages import progress
 
     tty = sys.stderr.isatty()
@@ -277,6 +279,10 @@ def _with_progress(fn, *args, **kwargs):
     try:
         from flows.pipeline import heartbeats_as_asked
 
+        if prefect:
+            from flows.cli import temporary_server
+
+            temporary_server.start()
         with heartbeats_as_asked():
             return fn(*args, **kwargs)
     except RuntimeError as exc:  # Prefect's own, before the flow's body runs: one line, not its traceback
@@ -320,7 +326,7 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     # to one) would be most of the run. Such a run is in `kenang status`, not in the Prefect UI.
     plain = quiet(settings, now)
     flow = (lambda **kw: nightly_run(**kw, plain=True)) if plain else nightly
-    result = _with_progress(flow, now=now, home=str(settings.paths.home), wait_seconds=wait_s)
+    result = _with_progress(flow, now=now, home=str(settings.paths.home), wait_seconds=wait_s, prefect=not plain)
     _finish(result, as_json, time.perf_counter() - t0, hint=not plain)
 
 

@@ -1,0 +1,145 @@
+"""A command without a Prefect server starts a temporary one, and that server ends with the command, however the
+command ends: a ``kenang run`` killed with SIGKILL leaves no uvicorn behind (``flows.cli.temporary_server``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from helpers import NOW, drop, md
+
+from flows.cli import temporary_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _children(pid: int) -> dict[int, str]:
+    """The processes whose parent is ``pid``: pid -> command line."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out[int(entry)] = cmdline
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _until(what, seconds: float = 240.0, step: float = 0.2) -> bool:
+    """Poll ``what()`` until it is true or ``seconds`` pass; whether it became true. (The processes watched are
+    real ones; nothing of kenang's is slept on.)"""
+    deadline = time.monotonic() + seconds
+    while not what():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(step)
+    return True
+
+
+def test_a_run_killed_with_sigkill_leaves_no_temporary_prefect_server_behind(home, tmp_path):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "Setup pve hari ini."), ("assistant", "Oke.")))
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env["PREFECT_HOME"] = str(tmp_path / "child-prefect-home")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "flows.cli", "run", "--home", str(home.paths.home), "--now", NOW.isoformat()],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    started: dict[int, str] = {}
+    try:
+        # the temporary server is up and watched: a uvicorn child, and the watcher beside it
+        assert _until(
+            lambda: (
+                started.update(_children(run.pid))
+                or (
+                    any("uvicorn" in c for c in started.values())
+                    and any("pidfd_send_signal" in c for c in started.values())
+                )
+            )
+        ), started
+        server = next(p for p, c in started.items() if "uvicorn" in c)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait(30)
+        assert _until(lambda: not any(_alive(p) for p in started), seconds=60), {
+            p: c for p, c in started.items() if _alive(p)
+        }
+        assert not _alive(server)
+    finally:
+        for pid in [run.pid, *started]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        run.wait(30)
+
+
+def test_the_watcher_leaves_a_server_that_is_already_gone_and_ends_with_its_command():
+    """A command that ended normally stopped its server first: the watcher finds it gone, and ends too."""
+    command = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    watcher = None
+    try:
+        watcher = _watch_from(command.pid, server.pid)
+        assert watcher is not None
+        server.kill()
+        server.wait(30)
+        command.stdin.close()  # type: ignore[union-attr]
+        command.wait(30)
+        assert watcher.wait(30) == 0
+    finally:
+        for p in (command, server, watcher):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait(30)
+
+
+def _watch_from(command: int, child: int) -> subprocess.Popen | None:
+    """``temporary_server.watch`` as the process ``command`` would start it (its pidfd instead of this process's)."""
+    fds = (os.pidfd_open(command), os.pidfd_open(child))
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-c", temporary_server.WATCHER, *map(str, fds)],
+            pass_fds=fds,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def test_the_watcher_stops_the_server_once_its_command_is_gone():
+    command = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    watcher = None
+    try:
+        watcher = _watch_from(command.pid, server.pid)
+        assert watcher is not None
+        command.kill()
+        command.wait(30)
+        assert server.wait(60) == -signal.SIGTERM
+        assert watcher.wait(30) == 0
+    finally:
+        for p in (command, server, watcher):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait(30)
