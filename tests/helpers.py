@@ -148,7 +148,9 @@ def compacts_match(settings: Settings) -> int:
         expected = {warehouse.compact_file(wh, c.name, u, m): (u, m) for (u, m) in compact.parts_of(wh, c)}
         folder = wh / "compact" / c.name
         for path in sorted(folder.rglob("*.parquet")) if folder.is_dir() else ():
-            if path.name.startswith("."):  # a copy set aside as its month's base (warehouse.compact_base): not read
+            if path.name.startswith(
+                "."
+            ):  # a copy set aside as its month's base (warehouse.compact_base): checked by readers
                 continue
             assert path in expected, f"a copy without partitions: {path}"
             built = compact.build(wh, c, *expected[path])

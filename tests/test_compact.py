@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import random
 
 import pyarrow as pa
@@ -203,6 +204,55 @@ def test_a_rewritten_day_removes_the_copy_and_its_base_so_no_file_keeps_the_old_
     compact.refresh(wh)
     full = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")
     assert full is not None and _copy_rows(wh, "gading", "2026-07") == full.to_pylist()
+
+
+def test_a_base_a_failed_run_left_beside_its_copy_is_never_paired_with_a_new_day(tmp_path, monkeypatch):
+    """A run that failed after making a month's copy, before removing its base, left both. A new day then sets the
+    copy aside: the old base goes first, so no crash in between pairs it with the new day's list and a reader of
+    the month sees every day."""
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2, 3)])
+    compact.refresh(wh)
+    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
+    base, added = warehouse.compact_base(path)
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 4)])
+    left = {f: f.read_bytes() for f in (base, warehouse.checksum_file(base), added)}  # days 1 to 3, and [4]
+    compact.refresh(wh)
+    assert not base.exists()  # removed with its copy made
+    for f, data in left.items():
+        f.write_bytes(data)
+    real = os.replace
+
+    def crash(src, dst, *args, **kwargs):  # the power goes before the copy is set aside
+        if str(dst) == str(base):
+            raise OSError("power lost")
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError):
+        _month_of_summaries(wh, "gading", [dt.date(2026, 7, 5)])
+    monkeypatch.setattr(os, "replace", real)
+    assert not base.exists() and path.exists()
+    path.unlink()  # and, say, a reload of a day that crashed once it had removed the copy
+    got = compact.read_user(wh, "daily_summaries", "gading", columns=["date"])
+    assert got["date"].to_pylist() == [dt.date(2026, 7, d) for d in (1, 2, 3, 4)]
+
+
+def test_a_reader_takes_a_base_only_while_it_is_the_bytes_kenang_set_aside(tmp_path):
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2)])
+    compact.refresh(wh)
+    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
+    base, _ = warehouse.compact_base(path)
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 3)])
+    assert compact.sources(wh, "daily_summaries", "gading")[0] == base
+    base.chmod(0o644)
+    base.write_bytes(base.read_bytes()[:-1] + b"x")
+    assert [f.parent.parent.name for f in compact.sources(wh, "daily_summaries", "gading")] == [
+        "date=2026-07-01",
+        "date=2026-07-02",
+        "date=2026-07-03",
+    ]
 
 
 def test_a_base_that_is_not_the_bytes_kenang_wrote_is_not_used(tmp_path):

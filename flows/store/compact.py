@@ -131,6 +131,7 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
         if c.source.name == "memory_chunks":
             warehouse.drop_pack(wh, user, path.stem.removeprefix("month="))  # made from what this copy replaces
         warehouse.write_file(path, data, c.table)
+        warehouse.drop_compact_base(path)  # at once: a later copy's failure leaves no base beside this copy
         faults.checkpoint("compact.written")
     _drop_bases(wh)
     return len(todo)
@@ -427,7 +428,7 @@ def _with_base(copy: Path, files: list[Path]) -> list[Path]:
     files where it would open a month of them."""
     base, _ = warehouse.compact_base(copy)
     added = warehouse.compact_added_days(copy) if os.path.isfile(base) else None
-    if added is None:
+    if added is None or not warehouse.intact(base):  # not the bytes kenang set aside: the partitions
         return files
     days = {f"date={d.isoformat()}" for d in added}
     return [base, *(f for f in files if f.parent.parent.name in days)]
@@ -451,16 +452,23 @@ def read_user(
     """
     c = COMPACTS[name]
     schema = c.table.schema if columns is None else pa.schema([c.table.schema.field(n) for n in columns])
-    files = sources(wh, name, user, months) if USER_ID_RE.match(user) else []
-    if not files:
-        return schema.empty_table()
-    got = scan(
-        files,
-        ", ".join(f'"{n}"' for n in (columns or c.columns)),
-        f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date",
-        [user, *params],
-    )
-    return got.cast(schema) if got.schema != schema else got
+    for attempt in (1, 2):
+        files = sources(wh, name, user, months) if USER_ID_RE.match(user) else []
+        if not files:
+            return schema.empty_table()
+        try:
+            got = scan(
+                files,
+                ", ".join(f'"{n}"' for n in (columns or c.columns)),
+                f"WHERE user_id = ? {'AND ' + where if where else ''} ORDER BY date",
+                [user, *params],
+            )
+        except duckdb.IOException:  # a run made a copy (and removed its base) between the listing and the read
+            if attempt == 2:
+                raise
+            continue
+        return got.cast(schema) if got.schema != schema else got
+    raise AssertionError("unreachable")
 
 
 def read_copy(path: Path, columns: Sequence[str]) -> pa.Table:

@@ -270,7 +270,7 @@ def threaded(path: Path) -> bool:
 
 def read_file(path: Path, table: Table) -> pa.Table:
     """One Parquet file of a table, typed as declared (missing newer columns read as NULL)."""
-    return conformed(pq.ParquetFile(path).read(use_threads=threaded(path)), table)
+    return conformed(pq.ParquetFile(path, pre_buffer=True).read(use_threads=threaded(path)), table)
 
 
 def conformed(data: pa.Table, table: Table) -> pa.Table:
@@ -377,6 +377,9 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
             path = compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")
             base, added = compact_base(path)
             if path.exists():
+                if base.exists() or added.exists():  # a base a failed run left beside its copy: never paired anew
+                    _drop_base(path)
+                    fsync_dir(path.parent)
                 if _holds_only_days_before(path, day):
                     atomic_write_bytes(added, json.dumps([day.isoformat()]).encode())
                     os.replace(path, base)  # first: a crash before its checksum follows leaves a base not intact
@@ -409,6 +412,11 @@ def compact_added_days(path: Path) -> set[dt.date] | None:
         return {dt.date.fromisoformat(d) for d in json.loads(compact_base(path)[1].read_text(encoding="utf-8"))}
     except (OSError, ValueError, TypeError):
         return None
+
+
+def drop_compact_base(path: Path) -> None:
+    """Remove a copy's base and its list of added days (once the copy is made again from them)."""
+    _drop_base(path)
 
 
 def _drop_base(path: Path) -> None:
