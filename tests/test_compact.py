@@ -255,6 +255,22 @@ def test_a_reader_takes_a_base_only_while_it_is_the_bytes_kenang_set_aside(tmp_p
     ]
 
 
+def test_a_whole_history_read_lists_again_once_when_a_file_it_listed_is_gone(tmp_path, monkeypatch):
+    """A run's end makes a copy and removes its base between a reader's listing and its read: listed again."""
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2)])
+    compact.refresh(wh)
+    real, listed = compact.sources, []
+
+    def first_with_a_file_gone(*args, **kwargs):
+        listed.append(real(*args, **kwargs))
+        return [tmp_path / ".month=2026-07.base.parquet", *listed[-1]] if len(listed) == 1 else listed[-1]
+
+    monkeypatch.setattr(compact, "sources", first_with_a_file_gone)
+    got = compact.read_user(wh, "daily_summaries", "gading", columns=["date"])
+    assert got["date"].to_pylist() == [dt.date(2026, 7, 1), dt.date(2026, 7, 2)] and len(listed) == 2
+
+
 def test_a_base_that_is_not_the_bytes_kenang_wrote_is_not_used(tmp_path):
     wh = tmp_path
     _month_of_summaries(wh, "gading", [dt.date(2026, 7, 1)])
