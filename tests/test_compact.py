@@ -190,13 +190,20 @@ def test_a_new_day_sets_the_copy_aside_and_the_next_copy_is_that_base_and_the_da
     assert warehouse.intact(path) and not base.exists() and not added.exists()
 
 
-def test_a_rewritten_day_removes_the_copy_and_its_base_so_no_file_keeps_the_old_rows(tmp_path):
-    wh = tmp_path
-    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2)])
+def _set_aside(wh, days: tuple[int, ...], new: int):
+    """A July of summaries on ``days`` with its copy made, then day ``new`` (after them) written: (the copy's
+    path, its base, its list of added days)."""
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in days])
     compact.refresh(wh)
     path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
     base, added = warehouse.compact_base(path)
-    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 3)])  # a new day: set aside
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, new)])
+    return path, base, added
+
+
+def test_a_rewritten_day_removes_the_copy_and_its_base_so_no_file_keeps_the_old_rows(tmp_path):
+    wh = tmp_path
+    path, base, added = _set_aside(wh, (1, 2), 3)  # a new day: set aside
     assert base.is_file()
     _month_of_summaries(wh, "gading", [dt.date(2026, 7, 2)])  # a day the base holds (a forget, a reload)
     assert not path.exists() and not base.exists() and not added.exists()
@@ -211,11 +218,7 @@ def test_a_base_a_failed_run_left_beside_its_copy_is_never_paired_with_a_new_day
     copy aside: the old base goes first, so no crash in between pairs it with the new day's list and a reader of
     the month sees every day."""
     wh = tmp_path
-    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2, 3)])
-    compact.refresh(wh)
-    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
-    base, added = warehouse.compact_base(path)
-    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 4)])
+    path, base, added = _set_aside(wh, (1, 2, 3), 4)
     left = {f: f.read_bytes() for f in (base, warehouse.checksum_file(base), added)}  # days 1 to 3, and [4]
     compact.refresh(wh)
     assert not base.exists()  # removed with its copy made
@@ -240,11 +243,7 @@ def test_a_base_a_failed_run_left_beside_its_copy_is_never_paired_with_a_new_day
 
 def test_a_reader_takes_a_base_only_while_it_is_the_bytes_kenang_set_aside(tmp_path):
     wh = tmp_path
-    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2)])
-    compact.refresh(wh)
-    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
-    base, _ = warehouse.compact_base(path)
-    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 3)])
+    _, base, _ = _set_aside(wh, (1, 2), 3)
     assert compact.sources(wh, "daily_summaries", "gading")[0] == base
     base.chmod(0o644)
     base.write_bytes(base.read_bytes()[:-1] + b"x")

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import NOW, drop, md
 
 from flows.cli import temporary_server
@@ -92,54 +93,35 @@ def test_a_run_killed_with_sigkill_leaves_no_temporary_prefect_server_behind(hom
         run.wait(30)
 
 
-def test_the_watcher_leaves_a_server_that_is_already_gone_and_ends_with_its_command():
+@pytest.fixture
+def watched():
+    """A stand-in command and server, and the watcher of the server started as for that command."""
+    command = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    watcher = temporary_server.watch(server.pid, command=command.pid)
+    try:
+        assert watcher is not None
+        yield command, server, watcher
+    finally:
+        for p in (command, server, watcher):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait(30)
+
+
+def test_the_watcher_stops_the_server_once_its_command_is_gone(watched):
+    command, server, watcher = watched
+    command.kill()
+    command.wait(30)
+    assert server.wait(60) == -signal.SIGTERM
+    assert watcher.wait(30) == 0
+
+
+def test_the_watcher_leaves_a_server_that_is_already_gone_and_ends_with_its_command(watched):
     """A command that ended normally stopped its server first: the watcher finds it gone, and ends too."""
-    command = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
-    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    watcher = None
-    try:
-        watcher = _watch_from(command.pid, server.pid)
-        assert watcher is not None
-        server.kill()
-        server.wait(30)
-        command.stdin.close()  # type: ignore[union-attr]
-        command.wait(30)
-        assert watcher.wait(30) == 0
-    finally:
-        for p in (command, server, watcher):
-            if p is not None and p.poll() is None:
-                p.kill()
-                p.wait(30)
-
-
-def _watch_from(command: int, child: int) -> subprocess.Popen | None:
-    """``temporary_server.watch`` as the process ``command`` would start it (its pidfd instead of this process's)."""
-    fds = (os.pidfd_open(command), os.pidfd_open(child))
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-I", "-c", temporary_server.WATCHER, *map(str, fds)],
-            pass_fds=fds,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    finally:
-        for fd in fds:
-            os.close(fd)
-
-
-def test_the_watcher_stops_the_server_once_its_command_is_gone():
-    command = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
-    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    watcher = None
-    try:
-        watcher = _watch_from(command.pid, server.pid)
-        assert watcher is not None
-        command.kill()
-        command.wait(30)
-        assert server.wait(60) == -signal.SIGTERM
-        assert watcher.wait(30) == 0
-    finally:
-        for p in (command, server, watcher):
-            if p is not None and p.poll() is None:
-                p.kill()
-                p.wait(30)
+    command, server, watcher = watched
+    server.kill()
+    server.wait(30)
+    command.stdin.close()
+    command.wait(30)
+    assert watcher.wait(30) == 0

@@ -48,11 +48,11 @@ def start() -> int | None:
     return server.server_process.pid
 
 
-def watch(child: int) -> subprocess.Popen | None:
-    """Start the watcher that stops process ``child`` once this process has ended; None without pidfds
-    (Linux before 5.3), where the child is left as Prefect leaves it."""
+def watch(child: int, command: int | None = None) -> subprocess.Popen | None:
+    """Start the watcher that stops process ``child`` once process ``command`` (this one unless given) has ended;
+    None without pidfds (Linux before 5.3), where the child is left as Prefect leaves it."""
     try:
-        fds = (os.pidfd_open(os.getpid()), os.pidfd_open(child))
+        fds = (os.pidfd_open(os.getpid() if command is None else command), os.pidfd_open(child))
     except (AttributeError, OSError):
         return None
     try:
