@@ -302,7 +302,9 @@ def value_problems(raw: Mapping[str, Any]) -> list[str]:
     try:
         ZoneInfo(zone) if isinstance(zone, str) else None
     except (ZoneInfoNotFoundError, ValueError, OSError):  # "Asia" is a folder of zones; a long name, an OS error
-        out.append(f"timezone: {zone!r} is not an IANA time zone (for example Asia/Jakarta or Europe/Amsterdam)")
+        out.append(
+            f"timezone: {_shown(str(zone))!r} is not an IANA time zone (for example Asia/Jakarta or Europe/Amsterdam)"
+        )
     user = raw.get("default_user")
     if isinstance(user, str) and not USER_ID_RE.match(user):
         out.append(
@@ -317,14 +319,13 @@ def value_problems(raw: Mapping[str, Any]) -> list[str]:
     return out
 
 
-#: User ids shorter than this are names: no secret rule takes so short a token, and the check's rules cost an
-#: import (about 0.2 s) that every command reading the config would pay.
-_SECRET_CHECK_CHARS = 16
-
-
 def _reads_as_secret(user: str) -> bool:
-    """Whether a valid user id holds a secret as written (``transforms.redact.redact_user_id`` would not keep it)."""
-    if len(user) < _SECRET_CHECK_CHARS:
+    """Whether a valid user id holds a secret as written (``transforms.redact.redact_user_id`` would not keep it).
+
+    An id of letters and marks alone, or of fewer than 8 characters, is a name: a token, a key or a card number
+    holds digits, and the redaction rules cost an import (about 0.2 s) that every command reading the config would
+    otherwise pay."""
+    if len(user) < 8 or not any(ch.isdigit() for ch in user):
         return False
     from transforms.redact import redact_user_id
 
@@ -333,8 +334,6 @@ def _reads_as_secret(user: str) -> bool:
 
 def _shown(value: str) -> str:
     """A refused value as an error may show it: with any secret in it redacted."""
-    if len(value) < _SECRET_CHECK_CHARS:
-        return value
     from transforms.redact import redact
 
     return redact(value).text

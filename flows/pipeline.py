@@ -1013,8 +1013,9 @@ def backfill_run(
                 "unrecorded": list(found.unrecorded),
                 "manifests_rewritten": len({(r["user_id"], r["date"]) for r in found.rewrite}) if disk.writable else 0,
             }
-            if not found.days:  # a range with nothing in it (a typo in a date?): say which days the archive holds
-                run.counts["survey"]["archive_holds"] = plan.days_held(found.ledger)
+            if not found.days and not found.unrecorded and not any(start <= d <= end for _, d in found.ledger):
+                # a range kenang knows nothing of (a typo in a date?): say which days it does know
+                run.counts["survey"]["on_record"] = plan.days_held(found.ledger)
             if not disk.writable:
                 run.counts["degraded"] = {"archive": disk.state, "reason": disk.reason}
         with run.stage_of("load"):

@@ -117,15 +117,15 @@ def test_a_backfill_outside_the_archived_range_does_nothing(home):
     result = backfill(start=dt.date(2025, 1, 1), end=dt.date(2025, 1, 31), home=str(home.paths.home))
     assert result["survey"]["days"] == 0 and snapshot(home) == before
     # ...and says which days the archive does hold, so a mistyped range is seen at once
-    held = {day for _, day in ledger.read_days(home.paths.warehouse)}
+    held = [day for _, day in ledger.read_days(home.paths.warehouse)]  # (user, day)s, as "to derive" counts
     first, last = min(held).isoformat(), max(held).isoformat()
-    assert result["survey"]["archive_holds"] == {"days": len(held), "first": first, "last": last}
+    assert result["survey"]["on_record"] == {"days": len(held), "first": first, "last": last}
     from flows.cli.report import render_run
 
-    assert f"0 day(s) to derive: none in this range; the archive holds {len(held)} day(s), {first} to {last}" in (
-        render_run(result)
-    )
-    assert "archive_holds" not in fill(home)["survey"]  # a range with days says nothing of the rest
+    said = f"0 day(s) to derive: none in this range; kenang's record holds {len(held)} day(s), {first} to {last}"
+    assert said in render_run(result)
+    # a range with days says nothing of the rest, even when they are all loaded already (--only-missing)
+    assert "on_record" not in fill(home)["survey"] and "on_record" not in fill(home, only_missing=True)["survey"]
 
 
 def test_a_day_whose_ledger_was_lost_shows_as_missing_and_only_missing_restores_it(home):

@@ -143,6 +143,9 @@ def test_paths_are_relative_to_the_home_unless_absolute(tmp_path):
             "default_user: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
             "default_user: the value reads as a secret (a key or a token), not a name",
         ),
+        ("default_user: xoxb-1234567890\n", "default_user: the value reads as a secret"),
+        ("default_user: 'pwd=hunter2!'\n", "default_user: 'pwd=[REDACTED:password]' is not a valid user id"),
+        ("timezone: 'pwd=hunter2!'\n", "timezone: 'pwd=[REDACTED:password]' is not an IANA time zone"),
         ("paths: /mnt\n", "paths must be a mapping"),
         ("- a\n- b\n", "the top level must be a mapping"),
         ("summarizer:\n  backend: gpt4\n", "summarizer.backend: 'gpt4' must be one of: llama, extractive"),
@@ -165,7 +168,8 @@ def test_a_bad_config_is_a_clear_error_naming_the_key_and_the_file(tmp_path, tex
     with pytest.raises(ConfigError) as err:
         load_settings(home)
     assert needle in str(err.value) and str(home / "kenang.yaml") in str(err.value)
-    assert "AKIA" not in str(err.value) and "ghp_" not in str(err.value)  # a refused value's secret never shown
+    shown = str(err.value)
+    assert not any(secret in shown for secret in ("AKIA", "ghp_", "xoxb", "hunter2"))  # a refused secret never shown
 
 
 def test_names_give_each_user_the_name_notes_call_them(tmp_path):

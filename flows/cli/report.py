@@ -215,8 +215,8 @@ def _held(held: dict | None) -> str:
     if held is None:
         return ""
     if not held["days"]:
-        return ": kenang has no archived day on record"
-    return f": none in this range; the archive holds {held['days']} day(s), {held['first']} to {held['last']}"
+        return ": none in this range"
+    return f": none in this range; kenang's record holds {held['days']} day(s), {held['first']} to {held['last']}"
 
 
 def render_run(r: dict) -> str:
@@ -249,7 +249,7 @@ def render_run(r: dict) -> str:
             (
                 "survey",
                 f"{s['days']} day(s) to derive"
-                + _held(s.get("archive_holds"))
+                + _held(s.get("on_record"))
                 + (
                     f", {len(s['unrecorded'])} unrecorded file(s) NOT adopted (see below)"
                     if s.get("unrecorded")

@@ -54,8 +54,8 @@ class Survey:
 
 
 def days_held(days_ledger: Mapping[DayKey, Mapping]) -> dict:
-    """How many days the ledger holds (any user's, forgotten ones left out), and the first and last of them."""
-    held = sorted({day for (_, day), row in days_ledger.items() if row.get("status") != "forgotten"})
+    """How many (user, day)s the ledger holds, forgotten ones left out, and the first and last of their days."""
+    held = sorted(day for (_, day), row in days_ledger.items() if row.get("status") != "forgotten")
     return {
         "days": len(held),
         "first": held[0].isoformat() if held else None,
