@@ -19,17 +19,18 @@ schema from the flow's signature alone, which cannot compare two parameters).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
 import yaml
 from prefect import Flow, serve
 from prefect.deployments.runner import RunnerDeployment
+from prefect.runner import Runner
 from prefect.schedules import Cron
 from prefect.utilities.callables import ParameterSchema
 from pydantic import ConfigDict
@@ -241,11 +242,22 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> 
     # Prefect's runner takes SIGTERM over once it starts; one that comes before (systemctl stop during start-up) ends
     # the process as cleanly, not as a kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    # Prefect's own SIGTERM handler calls the runner's stop() inside the runner's event loop, where it makes a
-    # coroutine that nothing awaits, then exits: the runner stops all the same, and the warning would be the last
-    # line of every `systemctl stop`.
-    warnings.filterwarnings("ignore", message="coroutine 'Runner.astop' was never awaited", category=RuntimeWarning)
+    Runner.handle_sigterm = _stop_on_sigterm  # type: ignore[method-assign,assignment]
     serve(*served, pause_on_shutdown=False, limit=args.limit)
+
+
+def _stop_on_sigterm(runner: Runner, *_: Any) -> None:
+    """The runner's SIGTERM handler (``systemctl stop``): stop it as Prefect means to, by running its ``astop`` in
+    its loop, so runs still going are cancelled in Prefect and ``serve`` returns.
+
+    Prefect's own handler calls the synchronous ``stop()`` inside that loop, where it only makes a coroutine
+    that nothing awaits (a RuntimeWarning), and then exits without the runner having stopped."""
+    runner._logger.info("SIGTERM received, stopping the runner...")
+    loop = asyncio.get_running_loop()
+    _stopping.append(loop.create_task(runner.astop()))
+
+
+_stopping: list[asyncio.Task] = []  # held until the loop ends: a task nothing refers to may be collected
 
 
 if __name__ == "__main__":

@@ -158,6 +158,7 @@ def test_serve_stopped_by_sigterm_leaves_no_deployment_paused(served):
     assert proc.wait(60) == 0, log.read_text()[-3000:]
     said = log.read_text(errors="replace")
     assert "never awaited" not in said and "Traceback" not in said, said[-3000:]
+    assert "SIGTERM received, stopping the runner" in said  # stopped by its own astop, in its loop
     for name in ("nightly/nightly", "backfill/backfill"):
         d = _deployment(name)
         assert d.paused is False, name

@@ -34,6 +34,19 @@ def _children(pid: int) -> dict[int, str]:
     return out
 
 
+def _watcher_of(command: int, server: int) -> int | None:
+    """The watcher process of ``server`` for ``command`` (its command line ends with the two pids), if running."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and _alive(int(entry)):
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"pidfd_send_signal" in b" ".join(cmdline) and cmdline[-3:-1] == [b"%d" % command, b"%d" % server]:
+                return int(entry)
+    return None
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -53,7 +66,7 @@ def _until(what, seconds: float = 240.0, step: float = 0.2) -> bool:
     return True
 
 
-def test_a_run_killed_with_sigkill_leaves_no_temporary_prefect_server_behind(home, tmp_path):
+def test_a_run_killed_with_sigkill_while_its_server_starts_leaves_no_temporary_prefect_server(home, tmp_path):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "Setup pve hari ini."), ("assistant", "Oke.")))
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env["PREFECT_HOME"] = str(tmp_path / "child-prefect-home")
@@ -65,31 +78,24 @@ def test_a_run_killed_with_sigkill_leaves_no_temporary_prefect_server_behind(hom
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    started: dict[int, str] = {}
+    found: dict[str, int | None] = {"server": None, "watcher": None}
+
+    def watched() -> bool:  # the temporary server is spawned, and its watcher beside it
+        if found["server"] is None:
+            found["server"] = next((p for p, c in _children(run.pid).items() if "uvicorn" in c), None)
+        if found["server"] is not None:
+            found["watcher"] = _watcher_of(run.pid, found["server"])
+        return found["watcher"] is not None
+
     try:
-        # the temporary server is up and watched: a uvicorn child, and the watcher beside it
-        assert _until(
-            lambda: (
-                started.update(_children(run.pid))
-                or (
-                    any("uvicorn" in c for c in started.values())
-                    and any("pidfd_send_signal" in c for c in started.values())
-                )
-            )
-        ), started
-        server = next(p for p, c in started.items() if "uvicorn" in c)
-        os.kill(run.pid, signal.SIGKILL)
+        assert _until(watched), found
+        os.kill(run.pid, signal.SIGKILL)  # most likely before the server answers: it takes seconds to start
         run.wait(30)
-        assert _until(lambda: not any(_alive(p) for p in started), seconds=60), {
-            p: c for p, c in started.items() if _alive(p)
-        }
-        assert not _alive(server)
+        assert _until(lambda: not _alive(found["server"]) and not _alive(found["watcher"]), seconds=60), found
     finally:
-        for pid in [run.pid, *started]:
-            try:
+        for pid in (run.pid, found["server"], found["watcher"]):
+            if pid is not None and _alive(pid):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         run.wait(30)
 
 
@@ -98,15 +104,19 @@ def watched():
     """A stand-in command and server, and the watcher of the server started as for that command."""
     command = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    watcher = temporary_server.watch(server.pid, command=command.pid)
+    watcher = None
     try:
-        assert watcher is not None
+        assert temporary_server.watch(server.pid, command=command.pid)
+        watcher = _watcher_of(command.pid, server.pid)
+        assert watcher is not None and watcher not in _children(os.getpid())  # no child of the command's
         yield command, server, watcher
     finally:
-        for p in (command, server, watcher):
-            if p is not None and p.poll() is None:
+        for p in (command, server):
+            if p.poll() is None:
                 p.kill()
                 p.wait(30)
+        if watcher is not None and _alive(watcher):
+            os.kill(watcher, signal.SIGKILL)
 
 
 def test_the_watcher_stops_the_server_once_its_command_is_gone(watched):
@@ -114,7 +124,7 @@ def test_the_watcher_stops_the_server_once_its_command_is_gone(watched):
     command.kill()
     command.wait(30)
     assert server.wait(60) == -signal.SIGTERM
-    assert watcher.wait(30) == 0
+    assert _until(lambda: not _alive(watcher), seconds=30)
 
 
 def test_the_watcher_leaves_a_server_that_is_already_gone_and_ends_with_its_command(watched):
@@ -124,4 +134,4 @@ def test_the_watcher_leaves_a_server_that_is_already_gone_and_ends_with_its_comm
     server.wait(30)
     command.stdin.close()
     command.wait(30)
-    assert watcher.wait(30) == 0
+    assert _until(lambda: not _alive(watcher), seconds=30)
