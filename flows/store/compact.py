@@ -165,13 +165,22 @@ def _missing(wh: Path, c: Compact) -> Iterator[tuple[tuple[str, str], list[Path]
 
 def _appended(c: Compact, path: Path, files: list[Path]) -> tuple | None:
     """copy_bytes' arguments to make a copy from its base and the days added since, if it has a sound base."""
-    base, _ = warehouse.compact_base(path)
-    added = warehouse.compact_added_days(path)
+    found = _set_aside(path, files)
+    if found is None:
+        return None
+    base, added, new = found
+    return c.name, new, (base, sorted(added))
+
+
+def _set_aside(copy: Path, files: list[Path]) -> tuple[Path, set[dt.date], list[Path]] | None:
+    """A copy's base, the days added since it was set aside, and those days' partitions among ``files``; None
+    when it has no base, its list of days cannot be read, or the base is not the bytes kenang set aside."""
+    base, _ = warehouse.compact_base(copy)
+    added = warehouse.compact_added_days(copy) if os.path.isfile(base) else None
     if added is None or not warehouse.intact(base):
         return None
-    days = {d.isoformat() for d in added}
-    new = [f for f in files if f.parent.parent.name.removeprefix("date=") in days]
-    return c.name, new, (base, sorted(added))
+    days = {f"date={d.isoformat()}" for d in added}
+    return base, added, [f for f in files if f.parent.parent.name in days]
 
 
 def _drop_bases(wh: Path) -> None:
@@ -212,8 +221,9 @@ def copy_bytes(args: tuple) -> bytes:
     a day at a time, since that order is each day's rows sorted on their own, a day after another: the base's
     rows of its other days (already in that order), and each partition sorted (``_sorted_day``), so it is never
     held whole. A small month with a base and only days after the base's (a night's new day) is the base's rows
-    read as they are and then the days' (``_after_base``), with no sort of the month. Rows are written ``row_group_rows`` at a time (the copy's declaration), and typed as the copy
-    declares (an older partition's missing newer column reads as NULL)."""
+    read as they are and then the days' (``_after_base``), with no sort of the month. Rows are written
+    ``row_group_rows`` at a time (the copy's declaration), and typed as the copy declares (an older partition's
+    missing newer column reads as NULL)."""
     name, files, *rest = args
     c = COMPACTS[name]
     base, added = rest[0] if rest else (None, ())
@@ -232,12 +242,12 @@ def copy_bytes(args: tuple) -> bytes:
 def _after_base(c: Compact, files: list[Path], base: Path, added: Sequence[dt.date]) -> list[pa.Table] | None:
     """The copy's rows as its base's rows and then the added days' (each day sorted on its own), when every added
     day comes after the base's last day, as a night's new day does: the base is in the copy's order already, so
-    the month is appended to, not sorted again. None when a day falls among the base's days (sort the month)."""
+    the month is appended to, not sorted again. None when a day falls among the base's days, by its footer
+    (sort the month)."""
+    if added and not warehouse.holds_only_days_before(base, min(added)):
+        return None
     pf = pq.ParquetFile(base)
     kept = warehouse.conformed(pf.read(columns=_present(pf, c.columns), use_threads=False), c.table)
-    last = pc.max(kept["date"]).as_py() if kept.num_rows else None
-    if last is not None and added and min(added) <= last:
-        return None
     days = sorted((f.parent.parent.name.removeprefix("date="), f) for f in files)
     return [kept, *(t for _, f in days for t in _sorted_day(c, f))]
 
@@ -426,12 +436,8 @@ def _with_base(copy: Path, files: list[Path]) -> list[Path]:
     """A month's partitions, or its copy's base (set aside for a night's new days) and the added days' partitions
     when it has one: the base holds the month's other days, as the copy did, so a reader during a run opens two
     files where it would open a month of them."""
-    base, _ = warehouse.compact_base(copy)
-    added = warehouse.compact_added_days(copy) if os.path.isfile(base) else None
-    if added is None or not warehouse.intact(base):  # not the bytes kenang set aside: the partitions
-        return files
-    days = {f"date={d.isoformat()}" for d in added}
-    return [base, *(f for f in files if f.parent.parent.name in days)]
+    found = _set_aside(copy, files)
+    return files if found is None else [found[0], *found[2]]
 
 
 def read_user(

@@ -378,24 +378,24 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
             base, added = compact_base(path)
             if path.exists():
                 if base.exists() or added.exists():  # a base a failed run left beside its copy: never paired anew
-                    _drop_base(path)
+                    drop_compact_base(path)
                     fsync_dir(path.parent)
-                if _holds_only_days_before(path, day):
+                if holds_only_days_before(path, day):
                     atomic_write_bytes(added, json.dumps([day.isoformat()]).encode())
                     os.replace(path, base)  # first: a crash before its checksum follows leaves a base not intact
                     os.replace(checksum_file(path), checksum_file(base))
                 else:
                     path.unlink()
                     checksum_file(path).unlink(missing_ok=True)
-                    _drop_base(path)
+                    drop_compact_base(path)
                 fsync_dir(path.parent)
             elif base.exists():
                 days = compact_added_days(path)
-                if days is not None and _holds_only_days_before(base, day):
+                if days is not None and holds_only_days_before(base, day):
                     if day not in days:
                         atomic_write_bytes(added, json.dumps(sorted(d.isoformat() for d in {*days, day})).encode())
                 else:
-                    _drop_base(path)
+                    drop_compact_base(path)
                     fsync_dir(path.parent)
 
 
@@ -415,18 +415,14 @@ def compact_added_days(path: Path) -> set[dt.date] | None:
 
 
 def drop_compact_base(path: Path) -> None:
-    """Remove a copy's base and its list of added days (once the copy is made again from them)."""
-    _drop_base(path)
-
-
-def _drop_base(path: Path) -> None:
+    """Remove a copy's base and its list of added days."""
     base, added = compact_base(path)
     base.unlink(missing_ok=True)
     checksum_file(base).unlink(missing_ok=True)
     added.unlink(missing_ok=True)
 
 
-def _holds_only_days_before(path: Path, day: dt.date) -> bool:
+def holds_only_days_before(path: Path, day: dt.date) -> bool:
     """Whether every row of a copy (sorted by user and date) is dated before ``day``, by its footer alone."""
     try:
         meta = pq.ParquetFile(path).metadata
