@@ -242,6 +242,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> 
     # Prefect's runner takes SIGTERM over once it starts; one that comes before (systemctl stop during start-up) ends
     # the process as cleanly, not as a kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # serve() makes its Runner itself, so its SIGTERM handler is replaced on the class (see _stop_on_sigterm)
     Runner.handle_sigterm = _stop_on_sigterm  # type: ignore[method-assign,assignment]
     serve(*served, pause_on_shutdown=False, limit=args.limit)
 

@@ -58,12 +58,13 @@ def start() -> int | None:
             _watch_once(process.pid)
             return process
 
+        # Prefect has no hook for a spawned server: its spawning method is wrapped on this one instance
         server._run_uvicorn_command = spawned_and_watched  # type: ignore[method-assign]
     try:
         server.start()
     finally:
         if callable(spawn):
-            server._run_uvicorn_command = spawn  # type: ignore[method-assign]
+            server._run_uvicorn_command = spawn  # type: ignore[method-assign]  # the wrap undone, as above
     if server.server_process is None:
         return None
     _watch_once(server.server_process.pid)  # a Prefect whose server starts another way: watched once up
