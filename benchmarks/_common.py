@@ -161,10 +161,13 @@ def cli_noop_seconds(home: Path, now: dt.datetime) -> float:
     return cli_noop(home, now)[0]
 
 
-def cli_noop(home: Path, now: dt.datetime, *, server: bool = True) -> tuple[float, float]:
+def cli_noop(
+    home: Path, now: dt.datetime, *, server: bool = True, command: tuple[str, ...] | None = None
+) -> tuple[float, float]:
     """(wall, CPU) seconds of one ``kenang run`` as a new process: against this script's Prefect server, or
     (``server=False``) with no PREFECT_API_URL at all, as a cron job on a host without a server runs it. CPU is the
-    child's user + system time: on a machine shared with other work it is what the run itself cost."""
+    child's user + system time: on a machine shared with other work it is what the run itself cost. ``command``:
+    another kenang command and its arguments (``--home`` is added), in place of ``run --now NOW``."""
     import resource
     import subprocess
     import sys
@@ -179,7 +182,7 @@ def cli_noop(home: Path, now: dt.datetime, *, server: bool = True) -> tuple[floa
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "run", "--home", str(home), "--now", now.isoformat()],
+        [sys.executable, "-m", "flows.cli", *(command or ("run", "--now", now.isoformat())), "--home", str(home)],
         env=env,
         capture_output=True,
         text=True,
@@ -188,7 +191,7 @@ def cli_noop(home: Path, now: dt.datetime, *, server: bool = True) -> tuple[floa
     seconds = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
-        raise RuntimeError(f"kenang run failed ({r.returncode}): {r.stderr[-2000:]}")
+        raise RuntimeError(f"kenang {(command or ('run',))[0]} failed ({r.returncode}): {r.stderr[-2000:]}")
     return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 

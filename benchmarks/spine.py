@@ -17,8 +17,10 @@ Target: <= 30 s wall for the first nightly, on 2 cores.
 
 ``--noop`` measures only the no-op ``kenang run`` (the home loaded first with one
 nightly, not timed): three runs as new processes against the Prefect server (target
-<= 3 s) and three with no Prefect server configured (target <= 5 s), and prints the
-median of each. Without a server, a run with nothing to do skips Prefect's start-up.
+<= 3 s) and three with no Prefect server configured (target <= 5 s), and three
+``kenang backfill --only-missing`` of the loaded range with no server (nothing to derive:
+target <= 5 s too), and prints the median of each. A run or backfill with nothing to do
+skips Prefect's start-up.
 
 ``--floor`` first runs ``../shared/bench/floor_spine.py`` (the least a nightly must do for the
 same year, on 2 processes; ``--floor-script`` names another path) as a child process, in the
@@ -28,7 +30,8 @@ in the same run.
 
 The script ends with ONE line of JSON: ``first_nightly_s``, ``noop_cli_s``,
 ``import_prefect_s``, ``noop_ratio`` and, with ``--floor``, ``floor_s`` and ``floor_ratio``
-(``--noop``: ``noop_cli_s``, ``noop_no_server_s``, ``import_prefect_s``, ``noop_ratio``), with
+(``--noop``: ``noop_cli_s``, ``noop_no_server_s``, ``noop_backfill_no_server_s``, ``import_prefect_s``,
+``noop_ratio``), with
 the load average at the start and the end.
 
 One Prefect test server serves the script; its start-up is excluded from all timings.
@@ -171,12 +174,12 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps(figures | {"load_start": load_start, "load_end": _load()}))
 
 
-def _median_line(what: str, runs: list[tuple[float, float]], target: float) -> str:
+def _median_line(what: str, runs: list[tuple[float, float]], target: float, command: str = "`kenang run`") -> str:
     walls = [w for w, _ in runs]
     med = sorted(walls)[len(walls) // 2]
     cpu = sorted(c for _, c in runs)[len(runs) // 2]
     return (
-        f"`kenang run` with nothing to do, {what}: {', '.join(f'{s:.2f}' for s in walls)} s wall "
+        f"{command} with nothing to do, {what}: {', '.join(f'{s:.2f}' for s in walls)} s wall "
         f"(median {med:.2f} s; CPU median {cpu:.2f} s); target <= {target:.0f} s: {c.target_verdict(med <= target)}"
     )
 
@@ -196,6 +199,17 @@ def noop(args: argparse.Namespace) -> None:
         print(_median_line("against a running Prefect server", with_server, NOOP_TARGET_SECONDS))
         without = [c.cli_noop(home, now, server=False) for _ in range(3)]
         print(_median_line("with no Prefect server configured", without, NOOP_NO_SERVER_TARGET_SECONDS))
+        # a backfill of the loaded range that has nothing to derive (every day loaded, summarized and indexed)
+        refill = ("backfill", "--only-missing", "--start", START.isoformat(), "--end", last.isoformat())
+        backfills = [c.cli_noop(home, now, server=False, command=refill) for _ in range(3)]
+        print(
+            _median_line(
+                "with no Prefect server configured",
+                backfills,
+                NOOP_NO_SERVER_TARGET_SECONDS,
+                "`kenang backfill --only-missing` over the loaded days",
+            )
+        )
         prefect_s = import_prefect_seconds()
         print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     n = c.cores()
@@ -205,6 +219,7 @@ def noop(args: argparse.Namespace) -> None:
         "days": args.days,
         "noop_cli_s": round(noop_s, 2),
         "noop_no_server_s": round(sorted(w for w, _ in without)[1], 2),
+        "noop_backfill_no_server_s": round(sorted(w for w, _ in backfills)[1], 2),
         "import_prefect_s": round(prefect_s, 2),
         "noop_ratio": round(noop_s / prefect_s, 2),
     }

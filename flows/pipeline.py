@@ -775,6 +775,39 @@ def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
     )
 
 
+def backfill_quiet(
+    settings: Settings, start: dt.date, end: dt.date, only_missing: bool = False, *, redo_all: bool = False
+) -> bool:
+    """True when a backfill of [start, end] would derive nothing: no day in the range to load (``plan.survey``:
+    none with files, or ``only_missing`` and every one loaded), no record to restore or rewrite, no file no record
+    knows, no partition changed behind kenang's back, no day owed a summary, an index entry or its open items, and
+    no S3 archive to sync. ``redo_all`` (``--resummarize``, ``--reindex``) is never quiet.
+
+    ``kenang backfill`` runs such a range ``plain``, as ``kenang run`` does a quiet night: the same body (the run
+    report, the catalog's check of every copy, the lock), without Prefect's start-up. Whatever it cannot rule out
+    cheaply sends the run through Prefect."""
+    try:
+        return _backfill_quiet(settings, start, end, only_missing, redo_all)
+    except Exception:  # noqa: BLE001 - what could not be read is the flow's to report, stage by stage
+        return False
+
+
+def _backfill_quiet(settings: Settings, start: dt.date, end: dt.date, only_missing: bool, redo_all: bool) -> bool:
+    if redo_all or end < start or settings.paths.remote_archive or open_items.owed(settings):
+        return False
+    found = plan.survey(settings, start, end, only_missing)
+    if found.days or found.restore or found.rewrite or found.unrecorded:
+        return False
+    if plan.tampered(settings, DAILY_SUMMARIES, start, end) or plan.tampered(settings, MEMORY_CHUNKS, start, end):
+        return False
+    from flows.models import embed
+
+    eid = embed.configured_id(settings)
+    return not plan.days_needing(found.ledger, summarize.is_fresh, start=start, end=end) and not plan.days_needing(
+        found.ledger, lambda r: recall_index.is_fresh(r, eid), start=start, end=end
+    )
+
+
 def heartbeats_as_asked() -> contextlib.AbstractContextManager:
     """Settings for a flow a kenang command calls in its own process: no flow-run heartbeats, unless a Prefect
     setting source (the environment, the profile, prefect.toml, .env) sets their frequency. Prefect sends them by
@@ -982,8 +1015,10 @@ def backfill_run(
     wait_seconds: float = 0.0,
     reindex: bool = False,
     no_budget: bool = False,
+    *,
+    plain: bool = False,
 ) -> dict:
-    """The backfill flow's body."""
+    """The backfill flow's body; ``plain`` calls its tasks without Prefect (see ``backfill_quiet``)."""
     settings = _settings(home)
     if end < start:
         raise ValueError(f"end {end} is before start {start}")
@@ -997,7 +1032,7 @@ def backfill_run(
         "home": str(settings.paths.home),
     }
     tombstones.require_key(settings)
-    with pipeline_run(settings, "backfill", params, wait_seconds) as run:
+    with pipeline_run(settings, "backfill", params, wait_seconds, plain=plain) as run:
         with run.stage_of("survey"):
             disk = _archive_state(settings, run, 0)  # an S3 archive's new local copy is filled first
             if not disk.readable:  # an absent archive must not read as days with no files

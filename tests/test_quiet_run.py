@@ -8,6 +8,8 @@ have no PREFECT_API_URL, so a run that went through Prefect would start a tempor
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import os
 import subprocess
 import sys
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import NOW, OLD, drop, kenang, md, table
 
-from flows.pipeline import nightly, nightly_run, quiet
+from flows.pipeline import backfill_quiet, nightly, nightly_run, quiet
 from flows.store import ledger
 from flows.store.lock import holder
 
@@ -162,3 +164,46 @@ def test_a_quiet_run_after_a_killed_one_finds_the_lock_free_and_sweeps_what_it_l
     assert not left.exists()
     assert [x["status"] for x in table(home, "runs")] == ["completed"]
     assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()
+
+
+# --- a backfill with nothing to derive ------------------------------------------------------------
+
+DAY = dt.date(2026, 7, 19)
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_backfill_is_quiet_only_when_its_range_has_nothing_to_derive(home):
+    assert backfill_quiet(home, DAY, DAY)  # nothing archived at all
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    nightly(now=NOW, home=str(home.paths.home))
+    assert not backfill_quiet(home, DAY, DAY)  # its day has files: a backfill re-derives it
+    assert backfill_quiet(home, DAY, DAY, only_missing=True)  # loaded, summarized and indexed
+    assert not backfill_quiet(home, DAY, DAY, only_missing=True, redo_all=True)  # --resummarize, --reindex
+    assert backfill_quiet(home, DAY + dt.timedelta(days=30), DAY + dt.timedelta(days=40))  # a range with no day
+    ledger.write_days(
+        home.paths.warehouse, [{**ledger.read_days(home.paths.warehouse)[("default", DAY)], "summary_status": "failed"}]
+    )
+    assert not backfill_quiet(home, DAY, DAY, only_missing=True)  # its summary is owed
+
+
+def test_a_backfill_with_nothing_to_derive_and_no_server_starts_no_prefect_and_records_its_run(home, tmp_path):
+    env = no_server_env(tmp_path)
+    args = ["backfill", "--home", str(home.paths.home), "--start", "2026-08-01", "--end", "2026-08-03"]
+    r = subprocess.run(
+        [sys.executable, "-m", "flows.cli", *args, "--json"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()  # no temporary Prefect server ran
+    assert json.loads(r.stdout)["survey"]["days"] == 0
+    (run,) = table(home, "runs")
+    assert run["status"] == "completed" and run["flow"] == "backfill"
+    text = subprocess.run(
+        [sys.executable, "-m", "flows.cli", *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert text.returncode == 0 and "0 day(s) to derive" in text.stdout
+    assert "hint:" not in text.stderr  # no temporary server to hint about

@@ -365,10 +365,14 @@ def backfill(
     _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import backfill as backfill_flow
+    from flows.pipeline import backfill_quiet, backfill_run
 
     t0 = time.perf_counter()
+    # A range with nothing to derive runs without Prefect, as a quiet night does (``backfill_quiet``).
+    plain = backfill_quiet(settings, start.date(), end.date(), only_missing, redo_all=resummarize or reindex)
+    flow = (lambda **kw: backfill_run(**kw, plain=True)) if plain else backfill_flow
     result = _with_progress(
-        backfill_flow,
+        flow,
         start=start.date(),
         end=end.date(),
         only_missing=only_missing,
@@ -377,8 +381,9 @@ def backfill(
         wait_seconds=wait_s,
         reindex=reindex,
         no_budget=no_budget,
+        prefect=not plain,
     )
-    _finish(result, as_json, time.perf_counter() - t0)
+    _finish(result, as_json, time.perf_counter() - t0, hint=not plain)
 
 
 def _prefect_server() -> str | None:
