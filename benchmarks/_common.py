@@ -164,7 +164,7 @@ def cli_noop_seconds(home: Path, now: dt.datetime) -> float:
 def cli_noop(
     home: Path, now: dt.datetime, *, server: bool = True, command: tuple[str, ...] | None = None
 ) -> tuple[float, float]:
-    """(wall, CPU) seconds of one ``kenang run`` as a new process: against this script's Prefect server, or
+    """(wall, CPU) seconds of one kenang command (``kenang run`` unless ``command``) as a new process: against this script's Prefect server, or
     (``server=False``) with no PREFECT_API_URL at all, as a cron job on a host without a server runs it. CPU is the
     child's user + system time: on a machine shared with other work it is what the run itself cost. ``command``:
     another kenang command and its arguments (``--home`` is added), in place of ``run --now NOW``."""

@@ -210,6 +210,9 @@ def noop(args: argparse.Namespace) -> None:
                 "`kenang backfill --only-missing` over the loaded days",
             )
         )
+        # each no-server command above skipped Prefect only if none started a temporary server (its database)
+        if (home.parent / "prefect-home-no-server" / "prefect.db").exists():
+            print("NOTE: a command with no server went through Prefect (a temporary server ran): not a no-op")
         prefect_s = import_prefect_seconds()
         print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     n = c.cores()

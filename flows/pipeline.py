@@ -795,6 +795,8 @@ def backfill_quiet(
 def _backfill_quiet(settings: Settings, start: dt.date, end: dt.date, only_missing: bool, redo_all: bool) -> bool:
     if redo_all or end < start or settings.paths.remote_archive or open_items.owed(settings):
         return False
+    if not only_missing and any(start <= day <= end for _, day in ledger.read_days(settings.paths.warehouse)):
+        return False  # a day on record in the range is re-derived: known without surveying the archive
     found = plan.survey(settings, start, end, only_missing)
     if found.days or found.restore or found.rewrite or found.unrecorded:
         return False

@@ -16,12 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from helpers import NOW, OLD, drop, kenang, md, table
 
-from flows.pipeline import backfill_quiet, nightly, nightly_run, quiet
-from flows.store import ledger
+from flows.pipeline import _backfill_quiet, backfill_quiet, nightly, nightly_run, quiet
+from flows.store import ledger, warehouse
 from flows.store.lock import holder
+from schemas.tables import DAILY_SUMMARIES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -173,17 +175,33 @@ DAY = dt.date(2026, 7, 19)
 
 @pytest.mark.usefixtures("prefect_api")
 def test_a_backfill_is_quiet_only_when_its_range_has_nothing_to_derive(home):
+    # the negatives ask the predicate's body, which raises where the predicate would read False for an error
     assert backfill_quiet(home, DAY, DAY)  # nothing archived at all
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
     nightly(now=NOW, home=str(home.paths.home))
-    assert not backfill_quiet(home, DAY, DAY)  # its day has files: a backfill re-derives it
+    assert not _backfill_quiet(home, DAY, DAY, False, False)  # its day has files: a backfill re-derives it
     assert backfill_quiet(home, DAY, DAY, only_missing=True)  # loaded, summarized and indexed
-    assert not backfill_quiet(home, DAY, DAY, only_missing=True, redo_all=True)  # --resummarize, --reindex
+    assert not _backfill_quiet(home, DAY, DAY, True, True)  # --resummarize, --reindex
     assert backfill_quiet(home, DAY + dt.timedelta(days=30), DAY + dt.timedelta(days=40))  # a range with no day
-    ledger.write_days(
-        home.paths.warehouse, [{**ledger.read_days(home.paths.warehouse)[("default", DAY)], "summary_status": "failed"}]
-    )
-    assert not backfill_quiet(home, DAY, DAY, only_missing=True)  # its summary is owed
+    row = ledger.read_days(home.paths.warehouse)[("default", DAY)]
+    ledger.write_days(home.paths.warehouse, [{**row, "summary_status": "failed"}])
+    assert not _backfill_quiet(home, DAY, DAY, True, False)  # its summary is owed
+    ledger.write_days(home.paths.warehouse, [row])
+    assert backfill_quiet(home, DAY, DAY, only_missing=True)
+
+
+@pytest.mark.usefixtures("prefect_api")
+def test_a_tampered_partition_or_a_stray_archive_file_is_not_quiet(home):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    nightly(now=NOW, home=str(home.paths.home))
+    stray = home.paths.archive / "daily_sessions/2026-07-19/stray.md"
+    stray.write_bytes(md("2026-07-19", "1500", ("user", "planted")))
+    assert not _backfill_quiet(home, DAY, DAY, True, False)  # the backfill reports it
+    stray.unlink()
+    assert backfill_quiet(home, DAY, DAY, only_missing=True)
+    part = warehouse.partition_file(home.paths.warehouse, DAILY_SUMMARIES, DAY, "default")
+    pq.write_table(pq.read_table(part).slice(0, 0), part)  # changed behind kenang's back: a backfill rebuilds it
+    assert not _backfill_quiet(home, DAY, DAY, True, False)
 
 
 def test_a_backfill_with_nothing_to_derive_and_no_server_starts_no_prefect_and_records_its_run(home, tmp_path):
@@ -207,3 +225,18 @@ def test_a_backfill_with_nothing_to_derive_and_no_server_starts_no_prefect_and_r
     )
     assert text.returncode == 0 and "0 day(s) to derive" in text.stdout
     assert "hint:" not in text.stderr  # no temporary server to hint about
+
+
+@pytest.mark.integration  # the lock's holder is a child process
+def test_a_command_that_waits_for_the_lock_never_takes_its_range_for_quiet(home, tmp_path):
+    from flows.cli.main import _lock_free
+
+    child = _holding_quiet_child(home, no_server_env(tmp_path))
+    try:
+        assert _lock_free(home, 5.0) is False  # what the holder does meanwhile is not known: through Prefect
+        child.communicate(input=b"go\n", timeout=120)
+        assert child.returncode == 0
+    finally:
+        child.kill()
+        child.wait()
+    assert _lock_free(home, 0.0) is True

@@ -249,12 +249,16 @@ def _tombstones_honoured(settings: Settings) -> None:
     tombstones.require_key(settings)
 
 
-def _lock_free(settings: Settings, wait_s: float) -> None:
-    """Say at once, before Prefect starts, that another run holds the lock (the flow checks again)."""
+def _lock_free(settings: Settings, wait_s: float) -> bool:
+    """Say at once, before Prefect starts, that another run holds the lock (the flow checks again). With a wait,
+    False when another run holds it now: what that run does meanwhile is not known, so nothing may be found quiet."""
     from flows.store.lock import held_message, holder
 
-    if wait_s <= 0 and holder(settings.paths.lock) is not None:
+    if holder(settings.paths.lock) is None:
+        return True
+    if wait_s <= 0:
         raise LockHeld(held_message(settings.paths.lock, 0))
+    return False
 
 
 def _with_progress(fn, *args, prefect: bool = True, **kwargs):
@@ -317,14 +321,14 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
         _emit_json(plan, gated=True) if as_json else click.echo(report.render_dry_run(plan))
         return
     _tombstones_honoured(settings)
-    _lock_free(settings, wait_s)
+    free = _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import nightly, nightly_run, quiet
 
     t0 = time.perf_counter()
     # Nothing to do: the same body without Prefect, whose start-up (a temporary server, or a flow run's round trips
     # to one) would be most of the run. Such a run is in `kenang status`, not in the Prefect UI.
-    plain = quiet(settings, now)
+    plain = free and quiet(settings, now)
     flow = (lambda **kw: nightly_run(**kw, plain=True)) if plain else nightly
     result = _with_progress(flow, now=now, home=str(settings.paths.home), wait_seconds=wait_s, prefect=not plain)
     _finish(result, as_json, time.perf_counter() - t0, hint=not plain)
@@ -362,14 +366,14 @@ def backfill(
     if end < start:
         raise click.BadParameter(f"--end {end:%Y-%m-%d} is before --start {start:%Y-%m-%d}")
     _tombstones_honoured(settings)
-    _lock_free(settings, wait_s)
+    free = _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
     from flows.pipeline import backfill as backfill_flow
     from flows.pipeline import backfill_quiet, backfill_run
 
     t0 = time.perf_counter()
     # A range with nothing to derive runs without Prefect, as a quiet night does (``backfill_quiet``).
-    plain = backfill_quiet(settings, start.date(), end.date(), only_missing, redo_all=resummarize or reindex)
+    plain = free and backfill_quiet(settings, start.date(), end.date(), only_missing, redo_all=resummarize or reindex)
     flow = (lambda **kw: backfill_run(**kw, plain=True)) if plain else backfill_flow
     result = _with_progress(
         flow,
