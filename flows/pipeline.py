@@ -767,11 +767,17 @@ def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
     days, rows, checked = plan.pending_days(settings)
     if days or checked or open_items.owed(settings):
         return False
+    return _none_owed(settings, rows)
+
+
+def _none_owed(settings: Settings, rows, start: dt.date | None = None, end: dt.date | None = None) -> bool:
+    """Whether no loaded day of the ledger ``rows`` (in [start, end] when given) is owed a summary or an index
+    entry by the stages' own freshness rules."""
     from flows.models import embed
 
     eid = embed.configured_id(settings)
-    return not plan.days_needing(rows, summarize.is_fresh) and not plan.days_needing(
-        rows, lambda r: recall_index.is_fresh(r, eid)
+    return not plan.days_needing(rows, summarize.is_fresh, start=start, end=end) and not plan.days_needing(
+        rows, lambda r: recall_index.is_fresh(r, eid), start=start, end=end
     )
 
 
@@ -802,12 +808,7 @@ def _backfill_quiet(settings: Settings, start: dt.date, end: dt.date, only_missi
         return False
     if plan.tampered(settings, DAILY_SUMMARIES, start, end) or plan.tampered(settings, MEMORY_CHUNKS, start, end):
         return False
-    from flows.models import embed
-
-    eid = embed.configured_id(settings)
-    return not plan.days_needing(found.ledger, summarize.is_fresh, start=start, end=end) and not plan.days_needing(
-        found.ledger, lambda r: recall_index.is_fresh(r, eid), start=start, end=end
-    )
+    return _none_owed(settings, found.ledger, start, end)
 
 
 def heartbeats_as_asked() -> contextlib.AbstractContextManager:
