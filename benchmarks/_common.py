@@ -57,7 +57,13 @@ class Env:
 
 @contextmanager
 def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
-    """A scratch dir under /tmp (or ``keep``, left in place) and one Prefect test server for the whole script."""
+    """A scratch dir under /tmp (or ``keep``, left in place) and one Prefect test server for the whole script.
+
+    SIGTERM (``kill``, a timeout) ends the script as kenang's own commands end (``flows.cli.stop``): the server
+    is stopped and the scratch dir removed, or, past the grace time, the server is killed with the script."""
+    from flows.cli import stop
+
+    stop.install()
     root = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix=f"kenang-bench-{prefix}-", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
     try:
