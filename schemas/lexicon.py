@@ -215,5 +215,11 @@ def says_something(text: str) -> bool:
 
 #: Capitalised words that recur mid-sentence but name no person (places, assistants, brands), lower-case.
 NOT_PEOPLE: frozenset[str] = frozenset(_words(_LEXICON["not_people"], "lexicon.yaml not_people"))
+#: Technology aliases that are everyday words too: in lower case, counted only beside code or another technology.
+EVERYDAY_TECHNOLOGY_WORDS: frozenset[str] = frozenset(
+    _words(_LEXICON["everyday_technology_words"], "lexicon.yaml everyday_technology_words")
+)
+if _unknown := sorted(EVERYDAY_TECHNOLOGY_WORDS - {a for v in TECHNOLOGIES.values() for a in v}):
+    raise ValueError(f"lexicon.yaml everyday_technology_words: not an alias in technologies.yaml: {_unknown}")
 #: Indonesian word -> its English glosses, most common first (``transforms.translate``).
 BILINGUAL: dict[str, tuple[str, ...]] = _bilingual("bilingual_id_en.tsv")

@@ -249,7 +249,7 @@ def test_cli_analyze_prints_a_table_json_and_says_when_empty(wh):
         "analyze", "--home", home, "--user", "gading", "people_mentions", "--start", "2025-01-01", "--end", "2025-01-02"
     )
     assert r.exit_code == 0
-    assert "(empty" in r.stdout
+    assert "(no rows: no summarized day of gading in 2025-01-01 .. 2025-01-02 gives one)" in r.stdout
     r = kenang("analyze", "--home", home, "nonsense")
     assert r.exit_code == 2
     err = r.stderr

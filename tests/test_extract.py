@@ -228,7 +228,32 @@ def test_technologies_are_bounded_to_sixteen():
     assert extract_technologies(said(", ".join(TECHNOLOGIES[n][0] for n in names))) == tuple(names[:16])
 
 
+def test_an_everyday_word_in_lower_case_is_no_technology_unless_code_or_another_technology_is_near():
+    # a photosynthesis chat (the Claude.ai sample): "react" and "rust" are verbs and nouns there
+    assert (
+        extract_technologies(said("Insects react to stimuli after a chemical reaction.", "There is rust on the gate."))
+        == ()
+    )
+    assert extract_technologies(said("Pakai react sama typescript.")) == ("React", "TypeScript")
+    assert extract_technologies(said("Install `react` first.")) == ("React",)
+    assert extract_technologies(said("React hooks make it simple.", "Rust is fast.")) == ("React", "Rust")
+    assert extract_technologies(said("The react.js docs.")) == ("React",)
+
+
 # --- people ---------------------------------------------------------------------------
+
+
+def test_code_words_keys_places_products_and_things_after_an_article_are_no_people():
+    # from the aider and OpenAI-messages samples (tests' own words, same shapes)
+    day = said(
+        "Use the Spinner instead of the inlined custom spinner, paste with Ctrl+V, so Windows won't error.",
+        "feat: use the Spinner now. Call GitRepo(InputOutput(), None, None) and press Ctrl+C, so Windows works.",
+        "We play on the Xbox with friends in France, ask Nadia.",
+        "My friends in France love the Xbox, and so does Nadia.",
+        "Refactor it to use the Spinner class, so Spinner class stays.",
+        "E402 module level import not at top of file\nfrom aider.utils import Spinner",
+    )
+    assert extract_people(day) == ("Nadia",)
 
 
 def test_the_user_id_is_a_person_only_when_the_text_uses_that_name():

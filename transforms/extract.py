@@ -53,8 +53,8 @@ from schemas.frontmatter import (
     LIST_BOUNDS,
     MOODS,
 )
-from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from schemas.lexicon import (
+    EVERYDAY_TECHNOLOGY_WORDS,
     IMPORTANCE_MARKERS,
     MOOD_WORDS,
     NEGATIONS,
@@ -65,6 +65,7 @@ from schemas.lexicon import (
     is_placeholder,
     says_something,
 )
+from schemas.lexicon import EXTRACTOR_STOPWORDS as STOPWORDS
 from transforms import timeq
 
 
@@ -415,8 +416,22 @@ _TECH_BY_KEY, _TECH_RE = _technology_index()
 
 @lru_cache(maxsize=_PER_MESSAGE)
 def _technology_spans(text: str) -> tuple[tuple[int, int, str], ...]:
-    """(start, end, canonical name) of each alias in ``text``, in order."""
-    return tuple((m.start(), m.end(), _TECH_BY_KEY[_squash(m[0])]) for m in _TECH_RE.finditer(text))
+    """(start, end, canonical name) of each alias in ``text``, in order.
+
+    An alias that is an everyday word too (``EVERYDAY_TECHNOLOGY_WORDS``: "insects react
+    to light", "rust on the gate"), written in lower case, counts only inside inline code
+    or in a text that names another technology ("react with typescript")."""
+    found = [(m.start(), m.end(), m[0]) for m in _TECH_RE.finditer(text)]
+    everyday = [m[2].islower() and m[2] in EVERYDAY_TECHNOLOGY_WORDS for m in found]
+    if any(everyday):
+        code = [m.span() for m in _INLINE_CODE.finditer(text)] if "`" in text else []
+        other = not all(everyday)
+        found = [
+            m
+            for m, plain in zip(found, everyday, strict=True)
+            if not plain or other or any(a < m[0] and m[1] < b for a, b in code)
+        ]
+    return tuple((start, end, _TECH_BY_KEY[_squash(written)]) for start, end, written in found)
 
 
 def extract_technologies(day_text: DayText) -> tuple[str, ...]:
@@ -541,7 +556,21 @@ def _speakers_of(content: str) -> tuple[str, ...]:
 # beside another capitalised word ("sama Nadia" names Nadia; "Docker Compose" and
 # "Home Assistant" name products). Its capital says "a name" where a sentence's first
 # word's does not.
-_MID_NAME = re.compile(rf"(?:(?<=[\s(])|^)(?P<prev>[a-z][\w'-]*,?|,)[ \t]+(?P<name>{_NAME})(?![\w-])(?![ \t]+[A-Z])")
+# Nor is a word joined to a key ("Ctrl+V") or followed by what names a thing of code ("the Spinner class").
+_MID_NAME = re.compile(
+    rf"(?:(?<=[\s(])|^)(?P<prev>[a-z][\w'-]*,?|,)[ \t]+(?P<name>{_NAME})(?![\w+-])(?![ \t]+[A-Z])"
+    r"(?![ \t]+(?:class|classes|object|objects|component|components|module|modules|method|methods|function"
+    r"|functions|type|types|instance|instances|widget|widgets|enum|interface|struct|package|library|constructor"
+    r"|decorator|exception|error|key|button|tab|menu|app|server|plugin|extension)\b)"
+)
+
+
+# An article or a demonstrative before a capitalised word names a thing ("use the Spinner"), not a person; so
+# does a keyword of code, in a traceback or a linter's output pasted as prose ("from aider.utils import Spinner").
+_NOT_BEFORE_A_NAME = frozenset(
+    "the a an this that these those each every any some another "
+    "import class def new extends implements raise except struct enum interface func function const var".split()
+)
 
 
 @lru_cache(maxsize=_PER_MESSAGE)
@@ -551,7 +580,10 @@ def _names_of(content: str) -> tuple[frozenset[str], frozenset[str]]:
     mid = frozenset(
         n
         for m in _MID_NAME.finditer(text)
-        if _is_name(n := m["name"]) and n.lower() not in _LABELS and n.lower() not in _NOT_PEOPLE
+        if _is_name(n := m["name"])
+        and n.lower() not in _LABELS
+        and n.lower() not in _NOT_PEOPLE
+        and m["prev"] not in _NOT_BEFORE_A_NAME
     )
     anywhere = frozenset(re.findall(rf"(?<![\w-]){_NAME}(?![\w-])", text))
     return mid, anywhere
@@ -578,7 +610,9 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
     - A capitalised name written inside a sentence (after a lower-case word, not beside
       another capitalised word) and capitalised in two messages or more: the family and
       friends the user talks about ("sama Nadia"). A name already given with an
-      honorific is not listed again bare.
+      honorific is not listed again bare. Not a name: a word after an article ("the
+      Spinner") or a keyword of code ("import Spinner"), joined to a key ("Ctrl+V"), before a word of code ("the Spinner
+      class"), or in ``lexicon.yaml``'s ``not_people`` (places, products, ``None``).
 
     Every name is the user's, declared by a transcript or in the day's unflagged text.
     A bare name already part of a declared or configured one ("Dimas" beside "Dimas

@@ -618,7 +618,8 @@ def render_analysis(res: Any) -> str:
     elif res.definition:
         head.append("; ".join(f"{k}: {v}" for k, v in res.definition.items()))
     if res.empty:
-        return "\n".join(head + [f"(empty: no summarized days of {res.user} in {span})"])
+        # Days may well be summarized and name nobody (people_mentions): the table is empty, not the history.
+        return "\n".join(head + [f"(no rows: no summarized day of {res.user} in {span} gives one)"])
     cols = res.frame.columns
     rows = [tuple("" if v is None else v for v in r) for r in res.frame.iter_rows()]
     return "\n".join(head + [table(cols, rows, max_width=None), f"({len(rows)} row{'s' if len(rows) != 1 else ''})"])
