@@ -60,6 +60,14 @@ def test_a_user_the_home_does_not_know_is_one_line_naming_its_users_and_exit_2(g
     assert not (gadings.paths.memory / "gadng").exists()
 
 
+@pytest.mark.parametrize(("command", "args"), PER_USER, ids=[c for c, _ in PER_USER])
+def test_an_empty_user_is_refused_never_taken_as_the_default_user(gadings, command, args):
+    # `--user "$WHO"` with WHO unset: forget above all must not act on the default user, or anyone
+    r = kenang(*args, "--user", "", "--home", str(gadings.paths.home))
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == f"{command}: the user is empty; name one of this home's users (default, gading)\n"
+
+
 def test_a_misspelt_user_in_capitals_is_refused_too(gadings):
     r = kenang("recall", "sahur", "--user", "GADNG", "--home", str(gadings.paths.home))
     assert (r.exit_code, r.stderr) == (2, f"kenang recall: {REFUSED.replace(repr('gadng'), repr('GADNG'))}")

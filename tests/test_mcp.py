@@ -378,6 +378,12 @@ def test_a_stdio_server_for_a_user_the_home_does_not_know_never_starts_and_names
     assert not (loaded.paths.active / "gadng").exists()
 
 
+def test_a_stdio_server_for_an_empty_user_never_starts_and_names_the_users(loaded):
+    r = kenang("mcp", "--home", str(loaded.paths.home), "--user", "")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == "kenang mcp: the user is empty; name one of this home's users (default, gading, rina)\n"
+
+
 def test_without_a_user_a_home_whose_default_user_holds_nothing_and_two_others_do_never_starts(home):
     drop(home, "gading/2026-07-18-2340.md", md("2026-07-18", "2340", ("user", "Masih bangun?")))
     drop(home, "rina/chat.md", md("2026-07-19", "2100", ("user", "Jadwal sahur?")))

@@ -600,7 +600,7 @@ def import_(
     from flows.stages import imports
 
     settings = _settings(home)
-    user = imports.user_id(user or settings.default_user)
+    user = imports.user_id(settings.default_user if user is None else user)  # --user "" is refused
     date = date_s.date() if date_s else None
     now = _parse_now(now_s, settings)
     new_user = _new_user(settings, user)  # before the import: its own copy in active/<user>/ makes them known
@@ -833,7 +833,7 @@ def _user_for(settings: Settings, user: str | None) -> str | None:
 
     command = click.get_current_context().command_path
     try:
-        if user:
+        if user is not None:  # an empty --user "" (an unset variable in a script) is refused, never the default
             return users.check_user(settings, user)
         who, note = users.served_user(settings)
     except users.UnknownUser as exc:
@@ -1049,7 +1049,7 @@ def memory_candidates(home: Path | None, user: str | None, show_all: bool, as_js
     from flows.stages import candidates
 
     settings = _settings(home)
-    user = _user_for(settings, user) if user else None
+    user = _user_for(settings, user) if user is not None else None
     rows = [
         r
         for r in candidates.read_all(settings)
@@ -1323,7 +1323,7 @@ def mcp(ctx: click.Context, home: Path | None, user: str | None, use_http: bool,
     logging.getLogger("kenang.mcp").setLevel(logging.INFO)
     settings = _settings(home)
     if use_http:
-        if user:
+        if user is not None:
             raise click.UsageError("--user is for stdio; over HTTP each token names its user")
         if not settings.mcp.tokens:
             _err(

@@ -373,7 +373,7 @@ def stdio_user(settings: Settings, user: str | None) -> tuple[str, str | None]:
     hold nothing and another user does; then that user when there is one, else an error
     that names them (like ``kenang recall`` on a home of several users).
     """
-    if user:
+    if user is not None:  # "" is no user: refused, not the default
         return check_user(settings, user), None
     default = settings.default_user.strip().lower()
     holding = users_holding_data(settings)

@@ -64,6 +64,8 @@ def check_user(settings: Settings, user: str) -> str:
     users it has. The error quotes ``user`` as it was given: lower-cased, a key the redaction gate knows by its
     capitals (``AKIA...``, ``eyJ...``) would no longer be one it finds."""
     uid = user.strip().lower()
+    if not uid:  # --user "" (an unset variable in a script): never taken as the default user
+        raise UnknownUser(f"the user is empty; name one of this home's users ({', '.join(home_users(settings))})")
     if not USER_ID_RE.match(uid):
         raise UnknownUser(f"{user!r} is not a valid user id (a-z, 0-9, '.', '_' or '-', at most 64)")
     if uid in named_users(settings):  # known without a look at the data (what a cold `kenang recall` waits on)
