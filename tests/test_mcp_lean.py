@@ -288,6 +288,8 @@ MISTAKES = [
         "intent: 'vibes' is not one of 'mood_timeseries', 'productivity', 'technology_counts', "
         "'people_mentions', 'project_activity', 'activity_heatmap' or 'importance_trend'",
     ),
+    ("memory", {"action": "add"}, "text: missing; add needs the entry, one lasting fact"),
+    ("memory", {"action": "remove", "old_text": " "}, "old_text: missing; remove needs part of the entry"),
     (
         "session_write",
         {"turns": [{"role": "wizard", "content": "x"}]},

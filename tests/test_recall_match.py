@@ -153,6 +153,8 @@ def test_the_human_output_marks_a_weak_answer_and_a_none_one(indexed):
     weak = report.render_recall("cadangan", "gading", hits, match="weak")
     assert weak.startswith("2 results for 'cadangan' (gading), a weak match: read them with care")
     assert "relevance " in weak
+    one = report.render_recall("cadangan", "gading", hits[:1], match="weak")
+    assert one.startswith("1 result for 'cadangan' (gading), a weak match: read it with care")
     none = report.render_recall("cadangan", "gading", hits, match="none")
     assert none.startswith("nothing matches 'cadangan' (gading); the nearest days, not relevant:\n")
 

@@ -592,7 +592,7 @@ def render_recall(
     if match == "none":
         first = f"nothing matches {query!r} ({user}); the nearest day{'s' if len(hits) != 1 else ''}, not relevant:"
     elif match == "weak":
-        first = f"{n} for {query!r} ({user}), a weak match: read them with care"
+        first = f"{n} for {query!r} ({user}), a weak match: read {'them' if len(hits) != 1 else 'it'} with care"
     else:
         first = f"{n} for {query!r} ({user})"
     out = [first]

@@ -252,6 +252,10 @@ class MemoryService:
     ) -> dict:
         """add / replace / remove one core memory entry, under every rule (the same code as the CLI)."""
         user = self._user(user)
+        if action in ("add", "replace") and not (text or "").strip():
+            raise RequestError(f"text: missing; {action} needs the entry, one lasting fact")
+        if action in ("replace", "remove") and not (old_text or "").strip():
+            raise RequestError(f"old_text: missing; {action} needs part of the entry")
         try:
             state = core_memory.write(self.settings, user, target, action, text=text, old=old_text, source="mcp")
         except Refused as exc:
