@@ -34,6 +34,8 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     dry = cli_json("run", "--home", h, "--now", NOW.isoformat(), "--dry-run")
     assert len(dry["archive"]) == 3 and len(dry["quarantine"]) == 3 and len(dry["waiting"]) == 2
     assert (home.paths.active / "2026-07-19-1037.md").exists()  # a dry run changes nothing
+    dry_text = kenang("run", "--home", h, "--now", NOW.isoformat(), "--dry-run").stdout
+    assert "taken after 2026-07-21 02:00 +0700: its day is not over, plus the grace period" in dry_text
     # without --now, the time it says is the home's local time, to the second, as with --now
     when = dt.datetime.fromisoformat(cli_json("run", "--home", h, "--dry-run")["now"])
     assert when.utcoffset() == dt.timedelta(hours=7) and when.microsecond == 0
@@ -56,6 +58,7 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     assert cli_json("verify", "--home", h)["problems"] == 0
     text = kenang("status", "--home", h).stdout
     assert "days: 3 loaded, 0 failed, 0 missing" in text
+    assert "ready: the next run takes it" in text and "still being written; taken once it rests" in text
     last_run = text.splitlines()[text.splitlines().index("last runs:") + 3]
     assert last_run.count("+07:00") == 2 and "+00:00" not in last_run, last_run
 

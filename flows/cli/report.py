@@ -107,8 +107,8 @@ def render_dry_run(p: dict) -> str:
     if p["waiting"]:
         parts.append(
             table(
-                ["file", "why", "day", "eligible at"],
-                [(w["file"], w["why"], w.get("date"), w.get("eligible_at")) for w in p["waiting"]],
+                ["file", "day", "why"],
+                [(w["file"], w.get("date"), waiting_words(w)) for w in p["waiting"]],
             )
         )
     if p.get("skipped"):
@@ -491,6 +491,21 @@ def user_rows(r: dict) -> list[dict]:
     return [{"user": user, **{k: row.get(k, 0) for k in cols}} for user, row in sorted(by_user.items())]
 
 
+def waiting_words(p: dict) -> str:
+    """Why a file in active/ waits, in words: ``not_eligible`` (its day has not passed the grace period) with
+    when it is taken, ``not_quiet`` (still being written), ``ready``."""
+    why = p.get("why")
+    if why == "not_eligible":  # eligible_at is in the home's zone
+        at = p.get("eligible_at")
+        when = dt.datetime.fromisoformat(at).strftime("%Y-%m-%d %H:%M %z") if at else None
+        return (f"taken after {when}: " if when else "") + "its day is not over, plus the grace period"
+    if why == "not_quiet":
+        return "still being written; taken once it rests (the quiet period)"
+    if why == "ready":
+        return "ready: the next run takes it"
+    return str(why)
+
+
 _SKIP_WORDS = {
     "hidden": "hidden name (starts with a dot)",
     "hidden_folder": "hidden folder, not looked into",
@@ -661,8 +676,8 @@ def render_status(s: dict) -> str:
         out.append(f"\npending in active/ ({len(s['pending'])}):")
         out.append(
             table(
-                ["file", "why", "user", "day"],
-                [(p["file"], p["why"], p.get("user_id"), p.get("date")) for p in s["pending"]],
+                ["file", "user", "day", "why"],
+                [(p["file"], p.get("user_id"), p.get("date"), waiting_words(p)) for p in s["pending"]],
             )
         )
     if s["unreadable_in_active"]:
