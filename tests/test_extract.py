@@ -467,6 +467,19 @@ def test_urls_code_blocks_headers_and_list_items_are_handled():
     )
 
 
+def test_a_sentence_of_a_path_or_a_test_runs_line_is_nothing_to_quote():
+    from transforms.extract import clean_sentence
+
+    # from the aider sample's notes: "The assistant explained that aider/utils.py;"
+    assert clean_sentence("aider/utils.py;") is None
+    assert clean_sentence("tests/basic/test_repomap.py ......F [100%].") is None
+    assert (
+        clean_sentence("Edit aider/utils.py to use the Spinner class.")
+        == "Edit aider/utils.py to use the Spinner class."
+    )
+    assert clean_sentence("I use Node.js daily at work.") == "I use Node.js daily at work."
+
+
 def test_first_sentences_returns_at_most_n():
     assert first_sentences("Satu. Dua. Tiga.", 2) == ("Satu.", "Dua.")
     assert first_sentences("Satu. Dua.", 0) == ()

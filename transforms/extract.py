@@ -1200,6 +1200,8 @@ _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 _EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _INNER_STOP = re.compile(r"[.!?…]+(?=\s)")
 _LETTERS = re.compile(r"[^\W\d_]+")
+# A token of code rather than prose: a path, a file name, an identifier_with_underscores, an assignment, a call.
+_CODEISH = re.compile(r"[/\\_=]|\w\.\w|\(\)|\.{3,}\w")
 _TAIL = re.compile(r"[.!?…]+[\"'”’)\]]*$")
 
 
@@ -1227,6 +1229,9 @@ def clean_sentence(sentence: str) -> str | None:
     words = _LETTERS.findall(s)
     if len(words) < 3 or not _two_content_words(words):
         return None  # "Oke makasih ya!" says nothing
+    if _CODEISH.search(s):  # a path or a test run's line says nothing either: "aider/utils.py;", "test_x.py ..F"
+        if len(_LETTERS.findall(" ".join(t for t in s.split() if not _CODEISH.search(t)))) < 3:
+            return None
     tail = _TAIL.search(s)
     body, end = (s[: tail.start()], tail[0]) if tail else (s, "")
     # A stop left inside belongs to an abbreviation or an initial; other splitters would cut there.
