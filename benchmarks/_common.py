@@ -63,7 +63,7 @@ def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
     is stopped and the scratch dir removed, or, past the grace time, the server is killed with the script."""
     from flows.cli import stop
 
-    stop.install()
+    stop.install(grace_seconds=30.0)  # the harness's server stops in about a second; a loaded box may take more
     root = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix=f"kenang-bench-{prefix}-", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
     try:

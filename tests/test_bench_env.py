@@ -45,9 +45,13 @@ def test_a_benchmark_stopped_by_sigterm_stops_its_prefect_server_and_removes_its
         child.send_signal(signal.SIGTERM)
         assert child.wait(timeout=120) == 128 + signal.SIGTERM
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        if child.poll() is None:  # SIGTERM first: SIGKILL would leave the child's server running
+            child.terminate()
+            try:
+                child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
     assert not Path(root).exists()
     with pytest.raises(urllib.error.URLError):
         _health(url)

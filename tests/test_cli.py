@@ -35,7 +35,7 @@ def test_run_status_sql_and_verify_work_end_to_end(home):
     assert len(dry["archive"]) == 3 and len(dry["quarantine"]) == 3 and len(dry["waiting"]) == 2
     assert (home.paths.active / "2026-07-19-1037.md").exists()  # a dry run changes nothing
     dry_text = kenang("run", "--home", h, "--now", NOW.isoformat(), "--dry-run").stdout
-    assert "taken after 2026-07-21 02:00 +0700: its day is not over, plus the grace period" in dry_text
+    assert "taken after 2026-07-21 02:00+07:00: its day is not over, plus the grace period" in dry_text
     # without --now, the time it says is the home's local time, to the second, as with --now
     when = dt.datetime.fromisoformat(cli_json("run", "--home", h, "--dry-run")["now"])
     assert when.utcoffset() == dt.timedelta(hours=7) and when.microsecond == 0

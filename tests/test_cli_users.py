@@ -68,6 +68,15 @@ def test_an_empty_user_is_refused_never_taken_as_the_default_user(gadings, comma
     assert r.stderr == f"{command}: the user is empty; name one of this home's users (default, gading)\n"
 
 
+def test_an_empty_user_starts_no_import(gadings, tmp_path):
+    export = tmp_path / "chat.md"
+    export.write_bytes(md("2026-07-18", "2340", ("user", "Halo."), ("assistant", "Hai.")))
+    r = kenang("import", str(export), "--user", "", "--home", str(gadings.paths.home))
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert "--user is empty; name whose conversations these are (a new user starts here)" in r.stderr
+    assert not [p for p in gadings.paths.active.rglob("*") if p.is_file()]
+
+
 def test_a_misspelt_user_in_capitals_is_refused_too(gadings):
     r = kenang("recall", "sahur", "--user", "GADNG", "--home", str(gadings.paths.home))
     assert (r.exit_code, r.stderr) == (2, f"kenang recall: {REFUSED.replace(repr('gadng'), repr('GADNG'))}")

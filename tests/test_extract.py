@@ -235,6 +235,8 @@ def test_an_everyday_word_in_lower_case_is_no_technology_unless_code_or_another_
         == ()
     )
     assert extract_technologies(said("Pakai react sama typescript.")) == ("React", "TypeScript")
+    assert extract_technologies(said("I wrote it in rust.", "Then docker build.")) == ("Rust", "Docker")  # the day's
+    assert extract_technologies(said("I moved from pandas to polars last week.")) == ("pandas", "Polars")
     assert extract_technologies(said("Install `react` first.")) == ("React",)
     assert extract_technologies(said("React hooks make it simple.", "Rust is fast.")) == ("React", "Rust")
     assert extract_technologies(said("The react.js docs.")) == ("React",)
@@ -254,6 +256,20 @@ def test_code_words_keys_places_products_and_things_after_an_article_are_no_peop
         "E402 module level import not at top of file\nfrom aider.utils import Spinner",
     )
     assert extract_people(day) == ("Nadia",)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ("I heard that Nadia got the job.", "Nadia is coming tonight."),
+        ("Everyone came except Nadia yesterday.", "Nadia was sick."),
+        ("Laptop punya Nadia error lagi.", "Nadia kesel banget."),
+        ("Went to lunch with Sydney today.", "Sydney says hi."),
+        ("jalan sama Nadia+Budi ke mall.", "Nadia senang."),
+    ],
+)
+def test_a_friends_name_beside_a_word_the_code_rules_know_is_still_a_person(texts):
+    assert extract_people(said(*texts))[:1] in (("Nadia",), ("Sydney",))
 
 
 def test_the_user_id_is_a_person_only_when_the_text_uses_that_name():
@@ -478,6 +494,8 @@ def test_a_sentence_of_a_path_or_a_test_runs_line_is_nothing_to_quote():
         == "Edit aider/utils.py to use the Spinner class."
     )
     assert clean_sentence("I use Node.js daily at work.") == "I use Node.js daily at work."
+    for prose in ("Bayar Rp50.000 besok.", "Kopi dan/atau teh.", "Libur s/d Jumat.", "Buka example.com sekarang."):
+        assert clean_sentence(prose) == prose
 
 
 def test_first_sentences_returns_at_most_n():

@@ -415,23 +415,29 @@ _TECH_BY_KEY, _TECH_RE = _technology_index()
 
 
 @lru_cache(maxsize=_PER_MESSAGE)
-def _technology_spans(text: str) -> tuple[tuple[int, int, str], ...]:
-    """(start, end, canonical name) of each alias in ``text``, in order.
+def _alias_spans(text: str) -> tuple[tuple[int, int, str, bool], ...]:
+    """(start, end, canonical name, plain) of each alias in ``text``, in order. ``plain``: an alias that is an
+    everyday word too (``EVERYDAY_TECHNOLOGY_WORDS``: "insects react to light", "rust on the gate"), written in
+    lower case outside inline code; it counts only beside a technology that is not plain."""
+    found = []
+    code: list[tuple[int, int]] | None = None
+    for m in _TECH_RE.finditer(text):
+        written = m[0]
+        plain = written.islower() and written in EVERYDAY_TECHNOLOGY_WORDS
+        if plain:
+            if code is None:
+                code = [c.span() for c in _INLINE_CODE.finditer(text)] if "`" in text else []
+            plain = not any(a < m.start() and m.end() < b for a, b in code)
+        found.append((m.start(), m.end(), _TECH_BY_KEY[_squash(written)], plain))
+    return tuple(found)
 
-    An alias that is an everyday word too (``EVERYDAY_TECHNOLOGY_WORDS``: "insects react
-    to light", "rust on the gate"), written in lower case, counts only inside inline code
-    or in a text that names another technology ("react with typescript")."""
-    found = [(m.start(), m.end(), m[0]) for m in _TECH_RE.finditer(text)]
-    everyday = [m[2].islower() and m[2] in EVERYDAY_TECHNOLOGY_WORDS for m in found]
-    if any(everyday):
-        code = [m.span() for m in _INLINE_CODE.finditer(text)] if "`" in text else []
-        other = not all(everyday)
-        found = [
-            m
-            for m, plain in zip(found, everyday, strict=True)
-            if not plain or other or any(a < m[0] and m[1] < b for a, b in code)
-        ]
-    return tuple((start, end, _TECH_BY_KEY[_squash(written)]) for start, end, written in found)
+
+def _technology_spans(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, canonical name) of each alias in ``text`` that counts, in order: a plain one only when the
+    text names a technology that is not (``_alias_spans``)."""
+    spans = _alias_spans(text)
+    beside = any(not plain for *_, plain in spans)
+    return tuple((start, end, name) for start, end, name, plain in spans if beside or not plain)
 
 
 def extract_technologies(day_text: DayText) -> tuple[str, ...]:
@@ -440,14 +446,12 @@ def extract_technologies(day_text: DayText) -> tuple[str, ...]:
     Aliases match case-insensitively on word boundaries, the longest at a position
     winning: "docker compose up" yields Docker Compose only, and Docker too only where
     "docker" is also written on its own. Inline code and URLs are read; code blocks not.
+    An everyday word among the aliases ("react", "rust"), in lower case and outside
+    inline code, counts only when the day names another technology.
     """
-    found = (name for m in _readable(day_text) for name in _technologies_in(m.content))
-    return _bounded("technologies", found)
-
-
-def _technologies_in(content: str) -> Iterator[str]:
-    """Canonical names of the aliases in a message's prose, in order, repeats kept."""
-    return (name for _, _, name in _technology_spans(_prose(content)))
+    spans = [_alias_spans(_prose(m.content)) for m in _readable(day_text)]
+    beside = any(not plain for found in spans for *_, plain in found)
+    return _bounded("technologies", (name for found in spans for *_, name, plain in found if beside or not plain))
 
 
 # --- people ---------------------------------------------------------------------------
@@ -556,20 +560,19 @@ def _speakers_of(content: str) -> tuple[str, ...]:
 # beside another capitalised word ("sama Nadia" names Nadia; "Docker Compose" and
 # "Home Assistant" name products). Its capital says "a name" where a sentence's first
 # word's does not.
-# Nor is a word joined to a key ("Ctrl+V") or followed by what names a thing of code ("the Spinner class").
+# Nor is a word followed by what names a thing of code ("the Spinner class").
 _MID_NAME = re.compile(
-    rf"(?:(?<=[\s(])|^)(?P<prev>[a-z][\w'-]*,?|,)[ \t]+(?P<name>{_NAME})(?![\w+-])(?![ \t]+[A-Z])"
+    rf"(?:(?<=[\s(])|^)(?P<prev>[a-z][\w'-]*,?|,)[ \t]+(?P<name>{_NAME})(?![\w-])(?![ \t]+[A-Z])"
     r"(?![ \t]+(?:class|classes|object|objects|component|components|module|modules|method|methods|function"
-    r"|functions|type|types|instance|instances|widget|widgets|enum|interface|struct|package|library|constructor"
-    r"|decorator|exception|error|key|button|tab|menu|app|server|plugin|extension)\b)"
+    r"|functions|widget|widgets|enum|interface|struct|package|library|constructor|decorator|exception)\b)"
 )
 
 
 # An article or a demonstrative before a capitalised word names a thing ("use the Spinner"), not a person; so
 # does a keyword of code, in a traceback or a linter's output pasted as prose ("from aider.utils import Spinner").
 _NOT_BEFORE_A_NAME = frozenset(
-    "the a an this that these those each every any some another "
-    "import class def new extends implements raise except struct enum interface func function const var".split()
+    "the a an this these those each every another "
+    "import class def extends implements raise struct enum interface func function const var".split()
 )
 
 
@@ -611,7 +614,7 @@ def extract_people(day_text: DayText) -> tuple[str, ...]:
       another capitalised word) and capitalised in two messages or more: the family and
       friends the user talks about ("sama Nadia"). A name already given with an
       honorific is not listed again bare. Not a name: a word after an article ("the
-      Spinner") or a keyword of code ("import Spinner"), joined to a key ("Ctrl+V"), before a word of code ("the Spinner
+      Spinner") or a keyword of code ("import Spinner"), before a word of code ("the Spinner
       class"), or in ``lexicon.yaml``'s ``not_people`` (places, products, ``None``).
 
     Every name is the user's, declared by a transcript or in the day's unflagged text.
@@ -1200,8 +1203,11 @@ _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 _EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _INNER_STOP = re.compile(r"[.!?…]+(?=\s)")
 _LETTERS = re.compile(r"[^\W\d_]+")
-# A token of code rather than prose: a path, a file name, an identifier_with_underscores, an assignment, a call.
-_CODEISH = re.compile(r"[/\\_=]|\w\.\w|\(\)|\.{3,}\w")
+# A token of code rather than prose: a file's name or path ("aider/utils.py"), a snake_case name, a test run's dots.
+_CODEISH = re.compile(
+    r"\w\.(?:py|pyi|js|mjs|ts|tsx|jsx|md|json|jsonl|ya?ml|toml|txt|sh|rs|go|java|c|h|cc|cpp|hpp|rb|php|lock|cfg"
+    r"|ini|sql|html|css|ipynb|log|conf)\b|[a-z0-9]_[a-z0-9]|\.{3,}"
+)
 _TAIL = re.compile(r"[.!?…]+[\"'”’)\]]*$")
 
 

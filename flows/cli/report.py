@@ -495,9 +495,12 @@ def waiting_words(p: dict) -> str:
     """Why a file in active/ waits, in words: ``not_eligible`` (its day has not passed the grace period) with
     when it is taken, ``not_quiet`` (still being written), ``ready``."""
     why = p.get("why")
-    if why == "not_eligible":  # eligible_at is in the home's zone
+    if why == "not_eligible":  # eligible_at: in the home's zone, written as the runs' times are (+07:00)
         at = p.get("eligible_at")
-        when = dt.datetime.fromisoformat(at).strftime("%Y-%m-%d %H:%M %z") if at else None
+        try:
+            when = dt.datetime.fromisoformat(at).isoformat(sep=" ", timespec="minutes") if at else None
+        except (TypeError, ValueError):
+            when = str(at)
         return (f"taken after {when}: " if when else "") + "its day is not over, plus the grace period"
     if why == "not_quiet":
         return "still being written; taken once it rests (the quiet period)"

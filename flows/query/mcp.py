@@ -513,7 +513,10 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
     svc = service or MemoryService(settings)
     live = _LiveSettings(settings)
     mcp = FastMCP(
-        "kenang", instructions=INSTRUCTIONS, version=_version(), auth=None if user else _token_verifier(settings)
+        "kenang",
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        auth=None if user is not None else _token_verifier(settings),
     )
     # a client's mistake is logged as kenang's one line, at DEBUG in FastMCP's own log: never with a traceback
     quiet = logging.DEBUG

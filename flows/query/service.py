@@ -250,12 +250,13 @@ class MemoryService:
     def memory(
         self, user: str, action: str, *, target: str = "memory", text: str | None = None, old_text: str | None = None
     ) -> dict:
-        """add / replace / remove one core memory entry, under every rule (the same code as the CLI)."""
+        """add / replace / remove one core memory entry, under every rule (the CLI's code, ``core_memory.write``);
+        a missing argument is named, as every tool error names its argument."""
         user = self._user(user)
-        if action in ("add", "replace") and not (text or "").strip():
-            raise RequestError(f"text: missing; {action} needs the entry, one lasting fact")
         if action in ("replace", "remove") and not (old_text or "").strip():
             raise RequestError(f"old_text: missing; {action} needs part of the entry")
+        if action in ("add", "replace") and not (text or "").strip():
+            raise RequestError(f"text: missing; {action} needs the entry, one lasting fact")
         try:
             state = core_memory.write(self.settings, user, target, action, text=text, old=old_text, source="mcp")
         except Refused as exc:
