@@ -61,6 +61,14 @@ def cli(env: dict, *args: str, timeout: float = 180) -> subprocess.CompletedProc
     return out
 
 
+def api_json(api: str, path: str, body: object | None = None) -> object:
+    """GET (or, with a body, POST) one of the Prefect server's API routes; its JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(f"{api}{path}", data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read() or b"null")
+
+
 def run_deployment(env: dict, name: str, **params) -> str:
     args = ["deployment", "run", name, "--watch", "--watch-interval", "2", "--watch-timeout", "150"]
     for k, v in params.items():
@@ -135,6 +143,16 @@ def test_nightly_and_backfill_run_through_a_real_server_and_worker(tmp_path):
             timeout=120,
         )
         assert wrong.returncode != 0 and "end-is-before-start" in wrong.stdout + wrong.stderr, wrong.stdout
+        # The nightly's schedule makes runs: what the server's scheduler does each minute, asked for at once. With
+        # SQLAlchemy 2.1 under Prefect 3.9 this failed ("Can't evaluate bulk DML statement") and no night ever ran.
+        nightly_id = api_json(api, "/deployments/name/nightly/nightly")["id"]
+        api_json(api, f"/deployments/{nightly_id}/schedule", {})
+        scheduled = api_json(
+            api,
+            "/flow_runs/filter",
+            {"deployments": {"id": {"any_": [nightly_id]}}, "flow_runs": {"state": {"type": {"any_": ["SCHEDULED"]}}}},
+        )
+        assert scheduled, "the nightly deployment's schedule made no run"
         worker = start([PREFECT, "worker", "start", "--pool", "kenang"], env, tmp_path / "worker.log")
         home = str(settings.paths.home)
 
