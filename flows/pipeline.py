@@ -743,7 +743,9 @@ def _index_all(
 
 def quiet(settings: Settings, now: dt.datetime | None = None) -> bool:
     """True when a nightly run at ``now`` would find nothing to do: no source with anything new (a dry collect),
-    nothing in active/, no S3 archive, no retention, no day owed a load, a summary, an index entry or its open items.
+    nothing in active/ the run would take (a file whose day is not over, or one still being written, waits; a few
+    small files are classified as the run does, more go through Prefect), no S3 archive, no retention, no day owed
+    a load, a summary, an index entry or its open items.
 
     ``kenang run`` runs such a night ``plain`` (without Prefect, whose start-up would be most of it). It is cautious: whatever
     it cannot rule out cheaply sends the run through Prefect. A plain run still runs the same body, so a file that
@@ -761,13 +763,24 @@ def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
         found = collect.collect(settings, now or ledger.utcnow(), time.time(), dry_run=True)
         if any(r.written or r.moved or r.changed for r in found):
             return False
-    for _, _, files in os.walk(settings.paths.active):
-        if files:
-            return False
+    if not _active_waits(settings, now or ledger.utcnow()):
+        return False
     days, rows, checked = plan.pending_days(settings)
     if days or checked or open_items.owed(settings):
         return False
     return _none_owed(settings, rows)
+
+
+def _active_waits(settings: Settings, now: dt.datetime) -> bool:
+    """Whether a run at ``now`` would leave every file in active/ where it is (none, or each waiting for its day
+    or for its writer), classified as ``ingest.scan`` does; False for more files than a scan reads in one process."""
+    sizes = [os.path.getsize(os.path.join(top, f)) for top, _, files in os.walk(settings.paths.active) for f in files]
+    if not sizes:
+        return True
+    if len(sizes) >= pool.MIN_ITEMS or sum(sizes) >= pool.HEAVY_BYTES:
+        return False
+    found = ingest.scan(settings, now, time.time())
+    return not (found.ready or found.exports or found.rejected)
 
 
 def _none_owed(settings: Settings, rows, start: dt.date | None = None, end: dt.date | None = None) -> bool:

@@ -51,6 +51,31 @@ def test_a_fresh_home_is_quiet_and_a_file_in_active_is_not(home):
     assert not quiet(home)
 
 
+def test_a_file_whose_day_is_not_over_leaves_the_night_quiet_and_an_unreadable_one_does_not(home):
+    # an agent writing today's chat always leaves a file in active/: the run leaves it there, so a night is quiet
+    drop(home, "today.md", md(NOW.date().isoformat(), "0100", ("user", "x"), ("assistant", "y")))
+    drop(home, "writing.md", md("2026-07-19", "2300", ("user", "x")), mtime=None)  # still being written
+    assert quiet(home, NOW)
+    drop(home, "broken.json", b'{"messages": [')
+    assert not quiet(home, NOW)  # the run quarantines it
+
+
+def test_a_plain_run_with_a_file_waiting_for_its_day_reports_what_a_prefect_run_reports(home):
+    drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
+    nightly(now=NOW, home=str(home.paths.home))
+    drop(home, "today.md", md(NOW.date().isoformat(), "0100", ("user", "x"), ("assistant", "y")))
+    assert quiet(home, NOW)
+    through_prefect = nightly(now=NOW, home=str(home.paths.home))
+    plain = nightly_run(now=NOW, home=str(home.paths.home), plain=True)
+    assert plain["ingest"]["waiting_day"] == through_prefect["ingest"]["waiting_day"] == 1
+
+    def same(r: dict) -> dict:
+        return {k: v for k, v in r.items() if k not in ("run_id", "seconds", "work_seconds", "wall_seconds")}
+
+    assert same(plain) == same(through_prefect)
+    assert (home.paths.active / "today.md").exists()
+
+
 @pytest.mark.usefixtures("prefect_api")
 def test_a_loaded_home_with_nothing_new_is_quiet(home):
     drop(home, "a.md", md("2026-07-19", "1000", ("user", "x"), ("assistant", "y")))
