@@ -984,14 +984,15 @@ def nightly_run(
 
 
 #: A calendar date, YYYY-MM-DD, as a deployment's parameter schema says it. The server checks a pattern when a run
-#: is submitted (Prefect's server-side check ignores JSON-schema ``format``), so a bad date is refused there;
-#: only a 29 February of a year without one gets past it, to be refused when the run starts.
+#: is submitted (Prefect's server-side check ignores JSON-schema ``format``), so a bad date is refused there: the
+#: 29th of February only in a leap year (a year divisible by 4, a century only when divisible by 400), no year 0.
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
 ISO_DATE = Annotated[
     dt.date,
     Field(
         json_schema_extra={
-            "pattern": r"^[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
-            r"|02-(?:0[1-9]|1[0-9]|2[0-9]))$",
+            "pattern": r"^(?!0000)(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+            r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|" + _LEAP_YEAR + r"-02-29)$",
             "maxLength": 10,  # the server's pattern is Python's, whose $ also takes a trailing newline
         }
     ),

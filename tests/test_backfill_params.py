@@ -64,12 +64,24 @@ def test_a_one_day_range_is_taken(schema):
     assert refused(schema, "2026-07-19", "2026-07-19") is None
 
 
+@given(day=st.dates(min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31)))
+def test_every_calendar_date_is_taken_and_a_29th_of_february_only_in_a_leap_year(schema, day):
+    assert refused(schema, day.isoformat(), day.isoformat()) is None
+    try:
+        dt.date(day.year, 2, 29)
+    except ValueError:
+        assert refused(schema, f"{day.year:04d}-02-29", f"{day.year:04d}-02-29") is not None
+
+
 @pytest.mark.parametrize(
     ("start", "end", "field"),
     [
         ("2026-07-01", "2026-02-30", "end"),
         ("2026-13-01", "2026-07-31", "start"),
         ("2026-07-19\n", "2026-07-31", "start"),
+        ("2026-02-29", "2026-03-01", "start"),  # no 29th of February in 2026
+        ("1900-02-29", "2026-03-01", "start"),
+        ("0000-01-01", "2026-03-01", "start"),
     ],
 )
 def test_a_bad_date_is_refused_for_its_own_field_not_as_a_reversed_range(schema, start, end, field):
