@@ -863,7 +863,7 @@ def _published(flow_name: str, body: Callable[[], dict]) -> dict:
         report.render_run_markdown(gated), key=f"kenang-{flow_name}-report", description=report.summary_line(gated)
     )
     create_table_artifact(
-        report.user_rows(gated) or [{"user": "(none)"}],
+        report.user_rows(gated),
         key=f"kenang-{flow_name}-users",
         description="days per user: loaded, summarized, indexed, and what failed or waits",
     )

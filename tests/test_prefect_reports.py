@@ -61,11 +61,14 @@ def test_a_nightly_run_publishes_its_report_and_its_days_per_user_as_artifacts(h
     rows = {r["user"]: r for r in _table_rows(users.data)}
     assert set(rows) == {"default", "gading", "rina"}
     assert all(r["loaded"] == 1 for r in rows.values())
+    columns = ["user", "loaded", "summarized", "indexed", "unchanged", "failed", "waiting"]
+    assert all(list(r)[:7] == columns for r in rows.values())  # every column, in order, zeros included
     # the flow's last log line (before Prefect's own "Finished in state") is the run in one line
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("prefect.flow_runs")]
     assert lines[-1].startswith("Finished in state Completed")
     assert lines[-2].startswith(f"nightly run {result['run_id']}: 3 day(s) loaded, 3 summarized, 3 indexed")
     assert "3 quarantined" in lines[-2] and "\n" not in lines[-2]
+    assert "2 file(s) in active/ for their day or their writer" in lines[-2]  # as the stage table says
 
 
 def _table_rows(data) -> list[dict]:

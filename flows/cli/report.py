@@ -470,10 +470,14 @@ def summary_line(r: dict) -> str:
     """A run in one line (the flow's last log line): days done, waiting, quarantined, failed, how long."""
     ld, sm, ix = r.get("load") or {}, r.get("summarize") or {}, r.get("index") or {}
     failed = sum((r.get(stage) or {}).get("failed", 0) for stage in ("load", "summarize", "index"))
+    ig = r.get("ingest") or {}
+    held = ig.get("waiting_day", 0) + ig.get("waiting_quiet", 0)
     text = (
         f"{r['flow']} run {r['run_id']}: {ld.get('loaded', 0)} day(s) loaded, {sm.get('summarized', 0)} summarized, "
         f"{ix.get('indexed', 0)} indexed; {sm.get('waiting', 0)} waiting for a summary, "
-        f"{ix.get('waiting', 0)} for the index; {(r.get('quarantine') or {}).get('moved', 0)} quarantined; "
+        f"{ix.get('waiting', 0)} for the index"
+        + (f", {held} file(s) in active/ for their day or their writer" if held else "")
+        + f"; {(r.get('quarantine') or {}).get('moved', 0)} quarantined; "
         f"{failed} failed; {r.get('wall_seconds', 0):.1f} s"
     )
     return ("DEGRADED " if r.get("degraded") else "") + text
@@ -484,11 +488,26 @@ def render_run_markdown(r: dict) -> str:
     return f"# {r['flow']} run {r['run_id']}\n\n{summary_line(r)}\n\n```text\n{render_run(r)}\n```\n"
 
 
+#: The user table's columns, always all of them and in this order: the days each stage did, left as they were,
+#: failed (any stage), and left waiting (a summary or the index, for the next run's budget).
+USER_COLUMNS = ("loaded", "summarized", "indexed", "unchanged", "failed", "waiting")
+
+
 def user_rows(r: dict) -> list[dict]:
-    """The run's days per user, one row each (a Prefect table artifact): every count the stages tallied."""
+    """The run's days per user, one row each (a Prefect table artifact), with ``USER_COLUMNS`` and then any other
+    count a stage tallied; one row of zeros for "(none)" when no user had a day."""
     by_user = r.get("by_user") or {}
-    cols = sorted({k for row in by_user.values() for k in row})
-    return [{"user": user, **{k: row.get(k, 0) for k in cols}} for user, row in sorted(by_user.items())]
+
+    def folded(row: dict) -> dict:
+        out = {c: row.get(c, 0) for c in USER_COLUMNS[:3]}
+        for c in USER_COLUMNS[3:]:
+            out[c] = sum(v for k, v in row.items() if k.endswith(f"_{c}"))
+        return out
+
+    known = set(USER_COLUMNS[:3]) | {k for row in by_user.values() for k in row if k.endswith(USER_COLUMNS[3:])}
+    more = sorted({k for row in by_user.values() for k in row} - known)
+    rows = [{"user": u, **folded(row), **{k: row.get(k, 0) for k in more}} for u, row in sorted(by_user.items())]
+    return rows or [{"user": "(none)", **dict.fromkeys(USER_COLUMNS, 0)}]
 
 
 def waiting_words(p: dict) -> str:
