@@ -239,12 +239,42 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> 
     except ConfigError as exc:
         sys.stderr.write(f"{prog}: configuration error: {redact_reason(str(exc))}; nothing was served\n")
         sys.exit(2)
+    api = _api_down()
+    if api is not None:
+        sys.stderr.write(f"{prog}: {api}; nothing was served\n")
+        sys.exit(2 if "PREFECT_API_URL is not set" in api else 1)
     # Prefect's runner takes SIGTERM over once it starts; one that comes before (systemctl stop during start-up) ends
     # the process as cleanly, not as a kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     # serve() makes its Runner itself, so its SIGTERM handler is replaced on the class (see _stop_on_sigterm)
     Runner.handle_sigterm = _stop_on_sigterm  # type: ignore[method-assign,assignment]
     serve(*served, pause_on_shutdown=False, limit=args.limit)
+
+
+def _api_down() -> str | None:
+    """Why the deployments cannot be served where they would stay (None: they can). Without PREFECT_API_URL,
+    Prefect would register them on a temporary server of this process's own, gone with it: no schedule would ever
+    fire. A server that does not answer would be a page of tracebacks."""
+    import urllib.request
+
+    from prefect.settings import get_current_settings
+
+    url = get_current_settings().api.url
+    if not url:
+        return (
+            "PREFECT_API_URL is not set: deployments served on a temporary server would go with this process, "
+            "and no night would run; start `prefect server start` and point PREFECT_API_URL at its /api"
+        )
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=10) as r:
+            if r.status == 200:
+                return None
+            why = f"HTTP {r.status}"
+    except OSError as exc:
+        why = str(getattr(exc, "reason", exc))
+    return (
+        f"the Prefect server at {url} does not answer ({why}): start it (`prefect server start`, or its systemd unit)"
+    )
 
 
 def _stop_on_sigterm(runner: Runner, *_: Any) -> None:

@@ -11,6 +11,7 @@ import datetime as dt
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -241,6 +242,32 @@ def test_serve_refuses_a_home_that_is_not_there_in_one_line(tmp_path, how):
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
     assert f"no kenang.yaml in {missing}" in out.stderr and "kenang init" in out.stderr
     assert "nothing was served" in out.stderr and not missing.exists()
+
+
+@pytest.mark.parametrize("api", [None, "dead"], ids=["unset", "down"])
+def test_serve_without_a_prefect_server_to_keep_the_deployments_serves_nothing_in_one_line(home, tmp_path, api):
+    # no PREFECT_API_URL: Prefect would serve them on a temporary server of its own, gone with the process
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env["PREFECT_HOME"] = str(tmp_path / "child-prefect-home")
+    if api == "dead":
+        with socket.socket() as s:  # a port nothing listens on once this closes
+            s.bind(("127.0.0.1", 0))
+            env["PREFECT_API_URL"] = f"http://127.0.0.1:{s.getsockname()[1]}/api"
+    out = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "serve", "--home", str(home.paths.home)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr[-3000:]
+    assert out.stderr.endswith("; nothing was served\n")
+    if api is None:
+        assert out.returncode == 2 and "PREFECT_API_URL is not set" in out.stderr
+    else:
+        assert out.returncode == 1 and f"the Prefect server at {env['PREFECT_API_URL']} does not answer" in out.stderr
+    assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()
 
 
 def test_kenang_serve_is_the_same_server_with_its_own_usage():
