@@ -125,3 +125,12 @@ def test_a_command_kenang_does_not_have_is_caught():
         assert_a_real_command(["kenang", "serve-forever"])
     with pytest.raises(click.UsageError):
         assert_a_real_command(["kenang", "run", "--wait-forever"])
+
+
+@pytest.mark.parametrize("unit", [u for u in UNITS if u.suffix == ".service"], ids=lambda u: u.name)
+def test_each_service_keeps_prefects_files_in_a_folder_systemd_makes_for_its_user(unit):
+    # a system user has no home: without PREFECT_HOME, Prefect's start-up fails with a page of tracebacks
+    lines = unit.read_text().splitlines()
+    state = [ln.split("=", 1)[1] for ln in lines if ln.startswith("StateDirectory=")]
+    homes = [ln.split("=", 2)[2] for ln in lines if ln.startswith("Environment=PREFECT_HOME=")]
+    assert len(state) == 1 and homes == [f"/var/lib/{state[0]}"], unit.name
