@@ -63,6 +63,17 @@ def test_config_show_reads_back_as_the_config_in_effect_with_secrets_masked(home
     assert SHA not in r.stdout and "hunter2" not in r.stdout
 
 
+def test_config_show_changed_prints_only_what_this_home_changed_as_yaml(home):
+    _tuned(home)
+    r = kenang("config", "show", "--changed", "--home", str(home.paths.home))
+    assert r.exit_code == 0 and "related_decay" not in r.stdout  # at its default
+    shown = yaml.safe_load(r.stdout)
+    assert shown["recall"] == {"top_k": 8} and shown["default_user"] == "gading"
+    assert shown["sources"][0]["name"] == "notes"  # a changed list shows whole
+    assert "analytics" not in shown and "timezone" not in shown  # nothing changed there
+    assert SHA not in r.stdout and "hunter2" not in r.stdout
+
+
 def test_config_show_json_gives_the_config_and_the_keys_at_their_default(home):
     _tuned(home)
     edit_config(home.paths.home, lambda d: d.update({"names": {"mcp": "Em Cee"}}))  # a user id that is a section's name

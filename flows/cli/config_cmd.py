@@ -50,13 +50,15 @@ def group(
 
     @config.command("show")
     @home_option
+    @click.option("--changed", is_flag=True, help="Only the keys whose value is not their default.")
     @json_option
-    def show(home: Path | None, as_json: bool) -> None:
+    def show(home: Path | None, changed: bool, as_json: bool) -> None:
         """Print the configuration in effect, defaults marked and secrets masked.
 
         Every key of kenang.yaml with the value a run uses, as YAML: `# default` marks a value that is the
         key's default, and each folder shows the path it resolves to. A token shows only the start of its
-        sha256, and a URL's user:password is hidden. --json gives the config, and the keys at their default.
+        sha256, and a URL's user:password is hidden. --changed leaves out every key at its default (and a
+        section with nothing else). --json gives the config, and the keys at their default.
         """
         from flows.config import load_settings
         from transforms.redact import redact, redact_tree
@@ -70,7 +72,7 @@ def group(
             }
             click.echo(json.dumps(redact_tree(data), indent=2, ensure_ascii=False))
             return
-        click.echo(redact(render(settings)).text, nl=False)
+        click.echo(redact(render(settings, changed=changed)).text, nl=False)
 
     @config.command("check")
     @home_option
@@ -99,20 +101,24 @@ def group(
 # --- show ---------------------------------------------------------------------------------
 
 
-def render(settings: Settings) -> str:
-    """The effective config as commented YAML (a mapping kenang reads back, tokens masked)."""
-    rows = _rows(settings.config, (), settings)
+def render(settings: Settings, changed: bool = False) -> str:
+    """The effective config as commented YAML (a mapping kenang reads back, tokens masked); ``changed``: only the
+    keys not at their default."""
+    rows = _rows(settings.config, (), settings, changed)
     width = min(max((len(text) for text, note in rows if note), default=0) + 2, 60)
     head = [
         f"# kenang.yaml in effect: {settings.paths.config_file}",
-        "# (# default: the value kenang uses when the file does not set it; a token shows only its sha256's start)",
+        "# (only the keys not at their default; a token shows only its sha256's start)"
+        if changed
+        else "# (# default: the value kenang uses when the file does not set it; a token shows only its sha256's start)",
     ]
     body = [f"{text:<{width}}# {note}" if note else text for text, note in rows]
     return "\n".join(head + body) + "\n"
 
 
-def _rows(model: BaseModel, path: tuple[str, ...], settings: Settings) -> list[tuple[str, str]]:
-    """(line, comment) for each key of ``model``, its sections' keys indented under it."""
+def _rows(model: BaseModel, path: tuple[str, ...], settings: Settings, changed: bool = False) -> list[tuple[str, str]]:
+    """(line, comment) for each key of ``model``, its sections' keys indented under it; ``changed``: only keys not
+    at their default, and a section only with such a key (a list or mapping that is changed shows whole)."""
     pad = "  " * len(path)
     out: list[tuple[str, str]] = []
     for name in type(model).model_fields:
@@ -120,8 +126,12 @@ def _rows(model: BaseModel, path: tuple[str, ...], settings: Settings) -> list[t
         note = "default" if _is_default(model, name) else ""
         key = (*path, name)
         if isinstance(value, BaseModel):
-            out.append((f"{pad}{name}:", ""))
-            out += _rows(value, key, settings)
+            inner = _rows(value, key, settings, changed)
+            if inner or not changed:
+                out.append((f"{pad}{name}:", ""))
+                out += inner
+        elif changed and note:
+            continue
         elif value and isinstance(value, list) and isinstance(value[0], BaseModel):
             out.append((f"{pad}{name}:", note))
             for item in value:
