@@ -38,13 +38,39 @@ def test_a_healthy_home_passes_every_check_and_exits_0(home, prefect_api, monkey
     out, lines = doctor(home)
     assert out.exit_code == 0, out.stdout
     names = [line[6:18].strip() for line in lines]
-    assert names[:7] == ["config", "home", "archive", "summarizer", "embedder", "prefect", "sources"]
-    assert {line.split()[0] for line in lines} == {"ok"}
+    assert names[:8] == ["config", "home", "archive", "summarizer", "embedder", "prefect", "schedule", "sources"]
+    # the schedule's line depends on what other tests served on the session's server: checked below on its own
+    assert {line.split()[0] for line in lines if line[6:18].strip() != "schedule"} == {"ok"}
     assert f"the Prefect server at {prefect_api} answers" in line_of(lines, "prefect")
     assert "extractive: no model to load" in line_of(lines, "summarizer")
     assert "MiB free" in line_of(lines, "disk home")
     data = json.loads(doctor(home, "--json")[0].stdout)
     assert data["ok"] is True and {c["status"] for c in data["checks"]} == {"ok"}
+
+
+def test_the_nightly_deployment_is_checked_for_a_scheduled_run_and_a_pause(home, prefect_api):
+    import httpx
+
+    from flows.cli.doctor import check_schedule
+    from flows.serve import PREFECT_YAML, deployments
+
+    # under a name of its own: the session's server may serve the real nightly/nightly for other tests
+    name = "nightly/doctor-check"
+    assert check_schedule(prefect_api, name).status == "ok"  # none: nights come from `kenang run`
+    (nightly,) = deployments(PREFECT_YAML, ("nightly",), str(home.paths.home))
+    nightly.name = name.split("/")[1]
+    deployment_id = nightly.apply()
+    try:
+        found = check_schedule(prefect_api, name)  # the server's scheduler has not run yet: said, never a failure
+        assert found.status == "warn" and "has no run scheduled" in found.what
+        httpx.post(f"{prefect_api}/deployments/{deployment_id}/schedule", json={}, timeout=60).raise_for_status()
+        found = check_schedule(prefect_api, name)
+        assert found.status == "ok" and "the next nightly run is scheduled for 20" in found.what
+        httpx.patch(f"{prefect_api}/deployments/{deployment_id}", json={"paused": True}, timeout=60).raise_for_status()
+        found = check_schedule(prefect_api, name)
+        assert found.status == "warn" and "paused" in found.what
+    finally:
+        httpx.delete(f"{prefect_api}/deployments/{deployment_id}", timeout=60)
 
 
 def test_a_prefect_server_that_does_not_answer_fails_its_line_and_the_exit_status(home, monkeypatch):

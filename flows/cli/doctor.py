@@ -13,6 +13,8 @@ ok, what to do. The checks, in the order a night needs them:
 - **embedder**: the recall index's model is present and embeds a query (none: keyword only);
 - **prefect**: the Prefect API this process would use answers (none configured: each
   run starts a temporary one, which works, only slower);
+- **schedule**: when that server holds the nightly deployment, it is not paused and a
+  run is scheduled (no deployment is fine: the nights come from ``kenang run``);
 - **sources**: each source's folder or file is there and readable;
 - **disk**: free space on the home's and the archive's filesystems (a warning below
   ``WARN_FREE_MB``).
@@ -204,6 +206,44 @@ def check_prefect(url: str | None) -> Check:
     )
 
 
+def check_schedule(url: str, name: str = "nightly/nightly") -> Check:
+    """The nightly deployment (``name``) on the Prefect server at ``url`` (which answered): absent is fine (runs
+    come from ``kenang run`` on a timer); present, it must be unpaused and have a run scheduled, or no night runs."""
+    import httpx
+
+    base = url.rstrip("/")
+    try:
+        r = httpx.get(f"{base}/deployments/name/{name}", timeout=TIMEOUT_S)
+        if r.status_code == 404:
+            return _ok("schedule", "no nightly deployment on the server: nights come from `kenang run` (timer, cron)")
+        r.raise_for_status()
+        dep = r.json()
+        if dep.get("paused"):
+            return _warn(
+                "schedule",
+                "the nightly deployment is paused: no night runs",
+                "start `kenang serve` again, or resume it in the Prefect UI",
+            )
+        body = {
+            "deployments": {"id": {"any_": [dep["id"]]}},
+            "flow_runs": {"state": {"type": {"any_": ["SCHEDULED"]}}},
+            "sort": "EXPECTED_START_TIME_ASC",
+            "limit": 1,
+        }
+        runs = httpx.post(f"{base}/flow_runs/filter", json=body, timeout=TIMEOUT_S)
+        runs.raise_for_status()
+        found = runs.json()
+    except (httpx.HTTPError, ValueError, KeyError) as exc:
+        return _warn("schedule", f"could not read the nightly deployment ({_first_line(exc)})")
+    if not found:
+        return _warn(
+            "schedule",
+            "the nightly deployment has no run scheduled",
+            "the server schedules runs within a minute of `kenang serve`; if this stays, its log says why",
+        )
+    return _ok("schedule", f"the next nightly run is scheduled for {found[0].get('expected_start_time')}")
+
+
 def check_sources(settings: Settings) -> list[Check]:
     from flows.stages import collect
 
@@ -270,6 +310,8 @@ def run_checks(home: Path, prefect_url: str | None) -> list[Check]:
         check_archive(settings),
         check_summarizer(settings),
         check_embedder(settings),
-        check_prefect(prefect_url),
+        prefect := check_prefect(prefect_url),
     ]
+    if prefect_url and prefect.status == "ok":
+        checks.append(check_schedule(prefect_url))
     return checks + check_sources(settings) + check_disk(settings)
