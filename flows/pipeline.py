@@ -597,6 +597,7 @@ def _summarize_all(
         )
     left: dict[str, int | str | None] = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:  # a crashed run may still owe the chain of days it summarized
+        run.tally("summarize", StageResult(waiting=tuple(waiting)))
         carried = (
             run.call(open_items_task, settings, []) if open_items.owed(settings) else open_items.Refreshed().counts()
         )
@@ -604,6 +605,7 @@ def _summarize_all(
     try:
         summarizer = run.call(model_task, settings)
     except ModelUnavailable as exc:  # a model server that cannot be used: every day waits, the night goes on
+        run.tally("summarize", StageResult(waiting=tuple(waiting) + tuple(keys)))
         return summarize.counts(StageResult()) | left | {"waiting": len(waiting) + len(keys), "unavailable": str(exc)}
     # Small batches for a model (progress, and little lost to a crash); the extractive
     # backend is fast, so it takes load-sized batches and fewer ledger rewrites.
@@ -701,6 +703,7 @@ def _index_all(
     try:
         embedder = run.call(embedder_task, settings)
     except ModelUnavailable as exc:  # an embedding server that is down: every day waits, the night goes on
+        run.tally("index", StageResult(waiting=tuple(keys)))
         return recall_index.counts(StageResult()) | {
             "embedder": eid,
             "waiting": len(keys),

@@ -239,10 +239,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> 
     except ConfigError as exc:
         sys.stderr.write(f"{prog}: configuration error: {redact_reason(str(exc))}; nothing was served\n")
         sys.exit(2)
-    api = _api_down()
-    if api is not None:
-        sys.stderr.write(f"{prog}: {api}; nothing was served\n")
-        sys.exit(2 if "PREFECT_API_URL is not set" in api else 1)
+    down = _api_down()
+    if down is not None:
+        status, why = down
+        sys.stderr.write(f"{prog}: {redact_reason(why)}; nothing was served\n")
+        sys.exit(status)
     # Prefect's runner takes SIGTERM over once it starts; one that comes before (systemctl stop during start-up) ends
     # the process as cleanly, not as a kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -251,29 +252,27 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.serve") -> 
     serve(*served, pause_on_shutdown=False, limit=args.limit)
 
 
-def _api_down() -> str | None:
-    """Why the deployments cannot be served where they would stay (None: they can). Without PREFECT_API_URL,
-    Prefect would register them on a temporary server of this process's own, gone with it: no schedule would ever
-    fire. A server that does not answer would be a page of tracebacks."""
-    import urllib.request
-
+def _api_down() -> tuple[int, str] | None:
+    """(exit status, why) the deployments cannot be served where they would stay; None: they can. Without
+    PREFECT_API_URL, Prefect would register them on a temporary server of this process's own, gone with it: no
+    schedule would ever fire. A server that does not answer would be a page of tracebacks. Asked with Prefect's
+    own client, so its API key, auth string and TLS settings apply."""
+    from prefect.client.orchestration import get_client
     from prefect.settings import get_current_settings
 
     url = get_current_settings().api.url
     if not url:
-        return (
+        return 2, (
             "PREFECT_API_URL is not set: deployments served on a temporary server would go with this process, "
             "and no night would run; start `prefect server start` and point PREFECT_API_URL at its /api"
         )
-    try:
-        with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=10) as r:
-            if r.status == 200:
-                return None
-            why = f"HTTP {r.status}"
-    except OSError as exc:
-        why = str(getattr(exc, "reason", exc))
-    return (
-        f"the Prefect server at {url} does not answer ({why}): start it (`prefect server start`, or its systemd unit)"
+    with get_client(sync_client=True) as client:
+        failed = client.api_healthcheck()
+    if failed is None:
+        return None
+    return 1, (
+        f"the Prefect server at {url} does not answer ({type(failed).__name__}: {str(failed).splitlines()[0][:200]}): "
+        "start it (`prefect server start`, or its systemd unit)"
     )
 
 

@@ -481,6 +481,9 @@ def test_with_no_server_the_night_archives_and_loads_and_its_days_wait_with_the_
     assert res["archive"]["placed"] == 2 and res["load"]["loaded"] == 2
     sm = res["summarize"]
     assert sm["summarized"] == 0 and sm["failed"] == 0 and sm["waiting"] == 2 and "cannot reach" in sm["unavailable"]
+    from flows.cli.report import user_rows
+
+    assert sum(r["waiting"] for r in user_rows(res)) == 2  # the Prefect users table says so too
     assert summaries(home) == {}
     status = kenang("status", "--home", str(home.paths.home))
     assert "MODEL SERVER UNAVAILABLE" in status.stdout and "cannot reach" in status.stdout

@@ -26,6 +26,7 @@ Nothing here reads a transcript.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import shutil
@@ -40,6 +41,8 @@ from transforms.errors import ConfigError, KenangError
 WARN_FREE_MB = 1024
 #: Seconds a server (model, Prefect) has to answer a check.
 TIMEOUT_S = 5.0
+#: A scheduled run this far past its time has nothing running it (``kenang serve`` or a worker is down).
+LATE = dt.timedelta(minutes=15)
 
 
 @dataclass(frozen=True)
@@ -206,42 +209,60 @@ def check_prefect(url: str | None) -> Check:
     )
 
 
-def check_schedule(url: str, name: str = "nightly/nightly") -> Check:
-    """The nightly deployment (``name``) on the Prefect server at ``url`` (which answered): absent is fine (runs
-    come from ``kenang run`` on a timer); present, it must be unpaused and have a run scheduled, or no night runs."""
-    import httpx
+def check_schedule(name: str = "nightly/nightly", now: dt.datetime | None = None) -> Check:
+    """The nightly deployment (``name``) on the Prefect server this process uses (which answered), read with
+    Prefect's own client (its auth and TLS settings): absent is fine (nights come from ``kenang run`` on a timer);
+    present, it must be unpaused and have a run scheduled that is not long overdue (nothing serves it then)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        DeploymentFilter,
+        DeploymentFilterId,
+        FlowRunFilter,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+    from prefect.client.schemas.sorting import FlowRunSort
+    from prefect.exceptions import ObjectNotFound
 
-    base = url.rstrip("/")
     try:
-        r = httpx.get(f"{base}/deployments/name/{name}", timeout=TIMEOUT_S)
-        if r.status_code == 404:
-            return _ok("schedule", "no nightly deployment on the server: nights come from `kenang run` (timer, cron)")
-        r.raise_for_status()
-        dep = r.json()
-        if dep.get("paused"):
-            return _warn(
-                "schedule",
-                "the nightly deployment is paused: no night runs",
-                "start `kenang serve` again, or resume it in the Prefect UI",
+        with get_client(sync_client=True) as client:
+            try:
+                dep = client.read_deployment_by_name(name)
+            except ObjectNotFound:
+                return _ok(
+                    "schedule", "no nightly deployment on the server: nights come from `kenang run` (timer, cron)"
+                )
+            if dep.paused:
+                return _warn(
+                    "schedule",
+                    "the nightly deployment is paused: no night runs",
+                    "start `kenang serve` again, or resume it in the Prefect UI",
+                )
+            runs = client.read_flow_runs(
+                deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[dep.id])),
+                flow_run_filter=FlowRunFilter(
+                    state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.SCHEDULED]))
+                ),
+                sort=FlowRunSort.EXPECTED_START_TIME_ASC,
+                limit=1,
             )
-        body = {
-            "deployments": {"id": {"any_": [dep["id"]]}},
-            "flow_runs": {"state": {"type": {"any_": ["SCHEDULED"]}}},
-            "sort": "EXPECTED_START_TIME_ASC",
-            "limit": 1,
-        }
-        runs = httpx.post(f"{base}/flow_runs/filter", json=body, timeout=TIMEOUT_S)
-        runs.raise_for_status()
-        found = runs.json()
-    except (httpx.HTTPError, ValueError, KeyError) as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever the client raises is this check's answer, in one line
         return _warn("schedule", f"could not read the nightly deployment ({_first_line(exc)})")
-    if not found:
+    if not runs or runs[0].expected_start_time is None:
         return _warn(
             "schedule",
             "the nightly deployment has no run scheduled",
             "the server schedules runs within a minute of `kenang serve`; if this stays, its log says why",
         )
-    return _ok("schedule", f"the next nightly run is scheduled for {found[0].get('expected_start_time')}")
+    when = runs[0].expected_start_time
+    if when < (now or dt.datetime.now(dt.UTC)) - LATE:
+        return _warn(
+            "schedule",
+            f"the nightly run scheduled for {when.isoformat(timespec='minutes')} has not started",
+            "start `kenang serve` (or the worker of its work pool): nothing runs the deployment",
+        )
+    return _ok("schedule", f"the next nightly run is scheduled for {when.isoformat(timespec='minutes')}")
 
 
 def check_sources(settings: Settings) -> list[Check]:
@@ -313,5 +334,5 @@ def run_checks(home: Path, prefect_url: str | None) -> list[Check]:
         prefect := check_prefect(prefect_url),
     ]
     if prefect_url and prefect.status == "ok":
-        checks.append(check_schedule(prefect_url))
+        checks.append(check_schedule())
     return checks + check_sources(settings) + check_disk(settings)
