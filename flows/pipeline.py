@@ -777,7 +777,11 @@ def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
 def _active_waits(settings: Settings, now: dt.datetime) -> bool:
     """Whether a run at ``now`` would leave every file in active/ where it is (none, or each waiting for its day
     or for its writer), classified as ``ingest.scan`` does; False for more files than a scan reads in one process."""
-    sizes = [os.path.getsize(os.path.join(top, f)) for top, _, files in os.walk(settings.paths.active) for f in files]
+    sizes = []
+    for top, dirs, files in os.walk(settings.paths.active):
+        if any(os.path.islink(os.path.join(top, d)) for d in dirs):
+            return False  # a linked folder: the run quarantines it
+        sizes += [os.path.getsize(os.path.join(top, f)) for f in files]
     if not sizes:
         return True
     if len(sizes) >= pool.MIN_ITEMS or sum(sizes) >= pool.HEAVY_BYTES:

@@ -56,6 +56,11 @@ def test_a_file_whose_day_is_not_over_leaves_the_night_quiet_and_an_unreadable_o
     drop(home, "today.md", md(NOW.date().isoformat(), "0100", ("user", "x"), ("assistant", "y")))
     drop(home, "writing.md", md("2026-07-19", "2300", ("user", "x")), mtime=None)  # still being written
     assert quiet(home, NOW)
+    elsewhere = home.paths.home.parent / "elsewhere"
+    elsewhere.mkdir()
+    (home.paths.active / "linked").symlink_to(elsewhere)
+    assert not quiet(home, NOW)  # the run quarantines a linked folder
+    (home.paths.active / "linked").unlink()
     drop(home, "broken.json", b'{"messages": [')
     assert not quiet(home, NOW)  # the run quarantines it
 
