@@ -75,6 +75,12 @@ def prefect_api():
     shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
 
 
+def pytest_unconfigure(config) -> None:
+    """Every pytest process made its own PREFECT_HOME (xdist's controller and each worker, a run that never
+    started the server too): each removes its own at its end."""
+    shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
+
+
 class FakeClock:
     """A clock that never waits: it records each delay asked of it and moves its own time on by it.
 
