@@ -762,11 +762,12 @@ def quiet(settings: Settings, now: dt.datetime | None = None) -> bool:
 def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
     if settings.paths.remote_archive or settings.retention.archive_days or settings.retention.messages_days:
         return False
+    now = now or ledger.utcnow()
     if settings.config.sources:
-        found = collect.collect(settings, now or ledger.utcnow(), time.time(), dry_run=True)
+        found = collect.collect(settings, now, time.time(), dry_run=True)
         if any(r.written or r.moved or r.changed for r in found):
             return False
-    if not _active_waits(settings, now or ledger.utcnow()):
+    if not _active_waits(settings, now):
         return False
     days, rows, checked = plan.pending_days(settings)
     if days or checked or open_items.owed(settings):
@@ -776,12 +777,9 @@ def _quiet(settings: Settings, now: dt.datetime | None) -> bool:
 
 def _active_waits(settings: Settings, now: dt.datetime) -> bool:
     """Whether a run at ``now`` would leave every file in active/ where it is (none, or each waiting for its day
-    or for its writer), classified as ``ingest.scan`` does; False for more files than a scan reads in one process."""
-    sizes = []
-    for top, dirs, files in os.walk(settings.paths.active):
-        if any(os.path.islink(os.path.join(top, d)) for d in dirs):
-            return False  # a linked folder: the run quarantines it
-        sizes += [os.path.getsize(os.path.join(top, f)) for f in files]
+    or for its writer), classified as ``ingest.scan`` does; False for more files than a scan reads in one process.
+    The files are the ones ``ingest.walk`` finds for the scan (hidden names left out, a link taken as a file)."""
+    sizes = [st.st_size for _, st, why in ingest.walk(settings.paths.active) if why is None]
     if not sizes:
         return True
     if len(sizes) >= pool.MIN_ITEMS or sum(sizes) >= pool.HEAVY_BYTES:

@@ -174,7 +174,7 @@ def scan(settings: Settings, now: dt.datetime, wall_now: float) -> IngestResult:
     rejected: list[Rejected] = []
     skipped: list[Skipped] = []
     parsed: dict[str, Session] = {}
-    entries = list(_walk(settings.paths.active))
+    entries = list(walk(settings.paths.active))
     files = [(cand, st) for cand, st, why in entries if why is None]
     nbytes = sum(st.st_size for _, st in files)
     wide = (len(files) >= pool.MIN_ITEMS or nbytes >= pool.HEAVY_BYTES) and pool.workers() > 1
@@ -394,7 +394,7 @@ def shown_path(relpath: str) -> str:
     return "/".join(redact_file_name(printable_name(part)) for part in relpath.split("/"))
 
 
-def _walk(root: Path):
+def walk(root: Path):
     """Yield (Candidate, lstat, None) for every entry that is not a directory, and
     (Candidate, None, why) for each hidden name: a dot-file, or a dot-folder, which is
     not walked (editor swap files, a tool's own state, kenang's temporaries)."""
