@@ -600,9 +600,7 @@ def import_(
     from flows.stages import imports
 
     settings = _settings(home)
-    if user is not None and not user.strip():  # a script's unset variable: never the default user
-        raise UsageError("--user is empty; name whose conversations these are (a new user starts here)")
-    user = imports.user_id(settings.default_user if user is None else user)
+    user = imports.user_id(settings.default_user if user is None else user)  # --user "" is refused there
     date = date_s.date() if date_s else None
     now = _parse_now(now_s, settings)
     new_user = _new_user(settings, user)  # before the import: its own copy in active/<user>/ makes them known

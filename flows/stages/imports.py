@@ -160,6 +160,8 @@ def user_id(typed: str) -> str:
     lower-cased (a user id is written into every row and folder of the user's, where no secret may go), and one
     that is no valid id."""
     user = typed.strip().lower()
+    if not user:  # a script's unset variable: never the default user
+        raise UsageError("--user is empty; name whose conversations these are (a new user starts here)")
     if not USER_ID_RE.match(user):
         raise UsageError(f"--user {user!r} is not a valid user id (a-z, 0-9, . _ -)")
     if redact_user_id(typed) != user:
