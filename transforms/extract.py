@@ -432,12 +432,16 @@ def _alias_spans(text: str) -> tuple[tuple[int, int, str, bool], ...]:
     return tuple(found)
 
 
+def _counted(texts: list[tuple[tuple[int, int, str, bool], ...]]) -> list[tuple[int, int, str]]:
+    """(start, end, canonical name) of each alias of these texts' ``_alias_spans`` that counts, in order: a plain
+    one only when the texts name a technology that is not plain."""
+    beside = any(not plain for spans in texts for *_, plain in spans)
+    return [(start, end, name) for spans in texts for start, end, name, plain in spans if beside or not plain]
+
+
 def _technology_spans(text: str) -> tuple[tuple[int, int, str], ...]:
-    """(start, end, canonical name) of each alias in ``text`` that counts, in order: a plain one only when the
-    text names a technology that is not (``_alias_spans``)."""
-    spans = _alias_spans(text)
-    beside = any(not plain for *_, plain in spans)
-    return tuple((start, end, name) for start, end, name, plain in spans if beside or not plain)
+    """(start, end, canonical name) of each alias in ``text`` that counts, in order (``_counted``)."""
+    return tuple(_counted([_alias_spans(text)]))
 
 
 def extract_technologies(day_text: DayText) -> tuple[str, ...]:
@@ -449,9 +453,8 @@ def extract_technologies(day_text: DayText) -> tuple[str, ...]:
     An everyday word among the aliases ("react", "rust"), in lower case and outside
     inline code, counts only when the day names another technology.
     """
-    spans = [_alias_spans(_prose(m.content)) for m in _readable(day_text)]
-    beside = any(not plain for found in spans for *_, plain in found)
-    return _bounded("technologies", (name for found in spans for *_, name, plain in found if beside or not plain))
+    counted = _counted([_alias_spans(_prose(m.content)) for m in _readable(day_text)])
+    return _bounded("technologies", (name for *_, name in counted))
 
 
 # --- people ---------------------------------------------------------------------------
