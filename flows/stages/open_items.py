@@ -169,9 +169,22 @@ def _refresh_user(
     return len(written), table, written
 
 
-def _stored(wh: Path, user: str, start: dt.date) -> list[tuple[dt.date, Path]]:
-    """(day, its daily_summaries partition) for each of ``user``'s summarized days from ``start`` on, in order."""
+#: A window of at most this many days is looked for day by day; a longer one (or one without an end) lists the
+#: table's day folders, which after years are thousands.
+_LOOKED_FOR = 400
+
+
+def _stored(wh: Path, user: str, start: dt.date, end: dt.date | None = None) -> list[tuple[dt.date, Path]]:
+    """(day, its daily_summaries partition) for each of ``user``'s summarized days from ``start`` on (to ``end``,
+    when given), in order."""
     root = warehouse.table_dir(wh, DAILY_SUMMARIES)
+    if end is not None and start > dt.date.min and (end - start).days < _LOOKED_FOR:
+        days = (start + dt.timedelta(days=n) for n in range((end - start).days + 1))
+        return [
+            (day, path)
+            for day in days
+            if (path := root / f"date={day.isoformat()}" / f"user_id={user}" / "data.parquet").is_file()
+        ]
     first = f"date={start.isoformat()}" if start > dt.date.min else "date="
     out = []
     for name in warehouse.subfolders(root, "date="):
@@ -182,19 +195,19 @@ def _stored(wh: Path, user: str, start: dt.date) -> list[tuple[dt.date, Path]]:
         except ValueError:
             continue
         path = root / name / f"user_id={user}" / "data.parquet"
-        if path.is_file():
+        if path.is_file() and (end is None or day <= end):
             out.append((day, path))
     return out
 
 
 def _days(
-    wh: Path, user: str, start: dt.date, wrote: Mapping[dt.date, Wrote] | None = None
+    wh: Path, user: str, start: dt.date, wrote: Mapping[dt.date, Wrote] | None = None, end: dt.date | None = None
 ) -> list[tuple[dt.date, dict]]:
-    """(day, its daily_summaries row's chain columns) for each of ``user``'s summarized days from ``start`` on;
-    a day in ``wrote`` is taken from there, not read again."""
+    """(day, its daily_summaries row's chain columns) for each of ``user``'s summarized days from ``start`` on (to
+    ``end``, when given); a day in ``wrote`` is taken from there, not read again."""
     wrote = wrote or {}
     out = []
-    for day, path in _stored(wh, user, start):
+    for day, path in _stored(wh, user, start, end):
         if day in wrote:
             w = wrote[day]
             out.append(
@@ -225,7 +238,7 @@ def _record(wh: Path, user: str, through: dt.date | None) -> None:
         "open_days": OPEN_DAYS,
         "through": through.isoformat(),
         "table_sha256": sha256_file(table_file),
-        "days": {d.isoformat(): sha256_file(p) for d, p in _stored(wh, user, window_start(through)) if d <= through},
+        "days": {d.isoformat(): sha256_file(p) for d, p in _stored(wh, user, window_start(through), through)},
     }
     data = (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8")
     try:
@@ -250,7 +263,7 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
         if since <= through or sha256_file(table_file) != body["table_sha256"]:
             return None
         start = window_start(since)
-        stored = {d.isoformat(): p for d, p in _stored(wh, user, start) if d <= through}
+        stored = {d.isoformat(): p for d, p in _stored(wh, user, start, through)}
         if stored.keys() != {d for d in recorded if d >= start.isoformat()}:
             return None
         if any(sha256_file(p) != recorded[d] for d, p in stored.items()):

@@ -145,9 +145,25 @@ def _nbytes(items: list[tuple]) -> int:
 def _missing(wh: Path, c: Compact) -> Iterator[tuple[tuple[str, str], list[Path]]]:
     """((user, month), partitions) for each month of each user with partitions of ``c``'s source and no copy.
 
-    The users are the ledger's and those with copies: a partition is written only for a
-    day the ledger holds (or is about to: that day is loaded again by the next run).
+    The months are the ledger's (one folder per user and month): a partition is written only for a day the
+    ledger holds (or is about to: that day is loaded again by the next run), so the table's day folders,
+    thousands after years, are not listed. A ledger that cannot say (``ledger.user_months``) has them listed.
     """
+    root = warehouse.table_dir(wh, c.source)
+    known = ledger.user_months(wh)
+    if known is None:
+        yield from _missing_listed(wh, c)
+        return
+    for user, month in known:
+        if not USER_ID_RE.match(user) or os.path.isfile(warehouse.compact_file(wh, c.name, user, month)):
+            continue
+        files = _month_files(root, user, month)
+        if files:
+            yield (user, month), files
+
+
+def _missing_listed(wh: Path, c: Compact) -> Iterator[tuple[tuple[str, str], list[Path]]]:
+    """``_missing`` by a listing of the table's day folders; the users are the ledger's and those with copies."""
     root = warehouse.table_dir(wh, c.source)
     by_month: dict[str, list[str]] = {}
     for date_dir in warehouse.subfolders(root, "date="):
@@ -403,12 +419,15 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
 
     A copy that exists holds exactly its month's partitions (it is dropped before any of
     them changes, or set aside as the base of a night's new days: ``_with_base``), so a month
-    with a copy needs no listing of its days: this costs one
-    listing of the table's date folders and a stat per month, not a look into every
-    day's folder, for every whole-history reader.
+    with a copy needs no listing of its days. The months are the ledger's (``ledger.user_months``: a partition is
+    written only for a day the ledger holds), so this costs a listing of the user's ledger months and a stat per
+    month, not a listing of the table's day folders (thousands, after years), for every whole-history reader.
     """
     c = COMPACTS[name]
     root = warehouse.table_dir(wh, c.source)
+    known = ledger.user_months(wh) if months is None else None
+    if known is not None:  # the months the ledger holds days of (see ``_missing``)
+        months = [m for u, m in known if u == user]
     # each month's day folders, listed; with ``months``, None: each day looked for, the history never listed
     by_month: dict[str, list[str] | None] = dict.fromkeys(months) if months is not None else {}
     if months is None:

@@ -85,6 +85,18 @@ def month_files(wh: Path) -> list[Path]:
     return out
 
 
+def user_months(wh: Path) -> list[tuple[str, str]] | None:
+    """(user, ``YYYY-MM``) of every month file of the ledger, in order: the months in which each user has days
+    (a partition is written only for a day the ledger holds, or is about to). None when the ledger cannot say: it
+    is still one file (``days.parquet``, split into months by the next write), or it has no month yet."""
+    if (wh / _LEGACY).is_file():
+        return None
+    found = [
+        (f.parent.parent.name.removeprefix("user_id="), f.parent.name.removeprefix("month=")) for f in month_files(wh)
+    ]
+    return found or None
+
+
 def _rows_of(path: Path) -> dict[DayKey, dict]:
     """One file's rows by (user, day), read once per version of the file in this process."""
     st = os.stat(path)
