@@ -127,12 +127,14 @@ def _vectors(wh: Path, user: str, needle: str) -> list[bytes]:
     embedding matrices and 8-bit rows of the ANN indexes."""
     out = []
     for month in recall_pack.months(wh, user):
-        seg = recall_pack._load_segment(wh, user, month)
-        assert seg is not None and seg.ann is not None
-        for row, text in enumerate(seg.rows.table()["text"].to_pylist()):
-            if needle in text.lower():
-                out.append(np.asarray(seg.embeddings[row], dtype=np.float32).tobytes())
-                out.append(seg.ann.get(row, dtype=np.int8).tobytes())
+        parts = recall_pack._load_segment(wh, user, month)
+        assert parts is not None
+        for seg in parts:
+            assert seg.ann is not None
+            for row, text in enumerate(seg.rows.table()["text"].to_pylist()):
+                if needle in text.lower():
+                    out.append(np.asarray(seg.embeddings[row], dtype=np.float32).tobytes())
+                    out.append(seg.ann.get(row, dtype=np.int8).tobytes())
     return out
 
 

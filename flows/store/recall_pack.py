@@ -33,12 +33,23 @@ so the same chunks make the same bytes. A pack of another ``VERSION`` is no pack
 its segments again and removes its files. Each file is written beside its name and renamed in, so a reader that
 mapped an older file keeps reading it.
 
-By month, so a night's cost does not grow with the history: a night that adds a day
-makes that month's segment again, never the years before it.
+By month, so a night's cost does not grow with the history, and in parts, so it does not
+grow with the month either. A night's new day (after every day its month's segment holds)
+sets that segment aside as the month's *base* (``warehouse.drop_compacts``, beside its
+memory_chunks copy), and the run's end keeps the base's parts as they are and makes one
+part of the new days alone: a manifest of several parts lists them under ``parts``, in
+day order, each with its files, rows and ``days`` (the first and last day it was made
+of). The new part takes in the parts before it while each spans at most ``MERGE_SPAN``
+times its days, so a month has a few parts (3 at most when every night adds one day) and
+a night makes 3 to 4 days on average, one night in a month up to 21. A month with parts
+is made whole once a later month has chunks. A reader searches each part as a segment;
+the answers are those of the month made whole.
 
 Freshness is by construction, as for the copies: ``warehouse.drop_compacts`` removes the
-month's manifest durably before any memory_chunks partition of that user and month
-changes, so a segment that exists holds exactly its month's chunks. A reader that finds
+month's manifest (or renames it to the base) durably before any memory_chunks partition of
+that user and month changes, so a segment that exists holds exactly its month's chunks; a
+day the base holds, changed, drops the base too, and its files go with the next tidy of the
+pack (a forgotten chunk leaves no file behind). A reader that finds
 a month with chunks and no segment (or a file of one gone: a run replaced it meanwhile)
 builds the index the slow way.
 """
@@ -46,6 +57,7 @@ builds the index the slow way.
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import hashlib
 import io
 import json
@@ -56,7 +68,7 @@ import re
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -347,10 +359,10 @@ def load(wh: Path, user: str) -> Pack | None:
     have = months(wh, user)
     _room_for_files(FILES_HELD * len(have))
     for month in have:
-        seg = _load_segment(wh, user, month)
-        if seg is None:
+        parts = _load_segment(wh, user, month)
+        if parts is None:
             return None
-        segments.append(seg)
+        segments += parts
     if any(seg.ann is not None for seg in segments):
         ann.hand_back()  # opening a view reads its pages' headers: handed back, as after a search
     return Pack(tuple(segments)) if segments else None
@@ -381,12 +393,35 @@ def _room_for_files(n: int) -> None:
             pass
 
 
-def _load_segment(wh: Path, user: str, month: str) -> Segment | None:
+def _load_segment(wh: Path, user: str, month: str) -> list[Segment] | None:
+    """A month's segment: one per part of it (``parts_of``), in day order; None when any cannot be opened."""
     info = _info(wh, user, month)
     if info is None:
         return None
+    out = []
+    for part in parts_of(info):
+        seg = _load_part(folder(wh, user), month, part)
+        if seg is None:
+            return None
+        out.append(seg)
+    return out
+
+
+def parts_of(info: dict) -> list[dict]:
+    """The parts of a month's manifest, each with its ``rows``, ``files``, ``embedder_id`` and ``vocab_size``: the
+    manifest itself when the month is one part (a month made whole), else its ``parts``."""
+    parts = info.get("parts")
+    return [info] if parts is None else list(parts)
+
+
+def _files_of(info: dict) -> set[str]:
+    """Every file a month's manifest names, over its parts."""
+    return {name for part in parts_of(info) for name in part["files"].values()}
+
+
+def _load_part(base: Path, month: str, info: dict) -> Segment | None:
     try:
-        base, files = folder(wh, user), info["files"]
+        files = info["files"]
         with pa.OSFile(str(base / files["search"])) as f:
             meta = pa.ipc.open_file(f).read_all()
         rows = Rows(path=base / files["rows"], n=int(info["rows"]))
@@ -453,9 +488,17 @@ class _MonthChunks:
         self._held: pa.Table | None = None
 
     @classmethod
-    def of(cls, wh: Path, user: str, month: str) -> _MonthChunks | None:
-        files = compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
-        return cls(compact.path_for(wh, "memory_chunks", user, month), files) if files else None
+    def of(cls, wh: Path, user: str, month: str, days: tuple[str, str] | None = None) -> _MonthChunks | None:
+        """The month's chunks, or (``days``: the first and last, ISO) those of the month's days in that range, read
+        from their partitions."""
+        c = compact.COMPACTS["memory_chunks"]
+        if days is None:
+            files = compact.month_parts(wh, c, user, month)
+            return cls(compact.path_for(wh, "memory_chunks", user, month), files) if files else None
+        first, last = dt.date.fromisoformat(days[0]), dt.date.fromisoformat(days[1])
+        span = (first + dt.timedelta(days=n) for n in range((last - first).days + 1))
+        files = [f for d in span if (f := warehouse.partition_file(wh, c.source, d, user)).is_file()]
+        return cls(None, files) if files else None
 
     def _whole(self) -> pa.Table | None:
         """Every row, held, unless the month is a big copy (None)."""
@@ -568,24 +611,49 @@ def keyword_index(terms: pa.ListArray, tfs: pa.ListArray) -> KeywordIndex:
 # --- making them ---------------------------------------------------------------------
 
 
-def build(wh: Path, user: str, month: str, made: Made | None = None) -> bool:
-    """Write one month's segment from its chunks (or from ``made``, its files already made); returns False when
-    the month has none (no segment)."""
-    made = made if made is not None else segment_files((wh, user, month))
-    if made is None:
+def build(wh: Path, user: str, month: str, made: Made | None = None, kept: Kept | None = None) -> bool:
+    """Write one month's segment from its chunks (or from ``made``, its files already made), after the parts
+    ``kept`` of a set-aside segment whose files are on disk (``refresh``); returns False when the month has none
+    (no segment)."""
+    made = made if made is not None else segment_files((wh, user, month)) if kept is None else None
+    parts = [*(kept.parts if kept else ()), *([made.info] if made is not None else [])]
+    if not parts:
         drop(wh, user, month)
         return False
     base = folder(wh, user)
     base.mkdir(parents=True, exist_ok=True)
-    for name, data in made.files.items():
+    sha = dict(kept.sha256) if kept else {}
+    for name, data in (made.files if made is not None else {}).items():
         _put(base / name, lambda f, data=data: f.write(data))
-        if name == made.info["files"].get("ann"):
+        if made is not None and name == made.info["files"].get("ann"):
             faults.checkpoint("recall_pack.ann_written")
+        sha[name] = hashlib.sha256(data).hexdigest()
     fsync_dir(base)
     faults.checkpoint("recall_pack.files")
-    info = {**made.info, "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in made.files.items()}}
-    atomic_write_bytes(manifest(wh, user, month), (json.dumps(info, indent=1, sort_keys=True) + "\n").encode())
+    atomic_write_bytes(manifest(wh, user, month), _manifest_bytes(user, month, parts, sha))
     return True
+
+
+#: What a part of a multi-part manifest keeps of the manifest its segment was made with.
+_MONTH_KEYS = ("version", "user_id", "month", "sha256", "parts")
+
+
+def _manifest_bytes(user: str, month: str, parts: list[dict], sha: Mapping[str, str]) -> bytes:
+    """A month's manifest: one part's own (a month made whole), or its parts in day order and their rows in all."""
+    own = [{k: v for k, v in p.items() if k not in _MONTH_KEYS} for p in parts]
+    info: dict = {"version": VERSION, "user_id": user, "month": month}
+    info |= own[0] if len(own) == 1 else {"rows": sum(int(p["rows"]) for p in own), "parts": own}
+    info["sha256"] = {name: sha[name] for name in sorted(_files_of(info))}
+    return (json.dumps(info, indent=1, sort_keys=True) + "\n").encode()
+
+
+@dataclass(frozen=True)
+class Kept:
+    """The parts of a month's set-aside segment that its next segment keeps as they are, with their files'
+    sha256."""
+
+    parts: tuple[dict, ...]
+    sha256: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -596,12 +664,14 @@ class Made:
     info: dict
 
 
-def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> Made | None:
-    """The files of one (warehouse, user, month[, with its ANN index])'s segment, as bytes; writes nothing, so a
-    pool worker may make them."""
+def segment_files(args: tuple) -> Made | None:
+    """The files of one (warehouse, user, month[, with its ANN index[, days]])'s segment, as bytes; writes nothing,
+    so a pool worker may make them. ``days`` (the first and last, ISO): a part of the month, made of those days'
+    partitions alone (see ``refresh``)."""
     wh, user, month = args[:3]
     with_ann = len(args) > 3 and bool(args[3])
-    source = _MonthChunks.of(wh, user, month)
+    days = args[4] if len(args) > 4 else None
+    source = _MonthChunks.of(wh, user, month, days)
     if source is None:
         return None
     small = source.read(_SMALL)
@@ -654,6 +724,7 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
         if index is not None:
             names["ann"], names["ann_basis"] = f"{key}.ann.usearch", f"{key}.ann-basis.npy"
             files[names["ann"]], files[names["ann_basis"]] = index
+    dates = made.meta["date"]
     info = {
         "version": VERSION,
         "user_id": user,
@@ -662,6 +733,12 @@ def segment_files(args: tuple[Path, str, str] | tuple[Path, str, str, bool]) -> 
         "embedder_id": made.embedder_id,
         "vocab_size": made.keyword.size,
         "files": names,
+        # the days it was made of: a part's range, or the month's first and last day with chunks
+        "days": list(days)
+        if days is not None
+        else [str(pa.compute.min(dates)), str(pa.compute.max(dates))]
+        if len(dates)
+        else None,
         **({"ann": ann.SPEC} if "ann" in names else {}),
     }
     return Made(files, info)
@@ -734,6 +811,11 @@ def refresh(
     ``map_items`` (the run's process pool) makes the segments' bytes on every core;
     they are written here, in order. A user with ``ann_from`` chunks or more (``recall.exact_below``) gets each
     month's ANN index too; one who reaches it has every month's segment made again, with its index.
+
+    A user's newest month whose segment was set aside for a night's new days (``warehouse.drop_compacts``) keeps
+    it as its first parts and gets a part of the new days alone (``_appended``), so a night makes its own day's
+    part, not the month's. Any other month is made whole, and a month with parts is made whole once a later month
+    has chunks: a closed month is one part, as a reader searches it best.
     """
     root = wh / "compact" / "memory_chunks"
     if users is None:
@@ -746,31 +828,95 @@ def refresh(
     infos = {user: {month: _info(wh, user, month) for month in have[user]} for user in users}
     names = {user: _names(folder(wh, user)) for user in users}
     big = {user for user in users if _large(wh, user, have[user], ann_from, infos[user])}
-    todo = [
-        (wh, user, month, user in big)
-        for user in users
-        for month in have[user]
-        if not _complete(infos[user][month], names[user])
-        or (check and changed(wh, user, month))
-        or (user in big and not _indexed(infos[user][month]))
-    ]
+    todo: list[tuple[tuple, Kept | None]] = []
+    for user in users:
+        for month in have[user]:
+            info = infos[user][month]
+            closed = month != have[user][-1] and info is not None and len(parts_of(info)) > 1
+            if (
+                _complete(info, names[user])
+                and not (check and changed(wh, user, month))
+                and not (user in big and not _indexed(info))
+                and not closed
+            ):
+                continue
+            found = None if info is not None or month != have[user][-1] else _appended(wh, user, month, names[user])
+            if found is not None and (user in big and not all(_indexed(p) for p in found[0].parts)):
+                found = None
+            if found is None:
+                todo.append(((wh, user, month, user in big), None))
+            else:
+                kept, days = found
+                todo.append(((wh, user, month, user in big, days), kept))
     changed_users = set()
+    jobs = [args for args, _ in todo]
     made_all = (
-        map_items(segment_files, todo, nbytes=sum(_chunk_bytes(wh, u, m) for _, u, m, _ in todo))
+        map_items(segment_files, jobs, nbytes=sum(_job_bytes(args) for args in jobs))
         if map_items
-        else _in_process(segment_files, todo)
+        else _in_process(segment_files, jobs)
     )
-    for (_, user, month, _), made in zip(todo, made_all, strict=False):
+    for ((_, user, month, *_), keep), made in zip(todo, made_all, strict=False):
         if made is not None and not isinstance(made, Made):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the recall pack segment {user}/{month}: {made}")
-        if build(wh, user, month, made) if made is not None else (drop(wh, user, month) or False):
+        if build(wh, user, month, made, keep) if made is not None or keep else (drop(wh, user, month) or False):
             changed_users.add(user)
-    made_months = {(user, month) for _, user, month, _ in todo}
+    made_months = {(args[1], args[2]) for args, _ in todo}
     for user in users:
-        kept = {m: info for m, info in infos[user].items() if (user, m) not in made_months}
-        if _tidy(wh, user, set(have[user]), kept):
+        for month in have[user]:  # a set-aside segment is spent once its month is made (or found made already)
+            if f".month={month}.base.json" in names[user] or f".month={month}.added.json" in names[user]:
+                warehouse.drop_pack_base(wh, user, month)
+        kept_infos = {m: info for m, info in infos[user].items() if (user, m) not in made_months}
+        if _tidy(wh, user, set(have[user]), kept_infos):
             changed_users.add(user)
     return len(changed_users)
+
+
+#: A month's new part takes in the part before it while that one spans at most this many times its days: the
+#: parts of a month stay few (their spans about double from the newest back), and a day is made again a few times
+#: a month, not once a night.
+MERGE_SPAN = 2
+
+
+def _appended(wh: Path, user: str, month: str, names: set[str]) -> tuple[Kept, tuple[str, str]] | None:
+    """For a month whose segment was set aside for new days: its parts kept as they are, and the days of the one
+    part to make (the new days, and the parts before them it takes in, ``MERGE_SPAN``); None when there is no sound
+    base (its manifest or list of days unreadable, a file of it gone)."""
+    base_file, _ = warehouse.pack_base(wh, user, month)
+    try:
+        base = json.loads(base_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    added = warehouse.pack_added_days(wh, user, month)
+    if not isinstance(base, dict) or base.get("version") != VERSION or not added or not _complete(base, names):
+        return None
+    parts = parts_of(base)
+    first, last = min(added), max(added)
+    for part in parts:
+        days = part.get("days")
+        if days is not None and dt.date.fromisoformat(days[1]) >= first:  # never: the base holds the days before
+            return None
+    while parts and parts[-1].get("days") and _span(parts[-1]["days"]) <= MERGE_SPAN * _span((first, last)):
+        first = dt.date.fromisoformat(parts.pop()["days"][0])
+    sha = base.get("sha256") or {}
+    kept = Kept(tuple(parts), {n: sha[n] for p in parts for n in p["files"].values() if n in sha})
+    if len(kept.sha256) != sum(len(p["files"]) for p in parts):
+        return None
+    return kept, (first.isoformat(), last.isoformat())
+
+
+def _span(days) -> int:
+    """The days from a part's first to its last, both counted."""
+    a, b = (d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in days)
+    return (b - a).days + 1
+
+
+def _job_bytes(args: tuple) -> int:
+    """The bytes a segment job reads: its month's (``_chunk_bytes``), or a part's days' partitions."""
+    wh, user, month = args[:3]
+    if len(args) <= 4:
+        return _chunk_bytes(wh, user, month)
+    source = _MonthChunks.of(wh, user, month, args[4])
+    return total_size(source.files) if source is not None else 0
 
 
 def _chunk_bytes(wh: Path, user: str, month: str) -> int:
@@ -807,10 +953,13 @@ def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str,
 
 
 def _indexed(info: dict | None) -> bool:
-    """Whether a month's segment (its manifest) has the ANN index it needs (none is needed without embeddings)."""
-    info = info or {}
-    files = info.get("files") or {}
-    return not files.get("embeddings") or (bool(files.get("ann")) and info.get("ann") == ann.SPEC)
+    """Whether a month's segment (its manifest, or a part of one) has the ANN index it needs (none is needed
+    without embeddings), in every part."""
+    for part in parts_of(info or {}):
+        files = part.get("files") or {}
+        if files.get("embeddings") and not (files.get("ann") and part.get("ann") == ann.SPEC):
+            return False
+    return True
 
 
 def _in_process(fn, items):
@@ -833,7 +982,7 @@ def _tidy(wh: Path, user: str, have: set[str], known: dict[str, dict | None] | N
     known = known or {}
     for month in have:
         info = known[month] if month in known else _info(wh, user, month)
-        named |= set((info or {}).get("files", {}).values())
+        named |= _files_of(info) if info else set()
     for p in base.iterdir():  # a reader that opened a replaced file keeps it
         if p.name not in named and not p.name.startswith(".") and p.is_file():
             p.unlink(missing_ok=True)
@@ -844,7 +993,7 @@ def _complete(info: dict | None, names: set[str]) -> bool:
     """Whether a month has a segment (its manifest) with every file it names, ``names`` being the files of its
     folder (one removed by hand is made again)."""
     try:
-        return info is not None and all(name in names for name in info["files"].values())
+        return info is not None and all(name in names for name in _files_of(info))
     except (KeyError, AttributeError, TypeError):
         return False
 

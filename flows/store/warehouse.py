@@ -343,10 +343,12 @@ def pack_manifest(warehouse: Path, user_id: str, month: str) -> Path:
 
 
 def drop_pack(warehouse: Path, user_id: str, month: str | None = None) -> None:
-    """Remove a month's segment of a user's recall pack (every month's, without ``month``), by its manifest,
-    durably, before anything it was made from changes."""
+    """Remove a month's segment of a user's recall pack (every month's, and every base, without ``month``), by its
+    manifest, durably, before anything it was made from changes."""
     base = pack_folder(warehouse, user_id)
     found = [pack_manifest(warehouse, user_id, month)] if month else list(base.glob("month=*.json"))
+    if month is None and base.is_dir():
+        found += [p for p in base.iterdir() if p.name.startswith(".month=") and p.name.endswith(".json")]
     gone = False
     for m in found:
         if m.exists():
@@ -354,6 +356,56 @@ def drop_pack(warehouse: Path, user_id: str, month: str | None = None) -> None:
             gone = True
     if gone:
         fsync_dir(base)
+
+
+def pack_base(warehouse: Path, user_id: str, month: str) -> tuple[Path, Path]:
+    """A month's segment set aside when a night's new day came (its manifest, renamed) and the list of the days
+    added since: hidden names beside the manifests (see ``flows.store.recall_pack``)."""
+    folder = pack_folder(warehouse, user_id)
+    return folder / f".month={month}.base.json", folder / f".month={month}.added.json"
+
+
+def pack_added_days(warehouse: Path, user_id: str, month: str) -> set[dt.date] | None:
+    """The days added to a month since its segment was set aside; None if that list cannot be read."""
+    try:
+        days = json.loads(pack_base(warehouse, user_id, month)[1].read_text(encoding="utf-8"))
+        return {dt.date.fromisoformat(d) for d in days}
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def drop_pack_base(warehouse: Path, user_id: str, month: str) -> bool:
+    """Remove a month's set-aside segment (its manifest and list of added days; the files go with the next tidy of
+    the pack); whether there was one."""
+    gone = False
+    for p in pack_base(warehouse, user_id, month):
+        if p.exists():
+            p.unlink()
+            gone = True
+    return gone
+
+
+def _set_aside_pack(warehouse: Path, user_id: str, day: dt.date, keep: bool) -> None:
+    """Take a month's segment out of use before a memory_chunks partition of ``day`` changes. ``keep``: the day comes
+    after every day the month's copy holds (a night's new day), so the segment is kept aside as the month's base
+    with the days added since, and the next run makes a segment of those days alone beside it; otherwise the
+    segment and any base go outright (the files no manifest names go with the next tidy)."""
+    month = f"{day:%Y-%m}"
+    manifest = pack_manifest(warehouse, user_id, month)
+    base, added = pack_base(warehouse, user_id, month)
+    if not manifest.exists() and not base.exists() and not added.exists():
+        return
+    if keep and manifest.exists():
+        drop_pack_base(warehouse, user_id, month)  # a base a failed run left beside its segment: never paired anew
+        atomic_write_bytes(added, json.dumps([day.isoformat()]).encode())
+        os.replace(manifest, base)
+    elif keep and base.exists() and (days := pack_added_days(warehouse, user_id, month)) is not None:
+        if day not in days:
+            atomic_write_bytes(added, json.dumps(sorted(d.isoformat() for d in {*days, day})).encode())
+    else:
+        manifest.unlink(missing_ok=True)
+        drop_pack_base(warehouse, user_id, month)
+    fsync_dir(manifest.parent)
 
 
 def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.date | None) -> None:
@@ -366,16 +418,16 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
     since (``compact_base``): the next copy is the base and those days' partitions, so
     a night appends its day instead of reading the month again. A day the copy
     already holds (a reload, a forget) removes the copy and any base outright: no file
-    keeps rows a partition no longer has.
+    keeps rows a partition no longer has. The month's recall pack segment follows its
+    memory_chunks copy (``_set_aside_pack``): kept aside as its base, or removed.
     """
     if user_id is None or day is None:
         return
-    if table.name == "memory_chunks":  # the month's segment of the user's recall pack (flows.store.recall_pack)
-        drop_pack(warehouse, user_id, f"{day:%Y-%m}")
     for c in COMPACTS.values():
         if c.source.name == table.name:
             path = compact_file(warehouse, c.name, user_id, f"{day:%Y-%m}")
             base, added = compact_base(path)
+            kept = False
             if path.exists():
                 if base.exists() or added.exists():  # a base a failed run left beside its copy: never paired anew
                     drop_compact_base(path)
@@ -384,6 +436,7 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
                     atomic_write_bytes(added, json.dumps([day.isoformat()]).encode())
                     os.replace(path, base)  # first: a crash before its checksum follows leaves a base not intact
                     os.replace(checksum_file(path), checksum_file(base))
+                    kept = True
                 else:
                     path.unlink()
                     checksum_file(path).unlink(missing_ok=True)
@@ -394,9 +447,12 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
                 if days is not None and holds_only_days_before(base, day):
                     if day not in days:
                         atomic_write_bytes(added, json.dumps(sorted(d.isoformat() for d in {*days, day})).encode())
+                    kept = True
                 else:
                     drop_compact_base(path)
                     fsync_dir(path.parent)
+            if c.name == "memory_chunks":  # the month's segment of the user's recall pack follows its copy
+                _set_aside_pack(warehouse, user_id, day, kept)
 
 
 def compact_base(path: Path) -> tuple[Path, Path]:
