@@ -229,3 +229,84 @@ def test_the_history_holds_each_month_files_own_rows_whatever_its_checksum_file_
     warehouse._record_checksum(path, sha256_file(path))  # as `kenang verify --accept` would
     monkeypatch.setattr(ledger, "_cache", {})
     assert ledger.read_days(wh)[("rina", day)]["status"] == "failed"
+
+
+def _new_process(monkeypatch) -> None:
+    monkeypatch.setattr(ledger, "_cache", {})
+    monkeypatch.setattr(ledger, "_tables", {})
+
+
+def _as_read(days: ledger.Days) -> dict:
+    return dict(days.items())
+
+
+def test_the_days_table_reads_as_read_days_taking_the_older_months_from_the_history(tmp_path, monkeypatch):
+    wh = tmp_path / "warehouse"
+    history_ledger(wh)
+    ledger.write_days(wh, [{**row("rina", dt.date(2025, 3, 4), "failed"), "reason": "broken JSON"}])
+    want = ledger.read_days(wh)
+    ledger.refresh_history(wh)
+    _new_process(monkeypatch)
+    read = []
+    real = ledger.pq.ParquetFile
+    monkeypatch.setattr(ledger.pq, "ParquetFile", lambda p, *a, **k: read.append(p) or real(p, *a, **k))
+    days = ledger.days(wh)
+    assert _as_read(days) == want and list(days) == list(want) and len(days) == len(want)
+    assert len(read) == 4  # the latest two months of each user; the other 12 from the history file
+    key = ("rina", dt.date(2025, 3, 4))
+    assert key in days and days[key] == want[key] and days.get(("rina", dt.date(1999, 1, 1))) is None
+    days[key]["status"] = "changed"  # each row a fresh dict the caller may change
+    assert days[key] == want[key] and dict(days.items())[key] == want[key]
+    assert list(ledger.select(days, ("status", "reason"))) == [
+        (k, {"status": r["status"], "reason": r["reason"]}) for k, r in want.items()
+    ]
+    assert list(ledger.select(want, ("status",))) == [(k, {"status": r["status"]}) for k, r in want.items()]
+
+
+def test_the_days_table_takes_a_month_rewritten_since_the_history_from_its_file(tmp_path, monkeypatch):
+    wh = tmp_path / "warehouse"
+    history_ledger(wh)
+    ledger.refresh_history(wh)
+    ledger.write_days(wh, [row("rina", dt.date(2025, 3, 1), "failed")])  # a backfill of an old month
+    _new_process(monkeypatch)
+    days = ledger.days(wh)
+    assert days[("rina", dt.date(2025, 3, 1))]["status"] == "failed"
+    _new_process(monkeypatch)
+    assert _as_read(days) == ledger.read_days(wh)
+
+
+def test_the_days_table_of_a_one_file_ledger_and_of_none(home, tmp_path):
+    scenario(home)
+    night(home)
+    want = as_one_file(home)
+    assert _as_read(ledger.days(home.paths.warehouse)) == want
+    assert _as_read(ledger.days(tmp_path / "none")) == {}
+
+
+def test_days_needing_reads_the_same_from_a_few_columns(tmp_path):
+    """``plan.days_needing`` over a ``Days`` with the rule's columns gives the days it gives over every row."""
+    from flows.stages import recall_index, summarize
+
+    wh = tmp_path / "warehouse"
+    rows = []
+    for i in range(40):
+        r = row("rina", dt.date(2025, 1, 1) + dt.timedelta(days=i), "loaded" if i % 7 else "failed")
+        r |= {
+            "content_fingerprint": f"c{i % 3}",
+            "summary_status": ["summarized", "failed", None][i % 3],
+            "summary_fingerprint": f"c{i % 2}",
+            "summary_sha256": f"s{i}",
+            "index_status": ["indexed", None][i % 2],
+        }
+        r["index_key"] = recall_index.index_key(r, "e5") if i % 4 else "old"
+        rows.append(r)
+    ledger.write_days(wh, rows)
+    every, few = ledger.read_days(wh), ledger.days(wh)
+    for fresh, columns in (
+        (summarize.is_fresh, summarize.FRESH_COLUMNS),
+        (lambda r: recall_index.is_fresh(r, "e5"), recall_index.FRESH_COLUMNS),
+    ):
+        want = plan.days_needing(every, fresh)
+        assert 0 < len(want) < len(every)
+        assert plan.days_needing(few, fresh, columns=columns) == want
+        assert plan.days_needing(every, fresh, columns=columns) == want
