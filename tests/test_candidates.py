@@ -278,3 +278,51 @@ def test_the_host_scan_reads_a_days_messages_a_batch_at_a_time_in_the_order_a_so
     shuffled = warehouse.read_file(files[-1], MESSAGES)
     warehouse.write_file(files[-1], shuffled.take(list(reversed(range(shuffled.num_rows)))), MESSAGES)
     assert list(candidates._unflagged(files, 2)) == whole
+
+
+def test_a_pending_candidate_is_checked_once_per_version_of_the_rules(tmp_path, monkeypatch):
+    """A night does not check every pending candidate of the years again, only those it has not checked under
+    today's rules; a change to the rules checks them all, and one they refuse becomes refused."""
+    from flows.config import init_home
+    from flows.stages import candidates
+    from transforms.core_memory import Refused
+
+    settings, _ = init_home(tmp_path / "home", {"summarizer": {"backend": "extractive"}})
+    day = dt.date(2026, 7, 18)
+    text = "Prefers short answers in Indonesian."
+    row = {
+        "candidate_id": "0123456789abcdef",
+        "user_id": "default",
+        "kind": "preference",
+        "target": "user",
+        "text": text,
+        "quote": text,
+        "dates": [day],
+        "session_ids": ["s"],
+        "status": "pending",
+        "updated_at": dt.datetime(2026, 7, 18, tzinfo=dt.UTC),
+    }
+    candidates.write_all(settings, [row])
+    checked: list[str] = []
+    real = candidates.check_entry
+    monkeypatch.setattr(candidates, "check_entry", lambda t: checked.append(t) or real(t))
+
+    def night() -> dict:
+        return candidates.propose(settings, [("default", day)], [], day)
+
+    night()
+    night()
+    assert checked == [text]  # the second night found it checked under the same rules
+    monkeypatch.setattr(candidates, "rules_key", lambda: "rules of a newer kenang")
+    night()
+    assert checked == [text, text]
+
+    def refuse(t: str) -> str:
+        raise Refused("reads like an order", "hint", "standing_order")
+
+    monkeypatch.setattr(candidates, "check_entry", refuse)
+    night()
+    assert [r["status"] for r in candidates.read_all(settings)] == ["pending"]  # passed under these rules
+    monkeypatch.setattr(candidates, "rules_key", lambda: "rules that refuse it")
+    assert night()["refused"] == {"standing_order": 1}
+    assert [r["status"] for r in candidates.read_all(settings)] == ["refused"]

@@ -22,6 +22,8 @@ proposed; a pending one that today's rules refuse, or that a write refuses, beco
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
 import itertools
 import json
 import logging
@@ -98,14 +100,23 @@ def propose(
             continue
         by_id[c.candidate_id] = row
         changed += 1
+    passed = _passed(settings)
+    still: set[str] = set()
     for row in by_id.values():  # proposed under older rules: what today's refuse is never accepted
         if row["status"] == "pending":
+            digest = _digest(row["text"])
+            if digest in passed:  # checked under these very rules on an earlier night
+                still.add(digest)
+                continue
             try:
                 check_entry(row["text"])
+                still.add(digest)
             except Refused as exc:
                 row["status"], row["updated_at"] = "refused", now
                 why[exc.kind] = why.get(exc.kind, 0) + 1
                 changed += 1
+    if still != passed:
+        _keep_passed(settings, still)
     auto = 0
     if settings.memory.auto_accept:
         for row in by_id.values():
@@ -125,6 +136,46 @@ def propose(
     if changed:
         write_all(settings, list(by_id.values()))
     return {"found": len(found), "new": new, "auto_accepted": auto, "refused": why}
+
+
+def _passed_file(settings: Settings) -> Path:
+    return settings.paths.warehouse / "_candidates" / "passed.json"
+
+
+@functools.cache
+def rules_key() -> str:
+    """A digest of the code and word lists the memory rules are made of (``transforms``, ``schemas``): any change
+    to them checks every pending candidate again."""
+    import schemas
+    import transforms
+
+    h = hashlib.sha256()
+    for pkg in (transforms, schemas):
+        root = Path(pkg.__file__).parent
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".yaml", ".tsv", ".txt")):
+            data = path.read_bytes()
+            h.update(f"{path.relative_to(root)}\0{len(data)}\0".encode() + data)
+    return h.hexdigest()[:24]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _passed(settings: Settings) -> set[str]:
+    """The digests of the pending candidates' texts that today's rules let through on an earlier night: a pending
+    candidate is checked once per version of the rules, not every night (the memory rules check it again when it
+    is accepted, whatever this says)."""
+    try:
+        body = json.loads(_passed_file(settings).read_bytes())
+        return set(body["passed"]) if body.get("rules") == rules_key() else set()
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return set()
+
+
+def _keep_passed(settings: Settings, passed: set[str]) -> None:
+    body = {"rules": rules_key(), "passed": sorted(passed)}
+    atomic_write_bytes(_passed_file(settings), json.dumps(body).encode())
 
 
 def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candidate]:
