@@ -151,7 +151,7 @@ def rules_key() -> str:
 
     h = hashlib.sha256()
     for pkg in (transforms, schemas):
-        root = Path(pkg.__file__).parent
+        root = Path(str(pkg.__file__)).parent
         for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".yaml", ".tsv", ".txt")):
             data = path.read_bytes()
             h.update(f"{path.relative_to(root)}\0{len(data)}\0".encode() + data)
