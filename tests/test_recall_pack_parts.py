@@ -54,11 +54,11 @@ def _write_day(wh, day: dt.date, seed: int = 0, n: int = 12) -> None:
     warehouse.write_partition(wh, COMPACTS["memory_chunks"].source, sink.getvalue().to_pybytes(), day, USER)
 
 
-def _run_end(wh) -> None:
+def _run_end(wh, ann_from: int = 10**9, check: bool = False) -> None:
     """What a run's end does: the copies (these partitions have no ledger: their folders are listed), then the
-    packs, every month indexed (``ann_from=0``)."""
+    packs (no ANN index below ``ann_from`` chunks)."""
     compact.refresh(wh, check=True)
-    recall_pack.refresh(wh, [USER], ann_from=0)
+    recall_pack.refresh(wh, [USER], check=check, ann_from=ann_from)
 
 
 def _info(wh, month: str = JULY) -> dict:
@@ -78,7 +78,6 @@ def _same_as_whole(wh) -> None:
     assert np.array_equal(np.asarray(got.embeddings), np.asarray(want.embeddings))
     for q in QUERIES:
         assert np.allclose(got.keyword.scores(q), want.keyword.scores(q), atol=1e-6), q
-    assert got.ann_blocks is not None  # every part has its index
     assert recall_pack.changed(wh, USER) == []
 
 
@@ -202,3 +201,74 @@ def test_forgetting_a_users_pack_drops_the_set_aside_segment_too(month):
     assert base.exists()
     warehouse.drop_pack(wh, USER)
     assert not base.exists() and not added.exists()
+
+
+def test_a_user_with_ann_indexes_gets_whole_months(month):
+    """Which rows an approximate search scores exactly depends on how a month is cut: a user searched
+    approximately gets the month made whole each night, as before, so the answers never depend on the nights."""
+    wh = month
+    _run_end(wh, ann_from=0)  # the user reaches recall.exact_below: every month made again with its index
+    assert _days_of_parts(wh) == [["2026-07-01", "2026-07-10"]]
+    _write_day(wh, dt.date(2026, 7, 11))
+    _run_end(wh, ann_from=0)
+    assert _days_of_parts(wh) == [["2026-07-01", "2026-07-11"]]
+    assert recall_pack.load(wh, USER).ann_blocks is not None
+    _same_as_whole(wh)
+    assert not any(p.exists() for p in warehouse.pack_base(wh, USER, JULY))
+
+
+def test_a_copy_made_again_without_its_base_takes_the_segments_base_with_it(month):
+    """A copy whose bytes changed behind kenang's back is made again from the partitions, not from its base: the
+    segment set aside with it (made from those bytes) is not kept either."""
+    wh = month
+    copy = warehouse.compact_file(wh, "memory_chunks", USER, JULY)
+    t = pq.read_table(copy)
+    copy.chmod(0o644)
+    pq.write_table(t.set_column(t.column_names.index("text"), "text", pa.array(["TAMPERED"] * t.num_rows)), copy)
+    recall_pack.drop(wh, USER, JULY)
+    recall_pack.refresh(wh, [USER], ann_from=10**9)  # a segment made from the changed copy
+    _write_day(wh, dt.date(2026, 7, 11))
+    _run_end(wh)
+    assert warehouse.intact(copy) and _days_of_parts(wh) == [["2026-07-01", "2026-07-11"]]
+    assert "TAMPERED" not in recall_pack.load(wh, USER).table()["text"].to_pylist()
+    _same_as_whole(wh)
+
+
+def test_a_backfill_keeps_no_part_whose_bytes_changed_and_a_damaged_base_is_no_base(month):
+    wh = month
+    _write_day(wh, dt.date(2026, 7, 11))
+    base, added = warehouse.pack_base(wh, USER, JULY)
+    f = recall_pack.folder(wh, USER) / json.loads(base.read_text())["files"]["search"]
+    f.chmod(0o644)
+    f.write_bytes(f.read_bytes()[:-1] + b"\0")
+    _run_end(wh, check=True)
+    assert _days_of_parts(wh) == [["2026-07-01", "2026-07-11"]]
+    assert recall_pack.changed(wh, USER) == []
+    _same_as_whole(wh)
+
+    _write_day(wh, dt.date(2026, 7, 12))
+    info = json.loads(base.read_text())
+    base.write_text(json.dumps({**info, "days": ["2026-07-01", "2026-07-1O"]}))  # not a date
+    _run_end(wh)
+    assert _days_of_parts(wh) == [["2026-07-01", "2026-07-12"]]
+    _same_as_whole(wh)
+
+
+def test_a_part_of_a_big_month_is_read_from_its_copy_a_batch_at_a_time_with_the_same_bytes(tmp_path, monkeypatch):
+    """A part that takes in earlier ones is read from the month's copy, filtered to its days, streamed from a big
+    copy as a whole month is: the same files as when the copy is read whole."""
+    wh = tmp_path
+    for d in range(1, 11):
+        _write_day(wh, dt.date(2026, 7, d), n=60)
+    _run_end(wh)
+    for d in (11, 12, 13):  # 12 takes in 11, 13 takes in both: a part of three days
+        _write_day(wh, dt.date(2026, 7, d), n=60)
+        _run_end(wh)
+    assert _days_of_parts(wh) == [["2026-07-01", "2026-07-10"], ["2026-07-11", "2026-07-13"]]
+    args = (wh, USER, JULY, False, ("2026-07-11", "2026-07-13"))
+    held = recall_pack.segment_files(args)
+    monkeypatch.setattr(compact, "WHOLE_MONTH_BYTES", 0)  # every copy big: read a batch at a time
+    streamed = recall_pack.segment_files(args)
+    assert held is not None and streamed is not None and streamed.files == held.files
+    assert set(held.files) <= _named(wh)  # the very part the nights made
+    _same_as_whole(wh)

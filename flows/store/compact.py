@@ -125,11 +125,14 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
             todo.append((c, user, path, _appended(c, path, files) or (c.name, files)))
     items = [args for *_, args in todo]
     made = map_items(copy_bytes, items, nbytes=_nbytes(items)) if map_items else _in_process(copy_bytes, items)
-    for (c, user, path, _), data in zip(todo, made, strict=False):
+    for (c, user, path, args), data in zip(todo, made, strict=False):
         if not isinstance(data, bytes):  # a worker's failure: raised here, as in one process
             raise ArchiveError(f"making the compact copy {path}: {data}")
         if c.source.name == "memory_chunks":
-            warehouse.drop_pack(wh, user, path.stem.removeprefix("month="))  # made from what this copy replaces
+            month = path.stem.removeprefix("month=")
+            warehouse.drop_pack(wh, user, month)  # made from what this copy replaces
+            if len(args) < 3:  # not made from its base (none, or not the bytes kenang set aside): nor is the segment
+                warehouse.drop_pack_base(wh, user, month)
         warehouse.write_file(path, data, c.table)
         warehouse.drop_compact_base(path)  # at once: a later copy's failure leaves no base beside this copy
         faults.checkpoint("compact.written")

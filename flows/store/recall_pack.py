@@ -41,9 +41,12 @@ part of the new days alone: a manifest of several parts lists them under ``parts
 day order, each with its files, rows and ``days`` (the first and last day it was made
 of). The new part takes in the parts before it while each spans at most ``MERGE_SPAN``
 times its days, so a month has a few parts (3 at most when every night adds one day) and
-a night makes 3 to 4 days on average, one night in a month up to 21. A month with parts
-is made whole once a later month has chunks. A reader searches each part as a segment;
-the answers are those of the month made whole.
+a night makes 3 to 4 days on average, one night in a month up to 21 (a part of several days
+is read from the month's new copy, filtered to its days). A month with parts is made whole
+once a later month has chunks. A reader searches each part as a segment; the answers are
+those of the month made whole. A user with ANN indexes (``recall.exact_below`` chunks or
+more) gets whole months each night: which rows an approximate search scores exactly depends
+on how a month is cut.
 
 Freshness is by construction, as for the copies: ``warehouse.drop_compacts`` removes the
 month's manifest (or renames it to the base) durably before any memory_chunks partition of
@@ -481,24 +484,39 @@ READ_ROWS = 16 * BATCH_ROWS
 
 class _MonthChunks:
     """A month's chunks in the pack's ``ORDER``: a big compact copy (``compact.WHOLE_MONTH_BYTES``), read a batch at
-    a time; a small one, read once and held; or (no copy yet) its partitions, sorted in memory."""
+    a time; a small one, read once and held; or (no copy yet) its partitions, sorted in memory. ``days`` (the first
+    and last): only the rows of those days (a part of the month, ``refresh``), read from the copy the same ways."""
 
-    def __init__(self, copy: Path | None, files: list[Path]):
-        self.copy, self.files = copy, files
+    def __init__(self, copy: Path | None, files: list[Path], days: tuple[dt.date, dt.date] | None = None):
+        self.copy, self.files, self.days = copy, files, days
         self._held: pa.Table | None = None
 
     @classmethod
     def of(cls, wh: Path, user: str, month: str, days: tuple[str, str] | None = None) -> _MonthChunks | None:
-        """The month's chunks, or (``days``: the first and last, ISO) those of the month's days in that range, read
-        from their partitions."""
+        """The month's chunks, or (``days``: the first and last, ISO) those of the month's days in that range: from
+        the month's copy when it has one, else from those days' partitions."""
         c = compact.COMPACTS["memory_chunks"]
+        copy = compact.path_for(wh, "memory_chunks", user, month)
         if days is None:
             files = compact.month_parts(wh, c, user, month)
-            return cls(compact.path_for(wh, "memory_chunks", user, month), files) if files else None
+            return cls(copy, files) if files else None
         first, last = dt.date.fromisoformat(days[0]), dt.date.fromisoformat(days[1])
         span = (first + dt.timedelta(days=n) for n in range((last - first).days + 1))
         files = [f for d in span if (f := warehouse.partition_file(wh, c.source, d, user)).is_file()]
-        return cls(None, files) if files else None
+        if not files:
+            return None
+        return cls(copy, files, (first, last)) if copy is not None else cls(None, files)
+
+    def _within(self, rows: pa.Table) -> pa.Table:
+        """The rows of ``days`` (all of them without), read with their date column."""
+        if self.days is None:
+            return rows
+        start, end = (pa.scalar(d, pa.date32()) for d in self.days)
+        keep = pa.compute.and_(pa.compute.greater_equal(rows["date"], start), pa.compute.less_equal(rows["date"], end))
+        return rows.filter(keep)
+
+    def _names(self, columns: Sequence[str]) -> list[str]:
+        return list(dict.fromkeys((*columns, *(("date",) if self.days is not None else ()))))
 
     def _whole(self) -> pa.Table | None:
         """Every row, held, unless the month is a big copy (None)."""
@@ -508,7 +526,7 @@ class _MonthChunks:
             self._held = (
                 compact.scan(self.files, ", ".join(names), ORDER)
                 if self.copy is None
-                else compact.read_copy(self.copy, names)
+                else self._within(compact.read_copy(self.copy, names))
             )
         return self._held
 
@@ -518,7 +536,7 @@ class _MonthChunks:
         if whole is not None:
             return whole.select(list(columns))
         assert self.copy is not None
-        return compact.read_copy(self.copy, columns)
+        return self._within(compact.read_copy(self.copy, self._names(columns))).select(list(columns))
 
     def batches(self, columns: Sequence[str]) -> Iterable[pa.Table]:
         """Every row of some columns, in tables of a whole number of ``BATCH_ROWS`` rows (but the last): a big
@@ -527,7 +545,8 @@ class _MonthChunks:
         if whole is not None:
             return [whole.select(list(columns))]
         assert self.copy is not None
-        return compact.rebatched(compact.iter_copy(self.copy, columns, READ_ROWS), READ_ROWS)
+        got = compact.iter_copy(self.copy, self._names(columns), READ_ROWS)
+        return compact.rebatched((self._within(t).select(list(columns)) for t in got), READ_ROWS)
 
 
 @dataclass(frozen=True)
@@ -840,9 +859,10 @@ def refresh(
                 and not closed
             ):
                 continue
-            found = None if info is not None or month != have[user][-1] else _appended(wh, user, month, names[user])
-            if found is not None and (user in big and not all(_indexed(p) for p in found[0].parts)):
-                found = None
+            # A user with ANN indexes gets whole months: which rows an approximate search scores exactly depends on
+            # how the month is cut, so parts would answer otherwise than the month made whole.
+            whole = info is not None or month != have[user][-1] or user in big
+            found = None if whole else _appended(wh, user, month, names[user], check)
             if found is None:
                 todo.append(((wh, user, month, user in big), None))
             else:
@@ -877,29 +897,34 @@ def refresh(
 MERGE_SPAN = 2
 
 
-def _appended(wh: Path, user: str, month: str, names: set[str]) -> tuple[Kept, tuple[str, str]] | None:
+def _appended(
+    wh: Path, user: str, month: str, names: set[str], check: bool = False
+) -> tuple[Kept, tuple[str, str]] | None:
     """For a month whose segment was set aside for new days: its parts kept as they are, and the days of the one
     part to make (the new days, and the parts before them it takes in, ``MERGE_SPAN``); None when there is no sound
-    base (its manifest or list of days unreadable, a file of it gone)."""
+    base (its manifest or list of days unreadable or not as kenang writes them, a file of it gone, or with
+    ``check``, a file whose bytes are not those its manifest names)."""
     base_file, _ = warehouse.pack_base(wh, user, month)
     try:
         base = json.loads(base_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    added = warehouse.pack_added_days(wh, user, month)
-    if not isinstance(base, dict) or base.get("version") != VERSION or not added or not _complete(base, names):
-        return None
-    parts = parts_of(base)
-    first, last = min(added), max(added)
-    for part in parts:
-        days = part.get("days")
-        if days is not None and dt.date.fromisoformat(days[1]) >= first:  # never: the base holds the days before
+        added = warehouse.pack_added_days(wh, user, month)
+        if not isinstance(base, dict) or base.get("version") != VERSION or not added or not _complete(base, names):
             return None
-    while parts and parts[-1].get("days") and _span(parts[-1]["days"]) <= MERGE_SPAN * _span((first, last)):
-        first = dt.date.fromisoformat(parts.pop()["days"][0])
-    sha = base.get("sha256") or {}
-    kept = Kept(tuple(parts), {n: sha[n] for p in parts for n in p["files"].values() if n in sha})
-    if len(kept.sha256) != sum(len(p["files"]) for p in parts):
+        parts = parts_of(base)
+        first, last = min(added), max(added)
+        for part in parts:
+            days = part.get("days")
+            if days is not None and dt.date.fromisoformat(days[1]) >= first:  # never: the base holds the days before
+                return None
+        while parts and parts[-1].get("days") and _span(parts[-1]["days"]) <= MERGE_SPAN * _span((first, last)):
+            first = dt.date.fromisoformat(parts.pop()["days"][0])
+        sha = base.get("sha256") or {}
+        kept = Kept(tuple(parts), {n: sha[n] for p in parts for n in p["files"].values() if n in sha})
+        if len(kept.sha256) != sum(len(p["files"]) for p in parts):
+            return None
+        if check and any(sha256_file(folder(wh, user) / n) != s for n, s in kept.sha256.items()):
+            return None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
         return None
     return kept, (first.isoformat(), last.isoformat())
 
@@ -916,7 +941,9 @@ def _job_bytes(args: tuple) -> int:
     if len(args) <= 4:
         return _chunk_bytes(wh, user, month)
     source = _MonthChunks.of(wh, user, month, args[4])
-    return total_size(source.files) if source is not None else 0
+    if source is None:
+        return 0
+    return total_size([source.copy] if source.copy is not None else source.files)
 
 
 def _chunk_bytes(wh: Path, user: str, month: str) -> int:
