@@ -116,8 +116,9 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
     written here, in order.
     """
     todo = []
+    known = None if check else ledger.user_months(wh)  # read once for the three copies
     for c in COMPACTS.values():
-        found = parts_of(wh, c).items() if check else _missing(wh, c)
+        found = parts_of(wh, c).items() if check else _missing(wh, c, known)
         for (user, month), files in found:
             path = warehouse.compact_file(wh, c.name, user, month)
             if path.is_file() and (not check or warehouse.intact(path)):
@@ -145,15 +146,15 @@ def _nbytes(items: list[tuple]) -> int:
     return total_size(f for _, files, *rest in items for f in [*files, *(rest[0][:1] if rest else ())])
 
 
-def _missing(wh: Path, c: Compact) -> Iterator[tuple[tuple[str, str], list[Path]]]:
+def _missing(wh: Path, c: Compact, known: list[tuple[str, str]] | None) -> Iterator[tuple[tuple[str, str], list[Path]]]:
     """((user, month), partitions) for each month of each user with partitions of ``c``'s source and no copy.
 
     The months are the ledger's (one folder per user and month): a partition is written only for a day the
     ledger holds (or is about to: that day is loaded again by the next run), so the table's day folders,
-    thousands after years, are not listed. A ledger that cannot say (``ledger.user_months``) has them listed.
+    thousands after years, are not listed. ``known``: ``ledger.user_months``; a ledger that cannot say (None) has
+    them listed.
     """
     root = warehouse.table_dir(wh, c.source)
-    known = ledger.user_months(wh)
     if known is None:
         yield from _missing_listed(wh, c)
         return

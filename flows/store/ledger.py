@@ -85,10 +85,11 @@ def month_files(wh: Path) -> list[Path]:
     root = warehouse.table_dir(wh, DAYS)
     out = []
     for user_dir in warehouse.subfolders(root, "user_id="):
-        for month_dir in warehouse.subfolders(root / user_dir, "month="):
-            f = root / user_dir / month_dir / "data.parquet"
+        folder = os.path.join(root, user_dir)
+        for month_dir in warehouse.subfolders(Path(folder), "month="):
+            f = os.path.join(folder, month_dir, "data.parquet")  # os.path: a night lists these many times
             if os.path.isfile(f):
-                out.append(f)
+                out.append(Path(f))
     return out
 
 
