@@ -41,10 +41,10 @@ part of the new days alone: a manifest of several parts lists them under ``parts
 day order, each with its files, rows and ``days`` (the first and last day it was made
 of). The new part takes in the parts before it while each spans at most ``MERGE_SPAN``
 times its days, so a month has a few parts (3 at most when every night adds one day) and
-a night makes 3 to 4 days on average, one night in a month up to 21 (a part of several days
-is read from the month's new copy, filtered to its days). A month with parts is made whole
-once a later month has chunks. A reader searches each part as a segment; the answers are
-those of the month made whole. A user with ANN indexes (``recall.exact_below`` chunks or
+a night makes 3 to 4 days on average, one night in a month up to 21 (a part whose days are
+big is read from the month's new copy, filtered to its days, a batch at a time). A month
+with parts is made whole once a later month has chunks. A reader searches each part as a
+segment; the answers are those of the month made whole. A user with ANN indexes (``recall.exact_below`` chunks or
 more) gets whole months each night: which rows an approximate search scores exactly depends
 on how a month is cut.
 
@@ -494,7 +494,8 @@ class _MonthChunks:
     @classmethod
     def of(cls, wh: Path, user: str, month: str, days: tuple[str, str] | None = None) -> _MonthChunks | None:
         """The month's chunks, or (``days``: the first and last, ISO) those of the month's days in that range: from
-        the month's copy when it has one, else from those days' partitions."""
+        those days' partitions, or, when they are big (``compact.WHOLE_MONTH_BYTES``) and the month has a copy,
+        from the copy a batch at a time."""
         c = compact.COMPACTS["memory_chunks"]
         copy = compact.path_for(wh, "memory_chunks", user, month)
         if days is None:
@@ -505,7 +506,8 @@ class _MonthChunks:
         files = [f for d in span if (f := warehouse.partition_file(wh, c.source, d, user)).is_file()]
         if not files:
             return None
-        return cls(copy, files, (first, last)) if copy is not None else cls(None, files)
+        big = copy is not None and total_size(files) >= compact.WHOLE_MONTH_BYTES
+        return cls(copy, files, (first, last)) if big else cls(None, files)
 
     def _within(self, rows: pa.Table) -> pa.Table:
         """The rows of ``days`` (all of them without), read with their date column."""
