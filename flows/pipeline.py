@@ -304,11 +304,11 @@ def snapshots_task(settings: Settings, archive_writable: bool = True) -> dict:
     A core memory file kenang cannot read (a link, a folder, bad UTF-8, oversized) is left out of its user's snapshot
     and named in ``problems``; every user still gets a fresh snapshot."""
     with _timed("memory_file"):
-        rows = ledger.days(settings.paths.warehouse)
+        rows = ledger.read_days(settings.paths.warehouse)
         stale = memory_file.stale_users(settings, rows)
         if stale and archive_writable:  # MEMORY_INDEX lives in the archive
             memory_file.write_memory_files(settings, stale, rows)
-        users = {u for (u, _), r in ledger.select(rows, ("status",)) if r["status"] == "loaded"}
+        users = {u for (u, _), r in rows.items() if r["status"] == "loaded"}
         problems: list[str] = []
         written = 0
         for user in sorted(users | set(core_memory.users(settings))):
@@ -589,13 +589,11 @@ def _summarize_all(
     # A forced or repairing backfill does all of its range: a nightly run would never redo those days.
     limit = plan.summary_budget(settings) if budget and not force and not redo else None
     with _timed("plan"):
-        rows = ledger.days(settings.paths.warehouse)
+        rows = ledger.read_days(settings.paths.warehouse)
         keys, waiting = plan.newest_first(
-            plan.days_needing(
-                rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo, columns=summarize.FRESH_COLUMNS
-            ),
+            plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo),
             limit,
-            last={k for k, r in ledger.select(rows, ("summary_status",)) if r["summary_status"] == "failed"},
+            last={k for k, r in rows.items() if r.get("summary_status") == "failed"},
         )
     left: dict[str, int | str | None] = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:  # a crashed run may still owe the chain of days it summarized
@@ -685,21 +683,15 @@ def _index_all(
     there is work."""
     limit = plan.chunk_budget(settings) if budget and not reindex and not redo else None
     with _timed("plan"):
-        rows = ledger.days(settings.paths.warehouse)
+        rows = ledger.read_days(settings.paths.warehouse)
         from flows.models import embed
 
         eid = embed.configured_id(settings)
         keys, _ = plan.newest_first(
             plan.days_needing(
-                rows,
-                lambda r: recall_index.is_fresh(r, eid),
-                start=start,
-                end=end,
-                force=reindex,
-                redo=redo,
-                columns=recall_index.FRESH_COLUMNS,
+                rows, lambda r: recall_index.is_fresh(r, eid), start=start, end=end, force=reindex, redo=redo
             ),
-            last={k for k, r in ledger.select(rows, ("index_status",)) if r["index_status"] == "failed"},
+            last={k for k, r in rows.items() if r.get("index_status") == "failed"},
         )
     if not keys:
         return recall_index.counts(StageResult()) | {

@@ -51,7 +51,7 @@ def stale_users(settings: Settings, rows: Mapping[DayKey, Mapping]) -> set[str]:
 def source_digests(rows: Mapping[DayKey, Mapping]) -> dict[str, str]:
     """Per user, a digest of the summarized days (date, summary sha256) an index is made from."""
     by_user: dict[str, list[str]] = {}
-    for (user, day), r in ledger.select(rows, ("summary_status", "summary_sha256")):
+    for (user, day), r in rows.items():
         if r.get("summary_status") == "summarized":
             by_user.setdefault(user, []).append(f"{day.isoformat()}:{r.get('summary_sha256')}")
     return {u: fingerprint(items) for u, items in by_user.items()}
@@ -74,7 +74,7 @@ def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[D
 
     ``rows``: the day ledger as the caller just read it (read here when not given)."""
     wh = settings.paths.warehouse
-    rows = ledger.days(wh) if rows is None else rows
+    rows = ledger.read_days(wh) if rows is None else rows
     changed = 0
     shas = {}
     users = sorted(set(users))
@@ -105,7 +105,7 @@ def _month_digests(settings: Settings, rows: Mapping[DayKey, Mapping], user: str
     by_month: dict[str, list[str]] = {
         m: [] for m, _ in compact.user_months(settings.paths.warehouse, "daily_summaries", user)
     }
-    for (u, day), r in ledger.select(rows, ("summary_status", "summary_sha256")):
+    for (u, day), r in rows.items():
         if u == user and r.get("summary_status") is not None:
             by_month.setdefault(f"{day:%Y-%m}", []).append(
                 f"{day.isoformat()}:{r.get('summary_status')}:{r.get('summary_sha256')}"

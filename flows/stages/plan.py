@@ -6,7 +6,7 @@ Pure reads, no Prefect: the flows, ``--dry-run`` and ``kenang status`` share the
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from flows.config import Settings
@@ -19,7 +19,7 @@ from schemas.tables import ARCHIVE_FILES
 _ONE_BY_ONE = 64
 
 
-def pending_days(settings: Settings) -> tuple[list[ArchivedDay], ledger.Days, set[DayKey]]:
+def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, dict], set[DayKey]]:
     """Days to load: pending ones whose record changed, and ones whose last load failed.
 
     Returns (days to load, the ledger, the pending keys checked); the caller clears
@@ -27,9 +27,9 @@ def pending_days(settings: Settings) -> tuple[list[ArchivedDay], ledger.Days, se
     partition per candidate day, never the whole record.
     """
     wh = settings.paths.warehouse
-    days = ledger.days(wh)
+    days = ledger.read_days(wh)
     checked = ledger.read_pending(wh)
-    failed = {k for k, r in ledger.select(days, ("status",)) if r["status"] == "failed"}
+    failed = {k for k, r in days.items() if r["status"] == "failed"}
     keys = sorted(checked | failed)
     if len(keys) > _ONE_BY_ONE:  # a big first import: one scan beats many small reads
         everything = archived_days(wh)
@@ -117,19 +117,15 @@ def days_needing(
     end: dt.date | None = None,
     force: bool = False,
     redo: frozenset[DayKey] = frozenset(),
-    columns: Sequence[str] | None = None,
 ) -> list[DayKey]:
     """Loaded days in [start, end] a stage still has to do, in day order.
 
     A day needs the stage when its row is not ``fresh`` by the stage's own rule
     (``summarize.is_fresh``, ``recall_index.is_fresh``), when ``force`` says every day
     of the range, or when it is in ``redo`` (a partition changed behind kenang's back).
-    ``columns``: the only ones the rule reads (``summarize.FRESH_COLUMNS``): a ``ledger.Days`` then reads those
-    columns, not every row.
     """
     out = []
-    rows = ledger_rows.items() if columns is None else ledger.select(ledger_rows, ("status", *columns))
-    for key, row in sorted(rows):
+    for key, row in sorted(ledger_rows.items()):
         if row["status"] != "loaded" or (start and key[1] < start) or (end and key[1] > end):
             continue
         if force or key in redo or not fresh(row):

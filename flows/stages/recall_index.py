@@ -65,10 +65,6 @@ def index_key(row: Mapping, embedder_id: str) -> str:
     )
 
 
-#: The ledger columns ``is_fresh`` reads, with ``index_key``'s (``plan.days_needing`` reads no others).
-FRESH_COLUMNS = ("index_status", "index_key", "content_fingerprint", "summary_status", "summary_sha256")
-
-
 def is_fresh(row: Mapping, embedder_id: str) -> bool:
     """A day's index is fresh when it was built from the day's content and summary, by this embedder and chunker
     (and the word lists its terms are made with: ``transforms.chunk.lexicon_key``)."""

@@ -39,7 +39,7 @@ import pyarrow as pa
 from flows.config import Settings
 from flows.stages import open_items, pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
-from flows.store import faults, ledger, warehouse
+from flows.store import faults, warehouse
 from flows.store.archive_files import day_dir, marker
 from flows.store.fsio import READ_ONLY, atomic_write_bytes
 from flows.store.ledger import DayKey
@@ -60,10 +60,6 @@ from transforms.summarize import (
 )
 
 log = logging.getLogger("kenang")
-
-
-#: The ledger columns ``is_fresh`` reads (``plan.days_needing`` reads no others).
-FRESH_COLUMNS = ("summary_status", "summary_fingerprint", "content_fingerprint")
 
 
 def is_fresh(row: Mapping) -> bool:
@@ -184,7 +180,7 @@ def summarize_days(
 def noted_days(ledger_rows: Mapping[DayKey, Mapping]) -> dict[str, frozenset[dt.date]]:
     """Per user, the loaded days: each has a note, or gets one in this run (a day that fails gets it on a later run)."""
     out: dict[str, set[dt.date]] = {}
-    for (user, day), row in ledger.select(ledger_rows, ("status",)):
+    for (user, day), row in ledger_rows.items():
         if row.get("status") == "loaded":
             out.setdefault(user, set()).add(day)
     return {u: frozenset(days) for u, days in out.items()}

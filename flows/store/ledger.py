@@ -23,12 +23,6 @@
   read costs the history file, a checksum per month and the recent months. A ledger of one file (``days.parquet``,
   before this layout) is read as it is, under the months, and split into months by the
   next run (``migrate``) before that file goes.
-- A night reads the ledger as ``days``: one Arrow table of every row (the history file's
-  months as slices of it), a mapping whose rows become dicts only when asked for, and whose
-  ``select`` reads a few columns of every row. What a night asks of years of days (the days
-  a stage still has to do, the failed ones, the digests MEMORY_INDEX is written from) reads
-  those columns, not thousands of rows made into dicts. ``read_days`` stays for the
-  commands that want every row.
 - ``runs`` gets one file per run, written as ``running`` when it starts and replaced
   when it ends. A ``running`` row whose lock is free was interrupted.
 """
@@ -41,12 +35,11 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from flows.store import faults, warehouse
@@ -256,150 +249,6 @@ def read_days(wh: Path) -> dict[DayKey, dict]:
     for path in ([legacy] if legacy.is_file() else []) + months:
         out.update(_rows_of(path))  # a month file, once written, holds the newer rows
     return {k: dict(r) for k, r in sorted(out.items())}
-
-
-class Days(Mapping[DayKey, dict]):
-    """The whole ledger as one Arrow table (``DAYS``' columns, in (user, day) order), read as a mapping of (user,
-    day) -> its row. A row is made a dict only when it is asked for (every row at once when all are iterated),
-    and ``select`` reads a few columns of every row without making the others: what a night asks of years of
-    days is a few columns, not thousands of rows (``days``)."""
-
-    def __init__(self, table: pa.Table):
-        self.table = table
-        self._keys: list[DayKey] = list(zip(table["user_id"].to_pylist(), table["date"].to_pylist(), strict=True))
-        self._at = {k: i for i, k in enumerate(self._keys)}
-        self._all: list[dict] | None = None
-
-    def __getitem__(self, key: DayKey) -> dict:
-        i = self._at[key]
-        if self._all is not None:
-            return dict(self._all[i])
-        return self.table.slice(i, 1).to_pylist()[0]
-
-    def __iter__(self) -> Iterator[DayKey]:
-        return iter(self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._at
-
-    def items(self) -> ItemsView[DayKey, dict]:
-        return _Items(self)
-
-    def values(self) -> ValuesView[dict]:
-        return _Values(self)
-
-    def rows(self) -> Iterator[tuple[DayKey, dict]]:
-        """Every (key, row), each row a fresh dict, made from the table at once (not one row at a time)."""
-        if self._all is None:
-            self._all = self.table.to_pylist()
-        return ((k, dict(r)) for k, r in zip(self._keys, self._all, strict=True))
-
-    def select(self, names: Sequence[str]) -> Iterator[tuple[DayKey, dict]]:
-        """(key, {name: value}) for every row, with only the ``names`` columns read."""
-        columns = [self.table[n].to_pylist() for n in names]
-        for key, *values in zip(self._keys, *columns, strict=True):
-            yield key, dict(zip(names, values, strict=True))
-
-
-class _Items(ItemsView[DayKey, dict]):
-    _mapping: Days
-
-    def __iter__(self) -> Iterator[tuple[DayKey, dict]]:
-        return self._mapping.rows()
-
-
-class _Values(ValuesView[dict]):
-    _mapping: Days
-
-    def __iter__(self) -> Iterator[dict]:
-        return (r for _, r in self._mapping.rows())
-
-
-def select(rows: Mapping[DayKey, Mapping], names: Sequence[str]) -> Iterator[tuple[DayKey, dict]]:
-    """(key, {name: value}) for every row of a ledger mapping: a ``Days`` reads just those columns."""
-    if isinstance(rows, Days):
-        yield from rows.select(names)
-        return
-    for key, row in rows.items():
-        yield key, {n: row.get(n) for n in names}
-
-
-def days(wh: Path) -> Days:
-    """The whole ledger as a ``Days``: ``read_days``' rows, with each month file's rows kept as Arrow by this
-    process (the months the history file still holds taken from it) and no row made a dict until asked for."""
-    if (wh / _LEGACY).is_file():  # not split into months yet: read as the rows are
-        return Days(pa.Table.from_pylist(list(read_days(wh).values()), schema=DAYS.schema))
-    months = month_files(wh)
-    _history_tables(wh, months)
-    tables = [_table_of(path) for path in months]
-    return Days(pa.concat_tables(tables) if tables else DAYS.schema.empty_table())
-
-
-_tables: dict[Path, tuple[tuple[int, int, int], pa.Table]] = {}
-
-
-def _table_of(path: Path) -> pa.Table:
-    """One month file's rows as Arrow (``DAYS``' schema), read once per version of the file in this process."""
-    st = os.stat(path)
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
-    with _cache_lock:
-        hit = _tables.get(path)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    data = _typed(pq.ParquetFile(path).read(use_threads=False))
-    _keep_table(path, key, data)
-    return data
-
-
-def _keep_table(path: Path, key: tuple[int, int, int], data: pa.Table) -> None:
-    with _cache_lock:
-        if len(_tables) > 10_000:  # many homes in one process (tests, benchmarks): start again
-            _tables.clear()
-        _tables[path] = (key, data)
-
-
-def _history_tables(wh: Path, paths: list[Path]) -> None:
-    """Keep, as ``_table_of`` would, the rows of each month file in ``paths`` that the history file holds as it is
-    now (``_from_history``, as Arrow slices of the history's rows)."""
-    root = warehouse.table_dir(wh, DAYS)
-    history = wh / _HISTORY
-    stale = []
-    for path in paths:
-        st = os.stat(path)
-        key = (st.st_ino, st.st_size, st.st_mtime_ns)
-        with _cache_lock:
-            hit = _tables.get(path)
-        if hit is None or hit[0] != key:
-            stale.append((path, key))
-    if len(stale) < 8 or not history.is_file():
-        return
-    try:
-        reader = pa.ipc.open_file(pa.memory_map(str(history)))
-        made_from = json.loads((reader.schema.metadata or {})[_HISTORY_KEY])
-        same = [
-            (path, key)
-            for path, key in stale
-            if (sha := made_from.get(path.relative_to(root).as_posix()))
-            and sha in warehouse.recorded_checksums(path)[:1]
-        ]
-        if not same:
-            return
-        data = _typed(reader.read_all())
-    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
-        return  # read the month files themselves
-    # the history is in (user, day) order: each month's rows are one run of it
-    users = data["user_id"].to_pylist()
-    months = pa.compute.strftime(data["date"], format="%Y-%m").to_pylist()
-    runs: dict[str, tuple[int, int]] = {}
-    for i, name in enumerate(f"user_id={u}/month={m}/data.parquet" for u, m in zip(users, months, strict=True)):
-        a, _ = runs.get(name, (i, i))
-        runs[name] = (a, i + 1)
-    for path, key in same:
-        a, b = runs.get(path.relative_to(root).as_posix(), (0, 0))
-        _keep_table(path, key, data.slice(a, b - a))
 
 
 def version(wh: Path) -> tuple:
