@@ -924,7 +924,7 @@ def _appended(
         kept = Kept(tuple(parts), {n: sha[n] for p in parts for n in p["files"].values() if n in sha})
         if len(kept.sha256) != sum(len(p["files"]) for p in parts):
             return None
-        if check and any(sha256_file(folder(wh, user) / n) != s for n, s in kept.sha256.items()):
+        if check and _differing(folder(wh, user), kept.sha256):
             return None
     except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
         return None
@@ -1044,13 +1044,19 @@ def changed(wh: Path, user: str, month: str | None = None) -> list[str]:
     out = []
     base = folder(wh, user)
     for m in [month] if month else months_with_manifests(wh, user):
-        info = _info(wh, user, m)
-        for name, sha in sorted((info or {}).get("sha256", {}).items()):
-            try:
-                if sha256_file(base / name) != sha:
-                    out.append(name)
-            except FileNotFoundError:
-                continue
+        out += _differing(base, (_info(wh, user, m) or {}).get("sha256", {}))
+    return out
+
+
+def _differing(base: Path, shas: Mapping[str, str]) -> list[str]:
+    """The files in ``base`` whose bytes are not the sha256 ``shas`` names for them (one that is gone is not)."""
+    out = []
+    for name, sha in sorted(shas.items()):
+        try:
+            if sha256_file(base / name) != sha:
+                out.append(name)
+        except FileNotFoundError:
+            continue
     return out
 
 

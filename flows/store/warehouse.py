@@ -367,11 +367,19 @@ def pack_base(warehouse: Path, user_id: str, month: str) -> tuple[Path, Path]:
 
 def pack_added_days(warehouse: Path, user_id: str, month: str) -> set[dt.date] | None:
     """The days added to a month since its segment was set aside; None if that list cannot be read."""
+    return _added_days(pack_base(warehouse, user_id, month)[1])
+
+
+def _added_days(path: Path) -> set[dt.date] | None:
+    """A list of the days added to a month since its copy or segment was set aside; None if it cannot be read."""
     try:
-        days = json.loads(pack_base(warehouse, user_id, month)[1].read_text(encoding="utf-8"))
-        return {dt.date.fromisoformat(d) for d in days}
+        return {dt.date.fromisoformat(d) for d in json.loads(path.read_text(encoding="utf-8"))}
     except (OSError, ValueError, TypeError):
         return None
+
+
+def _write_added_days(path: Path, days: Iterable[dt.date]) -> None:
+    atomic_write_bytes(path, json.dumps(sorted({d.isoformat() for d in days})).encode())
 
 
 def drop_pack_base(warehouse: Path, user_id: str, month: str) -> bool:
@@ -397,11 +405,11 @@ def _set_aside_pack(warehouse: Path, user_id: str, day: dt.date, keep: bool) -> 
         return
     if keep and manifest.exists():
         drop_pack_base(warehouse, user_id, month)  # a base a failed run left beside its segment: never paired anew
-        atomic_write_bytes(added, json.dumps([day.isoformat()]).encode())
+        _write_added_days(added, [day])
         os.replace(manifest, base)
-    elif keep and base.exists() and (days := pack_added_days(warehouse, user_id, month)) is not None:
+    elif keep and base.exists() and (days := _added_days(added)) is not None:
         if day not in days:
-            atomic_write_bytes(added, json.dumps(sorted(d.isoformat() for d in {*days, day})).encode())
+            _write_added_days(added, {*days, day})
     else:
         manifest.unlink(missing_ok=True)
         drop_pack_base(warehouse, user_id, month)
@@ -433,7 +441,7 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
                     drop_compact_base(path)
                     fsync_dir(path.parent)
                 if holds_only_days_before(path, day):
-                    atomic_write_bytes(added, json.dumps([day.isoformat()]).encode())
+                    _write_added_days(added, [day])
                     os.replace(path, base)  # first: a crash before its checksum follows leaves a base not intact
                     os.replace(checksum_file(path), checksum_file(base))
                     kept = True
@@ -443,10 +451,10 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
                     drop_compact_base(path)
                 fsync_dir(path.parent)
             elif base.exists():
-                days = compact_added_days(path)
+                days = _added_days(added)
                 if days is not None and holds_only_days_before(base, day):
                     if day not in days:
-                        atomic_write_bytes(added, json.dumps(sorted(d.isoformat() for d in {*days, day})).encode())
+                        _write_added_days(added, {*days, day})
                     kept = True
                 else:
                     drop_compact_base(path)
@@ -464,10 +472,7 @@ def compact_base(path: Path) -> tuple[Path, Path]:
 
 def compact_added_days(path: Path) -> set[dt.date] | None:
     """The days added to a copy's month since its base was set aside; None if that list cannot be read."""
-    try:
-        return {dt.date.fromisoformat(d) for d in json.loads(compact_base(path)[1].read_text(encoding="utf-8"))}
-    except (OSError, ValueError, TypeError):
-        return None
+    return _added_days(compact_base(path)[1])
 
 
 def drop_compact_base(path: Path) -> None:
