@@ -229,3 +229,20 @@ def test_the_history_holds_each_month_files_own_rows_whatever_its_checksum_file_
     warehouse._record_checksum(path, sha256_file(path))  # as `kenang verify --accept` would
     monkeypatch.setattr(ledger, "_cache", {})
     assert ledger.read_days(wh)[("rina", day)]["status"] == "failed"
+
+
+def test_rows_are_made_as_pyarrow_makes_them():
+    """The ledger's own conversion of a file's rows gives pyarrow's values: dates and UTC timestamps (before 1970,
+    at a microsecond, null), strings and nulls, of the same types and the same tzinfo."""
+    rows = [
+        {**row("rina", dt.date(1969, 12, 31)), "updated_at": dt.datetime(1969, 12, 31, 23, 59, 59, 1, tzinfo=dt.UTC)},
+        {**row("rina", dt.date(2025, 3, 1), "failed"), "reason": "x", "summary_status": None},
+        {**row("budi", dt.date(1970, 1, 1)), "updated_at": dt.datetime(2026, 12, 7, 4, 5, 6, 999999, tzinfo=dt.UTC)},
+    ]
+    data = pa.Table.from_pylist(rows, schema=DAYS.schema)
+    expected, got = data.to_pylist(), ledger._dicts(data)
+    assert got == expected
+    for a, b in zip(expected, got, strict=True):
+        assert [type(v) for v in a.values()] == [type(v) for v in b.values()]
+        assert a["updated_at"].tzinfo is b["updated_at"].tzinfo
+    assert ledger._dicts(data.slice(0, 0)) == []

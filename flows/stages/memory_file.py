@@ -43,18 +43,32 @@ PART_FORMAT = 1
 def stale_users(settings: Settings, rows: Mapping[DayKey, Mapping]) -> set[str]:
     """Users whose MEMORY_INDEX was not written from their summaries as the ledger ``rows`` hold them now."""
     written = _written_from(settings)
-    return {u for u, digest in source_digests(rows).items() if written.get(u) != digest} | {
-        u for u in written if u not in source_digests(rows)
-    }
+    digests = source_digests(rows)
+    return {u for u, digest in digests.items() if written.get(u) != digest} | {u for u in written if u not in digests}
 
 
 def source_digests(rows: Mapping[DayKey, Mapping]) -> dict[str, str]:
     """Per user, a digest of the summarized days (date, summary sha256) an index is made from."""
-    by_user: dict[str, list[str]] = {}
+    return _digests(rows)[0]
+
+
+def _digests(rows: Mapping[DayKey, Mapping]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """(``source_digests``; per user and month, a digest of its days' summary states), in one pass over the
+    ledger's rows, every day of the history."""
+    sources: dict[str, list[str]] = {}
+    months: dict[str, dict[str, list[str]]] = {}
     for (user, day), r in rows.items():
-        if r.get("summary_status") == "summarized":
-            by_user.setdefault(user, []).append(f"{day.isoformat()}:{r.get('summary_sha256')}")
-    return {u: fingerprint(items) for u, items in by_user.items()}
+        status = r.get("summary_status")
+        if status is None:
+            continue
+        iso, sha = day.isoformat(), r.get("summary_sha256")
+        if status == "summarized":
+            sources.setdefault(user, []).append(f"{iso}:{sha}")
+        months.setdefault(user, {}).setdefault(iso[:7], []).append(f"{iso}:{status}:{sha}")
+    return (
+        {u: fingerprint(items) for u, items in sources.items()},
+        {u: {m: fingerprint(items) for m, items in by_month.items()} for u, by_month in months.items()},
+    )
 
 
 def _sources_file(settings: Settings) -> Path:
@@ -78,8 +92,9 @@ def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[D
     changed = 0
     shas = {}
     users = sorted(set(users))
+    digests, by_month = _digests(rows)
     for user in users:
-        data = _assemble(settings, user, _month_digests(settings, rows, user)).encode("utf-8")
+        data = _assemble(settings, user, _month_digests(settings, by_month.get(user, {}), user)).encode("utf-8")
         path = settings.paths.archive / index_name(user, settings.default_user)
         shas[path.name] = hashlib.sha256(data).hexdigest()
         if path.is_file() and path.read_bytes() == data:
@@ -88,7 +103,6 @@ def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[D
         changed += 1
     ledger.record_derived(wh, shas)
     faults.checkpoint("memory_file.written")
-    digests = source_digests(rows)
     written = _written_from(settings)
     new = {**written, **{u: digests[u] for u in users if u in digests}}
     for u in users:
@@ -99,18 +113,14 @@ def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[D
     return changed
 
 
-def _month_digests(settings: Settings, rows: Mapping[DayKey, Mapping], user: str) -> dict[str, str]:
+def _month_digests(settings: Settings, digests: Mapping[str, str], user: str) -> dict[str, str]:
     """Per month the user's index may show (a summary in the ledger or a partition of ``daily_summaries``): a
-    digest of its days' summary states in the ledger."""
-    by_month: dict[str, list[str]] = {
-        m: [] for m, _ in compact.user_months(settings.paths.warehouse, "daily_summaries", user)
+    digest of its days' summary states in the ledger (``digests``, from ``_digests``)."""
+    empty = fingerprint([])
+    return {
+        **{m: empty for m, _ in compact.user_months(settings.paths.warehouse, "daily_summaries", user)},
+        **digests,
     }
-    for (u, day), r in rows.items():
-        if u == user and r.get("summary_status") is not None:
-            by_month.setdefault(f"{day:%Y-%m}", []).append(
-                f"{day.isoformat()}:{r.get('summary_status')}:{r.get('summary_sha256')}"
-            )
-    return {m: fingerprint(sorted(items)) for m, items in by_month.items()}
 
 
 def _parts_folder(settings: Settings, user: str) -> Path:
