@@ -101,11 +101,12 @@ def propose(
         by_id[c.candidate_id] = row
         changed += 1
     passed = _passed(settings)
+    checked = {c.text for c in found}  # each came out of the rules' check in this run (scan_day, recurring_facts)
     still: set[str] = set()
     for row in by_id.values():  # proposed under older rules: what today's refuse is never accepted
         if row["status"] == "pending":
             digest = _digest(row["text"])
-            if digest in passed:  # checked under these very rules on an earlier night
+            if digest in passed or row["text"] in checked:  # checked under these very rules, earlier or now
                 still.add(digest)
                 continue
             try:
