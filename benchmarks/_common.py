@@ -28,7 +28,26 @@ from pathlib import Path
 
 from corpus import year_corpus
 
+import flows
 from flows.cli.demo_corpus import SyntheticFile
+
+
+
+def code_tree() -> Path:
+    """The checkout whose kenang this process runs: ``python benchmarks/x.py`` puts the script's folder first on
+    ``sys.path``, not the working directory, so a checkout that borrows another's venv (an editable install) runs
+    the other's code unless ``PYTHONPATH`` names it."""
+    return Path(flows.__file__).resolve().parents[1]
+
+
+if code_tree() != Path(__file__).resolve().parents[1]:
+    import sys
+
+    print(
+        f"warning: this benchmark is in {Path(__file__).resolve().parents[1]} but runs kenang from {code_tree()}; "
+        f"set PYTHONPATH={Path(__file__).resolve().parents[1]} to measure this checkout",
+        file=sys.stderr,
+    )
 
 #: The synthetic corpus is dated in Jakarta time, the default home's timezone.
 JAKARTA = dt.timezone(dt.timedelta(hours=7))

@@ -293,9 +293,27 @@ def _sha256(path: Path) -> str:
     return sha
 
 
+_tables: dict[Path, tuple[tuple[int, int, int], pa.Table]] = {}
+
+
+def _table(path: Path) -> pa.Table:
+    """A user's open_items file, read once per version of the file in this process (as ``_sha256``): a night's
+    summarize stage resumes the chain from it, and the open-items stage resumes it again and rewrites it."""
+    st = os.stat(path)
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)  # before the read: a file replaced meanwhile is read again
+    hit = _tables.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    if len(_tables) > 100:  # many homes in one process (tests, benchmarks): start again
+        _tables.clear()
+    data = warehouse.read_file(path, OPEN_ITEMS)
+    _tables[path] = (key, data)
+    return data
+
+
 def _rows_from(path: Path, start: dt.date) -> list[dict]:
     """The rows of a user's open_items file raised from ``start`` on."""
-    data = warehouse.read_file(path, OPEN_ITEMS)
+    data = _table(path)
     return data.filter(pc.greater_equal(data["raised_on"], pa.scalar(start, pa.date32()))).to_pylist()
 
 
@@ -304,7 +322,7 @@ def _write_table(path: Path, items: list[dict], start: dt.date) -> bool:
     ``start`` on, in the table's order); written if changed."""
     new = pa.Table.from_pylist(items, schema=OPEN_ITEMS.schema)
     if path.is_file():
-        old = warehouse.read_file(path, OPEN_ITEMS)
+        old = _table(path)
         before = pc.less(old["raised_on"], pa.scalar(start, pa.date32()))
         if old.filter(pc.invert(before)).to_pylist() == items:
             return False
