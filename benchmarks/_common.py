@@ -32,7 +32,6 @@ import flows
 from flows.cli.demo_corpus import SyntheticFile
 
 
-
 def code_tree() -> Path:
     """The checkout whose kenang this process runs: ``python benchmarks/x.py`` puts the script's folder first on
     ``sys.path``, not the working directory, so a checkout that borrows another's venv (an editable install) runs
