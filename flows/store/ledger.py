@@ -208,7 +208,7 @@ def _from_history(wh: Path, paths: list[Path]) -> None:
             return
         rows: dict[str, dict[DayKey, dict]] = {}
         for r in _dicts(_typed(reader.read_all())):
-            rows.setdefault(f"user_id={r['user_id']}/month={r['date']:%Y-%m}/data.parquet", {})[
+            rows.setdefault(f"user_id={r['user_id']}/month={r['date'].isoformat()[:7]}/data.parquet", {})[
                 (r["user_id"], r["date"])
             ] = r
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
