@@ -35,7 +35,6 @@ import json
 import os
 import secrets
 import threading
-import zoneinfo
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +120,7 @@ def _typed(data: pa.Table) -> pa.Table:
     return data.cast(DAYS.schema) if data.schema != DAYS.schema else data
 
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=zoneinfo.ZoneInfo("UTC"))  # the tzinfo pyarrow gives a UTC timestamp
+_EPOCH = pa.scalar(0, pa.timestamp("us", tz="UTC")).as_py()  # with the tzinfo this pyarrow gives a UTC timestamp
 _EPOCH_DAY = dt.date(1970, 1, 1)
 
 
