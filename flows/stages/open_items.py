@@ -41,9 +41,10 @@ import json
 import logging
 import os
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -275,40 +276,41 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
     return Carrier.resumed(user, (Item(**r) for r in rows), through), through + dt.timedelta(days=1)
 
 
-_seen: dict[Path, tuple[tuple[int, int, int], str]] = {}
+_T = TypeVar("_T")
 
 
-def _sha256(path: Path) -> str:
-    """A file's sha256, read once per version of the file in this process (kenang replaces a file, never edits it
-    in place: a new version is a new inode): a night's summarize and open-items stages resume the same chain."""
+def _by_version(
+    cache: dict[Path, tuple[tuple[int, int, int], _T]], keep: int, path: Path, make: Callable[[Path], _T]
+) -> _T:
+    """``make(path)``, made once per version of the file in this process (kenang replaces a file, never edits it in
+    place: a new version is a new inode); ``cache`` holds at most about ``keep`` files (many homes in one process:
+    tests, benchmarks)."""
     st = os.stat(path)
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
-    hit = _seen.get(path)
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)  # before the read: a file replaced meanwhile is read again
+    hit = cache.get(path)
     if hit is not None and hit[0] == key:
         return hit[1]
-    if len(_seen) > 10_000:  # many homes in one process (tests, benchmarks): start again
-        _seen.clear()
-    sha = sha256_file(path)
-    _seen[path] = (key, sha)
-    return sha
+    if len(cache) > keep:
+        cache.clear()
+    value = make(path)
+    cache[path] = (key, value)
+    return value
 
 
+_seen: dict[Path, tuple[tuple[int, int, int], str]] = {}
 _tables: dict[Path, tuple[tuple[int, int, int], pa.Table]] = {}
 
 
+def _sha256(path: Path) -> str:
+    """A file's sha256, once per version of the file: a night's summarize and open-items stages resume the same
+    chain."""
+    return _by_version(_seen, 10_000, path, sha256_file)
+
+
 def _table(path: Path) -> pa.Table:
-    """A user's open_items file, read once per version of the file in this process (as ``_sha256``): a night's
-    summarize stage resumes the chain from it, and the open-items stage resumes it again and rewrites it."""
-    st = os.stat(path)
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)  # before the read: a file replaced meanwhile is read again
-    hit = _tables.get(path)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    if len(_tables) > 100:  # many homes in one process (tests, benchmarks): start again
-        _tables.clear()
-    data = warehouse.read_file(path, OPEN_ITEMS)
-    _tables[path] = (key, data)
-    return data
+    """A user's open_items file, read once per version of the file: a night's summarize stage resumes the chain from
+    it, and the open-items stage resumes it again and rewrites it."""
+    return _by_version(_tables, 100, path, lambda p: warehouse.read_file(p, OPEN_ITEMS))
 
 
 def _rows_from(path: Path, start: dt.date) -> list[dict]:
