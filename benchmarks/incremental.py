@@ -15,8 +15,8 @@ Target: median(B) / median(A) <= 1.2, both in the flow call's wall time and in k
 own work (the stages' ``work_seconds``, which leave out Prefect's task calls), at 3 and
 at 5 years. Each repeat's B runs right after its A; the median of their ratios is
 printed beside (in the JSON as ``ratio_*_paired``), less moved by the machine's speed
-drifting over a run. ``--profile FILE`` writes cProfile stats of home B's timed calls
-(one ``.prof`` per repeat) to see what still grows. The last line is JSON:
+drifting over a run. ``--profile FILE`` writes cProfile stats of each timed call
+(``FILE.A.<n>.prof`` and ``FILE.B.<n>.prof``, one per repeat) to see what still grows. The last line is JSON:
 ``{"years", "ratio_wall", "ratio_work", ...}``.
 
 One Prefect test server serves the script; its start-up is excluded from all timings.
@@ -49,7 +49,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--years", type=int, default=3, help="years already archived in home B (default 3)")
     p.add_argument("--days-per-year", type=int, default=365, help="days per year (default 365)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs per home; the median is compared (default 3)")
-    p.add_argument("--profile", metavar="FILE", help="write cProfile stats of home B's timed calls to FILE.<n>.prof")
+    p.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="write cProfile stats of each timed call to FILE.A.<n>.prof and FILE.B.<n>.prof",
+    )
     p.add_argument(
         "--keep",
         metavar="DIR",
@@ -61,7 +65,10 @@ def main(argv: list[str] | None = None) -> None:
 
     history = args.years * args.days_per_year
     # Every day before the real today: a day after it is rejected as from the future, and would be no new day at all.
-    start = min(START, dt.date.today() - dt.timedelta(days=history + 2))
+    # Whole years back from START, so that the dates (and a kept history) stay the same from one day to the next.
+    start = START
+    while start + dt.timedelta(days=history + 2) > dt.date.today():
+        start = start.replace(year=start.year - 1)
     new_day = start + dt.timedelta(days=history)
     now = c.run_after(new_day)
     print(
@@ -78,7 +85,9 @@ def main(argv: list[str] | None = None) -> None:
         # with the chunker's version: a history chunked by another is re-chunked by every timed night
         from transforms.chunk import CHUNKER_VERSION
 
-        size = f"{args.years} {args.days_per_year} {args.sessions} {args.messages} chunker {CHUNKER_VERSION}"
+        size = (
+            f"{args.years} {args.days_per_year} {args.sessions} {args.messages} chunker {CHUNKER_VERSION} from {start}"
+        )
         stamp = env.root / "B.size"
         if base_b.is_dir() and stamp.is_file() and stamp.read_text() == size:
             from flows.config import load_settings
@@ -117,13 +126,13 @@ def main(argv: list[str] | None = None) -> None:
             # A: a fresh empty home at the same path each time.
             shutil.rmtree(home_a, ignore_errors=True)
             c.write_files(c.new_home(home_a).paths.active, new_files)
-            runs["A"].append(c.timed_nightly(home_a, now))
+            runs["A"].append(_profiled(args.profile and f"{args.profile}.A", i, lambda: c.timed_nightly(home_a, now)))
             # B: the pre-run snapshot copied back to B's own path (the first run uses B as built).
             if i:
                 shutil.rmtree(home_b)
                 shutil.copytree(base_b, home_b, symlinks=True)
             c.write_files(settings_b.paths.active, new_files)
-            runs["B"].append(_profiled(args.profile, i, lambda: c.timed_nightly(home_b, now)))
+            runs["B"].append(_profiled(args.profile and f"{args.profile}.B", i, lambda: c.timed_nightly(home_b, now)))
 
         med, work = {}, {}
         for name, label in (("A", "empty archive"), ("B", f"{history} days archived")):

@@ -305,9 +305,10 @@ def snapshots_task(settings: Settings, archive_writable: bool = True) -> dict:
     and named in ``problems``; every user still gets a fresh snapshot."""
     with _timed("memory_file"):
         rows = ledger.read_days(settings.paths.warehouse)
-        stale = memory_file.stale_users(settings, rows)
+        made = memory_file.digests(rows)
+        stale = memory_file.stale_users(settings, made)
         if stale and archive_writable:  # MEMORY_INDEX lives in the archive
-            memory_file.write_memory_files(settings, stale, rows)
+            memory_file.write_memory_files(settings, stale, made)
         users = {u for (u, _), r in rows.items() if r["status"] == "loaded"}
         problems: list[str] = []
         written = 0

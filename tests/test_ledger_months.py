@@ -246,3 +246,14 @@ def test_rows_are_made_as_pyarrow_makes_them():
         assert [type(v) for v in a.values()] == [type(v) for v in b.values()]
         assert a["updated_at"].tzinfo is b["updated_at"].tzinfo
     assert ledger._dicts(data.slice(0, 0)) == []
+
+
+def test_history_rows_go_to_their_month_file_in_any_order():
+    """The history is written in (user, day) order; a month's rows that come apart still reach one month."""
+    days = [("rina", dt.date(2025, 3, 1)), ("rina", dt.date(2025, 4, 2)), ("budi", dt.date(2025, 3, 9))]
+    days += [("rina", dt.date(2025, 3, 5)), ("rina", dt.date(2026, 3, 5))]
+    got = ledger._by_month_file([row(u, d) for u, d in days])
+    want: dict = {}
+    for u, d in days:
+        want.setdefault(f"user_id={u}/month={d:%Y-%m}/data.parquet", {})[(u, d)] = row(u, d)
+    assert got == want and len(got) == 4

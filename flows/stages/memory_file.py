@@ -26,6 +26,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from flows.config import Settings
 from flows.store import compact, faults, ledger
@@ -40,21 +41,24 @@ from transforms.vault import index_name
 PART_FORMAT = 1
 
 
-def stale_users(settings: Settings, rows: Mapping[DayKey, Mapping]) -> set[str]:
-    """Users whose MEMORY_INDEX was not written from their summaries as the ledger ``rows`` hold them now."""
+class Digests(NamedTuple):
+    """What the indexes are made from, as the ledger's rows hold it now (``digests``)."""
+
+    sources: dict[str, str]  # per user, a digest of the summarized days (date, summary sha256)
+    months: dict[str, dict[str, str]]  # per user and month, a digest of its days' summary states
+
+
+def stale_users(settings: Settings, made: Digests) -> set[str]:
+    """Users whose MEMORY_INDEX was not written from their summaries as ``made`` (``digests`` of the ledger now)
+    has them."""
     written = _written_from(settings)
-    digests = source_digests(rows)
-    return {u for u, digest in digests.items() if written.get(u) != digest} | {u for u in written if u not in digests}
+    sources = made.sources
+    return {u for u, digest in sources.items() if written.get(u) != digest} | {u for u in written if u not in sources}
 
 
-def source_digests(rows: Mapping[DayKey, Mapping]) -> dict[str, str]:
-    """Per user, a digest of the summarized days (date, summary sha256) an index is made from."""
-    return _digests(rows)[0]
-
-
-def _digests(rows: Mapping[DayKey, Mapping]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """(``source_digests``; per user and month, a digest of its days' summary states), in one pass over the
-    ledger's rows, every day of the history."""
+def digests(rows: Mapping[DayKey, Mapping]) -> Digests:
+    """The ``Digests`` of the ledger's ``rows``, in one pass over every day of the history: a night makes them
+    once for ``stale_users`` and ``write_memory_files``."""
     sources: dict[str, list[str]] = {}
     months: dict[str, dict[str, list[str]]] = {}
     for (user, day), r in rows.items():
@@ -65,7 +69,7 @@ def _digests(rows: Mapping[DayKey, Mapping]) -> tuple[dict[str, str], dict[str, 
         if status == "summarized":
             sources.setdefault(user, []).append(f"{iso}:{sha}")
         months.setdefault(user, {}).setdefault(iso[:7], []).append(f"{iso}:{status}:{sha}")
-    return (
+    return Digests(
         {u: fingerprint(items) for u, items in sources.items()},
         {u: {m: fingerprint(items) for m, items in by_month.items()} for u, by_month in months.items()},
     )
@@ -83,16 +87,16 @@ def _written_from(settings: Settings) -> dict[str, str]:
     return got if isinstance(got, dict) else {}
 
 
-def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[DayKey, Mapping] | None = None) -> int:
+def write_memory_files(settings: Settings, users: Iterable[str], made: Digests | None = None) -> int:
     """Bring MEMORY_INDEX.md up to date for each user, month by month (see the module); returns files changed.
 
-    ``rows``: the day ledger as the caller just read it (read here when not given)."""
+    ``made``: the ``digests`` of the day ledger as the caller just read it (of the ledger read here when not
+    given)."""
     wh = settings.paths.warehouse
-    rows = ledger.read_days(wh) if rows is None else rows
+    sources, by_month = digests(ledger.read_days(wh)) if made is None else made
     changed = 0
     shas = {}
     users = sorted(set(users))
-    digests, by_month = _digests(rows)
     for user in users:
         data = _assemble(settings, user, _month_digests(settings, by_month.get(user, {}), user)).encode("utf-8")
         path = settings.paths.archive / index_name(user, settings.default_user)
@@ -104,9 +108,9 @@ def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[D
     ledger.record_derived(wh, shas)
     faults.checkpoint("memory_file.written")
     written = _written_from(settings)
-    new = {**written, **{u: digests[u] for u in users if u in digests}}
+    new = {**written, **{u: sources[u] for u in users if u in sources}}
     for u in users:
-        if u not in digests:
+        if u not in sources:
             new.pop(u, None)
     if new != written:
         atomic_write_bytes(_sources_file(settings), (json.dumps(new, indent=1, sort_keys=True) + "\n").encode())
@@ -115,7 +119,7 @@ def write_memory_files(settings: Settings, users: Iterable[str], rows: Mapping[D
 
 def _month_digests(settings: Settings, digests: Mapping[str, str], user: str) -> dict[str, str]:
     """Per month the user's index may show (a summary in the ledger or a partition of ``daily_summaries``): a
-    digest of its days' summary states in the ledger (``digests``, from ``_digests``)."""
+    digest of its days' summary states in the ledger (``digests``, from ``Digests.months``)."""
     empty = fingerprint([])
     return {
         **{m: empty for m, _ in compact.user_months(settings.paths.warehouse, "daily_summaries", user)},

@@ -157,10 +157,9 @@ def _stale(paths: list[Path]) -> list[tuple[Path, tuple[int, int, int]]]:
     return stale
 
 
-def _prefetch(paths: list[Path]) -> None:
-    """Read the files this process has not read as they are now in one scan (a process's first read of the
-    ledger: one file per user and month), then keep each one's rows as ``_rows_of`` would."""
-    stale = _stale(paths)
+def _prefetch(stale: list[tuple[Path, tuple[int, int, int]]]) -> None:
+    """Read the files this process has not read as they are now (``_stale``) in one scan (a process's first read
+    of the ledger: one file per user and month), then keep each one's rows as ``_rows_of`` would."""
     if len(stale) < 8:
         return
     con = warehouse.scratch()
@@ -186,14 +185,13 @@ def _remember(path: Path, key: tuple[int, int, int], rows: dict[DayKey, dict]) -
         _cache[path] = (key, rows)
 
 
-def _from_history(wh: Path, paths: list[Path]) -> None:
-    """Keep the rows of each month file in ``paths`` that the history file holds as it is now (``_rows_of``
-    finds them kept), so that they are not read one file at a time."""
+def _from_history(wh: Path, stale: list[tuple[Path, tuple[int, int, int]]]) -> list[tuple[Path, tuple[int, int, int]]]:
+    """Keep the rows of each month file in ``stale`` (``_stale``) that the history file holds as it is now
+    (``_rows_of`` finds them kept), so that they are not read one file at a time; returns the others."""
     root = warehouse.table_dir(wh, DAYS)
     history = wh / _HISTORY
-    stale = _stale(paths)
     if len(stale) < 8 or not history.is_file():
-        return
+        return stale
     try:
         reader = pa.ipc.open_file(pa.memory_map(str(history)))
         made_from = json.loads((reader.schema.metadata or {})[_HISTORY_KEY])
@@ -204,16 +202,29 @@ def _from_history(wh: Path, paths: list[Path]) -> None:
             and sha in warehouse.recorded_checksums(path)[:1]
         ]
         if not same:
-            return
-        rows: dict[str, dict[DayKey, dict]] = {}
-        for r in _dicts(_typed(reader.read_all())):
-            rows.setdefault(f"user_id={r['user_id']}/month={r['date'].isoformat()[:7]}/data.parquet", {})[
-                (r["user_id"], r["date"])
-            ] = r
+            return stale
+        rows = _by_month_file(_dicts(_typed(reader.read_all())))
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
-        return  # read the month files themselves
+        return stale  # read the month files themselves
     for path, key in same:
         _remember(path, key, rows.get(path.relative_to(root).as_posix(), {}))
+    kept = {path for path, _ in same}
+    return [(path, key) for path, key in stale if path not in kept]
+
+
+def _by_month_file(rows: list[dict]) -> dict[str, dict[DayKey, dict]]:
+    """Rows by their month file (relative to ``days/``), each by (user, day); the history holds them in (user,
+    day) order, so a month's name is made where it starts, not once a row."""
+    out: dict[str, dict[DayKey, dict]] = {}
+    at: tuple | None = None
+    month: dict[DayKey, dict] = {}
+    for r in rows:
+        user, day = r["user_id"], r["date"]
+        if at != (user, day.year, day.month):
+            at = (user, day.year, day.month)
+            month = out.setdefault(f"user_id={user}/month={day:%Y-%m}/data.parquet", {})
+        month[(user, day)] = r
+    return out
 
 
 def refresh_history(wh: Path) -> bool:
@@ -268,8 +279,9 @@ def read_days(wh: Path) -> dict[DayKey, dict]:
     out: dict[DayKey, dict] = {}
     legacy = wh / _LEGACY
     months = month_files(wh)
-    _from_history(wh, months)
-    _prefetch(months)
+    stale = _stale(months)
+    if stale:
+        _prefetch(_from_history(wh, stale))
     for path in ([legacy] if legacy.is_file() else []) + months:
         out.update(_rows_of(path))  # a month file, once written, holds the newer rows
     return {k: dict(r) for k, r in sorted(out.items())}
