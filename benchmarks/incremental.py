@@ -160,7 +160,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"kenang work only: B/A = {work['B']:.3f} / {work['A']:.3f} = {ratio_work:.2f}")
     print(f"each repeat's B over its A, median: wall {paired:.2f}, work {paired_work:.2f}")
     full = args.days_per_year == 365 and args.sessions == 10 and args.messages == 40
-    reduced = "" if full else " (reduced size)"
+    notes = [n for n, on in (("reduced size", not full), ("every night under cProfile", args.profile)) if on]
+    reduced = f" ({'; '.join(notes)})" if notes else ""
     for label, r in (("flow wall", ratio), ("kenang work", ratio_work)):
         print(f"target: {label} ratio <= {TARGET_RATIO} -> {c.target_verdict(r <= TARGET_RATIO)}{reduced}")
     figures = {

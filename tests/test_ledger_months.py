@@ -187,6 +187,27 @@ def test_a_month_rewritten_after_the_history_was_made_is_read_from_its_file(tmp_
     assert ledger.read_days(wh)[("rina", dt.date(2025, 3, 1))]["status"] == "failed"
 
 
+def test_months_rewritten_since_the_history_are_scanned_together_and_the_others_taken_from_it(tmp_path, monkeypatch):
+    """A backfill of many old months: those are read in one scan, the months the history still holds are not."""
+    wh = tmp_path / "warehouse"
+    history_ledger(wh)
+    ledger.refresh_history(wh)
+    redone = [row("rina", dt.date(2025, 1, 1) + dt.timedelta(days=31 * i), "failed") for i in range(10)]
+    ledger.write_days(wh, redone)
+    monkeypatch.setattr(ledger, "_cache", {})
+    scanned = []
+    real = ledger._prefetch
+    monkeypatch.setattr(ledger, "_prefetch", lambda stale: scanned.append(sorted(p for p, _ in stale)) or real(stale))
+    got = ledger.read_days(wh)
+    assert all(got[(r["user_id"], r["date"])]["status"] == "failed" for r in redone)
+    assert got[("dimas", dt.date(2025, 1, 1))]["status"] == "loaded"
+    # rina's 10 rewritten months and each user's latest two (never in the history); not dimas's older 12.
+    latest = [f"user_id={u}/month=2026-0{m}" for u in ("dimas", "rina") for m in (1, 2)]
+    assert [sorted(f"{p.parent.parent.name}/{p.parent.name}" for p in s) for s in scanned] == [
+        sorted([f"user_id=rina/month={r['date']:%Y-%m}" for r in redone] + latest)
+    ]
+
+
 def test_a_month_whose_checksum_ran_ahead_of_its_bytes_is_read_from_its_file(tmp_path, monkeypatch):
     """As a crash between a month file's checksum and its rename leaves it: the bytes are the truth."""
     wh = tmp_path / "warehouse"
@@ -249,7 +270,7 @@ def test_rows_are_made_as_pyarrow_makes_them():
 
 
 def test_history_rows_go_to_their_month_file_in_any_order():
-    """The history is written in (user, day) order; a month's rows that come apart still reach one month."""
+    """The history keeps each month's rows together; a month's rows that come apart still reach one month."""
     days = [("rina", dt.date(2025, 3, 1)), ("rina", dt.date(2025, 4, 2)), ("budi", dt.date(2025, 3, 9))]
     days += [("rina", dt.date(2025, 3, 5)), ("rina", dt.date(2026, 3, 5))]
     got = ledger._by_month_file([row(u, d) for u, d in days])

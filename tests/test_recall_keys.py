@@ -312,26 +312,6 @@ def test_a_granularity_other_than_the_chunker_s_own_gets_its_own_index_key(monke
     assert len(keys) == 3
 
 
-def test_an_index_key_is_the_fingerprint_of_its_items(monkeypatch):
-    """The key stored in every day's ledger row keeps its value: the fingerprint of the list it was made of."""
-    from flows.stages.recall_index import index_key
-    from transforms.ids import fingerprint
-
-    row = {"content_fingerprint": "c1", "summary_status": "summarized", "summary_sha256": "s1"}
-    for granularity in (chunker.DEFAULT_GRANULARITY, "window"):
-        monkeypatch.setattr(chunker, "GRANULARITY", granularity)
-        items = [
-            "content=c1",
-            "summary=s1",
-            "embedder=e5+use",
-            f"chunker={chunker.CHUNKER_VERSION}",
-            f"lexicon={chunker.lexicon_key()}",
-            *([f"granularity={granularity}"] if granularity != chunker.DEFAULT_GRANULARITY else []),
-        ]
-        assert index_key(row, "e5+use") == fingerprint(items)
-    assert index_key({**row, "summary_status": "failed"}, "e5+use") != index_key(row, "e5+use")
-
-
 def _key_with(row, version):
     from flows.stages import recall_index
 

@@ -213,8 +213,8 @@ def _from_history(wh: Path, stale: list[tuple[Path, tuple[int, int, int]]]) -> l
 
 
 def _by_month_file(rows: list[dict]) -> dict[str, dict[DayKey, dict]]:
-    """Rows by their month file (relative to ``days/``), each by (user, day); the history holds them in (user,
-    day) order, so a month's name is made where it starts, not once a row."""
+    """Rows by their month file (relative to ``days/``), each by (user, day); the history holds each month's rows
+    together (by its file's name, then day), so a month's name is made where it starts, not once a row."""
     out: dict[str, dict[DayKey, dict]] = {}
     at: tuple | None = None
     month: dict[DayKey, dict] = {}
