@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import random
+import shutil
 
 import numpy as np
 import pyarrow as pa
@@ -272,3 +273,21 @@ def test_a_part_of_a_big_month_is_read_from_its_copy_a_batch_at_a_time_with_the_
     assert held is not None and streamed is not None and streamed.files == held.files
     assert set(held.files) <= _named(wh)  # the very part the nights made
     _same_as_whole(wh)
+
+
+def test_a_set_aside_segment_of_a_month_with_no_chunks_left_goes_at_the_runs_end(month):
+    wh = month
+    _write_day(wh, dt.date(2026, 7, 11))
+    assert all(p.exists() for p in warehouse.pack_base(wh, USER, JULY))
+    # Every chunk of July gone before the run's end (a purge of the month), and a day of August.
+    root = warehouse.table_dir(wh, COMPACTS["memory_chunks"].source)
+    for day_dir in root.glob(f"date={JULY}-*"):
+        shutil.rmtree(day_dir)
+    copy = warehouse.compact_file(wh, "memory_chunks", USER, JULY)
+    copy.unlink(missing_ok=True)
+    warehouse.checksum_file(copy).unlink(missing_ok=True)
+    _write_day(wh, dt.date(2026, 8, 1))
+    _run_end(wh)
+    assert recall_pack.months_with_manifests(wh, USER) == ["2026-08"]
+    assert not any(p.exists() for p in warehouse.pack_base(wh, USER, JULY))
+    assert not [p.name for p in recall_pack.folder(wh, USER).iterdir() if p.name.startswith(".")]

@@ -102,6 +102,7 @@ ROWS_LAYOUT = "batched-1"
 ORDER = "ORDER BY date, source, session_id, seq, chunk_id"
 KW_PARTS = ("hashes", "vocab", "offsets", "indptr", "postings", "tfs", "lengths")
 _MANIFEST = re.compile(r"^month=(\d{4}-\d{2})\.json$")
+_SET_ASIDE = re.compile(r"^\.month=(\d{4}-\d{2})\.(?:base|added)\.json$")  # ``warehouse.pack_base``'s names
 
 
 def folder(wh: Path, user: str) -> Path:
@@ -884,9 +885,9 @@ def refresh(
             changed_users.add(user)
     made_months = {(args[1], args[2]) for args, _ in todo}
     for user in users:
-        for month in have[user]:  # a set-aside segment is spent once its month is made (or found made already)
-            if f".month={month}.base.json" in names[user] or f".month={month}.added.json" in names[user]:
-                warehouse.drop_pack_base(wh, user, month)
+        # A set-aside segment is spent once its month is made (or found made already), or has no chunks left.
+        for month in sorted({m[1] for name in names[user] if (m := _SET_ASIDE.match(name))}):
+            warehouse.drop_pack_base(wh, user, month)
         kept_infos = {m: info for m, info in infos[user].items() if (user, m) not in made_months}
         if _tidy(wh, user, set(have[user]), kept_infos):
             changed_users.add(user)
