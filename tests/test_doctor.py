@@ -13,10 +13,15 @@ import socket
 import subprocess
 import sys
 
+import prefect.context  # noqa: F401  (see below)
 import pytest
 from helpers import drop, kenang, md
 
 from flows.config import edit_config
+
+# Prefect takes its settings from the environment of the moment it is first imported, and keeps them: imported
+# here, before a test sets PREFECT_API_URL to a port nothing listens on, so that a later test's in-process
+# `kenang doctor` does not find that port in Prefect's settings.
 
 
 def free_port() -> int:
@@ -137,7 +142,7 @@ def test_a_source_that_is_not_there_yet_is_a_warning_not_a_failure(home, monkeyp
     gone = home.paths.home.parent / "no-such-agent"
     edit_config(home.paths.home, lambda d: d.update(sources=[{"name": "aider", "kind": "aider", "path": str(gone)}]))
     out, lines = doctor(home)
-    assert out.exit_code == 0
+    assert out.exit_code == 0, out.stdout
     line = line_of(lines, "source aider")
     assert line.startswith("warn") and f"{gone} is not there" in line
 
@@ -187,3 +192,66 @@ def test_a_read_only_archive_fails_the_archive_line(home, small_fs, monkeypatch)
     assert line.startswith("FAIL") and "read only" in line and "Read-only" in line
     assert "remount it read-write" in line
     assert line_of(lines, "home").startswith("ok")
+
+
+@pytest.fixture
+def https_prefect(tmp_path):
+    """A server on 127.0.0.1 that answers ``/health`` over TLS with a self-signed certificate, as a Prefect server
+    behind a homelab's reverse proxy does; yields (its URL, the certificate's file)."""
+    import http.server
+    import shutil as sh
+    import ssl
+    import threading
+
+    if not sh.which("openssl"):
+        pytest.skip("needs the openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            self.send_response(200 if self.path == "/api/health" else 404)
+            self.end_headers()
+            self.wfile.write(b"true")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}/api", cert
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_a_prefect_server_over_tls_is_checked_as_prefects_own_client_checks_it(https_prefect):
+    """Prefect's settings as a host sets them, in the environment of a new process."""
+    url, cert = https_prefect
+    code = (
+        "import json, sys; from flows.cli.doctor import check_prefect; "
+        "c = check_prefect(sys.argv[1]); print(json.dumps([c.status, c.what, c.todo]))"
+    )
+
+    def check(**env: str) -> list[str]:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API_", "SSL_CERT_"))}
+        r = subprocess.run([sys.executable, "-c", code, url], env={**clean, **env}, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    status, what, todo = check()
+    assert status == "FAIL" and "TLS certificate is not one this host trusts" in what
+    assert "PREFECT_API_SSL_CERT_FILE" in todo
+    assert check(PREFECT_API_SSL_CERT_FILE=str(cert))[0] == "ok"
+    assert check(PREFECT_API_TLS_INSECURE_SKIP_VERIFY="true")[0] == "ok"

@@ -30,6 +30,7 @@ import datetime as dt
 import os
 import re
 import shutil
+import ssl
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,19 +195,36 @@ def check_prefect(url: str | None) -> Check:
         return _ok("prefect", "no Prefect server configured: each run starts a temporary one (slower to start)")
     import httpx
 
+    todo = "start it (`prefect server start`, or its systemd unit), or unset PREFECT_API_URL"
     try:
-        r = httpx.get(url.rstrip("/") + "/health", timeout=TIMEOUT_S)
+        r = httpx.get(url.rstrip("/") + "/health", timeout=TIMEOUT_S, verify=_prefect_tls())
         answered = r.status_code == 200
         why = f"HTTP {r.status_code}"
     except httpx.HTTPError as exc:
         answered, why = False, f"cannot reach it ({type(exc).__name__})"
+        if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+            why = "its TLS certificate is not one this host trusts"
+            todo = (
+                "set PREFECT_API_SSL_CERT_FILE to the certificate of the CA that signed it "
+                "(or PREFECT_API_TLS_INSECURE_SKIP_VERIFY=true), as Prefect's own client needs too"
+            )
     if answered:
         return _ok("prefect", f"the Prefect server at {url} answers")
-    return _fail(
-        "prefect",
-        f"the Prefect server at {url} does not answer: {why}",
-        "start it (`prefect server start`, or its systemd unit), or unset PREFECT_API_URL",
-    )
+    return _fail("prefect", f"the Prefect server at {url} does not answer: {why}", todo)
+
+
+def _prefect_tls() -> ssl.SSLContext | bool:
+    """How Prefect's own client checks its API's certificate: PREFECT_API_TLS_INSECURE_SKIP_VERIFY, else
+    PREFECT_API_SSL_CERT_FILE's CA (else httpx's own CAs, as Prefect's)."""
+    from prefect.settings import PREFECT_API_SSL_CERT_FILE, PREFECT_API_TLS_INSECURE_SKIP_VERIFY
+
+    if PREFECT_API_TLS_INSECURE_SKIP_VERIFY.value():
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+    cafile = PREFECT_API_SSL_CERT_FILE.value()
+    return ssl.create_default_context(cafile=cafile) if cafile else True
 
 
 def check_schedule(name: str = "nightly/nightly", now: dt.datetime | None = None) -> Check:
