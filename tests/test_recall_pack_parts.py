@@ -218,6 +218,27 @@ def test_a_user_with_ann_indexes_gets_whole_months(month):
     assert not any(p.exists() for p in warehouse.pack_base(wh, USER, JULY))
 
 
+def test_a_keyword_only_user_past_the_ann_threshold_still_gets_a_nights_part(tmp_path):
+    """No embeddings, no ANN index: how a month is cut changes no answer, so a night makes its own day's part."""
+    wh = tmp_path
+
+    def keyword_only(day: dt.date) -> None:
+        rows = _rows(day, 12, day.toordinal()).to_pylist()
+        table = [{**r, "embedder_id": None, "embedding": None} for r in rows]
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.Table.from_pylist(table, schema=COMPACTS["memory_chunks"].source.schema), sink)
+        warehouse.write_partition(wh, COMPACTS["memory_chunks"].source, sink.getvalue().to_pybytes(), day, USER)
+
+    for d in range(1, 11):
+        keyword_only(dt.date(2026, 7, d))
+    _run_end(wh, ann_from=0)
+    keyword_only(dt.date(2026, 7, 11))
+    _run_end(wh, ann_from=0)
+    assert _days_of_parts(wh) == [["2026-07-01", "2026-07-10"], ["2026-07-11", "2026-07-11"]]
+    assert recall_pack.load(wh, USER).ann_blocks is None
+    _same_as_whole(wh)
+
+
 def test_a_copy_made_again_without_its_base_takes_the_segments_base_with_it(month):
     """A copy whose bytes changed behind kenang's back is made again from the partitions, not from its base: the
     segment set aside with it (made from those bytes) is not kept either."""

@@ -849,7 +849,13 @@ def refresh(
     # each manifest read once, and each user's folder listed once, however many months the history has
     infos = {user: {month: _info(wh, user, month) for month in have[user]} for user in users}
     names = {user: _names(folder(wh, user)) for user in users}
-    big = {user for user in users if _large(wh, user, have[user], ann_from, infos[user])}
+    # Users searched approximately: past ``ann_from`` chunks, with embeddings to index (a keyword-only user has no
+    # ANN index, so a night's part answers as the month made whole).
+    big = {
+        user
+        for user in users
+        if _large(wh, user, have[user], ann_from, infos[user]) and _embedded(wh, user, infos[user])
+    }
     todo: list[tuple[tuple, Kept | None]] = []
     for user in users:
         for month in have[user]:
@@ -980,6 +986,26 @@ def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str,
         files = [copy] if copy is not None else (parts or {}).get((user, month), [])
         total += sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     return total >= ann_from
+
+
+def _embedded(wh: Path, user: str, infos: dict[str, dict | None]) -> bool:
+    """Whether the user's chunks may hold embeddings, which get an ANN index: False only when every month has a
+    segment (``infos``, each month's manifest, or the one set aside for a night's new days) and none of them
+    holds any (a keyword-only user)."""
+    for month, info in infos.items():
+        if info is None:
+            try:
+                info = json.loads(warehouse.pack_base(wh, user, month)[0].read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return True  # a month not made yet: its chunks may have them
+        if not isinstance(info, dict):
+            return True
+        for part in parts_of(info):
+            if not isinstance(part, dict) or not isinstance(files := part.get("files"), dict):
+                return True
+            if files.get("embeddings"):
+                return True
+    return False
 
 
 def _indexed(info: dict | None) -> bool:
