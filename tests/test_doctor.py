@@ -255,3 +255,8 @@ def test_a_prefect_server_over_tls_is_checked_as_prefects_own_client_checks_it(h
     assert "PREFECT_API_SSL_CERT_FILE" in todo
     assert check(PREFECT_API_SSL_CERT_FILE=str(cert))[0] == "ok"
     assert check(PREFECT_API_TLS_INSECURE_SKIP_VERIFY="true")[0] == "ok"
+    status, what, todo = check(PREFECT_API_SSL_CERT_FILE=str(cert.parent / "no-such.pem"))  # a typo: a line, no crash
+    assert status == "FAIL" and "no-such.pem" in what and "PREFECT_API_SSL_CERT_FILE" in todo
+    url = url.replace("127.0.0.1", "localhost")  # a name the certificate was not made for
+    status, what, todo = check(PREFECT_API_SSL_CERT_FILE=str(cert))
+    assert status == "FAIL" and "not made for this host name" in what and "PREFECT_API_URL" in todo

@@ -237,6 +237,10 @@ def test_a_keyword_only_user_past_the_ann_threshold_still_gets_a_nights_part(tmp
     assert _days_of_parts(wh) == [["2026-07-01", "2026-07-10"], ["2026-07-11", "2026-07-11"]]
     assert recall_pack.load(wh, USER).ann_blocks is None
     _same_as_whole(wh)
+    _write_day(wh, dt.date(2026, 7, 12))  # an embedder configured: the night's day has embeddings
+    _run_end(wh, ann_from=0)
+    assert _days_of_parts(wh) == [["2026-07-01", "2026-07-12"]]  # made whole, with its ANN index
+    assert recall_pack.load(wh, USER).ann_blocks is not None
 
 
 def test_a_copy_made_again_without_its_base_takes_the_segments_base_with_it(month):

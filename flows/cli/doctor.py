@@ -197,12 +197,26 @@ def check_prefect(url: str | None) -> Check:
 
     todo = "start it (`prefect server start`, or its systemd unit), or unset PREFECT_API_URL"
     try:
-        r = httpx.get(url.rstrip("/") + "/health", timeout=TIMEOUT_S, verify=_prefect_tls())
+        verify = _prefect_tls() if url.lower().startswith("https:") else True
+    except (OSError, ssl.SSLError) as exc:
+        from prefect.settings import PREFECT_API_SSL_CERT_FILE
+
+        return _fail(
+            "prefect",
+            f"the CA certificates for the Prefect server at {url}, {PREFECT_API_SSL_CERT_FILE.value()}, cannot be "
+            f"read ({type(exc).__name__})",
+            "point PREFECT_API_SSL_CERT_FILE (or SSL_CERT_FILE) at the PEM file of the CA that signed its certificate",
+        )
+    try:
+        r = httpx.get(url.rstrip("/") + "/health", timeout=TIMEOUT_S, verify=verify)
         answered = r.status_code == 200
         why = f"HTTP {r.status_code}"
     except httpx.HTTPError as exc:
         answered, why = False, f"cannot reach it ({type(exc).__name__})"
-        if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+        if "mismatch" in str(exc).lower():
+            why = "its TLS certificate is not made for this host name"
+            todo = "put the name (or address) its certificate was made for in PREFECT_API_URL"
+        elif "CERTIFICATE_VERIFY_FAILED" in str(exc):
             why = "its TLS certificate is not one this host trusts"
             todo = (
                 "set PREFECT_API_SSL_CERT_FILE to the certificate of the CA that signed it "

@@ -84,6 +84,7 @@ import pyarrow.parquet as pq
 
 from flows.store import ann, compact, faults, warehouse
 from flows.store.fsio import atomic_write_bytes, fsync_dir, sha256_file, tmp_name, total_size
+from schemas.tables import MEMORY_CHUNKS
 from transforms.errors import ArchiveError
 from transforms.model import USER_ID_RE
 from transforms.recall import KeywordIndex, PostingSegment, SegmentedIndex
@@ -991,13 +992,16 @@ def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str,
 def _embedded(wh: Path, user: str, infos: dict[str, dict | None]) -> bool:
     """Whether the user's chunks may hold embeddings, which get an ANN index: False only when every month has a
     segment (``infos``, each month's manifest, or the one set aside for a night's new days) and none of them
-    holds any (a keyword-only user)."""
+    holds any, nor do the days added since a segment was set aside (a keyword-only user)."""
     for month, info in infos.items():
         if info is None:
             try:
                 info = json.loads(warehouse.pack_base(wh, user, month)[0].read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 return True  # a month not made yet: its chunks may have them
+            added = warehouse.pack_added_days(wh, user, month)
+            if added is None or any(_may_embed(wh, user, day) for day in added):
+                return True
         if not isinstance(info, dict):
             return True
         for part in parts_of(info):
@@ -1005,6 +1009,26 @@ def _embedded(wh: Path, user: str, infos: dict[str, dict | None]) -> bool:
                 return True
             if files.get("embeddings"):
                 return True
+    return False
+
+
+def _may_embed(wh: Path, user: str, day: dt.date) -> bool:
+    """Whether a day's memory_chunks partition may hold embeddings: by its footer, some row has an embedder."""
+    path = warehouse.partition_file(wh, MEMORY_CHUNKS, day, user)
+    try:
+        meta = pq.ParquetFile(path).metadata
+    except FileNotFoundError:
+        return False  # no chunks that day
+    except (OSError, pa.ArrowException):
+        return True
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        column = next(
+            (c for c in map(group.column, range(group.num_columns)) if c.path_in_schema == "embedder_id"), None
+        )
+        stats = column.statistics if column is not None else None
+        if stats is None or not stats.has_null_count or stats.null_count < group.num_rows:
+            return True
     return False
 
 
