@@ -45,8 +45,9 @@ a night makes 3 to 4 days on average, one night in a month up to 21 (a part whos
 big is read from the month's new copy, filtered to its days, a batch at a time). A month
 with parts is made whole once a later month has chunks. A reader searches each part as a
 segment; the answers are those of the month made whole. A user with ANN indexes (``recall.exact_below`` chunks or
-more) gets whole months each night: which rows an approximate search scores exactly depends
-on how a month is cut.
+more, with embeddings: ``_embedded``) gets whole months each night: which rows an approximate
+search scores exactly depends on how a month is cut. A keyword-only user has no ANN index and
+gets parts, whatever the size.
 
 Freshness is by construction, as for the copies: ``warehouse.drop_compacts`` removes the
 month's manifest (or renames it to the base) durably before any memory_chunks partition of
