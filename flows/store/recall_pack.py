@@ -915,11 +915,10 @@ def _appended(
     part to make (the new days, and the parts before them it takes in, ``MERGE_SPAN``); None when there is no sound
     base (its manifest or list of days unreadable or not as kenang writes them, a file of it gone, or with
     ``check``, a file whose bytes are not those its manifest names)."""
-    base_file, _ = warehouse.pack_base(wh, user, month)
+    base = _set_aside(wh, user, month)
     try:
-        base = json.loads(base_file.read_text(encoding="utf-8"))
         added = warehouse.pack_added_days(wh, user, month)
-        if not isinstance(base, dict) or base.get("version") != VERSION or not added or not _complete(base, names):
+        if base is None or base.get("version") != VERSION or not added or not _complete(base, names):
             return None
         parts = parts_of(base)
         first, last = min(added), max(added)
@@ -990,21 +989,28 @@ def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str,
     return total >= ann_from
 
 
+def _set_aside(wh: Path, user: str, month: str) -> dict | None:
+    """The manifest of a month's segment set aside for a night's new days; None when there is none, or it cannot
+    be read."""
+    try:
+        base = json.loads(warehouse.pack_base(wh, user, month)[0].read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return base if isinstance(base, dict) else None
+
+
 def _embedded(wh: Path, user: str, infos: dict[str, dict | None]) -> bool:
     """Whether the user's chunks may hold embeddings, which get an ANN index: False only when every month has a
     segment (``infos``, each month's manifest, or the one set aside for a night's new days) and none of them
     holds any, nor do the days added since a segment was set aside (a keyword-only user)."""
     for month, info in infos.items():
         if info is None:
-            try:
-                info = json.loads(warehouse.pack_base(wh, user, month)[0].read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            info = _set_aside(wh, user, month)
+            if info is None:
                 return True  # a month not made yet: its chunks may have them
             added = warehouse.pack_added_days(wh, user, month)
             if added is None or any(_may_embed(wh, user, day) for day in added):
                 return True
-        if not isinstance(info, dict):
-            return True
         for part in parts_of(info):
             if not isinstance(part, dict) or not isinstance(files := part.get("files"), dict):
                 return True
@@ -1015,22 +1021,13 @@ def _embedded(wh: Path, user: str, infos: dict[str, dict | None]) -> bool:
 
 def _may_embed(wh: Path, user: str, day: dt.date) -> bool:
     """Whether a day's memory_chunks partition may hold embeddings: by its footer, some row has an embedder."""
-    path = warehouse.partition_file(wh, MEMORY_CHUNKS, day, user)
     try:
-        meta = pq.ParquetFile(path).metadata
+        groups = warehouse.column_stats(warehouse.partition_file(wh, MEMORY_CHUNKS, day, user), "embedder_id")
     except FileNotFoundError:
         return False  # no chunks that day
     except (OSError, pa.ArrowException):
         return True
-    for i in range(meta.num_row_groups):
-        group = meta.row_group(i)
-        column = next(
-            (c for c in map(group.column, range(group.num_columns)) if c.path_in_schema == "embedder_id"), None
-        )
-        stats = column.statistics if column is not None else None
-        if stats is None or not stats.has_null_count or stats.null_count < group.num_rows:
-            return True
-    return False
+    return any(stats is None or not stats.has_null_count or stats.null_count < rows for stats, rows in groups)
 
 
 def _indexed(info: dict | None) -> bool:

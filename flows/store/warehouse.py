@@ -486,14 +486,23 @@ def drop_compact_base(path: Path) -> None:
 def holds_only_days_before(path: Path, day: dt.date) -> bool:
     """Whether every row of a copy (sorted by user and date) is dated before ``day``, by its footer alone."""
     try:
-        meta = pq.ParquetFile(path).metadata
-        col = meta.schema.to_arrow_schema().get_field_index("date")
         last = None
-        for i in range(meta.num_row_groups):
-            stats = meta.row_group(i).column(col).statistics
+        for stats, _ in column_stats(path, "date"):
             if stats is None or not stats.has_min_max:
                 return False
             last = stats.max if last is None else max(last, stats.max)
         return last is not None and last < day
     except (OSError, ValueError, pa.ArrowException):
         return False
+
+
+def column_stats(path: Path, name: str) -> list[tuple[pq.Statistics | None, int]]:
+    """(a flat column's statistics, the row group's rows) for each row group of a Parquet file, from its footer
+    alone; no statistics where the file has none for it, or lacks the column."""
+    meta = pq.ParquetFile(path).metadata
+    out = []
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        column = next((c for c in map(group.column, range(group.num_columns)) if c.path_in_schema == name), None)
+        out.append((column.statistics if column is not None else None, group.num_rows))
+    return out
