@@ -183,11 +183,53 @@ def test_a_new_day_sets_the_copy_aside_and_the_next_copy_is_that_base_and_the_da
     read = []
     real = compact._read
     monkeypatch.setattr(compact, "_read", lambda files, c: read.append(files) or real(files, c))
+    # the user's newest month: a run's end keeps the base and the day beside it, and writes no copy
+    assert compact.refresh(wh) == 0
+    assert not path.exists() and base.is_file() and warehouse.compact_added_days(path) == {dt.date(2026, 7, 4)}
+    assert compact.sources(wh, "daily_summaries", "gading") == sources
+    # more days than the base holds: the copy is made of the base and them...
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (5, 6)])
     assert compact.refresh(wh) == 1
     assert read == []  # not made from the month's partitions...
     full = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")
     assert full is not None and _copy_rows(wh, "gading", "2026-07") == full.to_pylist()  # ...and the same rows
     assert warehouse.intact(path) and not base.exists() and not added.exists()
+
+
+def test_a_kept_month_is_made_whole_once_a_later_month_has_days(tmp_path):
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2, 3)])
+    compact.refresh(wh)
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 4)])
+    assert compact.refresh(wh) == 0  # kept as its base and the day
+    july = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
+    assert not july.exists()
+    _month_of_summaries(wh, "gading", [dt.date(2026, 8, 1)])
+    assert compact.refresh(wh) == 2  # July made whole, August's first copy
+    full = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")
+    assert full is not None and _copy_rows(wh, "gading", "2026-07") == full.to_pylist()
+    assert not [p for p in july.parent.iterdir() if p.name.endswith((".base.parquet", ".added.json"))]
+
+
+def test_a_kept_months_days_are_never_more_than_keep_parts(tmp_path):
+    """Days small beside a big base: a reader still opens at most ``KEEP_PARTS`` files besides it."""
+    wh = tmp_path
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 1)])
+    compact.refresh(wh)
+    path = warehouse.compact_file(wh, "daily_summaries", "gading", "2026-07")
+    made = []
+    for day in range(2, 2 + 2 * compact.KEEP_PARTS):
+        _month_of_summaries(wh, "gading", [dt.date(2026, 7, day)])
+        made.append(compact.refresh(wh))
+        assert len(compact.sources(wh, "daily_summaries", "gading")) <= 1 + compact.KEEP_PARTS
+        assert compact.read_user(wh, "daily_summaries", "gading", columns=["date"])["date"].to_pylist() == [
+            dt.date(2026, 7, d) for d in range(1, day + 1)
+        ]
+    assert 0 in made and sum(made) >= 2  # kept some nights, made some others
+    full = compact.build(wh, COMPACTS["daily_summaries"], "gading", "2026-07")
+    got = compact.read_user(wh, "daily_summaries", "gading")
+    assert full is not None and got.to_pylist() == full.to_pylist()
+    assert path.is_file() or warehouse.compact_base(path)[0].is_file()
 
 
 def _set_aside(wh, days: tuple[int, ...], new: int):
@@ -220,7 +262,7 @@ def test_a_base_a_failed_run_left_beside_its_copy_is_never_paired_with_a_new_day
     wh = tmp_path
     path, base, added = _set_aside(wh, (1, 2, 3), 4)
     left = {f: f.read_bytes() for f in (base, warehouse.checksum_file(base), added)}  # days 1 to 3, and [4]
-    compact.refresh(wh)
+    compact.refresh(wh, check=True)  # a backfill's end: every copy made
     assert not base.exists()  # removed with its copy made
     for f, data in left.items():
         f.write_bytes(data)
@@ -304,7 +346,13 @@ def test_nights_of_new_days_keep_every_copy_equal_to_its_partitions(home):
         run(now=dt.datetime(2026, 7, day + 1, 3, 0, tzinfo=jakarta), home=str(home.paths.home))
         assert compacts_match(home) == len(COMPACTS)
     wh = home.paths.warehouse
-    assert not [p for p in (wh / "compact").rglob(".month=*") if ".base." in p.name or p.name.endswith(".added.json")]
+    # the newest month may be kept as its base and its new days (checked above); never an older one, nor a base alone
+    kept = [p for p in (wh / "compact").rglob(".month=*") if ".base." in p.name or p.name.endswith(".added.json")]
+    assert all(".month=2026-07." in p.name for p in kept)
+    for p in kept:
+        if p.name.endswith(".base.parquet"):
+            assert p.with_name(p.name.replace(".base.parquet", ".added.json")).is_file()
+            assert not p.with_name(p.name.removeprefix(".").replace(".base.parquet", ".parquet")).exists()
 
 
 def _chunk_rows(day: dt.date, n: int, seed: int, same_key: bool = False) -> pa.Table:

@@ -12,6 +12,11 @@ made after the last change to its partitions, a crash in between included (the c
 then simply missing, and readers read that month's partitions until the next run makes
 it). A copy whose bytes changed behind kenang's back is caught by ``kenang verify`` and
 made again by a backfill.
+
+A night's new day is appended, not merged in: the month's copy is set aside as its
+*base* with the list of days added after it, readers read the base and those days'
+partitions, and a run's end makes the copy again only once they outgrow the base
+(``KEEP_PARTS``), or once the month is no longer the user's newest.
 """
 
 from __future__ import annotations
@@ -111,19 +116,28 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
     otherwise only the months without a copy are looked into (``_missing``), so a
     night's look costs a stat per user and month, not one per day. A month whose copy
     was set aside as its base for a new day (``warehouse.drop_compacts``) is made from
-    that base and the added days' partitions. ``map_items`` (the run's process pool,
+    that base and the added days' partitions; a user's newest month keeps its base and
+    those partitions as they are while they are few and small beside it (``_keeps_parts``),
+    and readers read them together (``user_months``), so a night writes no copy of a month
+    for its day. ``map_items`` (the run's process pool,
     ``flows.stages.pool.pure_imap``) makes the copies' bytes on every core; they are
     written here, in order.
     """
     todo = []
     known = None if check else ledger.user_months(wh)  # read once for the three copies
+    newest = {user: month for user, month in known or ()}  # each user's newest month (the ledger's are in order)
+    kept: set[Path] = set()
     for c in COMPACTS.values():
         found = parts_of(wh, c).items() if check else _missing(wh, c, known)
         for (user, month), files in found:
             path = warehouse.compact_file(wh, c.name, user, month)
             if path.is_file() and (not check or warehouse.intact(path)):
                 continue
-            todo.append((c, user, path, _appended(c, path, files) or (c.name, files)))
+            args = _appended(c, path, files)
+            if args is not None and newest.get(user) == month and _keeps_parts(args):
+                kept.add(path)  # the base and its days' partitions are the month's copy until they outgrow it
+                continue
+            todo.append((c, user, path, args or (c.name, files)))
     items = [args for *_, args in todo]
     made = map_items(copy_bytes, items, nbytes=_nbytes(items)) if map_items else _in_process(copy_bytes, items)
     for (c, user, path, args), data in zip(todo, made, strict=False):
@@ -137,8 +151,26 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
         warehouse.write_file(path, data, c.table)
         warehouse.drop_compact_base(path)  # at once: a later copy's failure leaves no base beside this copy
         faults.checkpoint("compact.written")
-    _drop_bases(wh)
+    _drop_bases(wh, kept)
     return len(todo)
+
+
+#: A newest month's base keeps the days added after it beside it, as their partitions, while they are fewer than
+#: this and hold fewer bytes than the base: then the copy is made of them all. So a night adds its day's
+#: partition to what readers read instead of writing the month again; a month's days are written into its copy
+#: a few times a month (the base about doubles each time), and a reader opens at most this many more files.
+KEEP_PARTS = 8
+
+
+def _keeps_parts(args: tuple) -> bool:
+    """Whether a copy's base and added days (``_appended``'s arguments) stay as they are at a run's end: every
+    added day after the base's days, fewer than ``KEEP_PARTS`` of them, and their partitions smaller than it."""
+    _, files, (base, added) = args
+    return (
+        0 < len(files) < KEEP_PARTS
+        and total_size(files) < total_size([base])
+        and warehouse.holds_only_days_before(base, min(added))
+    )
 
 
 def _nbytes(items: list[tuple]) -> int:
@@ -203,14 +235,18 @@ def _set_aside(copy: Path, files: list[Path]) -> tuple[Path, set[dt.date], list[
     return base, added, [f for f in files if f.parent.parent.name in days]
 
 
-def _drop_bases(wh: Path) -> None:
-    """Remove every base left: once the copies are made, each was made from its base or had no partitions left."""
+def _drop_bases(wh: Path, kept: Iterable[Path] = ()) -> None:
+    """Remove every base left but those of the copies in ``kept`` (``_keeps_parts``): once the copies are made,
+    every other was made from its base or had no partitions left."""
+    keep = {b for path in kept for b in warehouse.compact_base(path)}
     for c in COMPACTS.values():
         root = wh / "compact" / c.name
         for user_dir in warehouse.subfolders(root, "user_id="):
             folder = root / user_dir
             gone = [
-                n for n in _names(folder) if n.startswith(".month=") and n.endswith((".base.parquet", ".added.json"))
+                n
+                for n in _names(folder)
+                if n.startswith(".month=") and n.endswith((".base.parquet", ".added.json")) and folder / n not in keep
             ]
             for n in gone:
                 (folder / n).unlink(missing_ok=True)

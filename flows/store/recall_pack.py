@@ -502,7 +502,8 @@ class _MonthChunks:
         c = compact.COMPACTS["memory_chunks"]
         copy = compact.path_for(wh, "memory_chunks", user, month)
         if days is None:
-            files = compact.month_parts(wh, c, user, month)
+            # no copy: its base and the days added after it (``compact.refresh`` keeps them apart), or its partitions
+            files = compact.month_parts(wh, c, user, month) if copy is not None else _month_sources(wh, user, month)
             return cls(copy, files) if files else None
         first, last = dt.date.fromisoformat(days[0]), dt.date.fromisoformat(days[1])
         span = (first + dt.timedelta(days=n) for n in range((last - first).days + 1))
@@ -958,10 +959,13 @@ def _job_bytes(args: tuple) -> int:
 
 def _chunk_bytes(wh: Path, user: str, month: str) -> int:
     """The bytes a month's segment is made from: its copy's, or its partitions'."""
-    copy = compact.path_for(wh, "memory_chunks", user, month)
-    return total_size(
-        [copy] if copy is not None else compact.month_parts(wh, compact.COMPACTS["memory_chunks"], user, month)
-    )
+    return total_size(_month_sources(wh, user, month))
+
+
+def _month_sources(wh: Path, user: str, month: str) -> list[Path]:
+    """What to read of a month's chunks: its copy, else its copy's base and the days added after it, else its
+    partitions (``compact.sources``)."""
+    return compact.sources(wh, "memory_chunks", user, [month])
 
 
 def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str, dict | None]) -> bool:
@@ -977,15 +981,10 @@ def _large(wh: Path, user: str, have: list[str], ann_from: int, infos: dict[str,
             total += info["rows"]
         else:
             unknown.append(month)
-    parts: dict[tuple[str, str], list[Path]] | None = None
     for month in unknown:
         if total >= ann_from:
             break
-        copy = compact.path_for(wh, "memory_chunks", user, month)
-        if copy is None and parts is None:
-            parts = compact.parts_of(wh, compact.COMPACTS["memory_chunks"], user)
-        files = [copy] if copy is not None else (parts or {}).get((user, month), [])
-        total += sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+        total += sum(pq.ParquetFile(f).metadata.num_rows for f in _month_sources(wh, user, month))
     return total >= ann_from
 
 
