@@ -156,7 +156,7 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
 
 
 #: A newest month's base keeps the days added after it beside it, as their partitions, while they are fewer than
-#: this and hold fewer bytes than the base: then the copy is made of them all. So a night adds its day's
+#: this and hold fewer rows than the base: then the copy is made of them all. So a night adds its day's
 #: partition to what readers read instead of writing the month again; a month's days are written into its copy
 #: a few times a month (the base about doubles each time), and a reader opens at most this many more files.
 KEEP_PARTS = 8
@@ -164,13 +164,19 @@ KEEP_PARTS = 8
 
 def _keeps_parts(args: tuple) -> bool:
     """Whether a copy's base and added days (``_appended``'s arguments) stay as they are at a run's end: every
-    added day after the base's days, fewer than ``KEEP_PARTS`` of them, and their partitions smaller than it."""
+    added day after the base's days, fewer than ``KEEP_PARTS`` of them, and fewer rows in their partitions than
+    in the base (rows, not bytes: a partition holds all of its table's columns, a copy some), by their footers."""
     _, files, (base, added) = args
-    return (
-        0 < len(files) < KEEP_PARTS
-        and total_size(files) < total_size([base])
-        and warehouse.holds_only_days_before(base, min(added))
-    )
+    if not 0 < len(files) < KEEP_PARTS or not warehouse.holds_only_days_before(base, min(added)):
+        return False
+    try:
+        return sum(_rows(f) for f in files) < _rows(base)
+    except (OSError, ValueError, pa.ArrowException):
+        return False
+
+
+def _rows(path: Path) -> int:
+    return pq.ParquetFile(path).metadata.num_rows
 
 
 def _nbytes(items: list[tuple]) -> int:
