@@ -494,6 +494,7 @@ def pipeline_run(
                 ):
                     sweep_tmp(root)
             ledger.migrate(settings.paths.warehouse)  # a one-file day ledger of an older kenang: split by month
+            open_items.migrate(settings.paths.warehouse)  # and its one-file open_items tables
             ledger.write_run(settings.paths.warehouse, record)
         try:
             yield run

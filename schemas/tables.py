@@ -12,11 +12,10 @@ Layout under ``warehouse/`` (``Table.layout``):
 - ``date``: ``<table>/date=YYYY-MM-DD/<run_id>.parquet``. One file per run that
   touched that date (runs, quarantine events).
 - ``single``: ``<table>.parquet``. A small ledger rewritten whole.
-- ``user``: ``<table>/user_id=<u>/data.parquet``. One file per user, rewritten whole
-  (a table computed over a user's whole history: ``open_items``).
 - ``user_month``: ``<table>/user_id=<u>/month=YYYY-MM/data.parquet``. One file per user
-  and month, rewritten whole when a row of that month changes (the day ledger: a night
-  rewrites its own month, never the history).
+  and month, rewritten whole when a row of that month changes (the day ledger, and
+  ``open_items`` by the month an item was raised: a night rewrites its own months, never
+  the history).
 
 Every table carries ``user_id`` except ``runs`` (a run spans users), so every row a
 user can query is scoped by user.
@@ -37,7 +36,7 @@ _TS = pa.timestamp("us", tz="UTC")
 class Table:
     name: str
     schema: pa.Schema
-    layout: str  # 'user_day' | 'date' | 'single' | 'user' | 'user_month'
+    layout: str  # 'user_day' | 'date' | 'single' | 'user_month'
     doc: str
 
 
@@ -235,7 +234,7 @@ OPEN_ITEMS = Table(
             pa.field("expires_on", pa.date32(), nullable=False),  # the last day it is carried unless closed
         ]
     ),
-    "user",
+    "user_month",  # by raised_on's month
     "Every open item a day's note raised, carried over the later days until one closes it or it expires.",
 )
 

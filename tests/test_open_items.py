@@ -325,7 +325,7 @@ def test_a_table_changed_after_the_chain_was_recorded_is_not_resumed_from(home, 
     for n in (1, 2, 3):
         drop_day(home, n)
         night_after(home, n)
-    table = warehouse.user_file(home.paths.warehouse, OPEN_ITEMS, "default")
+    (table,) = warehouse.user_month_files(home.paths.warehouse, OPEN_ITEMS, "default").values()
     rows = warehouse.read_file(table, OPEN_ITEMS)
     warehouse.write_file(table, rows.slice(0, 0), OPEN_ITEMS)
     drop_day(home, 4)
@@ -509,3 +509,65 @@ def test_a_forgotten_phrase_leaves_the_open_items_table_and_every_note_that_carr
     assert all(
         "restic snapshots" not in r["text"] for r in warehouse.read(home.paths.warehouse, OPEN_ITEMS).to_pylist()
     )
+
+
+def _items(*raised: dt.date) -> list[dict]:
+    return [
+        {
+            "item_id": item_id("default", r, f"cek backup {r}"),
+            "user_id": "default",
+            "raised_on": r,
+            "text": f"cek backup {r}",
+            "closed_on": None,
+            "closed_by": None,
+            "expires_on": r + dt.timedelta(days=OPEN_DAYS),
+        }
+        for r in raised
+    ]
+
+
+def test_the_table_is_kept_by_month_and_a_night_rewrites_only_the_windows_months(tmp_path):
+    from flows.stages import open_items
+
+    wh = tmp_path
+    jan, mar = dt.date(2026, 1, 10), dt.date(2026, 3, 20)
+    assert open_items._write_table(wh, "default", _items(jan, mar), dt.date.min)
+    files = warehouse.user_month_files(wh, OPEN_ITEMS, "default")
+    assert list(files) == ["2026-01", "2026-03"]
+    january = files["2026-01"].stat()
+    # a night in March: its window starts in March; January is neither read nor written
+    start = dt.date(2026, 3, 15)
+    assert open_items._write_table(wh, "default", _items(mar, dt.date(2026, 3, 28)), start)
+    assert files["2026-01"].stat().st_ino == january.st_ino
+    assert open_items._rows_from(wh, "default", start) == _items(mar, dt.date(2026, 3, 28))
+    assert open_items.open_items(wh, "default") == _items(jan, mar, dt.date(2026, 3, 28))
+    assert not open_items._write_table(wh, "default", _items(mar, dt.date(2026, 3, 28)), start)  # a rerun: no write
+    # a month left with no row goes
+    assert open_items._write_table(wh, "default", [], dt.date(2026, 3, 1))
+    assert list(warehouse.user_month_files(wh, OPEN_ITEMS, "default")) == ["2026-01"]
+
+
+def test_an_older_kenangs_one_file_table_is_read_then_split_by_month(tmp_path, monkeypatch):
+    from flows.stages import open_items
+    from flows.store import faults
+
+    wh = tmp_path
+    rows = _items(dt.date(2025, 12, 30), dt.date(2026, 1, 2), dt.date(2026, 1, 3))
+    legacy = warehouse.legacy_user_file(wh, OPEN_ITEMS, "default")
+    warehouse.write_file(legacy, pa.Table.from_pylist(rows, schema=OPEN_ITEMS.schema), OPEN_ITEMS)
+    assert open_items.open_items(wh, "default") == rows  # read as it is until a run splits it
+
+    def crash(name):
+        if name == "open_items.migrated":
+            raise OSError("power lost")
+
+    monkeypatch.setattr(faults, "checkpoint", crash)
+    with pytest.raises(OSError):
+        open_items.migrate(wh)  # dies with the months written and the old file still there
+    monkeypatch.undo()
+    assert legacy.is_file() and open_items.open_items(wh, "default") == rows
+    assert open_items.migrate(wh) and not legacy.exists() and not warehouse.checksum_file(legacy).exists()
+    assert list(warehouse.user_month_files(wh, OPEN_ITEMS, "default")) == ["2025-12", "2026-01"]
+    assert open_items.open_items(wh, "default") == rows
+    assert warehouse.read(wh, OPEN_ITEMS).to_pylist() == rows
+    assert not open_items.migrate(wh)

@@ -21,8 +21,7 @@ def list_open_items(
     settings: Settings, user: str, today: dt.date, *, include_closed: bool = False, since: dt.date | None = None
 ) -> list[dict]:
     """``user``'s items, oldest first: the open ones, or every one with ``include_closed``; from ``since`` on."""
-    path = warehouse.user_file(settings.paths.warehouse, OPEN_ITEMS, user)
-    rows = warehouse.read_file(path, OPEN_ITEMS).to_pylist() if path.is_file() else []
+    rows = warehouse.read_user_months(settings.paths.warehouse, OPEN_ITEMS, user).to_pylist()
     out = []
     for r in rows:
         if since is not None and r["raised_on"] < since:

@@ -5,9 +5,10 @@ each touched user's chain (``transforms.open_items``) from the ``daily_summaries
 partitions alone (each day's ``open_items`` and ``resolutions``), from ``OPEN_DAYS``
 before the earliest touched day E on, and then:
 
-- rewrites the user's ``open_items`` file (``open_items/user_id=<u>/data.parquet``)
-  when its rows changed: the items raised before that window keep their rows, their
-  fate was settled before E;
+- rewrites the user's ``open_items`` files of the months from the window's on
+  (``open_items/user_id=<u>/month=YYYY-MM/data.parquet``, by the month an item was
+  raised) whose rows changed: the items raised before that window keep their rows,
+  their fate was settled before E, so the months before it are never read or written;
 - re-renders the notes of the days from E to ``OPEN_DAYS`` after the latest touched
   day (no other note can change) whose "Still open" / "Closed" sections differ from
   the chain's: the note is parsed, its carried sections replaced, rendered,
@@ -20,12 +21,13 @@ touch in ``open_items/owed.json`` (durably), ``refresh`` takes those in as well,
 only then removes the record. So the next run finishes what a crashed one owed.
 
 A night whose days all come after the last day the chain was stepped to does not read
-the window again: next to the table, ``chain.json`` records that day, the table's sha256
-and the sha256 of each of the user's partitions in the ``OPEN_DAYS`` before it. When the
-table and every partition of the window still have those bytes, the chain is resumed from
-the table's rows raised in the window (``Carrier.resumed``) and stepped through the new
-days only; any difference (a backfill of an older day, a forgotten day, a crash between
-the table and the record, an older chain version) falls back to reading the window.
+the window again: next to the table, ``chain.json`` records that day, the sha256 of the
+table's files from the window's month on, and the sha256 of each of the user's partitions
+in the ``OPEN_DAYS`` before it. When those files and every partition of the window still
+have those bytes, the chain is resumed from the table's rows raised in the window
+(``Carrier.resumed``) and stepped through the new days only; any difference (a backfill
+of an older day, a forgotten day, a crash between the table and the record, an older
+chain version) falls back to reading the window.
 
 A rerun finds every note and the table as the chain wants them and writes nothing. A
 user with no open-items file yet (a new home, a deleted table) has the chain computed
@@ -62,8 +64,9 @@ from transforms.open_items import OPEN_DAYS, Carried, Carrier, ChainDay, Item, w
 log = logging.getLogger("kenang")
 
 _COLUMNS = ("date", "open_items", "resolutions", "path")
-#: Bumped when the chain's rules change, so that a table made by the old rules is not resumed from.
-CHAIN_VERSION = 1
+#: Bumped when the chain's rules change, so that a table made by the old rules is not resumed from (2: the table
+#: kept by month).
+CHAIN_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -149,13 +152,12 @@ def _refresh_user(
     the days from ``since`` to ``OPEN_DAYS`` after ``until`` (an item is never carried longer)."""
     wh = settings.paths.warehouse
     last = until + dt.timedelta(days=OPEN_DAYS) if until < dt.date.max - dt.timedelta(days=OPEN_DAYS) else until
-    table_file = warehouse.user_file(wh, OPEN_ITEMS, user)
     # Without a table the window is the whole history: nothing earlier is known.
-    start = window_start(since) if table_file.is_file() else dt.date.min
+    start = window_start(since) if _table_files(wh, user) else dt.date.min
     carrier, first = _resume(wh, user, since) or (Carrier(user), start)
     days = _days(wh, user, first, wrote)
     carried = {day: carrier.step(_chain_day(day, row)) for day, row in days}
-    table = _write_table(table_file, [it.row() for it in carrier.items()], start)
+    table = _write_table(wh, user, [it.row() for it in carrier.items()], start)
     faults.checkpoint("open_items.table_written")
     _record(wh, user, days[-1][0] if days else carrier.last)
     written: list[dict] = []
@@ -223,14 +225,25 @@ def _days(
 
 
 def _record_file(wh: Path, user: str) -> Path:
-    return warehouse.user_file(wh, OPEN_ITEMS, user).with_name("chain.json")
+    return warehouse.table_dir(wh, OPEN_ITEMS) / f"user_id={user}" / "chain.json"
+
+
+def _month(day: dt.date) -> str:
+    return f"{day:%Y-%m}" if day > dt.date.min else ""
+
+
+def _table_files(wh: Path, user: str, since: dt.date = dt.date.min) -> dict[str, Path]:
+    """The user's open_items files by month, of the months from ``since``'s on."""
+    return warehouse.user_month_files(wh, OPEN_ITEMS, user, _month(since))
 
 
 def _record(wh: Path, user: str, through: dt.date | None) -> None:
-    """Record what the user's table was made from: the last day stepped, the table's bytes, and the bytes of each
-    partition of the window before that day, so that the next run can resume the chain from the table."""
-    table_file, path = warehouse.user_file(wh, OPEN_ITEMS, user), _record_file(wh, user)
-    if through is None or not table_file.is_file():
+    """Record what the user's table was made from: the last day stepped, the bytes of the table's files from the
+    window's month on, and the bytes of each partition of the window before that day, so that the next run can
+    resume the chain from the table."""
+    path = _record_file(wh, user)
+    tables = _table_files(wh, user, window_start(through)) if through is not None else {}
+    if through is None or not _table_files(wh, user):
         if path.exists():
             path.unlink()
             fsync_dir(path.parent)
@@ -239,7 +252,7 @@ def _record(wh: Path, user: str, through: dt.date | None) -> None:
         "version": CHAIN_VERSION,
         "open_days": OPEN_DAYS,
         "through": through.isoformat(),
-        "table_sha256": _sha256(table_file),
+        "tables": {m: _sha256(f) for m, f in tables.items()},
         "days": {d.isoformat(): _sha256(p) for d, p in _stored(wh, user, window_start(through), through)},
     }
     data = (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8")
@@ -255,14 +268,16 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
     """The user's chain as its table left it, and the first day to step it from, when every day from ``since`` on
     is after the last day it was stepped to and nothing it was made from has changed since; else None (read the
     window)."""
-    table_file = warehouse.user_file(wh, OPEN_ITEMS, user)
     try:
         body = json.loads(_record_file(wh, user).read_text(encoding="utf-8"))
         if (body["version"], body["open_days"]) != (CHAIN_VERSION, OPEN_DAYS):
             return None
         through = dt.date.fromisoformat(body["through"])
         recorded: dict = body["days"]
-        if since <= through or _sha256(table_file) != body["table_sha256"]:
+        if since <= through:
+            return None
+        tables = _table_files(wh, user, window_start(through))
+        if not tables or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
             return None
         start = window_start(since)
         stored = {d.isoformat(): p for d, p in _stored(wh, user, start, through)}
@@ -270,7 +285,7 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
             return None
         if any(_sha256(p) != recorded[d] for d, p in stored.items()):
             return None
-        rows = _rows_from(table_file, start)
+        rows = _rows_from(wh, user, start)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return Carrier.resumed(user, (Item(**r) for r in rows), through), through + dt.timedelta(days=1)
@@ -308,38 +323,72 @@ def _sha256(path: Path) -> str:
 
 
 def _table(path: Path) -> pa.Table:
-    """A user's open_items file, read once per version of the file: a night's summarize stage resumes the chain from
-    it, and the open-items stage resumes it again and rewrites it."""
-    return _by_version(_tables, 100, path, lambda p: warehouse.read_file(p, OPEN_ITEMS))
+    """One month of a user's open_items table, read once per version of the file: a night's summarize stage
+    resumes the chain from it, and the open-items stage resumes it again and rewrites it."""
+    return _by_version(_tables, 1000, path, lambda p: warehouse.read_file(p, OPEN_ITEMS))
 
 
-def _rows_from(path: Path, start: dt.date) -> list[dict]:
-    """The rows of a user's open_items file raised from ``start`` on."""
-    data = _table(path)
-    return data.filter(pc.greater_equal(data["raised_on"], pa.scalar(start, pa.date32()))).to_pylist()
+def _rows_from(wh: Path, user: str, start: dt.date) -> list[dict]:
+    """The rows of a user's open_items table raised from ``start`` on: its files of the months from ``start``'s."""
+    out = []
+    for path in _table_files(wh, user, start).values():
+        data = _table(path)
+        out += data.filter(pc.greater_equal(data["raised_on"], pa.scalar(start, pa.date32()))).to_pylist()
+    return out
 
 
-def _write_table(path: Path, items: list[dict], start: dt.date) -> bool:
-    """The user's open_items file: the rows raised before ``start`` as they were, then ``items`` (raised from
-    ``start`` on, in the table's order); written if changed."""
-    new = pa.Table.from_pylist(items, schema=OPEN_ITEMS.schema)
-    if path.is_file():
-        old = _table(path)
-        before = pc.less(old["raised_on"], pa.scalar(start, pa.date32()))
-        if old.filter(pc.invert(before)).to_pylist() == items:
-            return False
-        rows = pa.concat_tables([old.filter(before), new])
-    elif not items:
-        return False
-    else:
-        rows = new
-    if not rows.num_rows:
-        path.unlink()
-        warehouse.checksum_file(path).unlink(missing_ok=True)
-        fsync_dir(path.parent)
-        return True
-    warehouse.write_file(path, rows, OPEN_ITEMS)
-    return True
+def _write_table(wh: Path, user: str, items: list[dict], start: dt.date) -> bool:
+    """The user's open_items files of the months from ``start``'s on: in ``start``'s month, its rows raised before
+    ``start`` as they were, then ``items`` (raised from ``start`` on, in the table's order) by the month each was
+    raised; each written if changed, and removed when it has no row left. Whether any changed."""
+    by_month: dict[str, list[dict]] = {}
+    for item in items:
+        by_month.setdefault(_month(item["raised_on"]), []).append(item)
+    have = _table_files(wh, user, start)
+    changed = False
+    for month in sorted(set(by_month) | set(have)):
+        path = warehouse.user_month_file(wh, OPEN_ITEMS, user, month)
+        rows = by_month.get(month, [])
+        old = _table(path) if month in have else None
+        if old is not None and month == _month(start):
+            before = old.filter(pc.less(old["raised_on"], pa.scalar(start, pa.date32()))).to_pylist()
+            rows = before + rows
+        if old is not None and old.to_pylist() == rows:
+            continue
+        if rows:
+            warehouse.write_file(path, pa.Table.from_pylist(rows, schema=OPEN_ITEMS.schema), OPEN_ITEMS)
+        elif old is not None:
+            path.unlink()
+            warehouse.checksum_file(path).unlink(missing_ok=True)
+            fsync_dir(path.parent)
+        else:
+            continue
+        changed = True
+    return changed
+
+
+def migrate(wh: Path) -> bool:
+    """Split each user's one-file table of an older kenang (``warehouse.legacy_user_file``) by month, then remove
+    it; returns whether there was one. A migration that died halfway is done again from the file by the next."""
+    root = warehouse.table_dir(wh, OPEN_ITEMS)
+    found = False
+    for name in warehouse.subfolders(root, "user_id="):
+        user = name.removeprefix("user_id=")
+        legacy = warehouse.legacy_user_file(wh, OPEN_ITEMS, user)
+        if not legacy.is_file():
+            continue
+        by_month: dict[str, list[dict]] = {}
+        for row in warehouse.read_file(legacy, OPEN_ITEMS).to_pylist():
+            by_month.setdefault(_month(row["raised_on"]), []).append(row)
+        for month, rows in sorted(by_month.items()):
+            path = warehouse.user_month_file(wh, OPEN_ITEMS, user, month)
+            warehouse.write_file(path, pa.Table.from_pylist(rows, schema=OPEN_ITEMS.schema), OPEN_ITEMS)
+        faults.checkpoint("open_items.migrated")
+        legacy.unlink()
+        warehouse.checksum_file(legacy).unlink(missing_ok=True)
+        fsync_dir(legacy.parent)
+        found = True
+    return found
 
 
 def _rewrite_note(settings: Settings, path: Path, carried: Carried) -> str | None:
@@ -437,5 +486,4 @@ def with_carried(path: Path, doc: DaySummary, data: bytes) -> bytes:
 
 def open_items(wh: Path, user: str) -> list[dict]:
     """The user's rows of the open_items table, oldest first."""
-    path = warehouse.user_file(wh, OPEN_ITEMS, user)
-    return warehouse.read_file(path, OPEN_ITEMS).to_pylist() if path.is_file() else []
+    return warehouse.read_user_months(wh, OPEN_ITEMS, user).to_pylist()

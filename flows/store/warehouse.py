@@ -58,11 +58,37 @@ def single_file(warehouse: Path, table: Table) -> Path:
     return warehouse / f"{table.name}.parquet"
 
 
-def user_file(warehouse: Path, table: Table, user_id: str) -> Path:
-    """A ``user`` table's file for one user: <table>/user_id=<u>/data.parquet."""
-    if table.layout != "user":
-        raise ValueError(f"{table.name} is not kept per user")
+def user_month_file(warehouse: Path, table: Table, user_id: str, month: str) -> Path:
+    """A ``user_month`` table's file of one user and month: <table>/user_id=<u>/month=YYYY-MM/data.parquet."""
+    if table.layout != "user_month":
+        raise ValueError(f"{table.name} is not kept per user and month")
+    return table_dir(warehouse, table) / f"user_id={user_id}" / f"month={month}" / "data.parquet"
+
+
+def user_month_files(warehouse: Path, table: Table, user_id: str, since: str = "") -> dict[str, Path]:
+    """A ``user_month`` table's files of one user, by month (``YYYY-MM``, from ``since`` on), in order."""
+    folder = user_month_file(warehouse, table, user_id, "x").parent.parent
+    out = {}
+    for name in subfolders(folder, "month="):
+        month = name.removeprefix("month=")
+        if month >= since and os.path.isfile(f := folder / name / "data.parquet"):
+            out[month] = f
+    return out
+
+
+def legacy_user_file(warehouse: Path, table: Table, user_id: str) -> Path:
+    """Where an older kenang kept a ``user_month`` table's rows of one user in one file: <table>/user_id=<u>/data.parquet
+    (read until a run splits it by month)."""
     return table_dir(warehouse, table) / f"user_id={user_id}" / "data.parquet"
+
+
+def read_user_months(warehouse: Path, table: Table, user_id: str) -> pa.Table:
+    """A ``user_month`` table's rows of one user, month by month (an older kenang's one file, until a run splits it)."""
+    files = list(user_month_files(warehouse, table, user_id).values())
+    legacy = legacy_user_file(warehouse, table, user_id)
+    if not files and legacy.is_file():
+        files = [legacy]
+    return pa.concat_tables([read_file(f, table) for f in files]) if files else table.schema.empty_table()
 
 
 def glob(warehouse: Path, table: Table) -> str:
