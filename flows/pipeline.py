@@ -299,7 +299,8 @@ def open_items_task(settings: Settings, keys, wrote=None) -> dict:
 @task(name="snapshots", **_IO)
 def snapshots_task(settings: Settings, archive_writable: bool = True) -> dict:
     """MEMORY_INDEX for each user whose summaries changed, then snapshot/<user>.md for every user with loaded days
-    or core memory: what agents read next. After the compact copies: each reads one file a month.
+    or core memory: what agents read next. After the compact copies: each reads one file a month (a newest month's
+    base and its few new days).
 
     A core memory file kenang cannot read (a link, a folder, bad UTF-8, oversized) is left out of its user's snapshot
     and named in ``problems``; every user still gets a fresh snapshot."""

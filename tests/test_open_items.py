@@ -526,7 +526,7 @@ def _items(*raised: dt.date) -> list[dict]:
     ]
 
 
-def test_the_table_is_kept_by_month_and_a_night_rewrites_only_the_windows_months(tmp_path):
+def test_the_table_is_kept_by_month_and_a_night_rewrites_only_the_windows_months(tmp_path, monkeypatch):
     from flows.stages import open_items
 
     wh = tmp_path
@@ -535,16 +535,24 @@ def test_the_table_is_kept_by_month_and_a_night_rewrites_only_the_windows_months
     files = warehouse.user_month_files(wh, OPEN_ITEMS, "default")
     assert list(files) == ["2026-01", "2026-03"]
     january = files["2026-01"].stat()
-    # a night in March: its window starts in March; January is neither read nor written
+    # a night in March: its window starts in March; January is neither read nor written, and the rows of March
+    # raised before the window keep theirs
+    early = dt.date(2026, 3, 2)
+    assert open_items._write_table(wh, "default", _items(early, mar), dt.date(2026, 3, 1))
+    read = []
+    real = open_items._table
+    monkeypatch.setattr(open_items, "_table", lambda path: read.append(path) or real(path))
     start = dt.date(2026, 3, 15)
     assert open_items._write_table(wh, "default", _items(mar, dt.date(2026, 3, 28)), start)
-    assert files["2026-01"].stat().st_ino == january.st_ino
+    assert files["2026-01"].stat().st_ino == january.st_ino and files["2026-01"] not in read
     assert open_items._rows_from(wh, "default", start) == _items(mar, dt.date(2026, 3, 28))
-    assert open_items.open_items(wh, "default") == _items(jan, mar, dt.date(2026, 3, 28))
+    assert files["2026-01"] not in read
+    assert open_items.open_items(wh, "default") == _items(jan, early, mar, dt.date(2026, 3, 28))
     assert not open_items._write_table(wh, "default", _items(mar, dt.date(2026, 3, 28)), start)  # a rerun: no write
-    # a month left with no row goes
+    # a month left with no row goes, with its folder
     assert open_items._write_table(wh, "default", [], dt.date(2026, 3, 1))
     assert list(warehouse.user_month_files(wh, OPEN_ITEMS, "default")) == ["2026-01"]
+    assert not files["2026-03"].parent.exists()
 
 
 def test_an_older_kenangs_one_file_table_is_read_then_split_by_month(tmp_path, monkeypatch):
@@ -565,9 +573,28 @@ def test_an_older_kenangs_one_file_table_is_read_then_split_by_month(tmp_path, m
     with pytest.raises(OSError):
         open_items.migrate(wh)  # dies with the months written and the old file still there
     monkeypatch.undo()
+    # a month's file lost too (the power went while they were written): readers still read the old file whole,
+    # and SQL reads the months' files alone, never both
+    warehouse.user_month_files(wh, OPEN_ITEMS, "default")["2025-12"].unlink()
     assert legacy.is_file() and open_items.open_items(wh, "default") == rows
+    assert warehouse.read(wh, OPEN_ITEMS).to_pylist() == rows[1:]
     assert open_items.migrate(wh) and not legacy.exists() and not warehouse.checksum_file(legacy).exists()
     assert list(warehouse.user_month_files(wh, OPEN_ITEMS, "default")) == ["2025-12", "2026-01"]
     assert open_items.open_items(wh, "default") == rows
     assert warehouse.read(wh, OPEN_ITEMS).to_pylist() == rows
     assert not open_items.migrate(wh)
+
+
+def test_a_forget_before_any_run_splits_an_older_table_leaves_no_forgotten_item_in_it(home):
+    """``refresh`` (which a forget calls under its own lock) splits an older kenang's table first, so the one file
+    with every item is never left beside the months written from what remains."""
+    from flows.stages import open_items
+
+    settings = home
+    wh = settings.paths.warehouse
+    rows = _items(dt.date(2026, 1, 2), dt.date(2026, 1, 3))
+    legacy = warehouse.legacy_user_file(wh, OPEN_ITEMS, "default")
+    warehouse.write_file(legacy, pa.Table.from_pylist(rows, schema=OPEN_ITEMS.schema), OPEN_ITEMS)
+    open_items.refresh(settings, [("default", dt.date(2026, 1, 3))])  # its summaries are gone: nothing is left
+    assert not legacy.exists()
+    assert open_items.open_items(wh, "default") == [] and warehouse.read(wh, OPEN_ITEMS).to_pylist() == []

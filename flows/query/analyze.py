@@ -130,7 +130,7 @@ class Analytics:
         return name
 
     def _user_files(self, table, compact_name: str) -> str:
-        """This user's compact copy if the last run made it, else their partitions (``compact.sources``)."""
+        """This user's compact copies, else a month's base and new days, else its partitions (``compact.sources``)."""
         files = (
             compact.sources(self.settings.paths.warehouse, compact_name, self.user)
             if USER_ID_RE.match(self.user)

@@ -124,6 +124,7 @@ def refresh(settings: Settings, touched: Iterable[DayKey], wrote: Mapping[DayKey
     into the ledger here, user by user (``ledger_rows``).
     """
     wrote = wrote or {}
+    migrate(settings.paths.warehouse)  # a forget may come before any run split an older kenang's table
     debt = owed(settings)
     earliest: dict[str, dt.date] = dict(debt)
     latest: dict[str, dt.date] = dict.fromkeys(debt, dt.date.max)  # what a crashed run touched after E is not known
@@ -277,7 +278,7 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
         if since <= through:
             return None
         tables = _table_files(wh, user, window_start(through))
-        if not tables or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
+        if not _table_files(wh, user) or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
             return None
         start = window_start(since)
         stored = {d.isoformat(): p for d, p in _stored(wh, user, start, through)}
@@ -361,6 +362,11 @@ def _write_table(wh: Path, user: str, items: list[dict], start: dt.date) -> bool
             path.unlink()
             warehouse.checksum_file(path).unlink(missing_ok=True)
             fsync_dir(path.parent)
+            try:
+                path.parent.rmdir()  # the month's folder, unless something else is in it
+                fsync_dir(path.parent.parent)
+            except OSError:
+                pass
         else:
             continue
         changed = True

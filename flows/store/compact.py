@@ -2,21 +2,23 @@
 
 A year of one user's summaries is 365 small partitions; opening them all costs most of
 a cold ``kenang analyze``. So at the end of every run (and of ``kenang forget``) each
-(user, month) copy that is missing is made again from that month's partitions, in one
-Parquet file, written atomically with its checksum like every warehouse file.
+(user, month) copy that is missing is made from that month's partitions, in one Parquet
+file, written atomically with its checksum like every warehouse file; only a user's newest
+month may wait, as a base and a few new days (below).
 
 Freshness is by construction, with no clock and no digest to compare:
 ``warehouse.write_partition`` and ``delete_partition`` remove the user's copy of the
 day's month, durably, before they touch a source partition. So a copy that exists was
 made after the last change to its partitions, a crash in between included (the copy is
-then simply missing, and readers read that month's partitions until the next run makes
-it). A copy whose bytes changed behind kenang's back is caught by ``kenang verify`` and
+then simply missing, and readers read that month's partitions, or its base and the days
+added after it, until a run makes it). A copy whose bytes changed behind kenang's back is caught by ``kenang verify`` and
 made again by a backfill.
 
 A night's new day is appended, not merged in: the month's copy is set aside as its
 *base* with the list of days added after it, readers read the base and those days'
 partitions, and a run's end makes the copy again only once they outgrow the base
-(``KEEP_PARTS``), or once the month is no longer the user's newest.
+(``KEEP_PARTS``, ``_keeps_parts``), once the month is big (``WHOLE_MONTH_BYTES``), or once
+the month is no longer the user's newest.
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ Mapper = Callable[..., Iterable]  # (fn, items, nbytes=...): flows.stages.pool.p
 
 
 def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> int:
-    """Make every missing copy; returns how many were written.
+    """Make every missing copy (a newest month's may wait: ``_keeps_parts``); returns how many were written.
 
     A copy whose partitions are all gone was removed with the last of them. With
     ``check`` (a backfill), a copy whose bytes are not the ones kenang wrote (``kenang
@@ -165,9 +167,13 @@ KEEP_PARTS = 8
 def _keeps_parts(args: tuple) -> bool:
     """Whether a copy's base and added days (``_appended``'s arguments) stay as they are at a run's end: every
     added day after the base's days, fewer than ``KEEP_PARTS`` of them, and fewer rows in their partitions than
-    in the base (rows, not bytes: a partition holds all of its table's columns, a copy some), by their footers."""
+    in the base (rows, not bytes: a partition holds all of its table's columns, a copy some), by their footers.
+    A month of ``WHOLE_MONTH_BYTES`` or more is made into its copy, as before: the recall pack streams a big
+    month from its copy, and would sort a base and its days in memory."""
     _, files, (base, added) = args
     if not 0 < len(files) < KEEP_PARTS or not warehouse.holds_only_days_before(base, min(added)):
+        return False
+    if total_size([base, *files]) >= WHOLE_MONTH_BYTES:  # a big month: its copy, read a batch at a time
         return False
     try:
         return sum(_rows(f) for f in files) < _rows(base)
@@ -455,8 +461,8 @@ def _in_process(fn: Callable, items: list) -> Iterator:
 
 def sources(wh: Path, name: str, user: str, months: Iterable[str] | None = None) -> list[Path]:
     """What to read for one user's whole history (or for ``months`` of it, ``YYYY-MM``), month by month: the
-    month's copy if it exists, else its partitions (a month changed since the last run's end). ``user`` must match
-    ``USER_ID_RE``."""
+    month's copy if it exists, else its base and the days added after it (``_with_base``), else its partitions (a
+    month changed since the last run's end). ``user`` must match ``USER_ID_RE``."""
     return [f for _, files in user_months(wh, name, user, months) for f in files]
 
 
@@ -499,8 +505,8 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
 
 def _with_base(copy: Path, files: list[Path]) -> list[Path]:
     """A month's partitions, or its copy's base (set aside for a night's new days) and the added days' partitions
-    when it has one: the base holds the month's other days, as the copy did, so a reader during a run opens two
-    files where it would open a month of them."""
+    when it has one: the base holds the month's other days, as the copy did, so a reader opens the base and a few
+    days (fewer than ``KEEP_PARTS`` between runs) where it would open a month of them."""
     found = _set_aside(copy, files)
     return files if found is None else [found[0], *found[2]]
 

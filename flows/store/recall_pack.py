@@ -487,7 +487,8 @@ READ_ROWS = 16 * BATCH_ROWS
 
 class _MonthChunks:
     """A month's chunks in the pack's ``ORDER``: a big compact copy (``compact.WHOLE_MONTH_BYTES``), read a batch at
-    a time; a small one, read once and held; or (no copy yet) its partitions, sorted in memory. ``days`` (the first
+    a time; a small one, read once and held; or (no copy: a small month) its copy's base and new days, or its
+    partitions, sorted in memory. ``days`` (the first
     and last): only the rows of those days (a part of the month, ``refresh``), read from the copy the same ways."""
 
     def __init__(self, copy: Path | None, files: list[Path], days: tuple[dt.date, dt.date] | None = None):

@@ -83,17 +83,18 @@ def legacy_user_file(warehouse: Path, table: Table, user_id: str) -> Path:
 
 
 def read_user_months(warehouse: Path, table: Table, user_id: str) -> pa.Table:
-    """A ``user_month`` table's rows of one user, month by month (an older kenang's one file, until a run splits it)."""
-    files = list(user_month_files(warehouse, table, user_id).values())
+    """A ``user_month`` table's rows of one user, month by month; an older kenang's one file while it is there (it
+    holds every row until a run has split it by month, and only then goes)."""
     legacy = legacy_user_file(warehouse, table, user_id)
-    if not files and legacy.is_file():
-        files = [legacy]
+    files = [legacy] if legacy.is_file() else list(user_month_files(warehouse, table, user_id).values())
     return pa.concat_tables([read_file(f, table) for f in files]) if files else table.schema.empty_table()
 
 
 def glob(warehouse: Path, table: Table) -> str:
     if table.layout == "single":
         return str(single_file(warehouse, table))
+    if table.layout == "user_month":  # never an older kenang's one file per user beside them (``legacy_user_file``)
+        return str(table_dir(warehouse, table) / "user_id=*" / "month=*" / "*.parquet")
     return str(table_dir(warehouse, table) / "**" / "*.parquet")
 
 
@@ -101,9 +102,8 @@ def has_files(warehouse: Path, table: Table) -> bool:
     if table.layout == "single":
         return single_file(warehouse, table).is_file()
     root = table_dir(warehouse, table)
-    return root.is_dir() and any(
-        p.suffix == ".parquet" and not p.name.startswith(TMP_PREFIX) for p in root.rglob("*.parquet")
-    )
+    found = root.glob("user_id=*/month=*/*.parquet") if table.layout == "user_month" else root.rglob("*.parquet")
+    return root.is_dir() and any(p.suffix == ".parquet" and not p.name.startswith(TMP_PREFIX) for p in found)
 
 
 def parquet_bytes(data: pa.Table, table: Table) -> bytes:
@@ -447,9 +447,10 @@ def drop_compacts(warehouse: Path, table: Table, user_id: str | None, day: dt.da
 
     Done durably first, so that whatever happens next (a crash, power loss) a copy
     that exists never holds older rows than the partitions; ``flows.store.compact``
-    makes it again at the end of the run. A day after every day the copy holds (a
+    makes it again at the end of a run. A day after every day the copy holds (a
     night's new day) keeps the copy aside as the month's *base*, with the days added
-    since (``compact_base``): the next copy is the base and those days' partitions, so
+    since (``compact_base``): readers read the base and those days' partitions, and the
+    next copy is made of them (once they outgrow the base, in a user's newest month), so
     a night appends its day instead of reading the month again. A day the copy
     already holds (a reload, a forget) removes the copy and any base outright: no file
     keeps rows a partition no longer has. The month's recall pack segment follows its
