@@ -235,14 +235,25 @@ def test_a_kept_months_days_are_never_more_than_keep_parts(tmp_path, monkeypatch
 
 
 def test_a_big_months_copy_is_made_not_kept(tmp_path, monkeypatch):
-    """A month of ``WHOLE_MONTH_BYTES`` or more is kept as its copy, which the recall pack reads a batch at a time."""
+    """A month of recall chunks of ``WHOLE_MONTH_BYTES`` or more is kept as its copy, which the recall pack reads a
+    batch at a time."""
     wh = tmp_path
     _month_of_summaries(wh, "gading", [dt.date(2026, 7, d) for d in (1, 2, 3)])
     compact.refresh(wh)
     _month_of_summaries(wh, "gading", [dt.date(2026, 7, 4)])
     monkeypatch.setattr(compact, "WHOLE_MONTH_BYTES", 1)
-    assert compact.refresh(wh) == 1
-    assert compact.path_for(wh, "daily_summaries", "gading", "2026-07") is not None
+    assert compact.refresh(wh) == 0  # summaries: kept, whatever their size
+    chunks = COMPACTS["memory_chunks"]
+    for d in (1, 2, 3):
+        _write_day(wh, dt.date(2026, 7, d), _chunk_rows(dt.date(2026, 7, d), 20, seed=d), row_group=7)
+    compact.refresh(wh)
+    _write_day(wh, dt.date(2026, 7, 4), _chunk_rows(dt.date(2026, 7, 4), 5, seed=4), row_group=7)
+    path = warehouse.compact_file(wh, "memory_chunks", "gading", "2026-07")
+    assert warehouse.compact_base(path)[0].is_file()
+    assert compact.refresh(wh) == 1  # recall chunks: a big month is made into its copy
+    full = compact.build(wh, chunks, "gading", "2026-07")
+    assert full is not None and warehouse.read_file(path, chunks.table).to_pylist() == full.to_pylist()
+    assert not [p for p in path.parent.iterdir() if p.name.endswith((".base.parquet", ".added.json"))]
 
 
 def _set_aside(wh, days: tuple[int, ...], new: int):

@@ -598,3 +598,20 @@ def test_a_forget_before_any_run_splits_an_older_table_leaves_no_forgotten_item_
     open_items.refresh(settings, [("default", dt.date(2026, 1, 3))])  # its summaries are gone: nothing is left
     assert not legacy.exists()
     assert open_items.open_items(wh, "default") == [] and warehouse.read(wh, OPEN_ITEMS).to_pylist() == []
+
+
+def test_an_older_table_that_cannot_be_read_is_set_aside_and_made_again(home):
+    from flows.stages import open_items
+
+    wh = home.paths.warehouse
+    legacy = warehouse.legacy_user_file(wh, OPEN_ITEMS, "default")
+    warehouse.write_file(
+        legacy, pa.Table.from_pylist(_items(dt.date(2026, 1, 2)), schema=OPEN_ITEMS.schema), OPEN_ITEMS
+    )
+    legacy.chmod(0o644)
+    legacy.write_bytes(b"not parquet")
+    assert open_items.migrate(wh)  # no error: the run goes on
+    assert not legacy.exists() and legacy.with_name("data.unreadable").read_bytes() == b"not parquet"
+    assert open_items.owed(home) == {"default": dt.date.min}  # made again from the summaries by the next refresh
+    open_items.refresh(home, [])
+    assert open_items.owed(home) == {} and open_items.open_items(wh, "default") == []

@@ -81,11 +81,12 @@ class Refreshed:
         return {"notes_rewritten": self.notes, "tables_written": self.tables}
 
 
-def _owed_file(settings: Settings) -> Path:
-    return warehouse.table_dir(settings.paths.warehouse, OPEN_ITEMS) / "owed.json"
+def _owed_file(settings: Settings | Path) -> Path:
+    wh = settings if isinstance(settings, Path) else settings.paths.warehouse
+    return warehouse.table_dir(wh, OPEN_ITEMS) / "owed.json"
 
 
-def owed(settings: Settings) -> dict[str, dt.date]:
+def owed(settings: Settings | Path) -> dict[str, dt.date]:
     """Per user, the earliest day a run touched whose chain has not been recomputed since (a crashed run's)."""
     try:
         body = json.loads(_owed_file(settings).read_text(encoding="utf-8"))
@@ -94,7 +95,7 @@ def owed(settings: Settings) -> dict[str, dt.date]:
         return {}
 
 
-def owe(settings: Settings, touched: Iterable[DayKey]) -> None:
+def owe(settings: Settings | Path, touched: Iterable[DayKey]) -> None:
     """Record, before any summary is written, that these users' chains must be recomputed from these days."""
     now = owed(settings)
     merged = dict(now)
@@ -375,7 +376,10 @@ def _write_table(wh: Path, user: str, items: list[dict], start: dt.date) -> bool
 
 def migrate(wh: Path) -> bool:
     """Split each user's one-file table of an older kenang (``warehouse.legacy_user_file``) by month, then remove
-    it; returns whether there was one. A migration that died halfway is done again from the file by the next."""
+    it; returns whether there was one. A migration that died halfway is done again from the file by the next.
+
+    A file that cannot be read, or whose bytes are not the ones kenang wrote, is set aside (``_set_aside``) and the
+    user's table is made again from the summaries by the next chain refresh: the other users, and the run, go on."""
     root = warehouse.table_dir(wh, OPEN_ITEMS)
     found = False
     for name in warehouse.subfolders(root, "user_id="):
@@ -383,8 +387,16 @@ def migrate(wh: Path) -> bool:
         legacy = warehouse.legacy_user_file(wh, OPEN_ITEMS, user)
         if not legacy.is_file():
             continue
+        found = True
+        try:
+            if warehouse.changed_behind_our_back(legacy):
+                raise ValueError("its bytes are not the ones kenang wrote")
+            stored = warehouse.read_file(legacy, OPEN_ITEMS).to_pylist()
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            _set_aside(wh, user, legacy, exc)
+            continue
         by_month: dict[str, list[dict]] = {}
-        for row in warehouse.read_file(legacy, OPEN_ITEMS).to_pylist():
+        for row in stored:
             by_month.setdefault(_month(row["raised_on"]), []).append(row)
         for month, rows in sorted(by_month.items()):
             path = warehouse.user_month_file(wh, OPEN_ITEMS, user, month)
@@ -393,8 +405,29 @@ def migrate(wh: Path) -> bool:
         legacy.unlink()
         warehouse.checksum_file(legacy).unlink(missing_ok=True)
         fsync_dir(legacy.parent)
-        found = True
     return found
+
+
+def _set_aside(wh: Path, user: str, legacy: Path, exc: Exception) -> None:
+    """Keep an unreadable one-file table beside, as ``data.unreadable`` (its bytes, for whoever wants them), drop
+    the month files and chain record made from it, and owe the user's whole chain: the next refresh makes the
+    table again from the summaries."""
+    kept = legacy.with_name("data.unreadable")
+    owe(wh, [(user, dt.date.min)])  # first: a crash after this still has the table made again
+    for path in _table_files(wh, user).values():
+        path.unlink()
+        warehouse.checksum_file(path).unlink(missing_ok=True)
+    _record_file(wh, user).unlink(missing_ok=True)
+    os.replace(legacy, kept)
+    warehouse.checksum_file(legacy).unlink(missing_ok=True)
+    fsync_dir(legacy.parent)
+    log.error(
+        "open_items: %s could not be read (%s: %s); kept as %s, the table is made again from the summaries",
+        legacy,
+        type(exc).__name__,
+        str(exc)[:200],
+        kept.name,
+    )
 
 
 def _rewrite_note(settings: Settings, path: Path, carried: Carried) -> str | None:

@@ -17,8 +17,8 @@ made again by a backfill.
 A night's new day is appended, not merged in: the month's copy is set aside as its
 *base* with the list of days added after it, readers read the base and those days'
 partitions, and a run's end makes the copy again only once they outgrow the base
-(``KEEP_PARTS``, ``_keeps_parts``), once the month is big (``WHOLE_MONTH_BYTES``), or once
-the month is no longer the user's newest.
+(``KEEP_PARTS``, ``_keeps_parts``), once a month of recall chunks is big
+(``WHOLE_MONTH_BYTES``), or once the month is no longer the user's newest.
 """
 
 from __future__ import annotations
@@ -168,12 +168,12 @@ def _keeps_parts(args: tuple) -> bool:
     """Whether a copy's base and added days (``_appended``'s arguments) stay as they are at a run's end: every
     added day after the base's days, fewer than ``KEEP_PARTS`` of them, and fewer rows in their partitions than
     in the base (rows, not bytes: a partition holds all of its table's columns, a copy some), by their footers.
-    A month of ``WHOLE_MONTH_BYTES`` or more is made into its copy, as before: the recall pack streams a big
-    month from its copy, and would sort a base and its days in memory."""
-    _, files, (base, added) = args
+    A month of recall chunks of ``WHOLE_MONTH_BYTES`` or more is made into its copy, as before: the recall pack
+    streams a big month from its copy, and would sort a base and its days in memory."""
+    name, files, (base, added) = args
     if not 0 < len(files) < KEEP_PARTS or not warehouse.holds_only_days_before(base, min(added)):
         return False
-    if total_size([base, *files]) >= WHOLE_MONTH_BYTES:  # a big month: its copy, read a batch at a time
+    if name == "memory_chunks" and total_size([base, *files]) >= WHOLE_MONTH_BYTES:  # its copy, streamed
         return False
     try:
         return sum(_rows(f) for f in files) < _rows(base)

@@ -86,7 +86,12 @@ def read_user_months(warehouse: Path, table: Table, user_id: str) -> pa.Table:
     """A ``user_month`` table's rows of one user, month by month; an older kenang's one file while it is there (it
     holds every row until a run has split it by month, and only then goes)."""
     legacy = legacy_user_file(warehouse, table, user_id)
-    files = [legacy] if legacy.is_file() else list(user_month_files(warehouse, table, user_id).values())
+    if legacy.is_file():
+        try:
+            return read_file(legacy, table)
+        except FileNotFoundError:  # a run split it meanwhile
+            pass
+    files = list(user_month_files(warehouse, table, user_id).values())
     return pa.concat_tables([read_file(f, table) for f in files]) if files else table.schema.empty_table()
 
 
