@@ -239,13 +239,18 @@ def _table_files(wh: Path, user: str, since: dt.date = dt.date.min) -> dict[str,
     return warehouse.user_month_files(wh, OPEN_ITEMS, user, _month(since))
 
 
+def _from_month(files: dict[str, Path], since: dt.date) -> dict[str, Path]:
+    """Those of ``_table_files``' files of the months from ``since``'s on."""
+    return {m: f for m, f in files.items() if m >= _month(since)}
+
+
 def _record(wh: Path, user: str, through: dt.date | None) -> None:
     """Record what the user's table was made from: the last day stepped, the bytes of the table's files from the
     window's month on, and the bytes of each partition of the window before that day, so that the next run can
     resume the chain from the table."""
     path = _record_file(wh, user)
-    tables = _table_files(wh, user, window_start(through)) if through is not None else {}
-    if through is None or not _table_files(wh, user):
+    have = _table_files(wh, user)
+    if through is None or not have:
         if path.exists():
             path.unlink()
             fsync_dir(path.parent)
@@ -254,7 +259,7 @@ def _record(wh: Path, user: str, through: dt.date | None) -> None:
         "version": CHAIN_VERSION,
         "open_days": OPEN_DAYS,
         "through": through.isoformat(),
-        "tables": {m: _sha256(f) for m, f in tables.items()},
+        "tables": {m: _sha256(f) for m, f in _from_month(have, window_start(through)).items()},
         "days": {d.isoformat(): _sha256(p) for d, p in _stored(wh, user, window_start(through), through)},
     }
     data = (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8")
@@ -278,8 +283,9 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
         recorded: dict = body["days"]
         if since <= through:
             return None
-        tables = _table_files(wh, user, window_start(through))
-        if not _table_files(wh, user) or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
+        have = _table_files(wh, user)
+        tables = _from_month(have, window_start(through))
+        if not have or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
             return None
         start = window_start(since)
         stored = {d.isoformat(): p for d, p in _stored(wh, user, start, through)}
@@ -395,12 +401,7 @@ def migrate(wh: Path) -> bool:
         except (OSError, ValueError, pa.ArrowException) as exc:
             _set_aside(wh, user, legacy, exc)
             continue
-        by_month: dict[str, list[dict]] = {}
-        for row in stored:
-            by_month.setdefault(_month(row["raised_on"]), []).append(row)
-        for month, rows in sorted(by_month.items()):
-            path = warehouse.user_month_file(wh, OPEN_ITEMS, user, month)
-            warehouse.write_file(path, pa.Table.from_pylist(rows, schema=OPEN_ITEMS.schema), OPEN_ITEMS)
+        _write_table(wh, user, stored, dt.date.min)  # every month, as the old file has it
         faults.checkpoint("open_items.migrated")
         legacy.unlink()
         warehouse.checksum_file(legacy).unlink(missing_ok=True)

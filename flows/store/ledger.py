@@ -70,7 +70,7 @@ _cache_lock = threading.Lock()
 
 
 def _month_file(wh: Path, user: str, month: str) -> Path:
-    return warehouse.table_dir(wh, DAYS) / f"user_id={user}" / f"month={month}" / "data.parquet"
+    return warehouse.user_month_file(wh, DAYS, user, month)
 
 
 def month_files(wh: Path) -> list[Path]:

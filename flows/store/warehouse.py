@@ -95,19 +95,21 @@ def read_user_months(warehouse: Path, table: Table, user_id: str) -> pa.Table:
     return pa.concat_tables([read_file(f, table) for f in files]) if files else table.schema.empty_table()
 
 
+#: A ``user_month`` table's files: never an older kenang's one file per user beside them (``legacy_user_file``).
+_USER_MONTH_FILES = "user_id=*/month=*/*.parquet"
+
+
 def glob(warehouse: Path, table: Table) -> str:
     if table.layout == "single":
         return str(single_file(warehouse, table))
-    if table.layout == "user_month":  # never an older kenang's one file per user beside them (``legacy_user_file``)
-        return str(table_dir(warehouse, table) / "user_id=*" / "month=*" / "*.parquet")
-    return str(table_dir(warehouse, table) / "**" / "*.parquet")
+    return str(table_dir(warehouse, table) / (_USER_MONTH_FILES if table.layout == "user_month" else "**/*.parquet"))
 
 
 def has_files(warehouse: Path, table: Table) -> bool:
     if table.layout == "single":
         return single_file(warehouse, table).is_file()
     root = table_dir(warehouse, table)
-    found = root.glob("user_id=*/month=*/*.parquet") if table.layout == "user_month" else root.rglob("*.parquet")
+    found = root.glob(_USER_MONTH_FILES) if table.layout == "user_month" else root.rglob("*.parquet")
     return root.is_dir() and any(p.suffix == ".parquet" and not p.name.startswith(TMP_PREFIX) for p in found)
 
 
