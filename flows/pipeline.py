@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import os
 import threading
 import time
@@ -305,12 +306,12 @@ def snapshots_task(settings: Settings, archive_writable: bool = True) -> dict:
     A core memory file kenang cannot read (a link, a folder, bad UTF-8, oversized) is left out of its user's snapshot
     and named in ``problems``; every user still gets a fresh snapshot."""
     with _timed("memory_file"):
-        rows = ledger.read_days(settings.paths.warehouse)
-        made = memory_file.digests(rows)
+        rows = plan.Night(settings)
+        made = rows.digests()
         stale = memory_file.stale_users(settings, made)
         if stale and archive_writable:  # MEMORY_INDEX lives in the archive
             memory_file.write_memory_files(settings, stale, made)
-        users = {u for (u, _), r in rows.items() if r["status"] == "loaded"}
+        users = rows.loaded_users()
         problems: list[str] = []
         written = 0
         for user in sorted(users | set(core_memory.users(settings))):
@@ -395,7 +396,7 @@ def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
             map_items=pool.pure_imap,
             ann_from=int(settings.recall.exact_below),
         )
-        ledger.refresh_history(settings.paths.warehouse)
+        ledger.refresh_history(settings.paths.warehouse, plan.ledger_notes(settings))
     with _timed("catalog"):
         return built()
 
@@ -592,11 +593,11 @@ def _summarize_all(
     # A forced or repairing backfill does all of its range: a nightly run would never redo those days.
     limit = plan.summary_budget(settings) if budget and not force and not redo else None
     with _timed("plan"):
-        rows = ledger.read_days(settings.paths.warehouse)
+        rows = plan.Night(settings)
         keys, waiting = plan.newest_first(
-            plan.days_needing(rows, summarize.is_fresh, start=start, end=end, force=force, redo=redo),
+            rows.needing(summarize.is_fresh, start=start, end=end, force=force, redo=redo),
             limit,
-            last={k for k, r in rows.items() if r.get("summary_status") == "failed"},
+            last=rows.failed("summary_status"),
         )
     left: dict[str, int | str | None] = {"waiting": len(waiting), "budget_days": limit, "unavailable": None}
     if not keys:  # a crashed run may still owe the chain of days it summarized
@@ -686,15 +687,11 @@ def _index_all(
     there is work."""
     limit = plan.chunk_budget(settings) if budget and not reindex and not redo else None
     with _timed("plan"):
-        rows = ledger.read_days(settings.paths.warehouse)
-        from flows.models import embed
-
-        eid = embed.configured_id(settings)
+        rows = plan.Night(settings)
+        eid = rows.eid
         keys, _ = plan.newest_first(
-            plan.days_needing(
-                rows, lambda r: recall_index.is_fresh(r, eid), start=start, end=end, force=reindex, redo=redo
-            ),
-            last={k for k, r in rows.items() if r.get("index_status") == "failed"},
+            rows.needing(lambda r: recall_index.is_fresh(r, eid), start=start, end=end, force=reindex, redo=redo),
+            last=rows.failed("index_status"),
         )
     if not keys:
         return recall_index.counts(StageResult()) | {
@@ -797,8 +794,9 @@ def _none_owed(settings: Settings, rows, start: dt.date | None = None, end: dt.d
     from flows.models import embed
 
     eid = embed.configured_id(settings)
-    return not plan.days_needing(rows, summarize.is_fresh, start=start, end=end) and not plan.days_needing(
-        rows, lambda r: recall_index.is_fresh(r, eid), start=start, end=end
+    needing = rows.needing if isinstance(rows, plan.Night) else functools.partial(plan.days_needing, rows)
+    return not needing(summarize.is_fresh, start=start, end=end) and not needing(
+        lambda r: recall_index.is_fresh(r, eid), start=start, end=end
     )
 
 

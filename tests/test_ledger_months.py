@@ -8,11 +8,11 @@ import shutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import NOW, scenario
+from helpers import NOW, drop, md, scenario
 
 from flows.pipeline import nightly
 from flows.query.sql import connect
-from flows.stages import plan
+from flows.stages import memory_file, plan, recall_index, summarize
 from flows.store import ledger, warehouse
 from flows.store.fsio import sha256_file
 from schemas.tables import DAYS
@@ -278,3 +278,154 @@ def test_history_rows_go_to_their_month_file_in_any_order():
     for u, d in days:
         want.setdefault(f"user_id={u}/month={d:%Y-%m}/data.parquet", {})[(u, d)] = row(u, d)
     assert got == want and len(got) == 4
+
+
+# --- a run's view: the older months judged by the notes the history keeps of them ---------------------
+
+
+def done(user: str, day: dt.date) -> dict:
+    """A day loaded, summarized and indexed (keyword-only, as the test home's embedder is) from its content."""
+    r = {
+        **row(user, day),
+        "content_fingerprint": f"c-{day}",
+        "summary_status": "summarized",
+        "summary_fingerprint": f"c-{day}",
+        "summary_sha256": f"s-{user}-{day}",
+        "index_status": "indexed",
+    }
+    return {**r, "index_key": recall_index.index_key(r, "none")}
+
+
+def judged_ledger(wh) -> dict:
+    """Two users over 14 months, two days a month, every day done but: a day whose summary failed, a failed load,
+    a day not indexed yet, a forgotten day; all in the months the history holds."""
+    rows = [
+        done(u, dt.date(2025, 1, 1) + dt.timedelta(days=31 * i + d))
+        for u in ("dimas", "rina")
+        for i in range(14)
+        for d in (0, 9)
+    ]
+    rows += [
+        {**done("rina", dt.date(2025, 3, 20)), "summary_status": "failed", "summary_fingerprint": None},
+        {**row("dimas", dt.date(2025, 5, 20), "failed"), "reason": "unreadable"},
+        {**done("rina", dt.date(2025, 6, 21)), "index_status": None, "index_key": None},
+        {**row("dimas", dt.date(2025, 7, 20), "forgotten")},
+    ]
+    ledger.write_days(wh, rows)
+    return ledger.read_days(wh)
+
+
+def assert_judged_as_read(night_rows: plan.Night, full: dict) -> None:
+    """The night's judgements are the ones a read of every row makes."""
+    fresh_index = lambda r: recall_index.is_fresh(r, "none")  # noqa: E731
+    for fresh in (summarize.is_fresh, fresh_index):
+        assert night_rows.needing(fresh) == plan.days_needing(full, fresh)
+        span = {"start": dt.date(2025, 2, 5), "end": dt.date(2025, 6, 30)}
+        assert night_rows.needing(fresh, force=True, **span) == plan.days_needing(full, fresh, force=True, **span)
+        redo = frozenset(
+            {("rina", dt.date(2025, 4, 4)), ("dimas", dt.date(2025, 7, 20)), ("dimas", dt.date(2025, 9, 9))}
+        )
+        assert night_rows.needing(fresh, redo=redo) == plan.days_needing(full, fresh, redo=redo)
+    for column in ("status", "summary_status", "index_status"):
+        assert night_rows.failed(column) == {k for k, r in full.items() if r.get(column) == "failed"}
+    assert night_rows.noted() == summarize.noted_days(full)
+    assert night_rows.loaded_users() == {u for (u, _), r in full.items() if r["status"] == "loaded"}
+    assert night_rows.digests() == memory_file.digests(full)
+
+
+def test_a_run_judges_the_settled_older_months_by_their_notes_without_reading_them(home, monkeypatch):
+    wh = home.paths.warehouse
+    full = judged_ledger(wh)
+    assert ledger.refresh_history(wh, plan.ledger_notes(home))
+    assert not ledger.refresh_history(wh, plan.ledger_notes(home))  # nothing changed: nothing written
+    monkeypatch.setattr(ledger, "_cache", {})  # a new process
+    monkeypatch.setattr(ledger, "_recorded_cache", {})
+    read = []
+    real = ledger.pq.ParquetFile
+    monkeypatch.setattr(ledger.pq, "ParquetFile", lambda p, *a, **k: read.append(p) or real(p, *a, **k))
+    real_history = ledger._from_history
+    asked = []  # the months asked of the history file (rows from it, for months without a note)
+    monkeypatch.setattr(
+        ledger, "_from_history", lambda wh, stale: asked.extend(p for p, _ in stale) or real_history(wh, stale)
+    )
+    night_rows = plan.Night(home)
+    assert len(night_rows.notes) == 24 and len(night_rows.settled) == 21  # a forgotten day settles
+    assert_judged_as_read(night_rows, full)
+    assert sorted({f"{p.parent.parent.name}/{p.parent.name}" for p in read}) == [
+        "user_id=dimas/month=2025-05",  # a failed load
+        "user_id=dimas/month=2026-01",  # the latest two months (a night writes them), never in the history
+        "user_id=dimas/month=2026-02",
+        "user_id=rina/month=2025-03",  # a failed summary
+        "user_id=rina/month=2025-06",  # a day not indexed
+        "user_id=rina/month=2026-01",
+        "user_id=rina/month=2026-02",
+    ]
+    assert sorted({f"{p.parent.parent.name}/{p.parent.name}" for p in asked}) == [
+        "user_id=dimas/month=2026-01",
+        "user_id=dimas/month=2026-02",
+        "user_id=rina/month=2026-01",
+        "user_id=rina/month=2026-02",
+    ]
+    assert night_rows[("rina", dt.date(2025, 1, 10))] == full[("rina", dt.date(2025, 1, 10))]  # a row asked for
+    assert dict(night_rows.items()) == full and len(night_rows) == len(full)  # iterating reads every month
+
+
+def test_a_month_rewritten_after_its_note_was_made_is_read_not_judged(home, monkeypatch):
+    """A backfill, a forget or a late day of an old month: the month's note no longer stands for its file."""
+    wh = home.paths.warehouse
+    judged_ledger(wh)
+    ledger.refresh_history(wh, plan.ledger_notes(home))
+    late = dt.date(2025, 2, 14)
+    ledger.write_days(wh, [{**row("rina", late), "content_fingerprint": "c-late"}])  # loaded, not yet summarized
+    full = ledger.read_days(wh)
+    night_rows = plan.Night(home)
+    assert ("rina", "2025-02") not in night_rows.notes
+    assert ("rina", late) in night_rows.needing(summarize.is_fresh)
+    assert_judged_as_read(night_rows, full)
+    assert ledger.refresh_history(wh, plan.ledger_notes(home))  # the month is gathered again, with a new note
+    monkeypatch.setattr(ledger, "_cache", {})
+    assert ("rina", "2025-02") in plan.Night(home).notes
+    assert_judged_as_read(plan.Night(home), full)
+
+
+def test_notes_made_for_another_embedder_or_format_are_not_used(home, monkeypatch):
+    wh = home.paths.warehouse
+    full = judged_ledger(wh)
+    ledger.refresh_history(wh, plan.ledger_notes(home))
+    monkeypatch.setattr(plan, "NOTE_FORMAT", plan.NOTE_FORMAT + 1)
+    assert plan.Night(home).notes == {}
+    assert_judged_as_read(plan.Night(home), full)
+    assert ledger.refresh_history(wh, plan.ledger_notes(home))  # made again for the new basis
+    assert len(plan.Night(home).notes) == 24
+    monkeypatch.setattr(plan, "_embedder_id", lambda settings: "e5-other")
+    night_rows = plan.Night(home)
+    assert night_rows.notes == {}
+    everything = [k for k, r in full.items() if r["status"] == "loaded"]
+    assert night_rows.needing(lambda r: recall_index.is_fresh(r, "e5-other")) == everything  # all to index again
+
+
+def test_a_refresh_without_notes_keeps_the_notes_of_unchanged_months(home):
+    wh = home.paths.warehouse
+    judged_ledger(wh)
+    ledger.refresh_history(wh, plan.ledger_notes(home))
+    ledger.write_days(wh, [{**done("rina", dt.date(2025, 2, 14))}])
+    assert ledger.refresh_history(wh)
+    notes = plan.Night(home).notes
+    assert len(notes) == 23 and ("rina", "2025-02") not in notes
+
+
+def test_a_night_summarizes_and_indexes_a_late_day_of_a_month_its_history_holds(home):
+    """A night's load writes an old month of the ledger (a late export): the stages after it see the new day."""
+    drop(home, "2026-07-19-1037.md", md("2026-07-19", "1037", ("user", "Pagi! Lanjut setup Proxmox.")))
+    drop(home, "2026-02-03-0900.md", md("2026-02-03", "0900", ("user", "Catatan lama soal NAS.")))
+    drop(home, "2026-03-03-0900.md", md("2026-03-03", "0900", ("user", "Catatan lama soal UPS.")))
+    night(home)
+    wh = home.paths.warehouse
+    assert plan.Night(home).settled >= {("default", "2026-02"), ("default", "2026-03")}
+    drop(home, "2026-02-10-0800.md", md("2026-02-10", "0800", ("user", "Ternyata ada catatan Februari lagi.")))
+    report = nightly(now=NOW + dt.timedelta(days=1), home=str(home.paths.home))
+    assert report["summarize"]["days"] == 1 and report["index"]["days"] == 1
+    row = ledger.read_days(wh)[("default", dt.date(2026, 2, 10))]
+    assert summarize.is_fresh(row) and recall_index.is_fresh(row, "none")
+    assert "2026-02-10" in (home.paths.archive / "MEMORY_INDEX.md").read_text(encoding="utf-8")
+    assert ("default", "2026-02") in plan.Night(home).settled  # gathered again at the run's end

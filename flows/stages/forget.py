@@ -45,6 +45,7 @@ from flows.models.embed import configured_id, make_embedder
 from flows.models.llm import make_summarizer
 from flows.stages import candidates, catalog, load, memory_file, open_items, recall_index, summarize
 from flows.stages import quarantine as quarantine_stage
+from flows.stages.plan import ledger_notes
 from flows.store import (
     archive_files,
     compact,
@@ -414,7 +415,7 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
         rebuilt = rebuild_days(settings, plan.user, plan.days, run_id)
         if tomb.kind == "text":
             rebuilt["records_scrubbed"] = scrub_records(settings, forgetting, plan.user)
-            ledger.refresh_history(settings.paths.warehouse)  # the ledger's older months, without the phrase
+            ledger.refresh_history(settings.paths.warehouse, ledger_notes(settings))  # older months, without the phrase
         if settings.paths.remote_archive:  # the rewritten summaries replace the bucket's, their old versions deleted
             rebuilt["archive_remote"] = remote.push(settings).counts()
         record = RunRecord(
@@ -590,6 +591,6 @@ def rebuild_days(settings: Settings, user: str, days: list[dt.date], run_id: str
     core_memory.write_snapshot(settings, user)
     compact.refresh(settings.paths.warehouse)
     recall_pack.refresh(settings.paths.warehouse, [user], ann_from=int(settings.recall.exact_below))
-    ledger.refresh_history(settings.paths.warehouse)
+    ledger.refresh_history(settings.paths.warehouse, ledger_notes(settings))
     catalog.ensure_catalog(settings.paths.catalog, settings.paths.warehouse)
     return {"reloaded": len(res.days), "resummarized": summed, "reindexed": indexed}

@@ -58,21 +58,42 @@ def stale_users(settings: Settings, made: Digests) -> set[str]:
 
 def digests(rows: Mapping[DayKey, Mapping]) -> Digests:
     """The ``Digests`` of the ledger's ``rows``, in one pass over every day of the history: a night makes them
-    once for ``stale_users`` and ``write_memory_files``."""
-    sources: dict[str, list[str]] = {}
-    months: dict[str, dict[str, list[str]]] = {}
+    once for ``stale_users`` and ``write_memory_files`` (from the ledger's notes of the older months, and the rows
+    of the others: ``flows.stages.plan.Night.digests``)."""
+    by_month: dict[str, dict[str, list[Mapping]]] = {}
     for (user, day), r in rows.items():
+        by_month.setdefault(user, {}).setdefault(f"{day:%Y-%m}", []).append(r)
+    return joined({u: {m: month_digests(days) for m, days in months.items()} for u, months in by_month.items()})
+
+
+def month_digests(rows: Iterable[Mapping]) -> tuple[str | None, str | None]:
+    """(a digest of the summarized days, a digest of every day's summary state) of one user's month of ledger
+    rows; None for a month without such a day."""
+    sources: list[str] = []
+    states: list[str] = []
+    for r in rows:
         status = r.get("summary_status")
         if status is None:
             continue
-        iso, sha = day.isoformat(), r.get("summary_sha256")
+        iso, sha = r["date"].isoformat(), r.get("summary_sha256")
         if status == "summarized":
-            sources.setdefault(user, []).append(f"{iso}:{sha}")
-        months.setdefault(user, {}).setdefault(iso[:7], []).append(f"{iso}:{status}:{sha}")
-    return Digests(
-        {u: fingerprint(items) for u, items in sources.items()},
-        {u: {m: fingerprint(items) for m, items in by_month.items()} for u, by_month in months.items()},
-    )
+            sources.append(f"{iso}:{sha}")
+        states.append(f"{iso}:{status}:{sha}")
+    return (fingerprint(sources) if sources else None, fingerprint(states) if states else None)
+
+
+def joined(by_month: Mapping[str, Mapping[str, tuple[str | None, str | None]]]) -> Digests:
+    """The ``Digests`` of each user's ``month_digests`` by month: a user's sources digest is one of its months'."""
+    sources: dict[str, str] = {}
+    months: dict[str, dict[str, str]] = {}
+    for user, got in by_month.items():
+        summarized = [f"{m}:{s}" for m, (s, _) in sorted(got.items()) if s is not None]
+        if summarized:
+            sources[user] = fingerprint(summarized)
+        states = {m: state for m, (_, state) in got.items() if state is not None}
+        if states:
+            months[user] = states
+    return Digests(sources, months)
 
 
 def _sources_file(settings: Settings) -> Path:

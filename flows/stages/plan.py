@@ -1,6 +1,7 @@
-"""Which days a run should load, decided from the archive record and the day ledger.
+"""Which days a run should load, summarize and index, decided from the archive record and the day ledger.
 
-Pure reads, no Prefect: the flows, ``--dry-run`` and ``kenang status`` share them.
+Pure reads, no Prefect: the flows, ``--dry-run`` and ``kenang status`` share them. A run reads the ledger as a
+``Night``: the months of the history are judged by the notes the ledger keeps of them, not read.
 """
 
 from __future__ import annotations
@@ -8,18 +9,24 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from flows.config import Settings
 from flows.store import ledger, warehouse
 from flows.store.archive_files import list_archive, read_manifests, trusted_manifests
 from flows.store.ledger import ArchivedDay, DayKey, archived_days, day_state
 from schemas.tables import ARCHIVE_FILES
+from transforms.ids import fingerprint
+
+if TYPE_CHECKING:
+    from flows.stages import memory_file
 
 #: Up to this many candidate days are read partition by partition; more, in one scan.
 _ONE_BY_ONE = 64
 
 
-def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, dict], set[DayKey]]:
+def pending_days(settings: Settings) -> tuple[list[ArchivedDay], Night, set[DayKey]]:
     """Days to load: pending ones whose record changed, and ones whose last load failed.
 
     Returns (days to load, the ledger, the pending keys checked); the caller clears
@@ -27,9 +34,9 @@ def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, di
     partition per candidate day, never the whole record.
     """
     wh = settings.paths.warehouse
-    days = ledger.read_days(wh)
+    days = Night(settings)
     checked = ledger.read_pending(wh)
-    failed = {k for k, r in days.items() if r["status"] == "failed"}
+    failed = {k for k, r in days.open_rows if r["status"] == "failed"}
     keys = sorted(checked | failed)
     if len(keys) > _ONE_BY_ONE:  # a big first import: one scan beats many small reads
         everything = archived_days(wh)
@@ -40,6 +47,133 @@ def pending_days(settings: Settings) -> tuple[list[ArchivedDay], dict[DayKey, di
         a for a in found if a is not None and day_state(a, days.get((a.user_id, a.date))) not in ("loaded", "forgotten")
     ]
     return todo, days, checked
+
+
+#: Bumped whenever what a month's note says changes, so the ledger's notes made by an older kenang go unused.
+NOTE_FORMAT = 1
+
+
+def ledger_notes(settings: Settings) -> ledger.Notes:
+    """The notes the day ledger keeps of each of its older months for a run (``ledger.refresh_history``)."""
+    eid = _embedder_id(settings)
+    return ledger.Notes(_basis(eid), lambda rows: _note(rows, eid))
+
+
+def _embedder_id(settings: Settings) -> str:
+    from flows.models import embed
+
+    return embed.configured_id(settings)
+
+
+def _basis(eid: str) -> str:
+    from flows.stages import recall_index
+
+    return fingerprint([f"notes={NOTE_FORMAT}", f"index={recall_index.index_key({}, eid)}"])
+
+
+def _note(rows: list[dict], eid: str) -> dict:
+    """A month of one user's ledger, as a run judges it: ``settled`` when no day of it is failed or still to
+    summarize or index (by ``eid``), its loaded days (day of the month), and its MEMORY_INDEX digests."""
+    from flows.stages import memory_file, recall_index, summarize
+
+    settled = all(
+        r["status"] != "failed"
+        and (r["status"] != "loaded" or (summarize.is_fresh(r) and recall_index.is_fresh(r, eid)))
+        for r in rows
+    )
+    sources, states = memory_file.month_digests(rows)
+    return {
+        "settled": settled,
+        "loaded": [r["date"].day for r in rows if r["status"] == "loaded"],
+        "sources": sources,
+        "states": states,
+    }
+
+
+class Night(ledger.Ledger):
+    """The day ledger as a run's stages judge it, without reading the months the ledger's notes settle.
+
+    A month with a note (``ledger_notes``) whose days are all settled is known from its note: nothing in it to
+    summarize or index, no failed day, which days are loaded, its MEMORY_INDEX digests. Every other month (the
+    recent ones, one a backfill or a forget rewrote since, one with a failed or waiting day) is read. A row asked
+    for (``get``) is read from its month, so the tasks take a ``Night`` as their ledger rows."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.eid = _embedder_id(settings)
+        super().__init__(settings.paths.warehouse, _basis(self.eid))
+        self.settled = {m for m, note in self.notes.items() if note.get("settled") is True}
+
+    @cached_property
+    def open_rows(self) -> list[tuple[DayKey, dict]]:
+        """(key, row) of every day in a month not settled by its note, in (user, month) order."""
+        out = list(self.unnoted())
+        for user, month in sorted(set(self.notes) - self.settled):
+            out += [((user, r["date"]), r) for r in self.month(user, month)]
+        return out
+
+    @cached_property
+    def _settled_loaded(self) -> list[DayKey]:
+        """(user, day) of every loaded day of a settled month, from the notes."""
+        out = []
+        for user, month in sorted(self.settled):
+            first = dt.date.fromisoformat(f"{month}-01")
+            out += [(user, first.replace(day=int(d))) for d in self.notes[(user, month)].get("loaded", ())]
+        return out
+
+    def needing(
+        self,
+        fresh: Callable[[Mapping], bool],
+        *,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        force: bool = False,
+        redo: frozenset[DayKey] = frozenset(),
+    ) -> list[DayKey]:
+        """``days_needing`` over the whole ledger, for ``fresh`` one of the rules the notes judge by
+        (``summarize.is_fresh``, ``recall_index.is_fresh`` for this run's embedder): a settled month's loaded days
+        are fresh, so they are taken only when ``force`` or ``redo`` asks."""
+        out = days_needing(dict(self.open_rows), fresh, start=start, end=end, force=force, redo=redo)
+        if not force and not redo:
+            return out
+        taken = (k for k in self._settled_loaded if force or k in redo)
+        return sorted({*out, *(k for k in taken if (start is None or k[1] >= start) and (end is None or k[1] <= end))})
+
+    def failed(self, column: str) -> set[DayKey]:
+        """The days whose ``column`` (``summary_status``, ``index_status``) says failed: none in a settled month."""
+        return {k for k, r in self.open_rows if r.get(column) == "failed"}
+
+    @cached_property
+    def _noted(self) -> dict[str, frozenset[dt.date]]:
+        out: dict[str, set[dt.date]] = {}
+        for user, day in self._settled_loaded:
+            out.setdefault(user, set()).add(day)
+        for (user, day), r in self.open_rows:
+            if r["status"] == "loaded":
+                out.setdefault(user, set()).add(day)
+        return {u: frozenset(days) for u, days in out.items()}
+
+    def noted(self) -> dict[str, frozenset[dt.date]]:
+        """Per user, the loaded days (``summarize.noted_days``)."""
+        return self._noted
+
+    def loaded_users(self) -> set[str]:
+        """The users with a loaded day."""
+        settled = {user for (user, month) in self.settled if self.notes[(user, month)].get("loaded")}
+        return settled | {user for (user, _), r in self.open_rows if r["status"] == "loaded"}
+
+    def digests(self) -> memory_file.Digests:
+        """``memory_file.digests`` of the whole ledger: the notes' digests of the noted months, the others' rows."""
+        from flows.stages import memory_file  # noqa: F811 - loaded with the stages, not with the plan
+
+        by_month: dict[str, dict[str, tuple[str | None, str | None]]] = {}
+        for (user, month), note in self.notes.items():
+            by_month.setdefault(user, {})[month] = (note.get("sources"), note.get("states"))
+        rows: dict[tuple[str, str], list[dict]] = {}
+        for (user, day), r in self.unnoted():
+            rows.setdefault((user, f"{day:%Y-%m}"), []).append(r)
+        for (user, month), got in rows.items():
+            by_month.setdefault(user, {})[month] = memory_file.month_digests(got)
+        return memory_file.joined(by_month)
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,14 @@
   ``days/``, so the ``days`` view never reads it twice), whose metadata
   records each month file's sha256. A reader takes a month's rows from it while that
   month file's recorded checksum is still the one it was made from, and reads the month
-  file itself otherwise (a backfill or a forget rewrote it since); so a night's first
-  read costs the history file, a checksum per month and the recent months. A ledger of one file (``days.parquet``,
-  before this layout) is read as it is, under the months, and split into months by the
+  file itself otherwise (a backfill or a forget rewrote it since); so a process's first
+  full read costs the history file, a checksum per month and the recent months. A ledger of one file
+  (``days.parquet``, before this layout) is read as it is, under the months, and split into months by the
   next run (``migrate``) before that file goes.
+- A night need not read the older months at all: the history file also keeps a caller's note of each month
+  (``Notes``: for the stages, whether anything in it is left to do, its loaded days and its MEMORY_INDEX
+  digests; ``flows.stages.plan.Night``). ``Ledger`` reads a month's rows only when one is asked for, and gives
+  the notes of the months whose file is still the one the note was made from.
 - ``runs`` gets one file per run, written as ``running`` when it starts and replaced
   when it ends. A ``running`` row whose lock is free was interrupted.
 """
@@ -35,7 +39,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +69,7 @@ def utcnow() -> dt.datetime:
 _LEGACY = "days.parquet"  # the ledger before it was kept by month: read, then split by ``migrate``
 _HISTORY = "_ledger_history.arrow"  # the older months' rows in one file (``refresh_history``), in the warehouse
 _HISTORY_KEY = b"kenang.ledger.months"  # its metadata: month file (relative to days/) -> sha256 it was made from
+_NOTES_KEY = b"kenang.ledger.notes"  # and {"basis": Notes.basis, "months": {month file: its note}}
 _cache: dict[Path, tuple[tuple[int, int, int], dict[DayKey, dict]]] = {}
 _cache_lock = threading.Lock()
 
@@ -227,51 +232,206 @@ def _by_month_file(rows: list[dict]) -> dict[str, dict[DayKey, dict]]:
     return out
 
 
-def refresh_history(wh: Path) -> bool:
-    """Gather the rows of the month files of every month before the latest two into the history file, if they are
-    not what it holds; returns whether it was written. Called at the end of a run, never by a reader.
+@dataclass(frozen=True)
+class Notes:
+    """What a caller keeps of each month the history file holds, beside its rows (``refresh_history``), so that a
+    reader can judge the month without reading it (``Ledger.notes``).
 
-    Each month file is recorded by the sha256 of its bytes as read here (not its checksum file, which a crash can
-    leave ahead of the bytes), so a reader takes nothing from the history for a month rewritten since."""
-    root = warehouse.table_dir(wh, DAYS)
+    ``of`` makes a month's note (a JSON object) from the month's rows; ``basis`` names what a note depends on besides
+    the rows (the note's format, the embedder and chunker a day's index is fresh for): a reader asking for another
+    basis gets no notes, and the next ``refresh_history`` with this one writes them again."""
+
+    basis: str
+    of: Callable[[list[dict]], dict]
+
+
+def _old_month_files(wh: Path) -> list[Path]:
+    """The month files of every month before the latest two (which a night no longer writes)."""
     files = month_files(wh)
     latest = max((p.parent.name for p in files), default="month=")
     if latest == "month=":
-        before = latest
-    else:
-        first = dt.date.fromisoformat(latest.removeprefix("month=") + "-01")
-        before = f"month={first - dt.timedelta(days=1):%Y-%m}"
-    old = [p for p in files if p.parent.name < before]
-    blobs = {p.relative_to(root).as_posix(): p.read_bytes() for p in old}
-    want = {name: hashlib.sha256(blob).hexdigest() for name, blob in blobs.items()}
+        return []
+    first = dt.date.fromisoformat(latest.removeprefix("month=") + "-01")
+    before = f"month={first - dt.timedelta(days=1):%Y-%m}"
+    return [p for p in files if p.parent.name < before]
+
+
+def _history_meta(history: Path) -> tuple[dict[str, str], dict]:
+    """(month file -> sha256 it was made from, the notes) of the history file; raises when it cannot be read."""
+    meta = pa.ipc.open_file(pa.memory_map(str(history))).schema.metadata or {}
+    made_from = json.loads(meta[_HISTORY_KEY])
+    notes = json.loads(meta[_NOTES_KEY]) if _NOTES_KEY in meta else {}
+    if not isinstance(made_from, dict) or not isinstance(notes, dict):
+        raise ValueError("not a ledger history")
+    return made_from, notes
+
+
+def refresh_history(wh: Path, notes: Notes | None = None) -> bool:
+    """Gather the rows of the month files of every month before the latest two into the history file, with ``notes``
+    of each month, if they are not what it holds; returns whether it was written. Called at the end of a run and of a
+    forget, never by a reader.
+
+    Each month file is recorded by the sha256 of its bytes as read here (not its checksum file, which a crash can
+    leave ahead of the bytes), so a reader takes nothing from the history for a month rewritten since. The bytes are
+    read only when a checksum file differs from the history's record: the checksum file is replaced before its
+    month file, so one that still names the recorded sha256 vouches for the bytes as a reader trusts them.
+    Without ``notes``, notes of the same basis already there are kept while their months are unchanged."""
+    root = warehouse.table_dir(wh, DAYS)
+    old = _old_month_files(wh)
     history = wh / _HISTORY
     try:
-        if json.loads((pa.ipc.open_file(pa.memory_map(str(history))).schema.metadata or {})[_HISTORY_KEY]) == want:
-            return False
+        made_from, had = _history_meta(history)
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
-        pass
+        made_from, had = {}, {}
+    names = [p.relative_to(root).as_posix() for p in old]
+    basis_same = notes is None or had.get("basis") == notes.basis
+    if basis_same and set(made_from) == set(names):
+        if all(_recorded(p) == made_from[n] for p, n in zip(old, names, strict=True)):
+            return False
+    blobs = {name: p.read_bytes() for name, p in zip(names, old, strict=True)}
+    want = {name: hashlib.sha256(blob).hexdigest() for name, blob in blobs.items()}
+    if made_from == want and basis_same:
+        return False
     if not want:
         if history.exists():
             history.unlink()
             fsync_dir(wh)
         return False
     # The rows of the very bytes each sha256 names: never kept rows, which a checksum file vouched for.
-    rows = [
-        r
-        for name in sorted(blobs)
-        for r in sorted(
+    months = {
+        name: sorted(
             _typed(pq.ParquetFile(pa.BufferReader(blobs[name])).read()).to_pylist(),
             key=lambda r: (r["user_id"], r["date"]),
         )
-    ]
-    data = pa.Table.from_pylist(rows, schema=DAYS.schema).replace_schema_metadata(
-        {_HISTORY_KEY: json.dumps(want, sort_keys=True).encode()}
-    )
+        for name in sorted(blobs)
+    }
+    if notes is not None:
+        noted = {"basis": notes.basis, "months": {name: notes.of(rows) for name, rows in months.items()}}
+    else:  # the notes of the months whose bytes did not change
+        got = had.get("months")
+        kept: dict = got if isinstance(got, dict) else {}
+        same = {n: kept[n] for n in want if n in kept and made_from.get(n) == want[n]}
+        noted = {"basis": had["basis"], "months": same} if same and "basis" in had else {}
+    metadata = {_HISTORY_KEY: json.dumps(want, sort_keys=True).encode()}
+    if noted:
+        metadata[_NOTES_KEY] = json.dumps(noted, sort_keys=True, default=str).encode()
+    data = pa.Table.from_pylist([r for rows in months.values() for r in rows], schema=DAYS.schema)
+    data = data.replace_schema_metadata(metadata)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, data.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
         w.write_table(data)
     atomic_write_bytes(history, sink.getvalue().to_pybytes())
     return True
+
+
+class Ledger(Mapping[DayKey, dict]):
+    """The day ledger read a month at a time: a row's month file is read when the row is asked for (each row a
+    fresh dict the caller may change), so a night that asks for its own days reads their months only.
+
+    ``notes``: per (user, ``YYYY-MM``), the note ``Notes.of`` made of the month for ``basis``, for each month the
+    history file holds as its month file is now; ``unnoted`` gives the rows of every other month. Iterating reads
+    every month, as ``read_days`` does."""
+
+    def __init__(self, wh: Path, basis: str | None = None) -> None:
+        self.wh = wh
+        legacy = (wh / _LEGACY).is_file()
+        self._files = {} if legacy else {_user_month(p): p for p in month_files(wh)}
+        self.notes: dict[tuple[str, str], dict] = _vouched_notes(wh, self._files, basis) if basis else {}
+
+    def get(self, key: DayKey, default=None):
+        user, day = key
+        path = _month_file(self.wh, user, f"{day:%Y-%m}")
+        row = _rows_of(path).get(key) if path.is_file() else None
+        if row is None and (self.wh / _LEGACY).is_file():
+            row = _rows_of(self.wh / _LEGACY).get(key)
+        return default if row is None else dict(row)
+
+    def __getitem__(self, key: DayKey) -> dict:
+        row = self.get(key)
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and len(key) == 2 and self.get(key) is not None
+
+    def __iter__(self) -> Iterator[DayKey]:
+        return iter(read_days(self.wh))
+
+    def __len__(self) -> int:
+        return len(read_days(self.wh))
+
+    def items(self):
+        return read_days(self.wh).items()
+
+    def values(self):
+        return read_days(self.wh).values()
+
+    def unnoted(self) -> Iterator[tuple[DayKey, dict]]:
+        """(key, row) of every day in a month without a note (and in a one-file ledger's), in order."""
+        if (self.wh / _LEGACY).is_file():
+            yield from read_days(self.wh).items()
+            return
+        paths = [p for m, p in sorted(self._files.items()) if m not in self.notes]
+        stale = _stale(paths)
+        if stale:
+            _prefetch(_from_history(self.wh, stale))
+        for path in paths:
+            for key, row in sorted(_rows_of(path).items()):
+                yield key, dict(row)
+
+    def month(self, user: str, month: str) -> list[dict]:
+        """The rows of one month, in day order."""
+        path = _month_file(self.wh, user, month)
+        return [dict(r) for _, r in sorted(_rows_of(path).items())] if path.is_file() else []
+
+
+_recorded_cache: dict[Path, tuple[tuple[int, int, int], str | None]] = {}
+
+
+def _recorded(path: Path) -> str | None:
+    """The sha256 the checksum file of a month file records, read once per version of the month file in this
+    process, as ``_rows_of`` keeps its rows. The checksum file is replaced before its month file, so the sha256
+    kept for a month file not replaced since names its bytes, even after a crash between the two."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        hit = _recorded_cache.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    sha = (warehouse.recorded_checksums(path) or (None,))[0]
+    with _cache_lock:
+        if len(_recorded_cache) > 10_000:
+            _recorded_cache.clear()
+        _recorded_cache[path] = (key, sha)
+    return sha
+
+
+def _user_month(path: Path) -> tuple[str, str]:
+    return path.parent.parent.name.removeprefix("user_id="), path.parent.name.removeprefix("month=")
+
+
+def _vouched_notes(wh: Path, files: Mapping[tuple[str, str], Path], basis: str) -> dict[tuple[str, str], dict]:
+    """The history file's notes of ``basis``, of each month whose file's recorded sha256 is the one the note was made
+    from."""
+    root = warehouse.table_dir(wh, DAYS)
+    try:
+        made_from, notes = _history_meta(wh / _HISTORY)
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        return {}
+    months = notes.get("months")
+    if notes.get("basis") != basis or not isinstance(months, dict):
+        return {}
+    out = {}
+    for key, path in files.items():
+        name = path.relative_to(root).as_posix()
+        note, sha = months.get(name), made_from.get(name)
+        if isinstance(note, dict) and sha and _recorded(path) == sha:
+            out[key] = note
+    return out
 
 
 def read_days(wh: Path) -> dict[DayKey, dict]:
