@@ -484,7 +484,10 @@ def pipeline_run(
     record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts)
     t0 = time.perf_counter()
     _work.clear()
-    with run_lock(settings.paths.lock, run.run_id, wait_seconds) as previous_run_died:
+    with (
+        run_lock(settings.paths.lock, run.run_id, wait_seconds) as previous_run_died,
+        ledger.held(settings.paths.warehouse),
+    ):
         faults.checkpoint("run.locked")
         with _timed("bookkeeping"):
             if previous_run_died:  # sweep its temporaries; a clean run leaves none

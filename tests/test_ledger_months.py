@@ -360,12 +360,7 @@ def test_a_run_judges_the_settled_older_months_by_their_notes_without_reading_th
         "user_id=rina/month=2026-01",
         "user_id=rina/month=2026-02",
     ]
-    assert sorted({f"{p.parent.parent.name}/{p.parent.name}" for p in asked}) == [
-        "user_id=dimas/month=2026-01",
-        "user_id=dimas/month=2026-02",
-        "user_id=rina/month=2026-01",
-        "user_id=rina/month=2026-02",
-    ]
+    assert set(asked) == set(read)  # and no other month is asked of the history file
     assert night_rows[("rina", dt.date(2025, 1, 10))] == full[("rina", dt.date(2025, 1, 10))]  # a row asked for
     assert dict(night_rows.items()) == full and len(night_rows) == len(full)  # iterating reads every month
 
@@ -412,6 +407,8 @@ def test_a_refresh_without_notes_keeps_the_notes_of_unchanged_months(home):
     assert ledger.refresh_history(wh)
     notes = plan.Night(home).notes
     assert len(notes) == 23 and ("rina", "2025-02") not in notes
+    assert ledger.refresh_history(wh, plan.ledger_notes(home))  # the month without a note gets one
+    assert len(plan.Night(home).notes) == 24
 
 
 def test_a_night_summarizes_and_indexes_a_late_day_of_a_month_its_history_holds(home):
@@ -429,3 +426,23 @@ def test_a_night_summarizes_and_indexes_a_late_day_of_a_month_its_history_holds(
     assert summarize.is_fresh(row) and recall_index.is_fresh(row, "none")
     assert "2026-02-10" in (home.paths.archive / "MEMORY_INDEX.md").read_text(encoding="utf-8")
     assert ("default", "2026-02") in plan.Night(home).settled  # gathered again at the run's end
+
+
+def test_a_run_lists_the_month_files_once_and_its_own_writes_add_theirs(tmp_path, monkeypatch):
+    wh = tmp_path / "warehouse"
+    history_ledger(wh, months=3)
+    listed = []
+    real = ledger.warehouse.subfolders
+    monkeypatch.setattr(ledger.warehouse, "subfolders", lambda f, p: listed.append(p) or real(f, p))
+    with ledger.held(wh):
+        before = ledger.month_files(wh)
+        n = len(listed)
+        ledger.write_days(wh, [row("budi", dt.date(2024, 6, 1)), row("rina", dt.date(2026, 5, 1))])
+        assert ledger.month_files(wh) == sorted(
+            before + [ledger._month_file(wh, "budi", "2024-06"), ledger._month_file(wh, "rina", "2026-05")],
+            key=lambda f: (f.parent.parent.name, f.parent.name),
+        )
+        assert len(listed) == n  # listed once, in the run
+        assert ledger.user_months(wh)[0] == ("budi", "2024-06")
+        during = ledger.month_files(wh)
+    assert ledger.month_files(wh) == during and len(listed) > n  # after the run: listed again, the same files

@@ -5,10 +5,12 @@ root, and written only when its bytes change. The sha256 of each is recorded
 (``ledger.record_derived``), so ``kenang verify`` can tell a hand edit.
 
 Which users: ``stale_users`` compares a digest of each user's summarized days in the
-ledger (date and summary sha256) with the digest their index was last written from
-(``_memory_index_sources.json`` in the warehouse). So a run that wrote summaries and
-then died before their index brings the index up to date on the next run, and a run
-writes each index after the compact copies are made, reading one file a month.
+ledger (date and summary sha256, digested by month, then the months together) with the
+digest their index was last written from (``_memory_index_sources.json`` in the
+warehouse). So a run that wrote summaries and then died before their index brings the
+index up to date on the next run, and a run writes each index after the compact copies
+are made, reading one file a month. A run takes the older months' digests from the
+ledger's notes of them (``flows.stages.plan.Night.digests``), not from their rows.
 
 By month: each month's part of a user's index (``transforms.memory_file.month_part``)
 is kept in the warehouse, ``_memory_index/<user>/<YYYY-MM>.md``, beside a record of the
@@ -44,7 +46,7 @@ PART_FORMAT = 1
 class Digests(NamedTuple):
     """What the indexes are made from, as the ledger's rows hold it now (``digests``)."""
 
-    sources: dict[str, str]  # per user, a digest of the summarized days (date, summary sha256)
+    sources: dict[str, str]  # per user, a digest of its months' digests of the summarized days (date, summary sha256)
     months: dict[str, dict[str, str]]  # per user and month, a digest of its days' summary states
 
 

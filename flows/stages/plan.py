@@ -105,11 +105,8 @@ class Night(ledger.Ledger):
 
     @cached_property
     def open_rows(self) -> list[tuple[DayKey, dict]]:
-        """(key, row) of every day in a month not settled by its note, in (user, month) order."""
-        out = list(self.unnoted())
-        for user, month in sorted(set(self.notes) - self.settled):
-            out += [((user, r["date"]), r) for r in self.month(user, month)]
-        return out
+        """(key, row) of every day in a month not settled by its note, in order."""
+        return list(self.rows_except(self.settled))
 
     @cached_property
     def _settled_loaded(self) -> list[DayKey]:

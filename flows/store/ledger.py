@@ -40,6 +40,7 @@ import os
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,8 +79,29 @@ def _month_file(wh: Path, user: str, month: str) -> Path:
     return warehouse.user_month_file(wh, DAYS, user, month)
 
 
+_held: dict[Path, list[Path] | None] = {}  # warehouse -> its month files, in a run of this process (``held``)
+
+
+@contextmanager
+def held(wh: Path) -> Iterator[None]:
+    """While this process holds the home's run lock (``flows.pipeline.pipeline_run``): no other process writes this
+    ledger and no month file is ever removed, so the month files are listed once, and this process's writes add
+    theirs (``_write_month``). A night asks for them a dozen times."""
+    with _cache_lock:
+        _held[wh] = None
+    try:
+        yield
+    finally:
+        with _cache_lock:
+            _held.pop(wh, None)
+
+
 def month_files(wh: Path) -> list[Path]:
     """Every month file of the ledger, in (user, month) order."""
+    with _cache_lock:
+        kept = _held.get(wh)
+    if kept is not None:
+        return list(kept)
     root = warehouse.table_dir(wh, DAYS)
     out = []
     for user_dir in warehouse.subfolders(root, "user_id="):
@@ -88,6 +110,9 @@ def month_files(wh: Path) -> list[Path]:
             f = os.path.join(folder, month_dir, "data.parquet")  # os.path: a night lists these many times
             if os.path.isfile(f):
                 out.append(Path(f))
+    with _cache_lock:
+        if wh in _held:
+            _held[wh] = list(out)
     return out
 
 
@@ -256,13 +281,27 @@ def _old_month_files(wh: Path) -> list[Path]:
     return [p for p in files if p.parent.name < before]
 
 
+_meta_cache: dict[Path, tuple[tuple[int, int, int], tuple[dict[str, str], dict]]] = {}
+
+
 def _history_meta(history: Path) -> tuple[dict[str, str], dict]:
-    """(month file -> sha256 it was made from, the notes) of the history file; raises when it cannot be read."""
+    """(month file -> sha256 it was made from, the notes) of the history file, read once per version of the file in
+    this process (it is replaced whole, never edited); raises when it cannot be read. Not to be changed."""
+    st = os.stat(history)
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        hit = _meta_cache.get(history)
+    if hit is not None and hit[0] == key:
+        return hit[1]
     meta = pa.ipc.open_file(pa.memory_map(str(history))).schema.metadata or {}
     made_from = json.loads(meta[_HISTORY_KEY])
     notes = json.loads(meta[_NOTES_KEY]) if _NOTES_KEY in meta else {}
     if not isinstance(made_from, dict) or not isinstance(notes, dict):
         raise ValueError("not a ledger history")
+    with _cache_lock:
+        if len(_meta_cache) > 100:
+            _meta_cache.clear()
+        _meta_cache[history] = (key, (made_from, notes))
     return made_from, notes
 
 
@@ -272,10 +311,11 @@ def refresh_history(wh: Path, notes: Notes | None = None) -> bool:
     forget, never by a reader.
 
     Each month file is recorded by the sha256 of its bytes as read here (not its checksum file, which a crash can
-    leave ahead of the bytes), so a reader takes nothing from the history for a month rewritten since. The bytes are
-    read only when a checksum file differs from the history's record: the checksum file is replaced before its
-    month file, so one that still names the recorded sha256 vouches for the bytes as a reader trusts them.
-    Without ``notes``, notes of the same basis already there are kept while their months are unchanged."""
+    leave ahead of the bytes), so a reader takes nothing from the history for a month rewritten since. The month
+    files are not read when the history holds the same months, each checksum file still names the sha256 recorded
+    (readers trust no more: the checksum file is replaced before its month file), and the notes are of ``notes``'s
+    basis for every month. Bytes changed behind their checksum file are ``kenang verify``'s to find, as for every
+    Parquet file. Without ``notes``, the notes already there are kept for the months whose bytes did not change."""
     root = warehouse.table_dir(wh, DAYS)
     old = _old_month_files(wh)
     history = wh / _HISTORY
@@ -284,7 +324,9 @@ def refresh_history(wh: Path, notes: Notes | None = None) -> bool:
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
         made_from, had = {}, {}
     names = [p.relative_to(root).as_posix() for p in old]
-    basis_same = notes is None or had.get("basis") == notes.basis
+    got = had.get("months")
+    kept: dict = got if isinstance(got, dict) else {}
+    basis_same = notes is None or (had.get("basis") == notes.basis and set(kept) == set(names))
     if basis_same and set(made_from) == set(names):
         if all(_recorded(p) == made_from[n] for p, n in zip(old, names, strict=True)):
             return False
@@ -308,8 +350,6 @@ def refresh_history(wh: Path, notes: Notes | None = None) -> bool:
     if notes is not None:
         noted = {"basis": notes.basis, "months": {name: notes.of(rows) for name, rows in months.items()}}
     else:  # the notes of the months whose bytes did not change
-        got = had.get("months")
-        kept: dict = got if isinstance(got, dict) else {}
         same = {n: kept[n] for n in want if n in kept and made_from.get(n) == want[n]}
         noted = {"basis": had["basis"], "months": same} if same and "basis" in had else {}
     metadata = {_HISTORY_KEY: json.dumps(want, sort_keys=True).encode()}
@@ -334,8 +374,8 @@ class Ledger(Mapping[DayKey, dict]):
 
     def __init__(self, wh: Path, basis: str | None = None) -> None:
         self.wh = wh
-        legacy = (wh / _LEGACY).is_file()
-        self._files = {} if legacy else {_user_month(p): p for p in month_files(wh)}
+        self._legacy = (wh / _LEGACY).is_file()
+        self._files = {} if self._legacy else {_user_month(p): p for p in month_files(wh)}
         self.notes: dict[tuple[str, str], dict] = _vouched_notes(wh, self._files, basis) if basis else {}
 
     def get(self, key: DayKey, default=None):
@@ -368,11 +408,17 @@ class Ledger(Mapping[DayKey, dict]):
         return read_days(self.wh).values()
 
     def unnoted(self) -> Iterator[tuple[DayKey, dict]]:
-        """(key, row) of every day in a month without a note (and in a one-file ledger's), in order."""
-        if (self.wh / _LEGACY).is_file():
+        """(key, row) of every day in a month without a note, in order."""
+        return self.rows_except(set(self.notes))
+
+    def rows_except(self, months: set[tuple[str, str]]) -> Iterator[tuple[DayKey, dict]]:
+        """(key, row) of every day in a month not in ``months`` (user, ``YYYY-MM``), in order; many months are read
+        in one scan, and the history file's months from it (as ``read_days`` reads them). A one-file ledger (or one
+        split since this was made) is read whole."""
+        if self._legacy or (self.wh / _LEGACY).is_file():
             yield from read_days(self.wh).items()
             return
-        paths = [p for m, p in sorted(self._files.items()) if m not in self.notes]
+        paths = [p for m, p in sorted(self._files.items()) if m not in months]
         stale = _stale(paths)
         if stale:
             _prefetch(_from_history(self.wh, stale))
@@ -380,19 +426,15 @@ class Ledger(Mapping[DayKey, dict]):
             for key, row in sorted(_rows_of(path).items()):
                 yield key, dict(row)
 
-    def month(self, user: str, month: str) -> list[dict]:
-        """The rows of one month, in day order."""
-        path = _month_file(self.wh, user, month)
-        return [dict(r) for _, r in sorted(_rows_of(path).items())] if path.is_file() else []
-
 
 _recorded_cache: dict[Path, tuple[tuple[int, int, int], str | None]] = {}
 
 
 def _recorded(path: Path) -> str | None:
-    """The sha256 the checksum file of a month file records, read once per version of the month file in this
-    process, as ``_rows_of`` keeps its rows. The checksum file is replaced before its month file, so the sha256
-    kept for a month file not replaced since names its bytes, even after a crash between the two."""
+    """The sha256 the checksum file of a month file names first, read once per version of the month file in this
+    process (as ``_rows_of`` keeps its rows). A note is trusted while this is the sha256 its month was gathered
+    from: a checksum file that ran ahead of its bytes (a crash between the two) names another, and the month is
+    read. One replaced by another process since it was read here came with a new month file, read again."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -494,10 +536,18 @@ def _write_month(wh: Path, user: str, month: str, rows: Mapping[DayKey, Mapping]
     ordered = [rows[k] for k in sorted(rows)]
     path = _month_file(wh, user, month)
     data = pa.Table.from_pylist(ordered, schema=DAYS.schema)
-    warehouse.write_file(path, data, DAYS)
+    blob = warehouse.parquet_bytes(data, DAYS)
+    warehouse.write_file(path, blob, DAYS)
     # What this process wrote is what it reads next: no second look at a file whose stat could repeat
     st = os.stat(path)
-    _remember(path, (st.st_ino, st.st_size, st.st_mtime_ns), {(r["user_id"], r["date"]): r for r in data.to_pylist()})
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    _remember(path, key, {(r["user_id"], r["date"]): r for r in data.to_pylist()})
+    with _cache_lock:
+        _recorded_cache[path] = (key, hashlib.sha256(blob).hexdigest())
+        kept = _held.get(wh)
+        if kept is not None and path not in kept:
+            kept.append(path)
+            kept.sort(key=lambda f: (f.parent.parent.name, f.parent.name))
 
 
 def migrate(wh: Path) -> bool:
