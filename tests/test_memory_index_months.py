@@ -103,3 +103,17 @@ def test_the_snapshot_reads_the_newest_months_and_shows_what_every_summary_would
     rows = [r for r in table(home, "daily_summaries") if r["user_id"] == "default"]
     every = render_snapshot("default", [entry_of(r) for r in rows], budget).split("\n", 2)[-1].strip()
     assert core_memory.snapshot_text(settings, "default").endswith("RECENT DAYS\n" + every + "\n")
+
+
+def test_a_month_whose_summaries_the_ledger_no_longer_records_is_still_rendered_from_its_partitions(home):
+    """The ledger's months without a digest are the ones looked for partitions (a night's months all have one)."""
+    from flows.store import ledger
+
+    two_months(home)
+    wh = home.paths.warehouse
+    june = [{**r, "summary_status": None} for (_, day), r in ledger.read_days(wh).items() if day.month == 6]
+    ledger.write_days(wh, june)
+    part(home, "2026-06").unlink()
+    memory_file.write_memory_files(home, ["default"])
+    assert index_file(home).read_bytes() == whole_render(home)
+    assert "|2026-06-10]]" in part(home, "2026-06").read_text()

@@ -143,11 +143,12 @@ def write_memory_files(settings: Settings, users: Iterable[str], made: Digests |
 def _month_digests(settings: Settings, digests: Mapping[str, str], user: str) -> dict[str, str]:
     """Per month the user's index may show (a summary in the ledger or a partition of ``daily_summaries``): a
     digest of its days' summary states in the ledger (``digests``, from ``Digests.months``)."""
+    wh = settings.paths.warehouse
+    known = ledger.user_months(wh)  # the ledger's months: a partition is written only for a day it holds
+    # Only the months without a digest are looked for partitions: a night's whole history has its digests.
+    unsure = None if known is None else [m for u, m in known if u == user and m not in digests]
     empty = fingerprint([])
-    return {
-        **{m: empty for m, _ in compact.user_months(settings.paths.warehouse, "daily_summaries", user)},
-        **digests,
-    }
+    return {**{m: empty for m, _ in compact.user_months(wh, "daily_summaries", user, unsure)}, **digests}
 
 
 def _parts_folder(settings: Settings, user: str) -> Path:

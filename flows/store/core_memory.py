@@ -45,7 +45,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from flows.config import Settings
-from flows.store import compact, warehouse
+from flows.store import compact, ledger, warehouse
 from flows.store.fsio import atomic_write_bytes
 from schemas.tables import MEMORY_EVENTS
 from transforms import core_memory as cm
@@ -282,7 +282,14 @@ def _latest_days(settings: Settings, user: str, budget: int) -> list[dict]:
     """The user's summaries of the newest months whose lines fill ``budget`` characters (every month if they do
     not): what ``render_snapshot`` shows, read without the years before them."""
     wh = settings.paths.warehouse
-    months = [m for m, _ in compact.user_months(wh, "daily_summaries", user)] if USER_ID_RE.match(user) else []
+    known = ledger.user_months(wh)  # the ledger's months (a partition is written only for a day it holds), not
+    # each month's copy or partitions looked for: a month without summaries reads as empty
+    if not USER_ID_RE.match(user):
+        months: list[str] = []
+    elif known is not None:
+        months = [m for u, m in known if u == user]
+    else:
+        months = [m for m, _ in compact.user_months(wh, "daily_summaries", user)]
     rows: list[dict] = []
     used = 0
     for month in reversed(months):
