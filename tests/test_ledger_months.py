@@ -446,3 +446,24 @@ def test_a_run_lists_the_month_files_once_and_its_own_writes_add_theirs(tmp_path
         assert ledger.user_months(wh)[0] == ("budi", "2024-06")
         during = ledger.month_files(wh)
     assert ledger.month_files(wh) == during and len(listed) > n  # after the run: listed again, the same files
+
+
+def test_a_run_reads_each_months_checksum_once_and_its_own_writes_record_theirs(home, monkeypatch):
+    wh = home.paths.warehouse
+    judged_ledger(wh)
+    ledger.refresh_history(wh, plan.ledger_notes(home))
+    monkeypatch.setattr(ledger, "_recorded_cache", {})  # a new process
+    real = ledger.warehouse.recorded_checksums
+    looked = []
+    monkeypatch.setattr(ledger.warehouse, "recorded_checksums", lambda p: looked.append(p) or real(p))
+    with ledger.held(wh):
+        assert len(plan.Night(home).notes) == 24 and len(looked) == 24
+        assert len(plan.Night(home).notes) == 24 and len(looked) == 24  # not looked at again
+        ledger.write_days(wh, [done("rina", dt.date(2025, 2, 14))])
+        looked.clear()
+        notes = plan.Night(home).notes
+        assert looked == []  # the write recorded its own
+        assert len(notes) == 23 and ("rina", "2025-02") not in notes
+        assert ledger.refresh_history(wh, plan.ledger_notes(home))  # the month is gathered again
+    monkeypatch.undo()
+    assert len(plan.Night(home).notes) == 24

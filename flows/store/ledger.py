@@ -328,7 +328,8 @@ def refresh_history(wh: Path, notes: Notes | None = None) -> bool:
     kept: dict = got if isinstance(got, dict) else {}
     basis_same = notes is None or (had.get("basis") == notes.basis and set(kept) == set(names))
     if basis_same and set(made_from) == set(names):
-        if all(_recorded(p) == made_from[n] for p, n in zip(old, names, strict=True)):
+        run = wh in _held
+        if all(_recorded(p, run) == made_from[n] for p, n in zip(old, names, strict=True)):
             return False
     blobs = {name: p.read_bytes() for name, p in zip(names, old, strict=True)}
     want = {name: hashlib.sha256(blob).hexdigest() for name, blob in blobs.items()}
@@ -430,11 +431,19 @@ class Ledger(Mapping[DayKey, dict]):
 _recorded_cache: dict[Path, tuple[tuple[int, int, int], str | None]] = {}
 
 
-def _recorded(path: Path) -> str | None:
+def _recorded(path: Path, run: bool = False) -> str | None:
     """The sha256 the checksum file of a month file names first, read once per version of the month file in this
     process (as ``_rows_of`` keeps its rows). A note is trusted while this is the sha256 its month was gathered
     from: a checksum file that ran ahead of its bytes (a crash between the two) names another, and the month is
-    read. One replaced by another process since it was read here came with a new month file, read again."""
+    read. One replaced by another process since it was read here came with a new month file, read again.
+
+    ``run``: this process holds the home's run lock (``held``), so what it read stands until its own writes,
+    which record theirs (``_write_month``): the month file is not looked at again."""
+    if run:
+        with _cache_lock:
+            hit = _recorded_cache.get(path)
+        if hit is not None:
+            return hit[1]
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -459,7 +468,6 @@ def _user_month(path: Path) -> tuple[str, str]:
 def _vouched_notes(wh: Path, files: Mapping[tuple[str, str], Path], basis: str) -> dict[tuple[str, str], dict]:
     """The history file's notes of ``basis``, of each month whose file's recorded sha256 is the one the note was made
     from."""
-    root = warehouse.table_dir(wh, DAYS)
     try:
         made_from, notes = _history_meta(wh / _HISTORY)
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
@@ -467,11 +475,12 @@ def _vouched_notes(wh: Path, files: Mapping[tuple[str, str], Path], basis: str) 
     months = notes.get("months")
     if notes.get("basis") != basis or not isinstance(months, dict):
         return {}
+    run = wh in _held
     out = {}
     for key, path in files.items():
-        name = path.relative_to(root).as_posix()
+        name = f"user_id={key[0]}/month={key[1]}/data.parquet"  # as the history names it, relative to days/
         note, sha = months.get(name), made_from.get(name)
-        if isinstance(note, dict) and sha and _recorded(path) == sha:
+        if isinstance(note, dict) and sha and _recorded(path, run) == sha:
             out[key] = note
     return out
 
