@@ -145,7 +145,7 @@ def _month_digests(settings: Settings, digests: Mapping[str, str], user: str) ->
     digest of its days' summary states in the ledger (``digests``, from ``Digests.months``)."""
     wh = settings.paths.warehouse
     known = ledger.user_months(wh)  # the ledger's months: a partition is written only for a day it holds
-    # Only the months without a digest are looked for partitions: a night's whole history has its digests.
+    # Only the months without a digest (no summary state in the ledger) are looked for partitions.
     unsure = None if known is None else [m for u, m in known if u == user and m not in digests]
     empty = fingerprint([])
     return {**{m: empty for m, _ in compact.user_months(wh, "daily_summaries", user, unsure)}, **digests}

@@ -86,14 +86,22 @@ _held: dict[Path, list[Path] | None] = {}  # warehouse -> its month files, in a 
 def held(wh: Path) -> Iterator[None]:
     """While this process holds the home's run lock (``flows.pipeline.pipeline_run``): no other process writes this
     ledger and no month file is ever removed, so the month files are listed once, and this process's writes add
-    theirs (``_write_month``). A night asks for them a dozen times."""
+    theirs (``_write_month``). A night asks for them a dozen times. What this process learned of the checksum files
+    before it held the lock is forgotten (``_recorded``). A scope inside another for the same warehouse is the
+    outer one's."""
     with _cache_lock:
-        _held[wh] = None
+        if wh in _held:
+            inner = True
+        else:
+            inner = False
+            _held[wh] = None
+            _recorded_cache.clear()  # another process may have written the ledger before this one took the lock
     try:
         yield
     finally:
-        with _cache_lock:
-            _held.pop(wh, None)
+        if not inner:
+            with _cache_lock:
+                _held.pop(wh, None)
 
 
 def month_files(wh: Path) -> list[Path]:
@@ -414,15 +422,18 @@ class Ledger(Mapping[DayKey, dict]):
 
     def rows_except(self, months: set[tuple[str, str]]) -> Iterator[tuple[DayKey, dict]]:
         """(key, row) of every day in a month not in ``months`` (user, ``YYYY-MM``), in order; many months are read
-        in one scan, and the history file's months from it (as ``read_days`` reads them). A one-file ledger (or one
-        split since this was made) is read whole."""
+        in one scan. Months without a note are taken from the history file where it holds them (as ``read_days``
+        takes them), months with one from their own files: a few old months left to do never cost the history's
+        read. A one-file ledger (or one split since this was made) is read whole."""
         if self._legacy or (self.wh / _LEGACY).is_file():
             yield from read_days(self.wh).items()
             return
         paths = [p for m, p in sorted(self._files.items()) if m not in months]
         stale = _stale(paths)
-        if stale:
-            _prefetch(_from_history(self.wh, stale))
+        if stale:  # the history file is read for months without a note (all, when the notes are of another basis)
+            noted = {self._files[m] for m in self.notes}
+            unnoted = _from_history(self.wh, [s for s in stale if s[0] not in noted])
+            _prefetch(unnoted + [s for s in stale if s[0] in noted])
         for path in paths:
             for key, row in sorted(_rows_of(path).items()):
                 yield key, dict(row)
@@ -437,8 +448,9 @@ def _recorded(path: Path, run: bool = False) -> str | None:
     from: a checksum file that ran ahead of its bytes (a crash between the two) names another, and the month is
     read. One replaced by another process since it was read here came with a new month file, read again.
 
-    ``run``: this process holds the home's run lock (``held``), so what it read stands until its own writes,
-    which record theirs (``_write_month``): the month file is not looked at again."""
+    ``run``: this process holds the home's run lock (``held``, which forgot what was read before it), so what it
+    read since stands until its own writes, which record theirs (``_write_month``): the month file is not looked
+    at again."""
     if run:
         with _cache_lock:
             hit = _recorded_cache.get(path)
@@ -546,7 +558,14 @@ def _write_month(wh: Path, user: str, month: str, rows: Mapping[DayKey, Mapping]
     path = _month_file(wh, user, month)
     data = pa.Table.from_pylist(ordered, schema=DAYS.schema)
     blob = warehouse.parquet_bytes(data, DAYS)
-    warehouse.write_file(path, blob, DAYS)
+    try:
+        warehouse.write_file(path, blob, DAYS)
+    except BaseException:  # the file may or may not be replaced: looked at again, as if another process wrote it
+        with _cache_lock:
+            _recorded_cache.pop(path, None)
+            if _held.get(wh) is not None:
+                _held[wh] = None
+        raise
     # What this process wrote is what it reads next: no second look at a file whose stat could repeat
     st = os.stat(path)
     key = (st.st_ino, st.st_size, st.st_mtime_ns)
