@@ -37,7 +37,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from flows.config import Settings
-from flows.stages import open_items, plan, pool
+from flows.stages import open_items, pool
 from flows.stages.outcome import DayOutcome, StageResult, failed
 from flows.store import faults, warehouse
 from flows.store.archive_files import day_dir, marker
@@ -179,8 +179,9 @@ def summarize_days(
 
 def noted_days(ledger_rows: Mapping[DayKey, Mapping]) -> dict[str, frozenset[dt.date]]:
     """Per user, the loaded days: each has a note, or gets one in this run (a day that fails gets it on a later run)."""
-    if isinstance(ledger_rows, plan.Night):  # a run's ledger: its settled months from their notes
-        return ledger_rows.noted()
+    noted = getattr(ledger_rows, "noted", None)  # a run's ledger (``plan.Night``): its settled months from their notes
+    if callable(noted):
+        return noted()
     out: dict[str, set[dt.date]] = {}
     for (user, day), row in ledger_rows.items():
         if row.get("status") == "loaded":
