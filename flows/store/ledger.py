@@ -136,10 +136,16 @@ def user_months(wh: Path) -> list[tuple[str, str]] | None:
     return found or None
 
 
+def _version(path: Path) -> tuple[int, int, int]:
+    """A file's (inode, size, mtime): it changes whenever the file is replaced (every file here is written whole,
+    through a rename), so the caches below keep what they read of a file by it."""
+    st = os.stat(path)
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def _rows_of(path: Path) -> dict[DayKey, dict]:
     """One file's rows by (user, day), read once per version of the file in this process."""
-    st = os.stat(path)
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    key = _version(path)
     with _cache_lock:
         hit = _cache.get(path)
     if hit is not None and hit[0] == key:
@@ -186,8 +192,7 @@ def _stale(paths: list[Path]) -> list[tuple[Path, tuple[int, int, int]]]:
     """(path, its stat key) for each file this process has not kept the rows of as the file is now."""
     stale = []
     for path in paths:
-        st = os.stat(path)
-        key = (st.st_ino, st.st_size, st.st_mtime_ns)  # before the read: a file replaced meanwhile is read again
+        key = _version(path)  # before the read: a file replaced meanwhile is read again
         with _cache_lock:
             hit = _cache.get(path)
         if hit is None or hit[0] != key:
@@ -295,8 +300,7 @@ _meta_cache: dict[Path, tuple[tuple[int, int, int], tuple[dict[str, str], dict]]
 def _history_meta(history: Path) -> tuple[dict[str, str], dict]:
     """(month file -> sha256 it was made from, the notes) of the history file, read once per version of the file in
     this process (it is replaced whole, never edited); raises when it cannot be read. Not to be changed."""
-    st = os.stat(history)
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    key = _version(history)
     with _cache_lock:
         hit = _meta_cache.get(history)
     if hit is not None and hit[0] == key:
@@ -457,10 +461,9 @@ def _recorded(path: Path, run: bool = False) -> str | None:
         if hit is not None:
             return hit[1]
     try:
-        st = os.stat(path)
+        key = _version(path)
     except FileNotFoundError:
         return None
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
     with _cache_lock:
         hit = _recorded_cache.get(path)
     if hit is not None and hit[0] == key:
@@ -567,8 +570,7 @@ def _write_month(wh: Path, user: str, month: str, rows: Mapping[DayKey, Mapping]
                 _held[wh] = None
         raise
     # What this process wrote is what it reads next: no second look at a file whose stat could repeat
-    st = os.stat(path)
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    key = _version(path)
     _remember(path, key, {(r["user_id"], r["date"]): r for r in data.to_pylist()})
     with _cache_lock:
         _recorded_cache[path] = (key, hashlib.sha256(blob).hexdigest())
