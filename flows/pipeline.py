@@ -291,10 +291,10 @@ def candidates_task(settings: Settings, keys, found, today: dt.date, refused=())
 
 
 @task(name="open-items", **_IO)
-def open_items_task(settings: Settings, keys, wrote=None) -> dict:
+def open_items_task(settings: Settings, keys, wrote=None, ahead=None) -> dict:
     """The touched users' open-items chains: their notes' carried sections and the open_items table."""
     with _timed("open_items"):
-        return open_items.refresh(settings, keys, wrote).counts()
+        return open_items.refresh(settings, keys, wrote, ahead).counts()
 
 
 @task(name="snapshots", **_IO)
@@ -656,7 +656,9 @@ def _summarize_all(
         else {"found": 0, "new": 0, "auto_accepted": 0, "refused": {}}
     )
     wrote = {(d.user_id, d.date): d.notes["wrote"] for d in res.days if d.notes.get("wrote") is not None}
-    carried = run.call(open_items_task, settings, done, quote(wrote)) if done else open_items.Refreshed().counts()
+    carried = (
+        run.call(open_items_task, settings, done, quote(wrote), quote(ahead)) if done else open_items.Refreshed().counts()
+    )
     # Why the model's fields fell back, counted over the days ("summary: not grounded in the day": 3).
     why = Counter(
         f"{name}: {reason.split(' (')[0]}"

@@ -320,6 +320,51 @@ def test_a_night_after_the_last_chained_day_resumes_the_chain_instead_of_reading
     assert open_items.refresh(home, [("default", day(1))]).counts() == {"notes_rewritten": 0, "tables_written": 0}
 
 
+def test_the_chain_after_the_summarize_stage_takes_its_carrier_and_leaves_what_a_full_refresh_leaves(
+    home, noting, prefect_api, monkeypatch
+):
+    from flows.stages import open_items
+
+    for n in (1, 2, 3):
+        drop_day(home, n)
+        night_after(home, n)
+    resumed, carried_on = [], []
+    resume, carry_on = open_items._resume, open_items._carried_on
+    monkeypatch.setattr(open_items, "_resume", lambda *a: resumed.append(a[2]) or resume(*a))
+    monkeypatch.setattr(open_items, "_carried_on", lambda *a: carried_on.append(a[1]) or carry_on(*a))
+    drop_day(home, 4)
+    night_after(home, 4)
+    # The summarize stage resumed the chain at day 4; the open-items stage took its carrier instead of resuming it.
+    assert resumed == [day(4)] and carried_on == ["default"]
+    user = home.paths.warehouse / "open_items" / "user_id=default"
+    files = {p: p.read_bytes() for p in sorted(user.rglob("*")) if p.is_file()}
+    notes = {n: note(home, n)[0].read_bytes() for n in DAYS}
+    # The chain computed again from every partition (no carrier to take) changes no file.
+    monkeypatch.setattr(open_items, "_resume", lambda *a: None)
+    assert open_items.refresh(home, [("default", day(1))]).counts() == {"notes_rewritten": 0, "tables_written": 0}
+    assert {p: p.read_bytes() for p in sorted(user.rglob("*")) if p.is_file()} == files
+    assert {n: note(home, n)[0].read_bytes() for n in DAYS} == notes
+
+
+def test_a_night_with_a_day_between_stored_days_steps_the_chain_again(home, noting, prefect_api, monkeypatch):
+    """Day 2 arrives after days 1 and 3 were chained: the open-items stage reads the window, not the carrier."""
+    from flows.stages import open_items
+
+    for n in (1, 3):
+        drop_day(home, n)
+        night_after(home, n)
+    carried_on = []
+    carry_on = open_items._carried_on
+    monkeypatch.setattr(open_items, "_carried_on", lambda *a: carried_on.append(a[1]) or carry_on(*a))
+    drop_day(home, 2)
+    drop_day(home, 4)
+    night_after(home, 4)
+    assert carried_on == []
+    item = CarriedItem(day(1), ITEM)
+    assert note(home, 2)[1].still_open == (item,) and note(home, 3)[1].closed == (item,)
+    assert note(home, 4)[1].still_open == () and note(home, 4)[1].closed == ()
+
+
 def test_a_table_changed_after_the_chain_was_recorded_is_not_resumed_from(home, noting, prefect_api):
     """As after a crash between the table and its record: the next night reads the window again."""
     for n in (1, 2, 3):

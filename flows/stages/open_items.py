@@ -116,15 +116,22 @@ class Wrote:
     carried: Carried | None
 
 
-def refresh(settings: Settings, touched: Iterable[DayKey], wrote: Mapping[DayKey, Wrote] | None = None) -> Refreshed:
+def refresh(
+    settings: Settings,
+    touched: Iterable[DayKey],
+    wrote: Mapping[DayKey, Wrote] | None = None,
+    ahead: Ahead | None = None,
+) -> Refreshed:
     """Recompute the chain of every user in ``touched``, and every one a run still owes, from their earliest
     touched day; write what changed, then clear what was owed.
 
     ``wrote``: the notes this run wrote, so their partitions are not read again and a note written with the
-    chain's sections (``Ahead``) is not read again either. Each rewritten note's new ``summary_sha256`` is merged
-    into the ledger here, user by user (``ledger_rows``).
+    chain's sections (``Ahead``) is not read again either. ``ahead``: the run's ``Ahead``; a user whose chain it
+    stepped just as this would (``Ahead.stepped``) takes its carrier, and the window is not read again. Each
+    rewritten note's new ``summary_sha256`` is merged into the ledger here, user by user (``ledger_rows``).
     """
     wrote = wrote or {}
+    touched = list(touched)
     migrate(settings.paths.warehouse)  # a forget may come before any run split an older kenang's table
     debt = owed(settings)
     earliest: dict[str, dt.date] = dict(debt)
@@ -136,7 +143,12 @@ def refresh(settings: Settings, touched: Iterable[DayKey], wrote: Mapping[DayKey
     rows: list[dict] = []
     for user in sorted(earliest):
         mine = {day: w for (u, day), w in wrote.items() if u == user}
-        n, table, changed = _refresh_user(settings, user, earliest[user], latest[user], mine)
+        days = {day for u, day in touched if u == user}
+        stepped = ahead.stepped(user, earliest[user], mine) if ahead is not None and days <= mine.keys() else None
+        if stepped is not None:
+            n, table, changed = _carried_on(settings, user, earliest[user], stepped)
+        else:
+            n, table, changed = _refresh_user(settings, user, earliest[user], latest[user], mine)
         ledger.write_days(settings.paths.warehouse, changed)
         notes += n
         tables += int(table)
@@ -155,7 +167,7 @@ def _refresh_user(
     wh = settings.paths.warehouse
     last = until + dt.timedelta(days=OPEN_DAYS) if until < dt.date.max - dt.timedelta(days=OPEN_DAYS) else until
     # Without a table the window is the whole history: nothing earlier is known.
-    start = window_start(since) if _table_files(wh, user) else dt.date.min
+    start = window_start(since) if _has_table(wh, user, _table_files(wh, user, since)) else dt.date.min
     carrier, first = _resume(wh, user, since) or (Carrier(user), start)
     days = _days(wh, user, first, wrote)
     carried = {day: carrier.step(_chain_day(day, row)) for day, row in days}
@@ -175,6 +187,16 @@ def _refresh_user(
     return len(written), table, written
 
 
+def _carried_on(settings: Settings, user: str, since: dt.date, carrier: Carrier) -> tuple[int, bool, list[dict]]:
+    """``_refresh_user`` for a user whose chain the run's ``Ahead`` resumed from the table and stepped through the
+    run's days alone, each note written with the sections it gave: the table and its record, no note to rewrite."""
+    wh = settings.paths.warehouse
+    table = _write_table(wh, user, [it.row() for it in carrier.items()], window_start(since))
+    faults.checkpoint("open_items.table_written")
+    _record(wh, user, carrier.last)
+    return 0, table, []
+
+
 #: A window of at most this many days is looked for day by day; a longer one (or one without an end) lists the
 #: table's day folders, which after years are thousands.
 _LOOKED_FOR = 400
@@ -184,6 +206,8 @@ def _stored(wh: Path, user: str, start: dt.date, end: dt.date | None = None) -> 
     """(day, its daily_summaries partition) for each of ``user``'s summarized days from ``start`` on (to ``end``,
     when given), in order."""
     root = warehouse.table_dir(wh, DAILY_SUMMARIES)
+    if end is None and start > dt.date.min:
+        end = _last_day(wh, user)
     if end is not None and start > dt.date.min and (end - start).days < _LOOKED_FOR:
         days = (start + dt.timedelta(days=n) for n in range((end - start).days + 1))
         return [
@@ -204,6 +228,20 @@ def _stored(wh: Path, user: str, start: dt.date, end: dt.date | None = None) -> 
         if path.is_file() and (end is None or day <= end):
             out.append((day, path))
     return out
+
+
+def _last_day(wh: Path, user: str) -> dt.date | None:
+    """The last day of the user's last month in the ledger: no later day has a summary (a day is summarized only
+    once the ledger holds it); None when the ledger cannot say (``ledger.user_months``)."""
+    months = ledger.user_months(wh)
+    mine = [m for u, m in months or () if u == user]
+    if not mine:
+        return None
+    try:
+        first = dt.date.fromisoformat(f"{max(mine)}-01")
+    except ValueError:
+        return None
+    return (first + dt.timedelta(days=31)).replace(day=1) - dt.timedelta(days=1)
 
 
 def _days(
@@ -239,9 +277,10 @@ def _table_files(wh: Path, user: str, since: dt.date = dt.date.min) -> dict[str,
     return warehouse.user_month_files(wh, OPEN_ITEMS, user, _month(since))
 
 
-def _from_month(files: dict[str, Path], since: dt.date) -> dict[str, Path]:
-    """Those of ``_table_files``' files of the months from ``since``'s on."""
-    return {m: f for m, f in files.items() if m >= _month(since)}
+def _has_table(wh: Path, user: str, recent: dict[str, Path]) -> bool:
+    """Whether the user has any open_items file, given ``recent``, their files of the months from some month on
+    (``_table_files(wh, user, since)``): every month is looked at only when those are none."""
+    return bool(recent) or bool(_table_files(wh, user))
 
 
 def _record(wh: Path, user: str, through: dt.date | None) -> None:
@@ -249,8 +288,8 @@ def _record(wh: Path, user: str, through: dt.date | None) -> None:
     window's month on, and the bytes of each partition of the window before that day, so that the next run can
     resume the chain from the table."""
     path = _record_file(wh, user)
-    have = _table_files(wh, user)
-    if through is None or not have:
+    tables = _table_files(wh, user, window_start(through)) if through is not None else {}
+    if through is None or not _has_table(wh, user, tables):
         if path.exists():
             path.unlink()
             fsync_dir(path.parent)
@@ -259,7 +298,7 @@ def _record(wh: Path, user: str, through: dt.date | None) -> None:
         "version": CHAIN_VERSION,
         "open_days": OPEN_DAYS,
         "through": through.isoformat(),
-        "tables": {m: _sha256(f) for m, f in _from_month(have, window_start(through)).items()},
+        "tables": {m: _sha256(f) for m, f in tables.items()},
         "days": {d.isoformat(): _sha256(p) for d, p in _stored(wh, user, window_start(through), through)},
     }
     data = (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8")
@@ -283,9 +322,8 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
         recorded: dict = body["days"]
         if since <= through:
             return None
-        have = _table_files(wh, user)
-        tables = _from_month(have, window_start(through))
-        if not have or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
+        tables = _table_files(wh, user, window_start(through))
+        if not _has_table(wh, user, tables) or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
             return None
         start = window_start(since)
         stored = {d.isoformat(): p for d, p in _stored(wh, user, start, through)}
@@ -466,22 +504,45 @@ class Ahead:
         self._wh = settings.paths.warehouse
         self._carriers: dict[str, Carrier] = {}
         self._stored: dict[str, deque[ChainDay]] = {}  # the user's stored days, oldest first, not stepped yet
+        # Per user, while the chain went as ``refresh`` would take it up (resumed from the table at the user's first
+        # day, stepped through the run's days alone): that day and the sections each day got. Else absent.
+        self._plain: dict[str, tuple[dt.date, dict[dt.date, Carried]]] = {}
 
     def sections(self, user: str, own: ChainDay) -> Carried | None:
         """The carried sections of ``own``'s note, after the days before it; None if a later day came first."""
         carrier = self._carriers.get(user)
         if carrier is None:
-            carrier, first = _resume(self._wh, user, own.date) or (Carrier(user), window_start(own.date))
+            resumed = _resume(self._wh, user, own.date)
+            carrier, first = resumed or (Carrier(user), window_start(own.date))
             self._carriers[user] = carrier
             self._stored[user] = deque(_chain_day(d, row) for d, row in _days(self._wh, user, first))
+            if resumed is not None:
+                self._plain[user] = (own.date, {})
         elif carrier.last is not None and own.date <= carrier.last:
+            self._plain.pop(user, None)
             return None
         stored = self._stored[user]
         while stored and stored[0].date < own.date:
             before = stored.popleft()
             if carrier.last is None or before.date > carrier.last:
+                self._plain.pop(user, None)
                 carrier.step(before)
-        return carrier.step(own)
+        carried = carrier.step(own)
+        if user in self._plain:
+            self._plain[user][1][own.date] = carried
+        return carried
+
+    def stepped(self, user: str, since: dt.date, wrote: Mapping[dt.date, Wrote]) -> Carrier | None:
+        """The user's carrier when it is what ``refresh`` would step from ``since`` with the user's notes this run
+        ``wrote``: resumed from the table at ``since``, stepped through those days alone (no stored day between or
+        after them), each written with the sections it gave; else None (``refresh`` reads the window)."""
+        plain = self._plain.get(user)
+        if plain is None or plain[0] != since or self._stored[user]:
+            return None
+        given = plain[1]
+        if given.keys() != wrote.keys() or any(wrote[day].carried != given[day] for day in given):
+            return None
+        return self._carriers[user]
 
 
 def _chain_day(day: dt.date, row: dict) -> ChainDay:
