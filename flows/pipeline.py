@@ -657,7 +657,9 @@ def _summarize_all(
     )
     wrote = {(d.user_id, d.date): d.notes["wrote"] for d in res.days if d.notes.get("wrote") is not None}
     carried = (
-        run.call(open_items_task, settings, done, quote(wrote), quote(ahead)) if done else open_items.Refreshed().counts()
+        run.call(open_items_task, settings, done, quote(wrote), quote(ahead))
+        if done
+        else open_items.Refreshed().counts()
     )
     # Why the model's fields fell back, counted over the days ("summary: not grounded in the day": 3).
     why = Counter(

@@ -328,7 +328,11 @@ def assert_judged_as_read(night_rows: plan.Night, full: dict) -> None:
         assert night_rows.needing(fresh, redo=redo) == plan.days_needing(full, fresh, redo=redo)
     for column in ("status", "summary_status", "index_status"):
         assert night_rows.failed(column) == {k for k, r in full.items() if r.get(column) == "failed"}
-    assert night_rows.noted() == summarize.noted_days(full)
+    assert {u: frozenset(n) for u, n in night_rows.noted().items()} == summarize.noted_days(full)
+    noted, loaded = night_rows.noted(), summarize.noted_days(full)
+    for user, day in full:  # what a note's related days ask of it
+        for d in (day, day + dt.timedelta(days=1), day.replace(year=day.year - 1)):
+            assert (d in noted[user]) == (d in loaded[user])
     assert night_rows.loaded_users() == {u for (u, _), r in full.items() if r["status"] == "loaded"}
     assert night_rows.digests() == memory_file.digests(full)
 

@@ -38,7 +38,7 @@ import datetime as dt
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -128,7 +128,7 @@ class DayInput:
     known_projects: tuple[str, ...] = ()
     summary_chars: int = DEFAULT_MAX_CHARS  # the extractive summary's budget (summarizer.summary_chars)
     folder: str = ""  # the user's folder in each day folder of the vault (``transforms.vault.user_folder``)
-    noted_days: frozenset[dt.date] = frozenset()  # the user's days that have a note: related days link to them
+    noted_days: Container[dt.date] = frozenset()  # the user's days that have a note: related days link to them
 
 
 @dataclass(frozen=True)

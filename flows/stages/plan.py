@@ -7,7 +7,7 @@ Pure reads, no Prefect: the flows, ``--dry-run`` and ``kenang status`` share the
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -140,17 +140,19 @@ class Night(ledger.Ledger):
         return {k for k, r in self.open_rows if r.get(column) == "failed"}
 
     @cached_property
-    def _noted(self) -> dict[str, frozenset[dt.date]]:
-        out: dict[str, set[dt.date]] = {}
-        for user, day in self._settled_loaded:
-            out.setdefault(user, set()).add(day)
+    def _noted(self) -> dict[str, Noted]:
+        out: dict[str, dict[str, set[int]]] = {}
+        for user, month in self.settled:
+            days = self.notes[(user, month)].get("loaded", ())
+            if days:
+                out.setdefault(user, {}).setdefault(month, set()).update(int(d) for d in days)
         for (user, day), r in self.open_rows:
             if r["status"] == "loaded":
-                out.setdefault(user, set()).add(day)
-        return {u: frozenset(days) for u, days in out.items()}
+                out.setdefault(user, {}).setdefault(f"{day:%Y-%m}", set()).add(day.day)
+        return {u: Noted({m: frozenset(d) for m, d in months.items()}) for u, months in out.items()}
 
-    def noted(self) -> dict[str, frozenset[dt.date]]:
-        """Per user, the loaded days (``summarize.noted_days``)."""
+    def noted(self) -> dict[str, Noted]:
+        """Per user, the loaded days (``summarize.noted_days``), by month: the notes' lists of days, not a date each."""
         return self._noted
 
     def loaded_users(self) -> set[str]:
@@ -171,6 +173,22 @@ class Night(ledger.Ledger):
         for (user, month), got in rows.items():
             by_month.setdefault(user, {})[month] = memory_file.month_digests(got)
         return memory_file.joined(by_month)
+
+
+@dataclass(frozen=True)
+class Noted:
+    """A user's loaded days, ``day in noted``: per month (``YYYY-MM``), its days' numbers (a summarize job takes
+    it to every core, and years of days are a few numbers a month)."""
+
+    months: Mapping[str, frozenset[int]]
+
+    def __contains__(self, day: object) -> bool:
+        return isinstance(day, dt.date) and day.day in self.months.get(f"{day:%Y-%m}", ())
+
+    def __iter__(self) -> Iterator[dt.date]:
+        for month, days in sorted(self.months.items()):
+            first = dt.date.fromisoformat(f"{month}-01")
+            yield from (first.replace(day=d) for d in sorted(days))
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +71,7 @@ _LAST = dt.datetime.max.replace(tzinfo=dt.UTC)
 
 
 def day_input(
-    settings: Settings, user_id: str, day: dt.date, today: dt.date, noted: frozenset[dt.date] = frozenset()
+    settings: Settings, user_id: str, day: dt.date, today: dt.date, noted: Container[dt.date] = frozenset()
 ) -> DayInput:
     """A day's redacted messages and sessions, from the warehouse; ``noted``: the user's days that have a note."""
     wh = settings.paths.warehouse
@@ -177,7 +177,7 @@ def summarize_days(
     return StageResult(tuple(out))
 
 
-def noted_days(ledger_rows: Mapping[DayKey, Mapping]) -> dict[str, frozenset[dt.date]]:
+def noted_days(ledger_rows: Mapping[DayKey, Mapping]) -> Mapping[str, Container[dt.date]]:
     """Per user, the loaded days: each has a note, or gets one in this run (a day that fails gets it on a later run)."""
     noted = getattr(ledger_rows, "noted", None)  # a run's ledger (``plan.Night``): its settled months from their notes
     if callable(noted):
