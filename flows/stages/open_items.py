@@ -27,7 +27,10 @@ in the ``OPEN_DAYS`` before it. When those files and every partition of the wind
 have those bytes, the chain is resumed from the table's rows raised in the window
 (``Carrier.resumed``) and stepped through the new days only; any difference (a backfill
 of an older day, a forgotten day, a crash between the table and the record, an older
-chain version) falls back to reading the window.
+chain version) falls back to reading the window. With the extractive backend the
+summarize stage already resumed and stepped it (``Ahead``) to write each note with its
+sections: ``refresh`` then takes that carrier (``Ahead.stepped``) when it stepped exactly
+the days ``refresh`` would, and only writes the table and its record.
 
 A rerun finds every note and the table as the chain wants them and writes nothing. A
 user with no open-items file yet (a new home, a deleted table) has the chain computed
