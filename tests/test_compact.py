@@ -211,6 +211,23 @@ def test_a_kept_month_is_made_whole_once_a_later_month_has_days(tmp_path):
     assert not [p for p in july.parent.iterdir() if p.name.endswith((".base.parquet", ".added.json"))]
 
 
+def test_a_users_months_listed_from_their_copies_are_those_a_look_at_each_month_finds(tmp_path, monkeypatch):
+    """Over many months ``user_months`` lists the user's copies once; it finds what a stat of each month finds: a
+    copy, a month without one (its partitions), a copy set aside as a base with a new day, a copy removed by hand."""
+    wh = tmp_path
+    for month in range(1, 8):
+        _month_of_summaries(wh, "gading", [dt.date(2026, month, d) for d in (1, 2)])
+    compact.refresh(wh)
+    _month_of_summaries(wh, "gading", [dt.date(2026, 7, 3)])  # July's copy set aside, the day beside it
+    _month_of_summaries(wh, "gading", [dt.date(2026, 3, 5)])  # March's copy dropped: its partitions
+    warehouse.compact_file(wh, "daily_summaries", "gading", "2026-05").unlink()  # by hand
+    _month_of_summaries(wh, "rina", [dt.date(2026, 2, 1)])
+    listed = {u: compact.user_months(wh, "daily_summaries", u) for u in ("gading", "rina", "nobody")}
+    assert [m for m, _ in listed["gading"]] == [f"2026-{m:02d}" for m in range(1, 8)]
+    monkeypatch.setattr(compact, "_LISTED_FROM", 1000)
+    assert {u: compact.user_months(wh, "daily_summaries", u) for u in listed} == listed
+
+
 def test_a_kept_months_days_are_never_more_than_keep_parts(tmp_path, monkeypatch):
     """Days small beside a big base: between runs a reader opens fewer than ``KEEP_PARTS`` files besides it."""
     wh = tmp_path

@@ -202,7 +202,7 @@ def test_a_nights_look_at_the_pack_reads_each_manifest_once(home, fake, monkeypa
     read = []
     real = recall_pack._info
     monkeypatch.setattr(
-        recall_pack, "_info", lambda wh, user, month: read.append((user, month)) or real(wh, user, month)
+        recall_pack, "_info", lambda wh, user, month, *a: read.append((user, month)) or real(wh, user, month, *a)
     )
     assert recall_pack.refresh(wh) == 0
     months = [(u, m) for u in recall_pack.users(wh) for m in recall_pack.months(wh, u)]

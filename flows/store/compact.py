@@ -466,6 +466,10 @@ def sources(wh: Path, name: str, user: str, months: Iterable[str] | None = None)
     return [f for _, files in user_months(wh, name, user, months) for f in files]
 
 
+#: ``user_months`` over more months than this lists the user's copies instead of looking for each.
+_LISTED_FROM = 4
+
+
 def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = None) -> list[tuple[str, list[Path]]]:
     """(month, what to read of it) for each month in which the user has partitions of a copy's source, in order.
 
@@ -487,10 +491,13 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
         for date_dir in warehouse.subfolders(root, "date="):
             listed.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
         by_month.update(listed)
+    folder = warehouse.compact_file(wh, name, user, "-").parent
+    # many months: the user's copies listed once, not a stat (and a path) each
+    copies = warehouse.file_names(folder) if len(by_month) > _LISTED_FROM else None
     out = []
     for month, date_dirs in sorted(by_month.items()):
-        copy = warehouse.compact_file(wh, name, user, month)
-        if copy.is_file():
+        copy = folder / f"month={month}.parquet"
+        if copy.name in copies if copies is not None else copy.is_file():
             out.append((month, [copy]))
             continue
         files = (

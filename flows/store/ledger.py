@@ -130,10 +130,18 @@ def user_months(wh: Path) -> list[tuple[str, str]] | None:
     is still one file (``days.parquet``, split into months by the next write), or it has no month yet."""
     if (wh / _LEGACY).is_file():
         return None
-    found = [
-        (f.parent.parent.name.removeprefix("user_id="), f.parent.name.removeprefix("month=")) for f in month_files(wh)
-    ]
-    return found or None
+    files = tuple(month_files(wh))
+    kept = _user_months_cache.get(wh)
+    if kept is not None and kept[0] == files:  # a night asks a dozen times, with the same listing
+        return list(kept[1]) or None
+    found = [(f.parent.parent.name.removeprefix("user_id="), f.parent.name.removeprefix("month=")) for f in files]
+    if len(_user_months_cache) > 64:  # many homes in one process (tests, benchmarks)
+        _user_months_cache.clear()
+    _user_months_cache[wh] = (files, found)
+    return list(found) or None
+
+
+_user_months_cache: dict[Path, tuple[tuple[Path, ...], list[tuple[str, str]]]] = {}
 
 
 def _version(path: Path) -> tuple[int, int, int]:

@@ -350,10 +350,13 @@ def months(wh: Path, user: str) -> list[str]:
     return [m for m, _ in compact.user_months(wh, "memory_chunks", user)]
 
 
-def _info(wh: Path, user: str, month: str) -> dict | None:
-    """A month's manifest, or None when there is none (or it cannot be read)."""
+def _info(wh: Path, user: str, month: str, base: str | None = None) -> dict | None:
+    """A month's manifest, or None when there is none (or it cannot be read). ``base``: the user's pack folder, as
+    a string (``refresh`` reads every month's manifest)."""
     try:
-        info = json.loads(manifest(wh, user, month).read_text(encoding="utf-8"))
+        path = os.path.join(base, f"month={month}.json") if base is not None else manifest(wh, user, month)
+        with open(path, encoding="utf-8") as f:
+            info = json.loads(f.read())
     except (FileNotFoundError, ValueError, OSError):
         return None
     return info if isinstance(info, dict) and info.get("version") == VERSION else None
@@ -851,7 +854,10 @@ def refresh(
     users = [u for u in sorted(users) if USER_ID_RE.match(u)]
     have = {user: months(wh, user) for user in users}
     # each manifest read once, and each user's folder listed once, however many months the history has
-    infos = {user: {month: _info(wh, user, month) for month in have[user]} for user in users}
+    infos = {}
+    for user in users:
+        base = str(folder(wh, user))
+        infos[user] = {month: _info(wh, user, month, base) for month in have[user]}
     names = {user: _names(folder(wh, user)) for user in users}
     # Users searched approximately: past ``ann_from`` chunks, with embeddings to index (a keyword-only user has no
     # ANN index, so a night's part answers as the month made whole).
@@ -1051,8 +1057,8 @@ def _tidy(wh: Path, user: str, have: set[str], known: dict[str, dict | None] | N
     if not base.is_dir():
         return False
     gone = False
-    for p in base.iterdir():
-        m = _MANIFEST.match(p.name)
+    for name in _names(base):  # names, not a path each: a pack folder holds hundreds of files after years
+        m = _MANIFEST.match(name)
         if m and m[1] not in have:
             drop(wh, user, m[1])
             gone = True
@@ -1061,9 +1067,9 @@ def _tidy(wh: Path, user: str, have: set[str], known: dict[str, dict | None] | N
     for month in have:
         info = known[month] if month in known else _info(wh, user, month)
         named |= _files_of(info) if info else set()
-    for p in base.iterdir():  # a reader that opened a replaced file keeps it
-        if p.name not in named and not p.name.startswith(".") and p.is_file():
-            p.unlink(missing_ok=True)
+    for name in _names(base):  # a reader that opened a replaced file keeps it
+        if name not in named and not name.startswith("."):
+            (base / name).unlink(missing_ok=True)
     return gone
 
 
@@ -1076,13 +1082,7 @@ def _complete(info: dict | None, names: set[str]) -> bool:
         return False
 
 
-def _names(base: Path) -> set[str]:
-    """The names of the plain files in a pack folder (none when there is no folder)."""
-    try:
-        with os.scandir(base) as it:
-            return {e.name for e in it if e.is_file()}
-    except (FileNotFoundError, NotADirectoryError):
-        return set()
+_names = warehouse.file_names  # the names of the plain files in a pack folder (none when there is no folder)
 
 
 def changed(wh: Path, user: str, month: str | None = None) -> list[str]:

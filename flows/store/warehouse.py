@@ -44,6 +44,16 @@ def subfolders(folder: Path, prefix: str) -> list[str]:
         return []
 
 
+def file_names(folder: Path) -> set[str]:
+    """The names of ``folder``'s plain files (none when it is not a folder): one listing where a stat each would
+    cost a path each."""
+    try:
+        with os.scandir(folder) as it:
+            return {e.name for e in it if e.is_file()}
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+
+
 def partition_file(warehouse: Path, table: Table, day: dt.date, user_id: str | None = None, name: str = "data") -> Path:
     """Where a partition lives: user_day -> date=/user_id=/data.parquet, date -> date=/<name>.parquet."""
     base = table_dir(warehouse, table) / f"date={day.isoformat()}"
