@@ -365,6 +365,37 @@ def test_a_night_with_a_day_between_stored_days_steps_the_chain_again(home, noti
     assert note(home, 4)[1].still_open == () and note(home, 4)[1].closed == ()
 
 
+def test_a_user_whose_days_never_raised_an_item_is_resumed_not_read_from_the_first_day(
+    home, noting, prefect_api, monkeypatch
+):
+    from flows.stages import open_items
+
+    drop_day(home, 2)
+    night_after(home, 2)
+    record = json.loads((home.paths.warehouse / "open_items" / "user_id=default" / "chain.json").read_text())
+    assert record["no_table"] is True and record["tables"] == {}
+    read_from = []
+    days = open_items._days
+    monkeypatch.setattr(
+        open_items, "_days", lambda wh, u, start, wrote=None: read_from.append(start) or days(wh, u, start, wrote)
+    )
+    drop_day(home, 4)
+    night_after(home, 4)
+    assert read_from == [day(3)]  # from the day after day 2, not the first: the record says there was never an item
+    assert note(home, 4)[1].still_open == () and note(home, 4)[1].closed == ()
+    # a table deleted by hand (here: made, then removed with its record kept) is made again from every day
+    drop_day(home, 1)
+    drop_day(home, 3)
+    night_after(home, 4)
+    assert note(home, 2)[1].still_open == (CarriedItem(day(1), ITEM),)
+    for path in (home.paths.warehouse / "open_items" / "user_id=default").rglob("*.parquet"):
+        path.unlink()
+    read_from.clear()
+    assert open_items.refresh(home, [("default", day(5))]).counts()["tables_written"] == 1
+    assert min(read_from) < day(1)
+    assert [r["text"] for r in open_items.open_items(home.paths.warehouse, "default")] == [ITEM]
+
+
 def test_a_table_changed_after_the_chain_was_recorded_is_not_resumed_from(home, noting, prefect_api):
     """As after a crash between the table and its record: the next night reads the window again."""
     for n in (1, 2, 3):

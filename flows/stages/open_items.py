@@ -34,7 +34,8 @@ the days ``refresh`` would, and only writes the table and its record.
 
 A rerun finds every note and the table as the chain wants them and writes nothing. A
 user with no open-items file yet (a new home, a deleted table) has the chain computed
-over the whole history. A version-1 note has no sections to carry items in; it is left
+over the whole history; a user none of whose days ever raised an item has a record
+that says so (``no_table``), and is resumed like any other. A version-1 note has no sections to carry items in; it is left
 as it is until ``backfill --resummarize`` rewrites it.
 """
 
@@ -200,8 +201,8 @@ def _carried_on(settings: Settings, user: str, since: dt.date, carrier: Carrier)
     return 0, table, []
 
 
-#: A window of at most this many days is looked for day by day; a longer one (or one without an end) lists the
-#: table's day folders, which after years are thousands.
+#: A window of at most this many days is looked for day by day; a longer one lists the table's day folders,
+#: which after years are thousands. One without an end ends with the user's last month in the ledger.
 _LOOKED_FOR = 400
 
 
@@ -242,9 +243,9 @@ def _last_day(wh: Path, user: str) -> dt.date | None:
         return None
     try:
         first = dt.date.fromisoformat(f"{max(mine)}-01")
-    except ValueError:
+        return (first + dt.timedelta(days=31)).replace(day=1) - dt.timedelta(days=1)
+    except (ValueError, OverflowError):
         return None
-    return (first + dt.timedelta(days=31)).replace(day=1) - dt.timedelta(days=1)
 
 
 def _days(
@@ -291,12 +292,12 @@ def _record(wh: Path, user: str, through: dt.date | None) -> None:
     window's month on, and the bytes of each partition of the window before that day, so that the next run can
     resume the chain from the table."""
     path = _record_file(wh, user)
-    tables = _table_files(wh, user, window_start(through)) if through is not None else {}
-    if through is None or not _has_table(wh, user, tables):
+    if through is None:
         if path.exists():
             path.unlink()
             fsync_dir(path.parent)
         return
+    tables = _table_files(wh, user, window_start(through))
     body = {
         "version": CHAIN_VERSION,
         "open_days": OPEN_DAYS,
@@ -304,6 +305,8 @@ def _record(wh: Path, user: str, through: dt.date | None) -> None:
         "tables": {m: _sha256(f) for m, f in tables.items()},
         "days": {d.isoformat(): _sha256(p) for d, p in _stored(wh, user, window_start(through), through)},
     }
+    if not _has_table(wh, user, tables):  # no day of theirs ever raised an item: resumed all the same
+        body["no_table"] = True
     data = (json.dumps(body, indent=1, sort_keys=True) + "\n").encode("utf-8")
     try:
         if path.read_bytes() == data:
@@ -326,7 +329,9 @@ def _resume(wh: Path, user: str, since: dt.date) -> tuple[Carrier, dt.date] | No
         if since <= through:
             return None
         tables = _table_files(wh, user, window_start(through))
-        if not _has_table(wh, user, tables) or {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
+        if not (_has_table(wh, user, tables) or body.get("no_table") is True):  # a table deleted: every day again
+            return None
+        if {m: _sha256(f) for m, f in tables.items()} != body["tables"]:
             return None
         start = window_start(since)
         stored = {d.isoformat(): p for d, p in _stored(wh, user, start, through)}
@@ -500,7 +505,8 @@ class Ahead:
     Per user, a ``Carrier`` steps through the stored days from ``OPEN_DAYS`` before the user's first day in the
     run, then through the run's days as they are written and the stored days between them. A day that comes out
     of order gets None (its note is written as ``with_carried`` has it); ``refresh`` after the stage stays the
-    authority and corrects any note whose sections differ from the chain's.
+    authority and corrects any note whose sections differ from the chain's, unless the chain went just as it
+    would take it up (``stepped``): then it takes this carrier and writes the table alone.
     """
 
     def __init__(self, settings: Settings) -> None:

@@ -476,8 +476,9 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
     A copy that exists holds exactly its month's partitions (it is dropped before any of
     them changes, or set aside as the base of a night's new days: ``_with_base``), so a month
     with a copy needs no listing of its days. The months are the ledger's (``ledger.user_months``: a partition is
-    written only for a day the ledger holds), so this costs a listing of the user's ledger months and a stat per
-    month, not a listing of the table's day folders (thousands, after years), for every whole-history reader.
+    written only for a day the ledger holds), so this costs a listing of the user's ledger months and of their
+    copies (a stat per month, for a few), not a listing of the table's day folders (thousands, after years), for
+    every whole-history reader.
     """
     c = COMPACTS[name]
     root = warehouse.table_dir(wh, c.source)
