@@ -294,6 +294,18 @@ def test_a_first_night_over_several_days_writes_each_note_once_with_the_chains_s
     assert {n: note(home, n)[0].read_bytes() for n in DAYS} == before
 
 
+def _days_read_from(monkeypatch) -> list:
+    """The first day of each window the chain reads (``open_items._days``), as the calls come."""
+    from flows.stages import open_items
+
+    read_from: list = []
+    days = open_items._days
+    monkeypatch.setattr(
+        open_items, "_days", lambda wh, u, start, wrote=None: read_from.append(start) or days(wh, u, start, wrote)
+    )
+    return read_from
+
+
 def test_a_night_after_the_last_chained_day_resumes_the_chain_instead_of_reading_its_window(
     home, noting, prefect_api, monkeypatch
 ):
@@ -302,11 +314,7 @@ def test_a_night_after_the_last_chained_day_resumes_the_chain_instead_of_reading
     for n in (1, 2, 3):
         drop_day(home, n)
         night_after(home, n)
-    read_from = []
-    days = open_items._days
-    monkeypatch.setattr(
-        open_items, "_days", lambda wh, u, start, wrote=None: read_from.append(start) or days(wh, u, start, wrote)
-    )
+    read_from = _days_read_from(monkeypatch)
     drop_day(home, 4)
     night_after(home, 4)
     assert read_from and min(read_from) == day(4)  # the summarize stage and the chain after it: day 4 alone
@@ -316,7 +324,7 @@ def test_a_night_after_the_last_chained_day_resumes_the_chain_instead_of_reading
     record = json.loads((home.paths.warehouse / "open_items" / "user_id=default" / "chain.json").read_text())
     assert record["through"] == day(4).isoformat() and sorted(record["days"]) == [day(n).isoformat() for n in DAYS]
     # The whole chain computed again from every partition finds nothing to change.
-    monkeypatch.setattr(open_items, "_days", days)
+    monkeypatch.undo()
     assert open_items.refresh(home, [("default", day(1))]).counts() == {"notes_rewritten": 0, "tables_written": 0}
 
 
@@ -374,11 +382,7 @@ def test_a_user_whose_days_never_raised_an_item_is_resumed_not_read_from_the_fir
     night_after(home, 2)
     record = json.loads((home.paths.warehouse / "open_items" / "user_id=default" / "chain.json").read_text())
     assert record["no_table"] is True and record["tables"] == {}
-    read_from = []
-    days = open_items._days
-    monkeypatch.setattr(
-        open_items, "_days", lambda wh, u, start, wrote=None: read_from.append(start) or days(wh, u, start, wrote)
-    )
+    read_from = _days_read_from(monkeypatch)
     drop_day(home, 4)
     night_after(home, 4)
     assert read_from == [day(3)]  # from the day after day 2, not the first: the record says there was never an item
