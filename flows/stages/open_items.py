@@ -35,12 +35,14 @@ the days ``refresh`` would, and only writes the table and its record.
 A rerun finds every note and the table as the chain wants them and writes nothing. A
 user with no open-items file yet (a new home, a deleted table) has the chain computed
 over the whole history; a user none of whose days ever raised an item has a record
-that says so (``no_table``), and is resumed like any other. A version-1 note has no sections to carry items in; it is left
-as it is until ``backfill --resummarize`` rewrites it.
+that says so (``no_table``), and is resumed like any other. A version-1 note has no
+sections to carry items in; it is left as it is until ``backfill --resummarize``
+rewrites it.
 """
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import hashlib
 import json
@@ -242,9 +244,9 @@ def _last_day(wh: Path, user: str) -> dt.date | None:
     if not mine:
         return None
     try:
-        first = dt.date.fromisoformat(f"{max(mine)}-01")
-        return (first + dt.timedelta(days=31)).replace(day=1) - dt.timedelta(days=1)
-    except (ValueError, OverflowError):
+        year, month = (int(n) for n in max(mine).split("-"))
+        return dt.date(year, month, calendar.monthrange(year, month)[1])
+    except ValueError:
         return None
 
 
