@@ -326,3 +326,53 @@ def test_a_pending_candidate_is_checked_once_per_version_of_the_rules(tmp_path, 
     monkeypatch.setattr(candidates, "rules_key", lambda: "rules that refuse it")
     assert night()["refused"] == {"standing_order": 1}
     assert [r["status"] for r in candidates.read_all(settings)] == ["refused"]
+
+
+def test_a_recurring_fact_is_checked_again_only_when_its_text_or_the_rules_change(home, monkeypatch):
+    """A fact's text names its count and dates: a night whose text is the one an earlier night's check passed under
+    the same rules takes it as checked; a new text, or new rules, is checked again, and a refusal still drops it."""
+    from flows.stages import candidates
+    from transforms.core_memory import Refused
+
+    _drop_days(home)
+    _night(home)
+    fact = "Runs host pve1 (named on 3 days, 2026-07-17 to 2026-07-19)."
+    checked: list[str] = []
+    real = candidates.check_entry
+    monkeypatch.setattr(
+        candidates, "check_entry", lambda t: checked.append(t) or real(t)
+    )  # the pending rows' texts too, on new rules
+
+    def night() -> list[str]:
+        candidates.propose(home, [("default", dt.date(2026, 7, 19))], [], dt.date(2026, 7, 20))
+        return [r["text"] for r in candidates.read_all(home) if r["kind"] == "fact" and r["status"] == "pending"]
+
+    def facts_checked() -> list[str]:
+        return [t for t in checked if t.startswith("Runs host")]
+
+    assert night() == [fact] and checked == []  # passed on the night that proposed it
+    candidates._passed_file(home).write_text(json.dumps({"rules": candidates.rules_key(), "passed": []}))
+    assert night() == [fact] and facts_checked() == [fact]  # a text no earlier check passed
+    assert night() == [fact] and facts_checked() == [fact]
+    monkeypatch.setattr(candidates, "rules_key", lambda: "rules of a newer kenang")
+    assert night() == [fact] and facts_checked() == [fact, fact]
+
+    def refuse(t: str) -> str:
+        raise Refused("reads like an order", "hint", "standing_order")
+
+    monkeypatch.setattr(candidates, "check_entry", refuse)
+    monkeypatch.setattr(candidates, "rules_key", lambda: "rules that refuse it")
+    assert night() == []  # no longer proposed, and the pending row is refused
+    assert [r["status"] for r in candidates.read_all(home) if r["kind"] == "fact"] == ["refused"]
+
+
+def test_recurring_facts_are_checked_by_the_given_rules():
+    days = {dt.date(2026, 7, d): ["Proxmox"] for d in (1, 2, 3)}
+    seen: list[str] = []
+    facts = tc.recurring_facts("default", days, check=lambda t: seen.append(t) or t)
+    assert [f.text for f in facts] == seen == ["Uses Proxmox (named on 3 days, 2026-07-01 to 2026-07-03)."]
+
+    def refuse(t: str) -> str:
+        raise tc.Refused("no", "hint", "secret")
+
+    assert tc.recurring_facts("default", days, check=refuse) == []

@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from transforms.core_memory import Refused, check_entry
@@ -115,9 +115,14 @@ def scan_day(day: DayText) -> DayScan:
 
 
 def recurring_facts(
-    user_id: str, days: Mapping[dt.date, Sequence[str]], kind_label: str = "Uses", least: int = RECURRING_DAYS
+    user_id: str,
+    days: Mapping[dt.date, Sequence[str]],
+    kind_label: str = "Uses",
+    least: int = RECURRING_DAYS,
+    check: Callable[[str], str] = check_entry,
 ) -> list[Candidate]:
-    """A name (technology, project, host) on ``least`` days or more becomes a fact candidate."""
+    """A name (technology, project, host) on ``least`` days or more becomes a fact candidate, if ``check`` (the
+    memory rules, ``core_memory.check_entry``, or what stands for them) lets its text through."""
     seen: dict[str, list[dt.date]] = {}
     spelling: dict[str, str] = {}
     for day, names in sorted(days.items()):
@@ -131,7 +136,7 @@ def recurring_facts(
             continue
         text = f"{kind_label} {spelling[key]} (named on {len(dates)} days, {dates[0].isoformat()} to {dates[-1].isoformat()})."
         try:
-            text = check_entry(text)
+            text = check(text)
         except Refused:
             continue
         out.append(

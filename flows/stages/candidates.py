@@ -74,8 +74,9 @@ def propose(
     if not keys:
         return {"found": 0, "new": 0, "auto_accepted": 0, "refused": why}
     found = list(found)
+    passed = _passed(settings)
     for user in sorted({u for u, _ in keys}):
-        found += _recurring(settings, user, today)
+        found += _recurring(settings, user, today, passed)
     rows = read_all(settings)
     by_id = {r["candidate_id"]: r for r in rows}
     now = dt.datetime.now(dt.UTC)
@@ -100,7 +101,6 @@ def propose(
             continue
         by_id[c.candidate_id] = row
         changed += 1
-    passed = _passed(settings)
     checked = {c.text for c in found}  # each came out of the rules' check in this run (scan_day, recurring_facts)
     still: set[str] = set()
     for row in by_id.values():  # proposed under older rules: what today's refuse is never accepted
@@ -179,7 +179,9 @@ def _keep_passed(settings: Settings, passed: set[str]) -> None:
     atomic_write_bytes(_passed_file(settings), json.dumps(body).encode())
 
 
-def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candidate]:
+def _recurring(settings: Settings, user: str, today: dt.date, passed: set[str]) -> list[tc.Candidate]:
+    """The user's recurring facts over the window. A fact's text names its count and dates, so it changes when they
+    do; one unchanged since a night whose check these rules passed (``passed``) is not checked again."""
     since = today - dt.timedelta(days=FACT_WINDOW_DAYS)
     rows = compact.read_user(
         settings.paths.warehouse,
@@ -193,10 +195,15 @@ def _recurring(settings: Settings, user: str, today: dt.date) -> list[tc.Candida
     techs = {r["date"]: list(r["technologies"] or ()) for r in rows}
     projects = {r["date"]: list(r["projects"] or ()) for r in rows}
     hosts = _hosts_since(settings, user, since, today)
+
+    def check(text: str) -> str:
+        entry = text.strip().replace("\r\n", "\n")
+        return entry if entry == text and _digest(text) in passed else check_entry(text)
+
     return (
-        tc.recurring_facts(user, techs, "Uses")
-        + tc.recurring_facts(user, projects, "Works on project")
-        + tc.recurring_facts(user, hosts, "Runs host")
+        tc.recurring_facts(user, techs, "Uses", check=check)
+        + tc.recurring_facts(user, projects, "Works on project", check=check)
+        + tc.recurring_facts(user, hosts, "Runs host", check=check)
     )
 
 

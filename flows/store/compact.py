@@ -116,7 +116,7 @@ def refresh(wh: Path, check: bool = False, map_items: Mapper | None = None) -> i
     ``check`` (a backfill), a copy whose bytes are not the ones kenang wrote (``kenang
     verify`` reports it) is made again too, and every partition folder is listed;
     otherwise only the months without a copy are looked into (``_missing``), so a
-    night's look costs a stat per user and month, not one per day. A month whose copy
+    night's look costs a listing of each user's copies, not a stat per day. A month whose copy
     was set aside as its base for a new day (``warehouse.drop_compacts``) is made from
     that base and the added days' partitions; a user's newest month keeps its base and
     those partitions as they are while they are few and small beside it (``_keeps_parts``),
@@ -202,8 +202,13 @@ def _missing(wh: Path, c: Compact, known: list[tuple[str, str]] | None) -> Itera
     if known is None:
         yield from _missing_listed(wh, c)
         return
+    copies: dict[str, set[str]] = {}  # each user's copies, listed once: not a stat (and a path) per month
     for user, month in known:
-        if not USER_ID_RE.match(user) or os.path.isfile(warehouse.compact_file(wh, c.name, user, month)):
+        if not USER_ID_RE.match(user):
+            continue
+        if user not in copies:
+            copies[user] = warehouse.file_names(warehouse.compact_file(wh, c.name, user, "-").parent)
+        if f"month={month}.parquet" in copies[user]:
             continue
         files = _month_files(root, user, month)
         if files:
