@@ -16,7 +16,9 @@ or rejects it; a rejected candidate is never proposed again. With
 rule. A candidate the rules refuse (a standing order, a credential, ...) is never
 proposed; a pending one that today's rules refuse, or that a write refuses, becomes
 ``refused`` and is never accepted. The run report counts the refusals by rule
-(``candidates.refused``).
+(``candidates.refused``). A text is checked once per version of the rules
+(``passed.json``): a pending candidate's, and a recurring fact's while its count and
+dates stay the same.
 """
 
 from __future__ import annotations
