@@ -351,7 +351,9 @@ def test_a_recurring_fact_is_checked_again_only_when_its_text_or_the_rules_chang
         return [t for t in checked if t.startswith("Runs host")]
 
     assert night() == [fact] and checked == []  # passed on the night that proposed it
-    candidates._passed_file(home).write_text(json.dumps({"rules": candidates.rules_key(), "passed": []}))
+    older = "Runs host pve1 (named on 2 days, 2026-07-17 to 2026-07-18)."  # the same fact, as an earlier night named it
+    passed = {"rules": candidates.rules_key(), "passed": [candidates._digest(older)]}
+    candidates._passed_file(home).write_text(json.dumps(passed))
     assert night() == [fact] and facts_checked() == [fact]  # a text no earlier check passed
     assert night() == [fact] and facts_checked() == [fact]
     monkeypatch.setattr(candidates, "rules_key", lambda: "rules of a newer kenang")

@@ -16,9 +16,9 @@ or rejects it; a rejected candidate is never proposed again. With
 rule. A candidate the rules refuse (a standing order, a credential, ...) is never
 proposed; a pending one that today's rules refuse, or that a write refuses, becomes
 ``refused`` and is never accepted. The run report counts the refusals by rule
-(``candidates.refused``). A text is checked once per version of the rules
-(``passed.json``): a pending candidate's, and a recurring fact's while its count and
-dates stay the same.
+(``candidates.refused``). A pending candidate's text is checked once per version of
+the rules (``passed.json``), and so is a recurring fact's while it is pending and its
+count and dates stay the same.
 """
 
 from __future__ import annotations
@@ -103,7 +103,8 @@ def propose(
             continue
         by_id[c.candidate_id] = row
         changed += 1
-    checked = {c.text for c in found}  # each came out of the rules' check in this run (scan_day, recurring_facts)
+    # each passed the rules' check in this run (scan_day, recurring_facts), or on an earlier night under these rules
+    checked = {c.text for c in found}
     still: set[str] = set()
     for row in by_id.values():  # proposed under older rules: what today's refuse is never accepted
         if row["status"] == "pending":
@@ -147,12 +148,17 @@ def _passed_file(settings: Settings) -> Path:
 
 @functools.cache
 def rules_key() -> str:
-    """A digest of the code and word lists the memory rules are made of (``transforms``, ``schemas``): any change
-    to them checks every pending candidate again."""
+    """A digest of the code and word lists the memory rules are made of (``transforms``, ``schemas``), and of what
+    they read from outside them (detect-secrets' patterns, Python's Unicode tables): any change to them checks
+    every pending candidate again."""
+    import unicodedata
+    from importlib.metadata import version
+
     import schemas
     import transforms
 
     h = hashlib.sha256()
+    h.update(f"detect-secrets {version('detect-secrets')}\0unicode {unicodedata.unidata_version}\0".encode())
     for pkg in (transforms, schemas):
         root = Path(str(pkg.__file__)).parent
         for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".yaml", ".tsv", ".txt")):
