@@ -24,7 +24,10 @@ A flow run publishes kenang's own run report as Prefect artifacts (``kenang-<flo
 plain function (``nightly_run``, ``backfill_run``) that calls its tasks through
 ``RunState.call``: ``kenang run`` runs a night with nothing to do (``quiet``) as that
 function with ``plain=True``, the tasks called as the functions they wrap, so it never
-waits for Prefect to start; the lock, the runs row and the crash sweep are the same.
+waits for Prefect to start; the lock, the runs row and the crash sweep are the same. Nor
+does it import Prefect: a task becomes Prefect's (``prefect.task``) when a run first calls
+it through Prefect, and the flows ``nightly`` and ``backfill`` (``prefect.flow``) when first
+asked for, by an import or a deployment's entrypoint.
 A backfill's range given the wrong way round is refused when it is submitted to a deployment
 that ``kenang serve`` or ``kenang deploy`` registered (flows/serve.py); one that reaches the
 flow all the same ends the run Failed with a one-line message, before anything runs.
@@ -42,12 +45,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any, ParamSpec, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, ParamSpec, TypedDict, TypeVar, Unpack
 
-from prefect import Task, flow, task
-from prefect.cache_policies import NO_CACHE, CachePolicy
-from prefect.states import Failed
-from prefect.utilities.annotations import quote
 from pydantic import Field
 
 from flows.config import Settings, load_settings, resolve_home
@@ -126,22 +125,70 @@ def _only_transient(task, task_run, state) -> bool:
     return False
 
 
-class _TaskOptions(TypedDict):
-    """The options every I/O task passes to ``prefect.task``, typed so each is checked against its signature."""
+class _RetryOptions(TypedDict, total=False):
+    """The retry options of ``prefect.task`` an I/O task passes (``_IO``)."""
 
-    cache_policy: CachePolicy
     retries: int
     retry_delay_seconds: float
     retry_condition_fn: Callable[..., bool]
 
 
 # Prefect's own delay is 0: _only_transient waits RETRY_DELAYS_S on kenang's clock before it says yes.
-_IO: _TaskOptions = {
-    "cache_policy": NO_CACHE,
+_IO: _RetryOptions = {
     "retries": 3,
     "retry_delay_seconds": 0,
     "retry_condition_fn": _only_transient,
 }
+
+_T = TypeVar("_T")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class _Task(Generic[P, R]):
+    """A stage's task: its function (``fn``), and the Prefect task made of it (``prefect.task``, no result cache)
+    when a run first calls it through Prefect. A run called ``plain`` calls ``fn`` and never imports Prefect, whose
+    import is about half of a quiet ``kenang run``."""
+
+    def __init__(self, fn: Callable[P, R], name: str, tags: tuple[str, ...], retry: _RetryOptions) -> None:
+        self.fn = fn
+        self.name = name
+        self.tags = tags
+        self.retry = retry
+        self._made: Task[P, R] | None = None
+        self._lock = threading.Lock()
+
+    def with_options(self, *, tags: list[str]) -> _Task[P, R]:
+        """The same task under other tags (the ``llm`` tag, whose concurrency a homelab limits)."""
+        return _Task(self.fn, self.name, tuple(tags), self.retry)
+
+    def prefect(self) -> Task[P, R]:
+        with self._lock:
+            if self._made is None:
+                from prefect import task as prefect_task
+                from prefect.cache_policies import NO_CACHE
+
+                made = prefect_task(name=self.name, tags=list(self.tags), cache_policy=NO_CACHE, **self.retry)
+                self._made = made(self.fn)
+            return self._made
+
+
+def task(name: str, **retry: Unpack[_RetryOptions]) -> Callable[[Callable[P, R]], _Task[P, R]]:
+    """``prefect.task``, made when first called through Prefect (``_Task``)."""
+    return lambda fn: _Task(fn, name, (), retry)
+
+
+class quote(Generic[_T]):  # noqa: N801 - Prefect's name: the call sites read as with Prefect's own
+    """A task's argument handed over as it is: Prefect's ``quote`` (never walked for futures or hashed), which
+    ``RunState.call`` puts in its place when it calls through Prefect; a plain call takes the value out."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: _T) -> None:
+        self.value = value
+
+    def unquote(self) -> _T:
+        return self.value
 
 
 @task(name="collect", **_IO)
@@ -150,7 +197,7 @@ def collect_task(settings: Settings, now: dt.datetime) -> list[collect.SourceRep
         return collect.collect(settings, now, time.time())
 
 
-@task(name="ingest", cache_policy=NO_CACHE)
+@task(name="ingest")
 def ingest_task(settings: Settings, now: dt.datetime) -> ingest.IngestResult:
     with _timed("ingest"):
         return ingest.scan(settings, now, time.time())
@@ -162,13 +209,13 @@ def quarantine_task(settings: Settings, rejected, run_id: str, now: dt.datetime)
         return quarantine.quarantine_batch(settings, rejected, run_id, now)
 
 
-@task(name="archive-check", cache_policy=NO_CACHE)
+@task(name="archive-check")
 def mount_task(settings: Settings, need_bytes: int) -> mount.ArchiveState:
     with _timed("archive"):
         return mount.check(settings, need_bytes)
 
 
-@task(name="archive-pull", cache_policy=NO_CACHE)
+@task(name="archive-pull")
 def pull_task(settings: Settings) -> remote.SyncResult:
     """An archive on S3: what the local copy lacks comes down first (a new or emptied copy), if the bucket is ours."""
     with _timed("archive"):
@@ -180,7 +227,7 @@ def pull_task(settings: Settings) -> remote.SyncResult:
         return remote.pull(settings, purged)
 
 
-@task(name="archive-push", cache_policy=NO_CACHE)
+@task(name="archive-push")
 def push_task(settings: Settings) -> remote.SyncResult:
     """An archive on S3: what the run changed in the local copy (summaries, manifests, MEMORY_INDEX) goes up."""
     with _timed("archive"):
@@ -401,14 +448,18 @@ def catalog_task(settings: Settings, check_copies: bool = False) -> bool:
         return built()
 
 
-_T = TypeVar("_T")
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
 def _unquoted(value: object) -> object:
-    """What a ``quote`` holds (Prefect unwraps it when it calls a task; a plain call must do the same)."""
+    """What a ``quote`` holds (Prefect unwraps its own when it calls a task; a plain call must do the same)."""
     return value.unquote() if isinstance(value, quote) else value
+
+
+def _prefect_quoted(value: object) -> object:
+    """Prefect's own ``quote`` in place of kenang's, for a call through Prefect."""
+    if not isinstance(value, quote):
+        return value
+    from prefect.utilities.annotations import quote as prefect_quote
+
+    return prefect_quote(value.unquote())
 
 
 def _in_thread(fn: Callable[..., _T], *args: object) -> Callable[[], _T]:
@@ -446,10 +497,11 @@ class RunState:
     #: nothing to do goes this way, so it does not wait for a Prefect API to start.
     plain: bool = False
 
-    def call(self, t: Task[P, R], *args: Any, **kwargs: Any) -> R:
+    def call(self, t: _Task[P, R], *args: Any, **kwargs: Any) -> R:
         """Call task ``t`` as Prefect's task, or as its plain function when the run is ``plain``."""
         if not self.plain:
-            return t(*args, **kwargs)
+            made: Callable[..., R] = t.prefect()
+            return made(*(_prefect_quoted(a) for a in args), **{k: _prefect_quoted(v) for k, v in kwargs.items()})
         fn: Callable[..., R] = t.fn
         return fn(*(_unquoted(a) for a in args), **{k: _unquoted(v) for k, v in kwargs.items()})
 
@@ -884,8 +936,46 @@ def _published(flow_name: str, body: Callable[[], dict]) -> dict:
     return result
 
 
-@flow(name="nightly", log_prints=False)
-def nightly(now: dt.datetime | None = None, home: str | None = None, wait_seconds: float = 0.0) -> dict:
+#: The flows' functions by name: ``nightly`` and ``backfill`` are made Prefect flows when first asked for
+#: (``__getattr__``), so a module that only runs a night plain never imports Prefect.
+_FLOW_BODIES: dict[str, Callable[..., Any]] = {}
+
+
+def _flow_body(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    def register(fn: Callable[P, R]) -> Callable[P, R]:
+        fn.__name__ = fn.__qualname__ = name  # a deployment's entrypoint names it: flows/pipeline.py:<name>
+        _FLOW_BODIES[name] = fn
+        return fn
+
+    return register
+
+
+if TYPE_CHECKING:
+    from prefect import Flow, Task
+
+    nightly: Flow[..., dict]
+    backfill: Flow[..., dict]
+
+
+def __getattr__(name: str) -> Any:
+    """``nightly`` and ``backfill``: the Prefect flows (``prefect.flow`` of ``_FLOW_BODIES``), made on first use."""
+    body = _FLOW_BODIES.get(name)
+    if body is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from prefect import flow
+
+    with _made_lock:
+        made = globals().get(name)
+        if made is None:
+            made = globals()[name] = flow(name=name, log_prints=False)(body)
+    return made
+
+
+_made_lock = threading.Lock()
+
+
+@_flow_body("nightly")
+def _nightly(now: dt.datetime | None = None, home: str | None = None, wait_seconds: float = 0.0) -> dict:
     """Archive every eligible, quiet transcript in active/ and load its day."""
     return _published("nightly", lambda: nightly_run(now, home, wait_seconds))
 
@@ -1012,8 +1102,8 @@ ISO_DATE = Annotated[
 ]
 
 
-@flow(name="backfill", log_prints=False)
-def backfill(
+@_flow_body("backfill")
+def _backfill(
     start: ISO_DATE,
     end: ISO_DATE,
     only_missing: bool = False,
@@ -1030,6 +1120,8 @@ def backfill(
     """
     if end < start:  # kenang's deployments refuse this when it is submitted; plain `prefect deploy` ones, here
         # A Failed state ends the run with this message alone: no traceback in the worker's log.
+        from prefect.states import Failed
+
         return Failed(message=f"end {end} is before start {start}: nothing was run; submit the range again")  # type: ignore[return-value]
     return _published(
         "backfill", lambda: backfill_run(start, end, only_missing, resummarize, home, wait_seconds, reindex, no_budget)

@@ -34,9 +34,20 @@ def no_server_env(tmp_path: Path) -> dict:
     return env
 
 
-def kenang_child(settings, env: dict, *args: str) -> subprocess.CompletedProcess:
+def kenang_child(settings, env: dict, *args: str, python: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "flows.cli", "run", "--home", str(settings.paths.home), "--now", NOW.isoformat(), *args],
+        [
+            sys.executable,
+            *python,
+            "-m",
+            "flows.cli",
+            "run",
+            "--home",
+            str(settings.paths.home),
+            "--now",
+            NOW.isoformat(),
+            *args,
+        ],
         env=env,
         cwd=ROOT,
         capture_output=True,
@@ -136,11 +147,17 @@ def test_a_plain_run_reports_what_a_prefect_run_with_nothing_to_do_reports(home)
     assert runs[plain["run_id"]]["status"] == "completed"
 
 
+def imported(stderr: str) -> set[str]:
+    """The modules a child run with ``python -X importtime`` imported."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
 def test_a_run_with_nothing_to_do_and_no_server_starts_no_prefect_and_records_its_run(home, tmp_path):
     env = no_server_env(tmp_path)
-    r = kenang_child(home, env, "--json")
+    r = kenang_child(home, env, "--json", python=("-X", "importtime"))
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()  # no temporary Prefect server ran
+    assert "flows.pipeline" in imported(r.stderr) and "prefect" not in imported(r.stderr)  # nor was it imported
     (run,) = table(home, "runs")
     assert run["status"] == "completed" and run["flow"] == "nightly"
     text = kenang_child(home, env)
@@ -239,7 +256,7 @@ def test_a_backfill_with_nothing_to_derive_and_no_server_starts_no_prefect_and_r
     env = no_server_env(tmp_path)
     args = ["backfill", "--home", str(home.paths.home), "--start", "2026-08-01", "--end", "2026-08-03"]
     r = subprocess.run(
-        [sys.executable, "-m", "flows.cli", *args, "--json"],
+        [sys.executable, "-X", "importtime", "-m", "flows.cli", *args, "--json"],
         env=env,
         cwd=ROOT,
         capture_output=True,
@@ -248,6 +265,7 @@ def test_a_backfill_with_nothing_to_derive_and_no_server_starts_no_prefect_and_r
     )
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "child-prefect-home" / "prefect.db").exists()  # no temporary Prefect server ran
+    assert "flows.pipeline" in imported(r.stderr) and "prefect" not in imported(r.stderr)  # nor was it imported
     assert json.loads(r.stdout)["survey"]["days"] == 0
     (run,) = table(home, "runs")
     assert run["status"] == "completed" and run["flow"] == "backfill"

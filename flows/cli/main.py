@@ -281,12 +281,12 @@ def _with_progress(fn, *args, prefect: bool = True, **kwargs):
 
     progress.set_reporter(show)
     try:
+        if not prefect:  # a plain run: Prefect is never imported
+            return fn(*args, **kwargs)
+        from flows.cli import temporary_server
         from flows.pipeline import heartbeats_as_asked
 
-        if prefect:
-            from flows.cli import temporary_server
-
-            temporary_server.start()
+        temporary_server.start()
         with heartbeats_as_asked():
             return fn(*args, **kwargs)
     except RuntimeError as exc:  # Prefect's own, before the flow's body runs: one line, not its traceback
@@ -323,13 +323,14 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
     _tombstones_honoured(settings)
     free = _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
-    from flows.pipeline import nightly, nightly_run, quiet
+    from flows import pipeline
+    from flows.pipeline import nightly_run, quiet
 
     t0 = time.perf_counter()
     # Nothing to do: the same body without Prefect, whose start-up (a temporary server, or a flow run's round trips
     # to one) would be most of the run. Such a run is in `kenang status`, not in the Prefect UI.
     plain = free and quiet(settings, now)
-    flow = (lambda **kw: nightly_run(**kw, plain=True)) if plain else nightly
+    flow = (lambda **kw: nightly_run(**kw, plain=True)) if plain else pipeline.nightly  # the flow: Prefect imported
     result = _with_progress(flow, now=now, home=str(settings.paths.home), wait_seconds=wait_s, prefect=not plain)
     _finish(result, as_json, time.perf_counter() - t0, hint=not plain)
 
@@ -368,13 +369,13 @@ def backfill(
     _tombstones_honoured(settings)
     free = _lock_free(settings, wait_s)
     _prepare_prefect(ctx.obj["verbose"])
-    from flows.pipeline import backfill as backfill_flow
+    from flows import pipeline
     from flows.pipeline import backfill_quiet, backfill_run
 
     t0 = time.perf_counter()
     # A range with nothing to derive runs without Prefect, as a quiet night does (``backfill_quiet``).
     plain = free and backfill_quiet(settings, start.date(), end.date(), only_missing, redo_all=resummarize or reindex)
-    flow = (lambda **kw: backfill_run(**kw, plain=True)) if plain else backfill_flow
+    flow = (lambda **kw: backfill_run(**kw, plain=True)) if plain else pipeline.backfill
     result = _with_progress(
         flow,
         start=start.date(),
