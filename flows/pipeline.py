@@ -493,7 +493,7 @@ class RunState:
     stage: str = "start"
     counts: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
-    #: No Prefect: each task is called as the plain function it wraps (``Task.fn``), without retries. A run with
+    #: No Prefect: each task is called as the plain function it wraps (``_Task.fn``), without retries. A run with
     #: nothing to do goes this way, so it does not wait for a Prefect API to start.
     plain: bool = False
 
@@ -941,13 +941,12 @@ def _published(flow_name: str, body: Callable[[], dict]) -> dict:
 _FLOW_BODIES: dict[str, Callable[..., Any]] = {}
 
 
-def _flow_body(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    def register(fn: Callable[P, R]) -> Callable[P, R]:
-        fn.__name__ = fn.__qualname__ = name  # a deployment's entrypoint names it: flows/pipeline.py:<name>
-        _FLOW_BODIES[name] = fn
-        return fn
-
-    return register
+def _flow_body(fn: Callable[P, R]) -> Callable[P, R]:
+    """Keep ``fn`` as the body of the flow of its name; the module then drops the name (``del``), so that asking
+    for it makes the flow. The ``def`` stays in the source, where Prefect looks for an entrypoint's function when it
+    cannot import the file."""
+    _FLOW_BODIES[fn.__name__] = fn
+    return fn
 
 
 if TYPE_CHECKING:
@@ -974,10 +973,13 @@ def __getattr__(name: str) -> Any:
 _made_lock = threading.Lock()
 
 
-@_flow_body("nightly")
-def _nightly(now: dt.datetime | None = None, home: str | None = None, wait_seconds: float = 0.0) -> dict:
+@_flow_body  # type: ignore[no-redef]  # the name stands for the flow (``__getattr__``)
+def nightly(now: dt.datetime | None = None, home: str | None = None, wait_seconds: float = 0.0) -> dict:
     """Archive every eligible, quiet transcript in active/ and load its day."""
     return _published("nightly", lambda: nightly_run(now, home, wait_seconds))
+
+
+del nightly  # made a flow when first asked for (``__getattr__``)
 
 
 def nightly_run(
@@ -1102,8 +1104,8 @@ ISO_DATE = Annotated[
 ]
 
 
-@_flow_body("backfill")
-def _backfill(
+@_flow_body  # type: ignore[no-redef]  # the name stands for the flow (``__getattr__``)
+def backfill(
     start: ISO_DATE,
     end: ISO_DATE,
     only_missing: bool = False,
@@ -1126,6 +1128,9 @@ def _backfill(
     return _published(
         "backfill", lambda: backfill_run(start, end, only_missing, resummarize, home, wait_seconds, reindex, no_budget)
     )
+
+
+del backfill  # made a flow when first asked for (``__getattr__``)
 
 
 def backfill_run(

@@ -20,8 +20,10 @@ def test_prefect_yaml_declares_a_nightly_cron_in_jakarta_and_an_unscheduled_back
     assert by_name["backfill"]["entrypoint"] == "flows/pipeline.py:backfill"
     assert by_name["backfill"]["schedules"] == []
     for d in by_name.values():  # what a worker loads: the flow of that name (made when first asked for)
+        path, func = d["entrypoint"].split(":")
+        assert f"def {func}(" in (ROOT / path).read_text()  # where Prefect looks when it cannot import the file
         flow = load_flow_from_entrypoint(str(ROOT / d["entrypoint"]))
-        assert flow.name == d["entrypoint"].split(":")[1] == flow.fn.__qualname__
+        assert flow.name == func == flow.fn.__qualname__
 
 
 def test_serve_builds_the_same_deployments_with_the_same_schedule():
