@@ -142,9 +142,14 @@ def _same(a: str, b: str) -> bool:
     return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= _NEAR
 
 
+def entry_text(text: str) -> str:
+    """A note as an entry holds it: stripped, with Unix line ends (what ``check_entry`` checks and returns)."""
+    return text.strip().replace("\r\n", "\n")
+
+
 def check_entry(text: str) -> str:
-    """The entry, stripped, if the content rules allow it; else ``Refused``."""
-    entry = text.strip().replace("\r\n", "\n")
+    """The entry (``entry_text``) if the content rules allow it; else ``Refused``."""
+    entry = entry_text(text)
     if not entry:
         raise Refused("the note is empty", "Write what should be remembered", "empty")
     if any(line.strip() == SEPARATOR for line in entry.split("\n")):

@@ -40,7 +40,7 @@ from flows.store.fsio import atomic_write_bytes
 from flows.store.ledger import DayKey
 from schemas.tables import MEMORY_CANDIDATES, MESSAGES
 from transforms import candidates as tc
-from transforms.core_memory import Refused, check_entry
+from transforms.core_memory import Refused, check_entry, entry_text
 
 FACT_WINDOW_DAYS = 30
 log = logging.getLogger("kenang")
@@ -205,8 +205,7 @@ def _recurring(settings: Settings, user: str, today: dt.date, passed: set[str]) 
     hosts = _hosts_since(settings, user, since, today)
 
     def check(text: str) -> str:
-        entry = text.strip().replace("\r\n", "\n")
-        return entry if entry == text and _digest(text) in passed else check_entry(text)
+        return text if entry_text(text) == text and _digest(text) in passed else check_entry(text)
 
     return (
         tc.recurring_facts(user, techs, "Uses", check=check)

@@ -207,7 +207,7 @@ def _missing(wh: Path, c: Compact, known: list[tuple[str, str]] | None) -> Itera
         if not USER_ID_RE.match(user):
             continue
         if user not in copies:
-            copies[user] = warehouse.file_names(warehouse.compact_file(wh, c.name, user, "-").parent)
+            copies[user] = warehouse.file_names(warehouse.compact_folder(wh, c.name, user))
         if f"month={month}.parquet" in copies[user]:
             continue
         files = _month_files(root, user, month)
@@ -497,7 +497,7 @@ def user_months(wh: Path, name: str, user: str, months: Iterable[str] | None = N
         for date_dir in warehouse.subfolders(root, "date="):
             listed.setdefault(date_dir.removeprefix("date=")[:7], []).append(date_dir)
         by_month.update(listed)
-    folder = warehouse.compact_file(wh, name, user, "-").parent
+    folder = warehouse.compact_folder(wh, name, user)
     # many months: the user's copies listed once, not a stat (and a path) each
     copies = warehouse.file_names(folder) if len(by_month) > _LISTED_FROM else None
     out = []

@@ -370,9 +370,14 @@ def _quote(name: str) -> str:
 # --- compact copies (schemas.tables.COMPACTS) ----------------------------------------
 
 
+def compact_folder(warehouse: Path, name: str, user_id: str) -> Path:
+    """A user's copies of a table: compact/<name>/user_id=U/."""
+    return warehouse / "compact" / name / f"user_id={user_id}"
+
+
 def compact_file(warehouse: Path, name: str, user_id: str, month: str) -> Path:
     """A user's copy of one month: compact/<name>/user_id=U/month=YYYY-MM.parquet."""
-    return warehouse / "compact" / name / f"user_id={user_id}" / f"month={month}.parquet"
+    return compact_folder(warehouse, name, user_id) / f"month={month}.parquet"
 
 
 def pack_folder(warehouse: Path, user_id: str) -> Path:
