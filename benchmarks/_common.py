@@ -97,7 +97,7 @@ def bench_env(prefix: str, keep: Path | None = None) -> Iterator[Env]:
             startup = time.perf_counter() - t0
             import flows.pipeline  # imported (and its flows made) here, so their cost is not in the first timing
 
-            flows.pipeline.nightly, flows.pipeline.backfill  # noqa: B018
+            flows.pipeline.nightly, flows.pipeline.backfill  # noqa: B018 - asked for only to make them
 
             with flows.pipeline.heartbeats_as_asked():
                 yield Env(root, startup)
