@@ -131,3 +131,20 @@ def test_removing_a_token_nothing_matches_says_none_does_and_how_to_list_them(ho
     r = kenang("mcp", "token", "remove", "--home", str(home.paths.home), "zzzz")
     assert r.exit_code == 2
     assert "no token" in r.stderr and "kenang mcp token list" in r.stderr and "0 tokens" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("server", "wall", "seconds", "shown"),
+    [
+        (None, 2.0, 11.0, 9.0),  # a short night behind a temporary server's start-up: the hint says how long it took
+        (None, 274.0, 283.0, None),  # a long night: its own work, not the server's start-up, took the time
+        (None, 0.5, 2.5, None),  # a start-up of a second or two is not worth a hint
+        ("http://127.0.0.1:4200/api", 2.0, 11.0, None),  # a server to reuse: nothing to hint
+    ],
+)
+def test_the_prefect_start_up_hint_shows_only_when_the_start_up_took_the_time(monkeypatch, server, wall, seconds, shown):
+    from flows.cli import main
+
+    monkeypatch.setattr(main, "_prefect_server", lambda: server)
+    got = main._start_up_share({"wall_seconds": wall}, seconds)
+    assert got == (None if shown is None else pytest.approx(shown))

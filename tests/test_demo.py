@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 from fakes import AxisEmbedder, QueueModel, reply
 from helpers import kenang, unresolved_links
@@ -30,9 +33,14 @@ def test_the_demo_archives_loads_quarantines_and_summarizes_and_prints_it_all(tm
     monkeypatch.setattr(embed, "make_embedder", lambda s, **_: fake)
     monkeypatch.setattr(embed, "configured_id", lambda s: fake.id)
     home = tmp_path / "demo"
+    t0 = time.perf_counter()
     r = kenang("demo", "--home", str(home))
+    took = time.perf_counter() - t0
     assert r.exit_code == 0, r.stderr
     out = r.stdout
+    # each night says its own time: together they are no more than the whole demo took
+    nights = [float(s) for s in re.findall(r"finished in ([0-9.]+) s", out)]
+    assert len(nights) == 2 and sum(nights) <= took + 0.1, (nights, took)
     for needle in (
         "night 1",
         "night 2",

@@ -219,7 +219,7 @@ def test_forget_text_leaves_no_trace_outside_the_archived_originals_and_nothing_
     before = {p: (home.paths.home / p).read_bytes() for p in originals}
     r = _forget(home)
     assert r.stdout.startswith(
-        "forgotten: 3 day(s) re-derived, 0 archived file(s) purged, 1 memory entr(ies) and 1 candidate(s)"
+        "forgotten: 3 day(s) re-derived, 0 archived file(s) purged, 1 memory entry and 1 candidate(s)"
     )
 
     assert traces(home, skip=frozenset(originals)) == []
@@ -308,7 +308,7 @@ def test_a_dry_run_lists_what_would_go_and_without_yes_the_command_asks(home):
     assert dry.exit_code == 0 and dry.stdout.splitlines() == [
         "would forget, for default (text):",
         "  5 message(s) in 3 session(s) on 3 day(s): 2026-07-17, 2026-07-18, 2026-07-19",
-        "  1 core memory entr(ies), 1 candidate(s)",
+        "  1 core memory entry, 1 candidate(s)",
         "  the archived originals stay, byte-exact (add --purge to delete them too)",
     ]
     from click.testing import CliRunner
@@ -597,7 +597,7 @@ def test_forget_then_purge_leaves_no_byte_under_the_home_that_holds_the_phrase(h
     before = snapshot(home)
     again = _forget(home)  # the same forget again changes nothing
     assert again.stdout.startswith(
-        "forgotten: 0 day(s) re-derived, 0 archived file(s) purged, 0 memory entr(ies) and 0 candidate(s) removed (run "
+        "forgotten: 0 day(s) re-derived, 0 archived file(s) purged, 0 memory entries and 0 candidate(s) removed (run "
     ), again.stdout
     assert snapshot(home) == before
 

@@ -60,6 +60,21 @@ def test_a_truncated_json_export_is_skipped_with_the_line_and_column_where_it_br
     assert kind == "bad_json" and reason == where
 
 
+def test_a_missing_path_or_a_folder_is_skipped_with_why_and_the_other_files_are_imported(home, tmp_path):
+    missing, folder = tmp_path / "no-such.json", tmp_path / "exports"
+    folder.mkdir()
+    for dry in (["--dry-run"], []):
+        r = kenang(*args(home, *dry, str(missing), str(CLAUDE_CODE), str(folder)))
+        assert r.exit_code == 4, r.stderr  # partial: the good file goes on
+        assert said(r.stderr, missing) == [f"skipped {missing}: does not exist (check the path)"]
+        assert said(r.stderr, folder) == [
+            f"skipped {folder}: a folder, not a file; nothing read (kenang imports regular files only)"
+        ]
+    assert len(table(home, "messages")) == 8
+    r = kenang(*args(home, str(missing)))
+    assert r.exit_code == 2 and "nothing imported" in r.stderr
+
+
 def test_a_jsonl_export_cut_short_imports_every_line_it_can_and_says_which_it_could_not_read(home, tmp_path):
     cut = tmp_path / "session.jsonl"  # a Claude Code log whose last line was cut mid-write
     cut.write_bytes(CLAUDE_CODE.read_bytes() + b'{"type":"user","message":{"role":"user","content":"and th')

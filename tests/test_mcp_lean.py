@@ -348,3 +348,28 @@ def test_a_clients_mistakes_leave_no_traceback_in_the_server_log(loaded, tmp_pat
         # one line a call, kenang's: FastMCP's own warning for the same mistake is not added to it
         assert "Invalid arguments for tool" not in text
         assert text.count("mcp unknown tool 'nosuchtool' user=rina") == 1
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "rows", "head"),
+    [
+        (None, None, 5, "technology_counts, all days: 5 rows"),
+        ("2026-11-01", None, 1, "technology_counts, 2026-11-01 .. the last day: 1 row"),
+        (None, "2026-11-30", 0, "technology_counts, the first day .. 2026-11-30: 0 rows"),
+        ("2026-11-01", "2026-11-30", 2, "technology_counts, 2026-11-01 .. 2026-11-30: 2 rows"),
+    ],
+)
+def test_an_analysis_text_names_its_days_in_words(start, end, rows, head):
+    from flows.query.mcp import _analyze_text
+
+    text = _analyze_text(
+        {"intent": "technology_counts", "start": start, "end": end, "rows": [{"technology": "x", "days": 1}] * rows}
+    )
+    assert text.splitlines()[0] == head
+
+
+def test_a_core_memory_text_counts_its_entries_in_words():
+    from flows.query.mcp import _memory_text
+
+    assert _memory_text({"usage": "12% of 2,000 chars", "entries": ["a"]}) == "12% of 2,000 chars: 1 entry"
+    assert _memory_text({"usage": "0%", "entries": []}) == "0%: 0 entries"

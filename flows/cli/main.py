@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import sys
 import time
@@ -280,6 +281,14 @@ def _with_progress(fn, *args, prefect: bool = True, **kwargs):
         sys.stderr.flush()
 
     progress.set_reporter(show)
+    # Without --verbose, kenang's log lines stay off stderr: what a run logs (a source's error, a day that failed)
+    # is in the report printed after it, and a scheduled run's worker still logs it.
+    ctx = click.get_current_context(silent=True)
+    quiet_logs = not (ctx and ctx.obj and ctx.obj.get("verbose"))
+    kenang_log = logging.getLogger("kenang")
+    level = kenang_log.level
+    if quiet_logs:
+        kenang_log.setLevel(logging.ERROR)
     try:
         if not prefect:  # a plain run: Prefect is never imported
             return fn(*args, **kwargs)
@@ -300,6 +309,7 @@ def _with_progress(fn, *args, prefect: bool = True, **kwargs):
         raise
     finally:
         progress.set_reporter(None)
+        kenang_log.setLevel(level)
 
 
 @cli.command()
@@ -398,6 +408,20 @@ def _prefect_server() -> str | None:
     return get_current_settings().api.url
 
 
+#: The start-up hint is shown when a temporary Prefect server took at least this many seconds, and this share of
+#: the run: a long night's own work is not the server's fault.
+HINT_SECONDS, HINT_SHARE = 3.0, 0.25
+
+
+def _start_up_share(result: dict, seconds: float) -> float | None:
+    """The seconds a run spent outside its flow's body (a temporary Prefect server's start-up, mostly), when there
+    was no server to reuse and they were a large part of the run; else None."""
+    if _prefect_server():
+        return None
+    overhead = seconds - float(result.get("wall_seconds") or 0.0)
+    return overhead if overhead >= HINT_SECONDS and overhead >= HINT_SHARE * seconds else None
+
+
 def _finish(result: dict, as_json: bool, seconds: float, *, hint: bool = True) -> None:
     from flows.cli import report
 
@@ -406,10 +430,11 @@ def _finish(result: dict, as_json: bool, seconds: float, *, hint: bool = True) -
         _emit_json(result, gated=True)
     else:
         click.echo(report.render_run(result))
-        if hint and not _prefect_server():
+        if hint and (overhead := _start_up_share(result, seconds)) is not None:
             _err(
-                f"hint: this run took {seconds:.1f} s, with a temporary Prefect server started for it alone; with "
-                "`prefect server start` running and PREFECT_API_URL set, runs skip that start-up"
+                f"hint: about {overhead:.0f} s of this run's {seconds:.1f} s went to starting a temporary Prefect "
+                "server for it alone; with `prefect server start` running and PREFECT_API_URL set, runs skip that "
+                "start-up"
             )
     if result.get("degraded"):
         sys.exit(EXIT_DEGRADED)
@@ -557,7 +582,9 @@ class _ImportCommand(click.Command):
 
 @cli.command(name="import", cls=_ImportCommand)
 @_home_option
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+# Not click's ``exists=True``: a path that is missing or a folder is skipped with why, as an unreadable file is, and
+# the other files are imported.
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--user",
     help="Whose conversations these are (default: the home's default_user). A user the home does not have yet "
@@ -1234,7 +1261,7 @@ def forget(
     result = forget_mod.apply(settings, plan, wait_seconds=wait_s)
     _emit_json(result) if as_json else click.echo(
         f"forgotten: {len(plan.days)} day(s) re-derived, {result['archive_files_purged']} archived file(s) purged, "
-        f"{result['memory_entries']} memory entr(ies) and {result['candidates']} candidate(s) removed"
+        f"{_entries(result['memory_entries'], 'memory')} and {result['candidates']} candidate(s) removed"
         + "".join(
             f", {n} quarantined file(s) {how}"
             for how in ("purged", "scrubbed")
@@ -1251,13 +1278,17 @@ def forget(
         )
 
 
+def _entries(n: int, what: str) -> str:
+    return f"{n} {what} entr{'y' if n == 1 else 'ies'}"
+
+
 def _forget_plan_text(p: dict, dry: bool) -> str:
     head = "would forget" if dry else "this forgets"
     lines = [
         f"{head}, for {p['user']} ({p['kind']}):",
         f"  {p['messages']} message(s) in {p['sessions']} session(s) on {len(p['days'])} day(s): "
         + (", ".join(p["days"][:10]) + (" ..." if len(p["days"]) > 10 else "") if p["days"] else "none"),
-        f"  {p['memory_entries']} core memory entr(ies), {p['candidates']} candidate(s)",
+        f"  {_entries(p['memory_entries'], 'core memory')}, {p['candidates']} candidate(s)",
     ]
     if p["purge"]:
         lines.append(f"  {len(p['archive_files'])} archived original(s), deleted for good:")
@@ -1458,10 +1489,12 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     t0 = time.perf_counter()
     _err("night 1: archiving and loading three weeks of history (extractive summaries)...")
     history = _with_progress(nightly, now=plan.history_now, home=str(target))
+    t1 = time.perf_counter()
+    history = {**history, "cli_seconds": round(t1 - t0, 3)}  # each night says its own time
     settings = demo_mod.use_model(plan.settings)
     _err("night 2: the newest day, summarized by the bundled model (about a minute)...")
     result = _with_progress(nightly, now=plan.now, home=str(target))
-    seconds = time.perf_counter() - t0
+    seconds = time.perf_counter() - t1
     found = demo_mod.recalls(settings)
     if as_json:
         _emit_json(

@@ -277,10 +277,12 @@ def _words_around(text: str, query: str, width: int) -> str:
 
 
 def _analyze_text(a: dict[str, Any]) -> str:
-    span = f"{a['start'] or '…'}..{a['end'] or '…'}"
+    start, end = a["start"], a["end"]
+    span = "all days" if not (start or end) else f"{start or 'the first day'} .. {end or 'the last day'}"
     rows = [", ".join(f"{k} {v}" for k, v in r.items()) for r in a["rows"][:12]]
     more = [f"… {len(a['rows']) - 12} more rows"] if len(a["rows"]) > 12 else []
-    return "\n".join([f"{a['intent']} {span}: {len(a['rows'])} rows", *rows, *more])
+    n = len(a["rows"])
+    return "\n".join([f"{a['intent']}, {span}: {n} row{'' if n == 1 else 's'}", *rows, *more])
 
 
 def _day_text(d: dict[str, Any]) -> str:
@@ -298,7 +300,8 @@ def _items_text(r: dict[str, Any]) -> str:
 
 
 def _memory_text(m: dict[str, Any]) -> str:
-    return f"{m['usage']}: {len(m['entries'])} entries" + (f"; {m['warning']}" if "warning" in m else "")
+    n = len(m["entries"])
+    return f"{m['usage']}: {n} entr{'y' if n == 1 else 'ies'}" + (f"; {m['warning']}" if "warning" in m else "")
 
 
 def _write_text(w: dict[str, Any]) -> str:

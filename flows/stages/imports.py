@@ -62,7 +62,10 @@ def _read(settings: Settings, f: Path) -> tuple[bytes, os.stat_result]:
     yours, so its target is what is looked at and read.
     """
     try:
-        st = os.stat(f)
+        try:
+            st = os.stat(f)
+        except FileNotFoundError:
+            raise _Skip("does not exist (check the path)") from None
         what = not_regular(st.st_mode)
         if what is not None:
             raise _Skip(f"{what}, not a file; nothing read (kenang imports regular files only)")
