@@ -533,7 +533,7 @@ def pipeline_run(
     log_gate.install()  # a deployment's run starts here, not in the CLI: its logs pass the gate too
     started = ledger.utcnow()
     run = RunState(ledger.new_run_id(started), flow_name, plain=plain)
-    record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts)
+    record = ledger.RunRecord(run.run_id, flow_name, parameters, started, run.counts, timezone=settings.timezone)
     t0 = time.perf_counter()
     _work.clear()
     with (

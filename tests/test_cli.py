@@ -148,3 +148,18 @@ def test_the_prefect_start_up_hint_shows_only_when_the_start_up_took_the_time(mo
     monkeypatch.setattr(main, "_prefect_server", lambda: server)
     got = main._start_up_share({"wall_seconds": wall}, seconds)
     assert got == (None if shown is None else pytest.approx(shown))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["recall", "x", "--start", "2025-02-30"],
+        ["backfill", "--start", "2025-02-30", "--end", "2025-03-01"],
+        ["forget", "--user", "default", "--day", "2025-02-30", "--dry-run"],
+        ["analyze", "mood_timeseries", "--end", "2025-13-01"],
+    ],
+)
+def test_a_day_that_is_not_in_the_calendar_is_refused_as_no_date(home, argv):
+    r = kenang(*argv, "--home", str(home.paths.home))
+    bad = next(a for a in argv if a.startswith("2025-") and a not in ("2025-03-01",))
+    assert r.exit_code == 2 and f"'{bad}' is not a date; give YYYY-MM-DD" in r.stderr, r.stderr

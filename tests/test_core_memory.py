@@ -154,6 +154,7 @@ def test_remember_show_replace_and_remove_through_the_cli(home):
         ("replace", "memory", "cli"),
     ]
     assert all("pve1" not in json.dumps(e, default=str) for e in events)  # hashes only
+    assert all(e["date"] == e["at"].astimezone(home.timezone).date() for e in events)  # the home's local day
     snapshot = (home.paths.snapshots / "default.md").read_text()
     assert snapshot.startswith("MEMORY [") and "pve2" in snapshot and "USER [0% — 0/1,375 chars]" in snapshot
 

@@ -514,3 +514,18 @@ def test_many_old_months_left_to_do_are_read_from_their_files_not_from_the_histo
     assert len(night_rows.notes) - len(night_rows.settled) >= 8
     assert_judged_as_read(night_rows, full)
     assert {p.parent.name for p in asked} == {"month=2026-01", "month=2026-02"}
+
+
+def test_a_run_is_dated_and_filed_by_the_homes_local_day_it_started(tmp_path):
+    import zoneinfo
+
+    from flows.store.ledger import RunRecord, read_runs, write_run
+
+    jakarta = zoneinfo.ZoneInfo("Asia/Jakarta")
+    started = dt.datetime(2026, 12, 7, 23, 30, tzinfo=dt.UTC)  # 06:30 on the 8th in Jakarta
+    record = RunRecord("r1", "nightly", {}, started, {}, timezone=jakarta)
+    assert record.day == dt.date(2026, 12, 8) and record.row()["date"] == dt.date(2026, 12, 8)
+    write_run(tmp_path, record)
+    assert (tmp_path / "runs" / "date=2026-12-08").is_dir()
+    assert [r["date"] for r in read_runs(tmp_path)] == [dt.date(2026, 12, 8)]
+    assert RunRecord("r2", "nightly", {}, started, {}).day == dt.date(2026, 12, 7)  # no zone given: UTC's day

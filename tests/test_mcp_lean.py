@@ -25,6 +25,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import MCPError, ToolError
+from mcp_types import INVALID_PARAMS
 from helpers import NOW, kenang, scenario
 
 from flows.config import init_home
@@ -329,8 +330,9 @@ def test_a_clients_mistakes_leave_no_traceback_in_the_server_log(loaded, tmp_pat
                 assert result.is_error
                 said.append(result.content[0].text)
             for uri in ("kenang://summary/2026-99-99", "kenang://summary/2026-07-01"):
-                with pytest.raises(MCPError):
+                with pytest.raises(MCPError) as bad:
                     await c.read_resource(uri)
+                assert bad.value.code == INVALID_PARAMS, bad.value.message  # the client's mistake, no fault
             with pytest.raises(ToolError):
                 await c.call_tool("memory_day", {"date": "2026-07-01"})
             unknown = await c.call_tool("nosuchtool", {}, raise_on_error=False)

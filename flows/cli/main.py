@@ -43,6 +43,25 @@ def _home_option(f):
     )(f)
 
 
+class _Day(click.DateTime):
+    """A day given as YYYY-MM-DD (a datetime at midnight, as ``click.DateTime`` gives it); one that is no day of the
+    calendar ("2025-02-30") says so, as the MCP tools do, not that it does not match the format."""
+
+    def __init__(self) -> None:
+        super().__init__(["%Y-%m-%d"])
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, dt.datetime):
+            return value
+        try:
+            return dt.datetime.strptime(str(value), "%Y-%m-%d")
+        except ValueError:
+            self.fail(f"{value!r} is not a date; give YYYY-MM-DD", param, ctx)
+
+
+_DAY = _Day()
+
+
 #: Which user a command serves without --user (``_user_for``), as its help says it.
 _SERVED = "(default: the home's default_user, or its only user with data when that holds nothing)."
 
@@ -347,8 +366,8 @@ def run(ctx: click.Context, home: Path | None, now_s: str | None, dry_run: bool,
 
 @cli.command()
 @_home_option
-@click.option("--start", required=True, type=click.DateTime(["%Y-%m-%d"]), help="First day, YYYY-MM-DD.")
-@click.option("--end", required=True, type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
+@click.option("--start", required=True, type=_DAY, help="First day, YYYY-MM-DD.")
+@click.option("--end", required=True, type=_DAY, help="Last day, YYYY-MM-DD (inclusive).")
 @click.option("--only-missing", is_flag=True, help="Only days with archive files but no complete load.")
 @click.option("--resummarize", is_flag=True, help="Rewrite every summary in the range (after switching models).")
 @click.option("--reindex", is_flag=True, help="Re-chunk and re-embed every day in the range for the recall index.")
@@ -593,7 +612,7 @@ class _ImportCommand(click.Command):
 @click.option(
     "--date",
     "date_s",
-    type=click.DateTime(["%Y-%m-%d"]),
+    type=_DAY,
     help="The file's date, for messages nothing in it dates (ShareGPT, OpenAI messages); default: its mtime.",
 )
 @click.option("--dry-run", is_flag=True, help="Show each conversation and what would be new; change nothing.")
@@ -692,8 +711,8 @@ def _say_skipped(skipped: list[dict]) -> None:
 @click.argument("query", required=False)
 @click.option("--user", help=f"Whose memory to search {_SERVED}")
 @click.option("--top-k", type=click.IntRange(1, 100), default=None, help="Results to show (default: recall.top_k, 5).")
-@click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="Only days from this one, YYYY-MM-DD.")
-@click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Only days up to this one, YYYY-MM-DD.")
+@click.option("--start", type=_DAY, help="Only days from this one, YYYY-MM-DD.")
+@click.option("--end", type=_DAY, help="Only days up to this one, YYYY-MM-DD.")
 @click.option(
     "--mode",
     type=click.Choice(["hybrid", "keyword", "vector"]),
@@ -710,7 +729,7 @@ def _say_skipped(skipped: list[dict]) -> None:
 @click.option(
     "--now",
     "now_s",
-    type=click.DateTime(["%Y-%m-%d"]),
+    type=_DAY,
     help="The day 'yesterday', 'bulan lalu' or 'two weeks ago' count from (default: the newest day indexed).",
 )
 @click.option("--explain", is_flag=True, help="Say what time the query names and whether it asks when, then search.")
@@ -805,8 +824,8 @@ def recall(
 @_home_option
 @click.argument("intent", required=False)
 @click.option("--user", help=f"Whose days {_SERVED}")
-@click.option("--start", type=click.DateTime(["%Y-%m-%d"]), help="First day, YYYY-MM-DD.")
-@click.option("--end", type=click.DateTime(["%Y-%m-%d"]), help="Last day, YYYY-MM-DD (inclusive).")
+@click.option("--start", type=_DAY, help="First day, YYYY-MM-DD.")
+@click.option("--end", type=_DAY, help="Last day, YYYY-MM-DD (inclusive).")
 @click.option(
     "--by", type=click.Choice(["day", "week", "month"]), default="month", show_default=True, help="Period to group by."
 )
@@ -1161,9 +1180,9 @@ def deploy(args: tuple[str, ...]) -> None:
 @_home_option
 @click.option("--user", help=f"Whose items {_SERVED}")
 @click.option("--all", "show_all", is_flag=True, help="Also the items a later day closed, and those that expired.")
-@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="Only items raised from this day, YYYY-MM-DD.")
+@click.option("--since", type=_DAY, help="Only items raised from this day, YYYY-MM-DD.")
 @click.option(
-    "--now", "now_s", type=click.DateTime(["%Y-%m-%d"]), help="The day to count from, YYYY-MM-DD (default: today)."
+    "--now", "now_s", type=_DAY, help="The day to count from, YYYY-MM-DD (default: today)."
 )
 @_json_option
 def open_items(
@@ -1209,8 +1228,8 @@ def open_items(
     "--text", help="A phrase to forget wherever it was said (- reads it from stdin, kept out of shell history)."
 )
 @click.option("--session", "session_id", help="A session id, as `kenang sql` shows it in sessions.session_id.")
-@click.option("--day", type=click.DateTime(["%Y-%m-%d"]), help="A whole day.")
-@click.option("--before", type=click.DateTime(["%Y-%m-%d"]), help="Every day before this one.")
+@click.option("--day", type=_DAY, help="A whole day.")
+@click.option("--before", type=_DAY, help="Every day before this one.")
 @click.option("--purge", is_flag=True, help="Delete the archived originals too (logged in purge_log; never undone).")
 @click.option("--dry-run", is_flag=True, help="List exactly what would go; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask.")

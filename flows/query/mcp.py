@@ -532,7 +532,13 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
             raise ToolError("not authenticated: send Authorization: Bearer <token>")
         return token.claims["user"]
 
-    def logged(error: type[Exception], render: Callable[..., Any] | None = None) -> Callable:
+    def logged(
+        error: type[Exception], render: Callable[..., Any] | None = None, mistake: type[Exception] | None = None
+    ) -> Callable:
+        """``fn`` logged in one line a call, its errors as ``error``; a client's mistake (``RequestError``,
+        ``ConfigError``) as ``mistake`` when given, quietly."""
+        mistake = mistake or error
+
         def wrap(fn: Callable) -> Callable:
             @functools.wraps(fn)
             def call(*args, **kwargs):
@@ -544,7 +550,7 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
                     return result if render is None else render(result, **kwargs)
                 except (RequestError, ConfigError) as exc:
                     failed = " error"
-                    raise error(_gated(str(exc)), log_level=quiet) from None
+                    raise mistake(_gated(str(exc)), log_level=quiet) from None
                 except KenangError as exc:
                     failed = " error"
                     raise error(_gated(f"kenang: {exc}")) from None
@@ -643,7 +649,8 @@ def build_server(settings: Settings, *, user: str | None = None, service: Memory
 
     def resource(uri: str, **kw):
         def deco(fn):
-            return mcp.resource(uri, **kw)(_strip_user(logged(ResourceError)(fn)))
+            # a bad date or a day without a note is the client's mistake: JSON-RPC's invalid params, not a fault
+            return mcp.resource(uri, **kw)(_strip_user(logged(ResourceError, mistake=ArgumentsError)(fn)))
 
         return deco
 

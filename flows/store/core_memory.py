@@ -251,9 +251,9 @@ def log_event(
         "source": source,
         "before_sha256": cm.entry_hash(before),
         "after_sha256": cm.entry_hash(after),
-        "date": now.date(),
+        "date": (day := now.astimezone(settings.timezone).date()),  # the home's local day, as every table's
     }
-    path = warehouse.partition_file(settings.paths.warehouse, MEMORY_EVENTS, now.date(), name=event_id)
+    path = warehouse.partition_file(settings.paths.warehouse, MEMORY_EVENTS, day, name=event_id)
     warehouse.write_file(path, pa.Table.from_pylist([row], schema=MEMORY_EVENTS.schema), MEMORY_EVENTS)
 
 

@@ -747,6 +747,12 @@ class RunRecord:
     status: str = "running"
     finished_at: dt.datetime | None = None
     error: str | None = None
+    timezone: dt.tzinfo = dt.UTC  # the home's: a run's ``date`` is the local day it started, as every table's is
+
+    @property
+    def day(self) -> dt.date:
+        """The home's local day the run started on (its ``date``, and its partition)."""
+        return self.started_at.astimezone(self.timezone).date()
 
     def row(self) -> dict:
         """The runs row: counts and error pass the redaction gate (they quote reasons and errors)."""
@@ -761,12 +767,12 @@ class RunRecord:
             "status": self.status,
             "counts": json.dumps(redact_tree(self.counts), sort_keys=True, default=str),
             "error": None if self.error is None else redact_reason(self.error, 2000),
-            "date": self.started_at.astimezone(dt.UTC).date(),
+            "date": self.day,
         }
 
 
 def write_run(wh: Path, run: RunRecord) -> None:
-    path = warehouse.partition_file(wh, RUNS, run.started_at.astimezone(dt.UTC).date(), name=run.run_id)
+    path = warehouse.partition_file(wh, RUNS, run.day, name=run.run_id)
     warehouse.write_file(path, pa.Table.from_pylist([run.row()], schema=RUNS.schema), RUNS)
 
 
