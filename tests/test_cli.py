@@ -142,7 +142,9 @@ def test_removing_a_token_nothing_matches_says_none_does_and_how_to_list_them(ho
         ("http://127.0.0.1:4200/api", 2.0, 11.0, None),  # a server to reuse: nothing to hint
     ],
 )
-def test_the_prefect_start_up_hint_shows_only_when_the_start_up_took_the_time(monkeypatch, server, wall, seconds, shown):
+def test_the_prefect_start_up_hint_shows_only_when_the_start_up_took_the_time(
+    monkeypatch, server, wall, seconds, shown
+):
     from flows.cli import main
 
     monkeypatch.setattr(main, "_prefect_server", lambda: server)

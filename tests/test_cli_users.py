@@ -152,6 +152,14 @@ def test_an_import_starts_a_new_user_and_says_so_but_a_fresh_homes_first_import_
     assert again.exit_code == 0 and "new user" not in again.stderr
 
 
+def test_a_source_added_for_a_user_the_home_lacks_says_so_and_one_it_has_says_nothing(gadings, tmp_path):
+    h = ("--home", str(gadings.paths.home), "--kind", "folder", "--path", str(tmp_path))
+    r = kenang("sources", "add", "typo", "--user", "gadng", *h)
+    assert r.exit_code == 0 and r.stderr == NEW_USER.replace("kenang import", "kenang sources add"), r.stderr
+    r = kenang("sources", "add", "right", "--user", "gading", *h)
+    assert r.exit_code == 0 and r.stderr == ""
+
+
 def test_an_import_refuses_a_user_id_that_reads_as_a_secret_as_typed_or_lower_cased(gadings):
     h = ("--home", str(gadings.paths.home), "--date", "2026-07-01", "--dry-run", EXPORT)
     # an AWS key id is upper case: lower-cased, it is a valid user id that no case-sensitive rule would redact

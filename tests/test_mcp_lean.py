@@ -25,8 +25,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import MCPError, ToolError
-from mcp_types import INVALID_PARAMS
 from helpers import NOW, kenang, scenario
+from mcp_types import INVALID_PARAMS
 
 from flows.config import init_home
 from flows.pipeline import nightly

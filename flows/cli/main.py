@@ -1025,11 +1025,15 @@ def sources_add(
             data["sources"] = []
         data["sources"].append(entry)
 
+    # as `kenang import --user` does: a user this home does not have yet is said (a source may start one)
+    new_user = _new_user(_settings(home), user) if user is not None else None
     settings = edit_config(_home(home), change)
     found = collect.matches(Source.model_validate(entry))
     click.echo(f"added source {name} ({kind}) to {settings.paths.config_file}")
     click.echo(f"  {_gated(path_s)} matches {len(found)} file(s) now" + ("" if found else ": check the path"))
     click.echo("  the next nightly run (`kenang run`) copies what is new from it; `kenang sources` shows what it took")
+    if new_user:
+        _err(new_user["note"], "kenang sources add")
 
 
 @cli.group()
@@ -1181,9 +1185,7 @@ def deploy(args: tuple[str, ...]) -> None:
 @click.option("--user", help=f"Whose items {_SERVED}")
 @click.option("--all", "show_all", is_flag=True, help="Also the items a later day closed, and those that expired.")
 @click.option("--since", type=_DAY, help="Only items raised from this day, YYYY-MM-DD.")
-@click.option(
-    "--now", "now_s", type=_DAY, help="The day to count from, YYYY-MM-DD (default: today)."
-)
+@click.option("--now", "now_s", type=_DAY, help="The day to count from, YYYY-MM-DD (default: today).")
 @_json_option
 def open_items(
     home: Path | None,

@@ -377,7 +377,9 @@ def apply(settings: Settings, plan: Plan, *, wait_seconds: float = 0.0) -> dict:
     parameters = {"user": plan.user, "kind": plan.kind, "purge": plan.purge, "days": len(plan.days)}
     with run_lock(settings.paths.lock, run_id, wait_seconds):
         # written first: a forget killed midway shows as interrupted in `kenang status` (the same forget again finishes it)
-        ledger.write_run(settings.paths.warehouse, RunRecord(run_id, "forget", parameters, started, {}, timezone=settings.timezone))
+        ledger.write_run(
+            settings.paths.warehouse, RunRecord(run_id, "forget", parameters, started, {}, timezone=settings.timezone)
+        )
         if plan.purge and settings.paths.remote_archive and _fill_copy(settings):
             plan = _replanned(settings, plan)  # what came down from the bucket is searched too
         key = tombstones.key(settings, create=True)
