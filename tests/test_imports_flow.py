@@ -69,6 +69,47 @@ def test_every_message_of_every_sample_export_is_loaded(home, sample):
     assert files and all(r["original_path"] == f"imports/gading/{original.name}" for r in files)
 
 
+def test_verify_re_hashes_each_archived_export_and_finds_one_changed_or_gone(home):
+    from flows.store.verify import verify
+
+    put(home, "chatgpt/edited_branch.json")
+    put(home, "chatgpt/two_days.json", user="rina")
+    night(home)
+    exports = {
+        "imports/gading/edited_branch.json": home.paths.archive / "imports" / "gading" / "edited_branch.json",
+        "imports/rina/two_days.json": home.paths.archive / "imports" / "rina" / "two_days.json",
+    }
+    manifest = home.paths.archive / "imports" / "gading" / ".kenang-files.json"
+    assert stat.S_IMODE(manifest.stat().st_mode) == 0o444
+    assert (
+        json.loads(manifest.read_text())["files"]["edited_branch.json"]["sha256"]
+        == hashlib.sha256(exports["imports/gading/edited_branch.json"].read_bytes()).hexdigest()
+    )
+    clean = verify(home)
+    assert clean.problems == 0 and clean.exports_unchecked == ()
+    # changed behind kenang's back, and made read-only again: caught
+    f = exports["imports/gading/edited_branch.json"]
+    f.chmod(0o644)
+    with f.open("ab") as out:
+        out.write(b"\n")
+    f.chmod(0o444)
+    gone = exports["imports/rina/two_days.json"]
+    gone.chmod(0o644)
+    gone.unlink()
+    v = verify(home)
+    assert v.changed == ("imports/gading/edited_branch.json",) and v.missing == ("imports/rina/two_days.json",)
+    assert v.problems == 2 and v.ok == clean.ok - 2
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert r.exit_code != 0 and "imports/gading/edited_branch.json" in r.stdout
+    # an export archived before kenang recorded exports is said to be unchecked, and is no problem
+    manifest.chmod(0o644)
+    manifest.unlink()
+    v = verify(home)
+    assert v.exports_unchecked == ("imports/gading/edited_branch.json",) and v.changed == ()
+    r = kenang("verify", "--home", str(home.paths.home))
+    assert "1 export(s) in imports/ were archived before kenang recorded their checksums" in r.stdout
+
+
 def test_abandoned_branches_and_hidden_messages_are_kept_and_flagged(home):
     put(home, "chatgpt/edited_branch.json")
     night(home)

@@ -831,6 +831,13 @@ def render_verify(v: dict) -> str:
         out.append(
             f"\nnote: {len(v['leftover_tmp'])} temporary file(s) from an interrupted run; the next run removes them"
         )
+    if v.get("exports_unchecked"):
+        out.append(
+            f"\nnote: {len(v['exports_unchecked'])} export(s) in imports/ were archived before kenang recorded "
+            "their checksums, so they were not re-hashed (their day transcripts were): "
+            + ", ".join(v["exports_unchecked"][:5])
+            + (" ..." if len(v["exports_unchecked"]) > 5 else "")
+        )
     out.append("\nOK" if not v["problems"] else f"\n{v['problems']} problem(s)")
     return "\n".join(out)
 

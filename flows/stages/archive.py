@@ -195,6 +195,7 @@ def archive_exports(settings: Settings, exports: Iterable[ReadyExport], run_id: 
             if original.sha256 != e.sha256:
                 kept += 1  # changed since the scan: left for the next run
                 continue
+            archive_files.record_export(settings, e.user_id, original.path, original.sha256, original.size)
             original_path = rel(settings, original.path)
         rows = []
         for d in derived:

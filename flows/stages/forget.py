@@ -353,8 +353,10 @@ def _archive_files(
         root = archive_files.imports_dir(settings, user)
         if root.is_dir():
             for p in sorted(root.iterdir()):
-                if p.is_file() and (
-                    f.names_file(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint)
+                if (
+                    p.is_file()
+                    and not p.name.startswith(".")
+                    and (f.names_file(p.name) or _file_mentions(settings, archive_files.rel(settings, p), f, hint))
                 ):
                     out.append((None, archive_files.rel(settings, p)))
     else:  # the export a purged day's or session's transcript was cut from goes too (its other days keep theirs)

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from flows.config import Settings
 from flows.store import faults, ledger, remote, warehouse
-from flows.store.fsio import READ_ONLY, atomic_write_bytes, sha256_file
+from flows.store.fsio import READ_ONLY, atomic_write_bytes, fsync_dir, sha256_file
 from schemas.tables import ARCHIVE_FILES, PURGE_LOG
 from transforms import vault
 from transforms.vault import DAILY, IMPORTS
@@ -112,13 +112,15 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
     if not logged:
         return []
     _append_purge_log(settings, logged)
-    if day is not None and part is not None:  # an export original (imports/) has no day record: logged, deleted
+    if day is not None and part is not None:
         keep = [r for r in recorded if r["path"] not in set(paths)]
         write_manifest(settings, user, day, keep)
         if keep:
             warehouse.write_file(part, pa.Table.from_pylist(keep, schema=ARCHIVE_FILES.schema), ARCHIVE_FILES)
         else:
             warehouse.delete_partition(wh, ARCHIVE_FILES, day, user)
+    else:  # an export original (imports/) has no day record: out of its folder's manifest, then deleted
+        _unrecord_exports(settings, [p for p in paths if p.startswith(IMPORTS + "/")])
     remote.owe(settings, paths)  # an S3 archive: owed before the local copy goes, so a crash cannot lose the debt
     for p in paths:
         target = settings.paths.archive / p
@@ -214,6 +216,90 @@ def write_manifest(settings: Settings, user: str, day: dt.date, rows: list[dict]
     atomic_write_bytes(path, data, mode=READ_ONLY, needs=marker(settings))
     faults.checkpoint("archive.manifest_written")
     return True
+
+
+def record_export(settings: Settings, user: str, path: Path, sha256: str, size: int) -> bool:
+    """Add an archived export to its imports folder's manifest (``imports/[user/].kenang-files.json``, the same form
+    as a day folder's), so ``kenang verify`` re-hashes it; returns whether the manifest changed. Written after the
+    copy is verified and read-only, before its transcripts are recorded: a crash in between leaves the export in
+    active/, and the next run archives it again (the same bytes, found there) and records it."""
+    folder = imports_dir(settings, user)
+    manifest = folder / MANIFEST
+    try:
+        body = json.loads(manifest.read_text(encoding="utf-8"))
+        files = dict(body.get("files") or {}) if isinstance(body, dict) else {}
+    except (OSError, ValueError):
+        files = {}  # none yet, or unreadable: written anew with what this run knows
+    entry = {"sha256": sha256, "size": size}
+    if files.get(path.name) == entry:
+        return False
+    files[path.name] = entry
+    _write_exports(settings, manifest, files)
+    faults.checkpoint("archive.export_recorded")
+    return True
+
+
+def _write_exports(settings: Settings, manifest: Path, files: Mapping[str, dict]) -> None:
+    """An imports folder's manifest, in a day folder's form, read-only."""
+    data = (json.dumps({"kenang_manifest": 1, "files": files}, indent=1, sort_keys=True) + "\n").encode()
+    atomic_write_bytes(manifest, data, mode=READ_ONLY, needs=marker(settings))
+
+
+def _unrecord_exports(settings: Settings, paths: list[str]) -> None:
+    """Take purged exports (archive-relative paths) out of their folders' manifests: a name may hold what a purge
+    deletes, and a purged export is no longer kenang's to check."""
+    by_folder: dict[Path, set[str]] = {}
+    for p in paths:
+        f = settings.paths.archive / p
+        by_folder.setdefault(f.parent, set()).add(f.name)
+    for folder, names in by_folder.items():
+        manifest = folder / MANIFEST
+        try:
+            body = json.loads(manifest.read_text(encoding="utf-8"))
+            files = dict(body["files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if not names & set(files):
+            continue
+        files = {n: e for n, e in files.items() if n not in names}
+        if files:
+            _write_exports(settings, manifest, files)
+        else:  # the folder's last export: no manifest is left to name it
+            os.chmod(manifest, 0o644)
+            manifest.unlink()
+            fsync_dir(folder)
+
+
+def recorded_exports(settings: Settings) -> dict[str, str]:
+    """Archive-relative path -> sha256 of every export the imports folders' manifests record (an unreadable
+    manifest records nothing: its exports show as not checked)."""
+    root = settings.paths.archive / IMPORTS
+    out: dict[str, str] = {}
+    if not root.is_dir():
+        return out
+    for folder in [root, *(Path(e.path) for e in os.scandir(root) if e.is_dir(follow_symlinks=False))]:
+        try:
+            body = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+            files = body["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for name, e in files.items():
+            if isinstance(e, dict) and isinstance(e.get("sha256"), str):
+                out[rel(settings, folder / name)] = e["sha256"]
+    return out
+
+
+def exports_on_disk(settings: Settings) -> dict[str, Path]:
+    """Archive-relative path -> file of every archived export (``imports/[user/]``), its manifest left out."""
+    root = settings.paths.archive / IMPORTS
+    out: dict[str, Path] = {}
+    if not root.is_dir():
+        return out
+    for folder in [root, *(Path(e.path) for e in os.scandir(root) if e.is_dir(follow_symlinks=False))]:
+        for entry in os.scandir(folder):
+            if not entry.name.startswith(".") and entry.is_file(follow_symlinks=False):
+                out[rel(settings, Path(entry.path))] = Path(entry.path)
+    return out
 
 
 def read_manifests(

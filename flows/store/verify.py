@@ -2,7 +2,7 @@
 
 Four records, four checks, each read-only:
 
-- **originals**: every file in the archive's day folders is re-hashed against its
+- **originals**: every file in the archive's day folders, and every export in ``imports/``, is re-hashed against its
   record (the warehouse's ``archive_files``; each day folder's manifest only for a
   warehouse that lost it, see ``archive_files.trusted_manifests``). A manifest that differs
   from the record is *manifest changed*; ``kenang backfill`` rewrites it. A
@@ -42,9 +42,11 @@ from flows.store.archive_files import (
     DAILY,
     MANIFEST,
     day_dir,
+    exports_on_disk,
     list_archive,
     purged,
     read_manifests,
+    recorded_exports,
     rel,
     trusted_manifests,
 )
@@ -75,6 +77,7 @@ class VerifyReport:
     records_changed: tuple[str, ...] = ()  # a changed Parquet file of a record no backfill can rebuild (RECORDS)
     bucket: dict | None = None  # an archive on S3: remote.RemoteCheck's fields
     forget_key: tuple[str, ...] = ()  # tombstones whose key is missing or damaged (tombstones.key_problem)
+    exports_unchecked: tuple[str, ...] = ()  # exports in imports/ no manifest records (archived by an older kenang)
 
     @property
     def problems(self) -> int:
@@ -171,6 +174,22 @@ def verify(settings: Settings) -> VerifyReport:
         if os.stat(d.path).st_mode & 0o222:
             writable.append(relpath)
     unrecorded = sorted(set(on_disk) - set(recorded) - gone)
+    # The exports in imports/, against their folders' manifests: kept byte-exact and read-only like any original.
+    exports, export_files = recorded_exports(settings), exports_on_disk(settings)
+    logged = {r["path"] for r in purged(settings)}
+    for relpath, sha in sorted(exports.items()):
+        f = export_files.get(relpath)
+        if f is None:
+            if relpath not in logged:  # deleted on purpose (a purge) is in purge_log, not missing
+                missing.append(relpath)
+            continue
+        if sha256_file(f) != sha:
+            changed.append(relpath)
+            continue
+        ok += 1
+        if os.stat(f).st_mode & 0o222:
+            writable.append(relpath)
+    unchecked = sorted(set(export_files) - set(exports))
     daily = settings.paths.archive / DAILY
     tmp = (
         sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*"))
@@ -191,7 +210,7 @@ def verify(settings: Settings) -> VerifyReport:
     if there is not None and there.not_in_copy:  # intact in the bucket: the next run copies them down
         missing = [m for m in missing if m not in set(there.not_in_copy)]
     return VerifyReport(
-        checked=len(recorded) + len(unrecorded),
+        checked=len(recorded) + len(unrecorded) + len(exports),
         ok=ok,
         missing=tuple(missing),
         changed=tuple(changed),
@@ -211,6 +230,7 @@ def verify(settings: Settings) -> VerifyReport:
         records_changed=records_changed,
         bucket=None if there is None else {**asdict(there), "problems": there.problems},
         forget_key=forget_key,
+        exports_unchecked=tuple(unchecked),
     )
 
 
