@@ -101,13 +101,38 @@ def test_verify_re_hashes_each_archived_export_and_finds_one_changed_or_gone(hom
     assert v.problems == 2 and v.ok == clean.ok - 2
     r = kenang("verify", "--home", str(home.paths.home))
     assert r.exit_code != 0 and "imports/gading/edited_branch.json" in r.stdout
-    # an export archived before kenang recorded exports is said to be unchecked, and is no problem
+    # the manifest deleted: the warehouse's record still checks the export, and the manifest's loss is a problem
     manifest.chmod(0o644)
     manifest.unlink()
     v = verify(home)
-    assert v.exports_unchecked == ("imports/gading/edited_branch.json",) and v.changed == ()
+    assert v.changed == ("imports/gading/edited_branch.json",) and v.exports_unchecked == ()
+    assert v.exports_manifests == ("imports/gading/.kenang-files.json",)
+    # a manifest kenang cannot read, or naming what is no file of its folder, is a problem, never a traceback,
+    # and the next import into the folder does not write over it
+    manifest.write_text('{"kenang_manifest": 1, "files": {"/etc/passwd": {"sha256": "00"}}}')
+    v = verify(home)
+    assert v.exports_manifests == ("imports/gading/.kenang-files.json",)
+    put(home, "chatgpt/single_object.json")
+    night(home)
+    assert "passwd" in manifest.read_text()
+    # deleted, the next import writes back what the warehouse recorded of the folder
+    manifest.unlink()
+    put(home, "chatgpt/content_types.json")
+    night(home)
+    assert set(json.loads(manifest.read_text())["files"]) == {
+        "edited_branch.json",
+        "single_object.json",
+        "content_types.json",
+    }
+    assert verify(home).exports_manifests == ()
+    # an export in no record (archived by an older kenang) is said to be unchecked, and is no problem
+    manifest.chmod(0o644)
+    manifest.unlink()
+    (home.paths.warehouse / "_exports.json").unlink()
+    v = verify(home)
+    assert "imports/gading/edited_branch.json" in v.exports_unchecked and v.changed == () and v.exports_manifests == ()
     r = kenang("verify", "--home", str(home.paths.home))
-    assert "1 export(s) in imports/ were archived before kenang recorded their checksums" in r.stdout
+    assert "export(s) in imports/ are in no record" in r.stdout
 
 
 def test_abandoned_branches_and_hidden_messages_are_kept_and_flagged(home):

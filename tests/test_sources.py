@@ -268,20 +268,24 @@ def test_what_a_source_said_is_a_table_with_a_heading_over_every_column(home, tm
         assert row.split()[:2] == ["nothing", "error"] and "matches no file" in row
 
 
-def test_a_command_logs_what_its_report_says_only_with_verbose(home, tmp_path, caplog):
+def test_a_run_at_a_terminal_logs_what_its_report_says_only_with_verbose(home, tmp_path, caplog, monkeypatch):
     import logging
+
+    from flows.cli import main
 
     add_source(home, name="nothing", kind="claude_code", path=str(tmp_path / "nowhere" / "*.jsonl"))
     h = ("--home", str(home.paths.home))
-    for verbose, day in ((False, 20), (True, 21)):
+    # at a terminal: the warning only with -v; under a timer (no terminal): always, for its journal
+    for terminal, verbose, day, shown in ((True, False, 20, False), (True, True, 21, True), (False, False, 22, True)):
+        monkeypatch.setattr(main, "_interactive", lambda terminal=terminal: terminal)
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="kenang"):
             now = dt.datetime(2026, 7, day, 3, 0, tzinfo=JAKARTA).isoformat()
             r = kenang(*(["-v"] if verbose else []), "run", *h, "--now", now)
+            assert logging.getLogger("kenang").level == logging.WARNING  # the command gave the level back
         assert r.exit_code == 0 and "matches no file" in r.stdout  # the report says it either way
         logged = [x for x in caplog.records if "matches no file" in x.getMessage()]
-        assert bool(logged) == verbose, (verbose, logged)
-    assert logging.getLogger("kenang").level == logging.NOTSET  # the command gave the logger back as it was
+        assert bool(logged) == shown, (terminal, verbose, logged)
 
 
 def test_a_source_deleted_after_collection_leaves_the_archive_and_a_backfill_rebuilds_the_same_tables(home, tmp_path):

@@ -281,6 +281,11 @@ def _lock_free(settings: Settings, wait_s: float) -> bool:
     return False
 
 
+def _interactive() -> bool:
+    """Whether stderr is a terminal (someone reads the run as it goes), not a journal or a file."""
+    return sys.stderr.isatty()
+
+
 def _with_progress(fn, *args, prefect: bool = True, **kwargs):
     """Call a flow with progress on stderr: a live line on a terminal, else a line every 5 s. ``prefect``: the
     flow talks to a Prefect API (without one set, a temporary server is started first, with a watcher that stops
@@ -300,10 +305,10 @@ def _with_progress(fn, *args, prefect: bool = True, **kwargs):
         sys.stderr.flush()
 
     progress.set_reporter(show)
-    # Without --verbose, kenang's log lines stay off stderr: what a run logs (a source's error, a day that failed)
-    # is in the report printed after it, and a scheduled run's worker still logs it.
+    # At a terminal without --verbose, kenang's warnings stay off the screen: what a run warns of (a source's error)
+    # is in the report printed after it. A run under a timer or cron (stderr no terminal) logs them to its journal.
     ctx = click.get_current_context(silent=True)
-    quiet_logs = not (ctx and ctx.obj and ctx.obj.get("verbose"))
+    quiet_logs = _interactive() and not (ctx and ctx.obj and ctx.obj.get("verbose"))
     kenang_log = logging.getLogger("kenang")
     level = kenang_log.level
     if quiet_logs:
@@ -1510,12 +1515,13 @@ def demo(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     t0 = time.perf_counter()
     _err("night 1: archiving and loading three weeks of history (extractive summaries)...")
     history = _with_progress(nightly, now=plan.history_now, home=str(target))
-    t1 = time.perf_counter()
-    history = {**history, "cli_seconds": round(t1 - t0, 3)}  # each night says its own time
+    history = {**history, "cli_seconds": round(time.perf_counter() - t0, 3)}  # each night says its own time
     settings = demo_mod.use_model(plan.settings)
     _err("night 2: the newest day, summarized by the bundled model (about a minute)...")
+    t1 = time.perf_counter()
     result = _with_progress(nightly, now=plan.now, home=str(target))
     seconds = time.perf_counter() - t1
+    result = {**result, "cli_seconds": round(seconds, 3)}
     found = demo_mod.recalls(settings)
     if as_json:
         _emit_json(

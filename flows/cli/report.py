@@ -806,6 +806,12 @@ def render_verify(v: dict) -> str:
             "MANIFEST CHANGED (a day folder's file list differs from the warehouse's record; "
             "`kenang backfill` of its days rewrites it)",
         ),
+        (
+            "exports_manifests",
+            "EXPORTS MANIFEST CHANGED (an imports folder's list of exports is unreadable, or lacks or contradicts "
+            "the warehouse's record, which the exports were checked against; the next import into the folder "
+            "writes back what it lacks, and one it cannot read is restored from a backup or deleted by hand)",
+        ),
     )
     for key, label in sections:
         if v.get(key):
@@ -833,8 +839,8 @@ def render_verify(v: dict) -> str:
         )
     if v.get("exports_unchecked"):
         out.append(
-            f"\nnote: {len(v['exports_unchecked'])} export(s) in imports/ were archived before kenang recorded "
-            "their checksums, so they were not re-hashed (their day transcripts were): "
+            f"\nnote: {len(v['exports_unchecked'])} export(s) in imports/ are in no record (archived by a kenang "
+            "older than the exports' records, or put there by hand), so they were not re-hashed: "
             + ", ".join(v["exports_unchecked"][:5])
             + (" ..." if len(v["exports_unchecked"]) > 5 else "")
         )

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from flows.config import Settings
 from flows.store import faults, ledger, remote, warehouse
-from flows.store.fsio import READ_ONLY, atomic_write_bytes, fsync_dir, sha256_file
+from flows.store.fsio import READ_ONLY, atomic_write_bytes, sha256_file
 from schemas.tables import ARCHIVE_FILES, PURGE_LOG
 from transforms import vault
 from transforms.vault import DAILY, IMPORTS
@@ -120,7 +120,7 @@ def purge(settings: Settings, user: str, day: dt.date | None, paths: list[str], 
         else:
             warehouse.delete_partition(wh, ARCHIVE_FILES, day, user)
     else:  # an export original (imports/) has no day record: out of its folder's manifest, then deleted
-        _unrecord_exports(settings, [p for p in paths if p.startswith(IMPORTS + "/")])
+        paths = [*paths, *_unrecord_exports(settings, [p for p in paths if p.startswith(IMPORTS + "/")])]
     remote.owe(settings, paths)  # an S3 archive: owed before the local copy goes, so a crash cannot lose the debt
     for p in paths:
         target = settings.paths.archive / p
@@ -219,83 +219,147 @@ def write_manifest(settings: Settings, user: str, day: dt.date, rows: list[dict]
 
 
 def record_export(settings: Settings, user: str, path: Path, sha256: str, size: int) -> bool:
-    """Add an archived export to its imports folder's manifest (``imports/[user/].kenang-files.json``, the same form
-    as a day folder's), so ``kenang verify`` re-hashes it; returns whether the manifest changed. Written after the
-    copy is verified and read-only, before its transcripts are recorded: a crash in between leaves the export in
-    active/, and the next run archives it again (the same bytes, found there) and records it."""
+    """Record an archived export twice, as a day's files are: in its imports folder's manifest
+    (``imports/[user/].kenang-files.json``, a day folder's form, read-only) and then in the warehouse
+    (``_exports.json``), so ``kenang verify`` re-hashes it against either. Returns whether the manifest changed.
+
+    Called once the copy is verified and read-only, before its transcripts are recorded: a crash in between leaves
+    the export in active/, and the next run archives it again (the same bytes, found there) and records it. The
+    warehouse's entries of the folder that its manifest lacks (a manifest deleted) are written back into it; a
+    manifest that cannot be read is never written over (``verify`` reports it)."""
     folder = imports_dir(settings, user)
-    manifest = folder / MANIFEST
-    try:
-        body = json.loads(manifest.read_text(encoding="utf-8"))
-        files = dict(body.get("files") or {}) if isinstance(body, dict) else {}
-    except (OSError, ValueError):
-        files = {}  # none yet, or unreadable: written anew with what this run knows
     entry = {"sha256": sha256, "size": size}
-    if files.get(path.name) == entry:
-        return False
-    files[path.name] = entry
-    _write_exports(settings, manifest, files)
+    record = _read_export_record(settings)
+    files, damaged = _read_exports(folder)
+    changed = False
+    if not damaged:
+        mine = {Path(r).name: e for r, e in record.items() if (settings.paths.archive / r).parent == folder}
+        want = {**mine, **files, path.name: entry}
+        if want != files:
+            _write_exports(settings, folder / MANIFEST, want)
+            changed = True
+    relpath = rel(settings, path)
+    if record.get(relpath) != entry:
+        _write_export_record(settings, {**record, relpath: entry})
     faults.checkpoint("archive.export_recorded")
-    return True
+    return changed
+
+
+def _export_record(settings: Settings) -> Path:
+    return settings.paths.warehouse / "_exports.json"
+
+
+def _read_export_record(settings: Settings) -> dict[str, dict]:
+    """The warehouse's record of the archived exports: archive-relative path -> {sha256, size}; empty when it is
+    missing or cannot be read (the manifests alone are then the record, as after a backfill of a lost warehouse)."""
+    try:
+        body = json.loads(_export_record(settings).read_text(encoding="utf-8"))
+        return {str(r): e for r, e in body["exports"].items() if isinstance(e, dict) and _sha_of(e)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _write_export_record(settings: Settings, record: Mapping[str, dict]) -> None:
+    data = (json.dumps({"exports": dict(record)}, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    atomic_write_bytes(_export_record(settings), data)
+
+
+def _sha_of(entry: object) -> str | None:
+    sha = entry.get("sha256") if isinstance(entry, dict) else None
+    return sha if isinstance(sha, str) else None
+
+
+def _read_exports(folder: Path) -> tuple[dict[str, dict], bool]:
+    """(name -> {sha256, size} of an imports folder's manifest, whether it is damaged: unreadable, not as kenang
+    writes it, or naming what is no file of the folder). None there yet is no damage."""
+    try:
+        body = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, False
+    except (OSError, ValueError):
+        return {}, True
+    files = body.get("files") if isinstance(body, dict) else None
+    if not isinstance(files, dict):
+        return {}, True
+    good = {n: e for n, e in files.items() if _plain_name(n) and _sha_of(e)}
+    return good, len(good) != len(files)
+
+
+def _plain_name(name: object) -> bool:
+    """A name a manifest may hold: one file of its own folder, not hidden."""
+    return isinstance(name, str) and bool(name) and not name.startswith(".") and not any(c in name for c in "/\\\0")
 
 
 def _write_exports(settings: Settings, manifest: Path, files: Mapping[str, dict]) -> None:
     """An imports folder's manifest, in a day folder's form, read-only."""
-    data = (json.dumps({"kenang_manifest": 1, "files": files}, indent=1, sort_keys=True) + "\n").encode()
+    body = {"kenang_manifest": 1, "files": dict(files)}
+    data = (json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
     atomic_write_bytes(manifest, data, mode=READ_ONLY, needs=marker(settings))
 
 
-def _unrecord_exports(settings: Settings, paths: list[str]) -> None:
-    """Take purged exports (archive-relative paths) out of their folders' manifests: a name may hold what a purge
-    deletes, and a purged export is no longer kenang's to check."""
+def _unrecord_exports(settings: Settings, paths: list[str]) -> list[str]:
+    """Take purged exports (archive-relative paths) out of their folders' manifests and the warehouse's record: a
+    name may hold what a purge deletes, and a purged export is no longer kenang's to check. Returns the manifests
+    left naming nothing, for the caller to delete with the exports (and from a bucket)."""
+    if not paths:
+        return []
+    record = _read_export_record(settings)
+    if set(paths) & set(record):
+        _write_export_record(settings, {r: e for r, e in record.items() if r not in set(paths)})
     by_folder: dict[Path, set[str]] = {}
     for p in paths:
         f = settings.paths.archive / p
         by_folder.setdefault(f.parent, set()).add(f.name)
+    empty = []
     for folder, names in by_folder.items():
-        manifest = folder / MANIFEST
-        try:
-            body = json.loads(manifest.read_text(encoding="utf-8"))
-            files = dict(body["files"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        if not names & set(files):
+        files, damaged = _read_exports(folder)
+        if damaged or not names & set(files):
             continue
         files = {n: e for n, e in files.items() if n not in names}
         if files:
-            _write_exports(settings, manifest, files)
+            _write_exports(settings, folder / MANIFEST, files)
         else:  # the folder's last export: no manifest is left to name it
-            os.chmod(manifest, 0o644)
-            manifest.unlink()
-            fsync_dir(folder)
+            empty.append(rel(settings, folder / MANIFEST))
+    return empty
 
 
-def recorded_exports(settings: Settings) -> dict[str, str]:
-    """Archive-relative path -> sha256 of every export the imports folders' manifests record (an unreadable
-    manifest records nothing: its exports show as not checked)."""
+@dataclass(frozen=True)
+class ExportRecords:
+    """What ``kenang verify`` checks the exports in imports/ against."""
+
+    expected: dict[str, str]  # archive-relative path -> sha256 (the warehouse's record over the manifests')
+    damaged: tuple[str, ...]  # manifests unreadable, or that lack or contradict the warehouse's record
+
+
+def export_records(settings: Settings, purged: set[str] = frozenset()) -> ExportRecords:
+    """The exports' records, manifests and the warehouse's, with the manifests that do not agree with it (an export
+    ``purged`` on purpose, still in a record after a purge cut short, is no disagreement)."""
     root = settings.paths.archive / IMPORTS
-    out: dict[str, str] = {}
+    listed: dict[str, str] = {}
+    damaged: set[str] = set()
+    for folder in _imports_folders(root):
+        files, bad = _read_exports(folder)
+        if bad:
+            damaged.add(rel(settings, folder / MANIFEST))
+        listed.update({rel(settings, folder / n): e["sha256"] for n, e in files.items()})
+    record = {r: e["sha256"] for r, e in _read_export_record(settings).items()}
+    for r, sha in record.items():
+        if listed.get(r) != sha and r not in purged:
+            damaged.add(rel(settings, (settings.paths.archive / r).parent / MANIFEST))
+    return ExportRecords({**listed, **record}, tuple(sorted(damaged)))
+
+
+def _imports_folders(root: Path) -> list[Path]:
+    """The imports folder (the default user's exports) and each user's folder in it; none without it."""
     if not root.is_dir():
-        return out
-    for folder in [root, *(Path(e.path) for e in os.scandir(root) if e.is_dir(follow_symlinks=False))]:
-        try:
-            body = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-            files = body["files"]
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        for name, e in files.items():
-            if isinstance(e, dict) and isinstance(e.get("sha256"), str):
-                out[rel(settings, folder / name)] = e["sha256"]
-    return out
+        return []
+    return [root, *(Path(e.path) for e in os.scandir(root) if e.is_dir(follow_symlinks=False))]
 
 
 def exports_on_disk(settings: Settings) -> dict[str, Path]:
     """Archive-relative path -> file of every archived export (``imports/[user/]``), its manifest left out."""
-    root = settings.paths.archive / IMPORTS
     out: dict[str, Path] = {}
-    if not root.is_dir():
-        return out
-    for folder in [root, *(Path(e.path) for e in os.scandir(root) if e.is_dir(follow_symlinks=False))]:
+    for folder in _imports_folders(settings.paths.archive / IMPORTS):
         for entry in os.scandir(folder):
             if not entry.name.startswith(".") and entry.is_file(follow_symlinks=False):
                 out[rel(settings, Path(entry.path))] = Path(entry.path)

@@ -42,11 +42,11 @@ from flows.store.archive_files import (
     DAILY,
     MANIFEST,
     day_dir,
+    export_records,
     exports_on_disk,
     list_archive,
     purged,
     read_manifests,
-    recorded_exports,
     rel,
     trusted_manifests,
 )
@@ -77,7 +77,8 @@ class VerifyReport:
     records_changed: tuple[str, ...] = ()  # a changed Parquet file of a record no backfill can rebuild (RECORDS)
     bucket: dict | None = None  # an archive on S3: remote.RemoteCheck's fields
     forget_key: tuple[str, ...] = ()  # tombstones whose key is missing or damaged (tombstones.key_problem)
-    exports_unchecked: tuple[str, ...] = ()  # exports in imports/ no manifest records (archived by an older kenang)
+    exports_unchecked: tuple[str, ...] = ()  # exports in imports/ no record holds (archived by an older kenang)
+    exports_manifests: tuple[str, ...] = ()  # imports/ manifests unreadable, or that lack or contradict the record
 
     @property
     def problems(self) -> int:
@@ -96,6 +97,7 @@ class VerifyReport:
             + int(unmounted)
             + (self.bucket or {}).get("problems", 0)
             + len(self.forget_key)
+            + len(self.exports_manifests)
         )
 
 
@@ -174,9 +176,11 @@ def verify(settings: Settings) -> VerifyReport:
         if os.stat(d.path).st_mode & 0o222:
             writable.append(relpath)
     unrecorded = sorted(set(on_disk) - set(recorded) - gone)
-    # The exports in imports/, against their folders' manifests: kept byte-exact and read-only like any original.
-    exports, export_files = recorded_exports(settings), exports_on_disk(settings)
+    # The exports in imports/, against their records (the warehouse's over their folders' manifests): kept
+    # byte-exact and read-only like any original.
     logged = {r["path"] for r in purged(settings)}
+    records, export_files = export_records(settings, logged), exports_on_disk(settings)
+    exports = records.expected
     for relpath, sha in sorted(exports.items()):
         f = export_files.get(relpath)
         if f is None:
@@ -200,7 +204,7 @@ def verify(settings: Settings) -> VerifyReport:
     there = (
         remote.verify(
             settings,
-            recorded,
+            {**recorded, **exports},
             {r["original_path"] for r in rows if r["original_path"]},
             {r["path"] for r in purged(settings)},
         )
@@ -231,6 +235,7 @@ def verify(settings: Settings) -> VerifyReport:
         bucket=None if there is None else {**asdict(there), "problems": there.problems},
         forget_key=forget_key,
         exports_unchecked=tuple(unchecked),
+        exports_manifests=records.damaged,
     )
 
 
