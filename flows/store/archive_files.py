@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -331,7 +331,7 @@ class ExportRecords:
     damaged: tuple[str, ...]  # manifests unreadable, or that lack or contradict the warehouse's record
 
 
-def export_records(settings: Settings, purged: set[str] = frozenset()) -> ExportRecords:
+def export_records(settings: Settings, purged: Set[str] = frozenset()) -> ExportRecords:
     """The exports' records, manifests and the warehouse's, with the manifests that do not agree with it (an export
     ``purged`` on purpose, still in a record after a purge cut short, is no disagreement)."""
     root = settings.paths.archive / IMPORTS
