@@ -101,12 +101,13 @@ def test_verify_re_hashes_each_archived_export_and_finds_one_changed_or_gone(hom
     assert v.problems == 2 and v.ok == clean.ok - 2
     r = kenang("verify", "--home", str(home.paths.home))
     assert r.exit_code != 0 and "imports/gading/edited_branch.json" in r.stdout
-    # the manifest deleted: the warehouse's record still checks the export, and the manifest's loss is a problem
+    # the manifest deleted: the warehouse's record still checks the export; the manifest's loss is a note
     manifest.chmod(0o644)
     manifest.unlink()
     v = verify(home)
     assert v.changed == ("imports/gading/edited_branch.json",) and v.exports_unchecked == ()
-    assert v.exports_manifests == ("imports/gading/.kenang-files.json",)
+    assert v.exports_manifests == () and v.exports_manifests_absent == ("imports/gading/.kenang-files.json",)
+    assert v.problems == 2
     # a manifest kenang cannot read, or naming what is no file of its folder, is a problem, never a traceback,
     # and the next import into the folder does not write over it
     manifest.write_text('{"kenang_manifest": 1, "files": {"/etc/passwd": {"sha256": "00"}}}')
@@ -125,14 +126,47 @@ def test_verify_re_hashes_each_archived_export_and_finds_one_changed_or_gone(hom
         "content_types.json",
     }
     assert verify(home).exports_manifests == ()
+    # the warehouse's record unreadable or holding a path that is no export's: a problem, never written over
+    record = home.paths.warehouse / "_exports.json"
+    kept = record.read_bytes()
+    for bad in ("{garbage", '{"exports": {"/etc/passwd": {"sha256": "00"}, "": {"sha256": "00"}}}'):
+        record.write_text(bad)
+        assert verify(home).exports_manifests == ("warehouse/_exports.json",)
+        put(home, "chatgpt/mitkury__chatgpt-export-parser__example-conversation.json")
+        night(home)
+        assert record.read_text() == bad
+    record.write_bytes(kept)
     # an export in no record (archived by an older kenang) is said to be unchecked, and is no problem
     manifest.chmod(0o644)
     manifest.unlink()
-    (home.paths.warehouse / "_exports.json").unlink()
+    record.unlink()
     v = verify(home)
     assert "imports/gading/edited_branch.json" in v.exports_unchecked and v.changed == () and v.exports_manifests == ()
     r = kenang("verify", "--home", str(home.paths.home))
     assert "export(s) in imports/ are in no record" in r.stdout
+
+
+def test_a_new_export_where_a_purged_one_was_is_checked_and_a_purge_takes_its_name_out_of_both_records(home):
+    from flows.store import archive_files
+    from flows.store.verify import verify
+
+    name = "Downloads\\conversations.json"  # a zip made on Windows, unpacked on Linux: the backslash is in the name
+    put(home, "chatgpt/edited_branch.json", user="gading")
+    (home.paths.active / "gading" / "edited_branch.json").rename(home.paths.active / "gading" / name)
+    night(home)
+    relpath = f"imports/gading/{name}"
+    assert (home.paths.archive / relpath).is_file() and verify(home).problems == 0
+    archive_files.purge(home, "gading", None, [relpath], "forget: test")
+    record = (home.paths.warehouse / "_exports.json").read_text()
+    assert "conversations" not in record and not (home.paths.archive / "imports/gading/.kenang-files.json").exists()
+    assert verify(home).problems == 0
+    # other bytes archived at the purged path, then deleted: missing, not excused by the earlier purge
+    drop(home, f"gading/{name}", (FIX / "chatgpt" / "two_days.json").read_bytes())
+    night(home)
+    assert verify(home).problems == 0
+    (home.paths.archive / relpath).chmod(0o644)
+    (home.paths.archive / relpath).unlink()
+    assert verify(home).missing == (relpath,)
 
 
 def test_abandoned_branches_and_hidden_messages_are_kept_and_flagged(home):

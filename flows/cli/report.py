@@ -808,9 +808,9 @@ def render_verify(v: dict) -> str:
         ),
         (
             "exports_manifests",
-            "EXPORTS MANIFEST CHANGED (an imports folder's list of exports is unreadable, or lacks or contradicts "
-            "the warehouse's record, which the exports were checked against; the next import into the folder "
-            "writes back what it lacks, and one it cannot read is restored from a backup or deleted by hand)",
+            "EXPORTS RECORD CHANGED (the warehouse's record of the exports, or an imports folder's manifest, "
+            "cannot be read or contradicts the record; the exports were checked against the record: restore the "
+            "file from a backup, or delete it and the next import into the folder writes it again)",
         ),
     )
     for key, label in sections:
@@ -836,6 +836,12 @@ def render_verify(v: dict) -> str:
     if v["leftover_tmp"]:
         out.append(
             f"\nnote: {len(v['leftover_tmp'])} temporary file(s) from an interrupted run; the next run removes them"
+        )
+    if v.get("exports_manifests_absent"):
+        out.append(
+            f"\nnote: {len(v['exports_manifests_absent'])} imports folder manifest(s) are gone (the warehouse's "
+            "record checked their exports; the next import into the folder writes it again): "
+            + ", ".join(v["exports_manifests_absent"][:5])
         )
     if v.get("exports_unchecked"):
         out.append(

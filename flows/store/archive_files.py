@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,43 +226,72 @@ def record_export(settings: Settings, user: str, path: Path, sha256: str, size: 
 
     Called once the copy is verified and read-only, before its transcripts are recorded: a crash in between leaves
     the export in active/, and the next run archives it again (the same bytes, found there) and records it. The
-    warehouse's entries of the folder that its manifest lacks (a manifest deleted) are written back into it; a
-    manifest that cannot be read is never written over (``verify`` reports it)."""
+    warehouse's entries of the folder that its manifest lacks (a manifest deleted) are written back into it, and a
+    warehouse without a record (lost, or older than it) starts one from the manifests. A manifest or a record that
+    cannot be read is never written over (``verify`` reports it)."""
     folder = imports_dir(settings, user)
     entry = {"sha256": sha256, "size": size}
-    record = _read_export_record(settings)
-    files, damaged = _read_exports(folder)
+    record, record_bad = _read_export_record(settings)
+    if not record and not record_bad:
+        record = _from_manifests(settings)
+    files, raw = _read_exports(folder)
     changed = False
-    if not damaged:
+    if raw is not None and len(files) == len(raw):  # readable, every entry as kenang writes it
         mine = {Path(r).name: e for r, e in record.items() if (settings.paths.archive / r).parent == folder}
         want = {**mine, **files, path.name: entry}
         if want != files:
             _write_exports(settings, folder / MANIFEST, want)
             changed = True
     relpath = rel(settings, path)
-    if record.get(relpath) != entry:
+    if not record_bad and record.get(relpath) != entry:
         _write_export_record(settings, {**record, relpath: entry})
     faults.checkpoint("archive.export_recorded")
     return changed
 
 
-def _export_record(settings: Settings) -> Path:
-    return settings.paths.warehouse / "_exports.json"
+#: The warehouse's record of the archived exports (``record_export``).
+EXPORTS_RECORD = "_exports.json"
+_EXPORT_PATH = re.compile(r"^imports/(?:[^/]+/)?[^/]+$")
 
 
-def _read_export_record(settings: Settings) -> dict[str, dict]:
-    """The warehouse's record of the archived exports: archive-relative path -> {sha256, size}; empty when it is
-    missing or cannot be read (the manifests alone are then the record, as after a backfill of a lost warehouse)."""
+def _read_export_record(settings: Settings) -> tuple[dict[str, dict], bool]:
+    """(the warehouse's record of the archived exports: archive-relative path -> {sha256, size}, whether it is
+    damaged: unreadable, or not as kenang writes it). None yet is no damage (the manifests alone are then the
+    record, as after a backfill of a lost warehouse)."""
     try:
-        body = json.loads(_export_record(settings).read_text(encoding="utf-8"))
-        return {str(r): e for r, e in body["exports"].items() if isinstance(e, dict) and _sha_of(e)}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
+        body = json.loads((settings.paths.warehouse / EXPORTS_RECORD).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, False
+    except (OSError, ValueError):
+        return {}, True
+    exports = body.get("exports") if isinstance(body, dict) else None
+    if not isinstance(exports, dict):
+        return {}, True
+    good = {r: e for r, e in exports.items() if _export_path(r) and _sha_of(e)}
+    return good, len(good) != len(exports)
+
+
+def _export_path(relpath: object) -> bool:
+    """Whether a record's key names an export as kenang files one: ``imports/[user/]name``, each part a name."""
+    return (
+        isinstance(relpath, str)
+        and bool(_EXPORT_PATH.match(relpath))
+        and all(_plain_name(part) for part in relpath.split("/"))
+    )
 
 
 def _write_export_record(settings: Settings, record: Mapping[str, dict]) -> None:
     data = (json.dumps({"exports": dict(record)}, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
-    atomic_write_bytes(_export_record(settings), data)
+    atomic_write_bytes(settings.paths.warehouse / EXPORTS_RECORD, data)
+
+
+def _from_manifests(settings: Settings) -> dict[str, dict]:
+    """What the imports folders' manifests record, in the warehouse record's form."""
+    out = {}
+    for folder in _imports_folders(settings.paths.archive / IMPORTS):
+        files, _raw = _read_exports(folder)
+        out.update({rel(settings, folder / n): e for n, e in files.items()})
+    return out
 
 
 def _sha_of(entry: object) -> str | None:
@@ -269,28 +299,27 @@ def _sha_of(entry: object) -> str | None:
     return sha if isinstance(sha, str) else None
 
 
-def _read_exports(folder: Path) -> tuple[dict[str, dict], bool]:
-    """(name -> {sha256, size} of an imports folder's manifest, whether it is damaged: unreadable, not as kenang
-    writes it, or naming what is no file of the folder). None there yet is no damage."""
+def _read_exports(folder: Path) -> tuple[dict[str, dict], dict | None]:
+    """(name -> {sha256, size} of an imports folder's manifest, every entry as kenang writes it; the manifest's
+    entries as they are, or None when it cannot be read). None there yet reads as no entries."""
     try:
         body = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}, False
+        return {}, {}
     except (OSError, ValueError):
-        return {}, True
+        return {}, None
     files = body.get("files") if isinstance(body, dict) else None
     if not isinstance(files, dict):
-        return {}, True
-    good = {n: e for n, e in files.items() if _plain_name(n) and _sha_of(e)}
-    return good, len(good) != len(files)
+        return {}, None
+    return {n: e for n, e in files.items() if _plain_name(n) and _sha_of(e)}, files
 
 
 def _plain_name(name: object) -> bool:
-    """A name a manifest may hold: one file of its own folder, not hidden."""
-    return isinstance(name, str) and bool(name) and not name.startswith(".") and not any(c in name for c in "/\\\0")
+    """A name a manifest may hold: one file of its own folder, not hidden (a backslash is a character of a name)."""
+    return isinstance(name, str) and bool(name) and not name.startswith(".") and "/" not in name and "\0" not in name
 
 
-def _write_exports(settings: Settings, manifest: Path, files: Mapping[str, dict]) -> None:
+def _write_exports(settings: Settings, manifest: Path, files: Mapping[str, object]) -> None:
     """An imports folder's manifest, in a day folder's form, read-only."""
     body = {"kenang_manifest": 1, "files": dict(files)}
     data = (json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
@@ -299,25 +328,27 @@ def _write_exports(settings: Settings, manifest: Path, files: Mapping[str, dict]
 
 def _unrecord_exports(settings: Settings, paths: list[str]) -> list[str]:
     """Take purged exports (archive-relative paths) out of their folders' manifests and the warehouse's record: a
-    name may hold what a purge deletes, and a purged export is no longer kenang's to check. Returns the manifests
-    left naming nothing, for the caller to delete with the exports (and from a bucket)."""
+    name may hold what a purge deletes, and a purged export is no longer kenang's to check. An entry kenang did not
+    write is left as it is (``verify`` reports it), but the purged names go. Returns the manifests left naming
+    nothing, for the caller to delete with the exports (and from a bucket)."""
     if not paths:
         return []
-    record = _read_export_record(settings)
-    if set(paths) & set(record):
-        _write_export_record(settings, {r: e for r, e in record.items() if r not in set(paths)})
+    gone = set(paths)
+    record, record_bad = _read_export_record(settings)
+    if not record_bad and gone & set(record):
+        _write_export_record(settings, {r: e for r, e in record.items() if r not in gone})
     by_folder: dict[Path, set[str]] = {}
     for p in paths:
         f = settings.paths.archive / p
         by_folder.setdefault(f.parent, set()).add(f.name)
     empty = []
     for folder, names in by_folder.items():
-        files, damaged = _read_exports(folder)
-        if damaged or not names & set(files):
+        _files, raw = _read_exports(folder)
+        if not raw or not names & set(raw):
             continue
-        files = {n: e for n, e in files.items() if n not in names}
-        if files:
-            _write_exports(settings, folder / MANIFEST, files)
+        kept = {n: e for n, e in raw.items() if n not in names}
+        if kept:
+            _write_exports(settings, folder / MANIFEST, kept)
         else:  # the folder's last export: no manifest is left to name it
             empty.append(rel(settings, folder / MANIFEST))
     return empty
@@ -328,25 +359,39 @@ class ExportRecords:
     """What ``kenang verify`` checks the exports in imports/ against."""
 
     expected: dict[str, str]  # archive-relative path -> sha256 (the warehouse's record over the manifests')
-    damaged: tuple[str, ...]  # manifests unreadable, or that lack or contradict the warehouse's record
+    damaged: tuple[str, ...]  # records unreadable, or manifests that are, or contradict the warehouse's record
+    absent: tuple[str, ...]  # manifests gone, of folders the warehouse's record still checks
 
 
-def export_records(settings: Settings, purged: Set[str] = frozenset()) -> ExportRecords:
-    """The exports' records, manifests and the warehouse's, with the manifests that do not agree with it (an export
-    ``purged`` on purpose, still in a record after a purge cut short, is no disagreement)."""
+def export_records(settings: Settings, purged: Mapping[str, Set[str]] | None = None) -> ExportRecords:
+    """The exports' records, manifests and the warehouse's, and which do not agree. ``purged``: path -> the sha256s
+    purge_log holds for it; a record of those very bytes, left by a purge cut short, is no disagreement (a new
+    export at a purged export's path is checked as any other)."""
+    purged = purged or {}
     root = settings.paths.archive / IMPORTS
     listed: dict[str, str] = {}
     damaged: set[str] = set()
+    present: set[Path] = set()
     for folder in _imports_folders(root):
-        files, bad = _read_exports(folder)
-        if bad:
+        files, raw = _read_exports(folder)
+        if raw is None or len(files) != len(raw):
             damaged.add(rel(settings, folder / MANIFEST))
+        if raw is None or raw or (folder / MANIFEST).is_file():
+            present.add(folder)
         listed.update({rel(settings, folder / n): e["sha256"] for n, e in files.items()})
-    record = {r: e["sha256"] for r, e in _read_export_record(settings).items()}
+    found, record_bad = _read_export_record(settings)
+    if record_bad:
+        damaged.add(f"warehouse/{EXPORTS_RECORD}")
+    record = {r: e["sha256"] for r, e in found.items() if e["sha256"] not in purged.get(r, ())}
+    absent: set[str] = set()
     for r, sha in record.items():
-        if listed.get(r) != sha and r not in purged:
-            damaged.add(rel(settings, (settings.paths.archive / r).parent / MANIFEST))
-    return ExportRecords({**listed, **record}, tuple(sorted(damaged)))
+        folder = (settings.paths.archive / r).parent
+        manifest = rel(settings, folder / MANIFEST)
+        if folder not in present:
+            absent.add(manifest)  # no manifest: the record still checks the export; the next import writes it back
+        elif listed.get(r) != sha:
+            damaged.add(manifest)
+    return ExportRecords({**listed, **record}, tuple(sorted(damaged)), tuple(sorted(absent)))
 
 
 def _imports_folders(root: Path) -> list[Path]:

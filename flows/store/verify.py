@@ -78,7 +78,8 @@ class VerifyReport:
     bucket: dict | None = None  # an archive on S3: remote.RemoteCheck's fields
     forget_key: tuple[str, ...] = ()  # tombstones whose key is missing or damaged (tombstones.key_problem)
     exports_unchecked: tuple[str, ...] = ()  # exports in imports/ no record holds (archived by an older kenang)
-    exports_manifests: tuple[str, ...] = ()  # imports/ manifests unreadable, or that lack or contradict the record
+    exports_manifests: tuple[str, ...] = ()  # the exports' records unreadable, or manifests contradicting the record
+    exports_manifests_absent: tuple[str, ...] = ()  # imports/ manifests gone; the warehouse's record checks the exports
 
     @property
     def problems(self) -> int:
@@ -178,13 +179,15 @@ def verify(settings: Settings) -> VerifyReport:
     unrecorded = sorted(set(on_disk) - set(recorded) - gone)
     # The exports in imports/, against their records (the warehouse's over their folders' manifests): kept
     # byte-exact and read-only like any original.
-    logged = {r["path"] for r in purged(settings)}
+    logged: dict[str, set[str]] = {}
+    for r in purged(settings):
+        logged.setdefault(r["path"], set()).add(r["sha256"])
     records, export_files = export_records(settings, logged), exports_on_disk(settings)
     exports = records.expected
     for relpath, sha in sorted(exports.items()):
         f = export_files.get(relpath)
         if f is None:
-            if relpath not in logged:  # deleted on purpose (a purge) is in purge_log, not missing
+            if sha not in logged.get(relpath, ()):  # these very bytes deleted on purpose (purge_log): not missing
                 missing.append(relpath)
             continue
         if sha256_file(f) != sha:
@@ -193,7 +196,8 @@ def verify(settings: Settings) -> VerifyReport:
         ok += 1
         if os.stat(f).st_mode & 0o222:
             writable.append(relpath)
-    unchecked = sorted(set(export_files) - set(exports))
+    unchecked = sorted(set(export_files) - set(exports) - set(logged))  # a purge cut short: purged, on disk
+    cut_short = set(export_files) & set(logged) - set(exports)  # purged exports a purge cut short left on disk
     daily = settings.paths.archive / DAILY
     tmp = (
         sorted(p.relative_to(settings.paths.archive).as_posix() for p in daily.rglob(f"{TMP_PREFIX}*"))
@@ -204,7 +208,7 @@ def verify(settings: Settings) -> VerifyReport:
     there = (
         remote.verify(
             settings,
-            {**recorded, **exports},
+            {**recorded, **{r: sha for r, sha in exports.items() if sha not in logged.get(r, ())}},
             {r["original_path"] for r in rows if r["original_path"]},
             {r["path"] for r in purged(settings)},
         )
@@ -227,8 +231,8 @@ def verify(settings: Settings) -> VerifyReport:
         warehouse_checked=wh_checked,
         warehouse_changed=wh_changed,
         warehouse_unrecorded=wh_unrecorded,
-        purged=tuple(sorted(gone - set(on_disk))),
-        purged_on_disk=tuple(sorted(gone & set(on_disk))),
+        purged=tuple(sorted(gone - set(on_disk) - set(export_files))),
+        purged_on_disk=tuple(sorted(gone & set(on_disk) | cut_short)),
         archive_state=state.as_dict(),
         manifests_changed=tuple(f"{rel(settings, day_dir(settings, u, d))}/{MANIFEST}" for u, d in sorted(stale)),
         records_changed=records_changed,
@@ -236,6 +240,7 @@ def verify(settings: Settings) -> VerifyReport:
         forget_key=forget_key,
         exports_unchecked=tuple(unchecked),
         exports_manifests=records.damaged,
+        exports_manifests_absent=records.absent,
     )
 
 
