@@ -270,7 +270,7 @@ def test_no_answer_is_sent_twice(loaded):
     day = got["day"]
     assert day.structured_content["body"] and day.structured_content["body"] not in day.content[0].text
     assert day.content[0].text.startswith("2026-07-19: ")
-    assert got["analyze"].content[0].text.startswith("mood_timeseries ")
+    assert got["analyze"].content[0].text.startswith("mood_timeseries, all days: ")
     for r in got.values():
         assert len(r.content) == 1 and not r.content[0].text.lstrip().startswith("{")
 

@@ -180,7 +180,9 @@ def test_a_usage_error_that_quotes_a_secret_passes_the_gate(home):
     ):
         r = kenang(*args)
         assert r.exit_code == 2, r.output
-        assert leaks(r.stdout + r.stderr) == [] and "[REDACTED:github_token]" in r.stderr
+        # a path kenang import skips is named by its hash (``shown_path``), as every name that holds a secret is
+        marker = "/nonexistent/redacted-" if args[0] == "import" else "[REDACTED:github_token]"
+        assert leaks(r.stdout + r.stderr) == [] and marker in r.stderr, r.stderr
 
 
 def test_an_unexpected_error_is_printed_through_the_gate(home):
