@@ -159,7 +159,7 @@ def test_serve_stopped_by_sigterm_leaves_no_deployment_paused(served):
     for name in ("nightly/nightly", "backfill/backfill"):
         assert _deployment(name).paused is False
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(60) == 0, log.read_text()[-3000:]
+    assert proc.wait(180) == 0, log.read_text()[-3000:]  # a bound, not a figure: a loaded CI box is slow to stop
     said = log.read_text(errors="replace")
     assert "never awaited" not in said and "Traceback" not in said, said[-3000:]
     assert "SIGTERM received, stopping the runner" in said  # stopped by its own astop, in its loop
