@@ -208,9 +208,14 @@ def manifest_entries(rows: Iterable[dict]) -> dict:
     return {"kenang_manifest": 1, "files": files}
 
 
+def _manifest_bytes(body: dict) -> bytes:
+    """A manifest's bytes, a day folder's or an imports folder's: the same body gives the same bytes."""
+    return (json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
 def write_manifest(settings: Settings, user: str, day: dt.date, rows: list[dict]) -> bool:
     """Write a day folder's manifest if it would change; returns whether it did."""
-    data = (json.dumps(manifest_entries(rows), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    data = _manifest_bytes(manifest_entries(rows))
     path = day_dir(settings, user, day) / MANIFEST
     if path.is_file() and path.read_bytes() == data:
         return False
@@ -321,8 +326,7 @@ def _plain_name(name: object) -> bool:
 
 def _write_exports(settings: Settings, manifest: Path, files: Mapping[str, object]) -> None:
     """An imports folder's manifest, in a day folder's form, read-only."""
-    body = {"kenang_manifest": 1, "files": dict(files)}
-    data = (json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    data = _manifest_bytes({"kenang_manifest": 1, "files": dict(files)})
     atomic_write_bytes(manifest, data, mode=READ_ONLY, needs=marker(settings))
 
 

@@ -162,7 +162,8 @@ def verify(settings: Settings) -> VerifyReport:
     recorded = {r["path"]: r["sha256"] for day_rows in trusted.values() for r in day_rows}
     recorded.update({r["path"]: r["sha256"] for r in rows})
     on_disk = {d.relpath: d for d in list_archive(settings)}
-    gone = {r["path"] for r in purged(settings)} - set(recorded)
+    purge_log = purged(settings)  # read once: the day files, the exports and the bucket are each judged by it
+    gone = {r["path"] for r in purge_log} - set(recorded)
     missing, changed, writable = [], [], []
     ok = 0
     for relpath, sha in sorted(recorded.items()):
@@ -180,7 +181,7 @@ def verify(settings: Settings) -> VerifyReport:
     # The exports in imports/, against their records (the warehouse's over their folders' manifests): kept
     # byte-exact and read-only like any original.
     logged: dict[str, set[str]] = {}
-    for r in purged(settings):
+    for r in purge_log:
         logged.setdefault(r["path"], set()).add(r["sha256"])
     records, export_files = export_records(settings, logged), exports_on_disk(settings)
     exports = records.expected
@@ -210,7 +211,7 @@ def verify(settings: Settings) -> VerifyReport:
             settings,
             {**recorded, **{r: sha for r, sha in exports.items() if sha not in logged.get(r, ())}},
             {r["original_path"] for r in rows if r["original_path"]},
-            {r["path"] for r in purged(settings)},
+            {r["path"] for r in purge_log},
         )
         if settings.paths.remote_archive
         else None
